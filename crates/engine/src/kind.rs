@@ -1,0 +1,144 @@
+//! Which engine to use and its options, as plain data the job model can carry.
+
+use std::fmt;
+use std::str::FromStr;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EngineKind {
+    Psync,
+    Pvsync2,
+    Libaio,
+    IoUring,
+    Null,
+}
+
+impl EngineKind {
+    pub const ALL: [EngineKind; 5] = [
+        EngineKind::Psync,
+        EngineKind::Pvsync2,
+        EngineKind::Libaio,
+        EngineKind::IoUring,
+        EngineKind::Null,
+    ];
+
+    /// The name fio uses for this engine.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Psync => "psync",
+            EngineKind::Pvsync2 => "pvsync2",
+            EngineKind::Libaio => "libaio",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Null => "null",
+        }
+    }
+
+    /// Engines whose every call blocks until the I/O is done: queue depth above 1 means
+    /// nothing to them (fio caps them the same way).
+    pub fn is_synchronous(self) -> bool {
+        matches!(
+            self,
+            EngineKind::Psync | EngineKind::Pvsync2 | EngineKind::Null
+        )
+    }
+}
+
+impl fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The name did not match any engine iolab has.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown ioengine '{0}' (iolab has: psync, pvsync2, libaio, io_uring, null)")]
+pub struct UnknownEngine(pub String);
+
+impl FromStr for EngineKind {
+    type Err = UnknownEngine;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        EngineKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| UnknownEngine(s.to_string()))
+    }
+}
+
+/// Engine options, each owned by the engines that read it (fio's per-engine options).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// pvsync2: RWF_HIPRI on each call; io_uring: IORING_SETUP_IOPOLL. Polled completion.
+    pub hipri: bool,
+    /// io_uring: IORING_SETUP_SQPOLL, a kernel thread submits for us.
+    pub sqthread_poll: bool,
+    /// io_uring: register the I/O buffers once and use READ_FIXED/WRITE_FIXED.
+    pub fixedbufs: bool,
+    /// io_uring: register the file and address it by index.
+    pub registerfiles: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineConfig {
+    pub kind: EngineKind,
+    pub options: EngineOptions,
+}
+
+impl EngineConfig {
+    pub fn new(kind: EngineKind) -> Self {
+        EngineConfig {
+            kind,
+            options: EngineOptions::default(),
+        }
+    }
+
+    /// A short label: the engine name plus the options that change its path, e.g.
+    /// `pvsync2+hipri` or `io_uring+sqpoll`.
+    pub fn label(&self) -> String {
+        let mut s = self.kind.name().to_string();
+        let o = &self.options;
+        match self.kind {
+            EngineKind::Pvsync2 if o.hipri => s.push_str("+hipri"),
+            EngineKind::IoUring => {
+                if o.hipri {
+                    s.push_str("+iopoll");
+                }
+                if o.sqthread_poll {
+                    s.push_str("+sqpoll");
+                }
+                if o.fixedbufs {
+                    s.push_str("+fixedbufs");
+                }
+                if o.registerfiles {
+                    s.push_str("+regfiles");
+                }
+            }
+            _ => {}
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_is_named() {
+        for k in EngineKind::ALL {
+            assert_eq!(k.name().parse::<EngineKind>().unwrap(), k);
+        }
+        let e = "spdk".parse::<EngineKind>().unwrap_err();
+        assert!(e.to_string().contains("'spdk'"));
+    }
+
+    #[test]
+    fn labels_show_path_options() {
+        let mut c = EngineConfig::new(EngineKind::IoUring);
+        c.options.hipri = true;
+        c.options.sqthread_poll = true;
+        assert_eq!(c.label(), "io_uring+iopoll+sqpoll");
+        let mut p = EngineConfig::new(EngineKind::Pvsync2);
+        p.options.hipri = true;
+        assert_eq!(p.label(), "pvsync2+hipri");
+        assert_eq!(EngineConfig::new(EngineKind::Psync).label(), "psync");
+    }
+}

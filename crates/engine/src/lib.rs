@@ -1,0 +1,154 @@
+//! I/O engines for iolab, shaped after fio's `ioengines.h` contract but typed.
+//!
+//! An engine is told "queue this I/O" and answers [`QueueStatus::Completed`] (synchronous
+//! engines finish inside `queue`), [`QueueStatus::Queued`] (asynchronous engines; the I/O is
+//! issued at the next [`IoEngine::commit`] and reported by [`IoEngine::reap`]) or
+//! [`QueueStatus::Busy`] (no room: reap first). Engines know nothing of jobs, offsets or
+//! statistics. There is one file per engine, as in fio's `engines/`.
+//!
+//! Workers are generic over the engine, so every per-I/O call is a direct, inlinable call;
+//! [`open_engine`] picks the concrete type once and hands it to an [`EngineVisitor`].
+
+pub mod buffer;
+pub mod error;
+pub mod kind;
+pub mod libaio;
+pub mod null;
+pub mod psync;
+pub mod pvsync2;
+pub mod uring;
+
+use std::os::fd::RawFd;
+
+pub use buffer::BufferPool;
+pub use error::EngineError;
+pub use kind::{EngineConfig, EngineKind, EngineOptions};
+
+/// Data direction of one I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    Read,
+    Write,
+}
+
+impl Direction {
+    /// Index into per-direction arrays: read 0, write 1 (fio's DDIR_READ / DDIR_WRITE).
+    #[inline(always)]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// One I/O to perform. `slot` names the in-flight slot (and its buffer) so completions can be
+/// matched without any lookup structure.
+#[derive(Debug, Clone, Copy)]
+pub struct IoUnit {
+    pub slot: u32,
+    pub dir: Direction,
+    pub offset: u64,
+    pub len: u32,
+    pub buf: *mut u8,
+}
+
+/// A finished I/O: its slot and the kernel's result (bytes transferred, or `-errno`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Completion {
+    pub slot: u32,
+    pub result: i64,
+}
+
+/// What [`IoEngine::queue`] did with an I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueStatus {
+    /// Done already; the value is bytes transferred or `-errno`.
+    Completed(i64),
+    /// Accepted; it will be issued by `commit` and reported by `reap`.
+    Queued,
+    /// No room to accept it now: commit and reap, then try again.
+    Busy,
+}
+
+/// What an engine can do, replacing fio's flag bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// `queue` always completes the I/O itself (psync, pvsync2, null): the worker can skip
+    /// commit/reap, and submission and completion latency are one and the same.
+    pub synchronous: bool,
+    /// Most I/Os the engine can have in flight, if it has a limit.
+    pub max_depth: Option<u32>,
+}
+
+/// The contract every engine fulfils.
+pub trait IoEngine {
+    fn capabilities(&self) -> Capabilities;
+
+    /// Accepts one I/O. Synchronous engines perform it here.
+    fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError>;
+
+    /// Issues everything queued since the last commit.
+    fn commit(&mut self) -> Result<(), EngineError> {
+        Ok(())
+    }
+
+    /// Waits for at least `min` completions and writes up to `out.len()` of them into `out`,
+    /// returning how many it wrote.
+    fn reap(&mut self, _min: u32, _out: &mut [Completion]) -> Result<usize, EngineError> {
+        Ok(0)
+    }
+
+    /// Ways the kernel serves this engine differently from what was asked, found at open
+    /// (for example `hipri` on a device without poll queues). Shown beside the results.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// What an engine is opened against.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineTarget<'a> {
+    pub fd: RawFd,
+    /// Whether the file was opened with O_DIRECT.
+    pub direct: bool,
+    /// Whether the device behind the file has poll queues (sysfs `queue/io_poll` = 1).
+    pub polled_device: bool,
+    /// Name to use in messages (the path).
+    pub name: &'a str,
+}
+
+/// Receives the concrete engine chosen by [`open_engine`]; lets a worker be monomorphised per
+/// engine without the engine crate knowing about workers.
+pub trait EngineVisitor {
+    type Output;
+    fn visit<E: IoEngine>(self, engine: E) -> Self::Output;
+}
+
+/// Opens the engine `config` names on `target` with room for `depth` I/Os in flight, using the
+/// buffers of `pool` (registered with the kernel where the engine supports it), and passes it
+/// to `visitor`.
+pub fn open_engine<V: EngineVisitor>(
+    config: &EngineConfig,
+    target: EngineTarget<'_>,
+    depth: u32,
+    pool: &BufferPool,
+    visitor: V,
+) -> Result<V::Output, EngineError> {
+    Ok(match config.kind {
+        EngineKind::Psync => visitor.visit(psync::Psync::open(target)?),
+        EngineKind::Pvsync2 => visitor.visit(pvsync2::Pvsync2::open(target, &config.options)?),
+        EngineKind::Libaio => visitor.visit(libaio::Libaio::open(target, depth)?),
+        EngineKind::IoUring => {
+            visitor.visit(uring::Uring::open(target, depth, &config.options, pool)?)
+        }
+        EngineKind::Null => visitor.visit(null::Null::open()),
+    })
+}
+
+/// Converts a libc return value (`-1` + errno) into the `-errno` convention of completions.
+#[inline(always)]
+pub(crate) fn syscall_result(ret: isize) -> i64 {
+    if ret < 0 {
+        -(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO) as i64)
+    } else {
+        ret as i64
+    }
+}

@@ -1,0 +1,26 @@
+//! `null`: completes every I/O at once without touching the kernel, like fio's
+//! `engines/null.c`. What a null run measures is iolab's own cost per I/O.
+
+use crate::{Capabilities, EngineError, IoEngine, IoUnit, QueueStatus};
+
+pub struct Null;
+
+impl Null {
+    pub fn open() -> Null {
+        Null
+    }
+}
+
+impl IoEngine for Null {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            synchronous: true,
+            max_depth: Some(1),
+        }
+    }
+
+    #[inline(always)]
+    fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
+        Ok(QueueStatus::Completed(io.len as i64))
+    }
+}

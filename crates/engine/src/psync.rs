@@ -1,0 +1,41 @@
+//! `psync`: one blocking pread(2)/pwrite(2) per I/O.
+
+use crate::{
+    syscall_result, Capabilities, Direction, EngineError, EngineTarget, IoEngine, IoUnit,
+    QueueStatus,
+};
+
+pub struct Psync {
+    fd: i32,
+}
+
+impl Psync {
+    pub fn open(target: EngineTarget<'_>) -> Result<Psync, EngineError> {
+        Ok(Psync { fd: target.fd })
+    }
+}
+
+impl IoEngine for Psync {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            synchronous: true,
+            max_depth: Some(1),
+        }
+    }
+
+    #[inline]
+    fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
+        // SAFETY: io.buf points at a live buffer of at least io.len bytes owned by the worker.
+        let ret = unsafe {
+            match io.dir {
+                Direction::Read => {
+                    libc::pread(self.fd, io.buf.cast(), io.len as usize, io.offset as i64)
+                }
+                Direction::Write => {
+                    libc::pwrite(self.fd, io.buf.cast(), io.len as usize, io.offset as i64)
+                }
+            }
+        };
+        Ok(QueueStatus::Completed(syscall_result(ret)))
+    }
+}

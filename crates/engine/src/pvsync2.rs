@@ -1,0 +1,68 @@
+//! `pvsync2`: one blocking preadv2(2)/pwritev2(2) per I/O; with `hipri`, RWF_HIPRI asks the
+//! kernel to poll for the completion in the calling thread instead of sleeping until the
+//! interrupt. On a device without poll queues the kernel ignores the flag and the I/O
+//! completes by interrupt, silently; `notes` says so.
+
+use crate::{
+    syscall_result, Capabilities, Direction, EngineError, EngineOptions, EngineTarget, IoEngine,
+    IoUnit, QueueStatus,
+};
+
+pub struct Pvsync2 {
+    fd: i32,
+    flags: i32,
+    notes: Vec<String>,
+}
+
+impl Pvsync2 {
+    pub fn open(target: EngineTarget<'_>, opts: &EngineOptions) -> Result<Pvsync2, EngineError> {
+        let mut notes = Vec::new();
+        if opts.hipri && !target.polled_device {
+            notes.push(format!(
+                "pvsync2 --hipri: {} has no poll queues (queue/io_poll=0), so the kernel \
+                 ignores RWF_HIPRI and every I/O completes by interrupt",
+                target.name
+            ));
+        }
+        if opts.hipri && !target.direct {
+            notes.push(
+                "pvsync2 --hipri: polling applies to O_DIRECT I/O only; buffered I/O ignores it"
+                    .to_string(),
+            );
+        }
+        Ok(Pvsync2 {
+            fd: target.fd,
+            flags: if opts.hipri { libc::RWF_HIPRI } else { 0 },
+            notes,
+        })
+    }
+}
+
+impl IoEngine for Pvsync2 {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            synchronous: true,
+            max_depth: Some(1),
+        }
+    }
+
+    #[inline]
+    fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
+        let iov = libc::iovec {
+            iov_base: io.buf.cast(),
+            iov_len: io.len as usize,
+        };
+        // SAFETY: iov describes a live buffer owned by the worker for the duration of the call.
+        let ret = unsafe {
+            match io.dir {
+                Direction::Read => libc::preadv2(self.fd, &iov, 1, io.offset as i64, self.flags),
+                Direction::Write => libc::pwritev2(self.fd, &iov, 1, io.offset as i64, self.flags),
+            }
+        };
+        Ok(QueueStatus::Completed(syscall_result(ret)))
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
+    }
+}

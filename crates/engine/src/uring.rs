@@ -1,0 +1,220 @@
+//! `io_uring`: interrupt-driven by default; `hipri` sets up IOPOLL (the submitting thread
+//! polls the device's poll queues), `sqthread_poll` sets up SQPOLL (a kernel thread picks up
+//! submissions), `fixedbufs` registers the buffer pool once, `registerfiles` registers the fd.
+//!
+//! IOPOLL on a device without poll queues would fail every I/O with EOPNOTSUPP; we refuse at
+//! open with the reason instead. A device without NOWAIT support (zram) makes the kernel hand
+//! every request to io-wq worker threads; the runner detects that from those threads' CPU time.
+
+use std::io;
+use std::marker::PhantomData;
+
+use io_uring::{opcode, squeue, types, IoUring};
+
+use crate::{
+    BufferPool, Capabilities, Completion, Direction, EngineError, EngineOptions, EngineTarget,
+    IoEngine, IoUnit, QueueStatus,
+};
+
+const ENGINE: &str = "io_uring";
+/// How long the SQPOLL thread spins without work before it sleeps (ms).
+const SQPOLL_IDLE_MS: u32 = 1000;
+
+/// The `'pool` lifetime ties the ring to the buffer pool whose buffers it may have registered.
+pub struct Uring<'pool> {
+    ring: IoUring,
+    fd: i32,
+    opts: EngineOptions,
+    depth: u32,
+    _pool: PhantomData<&'pool BufferPool>,
+}
+
+impl<'pool> Uring<'pool> {
+    pub fn open(
+        target: EngineTarget<'_>,
+        depth: u32,
+        opts: &EngineOptions,
+        pool: &'pool BufferPool,
+    ) -> Result<Uring<'pool>, EngineError> {
+        if opts.hipri && !target.direct {
+            return Err(EngineError::Unsupported {
+                engine: ENGINE,
+                reason: "--hipri (IOPOLL) needs --direct=1: the kernel polls only O_DIRECT I/O"
+                    .into(),
+            });
+        }
+        if opts.hipri && !target.polled_device {
+            return Err(EngineError::Unsupported {
+                engine: ENGINE,
+                reason: format!(
+                    "--hipri (IOPOLL) needs a device with poll queues; {} has none \
+                     (queue/io_poll=0). Drop --hipri, or give the driver poll queues \
+                     (e.g. nvme.poll_queues=N)",
+                    target.name
+                ),
+            });
+        }
+        let mut builder = IoUring::builder();
+        if opts.hipri {
+            builder.setup_iopoll();
+        }
+        if opts.sqthread_poll {
+            builder.setup_sqpoll(SQPOLL_IDLE_MS);
+        }
+        let entries = depth.max(1).next_power_of_two();
+        let ring = builder.build(entries).map_err(|e| {
+            let disabled = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
+                .map(|s| s.trim() != "0")
+                .unwrap_or(false);
+            if disabled || e.raw_os_error() == Some(libc::ENOSYS) {
+                EngineError::Unsupported {
+                    engine: ENGINE,
+                    reason: format!(
+                        "io_uring is disabled on this kernel ({e}; see \
+                         /proc/sys/kernel/io_uring_disabled)"
+                    ),
+                }
+            } else {
+                EngineError::Setup {
+                    engine: ENGINE,
+                    op: "io_uring_setup",
+                    source: e,
+                }
+            }
+        })?;
+        if opts.fixedbufs {
+            let iovecs = pool.iovecs();
+            // SAFETY: the iovecs point into `pool`, which the `'pool` lifetime keeps alive for
+            // as long as the ring exists; the ring unregisters them when dropped.
+            unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
+                EngineError::Setup {
+                    engine: ENGINE,
+                    op: "IORING_REGISTER_BUFFERS",
+                    source: e,
+                }
+            })?;
+        }
+        if opts.registerfiles {
+            ring.submitter()
+                .register_files(&[target.fd])
+                .map_err(|e| EngineError::Setup {
+                    engine: ENGINE,
+                    op: "IORING_REGISTER_FILES",
+                    source: e,
+                })?;
+        }
+        Ok(Uring {
+            ring,
+            fd: target.fd,
+            opts: *opts,
+            depth: entries,
+            _pool: PhantomData,
+        })
+    }
+
+    #[inline(always)]
+    fn build_sqe(&self, io: &IoUnit) -> squeue::Entry {
+        macro_rules! with_fd {
+            ($op:expr) => {
+                if self.opts.registerfiles {
+                    $op(types::Fixed(0))
+                } else {
+                    $op(types::Fd(self.fd))
+                }
+            };
+        }
+        let sqe = match (io.dir, self.opts.fixedbufs) {
+            (Direction::Read, false) => {
+                with_fd!(|f| opcode::Read::new(f, io.buf, io.len).offset(io.offset).build())
+            }
+            (Direction::Write, false) => {
+                with_fd!(|f| opcode::Write::new(f, io.buf, io.len).offset(io.offset).build())
+            }
+            (Direction::Read, true) => with_fd!(|f| opcode::ReadFixed::new(
+                f,
+                io.buf,
+                io.len,
+                io.slot as u16
+            )
+            .offset(io.offset)
+            .build()),
+            (Direction::Write, true) => with_fd!(|f| opcode::WriteFixed::new(
+                f,
+                io.buf,
+                io.len,
+                io.slot as u16
+            )
+            .offset(io.offset)
+            .build()),
+        };
+        sqe.user_data(io.slot as u64)
+    }
+}
+
+impl IoEngine for Uring<'_> {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            synchronous: false,
+            max_depth: Some(self.depth),
+        }
+    }
+
+    #[inline]
+    fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
+        let sqe = self.build_sqe(io);
+        // SAFETY: the buffer behind io.buf belongs to the worker's pool and stays untouched
+        // until this I/O's completion is reaped.
+        match unsafe { self.ring.submission().push(&sqe) } {
+            Ok(()) => Ok(QueueStatus::Queued),
+            Err(_) => Ok(QueueStatus::Busy),
+        }
+    }
+
+    fn commit(&mut self) -> Result<(), EngineError> {
+        loop {
+            match self.ring.submit() {
+                Ok(_) => return Ok(()),
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) => {
+                    return Err(EngineError::Syscall {
+                        engine: ENGINE,
+                        op: "io_uring_enter (submit)",
+                        source: e,
+                    })
+                }
+            }
+        }
+    }
+
+    fn reap(&mut self, min: u32, out: &mut [Completion]) -> Result<usize, EngineError> {
+        if min > 0 || self.opts.hipri {
+            loop {
+                match self.ring.submit_and_wait(min as usize) {
+                    Ok(_) => break,
+                    Err(e)
+                        if e.raw_os_error() == Some(libc::EINTR)
+                            || e.raw_os_error() == Some(libc::EAGAIN) =>
+                    {
+                        continue
+                    }
+                    Err(e) => {
+                        return Err(EngineError::Syscall {
+                            engine: ENGINE,
+                            op: "io_uring_enter (wait)",
+                            source: io::Error::from(e),
+                        })
+                    }
+                }
+            }
+        }
+        let mut n = 0;
+        for (slot, cqe) in out.iter_mut().zip(self.ring.completion()) {
+            *slot = Completion {
+                slot: cqe.user_data() as u32,
+                result: cqe.result() as i64,
+            };
+            n += 1;
+        }
+        Ok(n)
+    }
+}
