@@ -1,0 +1,17 @@
+//! iolab's job model: what one job does, as plain typed data.
+//!
+//! A job knows its target, engine, direction mix, block sizes, queue depth, limits and CPU
+//! placement — and nothing of how a user spelled them. Front ends (fio-style options today,
+//! fio job files and the review planner later) translate into [`JobSpec`]; the runner reads it.
+
+pub mod cpuset;
+pub mod error;
+pub mod offsets;
+pub mod rng;
+pub mod spec;
+
+pub use cpuset::CpuSet;
+pub use error::JobError;
+pub use offsets::{OffsetGen, Region};
+pub use rng::Rng;
+pub use spec::{JobSpec, Pattern, SizeSpec, DEFAULT_PERCENTILES};

@@ -1,0 +1,275 @@
+//! [`JobSpec`]: one job, fully specified, plus its validation.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use iolab_engine::{Direction, EngineConfig, EngineKind};
+
+use crate::{CpuSet, JobError};
+
+/// fio's default percentile list plus 99.999, the tail the reviews quote.
+pub const DEFAULT_PERCENTILES: [f64; 18] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99, 99.999,
+];
+
+/// Whether offsets walk the region in order or jump around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern {
+    Sequential,
+    Random,
+}
+
+/// A byte count, or a share of the target's size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SizeSpec {
+    Bytes(u64),
+    Percent(f64),
+}
+
+impl SizeSpec {
+    /// Bytes, given the size of the whole target.
+    pub fn resolve(self, target_bytes: u64) -> u64 {
+        match self {
+            SizeSpec::Bytes(b) => b,
+            SizeSpec::Percent(p) => (target_bytes as f64 * p / 100.0) as u64,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSpec {
+    pub name: String,
+    pub filename: PathBuf,
+    pub engine: EngineConfig,
+    /// Open with O_DIRECT (bypass the page cache).
+    pub direct: bool,
+    pub pattern: Pattern,
+    /// Share of I/Os that are reads: 100 read-only, 0 write-only.
+    pub read_percent: u32,
+    /// Block size per direction, indexed by [`Direction::index`].
+    pub block_size: [u32; 2],
+    /// Random offsets are multiples of this (bytes); `None` means the block size.
+    pub block_align: Option<u64>,
+    pub iodepth: u32,
+    /// Bytes of the target to use (and, unless time-based, to transfer); `None`: all of it.
+    pub size: Option<SizeSpec>,
+    /// Where the region starts.
+    pub offset: SizeSpec,
+    /// Keep going over the region until `runtime` ends.
+    pub time_based: bool,
+    pub runtime: Option<Duration>,
+    /// Run this long before measuring; stats are reset when it ends.
+    pub ramp_time: Duration,
+    /// Identical copies of this job running side by side.
+    pub numjobs: u32,
+    pub cpus_allowed: Option<CpuSet>,
+    /// Random offsets hit every block once per pass (fio's random map) instead of drawing
+    /// independently (`norandommap`).
+    pub random_map: bool,
+    pub seed: u64,
+    /// Percentiles to report, in percent.
+    pub percentiles: Vec<f64>,
+    pub clat_percentiles: bool,
+    pub lat_percentiles: bool,
+    /// Report the job's copies merged into one.
+    pub group_reporting: bool,
+}
+
+impl JobSpec {
+    /// A job with fio's defaults: psync, sequential read, 4 KiB, QD1, buffered.
+    pub fn new(name: impl Into<String>, filename: impl Into<PathBuf>) -> JobSpec {
+        JobSpec {
+            name: name.into(),
+            filename: filename.into(),
+            engine: EngineConfig::new(EngineKind::Psync),
+            direct: false,
+            pattern: Pattern::Sequential,
+            read_percent: 100,
+            block_size: [4096, 4096],
+            block_align: None,
+            iodepth: 1,
+            size: None,
+            offset: SizeSpec::Bytes(0),
+            time_based: false,
+            runtime: None,
+            ramp_time: Duration::ZERO,
+            numjobs: 1,
+            cpus_allowed: None,
+            random_map: true,
+            seed: 0x89,
+            percentiles: DEFAULT_PERCENTILES.to_vec(),
+            clat_percentiles: true,
+            lat_percentiles: false,
+            group_reporting: false,
+        }
+    }
+
+    pub fn reads(&self) -> bool {
+        self.read_percent > 0
+    }
+
+    pub fn writes(&self) -> bool {
+        self.read_percent < 100
+    }
+
+    /// The directions this job issues.
+    pub fn directions(&self) -> impl Iterator<Item = Direction> + '_ {
+        [Direction::Read, Direction::Write]
+            .into_iter()
+            .filter(|d| match d {
+                Direction::Read => self.reads(),
+                Direction::Write => self.writes(),
+            })
+    }
+
+    /// The largest block size any of its directions uses (buffers are this big).
+    pub fn max_block_size(&self) -> u32 {
+        self.directions()
+            .map(|d| self.block_size[d.index()])
+            .max()
+            .unwrap_or(self.block_size[0])
+    }
+
+    /// Queue depth the engine really gets: synchronous engines are always at 1.
+    pub fn effective_iodepth(&self) -> u32 {
+        if self.engine.kind.is_synchronous() {
+            1
+        } else {
+            self.iodepth
+        }
+    }
+
+    /// Checks everything that can be checked without looking at the target.
+    pub fn validate(&self) -> Result<(), JobError> {
+        if self.name.is_empty() {
+            return Err(JobError::invalid("name", "", "a job needs a name"));
+        }
+        if self.filename.as_os_str().is_empty() {
+            return Err(JobError::invalid(
+                "filename",
+                "",
+                "a job needs a target file or device",
+            ));
+        }
+        if self.iodepth == 0 {
+            return Err(JobError::invalid("iodepth", 0, "must be at least 1"));
+        }
+        if self.iodepth > 65536 {
+            return Err(JobError::invalid(
+                "iodepth",
+                self.iodepth,
+                "must be at most 65536",
+            ));
+        }
+        for d in self.directions() {
+            let bs = self.block_size[d.index()];
+            if bs == 0 {
+                return Err(JobError::invalid("bs", 0, "must be at least 1 byte"));
+            }
+        }
+        if let Some(a) = self.block_align {
+            if a == 0 {
+                return Err(JobError::invalid("blockalign", 0, "must be at least 1 byte"));
+            }
+        }
+        if self.read_percent > 100 {
+            return Err(JobError::invalid(
+                "rwmixread",
+                self.read_percent,
+                "must be between 0 and 100",
+            ));
+        }
+        if self.numjobs == 0 {
+            return Err(JobError::invalid("numjobs", 0, "must be at least 1"));
+        }
+        if self.time_based && self.runtime.is_none() {
+            return Err(JobError::invalid(
+                "time_based",
+                1,
+                "needs runtime to say how long to run",
+            ));
+        }
+        if self.runtime == Some(Duration::ZERO) {
+            return Err(JobError::invalid("runtime", 0, "must be longer than zero"));
+        }
+        if let Some(SizeSpec::Bytes(0)) = self.size {
+            return Err(JobError::invalid("size", 0, "must be more than zero bytes"));
+        }
+        for (opt, s) in [("size", self.size), ("offset", Some(self.offset))] {
+            if let Some(SizeSpec::Percent(p)) = s {
+                if !(0.0..=100.0).contains(&p) || (opt == "size" && p == 0.0) {
+                    return Err(JobError::invalid(
+                        opt,
+                        format!("{p}%"),
+                        "a percentage must be in (0, 100]",
+                    ));
+                }
+            }
+        }
+        if let Some(p) = self
+            .percentiles
+            .iter()
+            .find(|p| !(**p > 0.0 && **p <= 100.0))
+        {
+            return Err(JobError::invalid(
+                "percentile_list",
+                p,
+                "each percentile must be in (0, 100]",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate() {
+        JobSpec::new("j", "/tmp/x").validate().unwrap();
+    }
+
+    #[test]
+    fn each_bad_setting_is_named() {
+        let base = JobSpec::new("j", "/tmp/x");
+        let cases: Vec<(&str, Box<dyn Fn(&mut JobSpec)>)> = vec![
+            ("iodepth", Box::new(|j| j.iodepth = 0)),
+            ("bs", Box::new(|j| j.block_size = [0, 0])),
+            ("numjobs", Box::new(|j| j.numjobs = 0)),
+            ("rwmixread", Box::new(|j| j.read_percent = 101)),
+            ("time_based", Box::new(|j| j.time_based = true)),
+            ("size", Box::new(|j| j.size = Some(SizeSpec::Bytes(0)))),
+            ("percentile_list", Box::new(|j| j.percentiles = vec![0.0])),
+            ("blockalign", Box::new(|j| j.block_align = Some(0))),
+        ];
+        for (opt, f) in cases {
+            let mut j = base.clone();
+            f(&mut j);
+            let e = j.validate().unwrap_err().to_string();
+            assert!(e.starts_with(opt), "{opt}: {e}");
+        }
+    }
+
+    #[test]
+    fn sync_engines_run_at_depth_one() {
+        let mut j = JobSpec::new("j", "/tmp/x");
+        j.iodepth = 32;
+        assert_eq!(j.effective_iodepth(), 1);
+        j.engine = EngineConfig::new(EngineKind::IoUring);
+        assert_eq!(j.effective_iodepth(), 32);
+    }
+
+    #[test]
+    fn directions_follow_the_mix() {
+        let mut j = JobSpec::new("j", "/tmp/x");
+        assert_eq!(j.directions().collect::<Vec<_>>(), vec![Direction::Read]);
+        j.read_percent = 0;
+        assert_eq!(j.directions().collect::<Vec<_>>(), vec![Direction::Write]);
+        j.read_percent = 70;
+        j.block_size = [4096, 65536];
+        assert_eq!(j.directions().count(), 2);
+        assert_eq!(j.max_block_size(), 65536);
+    }
+}
