@@ -1,0 +1,10 @@
+//! Facts about the targets iolab runs against, and the probes that keep it from destroying
+//! data: what a file or block device is, its block sizes and poll queues, and whether writing
+//! to it is safe.
+
+pub mod safety;
+pub mod signature;
+pub mod target;
+
+pub use safety::{check_write_allowed, SafetyError};
+pub use target::{probe, TargetFacts, TargetKind, TargetError};

@@ -1,0 +1,209 @@
+//! May iolab write to this target? Regular files: yes. Block devices: only with an explicit
+//! `--allow-destroy`, and never when the device (or a partition of it) is mounted, used as
+//! swap, held by another device (device-mapper, md, bcache), or holds the root filesystem.
+//! A device that carries a filesystem, volume or partition-table signature is refused unless
+//! `--allow-destroy` is given, with the signature named.
+//!
+//! Every check reads only: /proc, /sys, and the first 68 KiB of the device.
+
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::signature::{find_signature, PROBE_BYTES};
+use crate::target::{whole_disk_name, TargetFacts, TargetKind};
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("refusing to write to {}: {reason}", path.display())]
+pub struct SafetyError {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+/// Decides whether a write job may run against `facts`. Never writes anything.
+pub fn check_write_allowed(facts: &TargetFacts, allow_destroy: bool) -> Result<(), SafetyError> {
+    if facts.kind == TargetKind::File {
+        return Ok(());
+    }
+    let refuse = |reason: String| {
+        Err(SafetyError {
+            path: facts.path.clone(),
+            reason,
+        })
+    };
+    let disk = whole_disk_name(facts.device);
+    let family = device_family(facts.device, disk.as_deref());
+
+    if let Some(root) = root_disk() {
+        if disk.as_deref() == Some(root.as_str()) {
+            return refuse(format!(
+                "it is (or is on) {root}, the disk holding the root filesystem; iolab never \
+                 writes there, not even with --allow-destroy"
+            ));
+        }
+    }
+    if let Some(m) = mounted_member(&family) {
+        return refuse(format!(
+            "{m} is mounted; unmount it first (--allow-destroy does not override this)"
+        ));
+    }
+    if let Some(s) = swap_member(&family) {
+        return refuse(format!(
+            "{s} is in use as swap; swapoff it first (--allow-destroy does not override this)"
+        ));
+    }
+    if let Some(h) = holders(facts.device) {
+        return refuse(format!(
+            "it is in use by {h} (device-mapper, md or similar); release it first \
+             (--allow-destroy does not override this)"
+        ));
+    }
+    let partitions: Vec<String> = family.iter().skip(1).map(|(n, _)| n.clone()).collect();
+    if !partitions.is_empty() && facts.kind == TargetKind::BlockDevice && !allow_destroy {
+        return refuse(format!(
+            "it has partitions ({}); pass --allow-destroy to overwrite them",
+            partitions.join(", ")
+        ));
+    }
+    match read_start(&facts.path) {
+        Ok(buf) => {
+            if let Some((what, off)) = find_signature(&buf) {
+                if !allow_destroy {
+                    return refuse(format!(
+                        "it carries a {what} signature (at byte {off}); pass --allow-destroy \
+                         to overwrite it"
+                    ));
+                }
+            }
+        }
+        Err(e) => {
+            return refuse(format!(
+                "cannot read its first bytes to look for a filesystem signature: {e}"
+            ))
+        }
+    }
+    if !allow_destroy {
+        return refuse(
+            "writing to a block device destroys its data; pass --allow-destroy to confirm"
+                .to_string(),
+        );
+    }
+    Ok(())
+}
+
+fn read_start(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(PROBE_BYTES);
+    fs::File::open(path)?
+        .take(PROBE_BYTES as u64)
+        .read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+/// The device and its partitions, as (sysfs name, (major, minor)).
+fn device_family(device: (u32, u32), disk: Option<&str>) -> Vec<(String, (u32, u32))> {
+    let self_name = fs::canonicalize(format!("/sys/dev/block/{}:{}", device.0, device.1))
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| format!("{}:{}", device.0, device.1));
+    let mut fam = vec![(self_name.clone(), device)];
+    // Partitions appear as subdirectories of the whole disk that contain a `partition` file.
+    if disk == Some(self_name.as_str()) {
+        if let Ok(rd) = fs::read_dir(format!("/sys/block/{self_name}")) {
+            for e in rd.flatten() {
+                if e.path().join("partition").exists() {
+                    if let Some(dev) = read_devnum(&e.path().join("dev")) {
+                        fam.push((e.file_name().to_string_lossy().into_owned(), dev));
+                    }
+                }
+            }
+        }
+    }
+    fam
+}
+
+fn read_devnum(p: &Path) -> Option<(u32, u32)> {
+    let s = fs::read_to_string(p).ok()?;
+    let (a, b) = s.trim().split_once(':')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+/// The first member of `family` that some mount uses, with its mount point.
+fn mounted_member(family: &[(String, (u32, u32))]) -> Option<String> {
+    let info = fs::read_to_string("/proc/self/mountinfo").ok()?;
+    for line in info.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let (Some(devnum), Some(mnt)) = (f.get(2), f.get(4)) else {
+            continue;
+        };
+        for (name, (ma, mi)) in family {
+            if *devnum == format!("{ma}:{mi}") {
+                return Some(format!("{name} (on {mnt})"));
+            }
+        }
+    }
+    None
+}
+
+fn swap_member(family: &[(String, (u32, u32))]) -> Option<String> {
+    let swaps = fs::read_to_string("/proc/swaps").ok()?;
+    for line in swaps.lines().skip(1) {
+        let Some(path) = line.split_whitespace().next() else {
+            continue;
+        };
+        let Ok(meta) = fs::metadata(path) else {
+            continue;
+        };
+        let dev = (libc::major(meta.rdev()), libc::minor(meta.rdev()));
+        if let Some((name, _)) = family.iter().find(|(_, d)| *d == dev) {
+            return Some(name.clone());
+        }
+    }
+    None
+}
+
+fn holders(device: (u32, u32)) -> Option<String> {
+    let dir = format!("/sys/dev/block/{}:{}/holders", device.0, device.1);
+    let names: Vec<String> = fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    (!names.is_empty()).then(|| names.join(", "))
+}
+
+/// The whole disk holding `/`.
+fn root_disk() -> Option<String> {
+    let dev = fs::metadata("/").ok()?.dev();
+    whole_disk_name((libc::major(dev), libc::minor(dev)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::probe;
+
+    #[test]
+    fn regular_files_are_always_writable() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        fs::write(&p, b"x").unwrap();
+        check_write_allowed(&probe(&p).unwrap(), false).unwrap();
+    }
+
+    #[test]
+    fn the_root_disk_is_refused_even_with_allow_destroy() {
+        // Only decides; nothing is opened for writing.
+        let Some(root) = root_disk() else {
+            eprintln!("skipped: / is not on a block device here");
+            return;
+        };
+        let path = PathBuf::from(format!("/dev/{root}"));
+        let Ok(facts) = probe(&path) else {
+            eprintln!("skipped: {} cannot be probed", path.display());
+            return;
+        };
+        let e = check_write_allowed(&facts, true).unwrap_err();
+        assert!(e.reason.contains("root filesystem"), "{e}");
+    }
+}

@@ -1,0 +1,172 @@
+//! What a target is: a regular file or a block device, its size, the block sizes O_DIRECT
+//! must respect, and whether the device under it has poll queues.
+
+use std::ffi::CString;
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetKind {
+    File,
+    BlockDevice,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetFacts {
+    pub path: PathBuf,
+    pub kind: TargetKind,
+    /// Bytes: the file's length, or the device's capacity.
+    pub size_bytes: u64,
+    /// The smallest unit O_DIRECT offsets and lengths must be multiples of.
+    pub logical_block_size: u32,
+    /// (major, minor) of the block device itself, or of the one holding the file.
+    pub device: (u32, u32),
+    /// sysfs name of the whole disk behind the target (e.g. `zram0`, `vda`), if known.
+    pub disk_name: Option<String>,
+    /// The disk has poll queues (`queue/io_poll` = 1): RWF_HIPRI / IOPOLL really poll.
+    pub polled: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}: not a regular file or block device")]
+    NotSupported(PathBuf),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TargetError + '_ {
+    move |source| TargetError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Facts about an existing target. Opens block devices read-only for the ioctls.
+pub fn probe(path: &Path) -> Result<TargetFacts, TargetError> {
+    let meta = fs::metadata(path).map_err(io_err(path))?;
+    let ft = meta.file_type();
+    if ft.is_block_device() {
+        let rdev = meta.rdev();
+        let device = (libc::major(rdev), libc::minor(rdev));
+        let file = fs::File::open(path).map_err(io_err(path))?;
+        let size_bytes = ioctl_u64(&file, BLKGETSIZE64).map_err(io_err(path))?;
+        let lbs = ioctl_int(&file, libc::BLKSSZGET as u64).map_err(io_err(path))? as u32;
+        let disk = whole_disk_name(device);
+        Ok(TargetFacts {
+            path: path.to_path_buf(),
+            kind: TargetKind::BlockDevice,
+            size_bytes,
+            logical_block_size: lbs.max(512),
+            polled: disk.as_deref().is_some_and(disk_polls),
+            disk_name: disk,
+            device,
+        })
+    } else if ft.is_file() {
+        let dev = meta.dev();
+        let device = (libc::major(dev), libc::minor(dev));
+        let disk = whole_disk_name(device);
+        let lbs = dio_offset_align(path)
+            .or_else(|| {
+                disk.as_deref()
+                    .and_then(|d| read_sys_u64(&format!("/sys/block/{d}/queue/logical_block_size")))
+                    .map(|v| v as u32)
+            })
+            .unwrap_or(512);
+        Ok(TargetFacts {
+            path: path.to_path_buf(),
+            kind: TargetKind::File,
+            size_bytes: meta.len(),
+            logical_block_size: lbs,
+            polled: disk.as_deref().is_some_and(disk_polls),
+            disk_name: disk,
+            device,
+        })
+    } else {
+        Err(TargetError::NotSupported(path.to_path_buf()))
+    }
+}
+
+/// `BLKGETSIZE64` = _IOR(0x12, 114, size_t).
+const BLKGETSIZE64: u64 = 0x8008_1272;
+
+fn ioctl_u64(file: &fs::File, req: u64) -> std::io::Result<u64> {
+    use std::os::fd::AsRawFd;
+    let mut v: u64 = 0;
+    // SAFETY: the request writes one u64 into v.
+    if unsafe { libc::ioctl(file.as_raw_fd(), req as _, &mut v) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(v)
+}
+
+fn ioctl_int(file: &fs::File, req: u64) -> std::io::Result<i32> {
+    use std::os::fd::AsRawFd;
+    let mut v: libc::c_int = 0;
+    // SAFETY: the request writes one int into v.
+    if unsafe { libc::ioctl(file.as_raw_fd(), req as _, &mut v) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(v)
+}
+
+/// The file-offset alignment direct I/O needs on this file (statx STATX_DIOALIGN, Linux 6.1+).
+fn dio_offset_align(path: &Path) -> Option<u32> {
+    let c = CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: zeroed statx is a valid out-buffer.
+    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: c is a valid NUL-terminated path; stx is writable.
+    let r = unsafe { libc::statx(libc::AT_FDCWD, c.as_ptr(), 0, libc::STATX_DIOALIGN, &mut stx) };
+    if r != 0 || stx.stx_mask & libc::STATX_DIOALIGN == 0 || stx.stx_dio_offset_align == 0 {
+        return None;
+    }
+    Some(stx.stx_dio_offset_align)
+}
+
+pub(crate) fn read_sys_u64(path: &str) -> Option<u64> {
+    fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+fn disk_polls(disk: &str) -> bool {
+    read_sys_u64(&format!("/sys/block/{disk}/queue/io_poll")) == Some(1)
+}
+
+/// The sysfs name of the whole disk for a device number: the device itself, or the parent of
+/// a partition. `None` for devices outside /sys/block (e.g. overlay or tmpfs st_dev).
+pub fn whole_disk_name(device: (u32, u32)) -> Option<String> {
+    let link = fs::canonicalize(format!("/sys/dev/block/{}:{}", device.0, device.1)).ok()?;
+    let dir = if link.join("partition").exists() {
+        link.parent()?.to_path_buf()
+    } else {
+        link
+    };
+    Some(dir.file_name()?.to_string_lossy().into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probes_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        fs::write(&p, vec![0u8; 8192]).unwrap();
+        let f = probe(&p).unwrap();
+        assert_eq!(f.kind, TargetKind::File);
+        assert_eq!(f.size_bytes, 8192);
+        assert!(f.logical_block_size >= 512 && f.logical_block_size.is_power_of_two());
+    }
+
+    #[test]
+    fn missing_and_odd_targets_are_errors() {
+        assert!(probe(Path::new("/nonexistent/iolab")).unwrap_err().to_string().contains("/nonexistent/iolab"));
+        assert!(matches!(probe(Path::new("/dev/null")), Err(TargetError::NotSupported(_))));
+    }
+}
