@@ -1,0 +1,72 @@
+//! Why a run could not start or did not finish. `is_bad_input` separates what the user asked
+//! wrongly (exit 2, nothing written) from what went wrong while running (exit 1).
+
+use std::path::PathBuf;
+
+use iolab_engine::{Direction, EngineError};
+use iolab_job::JobError;
+use iolab_sysinfo::{SafetyError, TargetError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("job '{job}': {source}")]
+    Job {
+        job: String,
+        #[source]
+        source: JobError,
+    },
+    #[error("job '{job}': {source}")]
+    Target {
+        job: String,
+        #[source]
+        source: TargetError,
+    },
+    #[error("job '{job}': {source}")]
+    Safety {
+        job: String,
+        #[source]
+        source: SafetyError,
+    },
+    /// A setting that cannot work on this target (alignment, missing file, ...).
+    #[error("job '{job}': {reason}")]
+    Unusable { job: String, reason: String },
+    #[error("job '{job}': {source}")]
+    Engine {
+        job: String,
+        #[source]
+        source: EngineError,
+    },
+    #[error("job '{job}': preparing {}: {source}", path.display())]
+    Layout {
+        job: String,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("job '{job}': {dir:?} of {len} bytes at offset {offset} of {} failed: {source}", path.display())]
+    Io {
+        job: String,
+        path: PathBuf,
+        dir: Direction,
+        offset: u64,
+        len: u32,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("job '{job}': worker thread failed: {reason}")]
+    Worker { job: String, reason: String },
+}
+
+impl RunError {
+    /// True for errors found before any I/O that the user can fix by asking differently.
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            RunError::Job { .. }
+            | RunError::Target { .. }
+            | RunError::Safety { .. }
+            | RunError::Unusable { .. } => true,
+            RunError::Engine { source, .. } => matches!(source, EngineError::Unsupported { .. }),
+            _ => false,
+        }
+    }
+}

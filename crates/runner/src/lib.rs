@@ -1,0 +1,22 @@
+//! iolab's runner: turns [`JobSpec`]s into worker threads, drives each worker's engine in a
+//! tight submit/reap loop, and merges what the workers measured.
+//!
+//! The flow: [`prepare`] checks every job against its target (alignment, bounds, write
+//! safety) and lays out files, before any I/O; [`run_jobs`] starts one thread per job copy,
+//! lines them up at a barrier, runs them concurrently, and returns a [`RunOutcome`] holding
+//! per-job histograms and counters, merged per job when `group_reporting` asks for it.
+//!
+//! [`JobSpec`]: iolab_job::JobSpec
+
+pub mod cpu;
+pub mod error;
+pub mod prepare;
+pub mod result;
+pub mod run;
+pub mod signal;
+mod worker;
+
+pub use error::RunError;
+pub use prepare::{prepare, PreparedJob};
+pub use result::{CpuUsage, DirResult, JobReport, RunOutcome};
+pub use run::{run_jobs, RunOptions};

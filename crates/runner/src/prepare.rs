@@ -1,0 +1,209 @@
+//! Everything checked before the first I/O: the job's own settings, the target's existence,
+//! the region's bounds, O_DIRECT alignment, and write safety. A job that fails any check stops
+//! the whole run with nothing written. Files that are missing or too short are then laid out
+//! (filled with incompressible data, as fio does) by [`lay_out`].
+
+use std::collections::BTreeMap;
+use std::fs::{self, OpenOptions};
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+use iolab_engine::BufferPool;
+use iolab_job::{JobSpec, Region, SizeSpec};
+use iolab_sysinfo::{check_write_allowed, probe, TargetFacts, TargetKind};
+
+use crate::RunError;
+
+/// A job that passed every check, with its target's facts and its region.
+#[derive(Debug, Clone)]
+pub struct PreparedJob {
+    pub spec: JobSpec,
+    pub facts: TargetFacts,
+    pub region: Region,
+}
+
+/// Checks every job; writes nothing.
+pub fn prepare(specs: &[JobSpec], allow_destroy: bool) -> Result<Vec<PreparedJob>, RunError> {
+    specs.iter().map(|s| prepare_one(s, allow_destroy)).collect()
+}
+
+fn prepare_one(spec: &JobSpec, allow_destroy: bool) -> Result<PreparedJob, RunError> {
+    let job = || spec.name.clone();
+    spec.validate().map_err(|source| RunError::Job { job: job(), source })?;
+    let path = &spec.filename;
+    let facts = if path.exists() {
+        probe(path).map_err(|source| RunError::Target { job: job(), source })?
+    } else {
+        facts_for_new_file(spec)?
+    };
+    let growable = facts.kind == TargetKind::File;
+    let region = Region::resolve(spec, facts.size_bytes, growable)
+        .map_err(|source| RunError::Job { job: job(), source })?;
+    if spec.direct {
+        check_alignment(spec, &facts, &region)?;
+    }
+    if spec.writes() {
+        check_write_allowed(&facts, allow_destroy)
+            .map_err(|source| RunError::Safety { job: job(), source })?;
+    }
+    Ok(PreparedJob {
+        spec: spec.clone(),
+        facts,
+        region,
+    })
+}
+
+/// Facts for a file iolab will create: size 0, block size of the filesystem's device.
+fn facts_for_new_file(spec: &JobSpec) -> Result<TargetFacts, RunError> {
+    let path = &spec.filename;
+    let unusable = |reason: String| RunError::Unusable {
+        job: spec.name.clone(),
+        reason,
+    };
+    match spec.size {
+        None => {
+            return Err(unusable(format!(
+                "{} does not exist; give size= to have iolab create it",
+                path.display()
+            )))
+        }
+        Some(SizeSpec::Percent(_)) => {
+            return Err(unusable(format!(
+                "{} does not exist, so size= cannot be a percentage of it",
+                path.display()
+            )))
+        }
+        Some(SizeSpec::Bytes(_)) => {}
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let meta = fs::metadata(&parent).map_err(|e| {
+        unusable(format!(
+            "cannot create {}: directory {}: {e}",
+            path.display(),
+            parent.display()
+        ))
+    })?;
+    if !meta.is_dir() {
+        return Err(unusable(format!(
+            "cannot create {}: {} is not a directory",
+            path.display(),
+            parent.display()
+        )));
+    }
+    let device = (libc::major(meta.dev()), libc::minor(meta.dev()));
+    let disk = iolab_sysinfo::target::whole_disk_name(device);
+    let lbs = disk
+        .as_deref()
+        .and_then(|d| fs::read_to_string(format!("/sys/block/{d}/queue/logical_block_size")).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(512);
+    let polled = disk.as_deref().is_some_and(|d| {
+        fs::read_to_string(format!("/sys/block/{d}/queue/io_poll")).is_ok_and(|s| s.trim() == "1")
+    });
+    Ok(TargetFacts {
+        path: path.clone(),
+        kind: TargetKind::File,
+        size_bytes: 0,
+        logical_block_size: lbs,
+        device,
+        disk_name: disk,
+        polled,
+    })
+}
+
+fn check_alignment(spec: &JobSpec, facts: &TargetFacts, region: &Region) -> Result<(), RunError> {
+    let lbs = facts.logical_block_size as u64;
+    let what = format!(
+        "the logical block size of {} ({lbs} bytes), which direct=1 (O_DIRECT) requires; \
+         the kernel would fail every I/O with EINVAL",
+        facts.path.display()
+    );
+    let fail = |setting: String| RunError::Unusable {
+        job: spec.name.clone(),
+        reason: format!("{setting} is not a multiple of {what}"),
+    };
+    for d in spec.directions() {
+        let bs = spec.block_size[d.index()] as u64;
+        if bs % lbs != 0 {
+            return Err(fail(format!("bs={bs}")));
+        }
+    }
+    if let Some(a) = spec.block_align {
+        if a % lbs != 0 {
+            return Err(fail(format!("blockalign={a}")));
+        }
+    }
+    if region.start % lbs != 0 {
+        return Err(fail(format!("offset={}", region.start)));
+    }
+    Ok(())
+}
+
+/// A file that must be created or extended before the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    pub path: PathBuf,
+    pub from_bytes: u64,
+    pub to_bytes: u64,
+}
+
+/// The files the prepared jobs need grown, each once, to the furthest end any job uses.
+pub fn layouts_needed(jobs: &[PreparedJob]) -> Vec<Layout> {
+    let mut ends: BTreeMap<&Path, (u64, u64)> = BTreeMap::new();
+    for j in jobs.iter().filter(|j| j.facts.kind == TargetKind::File) {
+        let e = ends
+            .entry(&j.facts.path)
+            .or_insert((j.facts.size_bytes, j.facts.size_bytes));
+        e.1 = e.1.max(j.region.end());
+    }
+    ends.into_iter()
+        .filter(|(_, (from, to))| to > from)
+        .map(|(p, (from, to))| Layout {
+            path: p.to_path_buf(),
+            from_bytes: from,
+            to_bytes: to,
+        })
+        .collect()
+}
+
+/// Creates or extends the file with incompressible data and syncs it, then refreshes the
+/// size in the jobs' facts.
+pub fn lay_out(layout: &Layout, jobs: &mut [PreparedJob]) -> Result<(), RunError> {
+    const CHUNK: usize = 1 << 20;
+    let err = |source| RunError::Layout {
+        job: jobs
+            .iter()
+            .find(|j| j.facts.path == layout.path)
+            .map(|j| j.spec.name.clone())
+            .unwrap_or_default(),
+        path: layout.path.clone(),
+        source,
+    };
+    let f = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&layout.path)
+        .map_err(err)?;
+    let pool = BufferPool::new(1, CHUNK, 0x10ad);
+    // SAFETY: slot 0 of the pool is CHUNK bytes, alive for this function.
+    let data = unsafe { std::slice::from_raw_parts(pool.slot_ptr(0), CHUNK) };
+    let mut off = layout.from_bytes;
+    while off < layout.to_bytes {
+        let n = ((layout.to_bytes - off) as usize).min(CHUNK);
+        // Vary each chunk so compressing or deduplicating devices cannot fold them.
+        let salt = (off / CHUNK as u64).to_le_bytes();
+        f.write_all_at(&salt, off).map_err(err)?;
+        f.write_all_at(&data[salt.len().min(n)..n], off + salt.len().min(n) as u64)
+            .map_err(err)?;
+        off += n as u64;
+    }
+    f.sync_all().map_err(err)?;
+    for j in jobs.iter_mut().filter(|j| j.facts.path == layout.path) {
+        j.facts.size_bytes = layout.to_bytes;
+    }
+    Ok(())
+}
