@@ -67,6 +67,8 @@ impl CpuUsage {
 /// One reported job: a single job copy, or all copies merged (`group_reporting`).
 #[derive(Debug, Clone)]
 pub struct JobReport {
+    /// Which of the run's jobs this reports on (its position in the list given to run_jobs).
+    pub job_index: usize,
     pub spec: JobSpec,
     /// How many job copies this report covers.
     pub clones: u32,

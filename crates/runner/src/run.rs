@@ -71,6 +71,7 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
             Ok(Some(w)) => {
                 let job = &jobs[i];
                 let report = JobReport {
+                    job_index: i,
                     spec: job.spec.clone(),
                     clones: 1,
                     dirs: w.dirs,
@@ -90,8 +91,7 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
                 // Merge copies of a job that reports as a group (consecutive by construction).
                 match reports.last_mut() {
                     Some(last)
-                        if job.spec.group_reporting
-                            && last.spec == job.spec =>
+                        if job.spec.group_reporting && last.job_index == i =>
                     {
                         last.merge(&report)
                     }

@@ -1,0 +1,33 @@
+//! Errors in fio-style input, each naming the option (and value) at fault.
+
+use iolab_job::JobError;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FioError {
+    #[error("unknown option '{name}'{}", did_you_mean(.suggestion))]
+    Unknown {
+        name: String,
+        suggestion: Option<&'static str>,
+    },
+    #[error("option '{0}' is not supported by iolab")]
+    Unsupported(String),
+    #[error("option '{name}': bad value '{value}': {reason}")]
+    BadValue {
+        name: String,
+        value: String,
+        reason: String,
+    },
+    #[error("option '{0}' needs a value (--{0}=VALUE)")]
+    MissingValue(String),
+    #[error("{0}")]
+    Job(#[from] JobError),
+    #[error("{0}")]
+    Usage(String),
+}
+
+fn did_you_mean(s: &Option<&'static str>) -> String {
+    match s {
+        Some(s) => format!(" (did you mean '{s}'?)"),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,114 @@
+//! Names of fio options iolab does not implement, so that an option fio has is reported as
+//! "not supported by iolab" and a typo as "unknown" with a suggestion.
+
+use crate::options::OPTIONS;
+use crate::FioError;
+
+/// fio 3.x options (from fio's HOWTO) that iolab does not support yet.
+pub static FIO_ONLY: &[&str] = &[
+    "description", "wait_for", "kb_base", "unit_base", "uid", "gid", "flow_id", "flow",
+    "loops", "startdelay", "runtime_based", "ramp_size", "clocksource", "gtod_reduce",
+    "gtod_cpu", "job_start_clock_id", "directory", "filename_format", "unique_filename",
+    "lockfile", "nrfiles", "openfiles", "file_service_type", "ioscheduler", "create_serialize",
+    "create_fsync", "create_on_open", "create_only", "allow_file_create",
+    "allow_mounted_write", "pre_read", "unlink", "unlink_each_loop", "zonemode", "zonerange",
+    "zonesize", "zonecapacity", "zoneskip", "read_beyond_wp", "max_open_zones",
+    "job_max_open_zones", "ignore_zone_limits", "zone_reset_threshold",
+    "zone_reset_frequency", "rw_sequencer", "unified_rw_reporting", "randrepeat",
+    "allrandrepeat", "fallocate", "fadvise_hint", "write_hint", "fdatasync", "fsync",
+    "write_barrier", "sync_file_range", "overwrite", "end_fsync", "fsync_on_close",
+    "rwmixwrite", "random_distribution", "percentage_random", "random_generator",
+    "bsrange", "bssplit", "bs_unaligned", "bs_is_seq_rand", "zero_buffers",
+    "refill_buffers", "scramble_buffers", "buffer_compress_percentage",
+    "buffer_compress_chunk", "dedupe_percentage", "dedupe_mode", "dedupe_working_set_percentage",
+    "dedupe_global", "invalidate", "sync", "iomem", "mem", "iomem_align", "hugepage-size",
+    "lockmem", "io_size", "io_limit", "filesize", "file_append", "fill_device", "fill_fs",
+    "file_size", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete",
+    "iodepth_batch_complete_min", "iodepth_batch_complete_max", "iodepth_low",
+    "serialize_overlap", "io_submit_mode", "thinktime", "thinktime_spin",
+    "thinktime_blocks", "thinktime_blocks_type", "thinktime_iotime", "rate", "rate_min",
+    "rate_process", "rate_ignore_thinktime", "rate_iops", "rate_iops_min", "rate_cycle",
+    "latency_target", "latency_window", "latency_percentile", "latency_run", "max_latency",
+    "priority", "prio", "prioclass", "cmdprio_percentage", "cpumask", "cpus_allowed_policy",
+    "numa_cpu_nodes", "numa_mem_policy", "nice", "stonewall", "wait_for_previous",
+    "new_group", "exitall", "exit_what", "exitall_on_error", "verify", "do_verify",
+    "verify_offset", "verify_interval", "verify_pattern", "verify_fatal", "verify_dump",
+    "verify_async", "verify_async_cpus", "verify_backlog", "verify_backlog_batch",
+    "verify_state_load", "verify_state_save", "verify_only", "trim_percentage",
+    "trim_verify_zero", "trim_backlog", "trim_backlog_batch", "experimental_verify",
+    "steadystate", "ss", "ss_duration", "ss_ramp", "write_bw_log", "write_lat_log",
+    "write_hist_log", "write_iops_log", "log_entries", "log_avg_msec", "log_hist_msec",
+    "log_hist_coarseness", "log_max_value", "log_offset", "log_prio", "log_compression",
+    "log_compression_cpus", "log_store_compressed", "log_unix_epoch", "log_alternate_epoch",
+    "log_alternate_epoch_clock_id", "block_error_percentiles", "disable_lat",
+    "disable_clat", "disable_slat", "disable_bw_measurement", "disable_bw", "slat_percentiles",
+    "bwavgtime", "iopsavgtime", "stats", "significant_figures", "per_job_logs", "exec_prerun",
+    "exec_postrun", "disk_util", "continue_on_error", "ignore_error",
+    "error_dump", "profile", "cgroup", "cgroup_weight", "cgroup_nodelete", "replay_no_stall",
+    "read_iolog", "write_iolog", "replay_redirect", "replay_align", "replay_scale",
+    "replay_time_scale", "replay_skip", "merge_blktrace_file", "merge_blktrace_scalars",
+    "merge_blktrace_iters", "buffer_pattern", "atomic", "userspace_reap",
+    "hipri_percentage", "cmdprio", "cmdprio_class", "cmdprio_bssplit", "nowait",
+    "sqthread_poll_cpu", "uncached", "force_async", "mem_align",
+    "offset_align", "offset_increment", "number_ios",
+];
+
+/// The error for a name not in iolab's table: fio has it, or nobody does.
+pub fn unknown_or_unsupported(name: &str) -> FioError {
+    if FIO_ONLY.contains(&name) {
+        return FioError::Unsupported(name.to_string());
+    }
+    FioError::Unknown {
+        name: name.to_string(),
+        suggestion: suggest(name),
+    }
+}
+
+/// The closest known option name, if it is close enough to be a typo.
+pub fn suggest(name: &str) -> Option<&'static str> {
+    let candidates = OPTIONS
+        .iter()
+        .flat_map(|o| std::iter::once(o.name).chain(o.alias))
+        .chain(FIO_ONLY.iter().copied());
+    candidates
+        .map(|c| (levenshtein(name, c), c))
+        .filter(|(d, c)| *d <= 2.max(c.len() / 4))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_catch_typos_only() {
+        assert_eq!(suggest("runtme"), Some("runtime"));
+        assert_eq!(suggest("ioengin"), Some("ioengine"));
+        assert_eq!(suggest("zzzzzzzz"), None);
+    }
+
+    #[test]
+    fn fio_only_list_does_not_shadow_supported_options() {
+        // An option iolab supports must be found in the table before this list is consulted;
+        // the list may name it (fio has it too) but the table wins.
+        for o in OPTIONS {
+            assert!(crate::options::find(o.name).is_some());
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! fio's dialect, for iolab: the option table (one entry per fio option iolab understands),
+//! fio's units, the `--key=value` command line, and fio's JSON output format.
+//!
+//! This crate translates into the job model ([`iolab_job::JobSpec`]) and out of the runner's
+//! results; nothing else in iolab knows fio's spelling.
+
+pub mod args;
+pub mod error;
+pub mod json;
+pub mod known;
+pub mod options;
+pub mod units;
+
+pub use args::{parse_command_line, CommandLine, OutputFormat};
+pub use error::FioError;
+pub use options::{JobDraft, OPTIONS};

@@ -1,0 +1,595 @@
+//! The option table: one entry per fio option iolab understands, with its fio meaning, its
+//! value type and how it sets the job. The command line (and, later, job files) look options
+//! up here; `--help` and the README's option table are generated from it.
+
+use iolab_engine::EngineKind;
+use iolab_job::{CpuSet, JobSpec, Pattern, SizeSpec};
+
+use crate::units::{
+    parse_bool, parse_size, parse_size_or_percent, parse_time, parse_u32, SizeOrPercent,
+};
+
+/// The kind of value an option takes, for help text and for bare `--flag` handling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueKind {
+    Str,
+    Size,
+    Time,
+    Bool,
+    Int,
+    List,
+}
+
+impl ValueKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            ValueKind::Str => "str",
+            ValueKind::Size => "size",
+            ValueKind::Time => "time",
+            ValueKind::Bool => "bool",
+            ValueKind::Int => "int",
+            ValueKind::List => "list",
+        }
+    }
+}
+
+/// fio's `rw=` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rw {
+    Read,
+    Write,
+    RandRead,
+    RandWrite,
+    ReadWrite,
+    RandRw,
+}
+
+/// A job being built from options: the job model plus what fio keeps separately until the
+/// end (`rw` and `rwmixread` combine into the pattern and read share), and the options as the
+/// user wrote them (fio's JSON repeats them under "job options").
+#[derive(Debug, Clone)]
+pub struct JobDraft {
+    pub spec: JobSpec,
+    pub rw: Rw,
+    pub rwmixread: Option<u32>,
+    pub bs_set: bool,
+    pub set_options: Vec<(String, String)>,
+}
+
+impl JobDraft {
+    pub fn new(name: &str) -> JobDraft {
+        JobDraft {
+            spec: JobSpec::new(name, ""),
+            rw: Rw::Read,
+            rwmixread: None,
+            bs_set: false,
+            set_options: Vec::new(),
+        }
+    }
+
+    /// Applies one option by name; `value` is `None` for a bare `--flag`.
+    pub fn apply(&mut self, name: &str, value: Option<&str>) -> Result<(), crate::FioError> {
+        let def = find(name).ok_or_else(|| crate::known::unknown_or_unsupported(name))?;
+        let v = match (value, def.kind) {
+            (Some(v), _) => v,
+            (None, ValueKind::Bool) => "1",
+            (None, _) => return Err(crate::FioError::MissingValue(def.name.to_string())),
+        };
+        (def.apply)(self, v).map_err(|reason| crate::FioError::BadValue {
+            name: def.name.to_string(),
+            value: v.to_string(),
+            reason,
+        })?;
+        self.set_options.retain(|(k, _)| k != def.name);
+        self.set_options.push((def.name.to_string(), v.to_string()));
+        Ok(())
+    }
+
+    /// The finished job spec, validated.
+    pub fn finish(mut self) -> Result<JobSpec, crate::FioError> {
+        let (pattern, read) = match self.rw {
+            Rw::Read => (Pattern::Sequential, 100),
+            Rw::Write => (Pattern::Sequential, 0),
+            Rw::RandRead => (Pattern::Random, 100),
+            Rw::RandWrite => (Pattern::Random, 0),
+            Rw::ReadWrite => (Pattern::Sequential, self.rwmixread.unwrap_or(50)),
+            Rw::RandRw => (Pattern::Random, self.rwmixread.unwrap_or(50)),
+        };
+        self.spec.pattern = pattern;
+        self.spec.read_percent = read;
+        self.spec.validate()?;
+        Ok(self.spec)
+    }
+}
+
+type Apply = fn(&mut JobDraft, &str) -> Result<(), String>;
+
+/// One fio option.
+pub struct OptionDef {
+    pub name: &'static str,
+    pub alias: Option<&'static str>,
+    pub kind: ValueKind,
+    /// What it means, in fio's terms (shown by `--help` and in the README).
+    pub help: &'static str,
+    pub apply: Apply,
+}
+
+fn size_spec(v: SizeOrPercent) -> SizeSpec {
+    match v {
+        SizeOrPercent::Bytes(b) => SizeSpec::Bytes(b),
+        SizeOrPercent::Percent(p) => SizeSpec::Percent(p),
+    }
+}
+
+fn parse_rw(v: &str) -> Result<Rw, String> {
+    Ok(match v {
+        "read" => Rw::Read,
+        "write" => Rw::Write,
+        "randread" => Rw::RandRead,
+        "randwrite" => Rw::RandWrite,
+        "rw" | "readwrite" => Rw::ReadWrite,
+        "randrw" => Rw::RandRw,
+        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
+            return Err("trim workloads are not supported by iolab yet".into())
+        }
+        _ => {
+            return Err(
+                "expected read, write, randread, randwrite, rw (readwrite) or randrw".into(),
+            )
+        }
+    })
+}
+
+/// `bs=4k` or `bs=4k,64k` (read, write); an empty part keeps the default.
+fn parse_bs_pair(v: &str, current: [u32; 2]) -> Result<[u32; 2], String> {
+    let parts: Vec<&str> = v.split(',').collect();
+    if parts.len() > 3 {
+        return Err("expected SIZE or READ,WRITE[,TRIM]".into());
+    }
+    let mut out = current;
+    for (i, p) in parts.iter().enumerate().take(2) {
+        if !p.trim().is_empty() {
+            out[i] = parse_u32(p)?;
+        }
+    }
+    if parts.len() == 1 {
+        out[1] = out[0];
+    }
+    Ok(out)
+}
+
+fn parse_percentiles(v: &str) -> Result<Vec<f64>, String> {
+    let mut out = Vec::new();
+    for p in v.split(':').filter(|p| !p.is_empty()) {
+        let x: f64 = p
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{p}' is not a number"))?;
+        if !(x > 0.0 && x <= 100.0) {
+            return Err(format!("{p} is not in (0, 100]"));
+        }
+        out.push(x);
+    }
+    if out.is_empty() {
+        return Err("expected percentiles separated by ':' (e.g. 50:99:99.999)".into());
+    }
+    Ok(out)
+}
+
+/// Every fio option iolab understands. Keep sorted roughly as fio's HOWTO groups them.
+pub static OPTIONS: &[OptionDef] = &[
+    OptionDef {
+        name: "name",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Job name. On the command line, each --name starts a new job; options before the first apply to all jobs.",
+        apply: |d, v| {
+            d.spec.name = v.to_string();
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "filename",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "File or block device to run against. A missing file is created when size is given.",
+        apply: |d, v| {
+            d.spec.filename = v.into();
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "rw",
+        alias: Some("readwrite"),
+        kind: ValueKind::Str,
+        help: "I/O pattern: read, write, randread, randwrite, rw (readwrite) or randrw.",
+        apply: |d, v| {
+            d.rw = parse_rw(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "rwmixread",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Percentage of a mixed workload that is reads (default 50).",
+        apply: |d, v| {
+            let p = parse_u32(v)?;
+            if p > 100 {
+                return Err("must be between 0 and 100".into());
+            }
+            d.rwmixread = Some(p);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "bs",
+        alias: Some("blocksize"),
+        kind: ValueKind::Size,
+        help: "Block size of each I/O (default 4k); READ,WRITE sets each direction.",
+        apply: |d, v| {
+            d.spec.block_size = parse_bs_pair(v, d.spec.block_size)?;
+            d.bs_set = true;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "blockalign",
+        alias: Some("ba"),
+        kind: ValueKind::Size,
+        help: "Align random offsets to this many bytes (default: the block size), e.g. 512 for misaligned transfers.",
+        apply: |d, v| {
+            d.spec.block_align = Some(parse_bs_pair(v, [0, 0])?[0] as u64);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "iodepth",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "I/Os kept in flight (default 1). Synchronous engines (psync, pvsync2, null) always run at 1.",
+        apply: |d, v| {
+            d.spec.iodepth = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "ioengine",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "How I/O is issued: psync, pvsync2, libaio, io_uring, or null (no I/O: measures iolab itself).",
+        apply: |d, v| {
+            d.spec.engine.kind = v.parse::<EngineKind>().map_err(|e| e.to_string())?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "direct",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Use O_DIRECT (bypass the page cache). Block size and offsets must then be multiples of the logical block size.",
+        apply: |d, v| {
+            d.spec.direct = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "buffered",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "The opposite of direct (buffered=0 is direct=1).",
+        apply: |d, v| {
+            d.spec.direct = !parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "size",
+        alias: None,
+        kind: ValueKind::Size,
+        help: "Bytes of the target to use, or a percentage of it; without time_based, also how much to transfer. Default: the whole file or device.",
+        apply: |d, v| {
+            d.spec.size = Some(size_spec(parse_size_or_percent(v)?));
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "offset",
+        alias: None,
+        kind: ValueKind::Size,
+        help: "Where in the target the job's region starts (bytes or percentage).",
+        apply: |d, v| {
+            d.spec.offset = size_spec(parse_size_or_percent(v)?);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "time_based",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Run for runtime, going over the region as often as needed.",
+        apply: |d, v| {
+            d.spec.time_based = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "runtime",
+        alias: Some("timeout"),
+        kind: ValueKind::Time,
+        help: "How long to measure (after ramp_time); seconds unless a unit is given (500ms, 20m, 1h).",
+        apply: |d, v| {
+            d.spec.runtime = Some(parse_time(v)?);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "ramp_time",
+        alias: None,
+        kind: ValueKind::Time,
+        help: "Run this long before measuring; statistics are reset when it ends.",
+        apply: |d, v| {
+            d.spec.ramp_time = parse_time(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "numjobs",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Run this many identical copies of the job side by side, each in its own thread.",
+        apply: |d, v| {
+            d.spec.numjobs = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "cpus_allowed",
+        alias: None,
+        kind: ValueKind::List,
+        help: "CPUs the job's threads may run on, e.g. 0-3,6.",
+        apply: |d, v| {
+            d.spec.cpus_allowed = Some(v.parse::<CpuSet>().map_err(|e| match e {
+                iolab_job::JobError::Invalid { reason, .. } => reason,
+                other => other.to_string(),
+            })?);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "norandommap",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Draw random offsets independently, instead of visiting every block once per pass.",
+        apply: |d, v| {
+            d.spec.random_map = !parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "randseed",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Seed for random offsets, the read/write mix and buffer contents (default 0x89: runs repeat).",
+        apply: |d, v| {
+            d.spec.seed = parse_size(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "hipri",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Polled completion: RWF_HIPRI for pvsync2, IOPOLL for io_uring. Needs a device with poll queues.",
+        apply: |d, v| {
+            d.spec.engine.options.hipri = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "sqthread_poll",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "io_uring: a kernel thread (SQPOLL) picks up submissions; its CPU is counted.",
+        apply: |d, v| {
+            d.spec.engine.options.sqthread_poll = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "fixedbufs",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "io_uring: register the I/O buffers with the kernel once.",
+        apply: |d, v| {
+            d.spec.engine.options.fixedbufs = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "registerfiles",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "io_uring: register the file with the kernel once.",
+        apply: |d, v| {
+            d.spec.engine.options.registerfiles = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "percentile_list",
+        alias: None,
+        kind: ValueKind::List,
+        help: "Latency percentiles to report, separated by ':' (default: fio's list plus 99.999).",
+        apply: |d, v| {
+            d.spec.percentiles = parse_percentiles(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "clat_percentiles",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Report completion-latency percentiles (default 1).",
+        apply: |d, v| {
+            d.spec.clat_percentiles = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "lat_percentiles",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Report total-latency (submission + completion) percentiles (default 0).",
+        apply: |d, v| {
+            d.spec.lat_percentiles = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "group_reporting",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Report the copies of a job (numjobs) as one.",
+        apply: |d, v| {
+            d.spec.group_reporting = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "thread",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Accepted for fio compatibility: iolab always runs jobs as threads.",
+        apply: |_, v| parse_bool(v).map(|_| ()),
+    },
+];
+
+/// Looks an option up by name or alias.
+pub fn find(name: &str) -> Option<&'static OptionDef> {
+    OPTIONS
+        .iter()
+        .find(|o| o.name == name || o.alias == Some(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FioError;
+    use std::time::Duration;
+
+    fn draft(opts: &[(&str, Option<&str>)]) -> Result<JobSpec, FioError> {
+        let mut d = JobDraft::new("t");
+        d.apply("filename", Some("/tmp/x"))?;
+        for (k, v) in opts {
+            d.apply(k, *v)?;
+        }
+        d.finish()
+    }
+
+    #[test]
+    fn rw_and_mix_combine() {
+        let s = draft(&[("rw", Some("randrw")), ("rwmixread", Some("70"))]).unwrap();
+        assert_eq!((s.pattern, s.read_percent), (Pattern::Random, 70));
+        let s = draft(&[("rwmixread", Some("70")), ("rw", Some("readwrite"))]).unwrap();
+        assert_eq!((s.pattern, s.read_percent), (Pattern::Sequential, 70));
+        let s = draft(&[("rw", Some("randwrite"))]).unwrap();
+        assert_eq!((s.pattern, s.read_percent), (Pattern::Random, 0));
+        assert!(draft(&[("rw", Some("sideways"))]).is_err());
+    }
+
+    #[test]
+    fn every_option_in_the_issue_is_in_the_table() {
+        for name in [
+            "name", "filename", "rw", "rwmixread", "bs", "blockalign", "iodepth", "ioengine",
+            "direct", "size", "offset", "time_based", "runtime", "ramp_time", "numjobs",
+            "cpus_allowed", "norandommap", "randseed", "hipri", "sqthread_poll", "fixedbufs",
+            "registerfiles", "percentile_list", "group_reporting", "thread",
+        ] {
+            assert!(find(name).is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn each_option_sets_its_field() {
+        let s = draft(&[
+            ("bs", Some("64k")),
+            ("blockalign", Some("512")),
+            ("iodepth", Some("32")),
+            ("ioengine", Some("io_uring")),
+            ("direct", None),
+            ("size", Some("1g")),
+            ("offset", Some("4k")),
+            ("time_based", None),
+            ("runtime", Some("20m")),
+            ("ramp_time", Some("500ms")),
+            ("numjobs", Some("2")),
+            ("cpus_allowed", Some("0-1")),
+            ("norandommap", Some("1")),
+            ("randseed", Some("42")),
+            ("hipri", None),
+            ("sqthread_poll", Some("1")),
+            ("fixedbufs", Some("1")),
+            ("registerfiles", Some("1")),
+            ("percentile_list", Some("50:99:99.999")),
+            ("lat_percentiles", Some("1")),
+            ("group_reporting", None),
+            ("thread", None),
+        ])
+        .unwrap();
+        assert_eq!(s.block_size, [65536, 65536]);
+        assert_eq!(s.block_align, Some(512));
+        assert_eq!(s.iodepth, 32);
+        assert_eq!(s.engine.kind, EngineKind::IoUring);
+        assert!(s.direct && s.time_based && s.group_reporting && s.lat_percentiles);
+        assert_eq!(s.size, Some(SizeSpec::Bytes(1 << 30)));
+        assert_eq!(s.offset, SizeSpec::Bytes(4096));
+        assert_eq!(s.runtime, Some(Duration::from_secs(1200)));
+        assert_eq!(s.ramp_time, Duration::from_millis(500));
+        assert_eq!(s.numjobs, 2);
+        assert_eq!(s.cpus_allowed.unwrap().cpus(), &[0, 1]);
+        assert!(!s.random_map);
+        assert_eq!(s.seed, 42);
+        let o = s.engine.options;
+        assert!(o.hipri && o.sqthread_poll && o.fixedbufs && o.registerfiles);
+        assert_eq!(s.percentiles, vec![50.0, 99.0, 99.999]);
+    }
+
+    #[test]
+    fn split_block_sizes_and_buffered() {
+        let s = draft(&[("bs", Some("4k,1m")), ("buffered", Some("0"))]).unwrap();
+        assert_eq!(s.block_size, [4096, 1 << 20]);
+        assert!(s.direct);
+        let s = draft(&[("blocksize", Some(",8k"))]).unwrap();
+        assert_eq!(s.block_size, [4096, 8192]);
+    }
+
+    #[test]
+    fn bad_values_name_option_and_value() {
+        let e = draft(&[("bs", Some("4q"))]).unwrap_err().to_string();
+        assert!(e.starts_with("option 'bs': bad value '4q'"), "{e}");
+        let e = draft(&[("iodepth", Some("0"))]).unwrap_err().to_string();
+        assert!(e.contains("iodepth") && e.contains("at least 1"), "{e}");
+        let e = draft(&[("ioengine", Some("spdk"))]).unwrap_err().to_string();
+        assert!(e.contains("unknown ioengine 'spdk'"), "{e}");
+        let e = draft(&[("runtime", None)]).unwrap_err();
+        assert_eq!(e, FioError::MissingValue("runtime".into()));
+        let e = draft(&[("percentile_list", Some("50:101"))]).unwrap_err().to_string();
+        assert!(e.contains("101"), "{e}");
+        let e = draft(&[("cpus_allowed", Some("x"))]).unwrap_err().to_string();
+        assert!(e.starts_with("option 'cpus_allowed': bad value 'x'"), "{e}");
+    }
+
+    #[test]
+    fn unknown_and_unsupported_options_differ() {
+        let mut d = JobDraft::new("t");
+        assert_eq!(
+            d.apply("iodepht", Some("1")).unwrap_err().to_string(),
+            "unknown option 'iodepht' (did you mean 'iodepth'?)"
+        );
+        assert_eq!(
+            d.apply("verify", Some("md5")).unwrap_err().to_string(),
+            "option 'verify' is not supported by iolab"
+        );
+    }
+}
