@@ -1,1 +1,73 @@
-fn main() {}
+//! The `iolab` binary: argument definitions and glue only. Each subcommand lives in its own
+//! file; the libraries do the work. Exit status: 0 success, 1 a run that failed, 2 bad input
+//! (nothing was written), 130 interrupted by a signal (partial results were printed).
+
+mod cmd_qd1;
+mod cmd_run;
+mod exit;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use exit::CliError;
+
+#[derive(Parser)]
+#[command(
+    name = "iolab",
+    version,
+    about = "A storage performance lab: fio's options and JSON, a cheaper measurement core.",
+    long_about = "A storage performance lab: fio's options and JSON, a cheaper measurement core.\n\n\
+        With no command, iolab runs the main job: 4 KiB random read and write at queue depth 1 \
+        through every I/O engine this machine supports, on a scratch file in a temporary \
+        directory (or --target), printed as the SPDK blog's tables.",
+    args_conflicts_with_subcommands = true,
+    after_help = "Examples:\n  iolab                                   # QD1 engine tables on a scratch file\n  \
+        iolab --target /dev/zram0               # the same on a device (reads; writes need --allow-destroy)\n  \
+        iolab run --name=qd1 --filename=/dev/zram0 --direct=1 --rw=randread --bs=4k \\\n      \
+        --ioengine=io_uring --time_based --runtime=10 --ramp_time=2\n  \
+        iolab run --help                        # every fio option iolab understands"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    qd1: cmd_qd1::Qd1Args,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run jobs described with fio's options: iolab run --name=J --filename=F --rw=randread ...
+    #[command(disable_help_flag = true)]
+    Run {
+        /// fio-style options (--key=value); see `iolab run --help`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// The main job: QD1 4 KiB random read/write through every engine, as tables.
+    Qd1(cmd_qd1::Qd1Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Some(Command::Run { args }) => cmd_run::run(&args),
+        Some(Command::Qd1(a)) => cmd_qd1::run(&a),
+        None => cmd_qd1::run(&cli.qd1),
+    };
+    match result {
+        Ok(code) => code,
+        Err(CliError { code, error }) => {
+            eprintln!("iolab: error: {error:#}");
+            ExitCode::from(code)
+        }
+    }
+}

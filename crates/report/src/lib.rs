@@ -1,1 +1,10 @@
-//! placeholder
+//! Human-readable output: per-job summaries in the shape of fio's normal report, and the QD1
+//! engine tables of the SPDK blog (engines as columns, the best marked), written as Markdown
+//! so they paste into a review as they are.
+
+pub mod format;
+pub mod normal;
+pub mod qd1;
+
+pub use normal::write_normal;
+pub use qd1::{Qd1Cell, Qd1Table};

@@ -81,7 +81,13 @@ impl Worker<'_> {
         let depth = spec.effective_iodepth();
         let seed = spec.seed.wrapping_add(self.clone_index as u64 * 0x1_0000_0001);
         let pool = BufferPool::new(depth as usize, spec.max_block_size() as usize, seed);
-        let name = spec.filename.display().to_string();
+        let facts = &self.job.facts;
+        let name = match (&facts.kind, &facts.disk_name) {
+            (iolab_sysinfo::TargetKind::File, Some(disk)) => {
+                format!("{} (on disk {disk})", spec.filename.display())
+            }
+            _ => spec.filename.display().to_string(),
+        };
         let target = EngineTarget {
             fd: file.as_raw_fd(),
             direct: spec.direct,

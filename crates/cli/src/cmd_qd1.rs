@@ -1,0 +1,234 @@
+//! The main job: 4 KiB random read and random write at QD1 through every I/O path this
+//! machine has, one path at a time, printed as the SPDK blog's tables (engines as columns).
+//! Without --target it runs on a scratch file in a temporary directory, so it is safe
+//! anywhere; a block device target needs --allow-destroy for the write row.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context};
+use clap::Args;
+use iolab_engine::{EngineConfig, EngineError, EngineKind};
+use iolab_fio::json::{to_json, JsonContext};
+use iolab_fio::units::{parse_size, parse_time};
+use iolab_job::{JobSpec, Pattern, SizeSpec};
+use iolab_report::qd1::Qd1Numbers;
+use iolab_report::{Qd1Cell, Qd1Table};
+use iolab_runner::prepare::{lay_out, layouts_needed};
+use iolab_runner::{prepare, run_jobs, signal, RunError, RunOptions, RunOutcome};
+use iolab_stats::Clock;
+
+use crate::exit::{CliError, INTERRUPTED};
+use crate::output;
+
+#[derive(Args, Debug, Clone)]
+pub struct Qd1Args {
+    /// File or block device to measure [default: a scratch file in a temporary directory]
+    #[arg(long, value_name = "PATH")]
+    pub target: Option<PathBuf>,
+    /// Measured time per engine and workload (fio units: 10, 500ms, 1m)
+    #[arg(long, default_value = "3s", value_parser = parse_time)]
+    pub runtime: Duration,
+    /// Warm-up before each measurement, not counted
+    #[arg(long = "ramp_time", alias = "ramp-time", default_value = "1s", value_parser = parse_time)]
+    pub ramp_time: Duration,
+    /// Bytes of the target to spread I/O over (fio units: 256m, 1g) [default: 256m for the
+    /// scratch file, the whole target otherwise]
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<u64>,
+    /// Engines to run, comma-separated (psync, pvsync2, pvsync2+hipri, libaio, io_uring,
+    /// io_uring+iopoll, io_uring+sqpoll, null) [default: all]
+    #[arg(long, value_delimiter = ',')]
+    pub engines: Option<Vec<String>>,
+    /// Allow the random-write row on a block device (destroys its data)
+    #[arg(long)]
+    pub allow_destroy: bool,
+    /// normal (tables) or json (fio's JSON, one job per cell)
+    #[arg(long = "output-format", default_value = "normal", value_parser = ["normal", "json"])]
+    pub output_format: String,
+    /// Write results to this file instead of standard output
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+}
+
+/// Every path the main job tries, in the order the columns appear.
+fn all_paths() -> Vec<EngineConfig> {
+    let mut v = vec![
+        EngineConfig::new(EngineKind::Psync),
+        EngineConfig::new(EngineKind::Pvsync2),
+    ];
+    let mut hipri = EngineConfig::new(EngineKind::Pvsync2);
+    hipri.options.hipri = true;
+    v.push(hipri);
+    v.push(EngineConfig::new(EngineKind::Libaio));
+    v.push(EngineConfig::new(EngineKind::IoUring));
+    let mut iopoll = EngineConfig::new(EngineKind::IoUring);
+    iopoll.options.hipri = true;
+    v.push(iopoll);
+    let mut sqpoll = EngineConfig::new(EngineKind::IoUring);
+    sqpoll.options.sqthread_poll = true;
+    v.push(sqpoll);
+    v.push(EngineConfig::new(EngineKind::Null));
+    v
+}
+
+fn chosen_paths(args: &Qd1Args) -> Result<Vec<EngineConfig>, CliError> {
+    let all = all_paths();
+    let Some(names) = &args.engines else {
+        return Ok(all);
+    };
+    names
+        .iter()
+        .map(|n| {
+            all.iter().find(|c| c.label() == n.trim()).copied().ok_or_else(|| {
+                let known: Vec<String> = all.iter().map(|c| c.label()).collect();
+                CliError::bad_input(anyhow!(
+                    "--engines: unknown engine '{n}' (choose from {})",
+                    known.join(", ")
+                ))
+            })
+        })
+        .collect()
+}
+
+const WORKLOADS: [(&str, &str, u32); 2] = [
+    ("4KiB Random Read", "randread", 100),
+    ("4KiB Random Write", "randwrite", 0),
+];
+
+fn job_for(args: &Qd1Args, target: &PathBuf, engine: EngineConfig, rw: &str, read: u32, size: Option<u64>) -> JobSpec {
+    let mut j = JobSpec::new(format!("4k_{rw}_qd1-{}", engine.label()), target.clone());
+    j.engine = engine;
+    j.direct = engine.kind != EngineKind::Null;
+    j.pattern = Pattern::Random;
+    j.read_percent = read;
+    j.block_size = [4096, 4096];
+    j.iodepth = 1;
+    j.size = size.map(SizeSpec::Bytes);
+    j.time_based = true;
+    j.runtime = Some(args.runtime);
+    j.ramp_time = args.ramp_time;
+    j.random_map = false;
+    j.lat_percentiles = true;
+    j
+}
+
+pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
+    let paths = chosen_paths(args)?;
+    let scratch_dir;
+    let (target, size) = match &args.target {
+        Some(t) => (t.clone(), args.size),
+        None => {
+            scratch_dir = tempfile::Builder::new()
+                .prefix("iolab-")
+                .tempdir()
+                .context("creating a scratch directory")
+                .map_err(CliError::failed)?;
+            (
+                scratch_dir.path().join("scratch"),
+                Some(args.size.unwrap_or(256 << 20)),
+            )
+        }
+    };
+    let mut specs: Vec<JobSpec> = Vec::new();
+    for e in &paths {
+        for (_, rw, read) in WORKLOADS {
+            specs.push(job_for(args, &target, *e, rw, read, size));
+        }
+    }
+    // Check everything before the first I/O: a refused write row stops the run here.
+    let mut jobs = prepare(&specs, args.allow_destroy)?;
+    let mut out = output::open(args.output.as_deref())?;
+    for l in layouts_needed(&jobs) {
+        eprintln!("iolab: laying out {} ({} MiB)", l.path.display(), (l.to_bytes - l.from_bytes) >> 20);
+        lay_out(&l, &mut jobs)?;
+    }
+    signal::install();
+    let clock = Clock::calibrate(Duration::from_millis(20));
+    let total = jobs.len();
+    let per_job = args.runtime + args.ramp_time;
+    eprintln!(
+        "iolab: QD1 4 KiB random read/write on {} through {} paths, about {} s",
+        target.display(),
+        paths.len(),
+        (per_job * total as u32).as_secs()
+    );
+    let mut table = Qd1Table::default();
+    table.reference_only.push(EngineConfig::new(EngineKind::Null).label());
+    let mut measured: Vec<RunOutcome> = Vec::new();
+    let mut interrupted = false;
+    let progress = std::io::stderr().is_terminal() || std::env::var_os("IOLAB_PROGRESS").is_some();
+    for (i, job) in jobs.iter().enumerate() {
+        let engine = job.spec.engine.label();
+        let workload = WORKLOADS[i % WORKLOADS.len()].0.to_string();
+        if progress {
+            eprint!("\r[{}/{}] {workload} via {engine}...{:20}", i + 1, total, "");
+        }
+        match run_jobs(std::slice::from_ref(job), &RunOptions { clock }) {
+            Ok(o) => {
+                let report = &o.jobs[0];
+                for n in &report.notes {
+                    if !table.notes.contains(n) {
+                        table.notes.push(n.clone());
+                    }
+                }
+                table.add(Qd1Cell {
+                    engine,
+                    workload,
+                    result: Qd1Numbers::from_report(report, &clock)
+                        .ok_or_else(|| "no I/O completed".to_string()),
+                });
+                interrupted |= o.interrupted;
+                measured.push(o);
+            }
+            Err(RunError::Engine { source: EngineError::Unsupported { reason, .. }, .. }) => {
+                table.add(Qd1Cell { engine, workload, result: Err(reason) });
+            }
+            Err(e) => return Err(e.into()),
+        }
+        if interrupted {
+            break;
+        }
+    }
+    if progress {
+        eprintln!("\r{:70}\r", "");
+    }
+    if target.starts_with("/dev/zram") {
+        table.notes.push(
+            "zram serves pages never written as zero-fill, which is faster than real reads; \
+             fill it first for honest read figures"
+                .into(),
+        );
+    }
+    if args.output_format == "json" {
+        let outcome = RunOutcome {
+            jobs: measured.iter().flat_map(|o| o.jobs.iter().cloned()).enumerate().map(|(i, mut j)| { j.job_index = i; j }).collect(),
+            clock,
+            started: measured.first().map_or(std::time::SystemTime::now(), |o| o.started),
+            interrupted,
+        };
+        let doc = to_json(&outcome, &JsonContext { global_options: &[], job_options: &[] });
+        serde_json::to_writer_pretty(&mut out, &doc).context("writing results").map_err(CliError::failed)?;
+        writeln!(out).context("writing results").map_err(CliError::failed)?;
+    } else {
+        writeln!(
+            out,
+            "QD1 4 KiB random I/O on {} (direct, {} s per cell after {} s ramp; clock: {})\n",
+            target.display(),
+            args.runtime.as_secs_f64(),
+            args.ramp_time.as_secs_f64(),
+            clock.source()
+        )
+        .and_then(|_| write!(out, "{}", table.render()))
+        .context("writing results")
+        .map_err(CliError::failed)?;
+    }
+    out.flush().context("writing results").map_err(CliError::failed)?;
+    if interrupted {
+        eprintln!("iolab: interrupted: the tables above are partial");
+        return Ok(ExitCode::from(INTERRUPTED));
+    }
+    Ok(ExitCode::SUCCESS)
+}
