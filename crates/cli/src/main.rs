@@ -52,10 +52,17 @@ enum Command {
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
             let _ = e.print();
-            return ExitCode::from(code);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            // Bad input is one line naming the problem; clap's usage hint would make it three.
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            eprintln!("iolab: {first} (see iolab --help)");
+            return ExitCode::from(exit::BAD_INPUT);
         }
     };
     let result = match cli.command {

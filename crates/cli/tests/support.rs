@@ -1,0 +1,167 @@
+//! Helpers for the integration tests: running the binary, and the backing kinds (temp file,
+//! zram, loop device), each skipped with a printed reason where the machine lacks it.
+
+#![allow(dead_code)]
+
+use std::fs;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
+
+use serde_json::Value;
+
+pub struct Out {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn iolab(args: &[&str]) -> Out {
+    let o = Command::new(env!("CARGO_BIN_EXE_iolab")).args(args).output().unwrap();
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// `iolab run ARGS --output-format=json`, which must succeed; the parsed document.
+pub fn iolab_json(args: &[String]) -> Value {
+    let mut a: Vec<&str> = vec!["run"];
+    a.extend(args.iter().map(String::as_str));
+    if !args.iter().any(|s| s.starts_with("--output-format")) {
+        a.push("--output-format=json");
+    }
+    let out = iolab(&a);
+    assert_eq!(out.code, 0, "iolab {a:?}\nstderr: {}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
+}
+
+static DEVICES: Mutex<()> = Mutex::new(());
+
+/// Serialises tests that use zram or loop devices.
+pub fn device_lock() -> MutexGuard<'static, ()> {
+    DEVICES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub struct LoopDev {
+    pub path: PathBuf,
+    pub backing: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for LoopDev {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").arg("-d").arg(&self.path).status();
+    }
+}
+
+/// A loop device over a zeroed temp file of `bytes`; with `partitioned`, the file first gets
+/// an MBR with one partition and the device is attached with partition scanning.
+pub fn loop_device(bytes: u64, partitioned: bool) -> Option<LoopDev> {
+    let dir = tempfile::tempdir().ok()?;
+    let backing = dir.path().join("backing");
+    let f = fs::File::create(&backing).ok()?;
+    f.set_len(bytes).ok()?;
+    if partitioned {
+        // One Linux partition from sector 2048 to the end.
+        let mut e = [0u8; 16];
+        e[4] = 0x83;
+        e[8..12].copy_from_slice(&2048u32.to_le_bytes());
+        e[12..16].copy_from_slice(&((bytes / 512) as u32 - 2048).to_le_bytes());
+        f.write_all_at(&e, 446).ok()?;
+        f.write_all_at(&[0x55, 0xAA], 510).ok()?;
+    }
+    drop(f);
+    let mut cmd = Command::new("losetup");
+    cmd.args(["-f", "--show"]);
+    if partitioned {
+        cmd.arg("-P");
+    }
+    match cmd.arg(&backing).output() {
+        Ok(o) if o.status.success() => Some(LoopDev {
+            path: PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()),
+            backing,
+            _dir: dir,
+        }),
+        Ok(o) => {
+            eprintln!("skipped loop device: losetup: {}", String::from_utf8_lossy(&o.stderr).trim());
+            None
+        }
+        Err(e) => {
+            eprintln!("skipped loop device: losetup: {e}");
+            None
+        }
+    }
+}
+
+pub enum Backing {
+    File(tempfile::TempDir, PathBuf),
+    Zram(PathBuf),
+    Loop(LoopDev),
+}
+
+impl Backing {
+    pub fn path(&self) -> &Path {
+        match self {
+            Backing::File(_, p) | Backing::Zram(p) => p,
+            Backing::Loop(l) => &l.path,
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Backing::File(..) => "file",
+            Backing::Zram(_) => "zram",
+            Backing::Loop(_) => "loop",
+        }
+    }
+}
+
+/// /dev/zram0 sized (1 GiB when it reads 0) and not in use, or the reason it cannot be used.
+fn zram() -> Result<PathBuf, String> {
+    let dev = PathBuf::from("/dev/zram0");
+    if !dev.exists() {
+        return Err("no /dev/zram0 (modprobe zram)".into());
+    }
+    let size_path = "/sys/block/zram0/disksize";
+    let size = |_: ()| fs::read_to_string(size_path).ok().and_then(|s| s.trim().parse::<u64>().ok());
+    if size(()) == Some(0) {
+        let _ = fs::write(size_path, "1G");
+    }
+    if !size(()).is_some_and(|s| s > 0) {
+        return Err("zram0 has no disksize and it could not be set".into());
+    }
+    let swaps = fs::read_to_string("/proc/swaps").unwrap_or_default();
+    let mounts = fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+    if swaps.contains("/dev/zram0") || mounts.contains("/dev/zram0") {
+        return Err("zram0 is in use (swap or mounted)".into());
+    }
+    Ok(dev)
+}
+
+/// Every backing kind available here, printing why any is skipped. The file is `bytes` long.
+pub fn backings(bytes: u64) -> Vec<Backing> {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("target");
+    fs::write(&p, vec![0u8; bytes as usize]).unwrap();
+    let mut v = vec![Backing::File(dir, p)];
+    match zram() {
+        Ok(p) => v.push(Backing::Zram(p)),
+        Err(why) => eprintln!("skipped zram: {why}"),
+    }
+    if let Some(l) = loop_device(bytes, false) {
+        v.push(Backing::Loop(l));
+    }
+    v
+}
+
+pub fn logical_block_size(p: &Path) -> u32 {
+    let name = fs::canonicalize(p).unwrap();
+    let name = name.file_name().unwrap().to_string_lossy();
+    fs::read_to_string(format!("/sys/block/{name}/queue/logical_block_size"))
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(512)
+}
