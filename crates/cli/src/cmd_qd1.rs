@@ -82,13 +82,16 @@ fn chosen_paths(args: &Qd1Args) -> Result<Vec<EngineConfig>, CliError> {
     names
         .iter()
         .map(|n| {
-            all.iter().find(|c| c.label() == n.trim()).copied().ok_or_else(|| {
-                let known: Vec<String> = all.iter().map(|c| c.label()).collect();
-                CliError::bad_input(anyhow!(
-                    "--engines: unknown engine '{n}' (choose from {})",
-                    known.join(", ")
-                ))
-            })
+            all.iter()
+                .find(|c| c.label() == n.trim())
+                .copied()
+                .ok_or_else(|| {
+                    let known: Vec<String> = all.iter().map(|c| c.label()).collect();
+                    CliError::bad_input(anyhow!(
+                        "--engines: unknown engine '{n}' (choose from {})",
+                        known.join(", ")
+                    ))
+                })
         })
         .collect()
 }
@@ -98,8 +101,15 @@ const WORKLOADS: [(&str, &str, u32); 2] = [
     ("4KiB Random Write", "randwrite", 0),
 ];
 
-fn job_for(args: &Qd1Args, target: &PathBuf, engine: EngineConfig, rw: &str, read: u32, size: Option<u64>) -> JobSpec {
-    let mut j = JobSpec::new(format!("4k_{rw}_qd1-{}", engine.label()), target.clone());
+fn job_for(
+    args: &Qd1Args,
+    target: &std::path::Path,
+    engine: EngineConfig,
+    rw: &str,
+    read: u32,
+    size: Option<u64>,
+) -> JobSpec {
+    let mut j = JobSpec::new(format!("4k_{rw}_qd1-{}", engine.label()), target);
     j.engine = engine;
     j.direct = engine.kind != EngineKind::Null;
     j.pattern = Pattern::Random;
@@ -142,7 +152,11 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
     let mut jobs = prepare(&specs, args.allow_destroy)?;
     let mut out = output::open(args.output.as_deref())?;
     for l in layouts_needed(&jobs) {
-        eprintln!("iolab: laying out {} ({} MiB)", l.path.display(), (l.to_bytes - l.from_bytes) >> 20);
+        eprintln!(
+            "iolab: laying out {} ({} MiB)",
+            l.path.display(),
+            (l.to_bytes - l.from_bytes) >> 20
+        );
         lay_out(&l, &mut jobs)?;
     }
     signal::install();
@@ -156,7 +170,9 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
         (per_job * total as u32).as_secs()
     );
     let mut table = Qd1Table::default();
-    table.reference_only.push(EngineConfig::new(EngineKind::Null).label());
+    table
+        .reference_only
+        .push(EngineConfig::new(EngineKind::Null).label());
     let mut measured: Vec<RunOutcome> = Vec::new();
     let mut interrupted = false;
     let progress = std::io::stderr().is_terminal() || std::env::var_os("IOLAB_PROGRESS").is_some();
@@ -164,7 +180,12 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
         let engine = job.spec.engine.label();
         let workload = WORKLOADS[i % WORKLOADS.len()].0.to_string();
         if progress {
-            eprint!("\r[{}/{}] {workload} via {engine}...{:20}", i + 1, total, "");
+            eprint!(
+                "\r[{}/{}] {workload} via {engine}...{:20}",
+                i + 1,
+                total,
+                ""
+            );
         }
         match run_jobs(std::slice::from_ref(job), &RunOptions { clock }) {
             Ok(o) => {
@@ -183,8 +204,15 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
                 interrupted |= o.interrupted;
                 measured.push(o);
             }
-            Err(RunError::Engine { source: EngineError::Unsupported { reason, .. }, .. }) => {
-                table.add(Qd1Cell { engine, workload, result: Err(reason) });
+            Err(RunError::Engine {
+                source: EngineError::Unsupported { reason, .. },
+                ..
+            }) => {
+                table.add(Qd1Cell {
+                    engine,
+                    workload,
+                    result: Err(reason),
+                });
             }
             Err(e) => return Err(e.into()),
         }
@@ -204,14 +232,34 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
     }
     if args.output_format == "json" {
         let outcome = RunOutcome {
-            jobs: measured.iter().flat_map(|o| o.jobs.iter().cloned()).enumerate().map(|(i, mut j)| { j.job_index = i; j }).collect(),
+            jobs: measured
+                .iter()
+                .flat_map(|o| o.jobs.iter().cloned())
+                .enumerate()
+                .map(|(i, mut j)| {
+                    j.job_index = i;
+                    j
+                })
+                .collect(),
             clock,
-            started: measured.first().map_or(std::time::SystemTime::now(), |o| o.started),
+            started: measured
+                .first()
+                .map_or(std::time::SystemTime::now(), |o| o.started),
             interrupted,
         };
-        let doc = to_json(&outcome, &JsonContext { global_options: &[], job_options: &[] });
-        serde_json::to_writer_pretty(&mut out, &doc).context("writing results").map_err(CliError::failed)?;
-        writeln!(out).context("writing results").map_err(CliError::failed)?;
+        let doc = to_json(
+            &outcome,
+            &JsonContext {
+                global_options: &[],
+                job_options: &[],
+            },
+        );
+        serde_json::to_writer_pretty(&mut out, &doc)
+            .context("writing results")
+            .map_err(CliError::failed)?;
+        writeln!(out)
+            .context("writing results")
+            .map_err(CliError::failed)?;
     } else {
         writeln!(
             out,
@@ -225,7 +273,9 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
         .context("writing results")
         .map_err(CliError::failed)?;
     }
-    out.flush().context("writing results").map_err(CliError::failed)?;
+    out.flush()
+        .context("writing results")
+        .map_err(CliError::failed)?;
     if interrupted {
         eprintln!("iolab: interrupted: the tables above are partial");
         return Ok(ExitCode::from(INTERRUPTED));

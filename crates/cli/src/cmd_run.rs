@@ -80,7 +80,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         .context("writing results")
         .map_err(CliError::failed)?;
     }
-    out.flush().context("writing results").map_err(CliError::failed)?;
+    out.flush()
+        .context("writing results")
+        .map_err(CliError::failed)?;
     if outcome.interrupted {
         eprintln!("iolab: interrupted: the results above are partial");
         return Ok(ExitCode::from(INTERRUPTED));

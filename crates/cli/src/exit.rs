@@ -33,7 +33,11 @@ impl CliError {
 impl From<RunError> for CliError {
     fn from(e: RunError) -> CliError {
         CliError {
-            code: if e.is_bad_input() { BAD_INPUT } else { RUN_FAILED },
+            code: if e.is_bad_input() {
+                BAD_INPUT
+            } else {
+                RUN_FAILED
+            },
             error: e.into(),
         }
     }

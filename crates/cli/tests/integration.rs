@@ -19,7 +19,12 @@ const ENGINE_ARGS: &[&[&str]] = &[
     &["--ioengine=pvsync2", "--hipri"],
     &["--ioengine=libaio", "--iodepth=8"],
     &["--ioengine=io_uring", "--iodepth=8"],
-    &["--ioengine=io_uring", "--iodepth=4", "--fixedbufs", "--registerfiles"],
+    &[
+        "--ioengine=io_uring",
+        "--iodepth=4",
+        "--fixedbufs",
+        "--registerfiles",
+    ],
     &["--ioengine=io_uring", "--iodepth=4", "--sqthread_poll"],
 ];
 
@@ -93,7 +98,9 @@ fn written_data_lands_where_it_should() {
 #[test]
 fn written_data_lands_where_it_should_on_a_loop_device() {
     let _g = device_lock();
-    let Some(dev) = loop_device(8 << 20, false) else { return };
+    let Some(dev) = loop_device(8 << 20, false) else {
+        return;
+    };
     let out = iolab(&[
         "run",
         "--name=land",
@@ -118,8 +125,17 @@ fn written_data_lands_where_it_should_on_a_loop_device() {
 
 fn one_line_error(out: &support::Out, needle: &str) {
     assert_eq!(out.code, 2, "stdout: {} stderr: {}", out.stdout, out.stderr);
-    assert_eq!(out.stderr.trim().lines().count(), 1, "one line: {}", out.stderr);
-    assert!(out.stderr.contains(needle), "wanted '{needle}' in: {}", out.stderr);
+    assert_eq!(
+        out.stderr.trim().lines().count(),
+        1,
+        "one line: {}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(needle),
+        "wanted '{needle}' in: {}",
+        out.stderr
+    );
     assert!(out.stdout.is_empty(), "nothing on stdout: {}", out.stdout);
 }
 
@@ -131,13 +147,19 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
     let cases: &[(&[&str], &str)] = &[
         (&["--bogus=1"], "unknown option 'bogus'"),
         (&["--runtme=1"], "did you mean 'runtime'"),
-        (&["--verify=md5"], "option 'verify' is not supported by iolab"),
+        (
+            &["--verify=md5"],
+            "option 'verify' is not supported by iolab",
+        ),
         (&["--bs=4x", "--size=1m"], "unknown unit 'x'"),
         (&["--runtime=5parsecs", "--size=1m"], "unknown time unit"),
         (&["--iodepth=0", "--size=1m"], "iodepth"),
         (&["--ioengine=spdk", "--size=1m"], "unknown ioengine 'spdk'"),
         (&["--rw=randread"], "does not exist; give size="),
-        (&["--rw=randwrite", "--size=1m", "--output-format=xml"], "output-format"),
+        (
+            &["--rw=randwrite", "--size=1m", "--output-format=xml"],
+            "output-format",
+        ),
     ];
     for (extra, needle) in cases {
         let mut args = vec!["run", "--name=bad", &fname];
@@ -153,13 +175,19 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
 #[test]
 fn direct_io_alignment_is_checked_against_the_device() {
     let _g = device_lock();
-    let Some(b) = backings(16 << 20).into_iter().find(|b| !matches!(b, Backing::File(..))) else {
+    let Some(b) = backings(16 << 20)
+        .into_iter()
+        .find(|b| !matches!(b, Backing::File(..)))
+    else {
         eprintln!("skipped: no block device to check alignment on");
         return;
     };
     let lbs: u32 = support::logical_block_size(b.path());
     if lbs <= 512 {
-        eprintln!("skipped: {} has 512-byte blocks; nothing smaller to misalign", b.path().display());
+        eprintln!(
+            "skipped: {} has 512-byte blocks; nothing smaller to misalign",
+            b.path().display()
+        );
         return;
     }
     let out = iolab(&[
@@ -177,27 +205,55 @@ fn direct_io_alignment_is_checked_against_the_device() {
 #[test]
 fn writes_to_block_devices_need_allow_destroy_and_signatures_are_named() {
     let _g = device_lock();
-    let Some(dev) = loop_device(32 << 20, false) else { return };
+    let Some(dev) = loop_device(32 << 20, false) else {
+        return;
+    };
     let target = format!("--filename={}", dev.path.display());
-    let write = ["run", "--name=w", &target, "--direct=1", "--rw=write", "--bs=64k", "--size=1m"];
+    let write = [
+        "run",
+        "--name=w",
+        &target,
+        "--direct=1",
+        "--rw=write",
+        "--bs=64k",
+        "--size=1m",
+    ];
     one_line_error(&iolab(&write), "--allow-destroy");
     // Reading is always allowed.
-    let out = iolab(&["run", "--name=r", &target, "--direct=1", "--rw=read", "--bs=64k", "--size=1m"]);
+    let out = iolab(&[
+        "run",
+        "--name=r",
+        &target,
+        "--direct=1",
+        "--rw=read",
+        "--bs=64k",
+        "--size=1m",
+    ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
 
     // An ext4 signature is named, and refused without the flag.
-    let mk = Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&dev.path).output();
+    let mk = Command::new("mkfs.ext4")
+        .args(["-q", "-F"])
+        .arg(&dev.path)
+        .output();
     if !mk.is_ok_and(|o| o.status.success()) {
         eprintln!("skipped signature checks: mkfs.ext4 failed or is missing");
         return;
     }
     let before = fs::read(&dev.backing).unwrap();
     one_line_error(&iolab(&write), "ext2/3/4 filesystem signature");
-    assert_eq!(fs::read(&dev.backing).unwrap(), before, "nothing was written");
+    assert_eq!(
+        fs::read(&dev.backing).unwrap(),
+        before,
+        "nothing was written"
+    );
 
     // Mounted: refused even with --allow-destroy.
     let mnt = tempfile::tempdir().unwrap();
-    let mounted = Command::new("mount").arg(&dev.path).arg(mnt.path()).status();
+    let mounted = Command::new("mount")
+        .arg(&dev.path)
+        .arg(mnt.path())
+        .status();
     if mounted.is_ok_and(|s| s.success()) {
         let mut w = write.to_vec();
         w.push("--allow-destroy");
@@ -218,15 +274,22 @@ fn writes_to_block_devices_need_allow_destroy_and_signatures_are_named() {
 #[test]
 fn partitioned_devices_are_refused_without_allow_destroy() {
     let _g = device_lock();
-    let Some(dev) = loop_device(16 << 20, true) else { return };
+    let Some(dev) = loop_device(16 << 20, true) else {
+        return;
+    };
     let part = std::path::PathBuf::from(format!("{}p1", dev.path.display()));
     if !part.exists() {
         eprintln!("skipped: the kernel did not create {}", part.display());
         return;
     }
     let out = iolab(&[
-        "run", "--name=w", &format!("--filename={}", dev.path.display()), "--rw=write",
-        "--bs=64k", "--size=1m", "--direct=1",
+        "run",
+        "--name=w",
+        &format!("--filename={}", dev.path.display()),
+        "--rw=write",
+        "--bs=64k",
+        "--size=1m",
+        "--direct=1",
     ]);
     one_line_error(&out, "has partitions");
 }
@@ -236,9 +299,19 @@ fn json_output_is_pure_json_with_fio_keys() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("j");
     let out = iolab(&[
-        "run", "--name=j", &format!("--filename={}", f.display()), "--size=4m", "--direct=1",
-        "--rw=randrw", "--rwmixread=70", "--ioengine=libaio", "--iodepth=4", "--time_based",
-        "--runtime=300ms", "--lat_percentiles=1", "--percentile_list=50:99:99.999",
+        "run",
+        "--name=j",
+        &format!("--filename={}", f.display()),
+        "--size=4m",
+        "--direct=1",
+        "--rw=randrw",
+        "--rwmixread=70",
+        "--ioengine=libaio",
+        "--iodepth=4",
+        "--time_based",
+        "--runtime=300ms",
+        "--lat_percentiles=1",
+        "--percentile_list=50:99:99.999",
         "--output-format=json",
     ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -247,14 +320,37 @@ fn json_output_is_pure_json_with_fio_keys() {
         assert!(v.get(k).is_some(), "missing top-level {k}");
     }
     let job = &v["jobs"][0];
-    for k in ["jobname", "groupid", "error", "elapsed", "job options", "read", "write", "job_runtime", "usr_cpu", "sys_cpu", "ctx"] {
+    for k in [
+        "jobname",
+        "groupid",
+        "error",
+        "elapsed",
+        "job options",
+        "read",
+        "write",
+        "job_runtime",
+        "usr_cpu",
+        "sys_cpu",
+        "ctx",
+    ] {
         assert!(job.get(k).is_some(), "missing job key {k}");
     }
     assert_eq!(job["jobname"], "j");
     assert_eq!(job["job options"]["rw"], "randrw");
     for d in ["read", "write"] {
         let r = &job[d];
-        for k in ["io_bytes", "io_kbytes", "bw_bytes", "bw", "iops", "runtime", "total_ios", "slat_ns", "clat_ns", "lat_ns"] {
+        for k in [
+            "io_bytes",
+            "io_kbytes",
+            "bw_bytes",
+            "bw",
+            "iops",
+            "runtime",
+            "total_ios",
+            "slat_ns",
+            "clat_ns",
+            "lat_ns",
+        ] {
             assert!(r.get(k).is_some(), "missing {d}.{k}");
         }
         for lat in ["slat_ns", "clat_ns", "lat_ns"] {
@@ -262,10 +358,17 @@ fn json_output_is_pure_json_with_fio_keys() {
                 assert!(r[lat].get(k).is_some(), "missing {d}.{lat}.{k}");
             }
         }
-        let keys: Vec<&String> = r["clat_ns"]["percentile"].as_object().unwrap().keys().collect();
+        let keys: Vec<&String> = r["clat_ns"]["percentile"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
         assert_eq!(keys, vec!["50.000000", "99.000000", "99.999000"]);
         assert!(r["lat_ns"]["percentile"].is_object());
-        assert!(r["slat_ns"]["N"].as_u64().unwrap() > 0, "libaio reports submission latency");
+        assert!(
+            r["slat_ns"]["N"].as_u64().unwrap() > 0,
+            "libaio reports submission latency"
+        );
     }
     let reads = job["read"]["total_ios"].as_f64().unwrap();
     let writes = job["write"]["total_ios"].as_f64().unwrap();
@@ -295,8 +398,16 @@ fn json_keys_match_real_fio() {
         "--output-format=json".into(),
     ];
     let ours = iolab_json(&common);
-    let fio = Command::new("fio").args(&common).arg("--thread").output().unwrap();
-    assert!(fio.status.success(), "{}", String::from_utf8_lossy(&fio.stderr));
+    let fio = Command::new("fio")
+        .args(&common)
+        .arg("--thread")
+        .output()
+        .unwrap();
+    assert!(
+        fio.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fio.stderr)
+    );
     let theirs: Value = serde_json::from_slice(&fio.stdout).unwrap();
     let keys = |v: &Value| -> Vec<String> {
         let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
@@ -320,7 +431,10 @@ fn json_keys_match_real_fio() {
         keys(&t["read"]["clat_ns"]["percentile"]).len() + 1,
         "fio's default percentiles plus 99.999"
     );
-    assert_eq!(o["read"]["total_ios"], t["read"]["total_ios"], "same size, same I/O count");
+    assert_eq!(
+        o["read"]["total_ios"], t["read"]["total_ios"],
+        "same size, same I/O count"
+    );
     assert_eq!(o["read"]["io_bytes"], t["read"]["io_bytes"]);
 }
 
@@ -328,7 +442,14 @@ fn json_keys_match_real_fio() {
 fn group_reporting_merges_numjobs_copies() {
     let dir = tempfile::tempdir().unwrap();
     let f = format!("--filename={}", dir.path().join("g").display());
-    let base = ["--name=g", &f, "--size=1m", "--rw=randread", "--numjobs=2", "--output-format=json"];
+    let base = [
+        "--name=g",
+        &f,
+        "--size=1m",
+        "--rw=randread",
+        "--numjobs=2",
+        "--output-format=json",
+    ];
     let mut a: Vec<String> = base.iter().map(|s| s.to_string()).collect();
     let split = iolab_json(&a);
     assert_eq!(split["jobs"].as_array().unwrap().len(), 2);
@@ -344,7 +465,14 @@ fn group_reporting_merges_numjobs_copies() {
 fn sigint_stops_the_run_and_prints_partial_results() {
     let dir = tempfile::tempdir().unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .args(["run", "--name=long", "--size=4m", "--rw=randread", "--time_based", "--runtime=60"])
+        .args([
+            "run",
+            "--name=long",
+            "--size=4m",
+            "--rw=randread",
+            "--time_based",
+            "--runtime=60",
+        ])
         .arg(format!("--filename={}", dir.path().join("s").display()))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -356,35 +484,86 @@ fn sigint_stops_the_run_and_prints_partial_results() {
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(130), "{stdout}");
-    assert!(stdout.contains("INTERRUPTED") && stdout.contains("IOPS="), "{stdout}");
+    assert!(
+        stdout.contains("INTERRUPTED") && stdout.contains("IOPS="),
+        "{stdout}"
+    );
 }
 
 #[test]
 fn hipri_without_poll_queues_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let f = format!("--filename={}", dir.path().join("h").display());
-    let out = iolab(&["run", "--name=h", &f, "--size=1m", "--direct=1", "--rw=randread", "--ioengine=pvsync2", "--hipri"]);
+    let out = iolab(&[
+        "run",
+        "--name=h",
+        &f,
+        "--size=1m",
+        "--direct=1",
+        "--rw=randread",
+        "--ioengine=pvsync2",
+        "--hipri",
+    ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(out.stdout.contains("note: pvsync2 --hipri") && out.stdout.contains("interrupt"), "{}", out.stdout);
-    let out = iolab(&["run", "--name=h", &f, "--size=1m", "--direct=1", "--rw=randread", "--ioengine=io_uring", "--hipri"]);
+    assert!(
+        out.stdout.contains("note: pvsync2 --hipri") && out.stdout.contains("interrupt"),
+        "{}",
+        out.stdout
+    );
+    let out = iolab(&[
+        "run",
+        "--name=h",
+        &f,
+        "--size=1m",
+        "--direct=1",
+        "--rw=randread",
+        "--ioengine=io_uring",
+        "--hipri",
+    ]);
     one_line_error(&out, "needs a device with poll queues");
 }
 
 #[test]
 fn main_job_prints_the_qd1_tables() {
-    let out = iolab(&["--runtime=200ms", "--ramp_time=0", "--engines=psync,libaio,io_uring+iopoll,null"]);
+    let out = iolab(&[
+        "--runtime=200ms",
+        "--ramp_time=0",
+        "--engines=psync,libaio,io_uring+iopoll,null",
+    ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    for needle in ["| IOPS", "| Mean Latency", "| 99th Percentile Latency", "| 99.999th Percentile Latency",
-                   "4KiB Random Read", "4KiB Random Write", "psync", "libaio", "io_uring+iopoll n/a", "**"] {
-        assert!(out.stdout.contains(needle), "missing {needle}:\n{}", out.stdout);
+    for needle in [
+        "| IOPS",
+        "| Mean Latency",
+        "| 99th Percentile Latency",
+        "| 99.999th Percentile Latency",
+        "4KiB Random Read",
+        "4KiB Random Write",
+        "psync",
+        "libaio",
+        "io_uring+iopoll n/a",
+        "**",
+    ] {
+        assert!(
+            out.stdout.contains(needle),
+            "missing {needle}:\n{}",
+            out.stdout
+        );
     }
 }
 
 #[test]
 fn main_job_on_a_block_device_refuses_writes_without_the_flag() {
     let _g = device_lock();
-    let Some(dev) = loop_device(8 << 20, false) else { return };
-    let out = iolab(&["--target", dev.path.to_str().unwrap(), "--runtime=100ms", "--ramp_time=0", "--engines=psync"]);
+    let Some(dev) = loop_device(8 << 20, false) else {
+        return;
+    };
+    let out = iolab(&[
+        "--target",
+        dev.path.to_str().unwrap(),
+        "--runtime=100ms",
+        "--ramp_time=0",
+        "--engines=psync",
+    ]);
     one_line_error(&out, "--allow-destroy");
     let before = fs::read(&dev.backing).unwrap();
     assert!(before.iter().all(|&b| b == 0), "nothing was written");
@@ -394,22 +573,32 @@ fn main_job_on_a_block_device_refuses_writes_without_the_flag() {
 #[test]
 fn io_uring_on_zram_reports_kernel_worker_cpu() {
     let _g = device_lock();
-    let Some(Backing::Zram(path)) = backings(16 << 20).into_iter().find(|b| matches!(b, Backing::Zram(_))) else {
+    let Some(Backing::Zram(path)) = backings(16 << 20)
+        .into_iter()
+        .find(|b| matches!(b, Backing::Zram(_)))
+    else {
         eprintln!("skipped: no /dev/zram0");
         return;
     };
     // Fill the region first: zram answers never-written pages without doing any work.
     let f = fs::OpenOptions::new().write(true).open(&path).unwrap();
-    let junk: Vec<u8> = (0..(1 << 20)).map(|i: u32| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    let junk: Vec<u8> = (0..(1 << 20))
+        .map(|i: u32| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
     for i in 0..8u64 {
         f.write_all_at(&junk, i << 20).unwrap();
     }
     f.sync_all().unwrap();
     drop(f);
     let v = iolab_json(&[
-        "--name=z".into(), format!("--filename={}", path.display()), "--size=8m".into(),
-        "--direct=1".into(), "--rw=randread".into(), "--ioengine=io_uring".into(),
-        "--time_based".into(), "--runtime=1".into(),
+        "--name=z".into(),
+        format!("--filename={}", path.display()),
+        "--size=8m".into(),
+        "--direct=1".into(),
+        "--rw=randread".into(),
+        "--ioengine=io_uring".into(),
+        "--time_based".into(),
+        "--runtime=1".into(),
     ]);
     let job = &v["jobs"][0];
     let iowq = job["iolab"]["cpu_ns"]["io_wq_workers"].as_u64().unwrap();

@@ -18,7 +18,10 @@ pub struct Out {
 }
 
 pub fn iolab(args: &[&str]) -> Out {
-    let o = Command::new(env!("CARGO_BIN_EXE_iolab")).args(args).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(args)
+        .output()
+        .unwrap();
     Out {
         code: o.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -86,7 +89,10 @@ pub fn loop_device(bytes: u64, partitioned: bool) -> Option<LoopDev> {
             _dir: dir,
         }),
         Ok(o) => {
-            eprintln!("skipped loop device: losetup: {}", String::from_utf8_lossy(&o.stderr).trim());
+            eprintln!(
+                "skipped loop device: losetup: {}",
+                String::from_utf8_lossy(&o.stderr).trim()
+            );
             None
         }
         Err(e) => {
@@ -126,11 +132,15 @@ fn zram() -> Result<PathBuf, String> {
         return Err("no /dev/zram0 (modprobe zram)".into());
     }
     let size_path = "/sys/block/zram0/disksize";
-    let size = |_: ()| fs::read_to_string(size_path).ok().and_then(|s| s.trim().parse::<u64>().ok());
+    let size = |_: ()| {
+        fs::read_to_string(size_path)
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+    };
     if size(()) == Some(0) {
         let _ = fs::write(size_path, "1G");
     }
-    if !size(()).is_some_and(|s| s > 0) {
+    if size(()).is_none_or(|s| s == 0) {
         return Err("zram0 has no disksize and it could not be set".into());
     }
     let swaps = fs::read_to_string("/proc/swaps").unwrap_or_default();

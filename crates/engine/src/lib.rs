@@ -147,7 +147,9 @@ pub fn open_engine<V: EngineVisitor>(
 #[inline(always)]
 pub(crate) fn syscall_result(ret: isize) -> i64 {
     if ret < 0 {
-        -(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO) as i64)
+        -(std::io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO) as i64)
     } else {
         ret as i64
     }

@@ -6,7 +6,6 @@
 //! open with the reason instead. A device without NOWAIT support (zram) makes the kernel hand
 //! every request to io-wq worker threads; the runner detects that from those threads' CPU time.
 
-use std::io;
 use std::marker::PhantomData;
 
 use io_uring::{opcode, squeue, types, IoUring};
@@ -125,27 +124,29 @@ impl<'pool> Uring<'pool> {
         }
         let sqe = match (io.dir, self.opts.fixedbufs) {
             (Direction::Read, false) => {
-                with_fd!(|f| opcode::Read::new(f, io.buf, io.len).offset(io.offset).build())
+                with_fd!(|f| opcode::Read::new(f, io.buf, io.len)
+                    .offset(io.offset)
+                    .build())
             }
             (Direction::Write, false) => {
-                with_fd!(|f| opcode::Write::new(f, io.buf, io.len).offset(io.offset).build())
+                with_fd!(|f| opcode::Write::new(f, io.buf, io.len)
+                    .offset(io.offset)
+                    .build())
             }
-            (Direction::Read, true) => with_fd!(|f| opcode::ReadFixed::new(
-                f,
-                io.buf,
-                io.len,
-                io.slot as u16
-            )
-            .offset(io.offset)
-            .build()),
-            (Direction::Write, true) => with_fd!(|f| opcode::WriteFixed::new(
-                f,
-                io.buf,
-                io.len,
-                io.slot as u16
-            )
-            .offset(io.offset)
-            .build()),
+            (Direction::Read, true) => {
+                with_fd!(
+                    |f| opcode::ReadFixed::new(f, io.buf, io.len, io.slot as u16)
+                        .offset(io.offset)
+                        .build()
+                )
+            }
+            (Direction::Write, true) => {
+                with_fd!(
+                    |f| opcode::WriteFixed::new(f, io.buf, io.len, io.slot as u16)
+                        .offset(io.offset)
+                        .build()
+                )
+            }
         };
         sqe.user_data(io.slot as u64)
     }
@@ -201,7 +202,7 @@ impl IoEngine for Uring<'_> {
                         return Err(EngineError::Syscall {
                             engine: ENGINE,
                             op: "io_uring_enter (wait)",
-                            source: io::Error::from(e),
+                            source: e,
                         })
                     }
                 }

@@ -116,7 +116,8 @@ pub fn parse_command_line(args: &[String]) -> Result<CommandLine, FioError> {
             draft.apply(k, v.as_deref())?;
         }
         if n == 0 {
-            global_options = draft.set_options[..globals.len().min(draft.set_options.len())].to_vec();
+            global_options =
+                draft.set_options[..globals.len().min(draft.set_options.len())].to_vec();
         }
         job_options.push(draft.set_options.clone());
         specs.push(draft.finish()?);
@@ -168,7 +169,10 @@ mod tests {
         assert_eq!(c.jobs[1].block_size, [16384, 16384]);
         assert_eq!(c.jobs[1].read_percent, 0);
         assert_eq!(c.global_options.len(), 2);
-        assert_eq!(c.job_options[1].last().unwrap(), &("bs".to_string(), "16k".to_string()));
+        assert_eq!(
+            c.job_options[1].last().unwrap(),
+            &("bs".to_string(), "16k".to_string())
+        );
     }
 
     #[test]
@@ -192,11 +196,16 @@ mod tests {
         assert!(e.to_string().contains("unknown unit"), "{e}");
         let e = parse_command_line(&args("--name=j --filename=/tmp/f --iodepth=0")).unwrap_err();
         assert!(e.to_string().contains("iodepth"), "{e}");
-        let e = parse_command_line(&args("--name=j --filename=/tmp/f --ioengine=posixaio")).unwrap_err();
+        let e = parse_command_line(&args("--name=j --filename=/tmp/f --ioengine=posixaio"))
+            .unwrap_err();
         assert!(e.to_string().contains("unknown ioengine 'posixaio'"), "{e}");
         let e = parse_command_line(&args("job.fio")).unwrap_err();
-        assert!(e.to_string().contains("unexpected argument 'job.fio'"), "{e}");
-        let e = parse_command_line(&args("--name=j --filename=/tmp/f --output-format=terse")).unwrap_err();
+        assert!(
+            e.to_string().contains("unexpected argument 'job.fio'"),
+            "{e}"
+        );
+        let e = parse_command_line(&args("--name=j --filename=/tmp/f --output-format=terse"))
+            .unwrap_err();
         assert!(e.to_string().contains("output-format"), "{e}");
         let e = parse_command_line(&args("--name=j")).unwrap_err();
         assert!(e.to_string().contains("filename"), "{e}");

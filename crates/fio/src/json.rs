@@ -72,7 +72,11 @@ fn dir_object(job: &JobReport, d: Direction, clock: &Clock) -> Value {
             &empty
         }
     };
-    let runtime_ms = if r.ios > 0 { job.runtime_ns / 1_000_000 } else { 0 };
+    let runtime_ms = if r.ios > 0 {
+        job.runtime_ns / 1_000_000
+    } else {
+        0
+    };
     let bw_bytes = job.bw_bytes_per_sec(d);
     let pcts = spec.percentiles.as_slice();
     json!({
@@ -202,7 +206,10 @@ mod tests {
     #[test]
     fn empty_latency_is_fio_zero_block() {
         let v = latency_object(None, &Clock::monotonic(), None);
-        assert_eq!(v, json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}));
+        assert_eq!(
+            v,
+            json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0})
+        );
     }
 
     #[test]

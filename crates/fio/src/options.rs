@@ -501,10 +501,31 @@ mod tests {
     #[test]
     fn every_option_in_the_issue_is_in_the_table() {
         for name in [
-            "name", "filename", "rw", "rwmixread", "bs", "blockalign", "iodepth", "ioengine",
-            "direct", "size", "offset", "time_based", "runtime", "ramp_time", "numjobs",
-            "cpus_allowed", "norandommap", "randseed", "hipri", "sqthread_poll", "fixedbufs",
-            "registerfiles", "percentile_list", "group_reporting", "thread",
+            "name",
+            "filename",
+            "rw",
+            "rwmixread",
+            "bs",
+            "blockalign",
+            "iodepth",
+            "ioengine",
+            "direct",
+            "size",
+            "offset",
+            "time_based",
+            "runtime",
+            "ramp_time",
+            "numjobs",
+            "cpus_allowed",
+            "norandommap",
+            "randseed",
+            "hipri",
+            "sqthread_poll",
+            "fixedbufs",
+            "registerfiles",
+            "percentile_list",
+            "group_reporting",
+            "thread",
         ] {
             assert!(find(name).is_some(), "{name}");
         }
@@ -570,13 +591,19 @@ mod tests {
         assert!(e.starts_with("option 'bs': bad value '4q'"), "{e}");
         let e = draft(&[("iodepth", Some("0"))]).unwrap_err().to_string();
         assert!(e.contains("iodepth") && e.contains("at least 1"), "{e}");
-        let e = draft(&[("ioengine", Some("spdk"))]).unwrap_err().to_string();
+        let e = draft(&[("ioengine", Some("spdk"))])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unknown ioengine 'spdk'"), "{e}");
         let e = draft(&[("runtime", None)]).unwrap_err();
         assert_eq!(e, FioError::MissingValue("runtime".into()));
-        let e = draft(&[("percentile_list", Some("50:101"))]).unwrap_err().to_string();
+        let e = draft(&[("percentile_list", Some("50:101"))])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("101"), "{e}");
-        let e = draft(&[("cpus_allowed", Some("x"))]).unwrap_err().to_string();
+        let e = draft(&[("cpus_allowed", Some("x"))])
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("option 'cpus_allowed': bad value 'x'"), "{e}");
     }
 

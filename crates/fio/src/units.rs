@@ -17,13 +17,14 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     if t.is_empty() {
         return Err("empty size".into());
     }
-    let (digits, rest, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        let end = h.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(h.len());
-        (&h[..end], &h[end..], 16)
-    } else {
-        let end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-        (&t[..end], &t[end..], 10)
-    };
+    let (digits, rest, radix) =
+        if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+            let end = h.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(h.len());
+            (&h[..end], &h[end..], 16)
+        } else {
+            let end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+            (&t[..end], &t[end..], 10)
+        };
     if digits.is_empty() {
         return Err(format!("'{s}' does not start with a number"));
     }
@@ -31,7 +32,8 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     let mult = size_multiplier(rest).ok_or_else(|| {
         format!("'{s}': unknown unit '{rest}' (use b, k, m, g, t, p, or ki, mi, ... for powers of 1000)")
     })?;
-    n.checked_mul(mult).ok_or_else(|| format!("'{s}' is too large"))
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("'{s}' is too large"))
 }
 
 fn size_multiplier(suffix: &str) -> Option<u64> {
@@ -59,7 +61,10 @@ fn size_multiplier(suffix: &str) -> Option<u64> {
 pub fn parse_size_or_percent(s: &str) -> Result<SizeOrPercent, String> {
     match s.trim().strip_suffix('%') {
         Some(p) => {
-            let v: f64 = p.trim().parse().map_err(|_| format!("'{s}' is not a percentage"))?;
+            let v: f64 = p
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{s}' is not a percentage"))?;
             if !(0.0..=100.0).contains(&v) {
                 return Err(format!("'{s}' is not between 0% and 100%"));
             }
@@ -143,15 +148,25 @@ mod tests {
     #[test]
     fn bad_sizes_say_why() {
         assert!(parse_size("4q").unwrap_err().contains("unknown unit 'q'"));
-        assert!(parse_size("k").unwrap_err().contains("does not start with a number"));
+        assert!(parse_size("k")
+            .unwrap_err()
+            .contains("does not start with a number"));
         assert!(parse_size("").is_err());
-        assert!(parse_size("99999999999p").unwrap_err().contains("too large"));
+        assert!(parse_size("99999999999p")
+            .unwrap_err()
+            .contains("too large"));
     }
 
     #[test]
     fn percentages() {
-        assert_eq!(parse_size_or_percent("50%"), Ok(SizeOrPercent::Percent(50.0)));
-        assert_eq!(parse_size_or_percent("1m"), Ok(SizeOrPercent::Bytes(1 << 20)));
+        assert_eq!(
+            parse_size_or_percent("50%"),
+            Ok(SizeOrPercent::Percent(50.0))
+        );
+        assert_eq!(
+            parse_size_or_percent("1m"),
+            Ok(SizeOrPercent::Bytes(1 << 20))
+        );
         assert!(parse_size_or_percent("150%").is_err());
     }
 
@@ -165,7 +180,9 @@ mod tests {
         assert_eq!(parse_time("20m"), Ok(Duration::from_secs(1200)));
         assert_eq!(parse_time("1h"), Ok(Duration::from_secs(3600)));
         assert_eq!(parse_time("1d"), Ok(Duration::from_secs(86400)));
-        assert!(parse_time("5parsecs").unwrap_err().contains("unknown time unit"));
+        assert!(parse_time("5parsecs")
+            .unwrap_err()
+            .contains("unknown time unit"));
         assert!(parse_time("soon").is_err());
     }
 

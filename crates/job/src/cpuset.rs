@@ -33,8 +33,12 @@ impl FromStr for CpuSet {
                 Some((a, b)) => (a.trim(), b.trim()),
                 None => (part, part),
             };
-            let lo: usize = lo.parse().map_err(|_| bad("expected a CPU list like 0-3,6"))?;
-            let hi: usize = hi.parse().map_err(|_| bad("expected a CPU list like 0-3,6"))?;
+            let lo: usize = lo
+                .parse()
+                .map_err(|_| bad("expected a CPU list like 0-3,6"))?;
+            let hi: usize = hi
+                .parse()
+                .map_err(|_| bad("expected a CPU list like 0-3,6"))?;
             if lo > hi {
                 return Err(bad("a range must go from low to high"));
             }

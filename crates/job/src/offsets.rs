@@ -76,7 +76,12 @@ impl Permutation {
             n,
             half_bits,
             half_mask: (1u64 << half_bits) - 1,
-            keys: [rng.next_u64(), rng.next_u64(), rng.next_u64(), rng.next_u64()],
+            keys: [
+                rng.next_u64(),
+                rng.next_u64(),
+                rng.next_u64(),
+                rng.next_u64(),
+            ],
         }
     }
 
@@ -202,8 +207,13 @@ mod tests {
             };
             let mut g = OffsetGen::new(&s, region, 3);
             for _pass in 0..2 {
-                let got: HashSet<u64> = (0..blocks).map(|_| g.next(Direction::Read, 4096)).collect();
-                assert_eq!(got.len() as u64, blocks, "{blocks} blocks: repeats within a pass");
+                let got: HashSet<u64> =
+                    (0..blocks).map(|_| g.next(Direction::Read, 4096)).collect();
+                assert_eq!(
+                    got.len() as u64,
+                    blocks,
+                    "{blocks} blocks: repeats within a pass"
+                );
                 assert!(got.iter().all(|o| *o >= 8192 && (o - 8192) % 4096 == 0));
                 assert!(got.iter().all(|o| o + 4096 <= region.end()));
             }
@@ -213,7 +223,14 @@ mod tests {
     #[test]
     fn random_map_is_not_sequential() {
         let s = spec(Pattern::Random, 4096);
-        let mut g = OffsetGen::new(&s, Region { start: 0, len: 4096 * 1024 }, 1);
+        let mut g = OffsetGen::new(
+            &s,
+            Region {
+                start: 0,
+                len: 4096 * 1024,
+            },
+            1,
+        );
         let v: Vec<u64> = (0..1024).map(|_| g.next(Direction::Read, 4096)).collect();
         let in_order = v.windows(2).filter(|w| w[1] == w[0] + 4096).count();
         assert!(in_order < 20, "{in_order} consecutive pairs");
@@ -224,14 +241,17 @@ mod tests {
         let mut s = spec(Pattern::Random, 4096);
         s.random_map = false;
         s.block_align = Some(512);
-        let region = Region { start: 0, len: 1 << 20 };
+        let region = Region {
+            start: 0,
+            len: 1 << 20,
+        };
         let mut g = OffsetGen::new(&s, region, 9);
         let mut odd_sector = 0;
         for _ in 0..10_000 {
             let o = g.next(Direction::Write, 4096);
             assert_eq!(o % 512, 0);
             assert!(o + 4096 <= region.end());
-            if o % 4096 != 0 {
+            if !o.is_multiple_of(4096) {
                 odd_sector += 1;
             }
         }
@@ -242,7 +262,14 @@ mod tests {
     #[test]
     fn sequential_steps_by_block_and_wraps_per_direction() {
         let s = spec(Pattern::Sequential, 4096);
-        let mut g = OffsetGen::new(&s, Region { start: 4096, len: 3 * 4096 }, 0);
+        let mut g = OffsetGen::new(
+            &s,
+            Region {
+                start: 4096,
+                len: 3 * 4096,
+            },
+            0,
+        );
         let v: Vec<u64> = (0..4).map(|_| g.next(Direction::Read, 4096)).collect();
         assert_eq!(v, vec![4096, 8192, 12288, 4096]);
         assert_eq!(g.next(Direction::Write, 4096), 4096);
@@ -255,24 +282,43 @@ mod tests {
         s.offset = SizeSpec::Bytes(1 << 20);
         assert_eq!(
             Region::resolve(&s, 4 << 20, false).unwrap(),
-            Region { start: 1 << 20, len: 1 << 20 }
+            Region {
+                start: 1 << 20,
+                len: 1 << 20
+            }
         );
-        assert!(Region::resolve(&s, 1 << 20, false).unwrap_err().to_string().contains("past the end"));
+        assert!(Region::resolve(&s, 1 << 20, false)
+            .unwrap_err()
+            .to_string()
+            .contains("past the end"));
         assert!(Region::resolve(&s, 0, true).is_ok(), "a file can grow");
         s.size = Some(SizeSpec::Percent(50.0));
         s.offset = SizeSpec::Percent(25.0);
         assert_eq!(
             Region::resolve(&s, 8 << 20, false).unwrap(),
-            Region { start: 2 << 20, len: 4 << 20 }
+            Region {
+                start: 2 << 20,
+                len: 4 << 20
+            }
         );
         s.size = Some(SizeSpec::Bytes(1000));
-        assert!(Region::resolve(&s, 8 << 20, false).unwrap_err().to_string().contains("smaller than one block"));
+        assert!(Region::resolve(&s, 8 << 20, false)
+            .unwrap_err()
+            .to_string()
+            .contains("smaller than one block"));
     }
 
     #[test]
     fn mix_draws_reads_at_the_asked_rate() {
         let s = spec(Pattern::Random, 4096);
-        let mut g = OffsetGen::new(&s, Region { start: 0, len: 1 << 20 }, 2);
+        let mut g = OffsetGen::new(
+            &s,
+            Region {
+                start: 0,
+                len: 1 << 20,
+            },
+            2,
+        );
         let reads = (0..100_000)
             .filter(|_| g.next_direction(70) == Direction::Read)
             .count();

@@ -170,7 +170,11 @@ impl JobSpec {
         }
         if let Some(a) = self.block_align {
             if a == 0 {
-                return Err(JobError::invalid("blockalign", 0, "must be at least 1 byte"));
+                return Err(JobError::invalid(
+                    "blockalign",
+                    0,
+                    "must be at least 1 byte",
+                ));
             }
         }
         if self.read_percent > 100 {
@@ -234,7 +238,8 @@ mod tests {
     #[test]
     fn each_bad_setting_is_named() {
         let base = JobSpec::new("j", "/tmp/x");
-        let cases: Vec<(&str, Box<dyn Fn(&mut JobSpec)>)> = vec![
+        type Breaker = Box<dyn Fn(&mut JobSpec)>;
+        let cases: Vec<(&str, Breaker)> = vec![
             ("iodepth", Box::new(|j| j.iodepth = 0)),
             ("bs", Box::new(|j| j.block_size = [0, 0])),
             ("numjobs", Box::new(|j| j.numjobs = 0)),

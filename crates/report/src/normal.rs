@@ -110,7 +110,11 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Clock) -> io::Result<(
         job.spec.engine.label(),
         job.spec.effective_iodepth(),
         job.target.path.display(),
-        if job.interrupted { " [INTERRUPTED]" } else { "" }
+        if job.interrupted {
+            " [INTERRUPTED]"
+        } else {
+            ""
+        }
     )?;
     for d in [Direction::Read, Direction::Write] {
         write_dir(w, job, d, clock)?;
@@ -156,11 +160,20 @@ pub fn write_normal(out: &RunOutcome, w: &mut impl Write) -> io::Result<()> {
         if bytes == 0 {
             continue;
         }
-        let run_ms = out.jobs.iter().map(|j| j.runtime_ns / 1_000_000).max().unwrap_or(0);
+        let run_ms = out
+            .jobs
+            .iter()
+            .map(|j| j.runtime_ns / 1_000_000)
+            .max()
+            .unwrap_or(0);
         writeln!(
             w,
             "  {}: bw={}/s ({}/s), io={} ({}), run={}msec",
-            if d == Direction::Read { " READ" } else { "WRITE" },
+            if d == Direction::Read {
+                " READ"
+            } else {
+                "WRITE"
+            },
             bytes_binary(bw),
             bytes_decimal(bw),
             bytes_binary(bytes as f64),
@@ -173,7 +186,11 @@ pub fn write_normal(out: &RunOutcome, w: &mut impl Write) -> io::Result<()> {
         "iolab: clock={} ({:.3} ticks/ns){}",
         out.clock.source(),
         out.clock.ticks_per_ns(),
-        if out.interrupted { ", run INTERRUPTED: partial results" } else { "" }
+        if out.interrupted {
+            ", run INTERRUPTED: partial results"
+        } else {
+            ""
+        }
     )
 }
 

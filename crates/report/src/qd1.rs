@@ -126,7 +126,13 @@ impl Qd1Table {
     /// The tables as Markdown, then the reasons for n/a cells and the notes.
     pub fn render(&self) -> String {
         let mut out = String::new();
-        let w = self.engines.iter().map(|e| e.len()).max().unwrap_or(0).max(12);
+        let w = self
+            .engines
+            .iter()
+            .map(|e| e.len())
+            .max()
+            .unwrap_or(0)
+            .max(12);
         for m in &METRICS {
             let _ = write!(out, "| {:<27} |", m.title);
             for e in &self.engines {
@@ -217,16 +223,38 @@ mod tests {
     fn best_is_marked_per_metric_and_na_is_explained() {
         let mut t = Qd1Table::default();
         let wl = "4KiB Random Read".to_string();
-        t.add(Qd1Cell { engine: "psync".into(), workload: wl.clone(), result: Ok(nums(100_000.0, 9_000.0)) });
-        t.add(Qd1Cell { engine: "libaio".into(), workload: wl.clone(), result: Ok(nums(120_000.0, 8_000.0)) });
-        t.add(Qd1Cell { engine: "io_uring+iopoll".into(), workload: wl.clone(), result: Err("no poll queues".into()) });
-        t.add(Qd1Cell { engine: "null".into(), workload: wl.clone(), result: Ok(nums(9e6, 50.0)) });
+        t.add(Qd1Cell {
+            engine: "psync".into(),
+            workload: wl.clone(),
+            result: Ok(nums(100_000.0, 9_000.0)),
+        });
+        t.add(Qd1Cell {
+            engine: "libaio".into(),
+            workload: wl.clone(),
+            result: Ok(nums(120_000.0, 8_000.0)),
+        });
+        t.add(Qd1Cell {
+            engine: "io_uring+iopoll".into(),
+            workload: wl.clone(),
+            result: Err("no poll queues".into()),
+        });
+        t.add(Qd1Cell {
+            engine: "null".into(),
+            workload: wl.clone(),
+            result: Ok(nums(9e6, 50.0)),
+        });
         t.reference_only.push("null".into());
         let s = t.render();
         assert!(s.contains("**120k**"), "{s}");
         assert!(s.contains("**8.00 µs**"), "{s}");
-        assert!(!s.contains("**9.00M**") && s.contains("9.00M"), "null is never best: {s}");
-        assert!(s.contains("n/a") && s.contains("io_uring+iopoll n/a: no poll queues"), "{s}");
+        assert!(
+            !s.contains("**9.00M**") && s.contains("9.00M"),
+            "null is never best: {s}"
+        );
+        assert!(
+            s.contains("n/a") && s.contains("io_uring+iopoll n/a: no poll queues"),
+            "{s}"
+        );
         assert_eq!(s.matches("| 4KiB Random Read").count(), METRICS.len());
     }
 }

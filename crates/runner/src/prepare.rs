@@ -24,12 +24,16 @@ pub struct PreparedJob {
 
 /// Checks every job; writes nothing.
 pub fn prepare(specs: &[JobSpec], allow_destroy: bool) -> Result<Vec<PreparedJob>, RunError> {
-    specs.iter().map(|s| prepare_one(s, allow_destroy)).collect()
+    specs
+        .iter()
+        .map(|s| prepare_one(s, allow_destroy))
+        .collect()
 }
 
 fn prepare_one(spec: &JobSpec, allow_destroy: bool) -> Result<PreparedJob, RunError> {
     let job = || spec.name.clone();
-    spec.validate().map_err(|source| RunError::Job { job: job(), source })?;
+    spec.validate()
+        .map_err(|source| RunError::Job { job: job(), source })?;
     let path = &spec.filename;
     let facts = if path.exists() {
         probe(path).map_err(|source| RunError::Target { job: job(), source })?
@@ -127,7 +131,7 @@ fn check_alignment(spec: &JobSpec, facts: &TargetFacts, region: &Region) -> Resu
     };
     for d in spec.directions() {
         let bs = spec.block_size[d.index()] as u64;
-        if bs % lbs != 0 {
+        if !bs.is_multiple_of(lbs) {
             return Err(fail(format!("bs={bs}")));
         }
     }
@@ -136,7 +140,7 @@ fn check_alignment(spec: &JobSpec, facts: &TargetFacts, region: &Region) -> Resu
             return Err(fail(format!("blockalign={a}")));
         }
     }
-    if region.start % lbs != 0 {
+    if !region.start.is_multiple_of(lbs) {
         return Err(fail(format!("offset={}", region.start)));
     }
     Ok(())

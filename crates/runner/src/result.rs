@@ -95,11 +95,13 @@ impl JobReport {
 
     /// I/Os per second over the measured window, for one direction.
     pub fn iops(&self, d: Direction) -> f64 {
-        self.dir(d).map_or(0.0, |r| per_second(r.ios, self.runtime_ns))
+        self.dir(d)
+            .map_or(0.0, |r| per_second(r.ios, self.runtime_ns))
     }
 
     pub fn bw_bytes_per_sec(&self, d: Direction) -> f64 {
-        self.dir(d).map_or(0.0, |r| per_second(r.bytes, self.runtime_ns))
+        self.dir(d)
+            .map_or(0.0, |r| per_second(r.bytes, self.runtime_ns))
     }
 
     /// I/Os completed per second of CPU (own threads plus kernel helpers): what a path costs.

@@ -90,9 +90,7 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
                 };
                 // Merge copies of a job that reports as a group (consecutive by construction).
                 match reports.last_mut() {
-                    Some(last)
-                        if job.spec.group_reporting && last.job_index == i =>
-                    {
+                    Some(last) if job.spec.group_reporting && last.job_index == i => {
                         last.merge(&report)
                     }
                     _ => reports.push(report),

@@ -73,13 +73,19 @@ impl Worker<'_> {
         let file = opts.open(&spec.filename).map_err(|source| RunError::Io {
             job: job(),
             path: spec.filename.clone(),
-            dir: if spec.writes() { Direction::Write } else { Direction::Read },
+            dir: if spec.writes() {
+                Direction::Write
+            } else {
+                Direction::Read
+            },
             offset: 0,
             len: 0,
             source,
         })?;
         let depth = spec.effective_iodepth();
-        let seed = spec.seed.wrapping_add(self.clone_index as u64 * 0x1_0000_0001);
+        let seed = spec
+            .seed
+            .wrapping_add(self.clone_index as u64 * 0x1_0000_0001);
         let pool = BufferPool::new(depth as usize, spec.max_block_size() as usize, seed);
         let facts = &self.job.facts;
         let name = match (&facts.kind, &facts.disk_name) {
@@ -321,7 +327,9 @@ impl<'a, 'w> LoopState<'a, 'w> {
                     s.bytes += io.len as u64;
                     s.lat.record(now - t0);
                 }
-                QueueStatus::Completed(r) => return Err(self.io_error(io.dir, io.offset, io.len, r)),
+                QueueStatus::Completed(r) => {
+                    return Err(self.io_error(io.dir, io.offset, io.len, r))
+                }
                 QueueStatus::Queued | QueueStatus::Busy => {
                     return Err(self.engine_error(iolab_engine::EngineError::Unsupported {
                         engine: "engine",
@@ -443,7 +451,8 @@ impl<'a, 'w> LoopState<'a, 'w> {
         let cpu = self.cpu_used;
         if spec.engine.kind == EngineKind::IoUring && cpu.iowq_ns > 0 {
             let own = cpu.user_ns + cpu.sys_ns;
-            let share = cpu.iowq_ns as f64 * 100.0 / (own + cpu.iowq_ns + cpu.sqpoll_ns).max(1) as f64;
+            let share =
+                cpu.iowq_ns as f64 * 100.0 / (own + cpu.iowq_ns + cpu.sqpoll_ns).max(1) as f64;
             if share >= 5.0 {
                 notes.push(format!(
                     "io_uring handed requests to kernel worker threads (io-wq): {share:.0}% of \
@@ -461,7 +470,11 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 ios: st.ios,
                 bytes: st.bytes,
                 slat: (!sync).then(|| st.slat.clone()),
-                clat: if sync { st.lat.clone() } else { st.clat.clone() },
+                clat: if sync {
+                    st.lat.clone()
+                } else {
+                    st.clat.clone()
+                },
                 lat: st.lat.clone(),
             });
         }

@@ -91,7 +91,8 @@ impl Clock {
     /// Picks the best source and calibrates it. Takes about `calibration` of wall time when
     /// the TSC is used (20 ms is plenty for four significant digits).
     pub fn calibrate(calibration: Duration) -> Clock {
-        if std::env::var_os("IOLAB_CLOCK").is_some_and(|v| v == "monotonic") || !tsc_is_trustworthy()
+        if std::env::var_os("IOLAB_CLOCK").is_some_and(|v| v == "monotonic")
+            || !tsc_is_trustworthy()
         {
             return Clock::monotonic();
         }

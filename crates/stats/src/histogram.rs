@@ -157,7 +157,7 @@ mod tests {
         for _ in 0..200_000 {
             // A long-tailed mix: mostly ~10 µs, a tail out to ~10 ms.
             let base = 10_000 + lcg(&mut seed) % 5_000;
-            let v = if lcg(&mut seed) % 1000 == 0 {
+            let v = if lcg(&mut seed).is_multiple_of(1000) {
                 base * (1 + lcg(&mut seed) % 1000)
             } else {
                 base
@@ -207,7 +207,10 @@ mod tests {
         a.merge(&b);
         let c = Clock::monotonic();
         let p = [50.0, 99.0];
-        assert_eq!(format!("{:?}", a.summarize(&c, &p)), format!("{:?}", all.summarize(&c, &p)));
+        assert_eq!(
+            format!("{:?}", a.summarize(&c, &p)),
+            format!("{:?}", all.summarize(&c, &p))
+        );
     }
 
     #[test]

@@ -7,4 +7,4 @@ pub mod signature;
 pub mod target;
 
 pub use safety::{check_write_allowed, SafetyError};
-pub use target::{probe, TargetFacts, TargetKind, TargetError};
+pub use target::{probe, TargetError, TargetFacts, TargetKind};

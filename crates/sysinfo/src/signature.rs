@@ -14,7 +14,9 @@ fn mbr(buf: &[u8]) -> bool {
     if !at(buf, 510, &[0x55, 0xAA]) {
         return false;
     }
-    let entries: Vec<&[u8]> = (0..4).filter_map(|i| buf.get(446 + 16 * i..462 + 16 * i)).collect();
+    let entries: Vec<&[u8]> = (0..4)
+        .filter_map(|i| buf.get(446 + 16 * i..462 + 16 * i))
+        .collect();
     entries.len() == 4
         && entries.iter().all(|e| e[0] == 0 || e[0] == 0x80)
         && entries.iter().any(|e| e[4] != 0)
@@ -72,7 +74,11 @@ mod tests {
         let mut m = vec![0u8; PROBE_BYTES];
         m[510] = 0x55;
         m[511] = 0xAA;
-        assert_eq!(find_signature(&m), None, "boot signature alone is no partition table");
+        assert_eq!(
+            find_signature(&m),
+            None,
+            "boot signature alone is no partition table"
+        );
         m[446 + 4] = 0x83;
         assert_eq!(find_signature(&m).unwrap().0, "DOS/MBR partition table");
         // Random data (what iolab writes) is not mistaken for a signature.

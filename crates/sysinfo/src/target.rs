@@ -57,7 +57,7 @@ pub fn probe(path: &Path) -> Result<TargetFacts, TargetError> {
         let device = (libc::major(rdev), libc::minor(rdev));
         let file = fs::File::open(path).map_err(io_err(path))?;
         let size_bytes = ioctl_u64(&file, BLKGETSIZE64).map_err(io_err(path))?;
-        let lbs = ioctl_int(&file, libc::BLKSSZGET as u64).map_err(io_err(path))? as u32;
+        let lbs = ioctl_int(&file, libc::BLKSSZGET).map_err(io_err(path))? as u32;
         let disk = whole_disk_name(device);
         Ok(TargetFacts {
             path: path.to_path_buf(),
@@ -122,7 +122,15 @@ fn dio_offset_align(path: &Path) -> Option<u32> {
     // SAFETY: zeroed statx is a valid out-buffer.
     let mut stx: libc::statx = unsafe { std::mem::zeroed() };
     // SAFETY: c is a valid NUL-terminated path; stx is writable.
-    let r = unsafe { libc::statx(libc::AT_FDCWD, c.as_ptr(), 0, libc::STATX_DIOALIGN, &mut stx) };
+    let r = unsafe {
+        libc::statx(
+            libc::AT_FDCWD,
+            c.as_ptr(),
+            0,
+            libc::STATX_DIOALIGN,
+            &mut stx,
+        )
+    };
     if r != 0 || stx.stx_mask & libc::STATX_DIOALIGN == 0 || stx.stx_dio_offset_align == 0 {
         return None;
     }
@@ -166,7 +174,13 @@ mod tests {
 
     #[test]
     fn missing_and_odd_targets_are_errors() {
-        assert!(probe(Path::new("/nonexistent/iolab")).unwrap_err().to_string().contains("/nonexistent/iolab"));
-        assert!(matches!(probe(Path::new("/dev/null")), Err(TargetError::NotSupported(_))));
+        assert!(probe(Path::new("/nonexistent/iolab"))
+            .unwrap_err()
+            .to_string()
+            .contains("/nonexistent/iolab"));
+        assert!(matches!(
+            probe(Path::new("/dev/null")),
+            Err(TargetError::NotSupported(_))
+        ));
     }
 }
