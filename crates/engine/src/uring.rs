@@ -53,15 +53,32 @@ impl<'pool> Uring<'pool> {
                 ),
             });
         }
-        let mut builder = IoUring::builder();
-        if opts.hipri {
-            builder.setup_iopoll();
-        }
-        if opts.sqthread_poll {
-            builder.setup_sqpoll(SQPOLL_IDLE_MS);
-        }
         let entries = depth.max(1).next_power_of_two();
-        let ring = builder.build(entries).map_err(|e| {
+        let build = |quiet_completions: bool| {
+            let mut builder = IoUring::builder();
+            builder.setup_cqsize(entries);
+            if opts.hipri {
+                builder.setup_iopoll();
+            }
+            if opts.sqthread_poll {
+                builder.setup_sqpoll(SQPOLL_IDLE_MS);
+            } else if quiet_completions {
+                // As fio does: the worker thread is the ring's only submitter and reaps its
+                // own completions, so the kernel need not interrupt it (IPI / task-work
+                // signal) for each one; completion work runs when it asks for events.
+                builder
+                    .setup_coop_taskrun()
+                    .setup_single_issuer()
+                    .setup_defer_taskrun();
+            }
+            builder.build(entries)
+        };
+        let ring = match build(true) {
+            // Kernels before 6.1 reject DEFER_TASKRUN: fall back to plain completion.
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => build(false),
+            r => r,
+        }
+        .map_err(|e| {
             let disabled = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
                 .map(|s| s.trim() != "0")
                 .unwrap_or(false);
