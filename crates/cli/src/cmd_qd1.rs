@@ -16,12 +16,11 @@ use iolab_fio::units::{parse_size, parse_time};
 use iolab_job::{JobSpec, Pattern, SizeSpec};
 use iolab_report::qd1::Qd1Numbers;
 use iolab_report::{Qd1Cell, Qd1Table};
-use iolab_runner::prepare::{lay_out, layouts_needed};
-use iolab_runner::{prepare, run_jobs, signal, RunError, RunOptions, RunOutcome};
+use iolab_runner::{run_jobs, signal, RunError, RunOptions, RunOutcome};
 use iolab_stats::Clock;
 
-use crate::exit::{CliError, INTERRUPTED};
-use crate::output;
+use crate::exit::{self, CliError};
+use crate::targets::prepare_all;
 
 #[derive(Args, Debug, Clone)]
 pub struct Qd1Args {
@@ -149,16 +148,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
         }
     }
     // Check everything before the first I/O: a refused write row stops the run here.
-    let mut jobs = prepare(&specs, args.allow_destroy)?;
-    let mut out = output::open(args.output.as_deref())?;
-    for l in layouts_needed(&jobs) {
-        eprintln!(
-            "iolab: laying out {} ({} MiB)",
-            l.path.display(),
-            (l.to_bytes - l.from_bytes) >> 20
-        );
-        lay_out(&l, &mut jobs)?;
-    }
+    let (jobs, mut out) = prepare_all(&specs, args.allow_destroy, args.output.as_deref())?;
     signal::install();
     let clock = Clock::calibrate(Duration::from_millis(20));
     let total = jobs.len();
@@ -187,7 +177,11 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
                 ""
             );
         }
-        match run_jobs(std::slice::from_ref(job), &RunOptions { clock }) {
+        let opts = RunOptions {
+            clock,
+            progress: false,
+        };
+        match run_jobs(std::slice::from_ref(job), &opts) {
             Ok(o) => {
                 let report = &o.jobs[0];
                 for n in &report.notes {
@@ -278,7 +272,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
         .map_err(CliError::failed)?;
     if interrupted {
         eprintln!("iolab: interrupted: the tables above are partial");
-        return Ok(ExitCode::from(INTERRUPTED));
+        return Ok(ExitCode::from(exit::interrupted()));
     }
     Ok(ExitCode::SUCCESS)
 }

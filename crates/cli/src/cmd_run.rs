@@ -1,18 +1,17 @@
 //! `iolab run`: jobs from fio-style options, run side by side, reported as fio does.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use iolab_fio::json::{to_json, JsonContext};
 use iolab_fio::options::OPTIONS;
 use iolab_fio::{parse_command_line, OutputFormat};
-use iolab_runner::prepare::{lay_out, layouts_needed};
-use iolab_runner::{prepare, run_jobs, signal, RunOptions};
+use iolab_runner::{run_jobs, signal, RunOptions};
 use iolab_stats::Clock;
 
-use crate::exit::{CliError, INTERRUPTED};
-use crate::output;
+use crate::exit::{interrupted, CliError};
+use crate::targets::prepare_all;
 
 pub fn help() -> String {
     let mut s = String::from(
@@ -51,19 +50,11 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     let cl = parse_command_line(args).map_err(CliError::bad_input)?;
-    let mut jobs = prepare(&cl.jobs, cl.allow_destroy)?;
-    let mut out = output::open(cl.output.as_deref())?;
-    for l in layouts_needed(&jobs) {
-        eprintln!(
-            "iolab: laying out {} ({} MiB)",
-            l.path.display(),
-            (l.to_bytes - l.from_bytes) >> 20
-        );
-        lay_out(&l, &mut jobs)?;
-    }
+    let (jobs, mut out) = prepare_all(&cl.jobs, cl.allow_destroy, cl.output.as_deref())?;
     signal::install();
     let clock = Clock::calibrate(std::time::Duration::from_millis(20));
-    let outcome = run_jobs(&jobs, &RunOptions { clock })?;
+    let progress = std::io::stderr().is_terminal();
+    let outcome = run_jobs(&jobs, &RunOptions { clock, progress })?;
     for f in &cl.formats {
         match f {
             OutputFormat::Normal => iolab_report::write_normal(&outcome, &mut out),
@@ -85,7 +76,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         .map_err(CliError::failed)?;
     if outcome.interrupted {
         eprintln!("iolab: interrupted: the results above are partial");
-        return Ok(ExitCode::from(INTERRUPTED));
+        return Ok(ExitCode::from(interrupted()));
     }
     Ok(ExitCode::SUCCESS)
 }

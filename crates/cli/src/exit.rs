@@ -6,8 +6,11 @@ use iolab_runner::RunError;
 pub const BAD_INPUT: u8 = 2;
 /// The run started but failed: exit 1.
 pub const RUN_FAILED: u8 = 1;
-/// Stopped by SIGINT/SIGTERM: 128 + SIGINT, as shells report it.
-pub const INTERRUPTED: u8 = 130;
+/// Stopped by a signal: 128 + its number, as shells report it (130 for SIGINT, 143 for
+/// SIGTERM).
+pub fn interrupted() -> u8 {
+    128 + iolab_runner::signal::received().unwrap_or(libc::SIGINT) as u8
+}
 
 pub struct CliError {
     pub code: u8,

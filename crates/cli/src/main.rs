@@ -6,6 +6,7 @@ mod cmd_qd1;
 mod cmd_run;
 mod exit;
 mod output;
+mod targets;
 
 use std::process::ExitCode;
 

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
-use support::{backings, device_lock, iolab, iolab_json, loop_device, Backing, LoopDev};
+use support::{backings, device_lock, iolab, iolab_json, loop_device, Backing};
 
 const ENGINE_ARGS: &[&[&str]] = &[
     &["--ioengine=psync"],
@@ -462,32 +462,34 @@ fn group_reporting_merges_numjobs_copies() {
 }
 
 #[test]
-fn sigint_stops_the_run_and_prints_partial_results() {
+fn signals_stop_the_run_and_print_partial_results() {
     let dir = tempfile::tempdir().unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .args([
-            "run",
-            "--name=long",
-            "--size=4m",
-            "--rw=randread",
-            "--time_based",
-            "--runtime=60",
-        ])
-        .arg(format!("--filename={}", dir.path().join("s").display()))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
-    // SAFETY: plain kill(2) on our child's pid.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(130), "{stdout}");
-    assert!(
-        stdout.contains("INTERRUPTED") && stdout.contains("IOPS="),
-        "{stdout}"
-    );
+    for (sig, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+            .args([
+                "run",
+                "--name=long",
+                "--size=4m",
+                "--rw=randread",
+                "--time_based",
+                "--runtime=60",
+            ])
+            .arg(format!("--filename={}", dir.path().join("s").display()))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(1500));
+        // SAFETY: plain kill(2) on our child's pid.
+        unsafe { libc::kill(child.id() as i32, sig) };
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(code), "signal {sig}: {stdout}");
+        assert!(
+            stdout.contains("INTERRUPTED") && stdout.contains("IOPS="),
+            "{stdout}"
+        );
+    }
 }
 
 #[test]
@@ -604,6 +606,3 @@ fn io_uring_on_zram_reports_kernel_worker_cpu() {
     let iowq = job["iolab"]["cpu_ns"]["io_wq_workers"].as_u64().unwrap();
     assert!(iowq > 0, "io-wq CPU was counted: {job}");
 }
-
-#[allow(dead_code)]
-fn _uses(_: LoopDev) {}

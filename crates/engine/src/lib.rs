@@ -74,8 +74,6 @@ pub struct Capabilities {
     /// `queue` always completes the I/O itself (psync, pvsync2, null): the worker can skip
     /// commit/reap, and submission and completion latency are one and the same.
     pub synchronous: bool,
-    /// Most I/Os the engine can have in flight, if it has a limit.
-    pub max_depth: Option<u32>,
 }
 
 /// The contract every engine fulfils.

@@ -75,10 +75,7 @@ impl Libaio {
 
 impl IoEngine for Libaio {
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            synchronous: false,
-            max_depth: Some(self.iocbs.len() as u32),
-        }
+        Capabilities { synchronous: false }
     }
 
     #[inline]

@@ -13,10 +13,7 @@ impl Null {
 
 impl IoEngine for Null {
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            synchronous: true,
-            max_depth: Some(1),
-        }
+        Capabilities { synchronous: true }
     }
 
     #[inline(always)]

@@ -17,10 +17,7 @@ impl Psync {
 
 impl IoEngine for Psync {
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            synchronous: true,
-            max_depth: Some(1),
-        }
+        Capabilities { synchronous: true }
     }
 
     #[inline]

@@ -40,10 +40,7 @@ impl Pvsync2 {
 
 impl IoEngine for Pvsync2 {
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            synchronous: true,
-            max_depth: Some(1),
-        }
+        Capabilities { synchronous: true }
     }
 
     #[inline]

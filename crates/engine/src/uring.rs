@@ -24,7 +24,6 @@ pub struct Uring<'pool> {
     ring: IoUring,
     fd: i32,
     opts: EngineOptions,
-    depth: u32,
     _pool: PhantomData<&'pool BufferPool>,
 }
 
@@ -123,7 +122,6 @@ impl<'pool> Uring<'pool> {
             ring,
             fd: target.fd,
             opts: *opts,
-            depth: entries,
             _pool: PhantomData,
         })
     }
@@ -171,10 +169,7 @@ impl<'pool> Uring<'pool> {
 
 impl IoEngine for Uring<'_> {
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            synchronous: false,
-            max_depth: Some(self.depth),
-        }
+        Capabilities { synchronous: false }
     }
 
     #[inline]

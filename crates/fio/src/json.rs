@@ -170,10 +170,10 @@ pub fn to_json(out: &RunOutcome, ctx: &JsonContext) -> Value {
 
 /// fio's "time" field: ctime(3) without the newline, in local time.
 fn ctime(secs: i64) -> String {
-    let mut buf = [0 as libc_char; 64];
-    let t = secs as libc_time;
+    let mut buf = [0 as libc::c_char; 64];
+    let t: libc::time_t = secs;
     // SAFETY: ctime_r writes at most 26 bytes into buf, which has 64.
-    let p = unsafe { ctime_r(&t, buf.as_mut_ptr()) };
+    let p = unsafe { libc::ctime_r(&t, buf.as_mut_ptr()) };
     if p.is_null() {
         return String::new();
     }
@@ -182,14 +182,6 @@ fn ctime(secs: i64) -> String {
         .to_string_lossy()
         .trim_end()
         .to_string()
-}
-
-#[allow(non_camel_case_types)]
-type libc_char = std::ffi::c_char;
-#[allow(non_camel_case_types)]
-type libc_time = i64;
-extern "C" {
-    fn ctime_r(t: *const libc_time, buf: *mut libc_char) -> *mut libc_char;
 }
 
 #[cfg(test)]

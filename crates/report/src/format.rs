@@ -26,33 +26,26 @@ pub fn compact(v: f64) -> String {
 
 /// Bytes in binary units: 4096 → "4096B", 10.6 GiB → "10.6GiB".
 pub fn bytes_binary(b: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut x = b;
-    let mut i = 0;
-    while x >= 1024.0 * 10.0 && i < UNITS.len() - 1 {
-        x /= 1024.0;
-        i += 1;
-    }
-    if x >= 100.0 || i == 0 {
-        format!("{:.0}{}", x, UNITS[i])
-    } else {
-        format!("{:.1}{}", x, UNITS[i])
-    }
+    scaled(b, 1024.0, ["B", "KiB", "MiB", "GiB", "TiB"])
 }
 
 /// Bytes in decimal units: "1135MB".
 pub fn bytes_decimal(b: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
+    scaled(b, 1000.0, ["B", "kB", "MB", "GB", "TB"])
+}
+
+/// Steps up a unit while the number stays at least 10 of the next one, as fio does.
+fn scaled(b: f64, base: f64, units: [&str; 5]) -> String {
     let mut x = b;
     let mut i = 0;
-    while x >= 1000.0 * 10.0 && i < UNITS.len() - 1 {
-        x /= 1000.0;
+    while x >= base * 10.0 && i < units.len() - 1 {
+        x /= base;
         i += 1;
     }
     if x >= 100.0 || i == 0 {
-        format!("{:.0}{}", x, UNITS[i])
+        format!("{:.0}{}", x, units[i])
     } else {
-        format!("{:.1}{}", x, UNITS[i])
+        format!("{:.1}{}", x, units[i])
     }
 }
 

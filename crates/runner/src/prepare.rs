@@ -4,13 +4,13 @@
 //! (filled with incompressible data, as fio does) by [`lay_out`].
 
 use std::collections::BTreeMap;
-use std::fs::{self, OpenOptions};
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::fs::OpenOptions;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use iolab_engine::BufferPool;
 use iolab_job::{JobSpec, Region, SizeSpec};
-use iolab_sysinfo::{check_write_allowed, probe, TargetFacts, TargetKind};
+use iolab_sysinfo::{check_write_allowed, probe, probe_new_file, TargetFacts, TargetKind};
 
 use crate::RunError;
 
@@ -57,7 +57,7 @@ fn prepare_one(spec: &JobSpec, allow_destroy: bool) -> Result<PreparedJob, RunEr
     })
 }
 
-/// Facts for a file iolab will create: size 0, block size of the filesystem's device.
+/// Facts for a file iolab will create: it needs a byte size to be created with.
 fn facts_for_new_file(spec: &JobSpec) -> Result<TargetFacts, RunError> {
     let path = &spec.filename;
     let unusable = |reason: String| RunError::Unusable {
@@ -65,57 +65,17 @@ fn facts_for_new_file(spec: &JobSpec) -> Result<TargetFacts, RunError> {
         reason,
     };
     match spec.size {
-        None => {
-            return Err(unusable(format!(
-                "{} does not exist; give size= to have iolab create it",
-                path.display()
-            )))
-        }
-        Some(SizeSpec::Percent(_)) => {
-            return Err(unusable(format!(
-                "{} does not exist, so size= cannot be a percentage of it",
-                path.display()
-            )))
-        }
-        Some(SizeSpec::Bytes(_)) => {}
+        None => Err(unusable(format!(
+            "{} does not exist; give size= to have iolab create it",
+            path.display()
+        ))),
+        Some(SizeSpec::Percent(_)) => Err(unusable(format!(
+            "{} does not exist, so size= cannot be a percentage of it",
+            path.display()
+        ))),
+        Some(SizeSpec::Bytes(_)) => probe_new_file(path)
+            .map_err(|e| unusable(format!("cannot create {}: {e}", path.display()))),
     }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let meta = fs::metadata(&parent).map_err(|e| {
-        unusable(format!(
-            "cannot create {}: directory {}: {e}",
-            path.display(),
-            parent.display()
-        ))
-    })?;
-    if !meta.is_dir() {
-        return Err(unusable(format!(
-            "cannot create {}: {} is not a directory",
-            path.display(),
-            parent.display()
-        )));
-    }
-    let device = (libc::major(meta.dev()), libc::minor(meta.dev()));
-    let disk = iolab_sysinfo::target::whole_disk_name(device);
-    let lbs = disk
-        .as_deref()
-        .and_then(|d| fs::read_to_string(format!("/sys/block/{d}/queue/logical_block_size")).ok())
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(512);
-    let polled = disk.as_deref().is_some_and(|d| {
-        fs::read_to_string(format!("/sys/block/{d}/queue/io_poll")).is_ok_and(|s| s.trim() == "1")
-    });
-    Ok(TargetFacts {
-        path: path.clone(),
-        kind: TargetKind::File,
-        size_bytes: 0,
-        logical_block_size: lbs,
-        device,
-        disk_name: disk,
-        polled,
-    })
 }
 
 fn check_alignment(spec: &JobSpec, facts: &TargetFacts, region: &Region) -> Result<(), RunError> {

@@ -14,6 +14,42 @@ use crate::{signal, PreparedJob, RunError};
 #[derive(Debug, Clone, Copy)]
 pub struct RunOptions {
     pub clock: Clock,
+    /// Print elapsed time on stderr once a second while the jobs run (for terminals). The
+    /// main thread does it while it waits, so the workers pay nothing.
+    pub progress: bool,
+}
+
+/// Waits for the workers, printing elapsed against planned time on stderr.
+fn show_progress<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], jobs: &[PreparedJob]) {
+    let planned = jobs
+        .iter()
+        .map(|j| {
+            j.spec
+                .time_based
+                .then(|| (j.spec.ramp_time + j.spec.runtime.unwrap_or_default()).as_secs())
+        })
+        .collect::<Option<Vec<u64>>>()
+        .and_then(|v| v.into_iter().max());
+    let start = std::time::Instant::now();
+    let mut shown = false;
+    while !handles.iter().all(|h| h.is_finished()) {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let secs = start.elapsed().as_secs();
+        if secs == 0 {
+            continue;
+        }
+        match planned {
+            Some(p) => eprint!(
+                "\riolab: {secs} s of {p} s, {} job(s) running ",
+                handles.len()
+            ),
+            None => eprint!("\riolab: {secs} s, {} job(s) running ", handles.len()),
+        }
+        shown = true;
+    }
+    if shown {
+        eprint!("\r{:60}\r", "");
+    }
 }
 
 /// Runs all `jobs` side by side and returns one report per job (copies merged when the job
@@ -46,6 +82,9 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
                     .expect("spawning a worker thread")
             })
             .collect();
+        if opts.progress {
+            show_progress(&handles, jobs);
+        }
         handles
             .into_iter()
             .zip(&workers)

@@ -331,10 +331,13 @@ impl<'a, 'w> LoopState<'a, 'w> {
                     return Err(self.io_error(io.dir, io.offset, io.len, r))
                 }
                 QueueStatus::Queued | QueueStatus::Busy => {
-                    return Err(self.engine_error(iolab_engine::EngineError::Unsupported {
-                        engine: "engine",
-                        reason: "a synchronous engine queued an I/O".into(),
-                    }))
+                    return Err(RunError::Worker {
+                        job: self.w.job.spec.name.clone(),
+                        reason: format!(
+                            "{} declared itself synchronous but did not complete an I/O",
+                            self.w.job.spec.engine.label()
+                        ),
+                    })
                 }
             }
         }

@@ -7,4 +7,4 @@ pub mod signature;
 pub mod target;
 
 pub use safety::{check_write_allowed, SafetyError};
-pub use target::{probe, TargetError, TargetFacts, TargetKind};
+pub use target::{probe, probe_new_file, TargetError, TargetFacts, TargetKind};

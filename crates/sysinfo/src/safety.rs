@@ -60,7 +60,7 @@ pub fn check_write_allowed(facts: &TargetFacts, allow_destroy: bool) -> Result<(
         ));
     }
     let partitions: Vec<String> = family.iter().skip(1).map(|(n, _)| n.clone()).collect();
-    if !partitions.is_empty() && facts.kind == TargetKind::BlockDevice && !allow_destroy {
+    if !partitions.is_empty() && !allow_destroy {
         return refuse(format!(
             "it has partitions ({}); pass --allow-destroy to overwrite them",
             partitions.join(", ")

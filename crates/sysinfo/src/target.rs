@@ -93,6 +93,34 @@ pub fn probe(path: &Path) -> Result<TargetFacts, TargetError> {
     }
 }
 
+/// Facts for a regular file that does not exist yet, from the directory it will be created
+/// in: size 0, and the block size and poll queues of the disk under that directory.
+pub fn probe_new_file(path: &Path) -> Result<TargetFacts, TargetError> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let meta = fs::metadata(parent).map_err(io_err(parent))?;
+    if !meta.is_dir() {
+        return Err(TargetError::NotSupported(parent.to_path_buf()));
+    }
+    let device = (libc::major(meta.dev()), libc::minor(meta.dev()));
+    let disk = whole_disk_name(device);
+    let lbs = disk
+        .as_deref()
+        .and_then(|d| read_sys_u64(&format!("/sys/block/{d}/queue/logical_block_size")))
+        .map_or(512, |v| v as u32);
+    Ok(TargetFacts {
+        path: path.to_path_buf(),
+        kind: TargetKind::File,
+        size_bytes: 0,
+        logical_block_size: lbs,
+        polled: disk.as_deref().is_some_and(disk_polls),
+        disk_name: disk,
+        device,
+    })
+}
+
 /// `BLKGETSIZE64` = _IOR(0x12, 114, size_t).
 const BLKGETSIZE64: u64 = 0x8008_1272;
 
@@ -170,6 +198,15 @@ mod tests {
         assert_eq!(f.kind, TargetKind::File);
         assert_eq!(f.size_bytes, 8192);
         assert!(f.logical_block_size >= 512 && f.logical_block_size.is_power_of_two());
+    }
+
+    #[test]
+    fn a_new_file_gets_its_directory_facts() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = probe_new_file(&dir.path().join("new")).unwrap();
+        assert_eq!((f.kind, f.size_bytes), (TargetKind::File, 0));
+        assert!(f.logical_block_size >= 512);
+        assert!(probe_new_file(Path::new("/nonexistent/dir/f")).is_err());
     }
 
     #[test]
