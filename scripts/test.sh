@@ -19,4 +19,8 @@ fi
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --release -q -- -D warnings
-cargo test --workspace --release
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cargo test --workspace --release 2>&1 | tee "$log"
+# One closing line with the totals (cargo's own last lines are the empty doc-test runs).
+awk '/^test result:/ { p += $4; f += $6 } END { printf "iolab tests: %d passed, %d failed\n", p, f }' "$log"
