@@ -497,6 +497,48 @@ fn signals_stop_the_run_and_print_partial_results() {
     }
 }
 
+/// A job that fails mid-run (its file is truncated under it) ends the run with exit 1 and
+/// its name, while the other job finishes; nothing hangs waiting for the failed worker.
+#[test]
+fn a_job_failing_mid_run_fails_the_run_without_hanging() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(["run", "--size=4m", "--rw=read", "--time_based"])
+        .arg("--name=a")
+        .arg(format!("--filename={}", a.display()))
+        .arg("--runtime=30")
+        .arg("--name=b")
+        .arg(format!("--filename={}", dir.path().join("b").display()))
+        .arg("--runtime=3")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&a)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("iolab hung after a job failed mid-run");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("job 'a'") && stderr.contains("short transfer"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn hipri_without_poll_queues_says_so() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,7 @@
 //! Runs prepared jobs concurrently: one thread per job copy, all released together from a
 //! barrier once every engine has opened, so no job measures while another is still setting up.
 
+use std::cell::Cell;
 use std::sync::atomic::AtomicBool;
 use std::sync::Barrier;
 use std::time::SystemTime;
@@ -75,6 +76,7 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
                     barrier: &barrier,
                     abort: &abort,
                     stop,
+                    started: Cell::new(false),
                 };
                 std::thread::Builder::new()
                     .name(format!("iolab-{}-{clone_index}", i))

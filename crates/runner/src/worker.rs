@@ -7,6 +7,7 @@
 //! an offset, and records into preallocated histograms: no allocation, no lock, no
 //! formatting, no system call besides the I/O itself. Deadlines are compared in ticks.
 
+use std::cell::Cell;
 use std::fs::OpenOptions;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
@@ -40,20 +41,21 @@ pub(crate) struct Worker<'a> {
     /// Set by a worker that failed to start, so the others do not run alone.
     pub abort: &'a AtomicBool,
     pub stop: &'a AtomicBool,
+    /// Whether this worker has passed the start barrier. A worker that fails before it must
+    /// still arrive there (or the others wait forever); one that fails after must not.
+    pub started: Cell<bool>,
 }
 
 impl Worker<'_> {
     /// Sets up and runs; `Ok(None)` when another worker failed to start.
     pub fn run(self) -> Result<Option<WorkerResult>, RunError> {
-        match self.setup_and_run() {
-            Err(e) => {
-                // Failed before reaching the barrier: release the others and tell them.
-                self.abort.store(true, Ordering::SeqCst);
-                self.barrier.wait();
-                Err(e)
-            }
-            ok => ok,
+        let result = self.setup_and_run();
+        if result.is_err() && !self.started.get() {
+            // Failed before reaching the barrier: release the others and tell them.
+            self.abort.store(true, Ordering::SeqCst);
+            self.barrier.wait();
         }
+        result
     }
 
     fn setup_and_run(&self) -> Result<Option<WorkerResult>, RunError> {
@@ -124,6 +126,7 @@ impl EngineVisitor for Looper<'_, '_> {
 
     fn visit<E: IoEngine>(self, mut engine: E) -> Self::Output {
         self.w.barrier.wait();
+        self.w.started.set(true);
         if self.w.abort.load(Ordering::SeqCst) {
             return Ok(None);
         }
