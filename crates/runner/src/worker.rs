@@ -469,21 +469,18 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 ));
             }
         }
-        let mut dirs: [Option<DirResult>; 2] = [None, None];
-        for d in spec.directions() {
-            let st = &self.stats[d.index()];
-            dirs[d.index()] = Some(DirResult {
+        let result = |st: DirStats, issued: bool| {
+            issued.then(|| DirResult {
                 ios: st.ios,
                 bytes: st.bytes,
-                slat: (!sync).then(|| st.slat.clone()),
-                clat: if sync {
-                    st.lat.clone()
-                } else {
-                    st.clat.clone()
-                },
-                lat: st.lat.clone(),
-            });
-        }
+                slat: (!sync).then_some(st.slat),
+                // Synchronous engines record one latency: submitting is completing.
+                clat: if sync { st.lat.clone() } else { st.clat },
+                lat: st.lat,
+            })
+        };
+        let [read, write] = self.stats;
+        let dirs = [result(read, spec.reads()), result(write, spec.writes())];
         WorkerResult {
             dirs,
             runtime_ticks: self.measure_end.saturating_sub(self.measure_start),
