@@ -16,7 +16,7 @@ use iolab_fio::units::{parse_size, parse_time};
 use iolab_job::{JobSpec, Pattern, SizeSpec};
 use iolab_report::qd1::Qd1Numbers;
 use iolab_report::{Qd1Cell, Qd1Table};
-use iolab_runner::{run_jobs, signal, RunError, RunOptions, RunOutcome};
+use iolab_runner::{run_jobs, signal, JobReport, RunError, RunOptions, RunOutcome};
 use iolab_stats::Clock;
 
 use crate::exit::{self, CliError};
@@ -163,7 +163,9 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
     table
         .reference_only
         .push(EngineConfig::new(EngineKind::Null).label());
-    let mut measured: Vec<RunOutcome> = Vec::new();
+    // Every measured cell's report, for --output-format=json.
+    let mut measured: Vec<JobReport> = Vec::new();
+    let started = std::time::SystemTime::now();
     let mut interrupted = false;
     let progress = std::io::stderr().is_terminal() || std::env::var_os("IOLAB_PROGRESS").is_some();
     for (i, job) in jobs.iter().enumerate() {
@@ -196,7 +198,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
                         .ok_or_else(|| "no I/O completed".to_string()),
                 });
                 interrupted |= o.interrupted;
-                measured.push(o);
+                measured.extend(o.jobs);
             }
             Err(RunError::Engine {
                 source: EngineError::Unsupported { reason, .. },
@@ -226,19 +228,9 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
     }
     if args.output_format == "json" {
         let outcome = RunOutcome {
-            jobs: measured
-                .iter()
-                .flat_map(|o| o.jobs.iter().cloned())
-                .enumerate()
-                .map(|(i, mut j)| {
-                    j.job_index = i;
-                    j
-                })
-                .collect(),
+            jobs: measured,
             clock,
-            started: measured
-                .first()
-                .map_or(std::time::SystemTime::now(), |o| o.started),
+            started,
             interrupted,
         };
         let doc = to_json(
