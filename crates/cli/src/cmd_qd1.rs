@@ -229,6 +229,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
     if args.output_format == "json" {
         let outcome = RunOutcome {
             jobs: measured,
+            disks: Vec::new(),
             clock,
             started,
             interrupted,
@@ -238,6 +239,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
             &JsonContext {
                 global_options: &[],
                 job_options: &[],
+                plus: false,
             },
         );
         serde_json::to_writer_pretty(&mut out, &doc)

@@ -1,4 +1,5 @@
-//! `iolab run`: jobs from fio-style options, run side by side, reported as fio does.
+//! `iolab run`: jobs from fio-style options and fio job files, run as fio schedules them,
+//! reported as fio does.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -7,6 +8,8 @@ use anyhow::Context;
 use iolab_fio::json::{to_json, JsonContext};
 use iolab_fio::options::OPTIONS;
 use iolab_fio::{parse_command_line, OutputFormat};
+use iolab_report::normal::job_line;
+use iolab_runner::plan::group_ids;
 use iolab_runner::{run_jobs, signal, RunOptions};
 use iolab_stats::Clock;
 
@@ -15,13 +18,20 @@ use crate::targets::prepare_all;
 
 pub fn help() -> String {
     let mut s = String::from(
-        "Run jobs described with fio's options.\n\n\
+        "Run jobs described with fio's options or fio job files.\n\n\
          Usage: iolab run [--GLOBAL=VALUE ...] --name=JOB --filename=PATH [--OPTION=VALUE ...] \
-         [--name=JOB2 ...]\n\n\
+         [--name=JOB2 ...]\n       iolab run [--GLOBAL=VALUE ...] JOBFILE... \n\n\
          Options take fio's names, meanings and units (bs=4k is 4096 bytes, 1m, 1g; runtime=10 \
          is seconds, 500ms, 20m, 1h). Boolean options may be given bare (--direct is --direct=1). \
          Each --name starts a new job; options before the first --name apply to all jobs; jobs \
-         run side by side.\n\nJob options:\n",
+         run side by side unless one sets stonewall.\n\n\
+         Job files are read as fio reads them: [global] and [JOB] sections, key=value or a bare \
+         key per line, # and ; comments, include FILE, ${VAR} from the environment. Options on \
+         the command line apply to every job unless the file sets them too (the file wins, as \
+         in fio). Each job file after the first starts when the one before has finished.\n\n\
+         Example (the SPDK blog's QD1 test on a RAM disk):\n  \
+         iolab run --ioengine=io_uring --filename=/dev/zram0 --allow-destroy spdk.fio\n\n\
+         Job options:\n",
     );
     for o in OPTIONS {
         let alias = o.alias.map(|a| format!(" (or {a})")).unwrap_or_default();
@@ -34,8 +44,12 @@ pub fn help() -> String {
         ));
     }
     s.push_str(
-        "\nRun options:\n  --output-format=normal|json[,..]\n      normal: fio's report layout; \
-         json: fio's JSON schema (extras under \"iolab\"). A comma list prints both.\n  \
+        "\nRun options:\n  --output-format=normal|json|json+[,..]\n      normal: fio's report layout; \
+         json: fio's JSON schema (extras under \"iolab\"); json+: JSON with the latency \
+         histograms' bins. A comma list prints each.\n  --parse-only\n      Check the options \
+         and job files, print the jobs, and exit without touching any target.\n  \
+         --runtime-cap=TIME\n      Cut every job's ramp_time and runtime to at most TIME, to try \
+         a long job file quickly (iolab's own; fio has no such option).\n  \
          --output=FILE\n      Write results to FILE instead of standard output.\n  \
          --allow-destroy\n      Allow writes to a block device. Mounted devices, devices in use \
          and the disk holding / are refused regardless.\n\nExit status: 0 ok, 1 run failed, 2 bad \
@@ -50,6 +64,19 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     let cl = parse_command_line(args).map_err(CliError::bad_input)?;
+    let groups = group_ids(&cl.jobs);
+    if cl.parse_only {
+        for (spec, g) in cl.jobs.iter().zip(&groups) {
+            println!("{}", job_line(spec, *g));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(cap) = cl.runtime_cap {
+        eprintln!(
+            "iolab: --runtime-cap: ramp_time and runtime cut to at most {} ms per job",
+            cap.as_millis()
+        );
+    }
     let (jobs, mut out) = prepare_all(&cl.jobs, cl.allow_destroy, cl.output.as_deref())?;
     signal::install();
     let clock = Clock::calibrate(std::time::Duration::from_millis(20));
@@ -57,11 +84,20 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     let outcome = run_jobs(&jobs, &RunOptions { clock, progress })?;
     for f in &cl.formats {
         match f {
-            OutputFormat::Normal => iolab_report::write_normal(&outcome, &mut out),
-            OutputFormat::Json => {
+            OutputFormat::Normal => {
+                // fio prints these as jobs start; here they head the report, so a run that
+                // fails to start leaves standard output empty.
+                cl.jobs
+                    .iter()
+                    .zip(&groups)
+                    .try_for_each(|(spec, g)| writeln!(out, "{}", job_line(spec, *g)))
+                    .and_then(|_| iolab_report::write_normal(&outcome, &mut out))
+            }
+            OutputFormat::Json | OutputFormat::JsonPlus => {
                 let ctx = JsonContext {
                     global_options: &cl.global_options,
                     job_options: &cl.job_options,
+                    plus: *f == OutputFormat::JsonPlus,
                 };
                 serde_json::to_writer_pretty(&mut out, &to_json(&outcome, &ctx))
                     .map_err(std::io::Error::from)

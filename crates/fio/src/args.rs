@@ -1,12 +1,16 @@
-//! fio's command line: `--key=value` (or `--key value`, or a bare `--flag` for booleans).
-//! As in fio, each `--name` starts a new job and options before the first `--name` apply to
-//! every job. Output options (`--output-format`, `--output`) and iolab's own `--allow-destroy`
+//! fio's command line: `--key=value` (or `--key value`, or a bare `--flag` for booleans), and
+//! job files named as plain arguments. As in fio, each `--name` starts a new job, options
+//! before the first `--name` apply to every job (job files' jobs too, whose own `[global]`
+//! and section options override them), command-line jobs come before job-file jobs, and each
+//! job file after the first waits for the one before (an implicit `stonewall`). Output
+//! options (`--output-format`, `--output`), `--parse-only` and iolab's own `--allow-destroy`
 //! apply to the whole run.
 
 use std::path::PathBuf;
 
 use iolab_job::JobSpec;
 
+use crate::jobfile::{read_job_files, Entry, Env, ProcessEnv};
 use crate::options::{find, JobDraft, ValueKind};
 use crate::FioError;
 
@@ -14,6 +18,8 @@ use crate::FioError;
 pub enum OutputFormat {
     Normal,
     Json,
+    /// fio's `json+`: JSON plus the latency histograms' bins.
+    JsonPlus,
 }
 
 /// A parsed command line: the jobs plus run-wide settings.
@@ -22,15 +28,28 @@ pub struct CommandLine {
     pub jobs: Vec<JobSpec>,
     /// Per job, the options as written (fio's JSON "job options").
     pub job_options: Vec<Vec<(String, String)>>,
-    /// Options given before the first `--name` (fio's JSON "global options").
+    /// Options given before the first `--name` and in job files' `[global]` sections (fio's
+    /// JSON "global options").
     pub global_options: Vec<(String, String)>,
     pub formats: Vec<OutputFormat>,
     pub output: Option<PathBuf>,
     pub allow_destroy: bool,
+    /// Check the jobs and stop (fio's `--parse-only`).
+    pub parse_only: bool,
+    /// iolab's `--runtime-cap`: every job's ramp_time and runtime were cut to at most this
+    /// (to try a long job file quickly). Already applied to `jobs`.
+    pub runtime_cap: Option<std::time::Duration>,
+    pub job_files: Vec<PathBuf>,
 }
 
 /// Run-wide options that are not job options.
-const RUN_OPTIONS: [&str; 3] = ["output-format", "output", "allow-destroy"];
+const RUN_OPTIONS: [&str; 5] = [
+    "output-format",
+    "output",
+    "allow-destroy",
+    "parse-only",
+    "runtime-cap",
+];
 
 fn parse_formats(v: &str) -> Result<Vec<OutputFormat>, FioError> {
     let mut out = Vec::new();
@@ -38,12 +57,13 @@ fn parse_formats(v: &str) -> Result<Vec<OutputFormat>, FioError> {
         let fmt = match f.trim() {
             "normal" => OutputFormat::Normal,
             "json" => OutputFormat::Json,
+            "json+" => OutputFormat::JsonPlus,
             other => {
                 return Err(FioError::BadValue {
                     name: "output-format".into(),
                     value: other.into(),
-                    reason: "iolab writes normal or json (a comma list such as normal,json \
-                             gives both)"
+                    reason: "iolab writes normal, json or json+ (a comma list such as \
+                             normal,json gives both)"
                         .into(),
                 })
             }
@@ -55,30 +75,43 @@ fn parse_formats(v: &str) -> Result<Vec<OutputFormat>, FioError> {
     Ok(out)
 }
 
-/// Parses the arguments after `iolab run`.
+type Pair = (String, Option<String>);
+
+/// Parses the arguments after `iolab run`, reading job files from the process environment.
 pub fn parse_command_line(args: &[String]) -> Result<CommandLine, FioError> {
-    let mut globals: Vec<(String, Option<String>)> = Vec::new();
-    let mut jobs: Vec<Vec<(String, Option<String>)>> = Vec::new();
+    parse_command_line_with(args, &ProcessEnv)
+}
+
+/// As [`parse_command_line`], with `${VAR}` in job files taken from `env`.
+pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<CommandLine, FioError> {
+    let mut globals: Vec<Pair> = Vec::new();
+    let mut cl_jobs: Vec<Vec<Pair>> = Vec::new();
     let mut formats = vec![OutputFormat::Normal];
     let mut output = None;
     let mut allow_destroy = false;
+    let mut parse_only = false;
+    let mut runtime_cap = None;
+    let mut job_files = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
         i += 1;
         let Some(body) = arg.strip_prefix("--") else {
-            return Err(FioError::Usage(format!(
-                "unexpected argument '{arg}': options look like --name=value (fio job files \
-                 are not supported by iolab yet)"
-            )));
+            if arg.starts_with('-') && arg.len() > 1 {
+                return Err(FioError::Usage(format!(
+                    "unexpected argument '{arg}': options look like --name=value"
+                )));
+            }
+            job_files.push(PathBuf::from(arg));
+            continue;
         };
         let (key, mut value) = match body.split_once('=') {
             Some((k, v)) => (k.to_string(), Some(v.to_string())),
             None => (body.to_string(), None),
         };
         let takes_value = match key.as_str() {
-            "allow-destroy" => false,
-            "output-format" | "output" => true,
+            "allow-destroy" | "parse-only" => false,
+            "output-format" | "output" | "runtime-cap" => true,
             k => find(k).is_some_and(|d| d.kind != ValueKind::Bool),
         };
         if value.is_none() && takes_value && i < args.len() && !args[i].starts_with("--") {
@@ -96,31 +129,90 @@ pub fn parse_command_line(args: &[String]) -> Result<CommandLine, FioError> {
                 ));
             }
             "allow-destroy" => allow_destroy = true,
-            "name" => jobs.push(vec![(key, value)]),
-            _ => match jobs.last_mut() {
+            "parse-only" => parse_only = true,
+            "runtime-cap" => {
+                let v = value.ok_or_else(|| FioError::MissingValue(key.clone()))?;
+                let cap = crate::units::parse_time(&v).map_err(|reason| FioError::BadValue {
+                    name: key.clone(),
+                    value: v.clone(),
+                    reason,
+                })?;
+                if cap.is_zero() {
+                    return Err(FioError::BadValue {
+                        name: key,
+                        value: v,
+                        reason: "must be longer than zero".into(),
+                    });
+                }
+                runtime_cap = Some(cap);
+            }
+            "name" => cl_jobs.push(vec![(key, value)]),
+            _ => match cl_jobs.last_mut() {
                 Some(job) => job.push((key, value)),
                 None => globals.push((key, value)),
             },
         }
     }
     debug_assert!(RUN_OPTIONS.iter().all(|o| find(o).is_none()));
-    if jobs.is_empty() {
-        jobs.push(vec![("name".into(), Some("iolab".into()))]);
+    let files = read_job_files(&job_files, env)?;
+    if cl_jobs.is_empty() && job_files.is_empty() {
+        cl_jobs.push(vec![("name".into(), Some("iolab".into()))]);
     }
+    if cl_jobs.is_empty() && files.jobs.is_empty() {
+        return Err(FioError::Usage(
+            "the job files define no job: add a [JOBNAME] section".into(),
+        ));
+    }
+
+    // The global options as fio's JSON shows them (canonical names, bare flags left out);
+    // applying them here also rejects a bad one even when no job uses it.
+    let mut global_draft = JobDraft::new("");
+    for (k, v) in &globals {
+        global_draft.apply(k, v.as_deref())?;
+    }
+    for e in &files.globals {
+        apply_entry(&mut global_draft, e)?;
+    }
+    let global_options = global_draft.set_options;
+
     let mut specs = Vec::new();
     let mut job_options = Vec::new();
-    let mut global_options = Vec::new();
-    for (n, job) in jobs.iter().enumerate() {
+    for job in &cl_jobs {
         let mut draft = JobDraft::new("");
         for (k, v) in globals.iter().chain(job) {
             draft.apply(k, v.as_deref())?;
         }
-        if n == 0 {
-            global_options =
-                draft.set_options[..globals.len().min(draft.set_options.len())].to_vec();
-        }
         job_options.push(draft.set_options.clone());
         specs.push(draft.finish()?);
+    }
+    for raw in &files.jobs {
+        let mut draft = JobDraft::new(&raw.name);
+        for (k, v) in &globals {
+            draft.apply(k, v.as_deref())?;
+        }
+        // fio's JSON lists only the section's own options as the job's.
+        for e in &raw.globals {
+            apply_entry(&mut draft, e)?;
+        }
+        draft.set_options.clear();
+        for e in &raw.entries {
+            apply_entry(&mut draft, e)?;
+        }
+        if raw.waits_for_previous_file {
+            draft.spec.stonewall = true;
+        }
+        job_options.push(draft.set_options.clone());
+        let spec = draft.finish().map_err(|e| FioError::At {
+            at: raw.at.to_string(),
+            source: Box::new(FioError::Usage(format!("job '{}': {e}", raw.name))),
+        })?;
+        specs.push(spec);
+    }
+    if let Some(cap) = runtime_cap {
+        for s in &mut specs {
+            s.ramp_time = s.ramp_time.min(cap);
+            s.runtime = s.runtime.map(|r| r.min(cap));
+        }
     }
     Ok(CommandLine {
         jobs: specs,
@@ -129,7 +221,19 @@ pub fn parse_command_line(args: &[String]) -> Result<CommandLine, FioError> {
         formats,
         output,
         allow_destroy,
+        parse_only,
+        runtime_cap,
+        job_files,
     })
+}
+
+fn apply_entry(draft: &mut JobDraft, e: &Entry) -> Result<(), FioError> {
+    draft
+        .apply(&e.key, e.value.as_deref())
+        .map_err(|source| FioError::At {
+            at: e.at.to_string(),
+            source: Box::new(source),
+        })
 }
 
 #[cfg(test)]
@@ -199,11 +303,14 @@ mod tests {
         let e = parse_command_line(&args("--name=j --filename=/tmp/f --ioengine=posixaio"))
             .unwrap_err();
         assert!(e.to_string().contains("unknown ioengine 'posixaio'"), "{e}");
-        let e = parse_command_line(&args("job.fio")).unwrap_err();
+        let e = parse_command_line(&args("/nonexistent/job.fio")).unwrap_err();
         assert!(
-            e.to_string().contains("unexpected argument 'job.fio'"),
+            e.to_string()
+                .starts_with("cannot read job file /nonexistent/job.fio"),
             "{e}"
         );
+        let e = parse_command_line(&args("-x")).unwrap_err();
+        assert!(e.to_string().contains("unexpected argument '-x'"), "{e}");
         let e = parse_command_line(&args("--name=j --filename=/tmp/f --output-format=terse"))
             .unwrap_err();
         assert!(e.to_string().contains("output-format"), "{e}");

@@ -23,6 +23,9 @@ pub enum FioError {
     Job(#[from] JobError),
     #[error("{0}")]
     Usage(String),
+    /// Any of the above, at a place in a job file (`FILE:LINE: ...`).
+    #[error("{at}: {source}")]
+    At { at: String, source: Box<FioError> },
 }
 
 fn did_you_mean(s: &Option<&'static str>) -> String {

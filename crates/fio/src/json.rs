@@ -7,14 +7,16 @@ use std::time::UNIX_EPOCH;
 use serde_json::{json, Map, Value};
 
 use iolab_engine::Direction;
-use iolab_runner::{DirResult, JobReport, RunOutcome};
+use iolab_runner::{DirResult, DiskUsage, JobReport, RunOutcome, Sample, SAMPLE_INTERVAL_NS};
 use iolab_stats::{Clock, LatencyHistogram};
 
-/// What the JSON needs besides the outcome: the options as the user wrote them.
+/// What the JSON needs besides the outcome: the options as the user wrote them, and whether
+/// to add the histograms' bins (fio's `json+`).
 pub struct JsonContext<'a> {
     pub global_options: &'a [(String, String)],
     /// Indexed by job index.
     pub job_options: &'a [Vec<(String, String)>],
+    pub plus: bool,
 }
 
 fn options_object(opts: &[(String, String)]) -> Value {
@@ -30,9 +32,19 @@ pub fn percentile_key(p: f64) -> String {
     format!("{p:.6}")
 }
 
-fn latency_object(h: Option<&LatencyHistogram>, clock: &Clock, pcts: Option<&[f64]>) -> Value {
+fn zero_latency() -> Value {
+    json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0})
+}
+
+/// A latency block; `pcts` adds "percentile" (and, with `bins`, fio's json+ "bins").
+fn latency_object(
+    h: Option<&LatencyHistogram>,
+    clock: &Clock,
+    pcts: Option<&[f64]>,
+    bins: bool,
+) -> Value {
     let Some(h) = h.filter(|h| h.count() > 0) else {
-        return json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0});
+        return zero_latency();
     };
     let s = h.summarize(clock, pcts.unwrap_or(&[]));
     let mut o = Map::new();
@@ -48,6 +60,14 @@ fn latency_object(h: Option<&LatencyHistogram>, clock: &Clock, pcts: Option<&[f6
             .map(|(p, v)| (percentile_key(*p), json!(v.round() as u64)))
             .collect();
         o.insert("percentile".into(), Value::Object(p));
+        if bins {
+            let b: Map<String, Value> = h
+                .bins_ns(clock)
+                .into_iter()
+                .map(|(ns, n)| (ns.to_string(), json!(n)))
+                .collect();
+            o.insert("bins".into(), Value::Object(b));
+        }
     }
     Value::Object(o)
 }
@@ -56,43 +76,177 @@ fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
-fn dir_object(job: &JobReport, d: Direction, clock: &Clock) -> Value {
-    let spec = &job.spec;
-    let empty;
-    let r: &DirResult = match job.dir(d) {
-        Some(r) => r,
-        None => {
-            empty = DirResult {
-                ios: 0,
-                bytes: 0,
-                slat: None,
-                clat: LatencyHistogram::new(),
-                lat: LatencyHistogram::new(),
-            };
-            &empty
-        }
+/// min, max, mean and sample standard deviation of a series (zeros when empty).
+fn series_stats(v: &[f64]) -> (f64, f64, f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0, 0.0, 0.0);
+    }
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let var = if v.len() > 1 {
+        v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
     };
+    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = v.iter().copied().fold(0.0, f64::max);
+    (min, max, mean, var.sqrt())
+}
+
+/// fio's bw_* and iops_* fields from the per-interval samples. `group_kib_s` is the
+/// group's aggregate bandwidth (bw_agg is this job's share of it).
+fn sample_fields(o: &mut Map<String, Value>, samples: &[Sample], group_kib_s: f64) {
+    let secs = SAMPLE_INTERVAL_NS as f64 / 1e9;
+    let bw: Vec<f64> = samples
+        .iter()
+        .map(|s| s.bytes as f64 / 1024.0 / secs)
+        .collect();
+    let iops: Vec<f64> = samples.iter().map(|s| s.ios as f64 / secs).collect();
+    let (bmin, bmax, bmean, bdev) = series_stats(&bw);
+    let (imin, imax, imean, idev) = series_stats(&iops);
+    let agg = if group_kib_s > 0.0 && !bw.is_empty() {
+        (bmean * 100.0 / group_kib_s).min(100.0)
+    } else {
+        0.0
+    };
+    o.insert("bw_min".into(), json!(bmin.round() as u64));
+    o.insert("bw_max".into(), json!(bmax.round() as u64));
+    o.insert("bw_agg".into(), json!(round6(agg)));
+    o.insert("bw_mean".into(), json!(round6(bmean)));
+    o.insert("bw_dev".into(), json!(round6(bdev)));
+    o.insert("bw_samples".into(), json!(bw.len()));
+    o.insert("iops_min".into(), json!(imin.round() as u64));
+    o.insert("iops_max".into(), json!(imax.round() as u64));
+    o.insert("iops_mean".into(), json!(round6(imean)));
+    o.insert("iops_stddev".into(), json!(round6(idev)));
+    o.insert("iops_samples".into(), json!(iops.len()));
+}
+
+fn dir_object(
+    job: &JobReport,
+    d: Option<Direction>,
+    clock: &Clock,
+    group_kib_s: f64,
+    plus: bool,
+) -> Value {
+    let spec = &job.spec;
+    let rec = spec.recorded;
+    let empty = DirResult::empty();
+    let r: &DirResult = d.and_then(|d| job.dir(d)).unwrap_or(&empty);
     let runtime_ms = if r.ios > 0 {
         job.runtime_ns / 1_000_000
     } else {
         0
     };
-    let bw_bytes = job.bw_bytes_per_sec(d);
+    let (bw_bytes, iops) = match d {
+        Some(d) => (job.bw_bytes_per_sec(d), job.iops(d)),
+        None => (0.0, 0.0),
+    };
     let pcts = spec.percentiles.as_slice();
-    json!({
-        "io_bytes": r.bytes,
-        "io_kbytes": r.bytes / 1024,
-        "bw_bytes": bw_bytes.round() as u64,
-        "bw": (bw_bytes / 1024.0).round() as u64,
-        "iops": round6(job.iops(d)),
-        "runtime": runtime_ms,
-        "total_ios": r.ios,
-        "short_ios": 0,
-        "drop_ios": 0,
-        "slat_ns": latency_object(r.slat.as_ref(), clock, None),
-        "clat_ns": latency_object(Some(&r.clat), clock, spec.clat_percentiles.then_some(pcts)),
-        "lat_ns": latency_object(Some(&r.lat), clock, spec.lat_percentiles.then_some(pcts)),
-    })
+    let mut o = Map::new();
+    o.insert("io_bytes".into(), json!(r.bytes));
+    o.insert("io_kbytes".into(), json!(r.bytes / 1024));
+    o.insert("bw_bytes".into(), json!(bw_bytes.round() as u64));
+    o.insert("bw".into(), json!((bw_bytes / 1024.0).round() as u64));
+    o.insert("iops".into(), json!(round6(iops)));
+    o.insert("runtime".into(), json!(runtime_ms));
+    o.insert("total_ios".into(), json!(r.ios));
+    o.insert("short_ios".into(), json!(0));
+    o.insert("drop_ios".into(), json!(0));
+    o.insert(
+        "slat_ns".into(),
+        latency_object(r.slat.as_ref().filter(|_| rec.slat), clock, None, false),
+    );
+    o.insert(
+        "clat_ns".into(),
+        latency_object(
+            Some(&r.clat).filter(|_| rec.clat),
+            clock,
+            spec.clat_percentiles.then_some(pcts),
+            plus,
+        ),
+    );
+    o.insert(
+        "lat_ns".into(),
+        latency_object(
+            Some(&r.lat).filter(|_| rec.lat),
+            clock,
+            spec.lat_percentiles.then_some(pcts),
+            plus,
+        ),
+    );
+    let samples: &[Sample] = if rec.bw { &r.samples } else { &[] };
+    sample_fields(&mut o, samples, group_kib_s);
+    Value::Object(o)
+}
+
+/// fio's percentage maps: each bucket as a share of `total`.
+fn percent_map(keys: &[&str], counts: &[u64], total: u64) -> Value {
+    Value::Object(
+        keys.iter()
+            .zip(counts)
+            .map(|(k, &n)| {
+                let p = if total == 0 {
+                    0.0
+                } else {
+                    n as f64 * 100.0 / total as f64
+                };
+                (k.to_string(), json!(round6(p)))
+            })
+            .collect(),
+    )
+}
+
+/// fio's latency_ns / latency_us / latency_ms: the share of I/Os whose total latency fell
+/// in each bucket; a key is the bucket's exclusive upper bound in that unit.
+fn latency_buckets(job: &JobReport, clock: &Clock) -> [(String, Value); 3] {
+    const STEPS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+    let hists: Vec<&LatencyHistogram> = job
+        .dirs
+        .iter()
+        .flatten()
+        .map(|d| {
+            if job.spec.recorded.lat {
+                &d.lat
+            } else {
+                &d.clat
+            }
+        })
+        .collect();
+    let total: u64 = hists.iter().map(|h| h.count()).sum();
+    let below = |ns: u64| -> u64 {
+        let ticks = clock.ns_to_ticks(ns);
+        hists.iter().map(|h| h.count_below(ticks)).sum()
+    };
+    let pct = |n: u64| {
+        if total == 0 {
+            0.0
+        } else {
+            round6(n as f64 * 100.0 / total as f64)
+        }
+    };
+    // Bucket i of a unit covers [steps[i-1], steps[i]) in that unit; the first starts at one
+    // unit (at zero for ns), since smaller values belong to the finer map.
+    let unit_map = |scale: u64, steps: &[u64], open_end: bool| -> Value {
+        let mut m = Map::new();
+        let mut prev = if scale == 1 { 0 } else { below(scale) };
+        for &s in steps {
+            let hi = below(s * scale);
+            m.insert(s.to_string(), json!(pct(hi.saturating_sub(prev))));
+            prev = hi;
+        }
+        if open_end {
+            let last = steps[steps.len() - 1];
+            m.insert(format!(">={last}"), json!(pct(total.saturating_sub(prev))));
+        }
+        Value::Object(m)
+    };
+    let ms_steps = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000];
+    [
+        ("latency_ns".into(), unit_map(1, &STEPS, false)),
+        ("latency_us".into(), unit_map(1_000, &STEPS, false)),
+        ("latency_ms".into(), unit_map(1_000_000, &ms_steps, true)),
+    ]
 }
 
 fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
@@ -105,21 +259,78 @@ fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
         .get(job.job_index)
         .map(|o| options_object(o))
         .unwrap_or_else(|| json!({}));
-    json!({
-        "jobname": job.spec.name,
-        "groupid": 0,
-        "error": 0,
-        "eta": 0,
-        "elapsed": ((job.runtime_ns + job.spec.ramp_time.as_nanos() as u64) as f64 / 1e9).round() as u64,
-        "job options": opts,
-        "read": dir_object(job, Direction::Read, clock),
-        "write": dir_object(job, Direction::Write, clock),
-        "job_runtime": job.runtime_ns / 1_000_000,
-        "usr_cpu": pct(cpu.user_ns),
-        // Kernel helper threads working for the job (io-wq, SQPOLL) are system time too.
-        "sys_cpu": pct(cpu.sys_ns + cpu.helper_ns()),
-        "ctx": cpu.ctx,
-        "iolab": {
+    let group_kib_s = |d: Direction| -> f64 {
+        out.jobs
+            .iter()
+            .filter(|j| j.group_id == job.group_id)
+            .map(|j| j.bw_bytes_per_sec(d) / 1024.0)
+            .sum()
+    };
+    let mut o = Map::new();
+    o.insert("jobname".into(), json!(job.spec.name));
+    o.insert("groupid".into(), json!(job.group_id));
+    o.insert("error".into(), json!(0));
+    o.insert("eta".into(), json!(0));
+    o.insert(
+        "elapsed".into(),
+        json!(job.elapsed_ns.div_ceil(1_000_000_000)),
+    );
+    o.insert("job options".into(), opts);
+    if !job.spec.description.is_empty() {
+        o.insert("desc".into(), json!(job.spec.description));
+    }
+    for d in [Direction::Read, Direction::Write] {
+        let key = if d == Direction::Read {
+            "read"
+        } else {
+            "write"
+        };
+        o.insert(
+            key.into(),
+            dir_object(job, Some(d), clock, group_kib_s(d), ctx.plus),
+        );
+    }
+    o.insert("trim".into(), dir_object(job, None, clock, 0.0, false));
+    o.insert(
+        "sync".into(),
+        json!({"total_ios": 0, "lat_ns": zero_latency()}),
+    );
+    o.insert("job_runtime".into(), json!(job.runtime_ns / 1_000_000));
+    o.insert("usr_cpu".into(), json!(pct(cpu.user_ns)));
+    // Kernel helper threads working for the job (io-wq, SQPOLL) are system time too.
+    o.insert("sys_cpu".into(), json!(pct(cpu.sys_ns + cpu.helper_ns())));
+    o.insert("ctx".into(), json!(cpu.ctx));
+    o.insert("majf".into(), json!(cpu.majflt));
+    o.insert("minf".into(), json!(cpu.minflt));
+    let dc = &job.depth;
+    let level_total: u64 = dc.level.iter().sum();
+    o.insert(
+        "iodepth_level".into(),
+        percent_map(
+            &["1", "2", "4", "8", "16", "32", ">=64"],
+            &dc.level,
+            level_total,
+        ),
+    );
+    let batch_keys = ["0", "4", "8", "16", "32", "64", ">=64"];
+    o.insert(
+        "iodepth_submit".into(),
+        percent_map(&batch_keys, &dc.submit, dc.submit.iter().sum()),
+    );
+    o.insert(
+        "iodepth_complete".into(),
+        percent_map(&batch_keys, &dc.complete, dc.complete.iter().sum()),
+    );
+    for (k, v) in latency_buckets(job, clock) {
+        o.insert(k, v);
+    }
+    o.insert("latency_depth".into(), json!(job.spec.effective_iodepth()));
+    o.insert("latency_target".into(), json!(0));
+    o.insert("latency_percentile".into(), json!(100.0));
+    o.insert("latency_window".into(), json!(0));
+    o.insert(
+        "iolab".into(),
+        json!({
             "engine": job.spec.engine.label(),
             "iodepth": job.spec.effective_iodepth(),
             "clones": job.clones,
@@ -134,7 +345,24 @@ fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
             "iops_per_cpu_sec": round6(job.iops_per_cpu_sec()),
             "notes": job.notes,
             "interrupted": job.interrupted,
-        },
+        }),
+    );
+    Value::Object(o)
+}
+
+/// fio's `disk_util` entry for one disk.
+fn disk_object(d: &DiskUsage) -> Value {
+    let c = &d.counters;
+    json!({
+        "name": d.name,
+        "read_ios": c.read_ios,
+        "write_ios": c.write_ios,
+        "read_merges": c.read_merges,
+        "write_merges": c.write_merges,
+        "read_ticks": c.read_ticks_ms,
+        "write_ticks": c.write_ticks_ms,
+        "in_queue": c.in_queue_ms,
+        "util": round6(d.util_percent()),
     })
 }
 
@@ -156,6 +384,12 @@ pub fn to_json(out: &RunOutcome, ctx: &JsonContext) -> Value {
         "jobs".into(),
         Value::Array(out.jobs.iter().map(|j| job_object(j, out, ctx)).collect()),
     );
+    if !out.disks.is_empty() {
+        top.insert(
+            "disk_util".into(),
+            Value::Array(out.disks.iter().map(disk_object).collect()),
+        );
+    }
     top.insert(
         "iolab".into(),
         json!({
@@ -197,7 +431,7 @@ mod tests {
 
     #[test]
     fn empty_latency_is_fio_zero_block() {
-        let v = latency_object(None, &Clock::monotonic(), None);
+        let v = latency_object(None, &Clock::monotonic(), None, false);
         assert_eq!(
             v,
             json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0})
@@ -210,12 +444,17 @@ mod tests {
         for v in 1..=1000u64 {
             h.record(v * 1000);
         }
-        let v = latency_object(Some(&h), &Clock::monotonic(), Some(&[50.0, 99.0]));
+        let v = latency_object(Some(&h), &Clock::monotonic(), Some(&[50.0, 99.0]), true);
         assert_eq!(v["N"], 1000);
         assert_eq!(v["min"], 1000);
         assert_eq!(v["max"], 1_000_000);
         let p = v["percentile"].as_object().unwrap();
         assert_eq!(p.keys().collect::<Vec<_>>(), vec!["50.000000", "99.000000"]);
+        let bins = v["bins"].as_object().unwrap();
+        assert_eq!(
+            bins.values().map(|n| n.as_u64().unwrap()).sum::<u64>(),
+            1000
+        );
         let p50 = p["50.000000"].as_u64().unwrap();
         assert!((499_000..=501_000).contains(&p50), "{p50}");
     }

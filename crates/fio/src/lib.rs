@@ -1,16 +1,17 @@
 //! fio's dialect, for iolab: the option table (one entry per fio option iolab understands),
-//! fio's units, the `--key=value` command line, and fio's JSON output format.
+//! fio's units, the `--key=value` command line, job files, and fio's JSON output format.
 //!
 //! This crate translates into the job model ([`iolab_job::JobSpec`]) and out of the runner's
 //! results; nothing else in iolab knows fio's spelling.
 
 pub mod args;
 pub mod error;
+pub mod jobfile;
 pub mod json;
 pub mod known;
 pub mod options;
 pub mod units;
 
-pub use args::{parse_command_line, CommandLine, OutputFormat};
+pub use args::{parse_command_line, parse_command_line_with, CommandLine, OutputFormat};
 pub use error::FioError;
 pub use options::{JobDraft, OPTIONS};

@@ -81,7 +81,10 @@ impl JobDraft {
             reason,
         })?;
         self.set_options.retain(|(k, _)| k != def.name);
-        self.set_options.push((def.name.to_string(), v.to_string()));
+        // fio's JSON lists options given with a value; a bare flag (`stonewall`) is left out.
+        if value.is_some() {
+            self.set_options.push((def.name.to_string(), v.to_string()));
+        }
         Ok(())
     }
 
@@ -176,6 +179,22 @@ fn parse_percentiles(v: &str) -> Result<Vec<f64>, String> {
     Ok(out)
 }
 
+/// fio's `cpumask`: a bit mask of CPUs, decimal or 0x-hex (1 is CPU 0, 6 is CPUs 1 and 2).
+fn parse_cpumask(v: &str) -> Result<CpuSet, String> {
+    let t = v.trim();
+    let mask = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => t.parse::<u64>(),
+    }
+    .map_err(|_| "expected a CPU bit mask, e.g. 1 (CPU 0) or 0xf (CPUs 0-3)".to_string())?;
+    if mask == 0 {
+        return Err("a mask of 0 allows no CPU".into());
+    }
+    Ok(CpuSet::from_cpus(
+        (0..64).filter(|b| mask & (1u64 << b) != 0).collect(),
+    ))
+}
+
 /// Every fio option iolab understands. Keep sorted roughly as fio's HOWTO groups them.
 pub static OPTIONS: &[OptionDef] = &[
     OptionDef {
@@ -219,6 +238,20 @@ pub static OPTIONS: &[OptionDef] = &[
                 return Err("must be between 0 and 100".into());
             }
             d.rwmixread = Some(p);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "rwmixwrite",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Percentage of a mixed workload that is writes (rwmixread is 100 minus it).",
+        apply: |d, v| {
+            let p = parse_u32(v)?;
+            if p > 100 {
+                return Err("must be between 0 and 100".into());
+            }
+            d.rwmixread = Some(100 - p);
             Ok(())
         },
     },
@@ -453,6 +486,133 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Report the copies of a job (numjobs) as one.",
         apply: |d, v| {
             d.spec.group_reporting = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "description",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Free text describing the job, shown with its results.",
+        apply: |d, v| {
+            d.spec.description = v.trim_matches('"').to_string();
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "stonewall",
+        alias: Some("wait_for_previous"),
+        kind: ValueKind::Bool,
+        help: "Start this job only when every job before it has finished; it also starts a new reporting group.",
+        apply: |d, v| {
+            d.spec.stonewall = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "new_group",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Start a new reporting group here without waiting for the jobs before.",
+        apply: |d, v| {
+            d.spec.new_group = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "startdelay",
+        alias: None,
+        kind: ValueKind::Time,
+        help: "Wait this long before starting the job (seconds unless a unit is given).",
+        apply: |d, v| {
+            d.spec.start_delay = parse_time(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "loops",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Repeat the job's work this many times (default 1).",
+        apply: |d, v| {
+            d.spec.loops = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "cpumask",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "CPUs the job's threads may run on, as a bit mask (1 is CPU 0; 0x6 is CPUs 1 and 2).",
+        apply: |d, v| {
+            d.spec.cpus_allowed = Some(parse_cpumask(v)?);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "verify",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Accepted as 0 (or none) only: iolab does not verify data it wrote.",
+        apply: |_, v| match v {
+            "0" | "none" => Ok(()),
+            _ => Err("iolab does not verify data; only verify=0 is accepted".into()),
+        },
+    },
+    OptionDef {
+        name: "disable_slat",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Do not report submission latency (reported as zeros, as fio does).",
+        apply: |d, v| {
+            d.spec.recorded.slat = !parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "disable_clat",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Do not report completion latency (reported as zeros, as fio does).",
+        apply: |d, v| {
+            d.spec.recorded.clat = !parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "disable_lat",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Do not report total latency (reported as zeros, as fio does).",
+        apply: |d, v| {
+            d.spec.recorded.lat = !parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "disable_bw",
+        alias: Some("disable_bw_measurement"),
+        kind: ValueKind::Bool,
+        help: "Do not sample bandwidth and IOPS over time (bw_min/bw_max and friends report zeros).",
+        apply: |d, v| {
+            d.spec.recorded.bw = !parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "gtod_reduce",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Shorthand for disable_slat, disable_clat, disable_lat and disable_bw together.",
+        apply: |d, v| {
+            if parse_bool(v)? {
+                d.spec.recorded = iolab_job::Recorded {
+                    slat: false,
+                    clat: false,
+                    lat: false,
+                    bw: false,
+                };
+            }
             Ok(())
         },
     },

@@ -14,4 +14,4 @@ pub use cpuset::CpuSet;
 pub use error::JobError;
 pub use offsets::{OffsetGen, Region};
 pub use rng::Rng;
-pub use spec::{JobSpec, Pattern, SizeSpec, DEFAULT_PERCENTILES};
+pub use spec::{JobSpec, Pattern, Recorded, SizeSpec, DEFAULT_PERCENTILES};

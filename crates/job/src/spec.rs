@@ -37,9 +37,33 @@ impl SizeSpec {
     }
 }
 
+/// Which latencies are measured and reported (fio's `disable_slat`, `disable_clat`,
+/// `disable_lat`, `disable_bw`; `gtod_reduce` turns all four off). A latency that is off
+/// reports as zeros, as in fio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recorded {
+    pub slat: bool,
+    pub clat: bool,
+    pub lat: bool,
+    pub bw: bool,
+}
+
+impl Default for Recorded {
+    fn default() -> Self {
+        Recorded {
+            slat: true,
+            clat: true,
+            lat: true,
+            bw: true,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
     pub name: String,
+    /// Free text shown beside the results.
+    pub description: String,
     pub filename: PathBuf,
     pub engine: EngineConfig,
     /// Open with O_DIRECT (bypass the page cache).
@@ -72,8 +96,17 @@ pub struct JobSpec {
     pub percentiles: Vec<f64>,
     pub clat_percentiles: bool,
     pub lat_percentiles: bool,
-    /// Report the job's copies merged into one.
+    /// Report every job of the same group (copies included) merged into one.
     pub group_reporting: bool,
+    pub recorded: Recorded,
+    /// Start only once every job before this one has finished; also starts a new group.
+    pub stonewall: bool,
+    /// Start a new reporting group without waiting for the jobs before.
+    pub new_group: bool,
+    /// Wait this long after the others start before starting (not measured).
+    pub start_delay: Duration,
+    /// Repeat the job's work this many times (size-based jobs transfer `loops` × size).
+    pub loops: u32,
 }
 
 impl JobSpec {
@@ -81,6 +114,7 @@ impl JobSpec {
     pub fn new(name: impl Into<String>, filename: impl Into<PathBuf>) -> JobSpec {
         JobSpec {
             name: name.into(),
+            description: String::new(),
             filename: filename.into(),
             engine: EngineConfig::new(EngineKind::Psync),
             direct: false,
@@ -102,6 +136,11 @@ impl JobSpec {
             clat_percentiles: true,
             lat_percentiles: false,
             group_reporting: false,
+            recorded: Recorded::default(),
+            stonewall: false,
+            new_group: false,
+            start_delay: Duration::ZERO,
+            loops: 1,
         }
     }
 
@@ -184,6 +223,9 @@ impl JobSpec {
                 "must be between 0 and 100",
             ));
         }
+        if self.loops == 0 {
+            return Err(JobError::invalid("loops", 0, "must be at least 1"));
+        }
         if self.numjobs == 0 {
             return Err(JobError::invalid("numjobs", 0, "must be at least 1"));
         }
@@ -243,6 +285,7 @@ mod tests {
             ("iodepth", Box::new(|j| j.iodepth = 0)),
             ("bs", Box::new(|j| j.block_size = [0, 0])),
             ("numjobs", Box::new(|j| j.numjobs = 0)),
+            ("loops", Box::new(|j| j.loops = 0)),
             ("rwmixread", Box::new(|j| j.read_percent = 101)),
             ("time_based", Box::new(|j| j.time_based = true)),
             ("size", Box::new(|j| j.size = Some(SizeSpec::Bytes(0)))),

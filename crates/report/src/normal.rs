@@ -5,7 +5,8 @@
 use std::io::{self, Write};
 
 use iolab_engine::Direction;
-use iolab_runner::{JobReport, RunOutcome};
+use iolab_job::{JobSpec, Pattern};
+use iolab_runner::{JobReport, RunOutcome, Sample, SAMPLE_INTERVAL_NS};
 use iolab_stats::{Clock, LatencyHistogram};
 
 use crate::format::{bytes_binary, bytes_decimal, compact, latency_unit};
@@ -87,25 +88,95 @@ fn write_dir(w: &mut impl Write, job: &JobReport, d: Direction, clock: &Clock) -
     if r.ios == 0 {
         return Ok(());
     }
-    if let Some(slat) = &r.slat {
+    let rec = job.spec.recorded;
+    if let Some(slat) = r.slat.as_ref().filter(|_| rec.slat) {
         lat_line(w, "slat", slat, clock)?;
     }
-    lat_line(w, "clat", &r.clat, clock)?;
-    lat_line(w, " lat", &r.lat, clock)?;
-    if job.spec.clat_percentiles {
+    if rec.clat {
+        lat_line(w, "clat", &r.clat, clock)?;
+    }
+    if rec.lat {
+        lat_line(w, " lat", &r.lat, clock)?;
+    }
+    if job.spec.clat_percentiles && rec.clat {
         percentile_block(w, "clat", &r.clat, clock, &job.spec.percentiles)?;
     }
-    if job.spec.lat_percentiles {
+    if job.spec.lat_percentiles && rec.lat {
         percentile_block(w, " lat", &r.lat, clock, &job.spec.percentiles)?;
     }
+    if rec.bw && !r.samples.is_empty() {
+        sample_lines(w, &r.samples)?;
+    }
     Ok(())
+}
+
+/// fio's `bw (KiB/s)` and `iops` lines from the per-interval samples.
+fn sample_lines(w: &mut impl Write, samples: &[Sample]) -> io::Result<()> {
+    let secs = SAMPLE_INTERVAL_NS as f64 / 1e9;
+    let stats = |v: Vec<f64>| {
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        let var = if v.len() > 1 {
+            v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = v.iter().copied().fold(0.0, f64::max);
+        (min, max, mean, var.sqrt(), v.len())
+    };
+    let (bmin, bmax, bavg, bdev, n) = stats(
+        samples
+            .iter()
+            .map(|s| s.bytes as f64 / 1024.0 / secs)
+            .collect(),
+    );
+    writeln!(
+        w,
+        "   bw (  KiB/s): min={}, max={}, avg={bavg:.2}, stdev={bdev:.2}, samples={n}",
+        compact_int(bmin),
+        compact_int(bmax)
+    )?;
+    let (imin, imax, iavg, idev, n) = stats(samples.iter().map(|s| s.ios as f64 / secs).collect());
+    writeln!(
+        w,
+        "   iops        : min={}, max={}, avg={iavg:.2}, stdev={idev:.2}, samples={n}",
+        compact_int(imin),
+        compact_int(imax)
+    )
+}
+
+/// fio's name for a job's pattern and mix.
+pub fn rw_name(spec: &JobSpec) -> &'static str {
+    match (spec.pattern, spec.read_percent) {
+        (Pattern::Sequential, 100) => "read",
+        (Pattern::Sequential, 0) => "write",
+        (Pattern::Sequential, _) => "rw",
+        (Pattern::Random, 100) => "randread",
+        (Pattern::Random, 0) => "randwrite",
+        (Pattern::Random, _) => "randrw",
+    }
+}
+
+/// The line fio prints for each job before it starts (and for `--parse-only`):
+/// `name: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, ioengine=io_uring, iodepth=1`.
+pub fn job_line(spec: &JobSpec, group: u32) -> String {
+    let [r, wr] = spec.block_size;
+    format!(
+        "{}: (g={group}): rw={}, bs=(R) {r}B-{r}B, (W) {wr}B-{wr}B, ioengine={}, iodepth={}",
+        spec.name,
+        rw_name(spec),
+        spec.engine.label(),
+        spec.iodepth
+    )
 }
 
 fn write_job(w: &mut impl Write, job: &JobReport, clock: &Clock) -> io::Result<()> {
     writeln!(
         w,
-        "{}: (groupid=0, jobs={}): err= 0: engine={} iodepth={} target={}{}",
+        "{}: (groupid={}, jobs={}): err= 0: engine={} iodepth={} target={}{}",
         job.spec.name,
+        job.group_id,
         job.clones,
         job.spec.engine.label(),
         job.spec.effective_iodepth(),
@@ -116,6 +187,9 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Clock) -> io::Result<(
             ""
         }
     )?;
+    if !job.spec.description.is_empty() {
+        writeln!(w, "  Description  : [{}]", job.spec.description)?;
+    }
     for d in [Direction::Read, Direction::Write] {
         write_dir(w, job, d, clock)?;
     }
@@ -138,48 +212,98 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Clock) -> io::Result<(
             pct(cpu.sqpoll_ns)
         )?;
     }
+    let level = &job.depth.level;
+    let total: u64 = level.iter().sum();
+    if total > 0 {
+        let cells: Vec<String> = ["1", "2", "4", "8", "16", "32", ">=64"]
+            .iter()
+            .zip(level)
+            .map(|(k, n)| format!("{k}={:.1}%", *n as f64 * 100.0 / total as f64))
+            .collect();
+        writeln!(w, "  IO depths    : {}", cells.join(", "))?;
+    }
+    writeln!(
+        w,
+        "     issued rwts: total={},{},0,0",
+        job.dir(Direction::Read).map_or(0, |r| r.ios),
+        job.dir(Direction::Write).map_or(0, |r| r.ios)
+    )?;
     for n in &job.notes {
         writeln!(w, "  note: {n}")?;
     }
     Ok(())
 }
 
-/// Writes every job of `out` in fio's normal layout, then the run-wide lines.
-pub fn write_normal(out: &RunOutcome, w: &mut impl Write) -> io::Result<()> {
-    for job in &out.jobs {
-        write_job(w, job, &out.clock)?;
-        writeln!(w)?;
-    }
-    writeln!(w, "Run status (all jobs):")?;
+/// fio's per-group summary: aggregate bandwidth, the range over the group's jobs, total
+/// I/O and the range of run times.
+fn write_group(w: &mut impl Write, out: &RunOutcome, group: u32) -> io::Result<()> {
+    writeln!(w, "Run status group {group} (all jobs):")?;
+    let jobs: Vec<&JobReport> = out.jobs.iter().filter(|j| j.group_id == group).collect();
     for d in [Direction::Read, Direction::Write] {
-        let (bytes, bw): (u64, f64) = out
-            .jobs
-            .iter()
-            .filter_map(|j| j.dir(d).map(|r| (r.bytes, j.bw_bytes_per_sec(d))))
-            .fold((0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+        let with: Vec<&&JobReport> = jobs.iter().filter(|j| j.dir(d).is_some()).collect();
+        let bytes: u64 = with.iter().map(|j| j.dir(d).map_or(0, |r| r.bytes)).sum();
         if bytes == 0 {
             continue;
         }
-        let run_ms = out
-            .jobs
-            .iter()
-            .map(|j| j.runtime_ns / 1_000_000)
-            .max()
-            .unwrap_or(0);
+        let bws: Vec<f64> = with.iter().map(|j| j.bw_bytes_per_sec(d)).collect();
+        let runs: Vec<u64> = with.iter().map(|j| j.runtime_ns / 1_000_000).collect();
+        let total: f64 = bws.iter().sum();
+        let lo = bws.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = bws.iter().copied().fold(0.0, f64::max);
         writeln!(
             w,
-            "  {}: bw={}/s ({}/s), io={} ({}), run={}msec",
+            "  {}: bw={}/s ({}/s), {}/s-{}/s ({}/s-{}/s), io={} ({}), run={}-{}msec",
             if d == Direction::Read {
                 " READ"
             } else {
                 "WRITE"
             },
-            bytes_binary(bw),
-            bytes_decimal(bw),
+            bytes_binary(total),
+            bytes_decimal(total),
+            bytes_binary(lo),
+            bytes_binary(hi),
+            bytes_decimal(lo),
+            bytes_decimal(hi),
             bytes_binary(bytes as f64),
             bytes_decimal(bytes as f64),
-            run_ms
+            runs.iter().min().unwrap_or(&0),
+            runs.iter().max().unwrap_or(&0)
         )?;
+    }
+    Ok(())
+}
+
+/// Writes every job of `out` in fio's normal layout, then each group's summary and the
+/// disks' counters.
+pub fn write_normal(out: &RunOutcome, w: &mut impl Write) -> io::Result<()> {
+    for job in &out.jobs {
+        write_job(w, job, &out.clock)?;
+        writeln!(w)?;
+    }
+    let mut groups: Vec<u32> = out.jobs.iter().map(|j| j.group_id).collect();
+    groups.dedup();
+    for g in groups {
+        write_group(w, out, g)?;
+        writeln!(w)?;
+    }
+    if !out.disks.is_empty() {
+        writeln!(w, "Disk stats (read/write):")?;
+        for d in &out.disks {
+            let c = &d.counters;
+            writeln!(
+                w,
+                "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:.2}%",
+                d.name,
+                c.read_ios,
+                c.write_ios,
+                c.read_merges,
+                c.write_merges,
+                c.read_ticks_ms,
+                c.write_ticks_ms,
+                c.in_queue_ms,
+                d.util_percent()
+            )?;
+        }
     }
     writeln!(
         w,
@@ -203,6 +327,23 @@ mod tests {
         assert_eq!(pct_label(99.0), "99.00");
         assert_eq!(pct_label(99.999), "99.999");
         assert_eq!(pct_label(99.95), "99.95");
+    }
+
+    #[test]
+    fn job_lines_name_pattern_sizes_engine_and_depth() {
+        let mut j = JobSpec::new("4k_randread_qd1", "/dev/zram0");
+        j.pattern = Pattern::Random;
+        j.iodepth = 8;
+        assert_eq!(
+            job_line(&j, 2),
+            "4k_randread_qd1: (g=2): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, \
+             ioengine=psync, iodepth=8"
+        );
+        j.read_percent = 70;
+        assert_eq!(rw_name(&j), "randrw");
+        j.pattern = Pattern::Sequential;
+        j.read_percent = 0;
+        assert_eq!(rw_name(&j), "write");
     }
 
     #[test]

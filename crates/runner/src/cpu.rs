@@ -12,6 +12,9 @@ pub struct CpuSnapshot {
     pub user_ns: u64,
     pub sys_ns: u64,
     pub ctx: u64,
+    /// Major and minor page faults of the job's own thread.
+    pub majflt: u64,
+    pub minflt: u64,
     /// io-wq worker threads' on-CPU time.
     pub iowq_ns: u64,
     /// SQPOLL thread's on-CPU time.
@@ -33,6 +36,8 @@ impl CpuSnapshot {
             user_ns: tv_ns(ru.ru_utime),
             sys_ns: tv_ns(ru.ru_stime),
             ctx: (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
+            majflt: ru.ru_majflt as u64,
+            minflt: ru.ru_minflt as u64,
             iowq_ns,
             sqpoll_ns,
         }
@@ -45,6 +50,8 @@ impl CpuSnapshot {
             user_ns: self.user_ns.saturating_sub(earlier.user_ns),
             sys_ns: self.sys_ns.saturating_sub(earlier.sys_ns),
             ctx: self.ctx.saturating_sub(earlier.ctx),
+            majflt: self.majflt.saturating_sub(earlier.majflt),
+            minflt: self.minflt.saturating_sub(earlier.minflt),
             iowq_ns: self.iowq_ns.saturating_sub(earlier.iowq_ns),
             sqpoll_ns: self.sqpoll_ns.saturating_sub(earlier.sqpoll_ns),
         }

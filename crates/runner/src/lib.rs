@@ -2,14 +2,16 @@
 //! tight submit/reap loop, and merges what the workers measured.
 //!
 //! The flow: [`prepare`] checks every job against its target (alignment, bounds, write
-//! safety) and lays out files, before any I/O; [`run_jobs`] starts one thread per job copy,
-//! lines them up at a barrier, runs them concurrently, and returns a [`RunOutcome`] holding
-//! per-job histograms and counters, merged per job when `group_reporting` asks for it.
+//! safety) and lays out files, before any I/O; [`run_jobs`] runs the jobs in phases (split
+//! at each `stonewall`, see [`plan`]), starting one thread per job copy, lining them up at a
+//! barrier and running them concurrently, and returns a [`RunOutcome`] holding per-job
+//! histograms and counters, merged per reporting group when `group_reporting` asks for it.
 //!
 //! [`JobSpec`]: iolab_job::JobSpec
 
 pub mod cpu;
 pub mod error;
+pub mod plan;
 pub mod prepare;
 pub mod result;
 pub mod run;
@@ -18,5 +20,7 @@ mod worker;
 
 pub use error::RunError;
 pub use prepare::{prepare, PreparedJob};
-pub use result::{CpuUsage, DirResult, JobReport, RunOutcome};
+pub use result::{
+    CpuUsage, DepthCounts, DirResult, DiskUsage, JobReport, RunOutcome, Sample, SAMPLE_INTERVAL_NS,
+};
 pub use run::{run_jobs, RunOptions};

@@ -6,6 +6,7 @@ use std::time::SystemTime;
 use iolab_engine::Direction;
 use iolab_job::{JobSpec, Region};
 use iolab_stats::{Clock, LatencyHistogram};
+use iolab_sysinfo::diskstats::DiskCounters;
 use iolab_sysinfo::TargetFacts;
 
 /// One direction's counters and latencies.
@@ -17,12 +18,44 @@ pub struct DirResult {
     pub slat: Option<LatencyHistogram>,
     pub clat: LatencyHistogram,
     pub lat: LatencyHistogram,
+    /// Bytes and I/Os done in each sampling interval of the measured window (fio's
+    /// bandwidth and IOPS samples, every [`SAMPLE_INTERVAL_NS`]); empty when disabled.
+    pub samples: Vec<Sample>,
+}
+
+/// fio's `bwavgtime`/`iopsavgtime` default: one bandwidth and IOPS sample per 500 ms.
+pub const SAMPLE_INTERVAL_NS: u64 = 500_000_000;
+
+/// What one direction did in one sampling interval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sample {
+    pub bytes: u64,
+    pub ios: u64,
 }
 
 impl DirResult {
+    pub fn empty() -> DirResult {
+        DirResult {
+            ios: 0,
+            bytes: 0,
+            slat: None,
+            clat: LatencyHistogram::new(),
+            lat: LatencyHistogram::new(),
+            samples: Vec::new(),
+        }
+    }
+
     pub fn merge(&mut self, other: &DirResult) {
         self.ios += other.ios;
         self.bytes += other.bytes;
+        // Copies run over the same windows: their samples add up to the group's rate.
+        if self.samples.len() < other.samples.len() {
+            self.samples.resize(other.samples.len(), Sample::default());
+        }
+        for (a, b) in self.samples.iter_mut().zip(&other.samples) {
+            a.bytes += b.bytes;
+            a.ios += b.ios;
+        }
         match (&mut self.slat, &other.slat) {
             (Some(a), Some(b)) => a.merge(b),
             (None, Some(b)) => self.slat = Some(b.clone()),
@@ -30,6 +63,55 @@ impl DirResult {
         }
         self.clat.merge(&other.clat);
         self.lat.merge(&other.lat);
+    }
+}
+
+/// How deep the queue was, fio's `IO depths` block: `level` counts I/Os by the number in
+/// flight once each was queued (buckets 1, 2, 4, 8, 16, 32, ≥64); `submit` and `complete`
+/// count submit and reap calls by how many I/Os each carried (buckets 0, 1–4, 5–8, 9–16,
+/// 17–32, 33–64, >64).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DepthCounts {
+    pub level: [u64; 7],
+    pub submit: [u64; 7],
+    pub complete: [u64; 7],
+}
+
+impl DepthCounts {
+    /// Bucket of `level` for `n` I/Os in flight.
+    #[inline(always)]
+    pub fn level_bucket(n: usize) -> usize {
+        match n {
+            0..=1 => 0,
+            2..=3 => 1,
+            4..=7 => 2,
+            8..=15 => 3,
+            16..=31 => 4,
+            32..=63 => 5,
+            _ => 6,
+        }
+    }
+
+    /// Bucket of `submit`/`complete` for a call carrying `n` I/Os.
+    #[inline(always)]
+    pub fn batch_bucket(n: usize) -> usize {
+        match n {
+            0 => 0,
+            1..=4 => 1,
+            5..=8 => 2,
+            9..=16 => 3,
+            17..=32 => 4,
+            33..=64 => 5,
+            _ => 6,
+        }
+    }
+
+    pub fn add(&mut self, o: &DepthCounts) {
+        for i in 0..7 {
+            self.level[i] += o.level[i];
+            self.submit[i] += o.submit[i];
+            self.complete[i] += o.complete[i];
+        }
     }
 }
 
@@ -43,6 +125,9 @@ pub struct CpuUsage {
     pub sqpoll_ns: u64,
     /// Context switches of the job's own threads.
     pub ctx: u64,
+    /// Page faults of the job's own threads (fio's majf, minf).
+    pub majflt: u64,
+    pub minflt: u64,
 }
 
 impl CpuUsage {
@@ -61,6 +146,8 @@ impl CpuUsage {
         self.iowq_ns += o.iowq_ns;
         self.sqpoll_ns += o.sqpoll_ns;
         self.ctx += o.ctx;
+        self.majflt += o.majflt;
+        self.minflt += o.minflt;
     }
 }
 
@@ -69,6 +156,8 @@ impl CpuUsage {
 pub struct JobReport {
     /// Which of the run's jobs this reports on (its position in the list given to run_jobs).
     pub job_index: usize,
+    /// fio's reporting group (see [`crate::plan::group_ids`]).
+    pub group_id: u32,
     pub spec: JobSpec,
     /// How many job copies this report covers.
     pub clones: u32,
@@ -76,7 +165,10 @@ pub struct JobReport {
     pub dirs: [Option<DirResult>; 2],
     /// Length of the measured window (after the ramp), in ns; the longest copy's.
     pub runtime_ns: u64,
+    /// Wall time from the job's phase start to its end (start delay and ramp included), in ns.
+    pub elapsed_ns: u64,
     pub cpu: CpuUsage,
+    pub depth: DepthCounts,
     pub target: TargetFacts,
     pub region: Region,
     /// Ways the kernel served the job differently from what was asked.
@@ -124,7 +216,9 @@ impl JobReport {
         }
         self.clones += other.clones;
         self.runtime_ns = self.runtime_ns.max(other.runtime_ns);
+        self.elapsed_ns = self.elapsed_ns.max(other.elapsed_ns);
         self.cpu.add(&other.cpu);
+        self.depth.add(&other.depth);
         for n in &other.notes {
             if !self.notes.contains(n) {
                 self.notes.push(n.clone());
@@ -142,10 +236,31 @@ fn per_second(n: u64, ns: u64) -> f64 {
     }
 }
 
+/// What a disk under the run's targets did during the run (fio's `disk_util`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiskUsage {
+    pub name: String,
+    pub counters: DiskCounters,
+    /// Wall time the counters cover.
+    pub elapsed_ms: u64,
+}
+
+impl DiskUsage {
+    /// Percentage of the time the disk had I/O in flight.
+    pub fn util_percent(&self) -> f64 {
+        if self.elapsed_ms == 0 {
+            return 0.0;
+        }
+        (self.counters.io_ticks_ms as f64 * 100.0 / self.elapsed_ms as f64).min(100.0)
+    }
+}
+
 /// Everything one call of `run_jobs` measured.
 #[derive(Debug, Clone)]
 pub struct RunOutcome {
     pub jobs: Vec<JobReport>,
+    /// The disks behind the targets, in name order.
+    pub disks: Vec<DiskUsage>,
     pub clock: Clock,
     pub started: SystemTime,
     /// Stopped early by SIGINT/SIGTERM.

@@ -1,16 +1,20 @@
-//! Runs prepared jobs concurrently: one thread per job copy, all released together from a
-//! barrier once every engine has opened, so no job measures while another is still setting up.
+//! Runs prepared jobs phase by phase; within a phase, one thread per job copy, all released
+//! together from a barrier once every engine has opened, so no job measures while another is
+//! still setting up.
 
 use std::cell::Cell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 use std::sync::atomic::AtomicBool;
 use std::sync::Barrier;
 use std::time::SystemTime;
 
 use iolab_stats::Clock;
+use iolab_sysinfo::diskstats::{read_diskstats, DiskCounters};
 
-use crate::result::{CpuUsage, JobReport, RunOutcome};
+use crate::result::{CpuUsage, DiskUsage, JobReport, RunOutcome};
 use crate::worker::{Worker, WorkerResult};
-use crate::{signal, PreparedJob, RunError};
+use crate::{plan, signal, PreparedJob, RunError};
 
 #[derive(Debug, Clone, Copy)]
 pub struct RunOptions {
@@ -21,13 +25,14 @@ pub struct RunOptions {
 }
 
 /// Waits for the workers, printing elapsed against planned time on stderr.
-fn show_progress<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], jobs: &[PreparedJob]) {
+fn show_progress<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], jobs: &[&PreparedJob]) {
     let planned = jobs
         .iter()
         .map(|j| {
-            j.spec
-                .time_based
-                .then(|| (j.spec.ramp_time + j.spec.runtime.unwrap_or_default()).as_secs())
+            j.spec.time_based.then(|| {
+                (j.spec.start_delay + j.spec.ramp_time + j.spec.runtime.unwrap_or_default())
+                    .as_secs()
+            })
         })
         .collect::<Option<Vec<u64>>>()
         .and_then(|v| v.into_iter().max());
@@ -53,14 +58,78 @@ fn show_progress<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], jobs: &[Pr
     }
 }
 
-/// Runs all `jobs` side by side and returns one report per job (copies merged when the job
-/// asks for group reporting, else one report per copy).
+/// Runs `jobs` in phases (each `stonewall` waits for everything before it; jobs within a
+/// phase run side by side) and returns one report per job copy, or per reporting group for
+/// jobs that ask for group reporting. Once SIGINT/SIGTERM arrives no further phase starts.
 pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, RunError> {
     let started = SystemTime::now();
-    let workers: Vec<(usize, u32)> = jobs
+    let wall = std::time::Instant::now();
+    let disks_before = read_diskstats().unwrap_or_default();
+    let specs: Vec<_> = jobs.iter().map(|j| j.spec.clone()).collect();
+    let groups = plan::group_ids(&specs);
+    let mut reports: Vec<JobReport> = Vec::new();
+    for phase in plan::phases(&specs) {
+        if signal::received().is_some() {
+            break;
+        }
+        for report in run_phase(jobs, phase, &groups, opts)? {
+            // Merge into the previous report when both report as a group and share it
+            // (copies of one job are consecutive, and so are a group's jobs).
+            match reports.last_mut() {
+                Some(last)
+                    if report.spec.group_reporting
+                        && last.spec.group_reporting
+                        && last.group_id == report.group_id =>
+                {
+                    last.merge(&report)
+                }
+                _ => reports.push(report),
+            }
+        }
+    }
+    let interrupted = signal::received().is_some() || reports.iter().any(|r| r.interrupted);
+    let disks = disk_usage(jobs, &disks_before, wall.elapsed().as_millis() as u64);
+    Ok(RunOutcome {
+        jobs: reports,
+        disks,
+        clock: opts.clock,
+        started,
+        interrupted,
+    })
+}
+
+/// The run's share of the counters of each disk behind a target.
+fn disk_usage(
+    jobs: &[PreparedJob],
+    before: &BTreeMap<String, DiskCounters>,
+    elapsed_ms: u64,
+) -> Vec<DiskUsage> {
+    let after = read_diskstats().unwrap_or_default();
+    let names: BTreeSet<&str> = jobs
         .iter()
-        .enumerate()
-        .flat_map(|(i, j)| (0..j.spec.numjobs).map(move |c| (i, c)))
+        .filter_map(|j| j.facts.disk_name.as_deref())
+        .collect();
+    names
+        .into_iter()
+        .filter_map(|n| {
+            Some(DiskUsage {
+                name: n.to_string(),
+                counters: after.get(n)?.since(before.get(n)?),
+                elapsed_ms,
+            })
+        })
+        .collect()
+}
+
+/// Runs the jobs `phase` names side by side: one thread per job copy, all released together.
+fn run_phase(
+    jobs: &[PreparedJob],
+    phase: Range<usize>,
+    groups: &[u32],
+    opts: &RunOptions,
+) -> Result<Vec<JobReport>, RunError> {
+    let workers: Vec<(usize, u32)> = phase
+        .flat_map(|i| (0..jobs[i].spec.numjobs).map(move |c| (i, c)))
         .collect();
     let barrier = Barrier::new(workers.len());
     let abort = AtomicBool::new(false);
@@ -85,7 +154,8 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
             })
             .collect();
         if opts.progress {
-            show_progress(&handles, jobs);
+            let running: Vec<&PreparedJob> = workers.iter().map(|&(i, _)| &jobs[i]).collect();
+            show_progress(&handles, &running);
         }
         handles
             .into_iter()
@@ -101,7 +171,7 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
             .collect()
     });
 
-    let mut reports: Vec<JobReport> = Vec::new();
+    let mut reports = Vec::new();
     let mut first_err = None;
     for (res, &(i, _)) in results.into_iter().zip(&workers) {
         match res {
@@ -111,42 +181,34 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
             Ok(None) => {}
             Ok(Some(w)) => {
                 let job = &jobs[i];
-                let report = JobReport {
+                reports.push(JobReport {
                     job_index: i,
+                    group_id: groups[i],
                     spec: job.spec.clone(),
                     clones: 1,
                     dirs: w.dirs,
                     runtime_ns: opts.clock.ticks_to_ns(w.runtime_ticks) as u64,
+                    elapsed_ns: opts.clock.ticks_to_ns(w.elapsed_ticks) as u64,
                     cpu: CpuUsage {
                         user_ns: w.cpu.user_ns,
                         sys_ns: w.cpu.sys_ns,
                         iowq_ns: w.cpu.iowq_ns,
                         sqpoll_ns: w.cpu.sqpoll_ns,
                         ctx: w.cpu.ctx,
+                        majflt: w.cpu.majflt,
+                        minflt: w.cpu.minflt,
                     },
+                    depth: w.depth,
                     target: job.facts.clone(),
                     region: job.region,
                     notes: w.notes,
                     interrupted: w.interrupted,
-                };
-                // Merge copies of a job that reports as a group (consecutive by construction).
-                match reports.last_mut() {
-                    Some(last) if job.spec.group_reporting && last.job_index == i => {
-                        last.merge(&report)
-                    }
-                    _ => reports.push(report),
-                }
+                });
             }
         }
     }
-    if let Some(e) = first_err {
-        return Err(e);
+    match first_err {
+        Some(e) => Err(e),
+        None => Ok(reports),
     }
-    let interrupted = reports.iter().any(|r| r.interrupted);
-    Ok(RunOutcome {
-        jobs: reports,
-        clock: opts.clock,
-        started,
-        interrupted,
-    })
 }

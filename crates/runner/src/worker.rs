@@ -22,13 +22,16 @@ use iolab_job::OffsetGen;
 use iolab_stats::{Clock, LatencyHistogram};
 
 use crate::cpu::CpuSnapshot;
-use crate::result::DirResult;
+use crate::result::{DepthCounts, DirResult, Sample, SAMPLE_INTERVAL_NS};
 use crate::{PreparedJob, RunError};
 
 pub(crate) struct WorkerResult {
     pub dirs: [Option<DirResult>; 2],
     pub runtime_ticks: u64,
+    /// From the phase's start (the barrier) to the end of this worker's I/O.
+    pub elapsed_ticks: u64,
     pub cpu: CpuSnapshot,
+    pub depth: DepthCounts,
     pub notes: Vec<String>,
     pub interrupted: bool,
 }
@@ -114,6 +117,24 @@ impl Worker<'_> {
     }
 }
 
+impl Worker<'_> {
+    /// Sleeps through the job's `startdelay`, waking to notice a stop request; false if one
+    /// came.
+    fn delay_start(&self) -> bool {
+        let until = std::time::Instant::now() + self.job.spec.start_delay;
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            let now = std::time::Instant::now();
+            if now >= until {
+                return true;
+            }
+            std::thread::sleep((until - now).min(std::time::Duration::from_millis(50)));
+        }
+    }
+}
+
 /// Receives the concrete engine and runs the loop for it.
 struct Looper<'a, 'w> {
     w: &'a Worker<'w>,
@@ -130,6 +151,11 @@ impl EngineVisitor for Looper<'_, '_> {
         if self.w.abort.load(Ordering::SeqCst) {
             return Ok(None);
         }
+        let phase_start = self.w.clock.now();
+        if !self.w.delay_start() {
+            // Stopped by a signal while waiting to start: nothing measured.
+            return Ok(None);
+        }
         let mut st = LoopState::new(self.w, self.seed);
         let sync = engine.capabilities().synchronous;
         let outcome = if sync {
@@ -140,7 +166,8 @@ impl EngineVisitor for Looper<'_, '_> {
         let notes = engine.notes();
         drop(engine);
         outcome?;
-        Ok(Some(st.finish(sync, notes)))
+        let elapsed = self.w.clock.now().saturating_sub(phase_start);
+        Ok(Some(st.finish(sync, notes, elapsed)))
     }
 }
 
@@ -151,22 +178,29 @@ struct DirStats {
     slat: LatencyHistogram,
     clat: LatencyHistogram,
     lat: LatencyHistogram,
+    samples: Vec<Sample>,
+    /// Counters at the last sample.
+    sampled: Sample,
 }
 
 impl DirStats {
-    fn new() -> DirStats {
+    fn new(expected_samples: usize) -> DirStats {
         DirStats {
             ios: 0,
             bytes: 0,
             slat: LatencyHistogram::new(),
             clat: LatencyHistogram::new(),
             lat: LatencyHistogram::new(),
+            samples: Vec::with_capacity(expected_samples),
+            sampled: Sample::default(),
         }
     }
 
     fn reset(&mut self) {
         self.ios = 0;
         self.bytes = 0;
+        self.samples.clear();
+        self.sampled = Sample::default();
         self.slat.reset();
         self.clat.reset();
         self.lat.reset();
@@ -188,6 +222,10 @@ struct LoopState<'a, 'w> {
     deadline: u64,
     measure_start: u64,
     measure_end: u64,
+    /// Ticks per bandwidth/IOPS sample, and when the next is due (`u64::MAX`: never).
+    sample_ticks: u64,
+    next_sample: u64,
+    depth: DepthCounts,
     cpu_start: CpuSnapshot,
     cpu_used: CpuSnapshot,
     interrupted: bool,
@@ -201,18 +239,27 @@ impl<'a, 'w> LoopState<'a, 'w> {
             .runtime
             .map_or(u64::MAX, |d| clock.duration_to_ticks(d));
         let ramp_ticks = clock.duration_to_ticks(spec.ramp_time);
+        let sample_ticks =
+            clock.duration_to_ticks(std::time::Duration::from_nanos(SAMPLE_INTERVAL_NS));
+        // Room for every sample of a time-based run, so the loop never grows the vectors.
+        let expected_samples = spec.runtime.filter(|_| spec.recorded.bw).map_or(64, |r| {
+            (r.as_nanos() / SAMPLE_INTERVAL_NS as u128) as usize + 2
+        });
         let now = clock.now();
         let mut st = LoopState {
             w,
             clock,
             offsets: OffsetGen::new(spec, w.job.region, seed),
-            stats: [DirStats::new(), DirStats::new()],
+            stats: [
+                DirStats::new(expected_samples),
+                DirStats::new(expected_samples),
+            ],
             bs: [spec.block_size[0] as u64, spec.block_size[1] as u64],
             read_percent: spec.read_percent,
             byte_limit: if spec.time_based {
                 u64::MAX
             } else {
-                w.job.region.len
+                w.job.region.len.saturating_mul(spec.loops as u64)
             },
             issued: 0,
             measuring: false,
@@ -220,6 +267,9 @@ impl<'a, 'w> LoopState<'a, 'w> {
             deadline: now.saturating_add(ramp_ticks),
             measure_start: now,
             measure_end: now,
+            sample_ticks: sample_ticks.max(1),
+            next_sample: u64::MAX,
+            depth: DepthCounts::default(),
             cpu_start: CpuSnapshot::default(),
             cpu_used: CpuSnapshot::default(),
             interrupted: false,
@@ -237,10 +287,33 @@ impl<'a, 'w> LoopState<'a, 'w> {
             s.reset();
         }
         self.issued = 0;
+        self.depth = DepthCounts::default();
         self.measuring = true;
         self.measure_start = now;
+        if self.w.job.spec.recorded.bw {
+            self.next_sample = now.saturating_add(self.sample_ticks);
+        }
         self.deadline = now.saturating_add(self.run_ticks);
         self.cpu_start = CpuSnapshot::of_current_thread();
+    }
+
+    /// One bandwidth/IOPS sample per direction for each interval that has ended (an interval
+    /// in which nothing completed gets a zero sample).
+    #[cold]
+    fn take_samples(&mut self, now: u64) {
+        while now >= self.next_sample {
+            for s in &mut self.stats {
+                s.samples.push(Sample {
+                    bytes: s.bytes - s.sampled.bytes,
+                    ios: s.ios - s.sampled.ios,
+                });
+                s.sampled = Sample {
+                    bytes: s.bytes,
+                    ios: s.ios,
+                };
+            }
+            self.next_sample = self.next_sample.saturating_add(self.sample_ticks);
+        }
     }
 
     #[cold]
@@ -329,6 +402,9 @@ impl<'a, 'w> LoopState<'a, 'w> {
                     s.ios += 1;
                     s.bytes += io.len as u64;
                     s.lat.record(now - t0);
+                    if now >= self.next_sample {
+                        self.take_samples(now);
+                    }
                 }
                 QueueStatus::Completed(r) => {
                     return Err(self.io_error(io.dir, io.offset, io.len, r))
@@ -382,6 +458,8 @@ impl<'a, 'w> LoopState<'a, 'w> {
                         QueueStatus::Queued => {
                             free.pop();
                             batch.push(slot);
+                            self.depth.level[DepthCounts::level_bucket(inflight + batch.len())] +=
+                                1;
                             start_t[slot as usize] = t_start;
                             slot_io[slot as usize] = (io.dir, io.offset, io.len);
                         }
@@ -405,6 +483,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 if !batch.is_empty() {
                     engine.commit().map_err(|e| self.engine_error(e))?;
                     let t_sub = self.clock.now();
+                    self.depth.submit[DepthCounts::batch_bucket(batch.len())] += 1;
                     for &slot in &batch {
                         submit_t[slot as usize] = t_sub;
                         self.stats[slot_io[slot as usize].0.index()]
@@ -429,6 +508,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 .reap(1, &mut done)
                 .map_err(|e| self.engine_error(e))?;
             now = self.clock.now();
+            self.depth.complete[DepthCounts::batch_bucket(n)] += 1;
             for i in 0..n {
                 let c = done[i];
                 let slot = c.slot as usize;
@@ -449,10 +529,13 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 }
             }
             inflight -= n;
+            if now >= self.next_sample && !stopping {
+                self.take_samples(now);
+            }
         }
     }
 
-    fn finish(self, sync: bool, mut notes: Vec<String>) -> WorkerResult {
+    fn finish(self, sync: bool, mut notes: Vec<String>, elapsed_ticks: u64) -> WorkerResult {
         let spec = &self.w.job.spec;
         let cpu = self.cpu_used;
         if spec.engine.kind == EngineKind::IoUring && cpu.iowq_ns > 0 {
@@ -469,10 +552,19 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 ));
             }
         }
+        let mut depth = self.depth;
+        if sync {
+            // One I/O in flight, one per call, always.
+            let ios: u64 = self.stats.iter().map(|s| s.ios).sum();
+            depth.level[0] = ios;
+            depth.submit[1] = ios;
+            depth.complete[1] = ios;
+        }
         let result = |st: DirStats, issued: bool| {
             issued.then(|| DirResult {
                 ios: st.ios,
                 bytes: st.bytes,
+                samples: st.samples,
                 slat: (!sync).then_some(st.slat),
                 // Synchronous engines record one latency: submitting is completing.
                 clat: if sync { st.lat.clone() } else { st.clat },
@@ -484,7 +576,9 @@ impl<'a, 'w> LoopState<'a, 'w> {
         WorkerResult {
             dirs,
             runtime_ticks: self.measure_end.saturating_sub(self.measure_start),
+            elapsed_ticks,
             cpu,
+            depth,
             notes,
             interrupted: self.interrupted,
         }

@@ -104,6 +104,31 @@ impl LatencyHistogram {
         self.hdr.value_at_quantile(pct / 100.0).min(self.max)
     }
 
+    /// How many samples were below `ticks` (to the histogram's 3-digit resolution).
+    pub fn count_below(&self, ticks: u64) -> u64 {
+        if ticks == 0 || self.count == 0 {
+            return 0;
+        }
+        self.hdr
+            .iter_recorded()
+            .take_while(|v| v.value_iterated_to() < ticks)
+            .map(|v| v.count_at_value())
+            .sum()
+    }
+
+    /// The recorded buckets as (value in ns, count), lowest first: fio's `json+` "bins".
+    pub fn bins_ns(&self, clock: &Clock) -> Vec<(u64, u64)> {
+        self.hdr
+            .iter_recorded()
+            .map(|v| {
+                (
+                    clock.ticks_to_ns(v.value_iterated_to()).round() as u64,
+                    v.count_at_value(),
+                )
+            })
+            .collect()
+    }
+
     /// Summarises in nanoseconds, with the requested percentiles (in percent, e.g. 99.9).
     pub fn summarize(&self, clock: &Clock, percentiles: &[f64]) -> LatencySummary {
         if self.count == 0 {
@@ -135,6 +160,23 @@ impl LatencyHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_below_and_bins() {
+        let mut h = LatencyHistogram::new();
+        for v in [5u64, 5, 10, 100, 1000] {
+            h.record(v);
+        }
+        assert_eq!(h.count_below(0), 0);
+        assert_eq!(h.count_below(5), 0);
+        assert_eq!(h.count_below(6), 2);
+        assert_eq!(h.count_below(101), 4);
+        assert_eq!(h.count_below(u64::MAX), 5);
+        let bins = h.bins_ns(&Clock::monotonic());
+        assert_eq!(bins.iter().map(|b| b.1).sum::<u64>(), 5);
+        assert_eq!(bins[0], (5, 2));
+        assert_eq!(bins.last().unwrap().0, 1000);
+    }
 
     /// The nearest-rank percentile of a sorted array: the reference HDR must match.
     fn reference(sorted: &[u64], pct: f64) -> u64 {

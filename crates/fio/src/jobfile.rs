@@ -1,0 +1,439 @@
+//! fio's job-file dialect, read into sections of raw `key[=value]` entries, each remembering
+//! the file and line it came from so later errors can say `FILE:LINE:`.
+//!
+//! What fio accepts, and so what this accepts: `[global]` and `[job]` section headers; one
+//! option per line, `key=value` or a bare `key` (a boolean set to 1); lines starting with `#`
+//! or `;` are comments; `include FILE` anywhere (relative to the including file's directory);
+//! `${VAR}` replaced from the environment; fio's keywords `$ncpus`, `$pagesize`, `$mb_memory`.
+//! A `[global]` section applies to the jobs that follow it, so several may appear. Values are
+//! kept exactly as written (quotes included), as fio keeps them for its JSON "job options".
+//!
+//! Interpreting keys is not done here: that is the option table's job (`options.rs`).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::FioError;
+
+/// Where an entry was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub file: PathBuf,
+    pub line: usize,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file.display(), self.line)
+    }
+}
+
+/// One `key[=value]` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub key: String,
+    /// `None` for a bare key.
+    pub value: Option<String>,
+    pub at: Location,
+}
+
+/// A job section with the global entries in force where it starts, in order (globals first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawJob {
+    pub name: String,
+    pub at: Location,
+    /// Entries from `[global]` sections before this job.
+    pub globals: Vec<Entry>,
+    /// The job section's own entries.
+    pub entries: Vec<Entry>,
+    /// The first job of the second or a later job file: fio runs each job file after the
+    /// previous one has finished (an implicit `stonewall`).
+    pub waits_for_previous_file: bool,
+}
+
+/// What a set of job files holds: the jobs, and every `[global]` entry (fio's JSON
+/// "global options").
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JobFiles {
+    pub jobs: Vec<RawJob>,
+    pub globals: Vec<Entry>,
+}
+
+/// Includes nested deeper than this are taken to be a loop.
+const MAX_INCLUDE_DEPTH: usize = 16;
+
+/// Something the environment supplies: variables and fio's keywords. A trait so tests can
+/// give fixed values.
+pub trait Env {
+    fn var(&self, name: &str) -> Option<String>;
+}
+
+/// The process environment and this machine's facts.
+pub struct ProcessEnv;
+
+impl Env for ProcessEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        match name {
+            // fio's built-in keywords.
+            "$ncpus" => Some(
+                std::thread::available_parallelism()
+                    .map_or(1, |n| n.get())
+                    .to_string(),
+            ),
+            // SAFETY: sysconf is thread-safe and takes no pointers.
+            "$pagesize" => Some(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.to_string()),
+            "$mb_memory" => {
+                // SAFETY: as above.
+                let pages = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) } as u64;
+                let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64;
+                Some((pages * size / (1 << 20)).to_string())
+            }
+            _ => std::env::var(name).ok(),
+        }
+    }
+}
+
+/// Reads job files in order, as one sequence of sections (fio reads several the same way,
+/// except that each file starts without the previous file's globals).
+pub fn read_job_files(paths: &[PathBuf], env: &dyn Env) -> Result<JobFiles, FioError> {
+    let mut out = JobFiles::default();
+    for (i, p) in paths.iter().enumerate() {
+        let before = out.jobs.len();
+        let mut reader = Reader {
+            env,
+            globals: Vec::new(),
+            out: &mut out,
+            current: None,
+        };
+        reader.file(p, 0, None)?;
+        reader.close_section();
+        if i > 0 && before > 0 {
+            if let Some(first) = out.jobs.get_mut(before) {
+                first.waits_for_previous_file = true;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads job-file text that did not come from a file (tests, stdin); `label` names it in errors.
+pub fn read_job_text(text: &str, label: &Path, env: &dyn Env) -> Result<JobFiles, FioError> {
+    let mut out = JobFiles::default();
+    let mut reader = Reader {
+        env,
+        globals: Vec::new(),
+        out: &mut out,
+        current: None,
+    };
+    reader.text(text, label, 0)?;
+    reader.close_section();
+    Ok(out)
+}
+
+enum Section {
+    Global,
+    Job(RawJob),
+}
+
+struct Reader<'a> {
+    env: &'a dyn Env,
+    /// Global entries in force (from this file's `[global]` sections so far).
+    globals: Vec<Entry>,
+    out: &'a mut JobFiles,
+    current: Option<Section>,
+}
+
+fn at_err(at: &Location, e: FioError) -> FioError {
+    FioError::At {
+        at: at.to_string(),
+        source: Box::new(e),
+    }
+}
+
+impl Reader<'_> {
+    fn file(&mut self, path: &Path, depth: usize, from: Option<&Location>) -> Result<(), FioError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            let e = FioError::Usage(format!("cannot read job file {}: {e}", path.display()));
+            match from {
+                Some(at) => at_err(at, e),
+                None => e,
+            }
+        })?;
+        self.text(&text, path, depth)
+    }
+
+    fn text(&mut self, text: &str, file: &Path, depth: usize) -> Result<(), FioError> {
+        for (i, raw) in text.lines().enumerate() {
+            let at = Location {
+                file: file.to_path_buf(),
+                line: i + 1,
+            };
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+                continue;
+            }
+            if let Some(rest) = include_target(line) {
+                if depth >= MAX_INCLUDE_DEPTH {
+                    return Err(at_err(
+                        &at,
+                        FioError::Usage(format!(
+                            "include nested more than {MAX_INCLUDE_DEPTH} deep (does a file \
+                             include itself?)"
+                        )),
+                    ));
+                }
+                let target = expand(rest, self.env).map_err(|e| at_err(&at, e))?;
+                let target = Path::new(&target);
+                let path = if target.is_absolute() {
+                    target.to_path_buf()
+                } else {
+                    file.parent().unwrap_or(Path::new(".")).join(target)
+                };
+                self.file(&path, depth + 1, Some(&at))?;
+                continue;
+            }
+            if let Some(header) = line.strip_prefix('[') {
+                let Some(name) = header.strip_suffix(']') else {
+                    return Err(at_err(
+                        &at,
+                        FioError::Usage(format!("section header '{line}' has no closing ']'")),
+                    ));
+                };
+                let name = name.trim();
+                if name.is_empty() {
+                    return Err(at_err(
+                        &at,
+                        FioError::Usage("a section needs a name: [global] or [JOB]".into()),
+                    ));
+                }
+                self.close_section();
+                self.current = Some(if name == "global" {
+                    Section::Global
+                } else {
+                    Section::Job(RawJob {
+                        name: name.to_string(),
+                        at: at.clone(),
+                        globals: self.globals.clone(),
+                        entries: Vec::new(),
+                        waits_for_previous_file: false,
+                    })
+                });
+                continue;
+            }
+            let (key, value) = match line.split_once('=') {
+                Some((k, v)) => (k.trim(), Some(v.trim())),
+                None => (line, None),
+            };
+            if key.is_empty() {
+                return Err(at_err(
+                    &at,
+                    FioError::Usage(format!("'{line}' has no option name before '='")),
+                ));
+            }
+            let value = value
+                .map(|v| expand(v, self.env))
+                .transpose()
+                .map_err(|e| at_err(&at, e))?;
+            let entry = Entry {
+                key: key.to_string(),
+                value,
+                at: at.clone(),
+            };
+            match &mut self.current {
+                Some(Section::Global) => {
+                    self.out.globals.push(entry.clone());
+                    self.globals.push(entry);
+                }
+                Some(Section::Job(job)) => job.entries.push(entry),
+                None => {
+                    return Err(at_err(
+                        &at,
+                        FioError::Usage(format!(
+                            "option '{key}' is outside any section: start with [global] or \
+                             [JOBNAME]"
+                        )),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn close_section(&mut self) {
+        if let Some(Section::Job(job)) = self.current.take() {
+            self.out.jobs.push(job);
+        }
+    }
+}
+
+/// `include FILE` → `FILE`.
+fn include_target(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("include")?;
+    if !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let rest = rest.trim();
+    (!rest.is_empty() && !rest.contains('=')).then_some(rest)
+}
+
+/// Replaces `${VAR}` from the environment and fio's `$ncpus`, `$pagesize`, `$mb_memory`.
+/// An unset variable is an error: running against a file literally named `${DEV}` is never
+/// what was meant.
+fn expand(value: &str, env: &dyn Env) -> Result<String, FioError> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(pos) = rest.find('$') {
+        out.push_str(&rest[..pos]);
+        let tail = &rest[pos..];
+        if let Some(body) = tail.strip_prefix("${") {
+            let Some(end) = body.find('}') else {
+                return Err(FioError::Usage(format!(
+                    "'{value}': '${{' without a closing '}}'"
+                )));
+            };
+            let name = &body[..end];
+            let v = env.var(name).ok_or_else(|| {
+                FioError::Usage(format!("environment variable '{name}' is not set"))
+            })?;
+            out.push_str(&v);
+            rest = &body[end + 1..];
+            continue;
+        }
+        let keyword = ["$ncpus", "$pagesize", "$mb_memory"]
+            .into_iter()
+            .find(|k| tail.starts_with(k));
+        match keyword {
+            Some(k) => {
+                out.push_str(&env.var(k).unwrap_or_default());
+                rest = &tail[k.len()..];
+            }
+            None => {
+                out.push('$');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    struct FixedEnv(HashMap<&'static str, &'static str>);
+
+    impl Env for FixedEnv {
+        fn var(&self, name: &str) -> Option<String> {
+            self.0.get(name).map(|s| s.to_string())
+        }
+    }
+
+    fn env() -> FixedEnv {
+        FixedEnv(HashMap::from([("DEV", "/dev/zram0"), ("$ncpus", "2")]))
+    }
+
+    fn read(text: &str) -> Result<JobFiles, FioError> {
+        read_job_text(text, Path::new("t.fio"), &env())
+    }
+
+    fn kv(e: &Entry) -> (&str, Option<&str>) {
+        (e.key.as_str(), e.value.as_deref())
+    }
+
+    #[test]
+    fn sections_entries_comments_and_bare_keys() {
+        let f = read(
+            "# a comment\n; another\n[global]\nthread=1\ndirect = 1\n\n[first]\nstonewall\n\
+             description=\"Sequentially write\"\nrw=write\n[second]\n  bs=4k  \n",
+        )
+        .unwrap();
+        assert_eq!(f.jobs.len(), 2);
+        assert_eq!(f.globals.len(), 2);
+        let a = &f.jobs[0];
+        assert_eq!(a.name, "first");
+        assert_eq!(a.at.line, 7);
+        assert_eq!(
+            a.entries.iter().map(kv).collect::<Vec<_>>(),
+            vec![
+                ("stonewall", None),
+                ("description", Some("\"Sequentially write\"")),
+                ("rw", Some("write")),
+            ]
+        );
+        assert_eq!(kv(&a.globals[1]), ("direct", Some("1")));
+        assert_eq!(f.jobs[1].entries[0].at.line, 12);
+        assert_eq!(kv(&f.jobs[1].entries[0]), ("bs", Some("4k")));
+    }
+
+    #[test]
+    fn a_later_global_section_applies_to_later_jobs_only() {
+        let f = read("[a]\nrw=read\n[global]\nbs=8k\n[b]\n").unwrap();
+        assert!(f.jobs[0].globals.is_empty());
+        assert_eq!(kv(&f.jobs[1].globals[0]), ("bs", Some("8k")));
+    }
+
+    #[test]
+    fn variables_and_keywords_expand() {
+        let f = read("[j]\nfilename=${DEV}\nnumjobs=$ncpus\nname=a$b\n").unwrap();
+        let e = &f.jobs[0].entries;
+        assert_eq!(e[0].value.as_deref(), Some("/dev/zram0"));
+        assert_eq!(e[1].value.as_deref(), Some("2"));
+        assert_eq!(e[2].value.as_deref(), Some("a$b"));
+        let err = read("[j]\n\nfilename=${NOPE}\n").unwrap_err().to_string();
+        assert_eq!(err, "t.fio:3: environment variable 'NOPE' is not set");
+    }
+
+    #[test]
+    fn structure_errors_name_file_and_line() {
+        let e = read("bs=4k\n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("t.fio:1: option 'bs' is outside any section"),
+            "{e}"
+        );
+        let e = read("[j]\n[broken\n").unwrap_err().to_string();
+        assert!(e.starts_with("t.fio:2: section header"), "{e}");
+        let e = read("[j]\n=4k\n").unwrap_err().to_string();
+        assert!(e.starts_with("t.fio:2:"), "{e}");
+    }
+
+    #[test]
+    fn includes_resolve_relative_to_the_including_file() {
+        let dir = std::env::temp_dir().join(format!("iolab-inc-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("sub/common.fio"), "[global]\nbs=64k\n").unwrap();
+        std::fs::write(
+            dir.join("main.fio"),
+            "include sub/common.fio\n[j]\nrw=read\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("loop.fio"), "include loop.fio\n").unwrap();
+        std::fs::write(dir.join("missing.fio"), "[j]\ninclude nothere.fio\n").unwrap();
+        let f = read_job_files(&[dir.join("main.fio")], &env()).unwrap();
+        assert_eq!(kv(&f.jobs[0].globals[0]), ("bs", Some("64k")));
+        assert!(f.jobs[0].globals[0].at.file.ends_with("sub/common.fio"));
+        let e = read_job_files(&[dir.join("loop.fio")], &env())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("include nested"), "{e}");
+        let e = read_job_files(&[dir.join("missing.fio")], &env())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("missing.fio:2: cannot read job file"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn each_file_starts_without_the_previous_files_globals() {
+        let dir = std::env::temp_dir().join(format!("iolab-two-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.fio"), "[global]\nbs=64k\n[a]\n").unwrap();
+        std::fs::write(dir.join("b.fio"), "[b]\n").unwrap();
+        let f = read_job_files(&[dir.join("a.fio"), dir.join("b.fio")], &env()).unwrap();
+        assert_eq!(f.jobs.len(), 2);
+        assert!(f.jobs[1].globals.is_empty());
+        assert!(!f.jobs[0].waits_for_previous_file && f.jobs[1].waits_for_previous_file);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
