@@ -5,6 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
+use iolab_fio::args::RUN_OPTIONS;
 use iolab_fio::json::{to_json, JsonContext};
 use iolab_fio::options::OPTIONS;
 use iolab_fio::{parse_command_line, OutputFormat};
@@ -43,17 +44,18 @@ pub fn help() -> String {
             o.help
         ));
     }
+    s.push_str("\nRun options:\n");
+    for o in RUN_OPTIONS {
+        let value = if o.value.is_empty() {
+            String::new()
+        } else {
+            format!("={}", o.value)
+        };
+        s.push_str(&format!("  --{}{value}\n      {}\n", o.name, o.help));
+    }
     s.push_str(
-        "\nRun options:\n  --output-format=normal|json|json+[,..]\n      normal: fio's report layout; \
-         json: fio's JSON schema (extras under \"iolab\"); json+: JSON with the latency \
-         histograms' bins. A comma list prints each.\n  --parse-only\n      Check the options \
-         and job files, print the jobs, and exit without touching any target.\n  \
-         --runtime-cap=TIME\n      Cut every job's ramp_time and runtime to at most TIME, to try \
-         a long job file quickly (iolab's own; fio has no such option).\n  \
-         --output=FILE\n      Write results to FILE instead of standard output.\n  \
-         --allow-destroy\n      Allow writes to a block device. Mounted devices, devices in use \
-         and the disk holding / are refused regardless.\n\nExit status: 0 ok, 1 run failed, 2 bad \
-         input (nothing written), 130 interrupted (partial results printed).\n",
+        "\nExit status: 0 ok, 1 run failed, 2 bad input (nothing written), 130 interrupted \
+         (partial results printed).\n",
     );
     s
 }

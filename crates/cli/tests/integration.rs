@@ -3,6 +3,8 @@
 //! with a printed reason where it is missing. Device tests share one lock, since they share
 //! the devices.
 
+#[path = "integration/jobfiles.rs"]
+mod jobfiles;
 mod support;
 
 use std::fs;

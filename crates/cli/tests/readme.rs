@@ -1,41 +1,31 @@
-//! The README's option table and the option table in code must list the same options.
+//! The README's option table is generated from the option table in code; this keeps the two
+//! equal. Run with `IOLAB_UPDATE_README=1` to rewrite the README's table from the code.
 
-use iolab_fio::options::OPTIONS;
+use iolab_fio::options::markdown_table;
+
+const BEGIN: &str = "<!-- options:begin (generated from crates/fio/src/options.rs; \
+                     IOLAB_UPDATE_README=1 cargo test --test readme rewrites it) -->";
+const END: &str = "<!-- options:end -->";
 
 #[test]
-fn readme_lists_every_option_in_the_table_and_no_other() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
-        .expect("README.md at the workspace root");
-    let table: Vec<&str> = readme
-        .lines()
-        .skip_while(|l| !l.starts_with("| option | meaning |"))
-        .skip(2)
-        .take_while(|l| l.starts_with('|'))
-        .collect();
-    let documented: Vec<String> = table
-        .iter()
-        .flat_map(|row| row.split('|').nth(1).unwrap_or("").split('`'))
-        .map(str::trim)
-        .filter(|s| !s.is_empty() && !s.contains([',', '/', ' ']))
-        .map(String::from)
-        .collect();
-    for o in OPTIONS {
-        assert!(
-            documented.iter().any(|d| d == o.name),
-            "README lacks option '{}'",
-            o.name
-        );
-        if let Some(a) = o.alias {
-            assert!(
-                documented.iter().any(|d| d == a),
-                "README lacks alias '{a}'"
-            );
-        }
+fn readme_option_table_is_the_generated_one() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
+    let readme = std::fs::read_to_string(path).expect("README.md at the workspace root");
+    let start = readme
+        .find(BEGIN)
+        .expect("README has the options:begin marker")
+        + BEGIN.len();
+    let end = readme.find(END).expect("README has the options:end marker");
+    let current = readme[start..end].trim();
+    let wanted = markdown_table();
+    if std::env::var_os("IOLAB_UPDATE_README").is_some() {
+        let updated = format!("{}\n{}{}", &readme[..start], wanted, &readme[end..]);
+        std::fs::write(path, updated).unwrap();
+        return;
     }
-    let run_options = ["output-format", "output", "allow-destroy"];
-    for d in &documented {
-        let known = OPTIONS.iter().any(|o| o.name == d || o.alias == Some(d))
-            || run_options.contains(&d.as_str());
-        assert!(known, "README documents '{d}', which iolab does not have");
-    }
+    assert_eq!(
+        current,
+        wanted.trim(),
+        "README's option table differs from the code's; rerun with IOLAB_UPDATE_README=1"
+    );
 }

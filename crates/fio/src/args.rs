@@ -42,13 +42,44 @@ pub struct CommandLine {
     pub job_files: Vec<PathBuf>,
 }
 
-/// Run-wide options that are not job options.
-const RUN_OPTIONS: [&str; 5] = [
-    "output-format",
-    "output",
-    "allow-destroy",
-    "parse-only",
-    "runtime-cap",
+/// A run-wide option (not a job option): name, value placeholder (empty for a flag), help.
+pub struct RunOptionDef {
+    pub name: &'static str,
+    pub value: &'static str,
+    pub help: &'static str,
+}
+
+/// Run-wide options, for `--help` and the README.
+pub static RUN_OPTIONS: &[RunOptionDef] = &[
+    RunOptionDef {
+        name: "output-format",
+        value: "normal|json|json+[,..]",
+        help: "normal: fio's report layout; json: fio's JSON schema (extras under \"iolab\"); \
+               json+: JSON with the latency histograms' bins. A comma list prints each.",
+    },
+    RunOptionDef {
+        name: "output",
+        value: "FILE",
+        help: "Write results to FILE instead of standard output.",
+    },
+    RunOptionDef {
+        name: "parse-only",
+        value: "",
+        help: "Check the options and job files, print the jobs, and exit without touching any \
+               target.",
+    },
+    RunOptionDef {
+        name: "allow-destroy",
+        value: "",
+        help: "(iolab) Allow writes to a block device. Mounted devices, devices in use and the \
+               disk holding / are refused regardless.",
+    },
+    RunOptionDef {
+        name: "runtime-cap",
+        value: "TIME",
+        help: "(iolab) Cut every job's ramp_time and runtime to at most TIME, to try a long job \
+               file quickly.",
+    },
 ];
 
 fn parse_formats(v: &str) -> Result<Vec<OutputFormat>, FioError> {
@@ -153,7 +184,7 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
             },
         }
     }
-    debug_assert!(RUN_OPTIONS.iter().all(|o| find(o).is_none()));
+    debug_assert!(RUN_OPTIONS.iter().all(|o| find(o.name).is_none()));
     let files = read_job_files(&job_files, env)?;
     if cl_jobs.is_empty() && job_files.is_empty() {
         cl_jobs.push(vec![("name".into(), Some("iolab".into()))]);

@@ -590,8 +590,8 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
-        name: "disable_bw",
-        alias: Some("disable_bw_measurement"),
+        name: "disable_bw_measurement",
+        alias: Some("disable_bw"),
         kind: ValueKind::Bool,
         help: "Do not sample bandwidth and IOPS over time (bw_min/bw_max and friends report zeros).",
         apply: |d, v| {
@@ -624,6 +624,28 @@ pub static OPTIONS: &[OptionDef] = &[
         apply: |_, v| parse_bool(v).map(|_| ()),
     },
 ];
+
+/// The README's option table, generated from [`OPTIONS`] and the run options (one source of
+/// truth; a test keeps the README equal to this).
+pub fn markdown_table() -> String {
+    let mut s = String::from("| option | value | meaning |\n|---|---|---|\n");
+    for o in OPTIONS {
+        let names = match o.alias {
+            Some(a) => format!("`{}` / `{a}`", o.name),
+            None => format!("`{}`", o.name),
+        };
+        s.push_str(&format!("| {names} | {} | {} |\n", o.kind.label(), o.help));
+    }
+    for o in crate::args::RUN_OPTIONS {
+        let value = if o.value.is_empty() {
+            "flag".to_string()
+        } else {
+            format!("`{}`", o.value)
+        };
+        s.push_str(&format!("| `--{}` | {value} | {} |\n", o.name, o.help));
+    }
+    s
+}
 
 /// Looks an option up by name or alias.
 pub fn find(name: &str) -> Option<&'static OptionDef> {

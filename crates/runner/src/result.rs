@@ -154,7 +154,8 @@ impl CpuUsage {
 /// One reported job: a single job copy, or all copies merged (`group_reporting`).
 #[derive(Debug, Clone)]
 pub struct JobReport {
-    /// Which of the run's jobs this reports on (its position in the list given to run_jobs).
+    /// Which of the run's jobs this reports on (its position in the list given to run_jobs);
+    /// for a merged group, the last job merged in (whose options fio's JSON shows).
     pub job_index: usize,
     /// fio's reporting group (see [`crate::plan::group_ids`]).
     pub group_id: u32,
@@ -215,6 +216,7 @@ impl JobReport {
             }
         }
         self.clones += other.clones;
+        self.job_index = other.job_index;
         self.runtime_ns = self.runtime_ns.max(other.runtime_ns);
         self.elapsed_ns = self.elapsed_ns.max(other.elapsed_ns);
         self.cpu.add(&other.cpu);

@@ -1,0 +1,447 @@
+//! fio job files end to end: the seeds' job files run unchanged on every backing kind, the
+//! errors a job file can produce, and a differential suite running the same job files through
+//! Debian's fio and through iolab and comparing what must agree.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{backings, device_lock, iolab, loop_device, Backing};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn json_of(out: &crate::support::Out, what: &str) -> Value {
+    assert_eq!(out.code, 0, "{what}\nstderr: {}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{what}: {e}: {}", out.stdout))
+}
+
+fn names_and_groups(v: &Value) -> Vec<(String, u64)> {
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["jobname"].as_str().unwrap().to_string(),
+                j["groupid"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn keys(v: &Value) -> Vec<String> {
+    let mut k: Vec<String> = v
+        .as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default();
+    k.sort();
+    k
+}
+
+fn fio_available() -> bool {
+    match Command::new("fio").arg("--version").output() {
+        Ok(o) if o.status.success() => true,
+        _ => {
+            eprintln!("skipped: fio is not installed (apt-get install fio)");
+            false
+        }
+    }
+}
+
+/// The SPDK blog's QD1 job file, as printed, with ioengine and filename on the command line
+/// as the blog passed them. `--runtime-cap` shortens its 10 s ramps and 240 s runs.
+#[test]
+fn spdk_blog_job_file_runs_unchanged_on_every_backing() {
+    let _lock = device_lock();
+    let job = fixture("spdk-blog-optane-p4800x.fio");
+    for b in backings(32 << 20) {
+        let target = b.path().display().to_string();
+        let out = iolab(&[
+            "run",
+            "--ioengine=io_uring",
+            &format!("--filename={target}"),
+            "--allow-destroy",
+            "--runtime-cap=300ms",
+            "--output-format=json",
+            job.to_str().unwrap(),
+        ]);
+        let v = json_of(&out, b.kind());
+        assert_eq!(
+            names_and_groups(&v),
+            vec![
+                ("precondition-sequential".to_string(), 0),
+                ("4k_randwrite_qd1".to_string(), 1),
+                ("4k_randread_qd1".to_string(), 2)
+            ],
+            "{}",
+            b.kind()
+        );
+        let jobs = v["jobs"].as_array().unwrap();
+        // The precondition job has no size: it writes the whole target once.
+        let size = match &b {
+            Backing::File(_, p) => fs::metadata(p).unwrap().len(),
+            _ => device_size(b.path()),
+        };
+        assert_eq!(jobs[0]["write"]["io_bytes"], size, "{}", b.kind());
+        assert_eq!(jobs[0]["read"]["total_ios"], 0);
+        assert_eq!(jobs[0]["desc"], "Sequentially write to the device");
+        assert!(jobs[1]["write"]["total_ios"].as_u64().unwrap() > 0);
+        assert_eq!(jobs[1]["read"]["total_ios"], 0);
+        assert!(jobs[2]["read"]["total_ios"].as_u64().unwrap() > 0);
+        for (j, d) in [(&jobs[1], "write"), (&jobs[2], "read")] {
+            // percentile_list=50:99:99.999 on total latency only; slat and bw disabled.
+            assert_eq!(
+                keys(&j[d]["lat_ns"]["percentile"]),
+                vec!["50.000000", "99.000000", "99.999000"]
+            );
+            assert!(j[d]["clat_ns"].get("percentile").is_none());
+            assert_eq!(j[d]["slat_ns"]["N"], 0);
+            assert_eq!(j[d]["bw_samples"], 0);
+            assert_eq!(j["iodepth_level"]["1"], 100.0);
+        }
+        let g = &v["global options"];
+        assert_eq!(g["percentile_list"], "50:99:99.999");
+        assert_eq!(g["ioengine"], "io_uring", "command-line globals are listed");
+    }
+}
+
+fn device_size(p: &Path) -> u64 {
+    let name = fs::canonicalize(p).unwrap();
+    let name = name.file_name().unwrap().to_string_lossy().to_string();
+    let sectors: u64 = fs::read_to_string(format!("/sys/block/{name}/size"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    sectors * 512
+}
+
+/// Runs `program args` in a private mount namespace where `/dev/nvme0n1` is `target` (a
+/// device node with the target's numbers, or a link to a file): the hosting review's job file
+/// names that device, and it must run without an edit. None when namespaces are unavailable.
+fn in_namespace_as_nvme(
+    target: &Path,
+    program: &str,
+    args: &[&str],
+) -> Option<crate::support::Out> {
+    let make = match fs::canonicalize(target).ok()? {
+        p if p.starts_with("/dev") => {
+            let name = p.file_name()?.to_string_lossy().to_string();
+            let dev = fs::read_to_string(format!("/sys/block/{name}/dev")).ok()?;
+            let (maj, min) = dev.trim().split_once(':')?;
+            format!("mknod /dev/nvme0n1 b {maj} {min}")
+        }
+        p => format!("ln -s {} /dev/nvme0n1", p.display()),
+    };
+    let script = format!("mount -t tmpfs iolab-test /dev && {make} && exec \"$0\" \"$@\"");
+    let o = Command::new("unshare")
+        .args([
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            &script,
+            program,
+        ])
+        .args(args)
+        .output()
+        .ok()?;
+    let out = crate::support::Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    };
+    if out.stderr.contains("unshare failed") || out.stderr.contains("mount: ") {
+        eprintln!("skipped: no private mount namespace: {}", out.stderr.trim());
+        return None;
+    }
+    Some(out)
+}
+
+/// The hosting review's job file, as printed (it names /dev/nvme0n1), on each backing kind;
+/// and, where fio is installed, fio on the same target: the same jobs, groups and exact bytes.
+#[test]
+fn hosting_review_job_file_runs_unchanged_and_agrees_with_fio() {
+    let _lock = device_lock();
+    let job = fixture("hosting-review-optane-750gb.fio");
+    let job = job.to_str().unwrap();
+    let with_fio = fio_available();
+    let mut kinds = backings(64 << 20);
+    kinds.retain(|b| !matches!(b, Backing::Loop(_)));
+    if let Some(l) = loop_device(64 << 20, false) {
+        kinds.push(Backing::Loop(l));
+    }
+    for b in kinds {
+        let size = match &b {
+            Backing::File(_, p) => fs::metadata(p).unwrap().len(),
+            _ => device_size(b.path()),
+        };
+        let Some(out) = in_namespace_as_nvme(
+            b.path(),
+            env!("CARGO_BIN_EXE_iolab"),
+            &["run", "--allow-destroy", "--output-format=json", job],
+        ) else {
+            return;
+        };
+        let ours = json_of(&out, b.kind());
+        assert_eq!(
+            names_and_groups(&ours),
+            vec![("readtest".to_string(), 0), ("writetest".to_string(), 0)],
+            "{}",
+            b.kind()
+        );
+        // No size and no time_based: each job transfers the whole target once.
+        assert_eq!(ours["jobs"][0]["read"]["io_bytes"], size, "{}", b.kind());
+        assert_eq!(ours["jobs"][1]["write"]["io_bytes"], size, "{}", b.kind());
+        assert_eq!(ours["jobs"][0]["iolab"]["engine"], "libaio");
+        if !with_fio {
+            continue;
+        }
+        let fio = in_namespace_as_nvme(b.path(), "fio", &["--output-format=json", job]).unwrap();
+        let theirs = json_of(&fio, &format!("fio on {}", b.kind()));
+        assert_eq!(names_and_groups(&ours), names_and_groups(&theirs));
+        for (i, d) in [(0, "read"), (1, "write")] {
+            for k in ["io_bytes", "total_ios"] {
+                assert_eq!(
+                    ours["jobs"][i][d][k],
+                    theirs["jobs"][i][d][k],
+                    "{} {d}.{k}",
+                    b.kind()
+                );
+            }
+        }
+        assert_eq!(
+            keys(&ours["jobs"][0]["job options"]),
+            keys(&theirs["jobs"][0]["job options"])
+        );
+    }
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn job_file_errors_name_file_and_line_and_nothing_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("t");
+    let head = format!(
+        "[global]\nfilename={}\nsize=1m\n\n[first]\nrw=write\n\n[second]\n",
+        target.display()
+    );
+    let cases = [
+        (
+            "verify_pattern=0xff\n",
+            ":9: option 'verify_pattern' is not supported by iolab",
+        ),
+        (
+            "iodepht=4\n",
+            ":9: unknown option 'iodepht' (did you mean 'iodepth'?)",
+        ),
+        ("bs=4q\n", ":9: option 'bs': bad value '4q'"),
+        (
+            "filename=${IOLAB_SURELY_UNSET}\n",
+            ":9: environment variable 'IOLAB_SURELY_UNSET' is not set",
+        ),
+        ("iodepth=0\n", ":8: job 'second': iodepth"),
+    ];
+    for (line, needle) in cases {
+        let f = write(dir.path(), "bad.fio", &format!("{head}{line}"));
+        let out = iolab(&["run", f.to_str().unwrap()]);
+        assert_eq!(out.code, 2, "{line}: {}", out.stderr);
+        assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+        let want = format!("{}{needle}", f.display());
+        assert!(
+            out.stderr.contains(&want),
+            "wanted {want}\ngot {}",
+            out.stderr
+        );
+        assert!(out.stdout.is_empty());
+        assert!(!target.exists(), "{line}: the first job ran");
+    }
+    let out = iolab(&["run", "/nonexistent/x.fio"]);
+    assert_eq!(out.code, 2);
+    assert!(out
+        .stderr
+        .contains("cannot read job file /nonexistent/x.fio"));
+}
+
+#[test]
+fn parse_only_prints_the_jobs_and_touches_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("t");
+    let f = write(
+        dir.path(),
+        "p.fio",
+        &format!(
+            "[global]\nfilename={}\nsize=1m\n[a]\nrw=randwrite\nbs=8k\n[b]\nstonewall\nrw=read\n",
+            target.display()
+        ),
+    );
+    let out = iolab(&[
+        "run",
+        "--parse-only",
+        "--ioengine=libaio",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "a: (g=0): rw=randwrite, bs=(R) 8192B-8192B, (W) 8192B-8192B, ioengine=libaio, iodepth=1\n\
+         b: (g=1): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, ioengine=libaio, iodepth=1\n"
+    );
+    assert!(!target.exists());
+}
+
+/// One differential case: a job file (with `@T@` standing for the target file) run by both.
+struct Case {
+    name: &'static str,
+    text: &'static str,
+    /// Exact byte counts must agree (size-based jobs whose direction split is deterministic).
+    exact: bool,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "stonewall-groups-numjobs",
+        text: "[global]\nfilename=@T@\nsize=1m\nioengine=psync\ngroup_reporting\n\
+               [a]\nrw=read\nnumjobs=2\n[b]\nrw=write\n[c]\nstonewall\nrw=randread\n\
+               [d]\nnew_group\nrw=randwrite\nbs=8k\n[e]\nwait_for_previous\nrw=read\n",
+        exact: true,
+    },
+    Case {
+        name: "no-group-reporting-numjobs",
+        text: "[global]\nfilename=@T@\nsize=512k\n[x]\nrw=randread\nnumjobs=3\n",
+        exact: true,
+    },
+    Case {
+        name: "loops-and-startdelay",
+        text: "[global]\nfilename=@T@\n[l]\nsize=256k\nrw=read\nloops=3\nstartdelay=100ms\n",
+        exact: true,
+    },
+    Case {
+        name: "percentiles-and-disables",
+        text: "[global]\nfilename=@T@\nsize=1m\nioengine=libaio\niodepth=4\ndirect=1\n\
+               [p]\nrw=randread\nlat_percentiles=1\nclat_percentiles=0\n\
+               percentile_list=10:50:99.5\ndisable_slat=1\ndisable_bw=1\n",
+        exact: true,
+    },
+    Case {
+        name: "split-block-sizes-and-mix",
+        text: "[global]\nfilename=@T@\nsize=1m\n[m]\nrw=rw\nbs=4k,16k\nrwmixwrite=30\n",
+        exact: false,
+    },
+    Case {
+        name: "gtod-reduce-io-uring",
+        text: "; a comment\n# another\n[global]\nfilename=@T@\nsize=2m\nthread\n\
+               [u]\nioengine=io_uring\niodepth=8\nrw=randwrite\ndirect=1\ngtod_reduce=1\n",
+        exact: true,
+    },
+];
+
+/// Every case through fio and iolab, on one temp file: the same jobs in the same groups, the
+/// same directions reporting, exact bytes and I/O counts for size-based jobs, the same
+/// percentile keys, and every field iolab writes present in fio's output.
+#[test]
+fn job_files_agree_with_real_fio() {
+    if !fio_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target");
+    fs::write(&target, vec![0u8; 2 << 20]).unwrap();
+    for case in CASES {
+        let text = case.text.replace("@T@", target.to_str().unwrap());
+        let f = write(dir.path(), &format!("{}.fio", case.name), &text);
+        let f = f.to_str().unwrap();
+        let ours = json_of(&iolab(&["run", "--output-format=json", f]), case.name);
+        let fio = Command::new("fio")
+            .args(["--output-format=json", f])
+            .output()
+            .unwrap();
+        assert!(
+            fio.status.success(),
+            "{}: {}",
+            case.name,
+            String::from_utf8_lossy(&fio.stderr)
+        );
+        let theirs: Value = serde_json::from_slice(&fio.stdout).unwrap();
+        compare(case, &ours, &theirs);
+    }
+}
+
+fn compare(case: &Case, ours: &Value, theirs: &Value) {
+    let c = case.name;
+    assert_eq!(
+        names_and_groups(ours),
+        names_and_groups(theirs),
+        "{c}: jobs and groups"
+    );
+    let (oj, tj) = (
+        ours["jobs"].as_array().unwrap(),
+        theirs["jobs"].as_array().unwrap(),
+    );
+    for (o, t) in oj.iter().zip(tj) {
+        let job = format!("{c}/{}", o["jobname"]);
+        for k in keys(o).iter().filter(|k| *k != "iolab") {
+            assert!(t.get(k).is_some(), "{job}: key {k} is not fio's");
+        }
+        assert_eq!(
+            keys(&o["job options"]),
+            keys(&t["job options"]),
+            "{job}: job options"
+        );
+        for d in ["read", "write", "trim"] {
+            let reports = |v: &Value| v[d]["total_ios"].as_u64().unwrap() > 0;
+            assert_eq!(reports(o), reports(t), "{job}: does {d} report");
+            for k in keys(&o[d]) {
+                assert!(t[d].get(&k).is_some(), "{job}: {d}.{k} is not fio's");
+            }
+            for lat in ["slat_ns", "clat_ns", "lat_ns"] {
+                let pk = |v: &Value| keys(&v[d][lat]["percentile"]);
+                let (op, tp) = (pk(o), pk(t));
+                if !tp.is_empty() && !op.is_empty() {
+                    // iolab's default list is fio's plus 99.999.
+                    let extra: Vec<&String> = op.iter().filter(|k| !tp.contains(k)).collect();
+                    assert!(
+                        extra.is_empty() || extra == [&"99.999000".to_string()],
+                        "{job}: {d}.{lat} percentiles {op:?} vs {tp:?}"
+                    );
+                } else {
+                    assert_eq!(op.is_empty(), tp.is_empty(), "{job}: {d}.{lat} percentiles");
+                }
+                assert_eq!(
+                    o[d][lat]["N"].as_u64().unwrap() > 0,
+                    t[d][lat]["N"].as_u64().unwrap() > 0,
+                    "{job}: is {d}.{lat} recorded"
+                );
+            }
+            if case.exact {
+                assert_eq!(o[d]["io_bytes"], t[d]["io_bytes"], "{job}: {d}.io_bytes");
+                assert_eq!(o[d]["total_ios"], t[d]["total_ios"], "{job}: {d}.total_ios");
+            }
+        }
+        if !case.exact {
+            let sum = |v: &Value| {
+                v["read"]["io_bytes"].as_u64().unwrap() + v["write"]["io_bytes"].as_u64().unwrap()
+            };
+            // A mixed job stops once its size is transferred, whatever the split.
+            let (a, b) = (sum(o), sum(t));
+            assert!(a.abs_diff(b) <= 16384, "{job}: {a} vs {b} bytes");
+        }
+    }
+    assert_eq!(
+        ours.get("global options").map(keys),
+        theirs.get("global options").map(keys),
+        "{c}: global options"
+    );
+}
