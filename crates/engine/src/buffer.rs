@@ -55,6 +55,17 @@ impl BufferPool {
         }
     }
 
+    /// Refills every slot: zeros, or random data of which `compress_percent` % of each
+    /// 512-byte chunk is zeros (so it compresses by about that much; 0 = incompressible).
+    pub fn fill(&mut self, seed: u64, zero: bool, compress_percent: u8) {
+        for i in 0..self.slots {
+            // SAFETY: slot i is slot_len bytes inside the allocation; we hold &mut self.
+            let buf = unsafe { std::slice::from_raw_parts_mut(self.slot_ptr(i), self.slot_len) };
+            let mut state = seed.wrapping_add(i as u64 * 0x9E37_79B9);
+            fill_buffer(buf, &mut state, zero, compress_percent);
+        }
+    }
+
     /// The buffer of slot `i`.
     #[inline(always)]
     pub fn slot_ptr(&self, i: usize) -> *mut u8 {
@@ -82,6 +93,43 @@ impl BufferPool {
     }
 }
 
+/// Chunk size for compressibility and scrambling, fio's `buffer_compress_chunk` default.
+pub const CHUNK: usize = 512;
+
+/// Fills `buf` as [`BufferPool::fill`] describes, advancing the random `state`.
+pub fn fill_buffer(buf: &mut [u8], state: &mut u64, zero: bool, compress_percent: u8) {
+    if zero {
+        buf.fill(0);
+        return;
+    }
+    let random_len = CHUNK * (100 - compress_percent.min(100) as usize) / 100;
+    let mut x = *state | 1;
+    for chunk in buf.chunks_mut(CHUNK) {
+        let n = random_len.min(chunk.len());
+        for word in chunk[..n].chunks_mut(8) {
+            // xorshift64*: fast, and incompressible enough for zram's LZ4/zstd.
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            let v = x.wrapping_mul(0x2545_F491_4F6C_DD1D).to_le_bytes();
+            word.copy_from_slice(&v[..word.len()]);
+        }
+        chunk[n..].fill(0);
+    }
+    *state = x;
+}
+
+/// Stamps the first 8 bytes of every 512-byte chunk of `buf` with `stamp` plus the chunk's
+/// index, so no two writes carry identical chunks (fio's `scramble_buffers`).
+#[inline]
+pub fn scramble(buf: &mut [u8], stamp: u64) {
+    for (i, chunk) in buf.chunks_mut(CHUNK).enumerate() {
+        let v = (stamp ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).to_le_bytes();
+        let n = chunk.len().min(8);
+        chunk[..n].copy_from_slice(&v[..n]);
+    }
+}
+
 impl Drop for BufferPool {
     fn drop(&mut self) {
         // SAFETY: allocated in `new` with this layout.
@@ -104,5 +152,22 @@ mod tests {
         // SAFETY: slot 2 is 8192 bytes inside the pool.
         let s = unsafe { std::slice::from_raw_parts(p.slot_ptr(2), 8192) };
         assert!(s.iter().filter(|&&b| b == 0).count() < 100);
+    }
+
+    #[test]
+    fn fills_compress_as_asked() {
+        let mut buf = vec![0xffu8; 4096];
+        let mut st = 5;
+        fill_buffer(&mut buf, &mut st, false, 50);
+        let zeros = buf.iter().filter(|&&b| b == 0).count();
+        assert!((2048..2100).contains(&zeros), "{zeros}");
+        fill_buffer(&mut buf, &mut st, true, 0);
+        assert!(buf.iter().all(|&b| b == 0));
+        fill_buffer(&mut buf, &mut st, false, 0);
+        assert!(buf.iter().filter(|&&b| b == 0).count() < 64);
+        let before = buf.clone();
+        scramble(&mut buf, 42);
+        let changed = buf.iter().zip(&before).filter(|(a, b)| a != b).count();
+        assert!((8..=64).contains(&changed), "{changed}");
     }
 }

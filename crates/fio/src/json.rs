@@ -7,6 +7,7 @@ use std::time::UNIX_EPOCH;
 use serde_json::{json, Map, Value};
 
 use iolab_engine::Direction;
+use iolab_job::RwReporting;
 use iolab_runner::{DirResult, DiskUsage, JobReport, RunOutcome, Sample, SAMPLE_INTERVAL_NS};
 use iolab_stats::{Clock, LatencyHistogram};
 
@@ -122,26 +123,31 @@ fn sample_fields(o: &mut Map<String, Value>, samples: &[Sample], group_kib_s: f6
     o.insert("iops_samples".into(), json!(iops.len()));
 }
 
+fn per_second(n: u64, ns: u64) -> f64 {
+    if ns == 0 {
+        0.0
+    } else {
+        n as f64 * 1e9 / ns as f64
+    }
+}
+
+/// One direction's block (`read`, `write`, `trim` or `mixed`).
 fn dir_object(
     job: &JobReport,
-    d: Option<Direction>,
+    r: &DirResult,
     clock: &Clock,
     group_kib_s: f64,
     plus: bool,
 ) -> Value {
     let spec = &job.spec;
     let rec = spec.recorded;
-    let empty = DirResult::empty();
-    let r: &DirResult = d.and_then(|d| job.dir(d)).unwrap_or(&empty);
     let runtime_ms = if r.ios > 0 {
         job.runtime_ns / 1_000_000
     } else {
         0
     };
-    let (bw_bytes, iops) = match d {
-        Some(d) => (job.bw_bytes_per_sec(d), job.iops(d)),
-        None => (0.0, 0.0),
-    };
+    let bw_bytes = per_second(r.bytes, job.runtime_ns);
+    let iops = per_second(r.ios, job.runtime_ns);
     let pcts = spec.percentiles.as_slice();
     let mut o = Map::new();
     o.insert("io_bytes".into(), json!(r.bytes));
@@ -259,13 +265,17 @@ fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
         .get(job.job_index)
         .map(|o| options_object(o))
         .unwrap_or_else(|| json!({}));
-    let group_kib_s = |d: Direction| -> f64 {
+    let group_kib_s = |d: Option<Direction>| -> f64 {
         out.jobs
             .iter()
             .filter(|j| j.group_id == job.group_id)
-            .map(|j| j.bw_bytes_per_sec(d) / 1024.0)
+            .map(|j| match d {
+                Some(d) => j.bw_bytes_per_sec(d) / 1024.0,
+                None => per_second(j.mixed().bytes, j.runtime_ns) / 1024.0,
+            })
             .sum()
     };
+    let empty = DirResult::empty();
     let mut o = Map::new();
     o.insert("jobname".into(), json!(job.spec.name));
     o.insert("groupid".into(), json!(job.group_id));
@@ -279,22 +289,44 @@ fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
     if !job.spec.description.is_empty() {
         o.insert("desc".into(), json!(job.spec.description));
     }
-    for d in [Direction::Read, Direction::Write] {
-        let key = if d == Direction::Read {
-            "read"
-        } else {
-            "write"
-        };
+    let apart = job.spec.rw_reporting != RwReporting::Mixed;
+    if apart {
+        for d in [Direction::Read, Direction::Write] {
+            let key = if d == Direction::Read {
+                "read"
+            } else {
+                "write"
+            };
+            let r = job.dir(d).unwrap_or(&empty);
+            o.insert(
+                key.into(),
+                dir_object(job, r, clock, group_kib_s(Some(d)), ctx.plus),
+            );
+        }
+        o.insert("trim".into(), dir_object(job, &empty, clock, 0.0, false));
+    }
+    if job.spec.rw_reporting != RwReporting::Separate {
+        let m = job.mixed();
         o.insert(
-            key.into(),
-            dir_object(job, Some(d), clock, group_kib_s(d), ctx.plus),
+            "mixed".into(),
+            dir_object(job, &m, clock, group_kib_s(None), ctx.plus),
         );
     }
-    o.insert("trim".into(), dir_object(job, None, clock, 0.0, false));
-    o.insert(
-        "sync".into(),
-        json!({"total_ios": 0, "lat_ns": zero_latency()}),
-    );
+    if apart {
+        let sync = match &job.sync {
+            Some(s) if s.ios > 0 => json!({
+                "total_ios": s.ios,
+                "lat_ns": latency_object(
+                    Some(&s.lat),
+                    clock,
+                    job.spec.clat_percentiles.then_some(job.spec.percentiles.as_slice()),
+                    ctx.plus,
+                ),
+            }),
+            _ => json!({"total_ios": 0, "lat_ns": zero_latency()}),
+        };
+        o.insert("sync".into(), sync);
+    }
     o.insert("job_runtime".into(), json!(job.runtime_ns / 1_000_000));
     o.insert("usr_cpu".into(), json!(pct(cpu.user_ns)));
     // Kernel helper threads working for the job (io-wq, SQPOLL) are system time too.

@@ -3,7 +3,7 @@
 //! up here; `--help` and the README's option table are generated from it.
 
 use iolab_engine::EngineKind;
-use iolab_job::{CpuSet, JobSpec, Pattern, SizeSpec};
+use iolab_job::{BlockDist, CpuSet, JobSpec, Pattern, RandomDistribution, RwReporting, SizeSpec};
 
 use crate::units::{
     parse_bool, parse_size, parse_size_or_percent, parse_time, parse_u32, SizeOrPercent,
@@ -195,6 +195,116 @@ fn parse_cpumask(v: &str) -> Result<CpuSet, String> {
     ))
 }
 
+/// fio's `bsrange=1k-4k` (or `1k-4k,2k-8k` for read, write): (min, max) per direction.
+fn parse_bsrange(v: &str) -> Result<Vec<(u32, u32)>, String> {
+    let mut out = Vec::new();
+    for part in v.split(',').take(2) {
+        let (lo, hi) = part
+            .split_once('-')
+            .ok_or_else(|| format!("'{part}': expected MIN-MAX, e.g. 4k-64k"))?;
+        let (lo, hi) = (parse_u32(lo)?, parse_u32(hi)?);
+        if lo == 0 || lo > hi {
+            return Err(format!("'{part}': MIN must be at least 1 and at most MAX"));
+        }
+        out.push((lo, hi));
+    }
+    Ok(out)
+}
+
+/// fio's `bssplit=4k/10:64k/50:32k/40` (a comma gives writes their own list). Sizes without
+/// a share split what the others leave, evenly.
+fn parse_bssplit(v: &str) -> Result<Vec<Vec<(u32, u32)>>, String> {
+    let mut out = Vec::new();
+    for list in v.split(',').take(2) {
+        let mut pairs: Vec<(u32, Option<u32>)> = Vec::new();
+        for item in list.split(':').filter(|s| !s.trim().is_empty()) {
+            let (bs, pct) = match item.split_once('/') {
+                Some((b, p)) => (
+                    parse_u32(b)?,
+                    Some(p.trim().parse::<u32>().map_err(|_| {
+                        format!("'{item}': the share after '/' must be a whole percentage")
+                    })?),
+                ),
+                None => (parse_u32(item)?, None),
+            };
+            if bs == 0 {
+                return Err(format!("'{item}': a block size must be at least 1 byte"));
+            }
+            pairs.push((bs, pct));
+        }
+        let given: u32 = pairs.iter().filter_map(|p| p.1).sum();
+        let open = pairs.iter().filter(|p| p.1.is_none()).count() as u32;
+        if pairs.is_empty() || given > 100 || (open == 0 && given != 100) {
+            return Err(format!(
+                "'{list}': expected SIZE/PERCENT pairs separated by ':' adding up to 100"
+            ));
+        }
+        let mut rest = 100 - given;
+        let mut resolved = Vec::new();
+        let mut left = open;
+        for (bs, p) in pairs {
+            let share = p.unwrap_or_else(|| {
+                let s = rest / left;
+                rest -= s;
+                left -= 1;
+                s
+            });
+            if share > 0 {
+                resolved.push((bs, share));
+            }
+        }
+        out.push(resolved);
+    }
+    Ok(out)
+}
+
+/// fio's `random_distribution`: random, zipf[:theta], pareto[:h], normal[:dev%].
+fn parse_distribution(v: &str) -> Result<RandomDistribution, String> {
+    let (kind, arg) = match v.split_once(':') {
+        Some((k, a)) => (k, Some(a)),
+        None => (v, None),
+    };
+    let num = |default: f64| -> Result<f64, String> {
+        match arg {
+            None => Ok(default),
+            Some(a) => a
+                .trim()
+                .parse::<f64>()
+                .map_err(|_| format!("'{a}' is not a number")),
+        }
+    };
+    Ok(match kind {
+        "random" => RandomDistribution::Uniform,
+        "zipf" => RandomDistribution::Zipf(num(1.1)?),
+        "pareto" => RandomDistribution::Pareto(num(0.2)?),
+        "normal" | "gauss" => RandomDistribution::Normal(num(0.0)?),
+        "zoned" | "zoned_abs" => {
+            return Err("zoned distributions are not supported by iolab yet".into())
+        }
+        _ => return Err("expected random, zipf[:THETA], pareto[:H] or normal[:DEV]".into()),
+    })
+}
+
+/// `rate_iops=500` or `500,100` (read, write); an empty side is unlimited.
+fn parse_rate(v: &str) -> Result<[Option<u32>; 2], String> {
+    let parts: Vec<&str> = v.split(',').collect();
+    let one = |p: &str| -> Result<Option<u32>, String> {
+        if p.trim().is_empty() {
+            Ok(None)
+        } else {
+            parse_u32(p).map(Some)
+        }
+    };
+    Ok(match parts.as_slice() {
+        [a] => {
+            let r = one(a)?;
+            [r, r]
+        }
+        [a, b, ..] => [one(a)?, one(b)?],
+        [] => [None, None],
+    })
+}
+
 /// Every fio option iolab understands. Keep sorted roughly as fio's HOWTO groups them.
 pub static OPTIONS: &[OptionDef] = &[
     OptionDef {
@@ -262,7 +372,38 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Block size of each I/O (default 4k); READ,WRITE sets each direction.",
         apply: |d, v| {
             d.spec.block_size = parse_bs_pair(v, d.spec.block_size)?;
+            d.spec.block_dist = Default::default();
             d.bs_set = true;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "bsrange",
+        alias: Some("blocksize_range"),
+        kind: ValueKind::Str,
+        help: "Block sizes drawn uniformly from MIN-MAX, in steps of MIN (MIN-MAX,MIN-MAX for read, write).",
+        apply: |d, v| {
+            let r = parse_bsrange(v)?;
+            for (i, side) in [0, 1].into_iter().enumerate() {
+                let (lo, hi) = r[i.min(r.len() - 1)];
+                d.spec.block_size[side] = hi;
+                d.spec.block_dist[side] = BlockDist::Range { min: lo };
+            }
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "bssplit",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Block sizes with shares, e.g. 4k/10:64k/50:32k/40 (a comma gives writes their own list).",
+        apply: |d, v| {
+            let lists = parse_bssplit(v)?;
+            for side in 0..2 {
+                let l = &lists[side.min(lists.len() - 1)];
+                d.spec.block_size[side] = l.iter().map(|p| p.0).max().unwrap_or(4096);
+                d.spec.block_dist[side] = BlockDist::Split(l.clone());
+            }
             Ok(())
         },
     },
@@ -617,6 +758,105 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "random_distribution",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Where random offsets fall: random (uniform), zipf[:THETA], pareto[:H] or normal[:DEV%], as fio defines them. Skewed ones draw independently (as norandommap).",
+        apply: |d, v| {
+            d.spec.distribution = parse_distribution(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "rate_iops",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Cap on I/Os per second (READ,WRITE caps each direction); a job that falls behind catches up.",
+        apply: |d, v| {
+            d.spec.rate_iops = parse_rate(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "fsync",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "fsync the file after every N writes (I/Os in flight finish first); reported under sync.",
+        apply: |d, v| {
+            d.spec.fsync_every = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "end_fsync",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "fsync the file once when the job's I/O is done.",
+        apply: |d, v| {
+            d.spec.end_fsync = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "unified_rw_reporting",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "none (0): reads and writes apart; mixed (1): one \"mixed\" direction; both (2): apart and mixed.",
+        apply: |d, v| {
+            d.spec.rw_reporting = match v {
+                "none" | "0" => RwReporting::Separate,
+                "mixed" | "1" => RwReporting::Mixed,
+                "both" | "2" => RwReporting::Both,
+                _ => return Err("expected none, mixed or both (0, 1, 2)".into()),
+            };
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "zero_buffers",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Write zeros instead of random data (compresses and dedupes to nothing).",
+        apply: |d, v| {
+            d.spec.buffers.zero = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "refill_buffers",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Fill the buffer with fresh random data before every write.",
+        apply: |d, v| {
+            d.spec.buffers.refill = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "scramble_buffers",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Stamp each 512-byte chunk of every write with its offset, so writes never repeat (default 1, as fio).",
+        apply: |d, v| {
+            d.spec.buffers.scramble = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "buffer_compress_percentage",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Make written data compress by about this percentage (zeros in each 512-byte chunk); default 0: incompressible.",
+        apply: |d, v| {
+            let p = parse_u32(v)?;
+            if p > 100 {
+                return Err("must be between 0 and 100".into());
+            }
+            d.spec.buffers.compress_percent = p as u8;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "thread",
         alias: None,
         kind: ValueKind::Bool,
@@ -759,6 +999,62 @@ mod tests {
     }
 
     #[test]
+    fn block_size_distributions() {
+        let s = draft(&[("bssplit", Some("4k/10:64k/50:32k"))]).unwrap();
+        assert_eq!(
+            s.block_dist[0],
+            BlockDist::Split(vec![(4096, 10), (65536, 50), (32768, 40)])
+        );
+        assert_eq!(s.block_size, [65536, 65536]);
+        let s = draft(&[("bssplit", Some("4k:8k,16k/100"))]).unwrap();
+        assert_eq!(
+            s.block_dist[0],
+            BlockDist::Split(vec![(4096, 50), (8192, 50)])
+        );
+        assert_eq!(s.block_dist[1], BlockDist::Split(vec![(16384, 100)]));
+        let s = draft(&[("bsrange", Some("4k-16k"))]).unwrap();
+        assert_eq!(s.block_dist[1], BlockDist::Range { min: 4096 });
+        assert_eq!(s.block_size, [16384, 16384]);
+        let s = draft(&[("bsrange", Some("4k-16k")), ("bs", Some("8k"))]).unwrap();
+        assert_eq!(s.block_dist[0], BlockDist::Fixed, "bs after bsrange wins");
+        assert!(draft(&[("bssplit", Some("4k/60:8k/60"))]).is_err());
+        assert!(draft(&[("bsrange", Some("16k-4k"))]).is_err());
+    }
+
+    #[test]
+    fn distributions_rates_syncs_and_buffers() {
+        let s = draft(&[
+            ("random_distribution", Some("zipf:1.2")),
+            ("rate_iops", Some("500,")),
+            ("fsync", Some("8")),
+            ("end_fsync", None),
+            ("unified_rw_reporting", Some("mixed")),
+            ("buffer_compress_percentage", Some("50")),
+            ("refill_buffers", None),
+            ("scramble_buffers", Some("0")),
+        ])
+        .unwrap();
+        assert_eq!(s.distribution, RandomDistribution::Zipf(1.2));
+        assert_eq!(s.rate_iops, [Some(500), None]);
+        assert_eq!((s.fsync_every, s.end_fsync), (8, true));
+        assert_eq!(s.rw_reporting, RwReporting::Mixed);
+        assert_eq!(s.buffers.compress_percent, 50);
+        assert!(s.buffers.refill && !s.buffers.scramble);
+        let s = draft(&[("random_distribution", Some("pareto"))]).unwrap();
+        assert_eq!(s.distribution, RandomDistribution::Pareto(0.2));
+        assert_eq!(
+            draft(&[("random_distribution", Some("normal:5"))])
+                .unwrap()
+                .distribution,
+            RandomDistribution::Normal(5.0)
+        );
+        assert!(draft(&[("random_distribution", Some("zoned:50/5:50/95"))]).is_err());
+        assert!(draft(&[("random_distribution", Some("zipf:1"))]).is_err());
+        assert!(draft(&[("unified_rw_reporting", Some("sideways"))]).is_err());
+        assert!(draft(&[("rate_iops", Some("0"))]).is_err());
+    }
+
+    #[test]
     fn split_block_sizes_and_buffered() {
         let s = draft(&[("bs", Some("4k,1m")), ("buffered", Some("0"))]).unwrap();
         assert_eq!(s.block_size, [4096, 1 << 20]);
@@ -797,8 +1093,16 @@ mod tests {
             "unknown option 'iodepht' (did you mean 'iodepth'?)"
         );
         assert_eq!(
-            d.apply("verify", Some("md5")).unwrap_err().to_string(),
-            "option 'verify' is not supported by iolab"
+            d.apply("verify_pattern", Some("0xff"))
+                .unwrap_err()
+                .to_string(),
+            "option 'verify_pattern' is not supported by iolab"
         );
+        assert!(d
+            .apply("verify", Some("md5"))
+            .unwrap_err()
+            .to_string()
+            .contains("only verify=0"));
+        d.apply("verify", Some("0")).unwrap();
     }
 }

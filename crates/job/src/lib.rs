@@ -4,14 +4,20 @@
 //! placement — and nothing of how a user spelled them. Front ends (fio-style options today,
 //! fio job files and the review planner later) translate into [`JobSpec`]; the runner reads it.
 
+pub mod blocksize;
 pub mod cpuset;
+pub mod distribution;
 pub mod error;
 pub mod offsets;
 pub mod rng;
 pub mod spec;
 
+pub use blocksize::{BlockDist, BlockSizer};
 pub use cpuset::CpuSet;
+pub use distribution::{RandomDistribution, RankGen};
 pub use error::JobError;
 pub use offsets::{OffsetGen, Region};
 pub use rng::Rng;
-pub use spec::{JobSpec, Pattern, Recorded, SizeSpec, DEFAULT_PERCENTILES};
+pub use spec::{
+    BufferContent, JobSpec, Pattern, Recorded, RwReporting, SizeSpec, DEFAULT_PERCENTILES,
+};

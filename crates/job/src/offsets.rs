@@ -8,7 +8,7 @@
 
 use iolab_engine::Direction;
 
-use crate::{JobError, JobSpec, Pattern, Rng};
+use crate::{JobError, JobSpec, Pattern, RandomDistribution, RankGen, Rng};
 
 /// The byte range a job addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,16 +120,25 @@ pub struct OffsetGen {
     seq_pos: [u64; 2],
     rng: Rng,
     map: Option<(Permutation, u64)>,
+    ranks: RankGen,
 }
 
 impl OffsetGen {
     pub fn new(spec: &JobSpec, region: Region, seed: u64) -> OffsetGen {
         let max_bs = spec.max_block_size() as u64;
-        let align = spec.block_align.unwrap_or(max_bs).max(1);
+        // With varying block sizes fio aligns random offsets to the smallest, not the largest.
+        let min_bs = spec
+            .directions()
+            .map(|d| spec.min_block_size(d))
+            .min()
+            .unwrap_or(max_bs as u32) as u64;
+        let align = spec.block_align.unwrap_or(min_bs).max(1);
         let units = (region.len - max_bs) / align + 1;
         let mut rng = Rng::new(seed);
-        let map = (spec.pattern == Pattern::Random && spec.random_map)
+        let uniform = spec.distribution == RandomDistribution::Uniform;
+        let map = (spec.pattern == Pattern::Random && spec.random_map && uniform)
             .then(|| (Permutation::new(units, &mut rng), 0));
+        let ranks = RankGen::new(spec.distribution, units, &mut rng);
         OffsetGen {
             region,
             pattern: spec.pattern,
@@ -138,6 +147,7 @@ impl OffsetGen {
             seq_pos: [0, 0],
             rng,
             map,
+            ranks,
         }
     }
 
@@ -156,7 +166,7 @@ impl OffsetGen {
             }
             Pattern::Random => {
                 let unit = match &mut self.map {
-                    None => self.rng.below(self.units),
+                    None => self.ranks.next(&mut self.rng, self.units),
                     Some((perm, i)) => {
                         if *i == self.units {
                             *perm = Permutation::new(self.units, &mut self.rng);

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use iolab_engine::{Direction, EngineConfig, EngineKind};
 
-use crate::{CpuSet, JobError};
+use crate::{BlockDist, CpuSet, JobError, RandomDistribution};
 
 /// fio's default percentile list plus 99.999, the tail the reviews quote.
 pub const DEFAULT_PERCENTILES: [f64; 18] = [
@@ -59,6 +59,45 @@ impl Default for Recorded {
     }
 }
 
+/// How reads and writes are reported (fio's `unified_rw_reporting`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RwReporting {
+    /// Reads and writes apart (fio's default).
+    #[default]
+    Separate,
+    /// One "mixed" direction summing both.
+    Mixed,
+    /// Both: apart, and mixed.
+    Both,
+}
+
+/// What write buffers hold. fio's default is random (incompressible) data, which matters on
+/// devices that compress or deduplicate (zram does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufferContent {
+    /// Every byte zero (`zero_buffers`).
+    pub zero: bool,
+    /// Share of each 512-byte chunk that is zeros, so the data compresses by about this much
+    /// (`buffer_compress_percentage`; 0 = incompressible).
+    pub compress_percent: u8,
+    /// Refill the buffer with fresh random data before every write (`refill_buffers`).
+    pub refill: bool,
+    /// Stamp every 512-byte chunk of each write with its offset and a counter, so no two
+    /// writes carry the same data (`scramble_buffers`, fio's default).
+    pub scramble: bool,
+}
+
+impl Default for BufferContent {
+    fn default() -> Self {
+        BufferContent {
+            zero: false,
+            compress_percent: 0,
+            refill: false,
+            scramble: true,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
     pub name: String,
@@ -107,6 +146,19 @@ pub struct JobSpec {
     pub start_delay: Duration,
     /// Repeat the job's work this many times (size-based jobs transfer `loops` × size).
     pub loops: u32,
+    /// Block sizes other than the fixed `block_size` (fio's `bsrange`, `bssplit`); per
+    /// direction. `block_size` then holds the largest.
+    pub block_dist: [BlockDist; 2],
+    /// Where random offsets fall (fio's `random_distribution`).
+    pub distribution: RandomDistribution,
+    /// Most I/Os per second per direction (fio's `rate_iops`); `None`: as fast as it goes.
+    pub rate_iops: [Option<u32>; 2],
+    /// fsync the file after every this many writes (fio's `fsync`); 0: never.
+    pub fsync_every: u32,
+    /// fsync the file once when the job ends (fio's `end_fsync`).
+    pub end_fsync: bool,
+    pub rw_reporting: RwReporting,
+    pub buffers: BufferContent,
 }
 
 impl JobSpec {
@@ -141,6 +193,29 @@ impl JobSpec {
             new_group: false,
             start_delay: Duration::ZERO,
             loops: 1,
+            block_dist: [BlockDist::Fixed, BlockDist::Fixed],
+            distribution: RandomDistribution::Uniform,
+            rate_iops: [None, None],
+            fsync_every: 0,
+            end_fsync: false,
+            rw_reporting: RwReporting::Separate,
+            buffers: BufferContent::default(),
+        }
+    }
+
+    /// The smallest block size a direction uses.
+    pub fn min_block_size(&self, d: Direction) -> u32 {
+        self.block_dist[d.index()]
+            .min()
+            .unwrap_or(self.block_size[d.index()])
+    }
+
+    /// Every block size a direction may use (for alignment checks).
+    pub fn block_sizes(&self, d: Direction) -> Vec<u32> {
+        match &self.block_dist[d.index()] {
+            BlockDist::Fixed => vec![self.block_size[d.index()]],
+            BlockDist::Range { min } => vec![*min, self.block_size[d.index()]],
+            BlockDist::Split(v) => v.iter().map(|(bs, _)| *bs).collect(),
         }
     }
 
@@ -220,6 +295,34 @@ impl JobSpec {
             return Err(JobError::invalid(
                 "rwmixread",
                 self.read_percent,
+                "must be between 0 and 100",
+            ));
+        }
+        if let RandomDistribution::Zipf(t) = self.distribution {
+            if t.is_nan() || t <= 0.0 || t == 1.0 {
+                return Err(JobError::invalid(
+                    "random_distribution",
+                    format!("zipf:{t}"),
+                    "zipf's theta must be above 0 and not 1",
+                ));
+            }
+        }
+        if let RandomDistribution::Pareto(h) = self.distribution {
+            if !(h > 0.0 && h < 1.0) {
+                return Err(JobError::invalid(
+                    "random_distribution",
+                    format!("pareto:{h}"),
+                    "pareto's h must be between 0 and 1",
+                ));
+            }
+        }
+        if self.rate_iops.contains(&Some(0)) {
+            return Err(JobError::invalid("rate_iops", 0, "must be at least 1"));
+        }
+        if self.buffers.compress_percent > 100 {
+            return Err(JobError::invalid(
+                "buffer_compress_percentage",
+                self.buffers.compress_percent,
                 "must be between 0 and 100",
             ));
         }

@@ -5,8 +5,8 @@
 use std::io::{self, Write};
 
 use iolab_engine::Direction;
-use iolab_job::{JobSpec, Pattern};
-use iolab_runner::{JobReport, RunOutcome, Sample, SAMPLE_INTERVAL_NS};
+use iolab_job::{JobSpec, Pattern, RwReporting};
+use iolab_runner::{DirResult, JobReport, RunOutcome, Sample, SAMPLE_INTERVAL_NS};
 use iolab_stats::{Clock, LatencyHistogram};
 
 use crate::format::{bytes_binary, bytes_decimal, compact, latency_unit};
@@ -69,17 +69,25 @@ fn percentile_block(
     Ok(())
 }
 
-fn write_dir(w: &mut impl Write, job: &JobReport, d: Direction, clock: &Clock) -> io::Result<()> {
-    let Some(r) = job.dir(d) else { return Ok(()) };
-    let name = match d {
-        Direction::Read => "read",
-        Direction::Write => "write",
+fn write_dir(
+    w: &mut impl Write,
+    job: &JobReport,
+    name: &str,
+    r: &DirResult,
+    clock: &Clock,
+) -> io::Result<()> {
+    let per_sec = |n: u64| {
+        if job.runtime_ns == 0 {
+            0.0
+        } else {
+            n as f64 * 1e9 / job.runtime_ns as f64
+        }
     };
-    let bw = job.bw_bytes_per_sec(d);
+    let bw = per_sec(r.bytes);
     writeln!(
         w,
         "  {name}: IOPS={}, BW={}/s ({}/s)({}/{}msec)",
-        compact(job.iops(d)),
+        compact(per_sec(r.ios)),
         bytes_binary(bw),
         bytes_decimal(bw),
         bytes_binary(r.bytes as f64),
@@ -190,8 +198,19 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Clock) -> io::Result<(
     if !job.spec.description.is_empty() {
         writeln!(w, "  Description  : [{}]", job.spec.description)?;
     }
-    for d in [Direction::Read, Direction::Write] {
-        write_dir(w, job, d, clock)?;
+    if job.spec.rw_reporting != RwReporting::Mixed {
+        for (d, name) in [(Direction::Read, "read"), (Direction::Write, "write")] {
+            if let Some(r) = job.dir(d) {
+                write_dir(w, job, name, r, clock)?;
+            }
+        }
+    }
+    if job.spec.rw_reporting != RwReporting::Separate {
+        write_dir(w, job, "mixed", &job.mixed(), clock)?;
+    }
+    if let Some(s) = job.sync.as_ref().filter(|s| s.ios > 0) {
+        writeln!(w, "  fsync: {} calls", s.ios)?;
+        lat_line(w, "sync", &s.lat, clock)?;
     }
     let cpu = &job.cpu;
     let rt = job.runtime_ns.max(1) as f64;

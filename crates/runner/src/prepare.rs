@@ -90,9 +90,10 @@ fn check_alignment(spec: &JobSpec, facts: &TargetFacts, region: &Region) -> Resu
         reason: format!("{setting} is not a multiple of {what}"),
     };
     for d in spec.directions() {
-        let bs = spec.block_size[d.index()] as u64;
-        if !bs.is_multiple_of(lbs) {
-            return Err(fail(format!("bs={bs}")));
+        for bs in spec.block_sizes(d) {
+            if !(bs as u64).is_multiple_of(lbs) {
+                return Err(fail(format!("bs={bs}")));
+            }
         }
     }
     if let Some(a) = spec.block_align {

@@ -170,6 +170,8 @@ pub struct JobReport {
     pub elapsed_ns: u64,
     pub cpu: CpuUsage,
     pub depth: DepthCounts,
+    /// fsyncs (`fsync=N`): count and latency; `None` when the job issues none.
+    pub sync: Option<DirResult>,
     pub target: TargetFacts,
     pub region: Region,
     /// Ways the kernel served the job differently from what was asked.
@@ -180,6 +182,15 @@ pub struct JobReport {
 impl JobReport {
     pub fn dir(&self, d: Direction) -> Option<&DirResult> {
         self.dirs[d.index()].as_ref()
+    }
+
+    /// Reads and writes together (fio's "mixed" direction for `unified_rw_reporting`).
+    pub fn mixed(&self) -> DirResult {
+        let mut m = DirResult::empty();
+        for d in self.dirs.iter().flatten() {
+            m.merge(d);
+        }
+        m
     }
 
     pub fn total_ios(&self) -> u64 {
@@ -221,6 +232,11 @@ impl JobReport {
         self.elapsed_ns = self.elapsed_ns.max(other.elapsed_ns);
         self.cpu.add(&other.cpu);
         self.depth.add(&other.depth);
+        match (self.sync.as_mut(), &other.sync) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, Some(b)) => self.sync = Some(b.clone()),
+            _ => {}
+        }
         for n in &other.notes {
             if !self.notes.contains(n) {
                 self.notes.push(n.clone());

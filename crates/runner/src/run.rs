@@ -199,6 +199,7 @@ fn run_phase(
                         minflt: w.cpu.minflt,
                     },
                     depth: w.depth,
+                    sync: w.sync,
                     target: job.facts.clone(),
                     region: job.region,
                     notes: w.notes,

@@ -9,7 +9,7 @@
 
 use std::cell::Cell;
 use std::fs::OpenOptions;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Barrier;
@@ -18,7 +18,7 @@ use iolab_engine::{
     open_engine, BufferPool, Completion, Direction, EngineKind, EngineTarget, EngineVisitor,
     IoEngine, IoUnit, QueueStatus,
 };
-use iolab_job::OffsetGen;
+use iolab_job::{BlockSizer, OffsetGen, Rng};
 use iolab_stats::{Clock, LatencyHistogram};
 
 use crate::cpu::CpuSnapshot;
@@ -32,6 +32,8 @@ pub(crate) struct WorkerResult {
     pub elapsed_ticks: u64,
     pub cpu: CpuSnapshot,
     pub depth: DepthCounts,
+    /// fsyncs issued by `fsync=N`; `None` when the job asks for none.
+    pub sync: Option<DirResult>,
     pub notes: Vec<String>,
     pub interrupted: bool,
 }
@@ -91,7 +93,10 @@ impl Worker<'_> {
         let seed = spec
             .seed
             .wrapping_add(self.clone_index as u64 * 0x1_0000_0001);
-        let pool = BufferPool::new(depth as usize, spec.max_block_size() as usize, seed);
+        let mut pool = BufferPool::new(depth as usize, spec.max_block_size() as usize, seed);
+        if spec.buffers.zero || spec.buffers.compress_percent > 0 {
+            pool.fill(seed, spec.buffers.zero, spec.buffers.compress_percent);
+        }
         let facts = &self.job.facts;
         let name = match (&facts.kind, &facts.disk_name) {
             (iolab_sysinfo::TargetKind::File, Some(disk)) => {
@@ -109,6 +114,7 @@ impl Worker<'_> {
             w: self,
             pool: &pool,
             seed,
+            fd: file.as_raw_fd(),
         };
         let res = open_engine(&spec.engine, target, depth, &pool, looper)
             .map_err(|source| RunError::Engine { job: job(), source })?;
@@ -140,6 +146,8 @@ struct Looper<'a, 'w> {
     w: &'a Worker<'w>,
     pool: &'a BufferPool,
     seed: u64,
+    /// The job's file, for fsync.
+    fd: RawFd,
 }
 
 impl EngineVisitor for Looper<'_, '_> {
@@ -156,7 +164,7 @@ impl EngineVisitor for Looper<'_, '_> {
             // Stopped by a signal while waiting to start: nothing measured.
             return Ok(None);
         }
-        let mut st = LoopState::new(self.w, self.seed);
+        let mut st = LoopState::new(self.w, self.seed, self.fd);
         let sync = engine.capabilities().synchronous;
         let outcome = if sync {
             st.run_sync(&mut engine, self.pool)
@@ -166,6 +174,9 @@ impl EngineVisitor for Looper<'_, '_> {
         let notes = engine.notes();
         drop(engine);
         outcome?;
+        if self.w.job.spec.end_fsync {
+            st.fsync().map_err(|e| st.sync_error(e))?;
+        }
         let elapsed = self.w.clock.now().saturating_sub(phase_start);
         Ok(Some(st.finish(sync, notes, elapsed)))
     }
@@ -212,7 +223,9 @@ struct LoopState<'a, 'w> {
     clock: Clock,
     offsets: OffsetGen,
     stats: [DirStats; 2],
-    bs: [u64; 2],
+    sizers: [BlockSizer; 2],
+    /// Draws block sizes (its own stream, so fixed-size jobs keep their offset sequence).
+    size_rng: Rng,
     read_percent: u32,
     /// Bytes to issue in the measured phase (`u64::MAX` when time-based).
     byte_limit: u64,
@@ -226,13 +239,30 @@ struct LoopState<'a, 'w> {
     sample_ticks: u64,
     next_sample: u64,
     depth: DepthCounts,
+    fd: RawFd,
+    /// fsync after this many writes (0: never); writes since the last; a sync is due once
+    /// the I/O in flight has finished.
+    fsync_every: u64,
+    writes_since_sync: u64,
+    sync_pending: bool,
+    sync_stats: DirStats,
+    /// Rate limit: ticks per I/O per direction (0: none), I/Os counted since `rate_base`.
+    rated: bool,
+    rate_ticks: [u64; 2],
+    rate_count: [u64; 2],
+    rate_base: u64,
+    /// Write buffers: refill or stamp before each write.
+    refill: bool,
+    scramble: bool,
+    fill_state: u64,
+    write_count: u64,
     cpu_start: CpuSnapshot,
     cpu_used: CpuSnapshot,
     interrupted: bool,
 }
 
 impl<'a, 'w> LoopState<'a, 'w> {
-    fn new(w: &'a Worker<'w>, seed: u64) -> Self {
+    fn new(w: &'a Worker<'w>, seed: u64, fd: RawFd) -> Self {
         let spec = &w.job.spec;
         let clock = w.clock;
         let run_ticks = spec
@@ -254,7 +284,11 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 DirStats::new(expected_samples),
                 DirStats::new(expected_samples),
             ],
-            bs: [spec.block_size[0] as u64, spec.block_size[1] as u64],
+            sizers: [
+                BlockSizer::new(&spec.block_dist[0], spec.block_size[0]),
+                BlockSizer::new(&spec.block_dist[1], spec.block_size[1]),
+            ],
+            size_rng: Rng::new(seed ^ 0xB5B5_B5B5),
             read_percent: spec.read_percent,
             byte_limit: if spec.time_based {
                 u64::MAX
@@ -270,6 +304,23 @@ impl<'a, 'w> LoopState<'a, 'w> {
             sample_ticks: sample_ticks.max(1),
             next_sample: u64::MAX,
             depth: DepthCounts::default(),
+            fd,
+            fsync_every: spec.fsync_every as u64,
+            writes_since_sync: 0,
+            sync_pending: false,
+            sync_stats: DirStats::new(0),
+            rated: spec.rate_iops.iter().any(Option::is_some),
+            rate_ticks: spec.rate_iops.map(|r| {
+                r.map_or(0, |iops| {
+                    clock.duration_to_ticks(std::time::Duration::from_secs(1)) / iops as u64
+                })
+            }),
+            rate_count: [0, 0],
+            rate_base: now,
+            refill: spec.buffers.refill && !spec.buffers.zero,
+            scramble: spec.buffers.scramble && !spec.buffers.zero,
+            fill_state: seed ^ 0xF111,
+            write_count: 0,
             cpu_start: CpuSnapshot::default(),
             cpu_used: CpuSnapshot::default(),
             interrupted: false,
@@ -288,6 +339,9 @@ impl<'a, 'w> LoopState<'a, 'w> {
         }
         self.issued = 0;
         self.depth = DepthCounts::default();
+        self.sync_stats.reset();
+        self.rate_base = now;
+        self.rate_count = [0, 0];
         self.measuring = true;
         self.measure_start = now;
         if self.w.job.spec.recorded.bw {
@@ -349,16 +403,112 @@ impl<'a, 'w> LoopState<'a, 'w> {
     #[inline(always)]
     fn next_io(&mut self, slot: u32, pool: &BufferPool) -> IoUnit {
         let dir = self.offsets.next_direction(self.read_percent);
-        let len = self.bs[dir.index()];
+        if self.rated {
+            self.throttle(dir);
+        }
+        let sizer = &self.sizers[dir.index()];
+        let mut len = sizer.next(&mut self.size_rng);
+        let room = self.byte_limit - self.issued;
+        if len > room {
+            // The last I/Os of a size-based job shrink to end exactly at its size, as fio's.
+            len = sizer.largest_fitting(room).unwrap_or(len);
+        }
         let offset = self.offsets.next(dir, len);
         self.issued += len;
+        let buf = pool.slot_ptr(slot as usize);
+        if dir == Direction::Write {
+            self.writes_since_sync += 1;
+            if self.refill || self.scramble {
+                self.prepare_write(buf, len as usize, offset);
+            }
+        }
         IoUnit {
             slot,
             dir,
             offset,
             len: len as u32,
-            buf: pool.slot_ptr(slot as usize),
+            buf,
         }
+    }
+
+    /// Fresh random data (`refill_buffers`) or a stamp (`scramble_buffers`) in a write buffer.
+    #[inline]
+    fn prepare_write(&mut self, buf: *mut u8, len: usize, offset: u64) {
+        // SAFETY: the slot's buffer holds at least the largest block size and is not in
+        // flight (its slot was free).
+        let b = unsafe { std::slice::from_raw_parts_mut(buf, len) };
+        if self.refill {
+            iolab_engine::buffer::fill_buffer(
+                b,
+                &mut self.fill_state,
+                false,
+                self.w.job.spec.buffers.compress_percent,
+            );
+        } else {
+            self.write_count += 1;
+            iolab_engine::buffer::scramble(b, offset ^ self.write_count.rotate_left(40));
+        }
+    }
+
+    /// Waits until direction `d` may issue its next I/O under `rate_iops`. A job that fell
+    /// behind is not made to wait until it has caught up (fio does the same).
+    #[cold]
+    fn throttle(&mut self, d: Direction) {
+        let per = self.rate_ticks[d.index()];
+        if per == 0 {
+            return;
+        }
+        let due = self.rate_base + self.rate_count[d.index()] * per;
+        self.rate_count[d.index()] += 1;
+        loop {
+            let now = self.clock.now();
+            if now >= due || self.w.stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let left_ns = self.clock.ticks_to_ns(due - now);
+            if left_ns > 200_000.0 {
+                std::thread::sleep(std::time::Duration::from_nanos(left_ns as u64 - 100_000));
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+
+    /// fsync the job's file, returning its latency in ticks.
+    fn fsync(&self) -> std::io::Result<u64> {
+        let t0 = self.clock.now();
+        // SAFETY: fd is the job's open file for the whole loop.
+        if unsafe { libc::fsync(self.fd) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(self.clock.now() - t0)
+    }
+
+    fn sync_error(&self, source: std::io::Error) -> RunError {
+        RunError::Io {
+            job: self.w.job.spec.name.clone(),
+            path: self.w.job.spec.filename.clone(),
+            dir: Direction::Write,
+            offset: 0,
+            len: 0,
+            source: std::io::Error::new(source.kind(), format!("fsync: {source}")),
+        }
+    }
+
+    /// Whether `fsync=N` calls for a sync now.
+    #[inline(always)]
+    fn sync_due(&self) -> bool {
+        self.fsync_every > 0 && self.writes_since_sync >= self.fsync_every
+    }
+
+    #[cold]
+    fn do_sync(&mut self) -> Result<(), RunError> {
+        let ticks = self.fsync().map_err(|e| self.sync_error(e))?;
+        self.writes_since_sync = 0;
+        self.sync_pending = false;
+        self.sync_stats.ios += 1;
+        self.sync_stats.lat.record(ticks);
+        Ok(())
     }
 
     fn io_error(&self, io_dir: Direction, offset: u64, len: u32, result: i64) -> RunError {
@@ -392,6 +542,10 @@ impl<'a, 'w> LoopState<'a, 'w> {
     fn run_sync<E: IoEngine>(&mut self, engine: &mut E, pool: &BufferPool) -> Result<(), RunError> {
         let mut now = self.clock.now();
         while !self.window_over(now) && !self.bytes_done() {
+            // Due syncs run before the next I/O, so none follows the last write (as fio).
+            if self.sync_due() {
+                self.do_sync()?;
+            }
             let io = self.next_io(0, pool);
             let t0 = self.clock.now();
             let status = engine.queue(&io).map_err(|e| self.engine_error(e))?;
@@ -446,11 +600,11 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 stopping = true;
                 self.end_measuring(now);
             }
-            if !stopping && !self.bytes_done() && !free.is_empty() {
+            if !stopping && !self.bytes_done() && !free.is_empty() && !self.sync_pending {
                 let t_start = self.clock.now();
                 batch.clear();
                 while let Some(&slot) = free.last() {
-                    if self.bytes_done() {
+                    if self.bytes_done() || self.sync_pending || (self.rated && !batch.is_empty()) {
                         break;
                     }
                     let io = self.next_io(slot, pool);
@@ -462,6 +616,10 @@ impl<'a, 'w> LoopState<'a, 'w> {
                                 1;
                             start_t[slot as usize] = t_start;
                             slot_io[slot as usize] = (io.dir, io.offset, io.len);
+                            if self.sync_due() && !self.bytes_done() {
+                                // Let what is in flight finish, then sync (as fio's libaio).
+                                self.sync_pending = true;
+                            }
                         }
                         QueueStatus::Busy => {
                             self.issued -= io.len as u64;
@@ -494,6 +652,9 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 }
             }
             if inflight == 0 {
+                if self.sync_pending {
+                    self.do_sync()?;
+                }
                 if stopping {
                     return Ok(());
                 }
@@ -571,6 +732,14 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 lat: st.lat,
             })
         };
+        let sync_result = (spec.fsync_every > 0).then(|| DirResult {
+            ios: self.sync_stats.ios,
+            bytes: 0,
+            slat: None,
+            clat: self.sync_stats.lat.clone(),
+            lat: self.sync_stats.lat,
+            samples: Vec::new(),
+        });
         let [read, write] = self.stats;
         let dirs = [result(read, spec.reads()), result(write, spec.writes())];
         WorkerResult {
@@ -579,6 +748,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             elapsed_ticks,
             cpu,
             depth,
+            sync: sync_result,
             notes,
             interrupted: self.interrupted,
         }

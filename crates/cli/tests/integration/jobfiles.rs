@@ -302,49 +302,96 @@ fn parse_only_prints_the_jobs_and_touches_nothing() {
     assert!(!target.exists());
 }
 
+/// What must agree between the two tools' figures, beyond structure.
+#[derive(Clone, Copy, PartialEq)]
+enum Agree {
+    /// Bytes, I/O counts and sync counts per direction (size-based, deterministic split).
+    Exact,
+    /// Bytes per direction (block sizes vary, so I/O counts do not).
+    Bytes,
+    /// Total bytes within one block (a random read/write split).
+    Total,
+    /// IOPS within 5 % (rate-limited, time-based).
+    Iops,
+}
+
 /// One differential case: a job file (with `@T@` standing for the target file) run by both.
 struct Case {
     name: &'static str,
     text: &'static str,
-    /// Exact byte counts must agree (size-based jobs whose direction split is deterministic).
-    exact: bool,
+    agree: Agree,
 }
 
 const CASES: &[Case] = &[
+    Case {
+        name: "fsync-every-4",
+        text: "[global]\nfilename=@T@\nsize=256k\n[s]\nrw=randwrite\nfsync=4\nend_fsync=1\n",
+        agree: Agree::Exact,
+    },
+    Case {
+        name: "unified-mixed",
+        text: "[global]\nfilename=@T@\nsize=256k\n[m]\nrw=randrw\nunified_rw_reporting=mixed\n",
+        agree: Agree::Exact,
+    },
+    Case {
+        name: "zipf-and-pareto",
+        text: "[global]\nfilename=@T@\nsize=1m\n[z]\nrw=randread\nrandom_distribution=zipf:1.2\n\
+               [p]\nrw=randread\nrandom_distribution=pareto:0.3\n[n]\nrw=randread\n\
+               random_distribution=normal:5\nnorandommap\n",
+        agree: Agree::Exact,
+    },
+    Case {
+        name: "bssplit-and-bsrange",
+        text: "[global]\nfilename=@T@\nsize=2m\n[b]\nrw=randwrite\nbssplit=4k/50:64k/50\n\
+               [r]\nstonewall\nrw=read\nbsrange=4k-16k\n",
+        agree: Agree::Bytes,
+    },
+    Case {
+        name: "rate-iops",
+        text: "[global]\nfilename=@T@\nsize=1m\n[r]\nrw=randread\nrate_iops=400\n\
+               time_based\nruntime=1\n",
+        agree: Agree::Iops,
+    },
+    Case {
+        name: "buffers",
+        text: "[global]\nfilename=@T@\nsize=256k\nrw=write\n[z]\nzero_buffers\n\
+               [c]\nbuffer_compress_percentage=50\nrefill_buffers\n[s]\nscramble_buffers=0\n",
+        agree: Agree::Exact,
+    },
     Case {
         name: "stonewall-groups-numjobs",
         text: "[global]\nfilename=@T@\nsize=1m\nioengine=psync\ngroup_reporting\n\
                [a]\nrw=read\nnumjobs=2\n[b]\nrw=write\n[c]\nstonewall\nrw=randread\n\
                [d]\nnew_group\nrw=randwrite\nbs=8k\n[e]\nwait_for_previous\nrw=read\n",
-        exact: true,
+        agree: Agree::Exact,
     },
     Case {
         name: "no-group-reporting-numjobs",
         text: "[global]\nfilename=@T@\nsize=512k\n[x]\nrw=randread\nnumjobs=3\n",
-        exact: true,
+        agree: Agree::Exact,
     },
     Case {
         name: "loops-and-startdelay",
         text: "[global]\nfilename=@T@\n[l]\nsize=256k\nrw=read\nloops=3\nstartdelay=100ms\n",
-        exact: true,
+        agree: Agree::Exact,
     },
     Case {
         name: "percentiles-and-disables",
         text: "[global]\nfilename=@T@\nsize=1m\nioengine=libaio\niodepth=4\ndirect=1\n\
                [p]\nrw=randread\nlat_percentiles=1\nclat_percentiles=0\n\
                percentile_list=10:50:99.5\ndisable_slat=1\ndisable_bw=1\n",
-        exact: true,
+        agree: Agree::Exact,
     },
     Case {
         name: "split-block-sizes-and-mix",
         text: "[global]\nfilename=@T@\nsize=1m\n[m]\nrw=rw\nbs=4k,16k\nrwmixwrite=30\n",
-        exact: false,
+        agree: Agree::Total,
     },
     Case {
         name: "gtod-reduce-io-uring",
         text: "; a comment\n# another\n[global]\nfilename=@T@\nsize=2m\nthread\n\
                [u]\nioengine=io_uring\niodepth=8\nrw=randwrite\ndirect=1\ngtod_reduce=1\n",
-        exact: true,
+        agree: Agree::Exact,
     },
 ];
 
@@ -395,12 +442,18 @@ fn compare(case: &Case, ours: &Value, theirs: &Value) {
         for k in keys(o).iter().filter(|k| *k != "iolab") {
             assert!(t.get(k).is_some(), "{job}: key {k} is not fio's");
         }
+        for k in ["read", "write", "trim", "mixed", "sync"] {
+            assert_eq!(o.get(k).is_some(), t.get(k).is_some(), "{job}: has {k}");
+        }
         assert_eq!(
             keys(&o["job options"]),
             keys(&t["job options"]),
             "{job}: job options"
         );
-        for d in ["read", "write", "trim"] {
+        let dirs = ["read", "write", "trim", "mixed"]
+            .into_iter()
+            .filter(|d| o.get(d).is_some());
+        for d in dirs {
             let reports = |v: &Value| v[d]["total_ios"].as_u64().unwrap() > 0;
             assert_eq!(reports(o), reports(t), "{job}: does {d} report");
             for k in keys(&o[d]) {
@@ -425,12 +478,31 @@ fn compare(case: &Case, ours: &Value, theirs: &Value) {
                     "{job}: is {d}.{lat} recorded"
                 );
             }
-            if case.exact {
-                assert_eq!(o[d]["io_bytes"], t[d]["io_bytes"], "{job}: {d}.io_bytes");
-                assert_eq!(o[d]["total_ios"], t[d]["total_ios"], "{job}: {d}.total_ios");
+            match case.agree {
+                Agree::Exact => {
+                    assert_eq!(o[d]["io_bytes"], t[d]["io_bytes"], "{job}: {d}.io_bytes");
+                    assert_eq!(o[d]["total_ios"], t[d]["total_ios"], "{job}: {d}.total_ios");
+                }
+                Agree::Bytes => {
+                    assert_eq!(o[d]["io_bytes"], t[d]["io_bytes"], "{job}: {d}.io_bytes")
+                }
+                Agree::Iops => {
+                    let (a, b) = (
+                        o[d]["iops"].as_f64().unwrap(),
+                        t[d]["iops"].as_f64().unwrap(),
+                    );
+                    assert!((a - b).abs() <= b * 0.05, "{job}: {d}.iops {a} vs fio {b}");
+                }
+                Agree::Total => {}
             }
         }
-        if !case.exact {
+        if case.agree == Agree::Exact && o.get("sync").is_some() {
+            assert_eq!(
+                o["sync"]["total_ios"], t["sync"]["total_ios"],
+                "{job}: sync.total_ios"
+            );
+        }
+        if case.agree == Agree::Total {
             let sum = |v: &Value| {
                 v["read"]["io_bytes"].as_u64().unwrap() + v["write"]["io_bytes"].as_u64().unwrap()
             };
@@ -443,5 +515,79 @@ fn compare(case: &Case, ours: &Value, theirs: &Value) {
         ours.get("global options").map(keys),
         theirs.get("global options").map(keys),
         "{c}: global options"
+    );
+}
+
+/// zram compresses what it stores, so it shows what write buffers hold: random data (the
+/// default) barely compresses, `buffer_compress_percentage=50` halves, `zero_buffers` stores
+/// nothing at all.
+#[test]
+fn write_buffer_content_shows_in_zram_compression() {
+    let _lock = device_lock();
+    let Some(zram) = backings(1 << 20)
+        .into_iter()
+        .find(|b| matches!(b, Backing::Zram(_)))
+    else {
+        return;
+    };
+    let stat = |field: usize| -> u64 {
+        fs::read_to_string("/sys/block/zram0/mm_stat")
+            .unwrap()
+            .split_whitespace()
+            .nth(field)
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let reset = || {
+        fs::write("/sys/block/zram0/reset", "1").unwrap();
+        fs::write("/sys/block/zram0/disksize", "1G").unwrap();
+    };
+    let mut ratios = Vec::new();
+    for extra in [
+        None,
+        Some("--buffer_compress_percentage=50"),
+        Some("--zero_buffers"),
+    ] {
+        reset();
+        let target = format!("--filename={}", zram.path().display());
+        let mut args = vec![
+            "run",
+            "--name=c",
+            &target,
+            "--rw=write",
+            "--bs=128k",
+            "--size=32m",
+            "--direct=1",
+            "--allow-destroy",
+        ];
+        args.extend(extra);
+        let out = iolab(&args);
+        assert_eq!(out.code, 0, "{extra:?}: {}", out.stderr);
+        // mm_stat: orig_data_size, compr_data_size, ..., same_pages (zero pages) is field 5.
+        let (orig, compr, same) = (stat(0), stat(1), stat(5));
+        ratios.push((orig, compr, same));
+    }
+    reset();
+    let full = 32u64 << 20;
+    let (orig, compr, _) = ratios[0];
+    assert_eq!(orig, full, "random data: every page stored");
+    assert!(
+        compr as f64 > 0.95 * full as f64,
+        "random data compressed to {compr}"
+    );
+    let (orig, compr, _) = ratios[1];
+    assert_eq!(orig, full);
+    let r = compr as f64 / full as f64;
+    assert!(
+        (0.4..0.65).contains(&r),
+        "50% compressible data compressed to {r:.2}"
+    );
+    let (_, compr, same) = ratios[2];
+    assert_eq!(compr, 0, "zero pages take no compressed space: {ratios:?}");
+    assert_eq!(
+        same,
+        full / 4096,
+        "every page is a same-filled page: {ratios:?}"
     );
 }
