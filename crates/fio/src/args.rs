@@ -213,8 +213,11 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         for (k, v) in globals.iter().chain(job) {
             draft.apply(k, v.as_deref())?;
         }
-        job_options.push(draft.set_options.clone());
-        specs.push(draft.finish()?);
+        let opts = draft.set_options.clone();
+        for spec in draft.finish_all()? {
+            job_options.push(opts.clone());
+            specs.push(spec);
+        }
     }
     for raw in &files.jobs {
         let mut draft = JobDraft::new(&raw.name);
@@ -232,12 +235,15 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         if raw.waits_for_previous_file {
             draft.spec.stonewall = true;
         }
-        job_options.push(draft.set_options.clone());
-        let spec = draft.finish().map_err(|e| FioError::At {
+        let opts = draft.set_options.clone();
+        let expanded = draft.finish_all().map_err(|e| FioError::At {
             at: raw.at.to_string(),
             source: Box::new(FioError::Usage(format!("job '{}': {e}", raw.name))),
         })?;
-        specs.push(spec);
+        for spec in expanded {
+            job_options.push(opts.clone());
+            specs.push(spec);
+        }
     }
     if let Some(cap) = runtime_cap {
         for s in &mut specs {
@@ -345,7 +351,8 @@ mod tests {
         let e = parse_command_line(&args("--name=j --filename=/tmp/f --output-format=terse"))
             .unwrap_err();
         assert!(e.to_string().contains("output-format"), "{e}");
-        let e = parse_command_line(&args("--name=j")).unwrap_err();
-        assert!(e.to_string().contains("filename"), "{e}");
+        // No filename: fio's default, NAME.COPY.0 (prepare then wants a size to create it).
+        let c = parse_command_line(&args("--name=j")).unwrap();
+        assert_eq!(c.jobs[0].filename, PathBuf::from("j.0.0"));
     }
 }

@@ -18,7 +18,6 @@ pub static FIO_ONLY: &[&str] = &[
     "clocksource",
     "gtod_cpu",
     "job_start_clock_id",
-    "directory",
     "filename_format",
     "unique_filename",
     "lockfile",

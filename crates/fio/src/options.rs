@@ -53,6 +53,10 @@ pub struct JobDraft {
     pub rw: Rw,
     pub rwmixread: Option<u32>,
     pub bs_set: bool,
+    /// `filename` as given (None: fio's default name per job copy, `NAME.COPY.0`).
+    pub filename: Option<String>,
+    /// `directory`: where files named relatively (or by default) live.
+    pub directory: Option<String>,
     pub set_options: Vec<(String, String)>,
 }
 
@@ -63,6 +67,8 @@ impl JobDraft {
             rw: Rw::Read,
             rwmixread: None,
             bs_set: false,
+            filename: None,
+            directory: None,
             set_options: Vec::new(),
         }
     }
@@ -88,8 +94,56 @@ impl JobDraft {
         Ok(())
     }
 
-    /// The finished job spec, validated.
-    pub fn finish(mut self) -> Result<JobSpec, crate::FioError> {
+    /// The finished jobs, validated: one, or, when no `filename` was given, one per copy
+    /// (`numjobs`), each on its own file named as fio names it (`NAME.COPY.0` in
+    /// `directory`). Reporting is unchanged: copies of a job are reported the same way
+    /// whether they share a file or not.
+    pub fn finish_all(mut self) -> Result<Vec<JobSpec>, crate::FioError> {
+        let dir = self.directory.clone();
+        let place = |name: &str| -> std::path::PathBuf {
+            match &dir {
+                Some(d) if !name.starts_with('/') => std::path::Path::new(d).join(name),
+                _ => name.into(),
+            }
+        };
+        match self.filename.clone() {
+            Some(f) => {
+                if f.replace("\\:", "").contains(':') {
+                    return Err(crate::FioError::BadValue {
+                        name: "filename".into(),
+                        value: f,
+                        reason: "lists of files (a:b) are not supported by iolab yet; give one \
+                                 file per job"
+                            .into(),
+                    });
+                }
+                self.spec.filename = place(&f.replace("\\:", ":"));
+                Ok(vec![self.finish()?])
+            }
+            None => {
+                let copies = self.spec.numjobs.max(1);
+                let name = self.spec.name.clone();
+                self.spec.filename = place(&format!("{name}.0.0"));
+                let base = self.finish()?;
+                Ok((0..copies)
+                    .map(|i| {
+                        let mut s = base.clone();
+                        s.numjobs = 1;
+                        s.filename = place(&format!("{name}.{i}.0"));
+                        // Copies start together: only the first waits or starts a group.
+                        if i > 0 {
+                            s.stonewall = false;
+                            s.new_group = false;
+                        }
+                        s
+                    })
+                    .collect())
+            }
+        }
+    }
+
+    /// The finished job spec, validated (the filename set by the caller).
+    fn finish(mut self) -> Result<JobSpec, crate::FioError> {
         let (pattern, read) = match self.rw {
             Rw::Read => (Pattern::Sequential, 100),
             Rw::Write => (Pattern::Sequential, 0),
@@ -321,9 +375,19 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "filename",
         alias: None,
         kind: ValueKind::Str,
-        help: "File or block device to run against. A missing file is created when size is given.",
+        help: "File or block device to run against. A missing file is created when size is given. Without it, each copy of the job gets its own file, NAME.COPY.0, as in fio.",
         apply: |d, v| {
-            d.spec.filename = v.into();
+            d.filename = Some(v.to_string());
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "directory",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Directory for files named relatively or by default.",
+        apply: |d, v| {
+            d.directory = Some(v.to_string());
             Ok(())
         },
     },
@@ -906,7 +970,47 @@ mod tests {
         for (k, v) in opts {
             d.apply(k, *v)?;
         }
-        d.finish()
+        Ok(d.finish_all()?.remove(0))
+    }
+
+    #[test]
+    fn without_filename_each_copy_gets_fios_default_file() {
+        let mut d = JobDraft::new("seq");
+        for (k, v) in [
+            ("numjobs", "3"),
+            ("directory", "/mnt/x"),
+            ("stonewall", "1"),
+        ] {
+            d.apply(k, Some(v)).unwrap();
+        }
+        let jobs = d.finish_all().unwrap();
+        let names: Vec<String> = jobs
+            .iter()
+            .map(|j| j.filename.display().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            ["/mnt/x/seq.0.0", "/mnt/x/seq.1.0", "/mnt/x/seq.2.0"]
+        );
+        assert!(jobs.iter().all(|j| j.numjobs == 1));
+        assert_eq!(
+            jobs.iter().map(|j| j.stonewall).collect::<Vec<_>>(),
+            [true, false, false]
+        );
+        let mut d = JobDraft::new("j");
+        d.apply("directory", Some("/d")).unwrap();
+        d.apply("filename", Some("f\\:1")).unwrap();
+        assert_eq!(
+            d.finish_all().unwrap()[0].filename.display().to_string(),
+            "/d/f:1"
+        );
+        let mut d = JobDraft::new("j");
+        d.apply("filename", Some("/a:/b")).unwrap();
+        assert!(d
+            .finish_all()
+            .unwrap_err()
+            .to_string()
+            .contains("lists of files"));
     }
 
     #[test]

@@ -324,6 +324,11 @@ struct Case {
 
 const CASES: &[Case] = &[
     Case {
+        name: "default-filenames-in-directory",
+        text: "[global]\ndirectory=@D@\nsize=256k\n[d]\nrw=write\nnumjobs=2\n",
+        agree: Agree::Exact,
+    },
+    Case {
         name: "fsync-every-4",
         text: "[global]\nfilename=@T@\nsize=256k\n[s]\nrw=randwrite\nfsync=4\nend_fsync=1\n",
         agree: Agree::Exact,
@@ -407,7 +412,10 @@ fn job_files_agree_with_real_fio() {
     let target = dir.path().join("target");
     fs::write(&target, vec![0u8; 2 << 20]).unwrap();
     for case in CASES {
-        let text = case.text.replace("@T@", target.to_str().unwrap());
+        let text = case
+            .text
+            .replace("@T@", target.to_str().unwrap())
+            .replace("@D@", dir.path().to_str().unwrap());
         let f = write(dir.path(), &format!("{}.fio", case.name), &text);
         let f = f.to_str().unwrap();
         let ours = json_of(&iolab(&["run", "--output-format=json", f]), case.name);
@@ -424,6 +432,8 @@ fn job_files_agree_with_real_fio() {
         let theirs: Value = serde_json::from_slice(&fio.stdout).unwrap();
         compare(case, &ours, &theirs);
     }
+    // fio's default names, in `directory`, one file per copy.
+    assert!(dir.path().join("d.0.0").exists() && dir.path().join("d.1.0").exists());
 }
 
 fn compare(case: &Case, ours: &Value, theirs: &Value) {
