@@ -7,7 +7,11 @@ pairs), parses both tools' fio-style JSON, and reports medians and iolab/fio rat
   1. per-I/O harness cost: null engine, 4k randread QD1, latency percentiles on;
   2. /dev/zram0 (filled first with incompressible data) 4k randread and randwrite at QD1 per
      engine: IOPS, mean and p99 latency, CPU;
-  3. /dev/zram0 4k randread at QD 1..32 with libaio and io_uring: IOPS and IOPS per CPU-second.
+  3. /dev/zram0 4k randread at QD 1..32 with libaio and io_uring: IOPS and IOPS per CPU-second;
+  4. the seeds' fio job files on /dev/zram0: the SPDK blog's QD1 file per engine (its 10 s
+     ramps and 240 s runs shortened to 1 s and --runtime, the file's only change, so fio can
+     run it too), and the hosting review's 4 MiB QD32 file unchanged (its /dev/nvme0n1 mapped
+     onto zram0 in a private mount namespace).
 
 CPU: fio's usr_cpu + sys_cpu count only fio's own thread; iolab's also count the kernel
 helper threads (io-wq, SQPOLL) that work for the job. Both are shown as reported.
@@ -34,7 +38,8 @@ def run_json(cmd):
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr}")
-    return json.loads(p.stdout)
+    # fio may print notes (e.g. "queue depth will be capped at 1") before its JSON.
+    return json.loads(p.stdout[p.stdout.find("{"):])
 
 
 def tool_cmd(tool, opts):
@@ -81,12 +86,87 @@ def ratio(a, b):
     return f"{a / b:.2f}" if b else "-"
 
 
+FIXTURES = os.path.join(ROOT, "crates", "cli", "tests", "fixtures")
+
+
+def run_jobfile(tool, args, namespace_dev=None):
+    """Runs a job file with iolab or fio and returns its JSON; with namespace_dev, inside a
+    private mount namespace where /dev/nvme0n1 is that device."""
+    cmd = ([IOLAB, "run", "--allow-destroy"] if tool == "iolab" else ["fio"]) + args
+    cmd += ["--output-format=json"] if tool == "fio" else ["--output-format=json"]
+    if namespace_dev:
+        with open(f"/sys/block/{os.path.basename(namespace_dev)}/dev") as f:
+            maj, mnr = f.read().strip().split(":")
+        script = f"mount -t tmpfs iolab-bench /dev && mknod /dev/nvme0n1 b {maj} {mnr} && exec \"$0\" \"$@\""
+        cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script] + cmd
+    return run_json(cmd)
+
+
+def jobfiles(a, say):
+    pairs = min(a.pairs, 3)
+    spdk = open(os.path.join(FIXTURES, "spdk-blog-optane-p4800x.fio")).read()
+    short = spdk.replace("ramp_time=10", "ramp_time=1").replace("runtime=240", f"runtime={a.runtime}")
+    path = "/tmp/iolab-bench-spdk.fio"
+    with open(path, "w") as f:
+        f.write(short)
+    say("## 4. The seeds' job files on /dev/zram0\n")
+    say(f"The SPDK blog's QD1 job file (ramp 1 s, runtime {a.runtime} s; ioengine and filename on "
+        "the command line, as the blog ran it). Median of "
+        f"{pairs} interleaved runs per tool; IOPS and p99.999 of total latency (the file's "
+        "`percentile_list`).\n")
+    say("| job | engine | iolab IOPS | fio IOPS | IOPS ratio | iolab p99.999 µs | fio p99.999 µs |")
+    say("|---|---|---:|---:|---:|---:|---:|")
+    for e in ("psync", "libaio", "io_uring"):
+        print(f"spdk job file {e}...", file=sys.stderr)
+        got = {"iolab": [], "fio": []}
+        for _ in range(pairs):
+            for tool in ("iolab", "fio"):
+                got[tool].append(run_jobfile(tool, [f"--ioengine={e}", f"--filename={ZRAM}", path]))
+        for name, d in (("4k_randwrite_qd1", "write"), ("4k_randread_qd1", "read")):
+            def med(tool, key):
+                vals = []
+                for doc in got[tool]:
+                    job = next(j for j in doc["jobs"] if j["jobname"] == name)
+                    vals.append(job[d]["iops"] if key == "iops"
+                                else job[d]["lat_ns"]["percentile"]["99.999000"] / 1e3)
+                return statistics.median(vals)
+            i, f = med("iolab", "iops"), med("fio", "iops")
+            say(f"| {name} | {e} | {i:,.0f} | {f:,.0f} | {ratio(i, f)} | "
+                f"{med('iolab', 'p'):.1f} | {med('fio', 'p'):.1f} |")
+    print("hosting review job file...", file=sys.stderr)
+    hosting = os.path.join(FIXTURES, "hosting-review-optane-750gb.fio")
+    got = {"iolab": [], "fio": []}
+    for _ in range(pairs):
+        for tool in ("iolab", "fio"):
+            got[tool].append(run_jobfile(tool, [hosting], namespace_dev=ZRAM))
+    say("\nThe hosting review's job file, unchanged (4 MiB random read and write side by side, "
+        "QD32, libaio, the whole 1 GiB device each):\n")
+    say("| job | iolab MiB/s | fio MiB/s | ratio | iolab bytes | fio bytes |")
+    say("|---|---:|---:|---:|---:|---:|")
+    for name, d in (("readtest", "read"), ("writetest", "write")):
+        def pick(tool, key):
+            return statistics.median(
+                next(j for j in doc["jobs"] if j["jobname"] == name)[d][key] for doc in got[tool])
+        i, f = pick("iolab", "bw_bytes") / 2**20, pick("fio", "bw_bytes") / 2**20
+        say(f"| {name} | {i:,.0f} | {f:,.0f} | {ratio(i, f)} | {pick('iolab', 'io_bytes'):,.0f} | "
+            f"{pick('fio', 'io_bytes'):,.0f} |")
+    say("")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pairs", type=int, default=5)
     ap.add_argument("--runtime", type=int, default=3)
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    ap.add_argument("--only-jobfiles", action="store_true",
+                    help="run only section 4 and print it (does not rewrite --out)")
     a = ap.parse_args()
+    if a.only_jobfiles:
+        out = []
+        fill_zram()
+        jobfiles(a, out.append)
+        print("\n".join(out))
+        return
     if not os.path.exists(IOLAB):
         subprocess.run(["cargo", "build", "--release"], cwd=ROOT, check=True)
     fio_version = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
@@ -151,6 +231,9 @@ def main():
             i, f = m["iolab"], m["fio"]
             say(f"| {e} | {qd} | {i['iops']:,.0f} | {f['iops']:,.0f} | {ratio(i['iops'], f['iops'])} | "
                 f"{i['iops_per_cpu_s']:,.0f} | {f['iops_per_cpu_s']:,.0f} |")
+
+    # 4. The seeds' job files.
+    jobfiles(a, say)
 
     head = [
         "# BENCHMARKS",
