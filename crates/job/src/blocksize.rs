@@ -120,7 +120,10 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for _ in 0..10_000 {
             let bs = s.next(&mut rng);
-            assert!(bs % 4096 == 0 && (4096..=16384).contains(&bs), "{bs}");
+            assert!(
+                bs.is_multiple_of(4096) && (4096..=16384).contains(&bs),
+                "{bs}"
+            );
             seen.insert(bs);
         }
         assert_eq!(seen.len(), 4);
