@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use iolab_engine::Direction;
 use iolab_job::RwReporting;
-use iolab_runner::{DirResult, DiskUsage, JobReport, RunOutcome, Sample, SAMPLE_INTERVAL_NS};
+use iolab_runner::{DirResult, DiskUsage, JobReport, RunOutcome};
 use iolab_stats::{Clock, LatencyHistogram};
 
 /// What the JSON needs besides the outcome: the options as the user wrote them, and whether
@@ -77,50 +77,31 @@ fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
-/// min, max, mean and sample standard deviation of a series (zeros when empty).
-fn series_stats(v: &[f64]) -> (f64, f64, f64, f64) {
-    if v.is_empty() {
-        return (0.0, 0.0, 0.0, 0.0);
-    }
-    let n = v.len() as f64;
-    let mean = v.iter().sum::<f64>() / n;
-    let var = if v.len() > 1 {
-        v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0)
+/// fio's bw_* and iops_* fields from the per-interval samples (zeros when there are none,
+/// or bandwidth sampling is off). `group_kib_s` is the group's aggregate bandwidth (bw_agg
+/// is this job's share of it).
+fn sample_fields(o: &mut Map<String, Value>, r: &DirResult, sampled: bool, group_kib_s: f64) {
+    let (bw, iops) = if sampled {
+        r.sample_rates()
+    } else {
+        Default::default()
+    };
+    let agg = if group_kib_s > 0.0 && bw.samples > 0 {
+        (bw.mean * 100.0 / group_kib_s).min(100.0)
     } else {
         0.0
     };
-    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = v.iter().copied().fold(0.0, f64::max);
-    (min, max, mean, var.sqrt())
-}
-
-/// fio's bw_* and iops_* fields from the per-interval samples. `group_kib_s` is the
-/// group's aggregate bandwidth (bw_agg is this job's share of it).
-fn sample_fields(o: &mut Map<String, Value>, samples: &[Sample], group_kib_s: f64) {
-    let secs = SAMPLE_INTERVAL_NS as f64 / 1e9;
-    let bw: Vec<f64> = samples
-        .iter()
-        .map(|s| s.bytes as f64 / 1024.0 / secs)
-        .collect();
-    let iops: Vec<f64> = samples.iter().map(|s| s.ios as f64 / secs).collect();
-    let (bmin, bmax, bmean, bdev) = series_stats(&bw);
-    let (imin, imax, imean, idev) = series_stats(&iops);
-    let agg = if group_kib_s > 0.0 && !bw.is_empty() {
-        (bmean * 100.0 / group_kib_s).min(100.0)
-    } else {
-        0.0
-    };
-    o.insert("bw_min".into(), json!(bmin.round() as u64));
-    o.insert("bw_max".into(), json!(bmax.round() as u64));
+    o.insert("bw_min".into(), json!(bw.min.round() as u64));
+    o.insert("bw_max".into(), json!(bw.max.round() as u64));
     o.insert("bw_agg".into(), json!(round6(agg)));
-    o.insert("bw_mean".into(), json!(round6(bmean)));
-    o.insert("bw_dev".into(), json!(round6(bdev)));
-    o.insert("bw_samples".into(), json!(bw.len()));
-    o.insert("iops_min".into(), json!(imin.round() as u64));
-    o.insert("iops_max".into(), json!(imax.round() as u64));
-    o.insert("iops_mean".into(), json!(round6(imean)));
-    o.insert("iops_stddev".into(), json!(round6(idev)));
-    o.insert("iops_samples".into(), json!(iops.len()));
+    o.insert("bw_mean".into(), json!(round6(bw.mean)));
+    o.insert("bw_dev".into(), json!(round6(bw.stddev)));
+    o.insert("bw_samples".into(), json!(bw.samples));
+    o.insert("iops_min".into(), json!(iops.min.round() as u64));
+    o.insert("iops_max".into(), json!(iops.max.round() as u64));
+    o.insert("iops_mean".into(), json!(round6(iops.mean)));
+    o.insert("iops_stddev".into(), json!(round6(iops.stddev)));
+    o.insert("iops_samples".into(), json!(iops.samples));
 }
 
 fn per_second(n: u64, ns: u64) -> f64 {
@@ -181,8 +162,7 @@ fn dir_object(
             plus,
         ),
     );
-    let samples: &[Sample] = if rec.bw { &r.samples } else { &[] };
-    sample_fields(&mut o, samples, group_kib_s);
+    sample_fields(&mut o, r, rec.bw, group_kib_s);
     Value::Object(o)
 }
 

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use iolab_engine::Direction;
 use iolab_job::{JobSpec, Pattern, RwReporting};
-use iolab_runner::{DirResult, JobReport, RunOutcome, Sample, SAMPLE_INTERVAL_NS};
+use iolab_runner::{DirResult, JobReport, RunOutcome};
 use iolab_stats::{Clock, LatencyHistogram};
 
 use crate::format::{bytes_binary, bytes_decimal, compact, latency_unit};
@@ -113,44 +113,31 @@ fn write_dir(
         percentile_block(w, " lat", &r.lat, clock, &job.spec.percentiles)?;
     }
     if rec.bw && !r.samples.is_empty() {
-        sample_lines(w, &r.samples)?;
+        sample_lines(w, r)?;
     }
     Ok(())
 }
 
 /// fio's `bw (KiB/s)` and `iops` lines from the per-interval samples.
-fn sample_lines(w: &mut impl Write, samples: &[Sample]) -> io::Result<()> {
-    let secs = SAMPLE_INTERVAL_NS as f64 / 1e9;
-    let stats = |v: Vec<f64>| {
-        let n = v.len() as f64;
-        let mean = v.iter().sum::<f64>() / n;
-        let var = if v.len() > 1 {
-            v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
-        } else {
-            0.0
-        };
-        let min = v.iter().copied().fold(f64::INFINITY, f64::min);
-        let max = v.iter().copied().fold(0.0, f64::max);
-        (min, max, mean, var.sqrt(), v.len())
-    };
-    let (bmin, bmax, bavg, bdev, n) = stats(
-        samples
-            .iter()
-            .map(|s| s.bytes as f64 / 1024.0 / secs)
-            .collect(),
-    );
+fn sample_lines(w: &mut impl Write, r: &DirResult) -> io::Result<()> {
+    let (bw, iops) = r.sample_rates();
     writeln!(
         w,
-        "   bw (  KiB/s): min={}, max={}, avg={bavg:.2}, stdev={bdev:.2}, samples={n}",
-        compact_int(bmin),
-        compact_int(bmax)
+        "   bw (  KiB/s): min={}, max={}, avg={:.2}, stdev={:.2}, samples={}",
+        compact_int(bw.min),
+        compact_int(bw.max),
+        bw.mean,
+        bw.stddev,
+        bw.samples
     )?;
-    let (imin, imax, iavg, idev, n) = stats(samples.iter().map(|s| s.ios as f64 / secs).collect());
     writeln!(
         w,
-        "   iops        : min={}, max={}, avg={iavg:.2}, stdev={idev:.2}, samples={n}",
-        compact_int(imin),
-        compact_int(imax)
+        "   iops        : min={}, max={}, avg={:.2}, stdev={:.2}, samples={}",
+        compact_int(iops.min),
+        compact_int(iops.max),
+        iops.mean,
+        iops.stddev,
+        iops.samples
     )
 }
 

@@ -21,6 +21,7 @@ mod worker;
 pub use error::RunError;
 pub use prepare::{prepare, PreparedJob};
 pub use result::{
-    CpuUsage, DepthCounts, DirResult, DiskUsage, JobReport, RunOutcome, Sample, SAMPLE_INTERVAL_NS,
+    CpuUsage, DepthCounts, DirResult, DiskUsage, JobReport, RateStats, RunOutcome, Sample,
+    SAMPLE_INTERVAL_NS,
 };
 pub use run::{run_jobs, RunOptions};

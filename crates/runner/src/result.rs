@@ -33,7 +33,49 @@ pub struct Sample {
     pub ios: u64,
 }
 
+/// min, max, mean, sample standard deviation and count of a rate over the sampling
+/// intervals (all zero when there are none).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RateStats {
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub stddev: f64,
+    pub samples: usize,
+}
+
+impl RateStats {
+    fn of(v: impl Iterator<Item = f64> + Clone) -> RateStats {
+        let n = v.clone().count();
+        if n == 0 {
+            return RateStats::default();
+        }
+        let mean = v.clone().sum::<f64>() / n as f64;
+        let var = if n > 1 {
+            v.clone().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+        } else {
+            0.0
+        };
+        RateStats {
+            min: v.clone().fold(f64::INFINITY, f64::min),
+            max: v.fold(0.0, f64::max),
+            mean,
+            stddev: var.sqrt(),
+            samples: n,
+        }
+    }
+}
+
 impl DirResult {
+    /// Bandwidth (KiB/s) and IOPS over the sampling intervals: fio's bw_* and iops_*.
+    pub fn sample_rates(&self) -> (RateStats, RateStats) {
+        let secs = SAMPLE_INTERVAL_NS as f64 / 1e9;
+        (
+            RateStats::of(self.samples.iter().map(|s| s.bytes as f64 / 1024.0 / secs)),
+            RateStats::of(self.samples.iter().map(|s| s.ios as f64 / secs)),
+        )
+    }
+
     pub fn empty() -> DirResult {
         DirResult {
             ios: 0,
@@ -283,4 +325,36 @@ pub struct RunOutcome {
     pub started: SystemTime,
     /// Stopped early by SIGINT/SIGTERM.
     pub interrupted: bool,
+}
+
+#[cfg(test)]
+mod rate_tests {
+    use super::*;
+
+    #[test]
+    fn sample_rates_are_per_second_with_sample_stddev() {
+        let mut r = DirResult::empty();
+        assert_eq!(
+            r.sample_rates(),
+            (RateStats::default(), RateStats::default())
+        );
+        // Two 500 ms intervals: 100 and 300 I/Os of 4 KiB.
+        r.samples = vec![
+            Sample {
+                bytes: 100 * 4096,
+                ios: 100,
+            },
+            Sample {
+                bytes: 300 * 4096,
+                ios: 300,
+            },
+        ];
+        let (bw, iops) = r.sample_rates();
+        assert_eq!(
+            (iops.min, iops.max, iops.mean, iops.samples),
+            (200.0, 600.0, 400.0, 2)
+        );
+        assert!((iops.stddev - 282.842712).abs() < 1e-3, "{}", iops.stddev);
+        assert_eq!((bw.min, bw.max), (800.0, 2400.0));
+    }
 }
