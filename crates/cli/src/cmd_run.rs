@@ -84,6 +84,16 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     let clock = Clock::calibrate(std::time::Duration::from_millis(20));
     let progress = std::io::stderr().is_terminal();
     let outcome = run_jobs(&jobs, &RunOptions { clock, progress })?;
+    let logs = iolab_fio::logs::write_logs(&outcome)
+        .context("writing I/O logs")
+        .map_err(CliError::failed)?;
+    if !logs.is_empty() {
+        eprintln!(
+            "iolab: wrote {} log file(s), e.g. {}",
+            logs.len(),
+            logs[0].display()
+        );
+    }
     for f in &cl.formats {
         match f {
             OutputFormat::Normal => {

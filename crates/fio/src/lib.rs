@@ -9,6 +9,7 @@ pub mod error;
 pub mod jobfile;
 pub mod json;
 pub mod known;
+pub mod logs;
 pub mod options;
 pub mod units;
 

@@ -921,6 +921,46 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "write_lat_log",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Log every I/O's latency to PREFIX_lat.N.log, PREFIX_clat.N.log and PREFIX_slat.N.log (N: the job's number), in fio's format (ms, ns, direction, bytes, 0).",
+        apply: |d, v| {
+            d.spec.logs.lat = Some(v.to_string());
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "write_iops_log",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Log IOPS to PREFIX_iops.N.log (per I/O, or per log_avg_msec window).",
+        apply: |d, v| {
+            d.spec.logs.iops = Some(v.to_string());
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "write_bw_log",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Log bandwidth to PREFIX_bw.N.log (per I/O, or KiB/s per log_avg_msec window).",
+        apply: |d, v| {
+            d.spec.logs.bw = Some(v.to_string());
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "log_avg_msec",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Average log entries over windows of this many ms, one line per window and direction (default 0: every I/O).",
+        apply: |d, v| {
+            d.spec.logs.avg_msec = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "thread",
         alias: None,
         kind: ValueKind::Bool,

@@ -19,5 +19,5 @@ pub use error::JobError;
 pub use offsets::{OffsetGen, Region};
 pub use rng::Rng;
 pub use spec::{
-    BufferContent, JobSpec, Pattern, Recorded, RwReporting, SizeSpec, DEFAULT_PERCENTILES,
+    BufferContent, JobSpec, LogSpec, Pattern, Recorded, RwReporting, SizeSpec, DEFAULT_PERCENTILES,
 };

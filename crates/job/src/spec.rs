@@ -98,6 +98,23 @@ impl Default for BufferContent {
     }
 }
 
+/// Which per-I/O logs to keep, and their file-name prefixes (fio's `write_lat_log`,
+/// `write_iops_log`, `write_bw_log`, `log_avg_msec`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LogSpec {
+    pub lat: Option<String>,
+    pub iops: Option<String>,
+    pub bw: Option<String>,
+    /// Average over windows of this many ms; 0 logs every I/O.
+    pub avg_msec: u32,
+}
+
+impl LogSpec {
+    pub fn any(&self) -> bool {
+        self.lat.is_some() || self.iops.is_some() || self.bw.is_some()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
     pub name: String,
@@ -159,6 +176,7 @@ pub struct JobSpec {
     pub end_fsync: bool,
     pub rw_reporting: RwReporting,
     pub buffers: BufferContent,
+    pub logs: LogSpec,
 }
 
 impl JobSpec {
@@ -200,6 +218,7 @@ impl JobSpec {
             end_fsync: false,
             rw_reporting: RwReporting::Separate,
             buffers: BufferContent::default(),
+            logs: LogSpec::default(),
         }
     }
 

@@ -11,6 +11,7 @@
 
 pub mod cpu;
 pub mod error;
+pub mod iolog;
 pub mod plan;
 pub mod prepare;
 pub mod result;
@@ -19,6 +20,7 @@ pub mod signal;
 mod worker;
 
 pub use error::RunError;
+pub use iolog::{IoEntry, IoLog, WindowEntry};
 pub use prepare::{prepare, PreparedJob};
 pub use result::{
     CpuUsage, DepthCounts, DirResult, DiskUsage, JobReport, RateStats, RunOutcome, Sample,

@@ -9,6 +9,8 @@ use iolab_stats::{Clock, LatencyHistogram};
 use iolab_sysinfo::diskstats::DiskCounters;
 use iolab_sysinfo::TargetFacts;
 
+use crate::IoLog;
+
 /// One direction's counters and latencies.
 #[derive(Debug, Clone)]
 pub struct DirResult {
@@ -214,6 +216,8 @@ pub struct JobReport {
     pub depth: DepthCounts,
     /// fsyncs (`fsync=N`): count and latency; `None` when the job issues none.
     pub sync: Option<DirResult>,
+    /// Each copy's I/O log (`write_lat_log` and friends), in job-number order.
+    pub logs: Vec<IoLog>,
     pub target: TargetFacts,
     pub region: Region,
     /// Ways the kernel served the job differently from what was asked.
@@ -274,6 +278,7 @@ impl JobReport {
         self.elapsed_ns = self.elapsed_ns.max(other.elapsed_ns);
         self.cpu.add(&other.cpu);
         self.depth.add(&other.depth);
+        self.logs.extend(other.logs.iter().cloned());
         match (self.sync.as_mut(), &other.sync) {
             (Some(a), Some(b)) => a.merge(b),
             (None, Some(b)) => self.sync = Some(b.clone()),

@@ -68,11 +68,15 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
     let specs: Vec<_> = jobs.iter().map(|j| j.spec.clone()).collect();
     let groups = plan::group_ids(&specs);
     let mut reports: Vec<JobReport> = Vec::new();
+    // fio numbers every job copy in run order from 1 (log files are named by it).
+    let mut next_number = 1;
     for phase in plan::phases(&specs) {
         if signal::received().is_some() {
             break;
         }
-        for report in run_phase(jobs, phase, &groups, opts)? {
+        let first_number = next_number;
+        next_number += phase.clone().map(|i| jobs[i].spec.numjobs).sum::<u32>();
+        for report in run_phase(jobs, phase, &groups, first_number, opts)? {
             // Merge into the previous report when both report as a group and share it
             // (copies of one job are consecutive, and so are a group's jobs).
             match reports.last_mut() {
@@ -126,6 +130,7 @@ fn run_phase(
     jobs: &[PreparedJob],
     phase: Range<usize>,
     groups: &[u32],
+    first_number: u32,
     opts: &RunOptions,
 ) -> Result<Vec<JobReport>, RunError> {
     let workers: Vec<(usize, u32)> = phase
@@ -137,10 +142,12 @@ fn run_phase(
     let results: Vec<Result<Option<WorkerResult>, RunError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = workers
             .iter()
-            .map(|&(i, clone_index)| {
+            .enumerate()
+            .map(|(n, &(i, clone_index))| {
                 let w = Worker {
                     job: &jobs[i],
                     clone_index,
+                    job_number: first_number + n as u32,
                     clock: opts.clock,
                     barrier: &barrier,
                     abort: &abort,
@@ -200,6 +207,7 @@ fn run_phase(
                     },
                     depth: w.depth,
                     sync: w.sync,
+                    logs: w.log.into_iter().collect(),
                     target: job.facts.clone(),
                     region: job.region,
                     notes: w.notes,

@@ -22,7 +22,9 @@ use iolab_job::{BlockSizer, OffsetGen, Rng};
 use iolab_stats::{Clock, LatencyHistogram};
 
 use crate::cpu::CpuSnapshot;
+use crate::iolog::IoLogger;
 use crate::result::{DepthCounts, DirResult, Sample, SAMPLE_INTERVAL_NS};
+use crate::IoLog;
 use crate::{PreparedJob, RunError};
 
 pub(crate) struct WorkerResult {
@@ -34,6 +36,7 @@ pub(crate) struct WorkerResult {
     pub depth: DepthCounts,
     /// fsyncs issued by `fsync=N`; `None` when the job asks for none.
     pub sync: Option<DirResult>,
+    pub log: Option<IoLog>,
     pub notes: Vec<String>,
     pub interrupted: bool,
 }
@@ -41,6 +44,8 @@ pub(crate) struct WorkerResult {
 pub(crate) struct Worker<'a> {
     pub job: &'a PreparedJob,
     pub clone_index: u32,
+    /// fio's job number of this copy (1-based over the run).
+    pub job_number: u32,
     pub clock: Clock,
     pub barrier: &'a Barrier,
     /// Set by a worker that failed to start, so the others do not run alone.
@@ -256,6 +261,7 @@ struct LoopState<'a, 'w> {
     scramble: bool,
     fill_state: u64,
     write_count: u64,
+    logger: Option<IoLogger>,
     cpu_start: CpuSnapshot,
     cpu_used: CpuSnapshot,
     interrupted: bool,
@@ -321,6 +327,18 @@ impl<'a, 'w> LoopState<'a, 'w> {
             scramble: spec.buffers.scramble && !spec.buffers.zero,
             fill_state: seed ^ 0xF111,
             write_count: 0,
+            logger: spec.logs.any().then(|| {
+                let avg = spec.logs.avg_msec;
+                let window = clock.duration_to_ticks(std::time::Duration::from_millis(avg as u64));
+                // Per-I/O logs of a time-based job grow while it runs; start with room for
+                // a second at 100k IOPS so short runs never regrow.
+                IoLogger::new(
+                    w.job_number,
+                    avg,
+                    window,
+                    if avg == 0 { 100_000 } else { 0 },
+                )
+            }),
             cpu_start: CpuSnapshot::default(),
             cpu_used: CpuSnapshot::default(),
             interrupted: false,
@@ -346,6 +364,9 @@ impl<'a, 'w> LoopState<'a, 'w> {
         self.measure_start = now;
         if self.w.job.spec.recorded.bw {
             self.next_sample = now.saturating_add(self.sample_ticks);
+        }
+        if let Some(l) = &mut self.logger {
+            l.start(now);
         }
         self.deadline = now.saturating_add(self.run_ticks);
         self.cpu_start = CpuSnapshot::of_current_thread();
@@ -559,6 +580,9 @@ impl<'a, 'w> LoopState<'a, 'w> {
                     if now >= self.next_sample {
                         self.take_samples(now);
                     }
+                    if let Some(l) = &mut self.logger {
+                        l.record(now, io.dir, io.len, 0, now - t0, now - t0);
+                    }
                 }
                 QueueStatus::Completed(r) => {
                     return Err(self.io_error(io.dir, io.offset, io.len, r))
@@ -601,13 +625,17 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 self.end_measuring(now);
             }
             if !stopping && !self.bytes_done() && !free.is_empty() && !self.sync_pending {
-                let t_start = self.clock.now();
+                let mut t_start = self.clock.now();
                 batch.clear();
                 while let Some(&slot) = free.last() {
                     if self.bytes_done() || self.sync_pending || (self.rated && !batch.is_empty()) {
                         break;
                     }
                     let io = self.next_io(slot, pool);
+                    if self.rated {
+                        // next_io may have waited for the rate limit: that is not latency.
+                        t_start = self.clock.now();
+                    }
                     match engine.queue(&io).map_err(|e| self.engine_error(e))? {
                         QueueStatus::Queued => {
                             free.pop();
@@ -635,6 +663,9 @@ impl<'a, 'w> LoopState<'a, 'w> {
                             s.bytes += io.len as u64;
                             s.clat.record(t - t_start);
                             s.lat.record(t - t_start);
+                            if let Some(l) = &mut self.logger {
+                                l.record(t, io.dir, io.len, 0, t - t_start, t - t_start);
+                            }
                         }
                     }
                 }
@@ -687,6 +718,10 @@ impl<'a, 'w> LoopState<'a, 'w> {
                     s.bytes += len as u64;
                     s.clat.record(now - submit_t[slot]);
                     s.lat.record(now - start_t[slot]);
+                    if let Some(l) = &mut self.logger {
+                        let (start, sub) = (start_t[slot], submit_t[slot]);
+                        l.record(now, dir, len, sub - start, now - sub, now - start);
+                    }
                 }
             }
             inflight -= n;
@@ -696,7 +731,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
         }
     }
 
-    fn finish(self, sync: bool, mut notes: Vec<String>, elapsed_ticks: u64) -> WorkerResult {
+    fn finish(mut self, sync: bool, mut notes: Vec<String>, elapsed_ticks: u64) -> WorkerResult {
         let spec = &self.w.job.spec;
         let cpu = self.cpu_used;
         if spec.engine.kind == EngineKind::IoUring && cpu.iowq_ns > 0 {
@@ -732,6 +767,8 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 lat: st.lat,
             })
         };
+        let measure_end = self.measure_end;
+        let log = self.logger.take().map(|l| l.finish(measure_end));
         let sync_result = (spec.fsync_every > 0).then(|| DirResult {
             ios: self.sync_stats.ios,
             bytes: 0,
@@ -749,6 +786,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             cpu,
             depth,
             sync: sync_result,
+            log,
             notes,
             interrupted: self.interrupted,
         }

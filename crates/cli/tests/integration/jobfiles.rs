@@ -601,3 +601,97 @@ fn write_buffer_content_shows_in_zram_compression() {
         "every page is a same-filled page: {ratios:?}"
     );
 }
+
+/// The I/O logs: the same files as fio writes, with fio's five columns, one line per I/O (or
+/// per window with log_avg_msec), directions and block sizes as fio has them.
+#[test]
+fn io_logs_match_fios_files() {
+    if !fio_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target");
+    fs::write(&target, vec![0u8; 1 << 20]).unwrap();
+    let job = format!(
+        "[global]\nfilename={}\n[per-io]\nrw=randrw\nsize=256k\nioengine=libaio\niodepth=2\n\
+         write_lat_log=a\nwrite_iops_log=a\nwrite_bw_log=a\n\
+         [windows]\nstonewall\nrw=randread\nsize=1m\ntime_based\nruntime=1\nrate_iops=2000\n\
+         write_bw_log=w\nwrite_iops_log=w\nwrite_lat_log=w\nlog_avg_msec=100\n",
+        target.display()
+    );
+    let run = |tool: &str| -> std::collections::BTreeMap<String, Vec<Vec<u64>>> {
+        let cwd = dir.path().join(tool);
+        fs::create_dir_all(&cwd).unwrap();
+        fs::write(cwd.join("j.fio"), &job).unwrap();
+        let mut cmd = if tool == "fio" {
+            Command::new("fio")
+        } else {
+            let mut c = Command::new(env!("CARGO_BIN_EXE_iolab"));
+            c.arg("run");
+            c
+        };
+        let o = cmd.arg("j.fio").current_dir(&cwd).output().unwrap();
+        assert!(
+            o.status.success(),
+            "{tool}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        fs::read_dir(&cwd)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "log"))
+            .map(|p| {
+                let rows = fs::read_to_string(&p)
+                    .unwrap()
+                    .lines()
+                    .map(|l| l.split(", ").map(|v| v.trim().parse().unwrap()).collect())
+                    .collect();
+                (p.file_name().unwrap().to_string_lossy().to_string(), rows)
+            })
+            .collect()
+    };
+    let ours = run("iolab");
+    let theirs = run("fio");
+    assert_eq!(
+        ours.keys().collect::<Vec<_>>(),
+        theirs.keys().collect::<Vec<_>>(),
+        "the same log files"
+    );
+    for (name, rows) in &ours {
+        let fio_rows = &theirs[name];
+        assert!(rows.iter().all(|r| r.len() == 5), "{name}: five columns");
+        if name.starts_with("a_") {
+            // Per I/O: one line each, the same directions and sizes in total.
+            assert_eq!(rows.len(), fio_rows.len(), "{name}: lines");
+            let count = |r: &Vec<Vec<u64>>, d: u64| r.iter().filter(|x| x[2] == d).count();
+            assert_eq!(count(rows, 0) + count(rows, 1), 64, "{name}");
+            assert!(rows.iter().all(|r| r[3] == 4096), "{name}: block sizes");
+        } else if name.contains("slat") {
+            // psync (the default engine) has no submission latency: an empty file, as fio's.
+            assert!(rows.is_empty() && fio_rows.is_empty(), "{name}");
+        } else {
+            // 100 ms windows over 1 s: about ten lines; IOPS about 2000 in each. fio's bw and
+            // iops windows are cut by its helper thread and vary (3 to 9 lines seen here), so
+            // only the latency logs, cut by completions as iolab's are, are held to fio's.
+            assert!(
+                (8..=11).contains(&rows.len()),
+                "{name}: {} lines",
+                rows.len()
+            );
+            if name.contains("lat") {
+                assert!(
+                    rows.len().abs_diff(fio_rows.len()) <= 1,
+                    "{name}: {} lines vs fio's {}",
+                    rows.len(),
+                    fio_rows.len()
+                );
+            }
+            if name.starts_with("w_iops") {
+                assert!(
+                    rows.iter().all(|r| (1800..=2200).contains(&r[1])),
+                    "{rows:?}"
+                );
+            }
+        }
+    }
+}

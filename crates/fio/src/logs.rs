@@ -1,0 +1,172 @@
+//! Writes the I/O logs a run kept (`write_lat_log`, `write_iops_log`, `write_bw_log`) in fio
+//! 3.x's log format, one file per kind and job copy: `PREFIX_lat.N.log`, `PREFIX_clat.N.log`,
+//! `PREFIX_slat.N.log`, `PREFIX_iops.N.log`, `PREFIX_bw.N.log`, N being fio's job number.
+//!
+//! A line is `time (ms), value, direction (0 read, 1 write), block size, 0` (the last column
+//! is fio's command priority). Latencies are in ns; per-I/O bandwidth is bytes per ms of the
+//! I/O's latency (fio's figure), per-window bandwidth KiB/s, per-window IOPS I/Os per second.
+//! Averaged lines (`log_avg_msec`) carry 0 as block size.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use iolab_runner::{IoLog, RunOutcome};
+use iolab_stats::Clock;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Lat,
+    Clat,
+    Slat,
+    Iops,
+    Bw,
+}
+
+impl Kind {
+    fn suffix(self) -> &'static str {
+        match self {
+            Kind::Lat => "lat",
+            Kind::Clat => "clat",
+            Kind::Slat => "slat",
+            Kind::Iops => "iops",
+            Kind::Bw => "bw",
+        }
+    }
+}
+
+/// The text of one log file.
+fn render(log: &IoLog, kind: Kind, clock: &Clock, has_slat: bool) -> String {
+    let mut out = String::new();
+    let ns = |ticks: u64| clock.ticks_to_ns(ticks).round() as u64;
+    for e in &log.per_io {
+        let value = match kind {
+            Kind::Lat => ns(e.lat_ticks),
+            Kind::Clat => ns(e.clat_ticks),
+            Kind::Slat if !has_slat => continue,
+            Kind::Slat => ns(e.slat_ticks),
+            Kind::Iops => 1,
+            Kind::Bw => e.len as u64 * 1_000_000 / ns(e.lat_ticks).max(1),
+        };
+        let ms = ns(e.at_ticks) / 1_000_000;
+        let _ = writeln!(out, "{ms}, {value}, {}, {}, 0", e.dir.index(), e.len);
+    }
+    let window_s = log.avg_ms as f64 / 1000.0;
+    for w in &log.windows {
+        let mean_ns = |ticks: f64| (ticks * clock.ticks_to_ns(1)).round() as u64;
+        let value = match kind {
+            Kind::Lat => mean_ns(w.lat_ticks),
+            Kind::Clat => mean_ns(w.clat_ticks),
+            Kind::Slat if !has_slat => continue,
+            Kind::Slat => mean_ns(w.slat_ticks),
+            Kind::Iops => (w.ios as f64 / window_s).round() as u64,
+            Kind::Bw => (w.bytes as f64 / 1024.0 / window_s).round() as u64,
+        };
+        let _ = writeln!(out, "{}, {value}, {}, 0, 0", w.at_ms, w.dir.index());
+    }
+    out
+}
+
+/// Every log file the run's jobs asked for, as (path, contents).
+pub fn log_files(out: &RunOutcome) -> Vec<(PathBuf, String)> {
+    let mut files = Vec::new();
+    for job in &out.jobs {
+        let spec = &job.spec;
+        let has_slat = !spec.engine.kind.is_synchronous();
+        let rec = spec.recorded;
+        let mut kinds: Vec<(&str, Kind)> = Vec::new();
+        if let Some(p) = &spec.logs.lat {
+            kinds.extend([(p.as_str(), Kind::Lat), (p, Kind::Clat), (p, Kind::Slat)]);
+        }
+        if let Some(p) = &spec.logs.iops {
+            kinds.push((p, Kind::Iops));
+        }
+        if let Some(p) = &spec.logs.bw {
+            kinds.push((p, Kind::Bw));
+        }
+        for log in &job.logs {
+            for &(prefix, kind) in &kinds {
+                // fio writes every file, empty for a latency that is not recorded.
+                let on = match kind {
+                    Kind::Lat => rec.lat,
+                    Kind::Clat => rec.clat,
+                    Kind::Slat => rec.slat,
+                    Kind::Iops | Kind::Bw => true,
+                };
+                let text = if on {
+                    render(log, kind, &out.clock, has_slat)
+                } else {
+                    String::new()
+                };
+                let path =
+                    PathBuf::from(format!("{prefix}_{}.{}.log", kind.suffix(), log.job_number));
+                files.push((path, text));
+            }
+        }
+    }
+    files
+}
+
+/// Writes the run's log files; returns their paths.
+pub fn write_logs(out: &RunOutcome) -> std::io::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for (path, text) in log_files(out) {
+        std::fs::write(&path, text).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("writing log {}: {e}", path.display()))
+        })?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_engine::Direction;
+    use iolab_runner::{IoEntry, WindowEntry};
+
+    #[test]
+    fn per_io_lines_are_fios_five_columns() {
+        let log = IoLog {
+            job_number: 1,
+            avg_ms: 0,
+            per_io: vec![IoEntry {
+                at_ticks: 2_500_000,
+                dir: Direction::Write,
+                len: 4096,
+                slat_ticks: 1000,
+                clat_ticks: 9000,
+                lat_ticks: 10_000,
+            }],
+            windows: vec![],
+        };
+        let c = Clock::monotonic();
+        assert_eq!(render(&log, Kind::Lat, &c, true), "2, 10000, 1, 4096, 0\n");
+        assert_eq!(render(&log, Kind::Slat, &c, true), "2, 1000, 1, 4096, 0\n");
+        assert_eq!(render(&log, Kind::Slat, &c, false), "");
+        assert_eq!(render(&log, Kind::Iops, &c, true), "2, 1, 1, 4096, 0\n");
+        // 4096 bytes in 10 µs: 409,600 bytes per ms.
+        assert_eq!(render(&log, Kind::Bw, &c, true), "2, 409600, 1, 4096, 0\n");
+    }
+
+    #[test]
+    fn window_lines_average_and_rate() {
+        let log = IoLog {
+            job_number: 2,
+            avg_ms: 500,
+            per_io: vec![],
+            windows: vec![WindowEntry {
+                at_ms: 500,
+                dir: Direction::Read,
+                ios: 1000,
+                bytes: 1000 * 4096,
+                slat_ticks: 0.0,
+                clat_ticks: 20_000.4,
+                lat_ticks: 21_000.6,
+            }],
+        };
+        let c = Clock::monotonic();
+        assert_eq!(render(&log, Kind::Lat, &c, false), "500, 21001, 0, 0, 0\n");
+        assert_eq!(render(&log, Kind::Iops, &c, false), "500, 2000, 0, 0, 0\n");
+        assert_eq!(render(&log, Kind::Bw, &c, false), "500, 8000, 0, 0, 0\n");
+    }
+}

@@ -1,0 +1,205 @@
+//! Per-job I/O logs (fio's `write_lat_log`, `write_iops_log`, `write_bw_log`): either one
+//! entry per I/O, or, with `log_avg_msec`, one averaged entry per window and direction.
+//!
+//! Entries are kept in memory in clock ticks and written out after the run (by the fio front
+//! end, in fio's format), so the I/O loop only appends to a vector it sized up front. Per-I/O
+//! logging of a long, fast run is large (about 40 bytes an I/O), as it is in fio;
+//! `log_avg_msec` keeps it to a few entries a second.
+
+use iolab_engine::Direction;
+
+/// One completed I/O (per-I/O mode). Times in ticks since the measured window began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoEntry {
+    pub at_ticks: u64,
+    pub dir: Direction,
+    pub len: u32,
+    /// Submission latency; 0 for synchronous engines.
+    pub slat_ticks: u64,
+    pub clat_ticks: u64,
+    pub lat_ticks: u64,
+}
+
+/// One window of one direction (averaged mode).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WindowEntry {
+    /// End of the window, in ms since the measured window began.
+    pub at_ms: u64,
+    pub dir: Direction,
+    pub ios: u64,
+    pub bytes: u64,
+    /// Mean latencies over the window, in ticks.
+    pub slat_ticks: f64,
+    pub clat_ticks: f64,
+    pub lat_ticks: f64,
+}
+
+/// What one job copy logged.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IoLog {
+    /// fio's job number (1-based, in run order over all copies): names the log files.
+    pub job_number: u32,
+    /// Window length in ms; 0 for per-I/O entries.
+    pub avg_ms: u32,
+    pub per_io: Vec<IoEntry>,
+    pub windows: Vec<WindowEntry>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Acc {
+    ios: u64,
+    bytes: u64,
+    slat: u64,
+    clat: u64,
+    lat: u64,
+}
+
+/// Collects a worker's log while it runs.
+#[derive(Debug)]
+pub(crate) struct IoLogger {
+    log: IoLog,
+    window_ticks: u64,
+    /// Tick the current window ends at, and the window's accumulators per direction.
+    window_end: u64,
+    windows_done: u64,
+    acc: [Acc; 2],
+    start: u64,
+}
+
+impl IoLogger {
+    /// `avg_ms` 0 logs every I/O; room for `expected` entries is reserved up front.
+    pub fn new(job_number: u32, avg_ms: u32, window_ticks: u64, expected: usize) -> IoLogger {
+        IoLogger {
+            log: IoLog {
+                job_number,
+                avg_ms,
+                per_io: if avg_ms == 0 {
+                    Vec::with_capacity(expected)
+                } else {
+                    Vec::new()
+                },
+                windows: Vec::new(),
+            },
+            window_ticks: window_ticks.max(1),
+            window_end: u64::MAX,
+            windows_done: 0,
+            acc: [Acc::default(); 2],
+            start: 0,
+        }
+    }
+
+    /// The measured window starts (after the ramp): forget everything before.
+    pub fn start(&mut self, now: u64) {
+        self.log.per_io.clear();
+        self.log.windows.clear();
+        self.acc = [Acc::default(); 2];
+        self.start = now;
+        self.windows_done = 0;
+        if self.log.avg_ms > 0 {
+            self.window_end = now.saturating_add(self.window_ticks);
+        }
+    }
+
+    #[inline]
+    pub fn record(&mut self, now: u64, dir: Direction, len: u32, slat: u64, clat: u64, lat: u64) {
+        if self.log.avg_ms == 0 {
+            self.log.per_io.push(IoEntry {
+                at_ticks: now.saturating_sub(self.start),
+                dir,
+                len,
+                slat_ticks: slat,
+                clat_ticks: clat,
+                lat_ticks: lat,
+            });
+            return;
+        }
+        if now >= self.window_end {
+            self.close_windows(now);
+        }
+        let a = &mut self.acc[dir.index()];
+        a.ios += 1;
+        a.bytes += len as u64;
+        a.slat += slat;
+        a.clat += clat;
+        a.lat += lat;
+    }
+
+    /// Emits an entry per direction for every window that has ended by `now`.
+    #[cold]
+    fn close_windows(&mut self, now: u64) {
+        while now >= self.window_end {
+            self.windows_done += 1;
+            let at_ms = self.windows_done * self.log.avg_ms as u64;
+            for dir in [Direction::Read, Direction::Write] {
+                let a = std::mem::take(&mut self.acc[dir.index()]);
+                if a.ios == 0 {
+                    continue;
+                }
+                let n = a.ios as f64;
+                self.log.windows.push(WindowEntry {
+                    at_ms,
+                    dir,
+                    ios: a.ios,
+                    bytes: a.bytes,
+                    slat_ticks: a.slat as f64 / n,
+                    clat_ticks: a.clat as f64 / n,
+                    lat_ticks: a.lat as f64 / n,
+                });
+            }
+            self.window_end = self.window_end.saturating_add(self.window_ticks);
+        }
+    }
+
+    /// The log, with every window that ended by `now` closed (a last partial one is dropped,
+    /// as fio drops it).
+    pub fn finish(mut self, now: u64) -> IoLog {
+        if self.log.avg_ms > 0 && now >= self.window_end {
+            self.close_windows(now);
+        }
+        self.log
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_io_entries_are_relative_to_the_window_start() {
+        let mut l = IoLogger::new(1, 0, 1000, 4);
+        l.record(50, Direction::Read, 4096, 0, 7, 7);
+        l.start(100);
+        l.record(150, Direction::Write, 8192, 1, 2, 3);
+        let log = l.finish(200);
+        assert_eq!(log.per_io.len(), 1);
+        assert_eq!(log.per_io[0].at_ticks, 50);
+        assert_eq!(log.per_io[0].dir, Direction::Write);
+    }
+
+    #[test]
+    fn windows_average_per_direction_and_skip_idle_ones() {
+        // 1 tick per ms: 100-tick windows are 100 ms.
+        let mut l = IoLogger::new(3, 100, 100, 0);
+        l.start(0);
+        l.record(10, Direction::Read, 4096, 0, 10, 10);
+        l.record(20, Direction::Read, 4096, 0, 30, 30);
+        l.record(30, Direction::Write, 4096, 0, 5, 5);
+        // Nothing in the second window; one read in the third.
+        l.record(250, Direction::Read, 4096, 0, 8, 8);
+        let log = l.finish(320);
+        let w: Vec<(u64, Direction, u64, f64)> = log
+            .windows
+            .iter()
+            .map(|e| (e.at_ms, e.dir, e.ios, e.lat_ticks))
+            .collect();
+        assert_eq!(
+            w,
+            vec![
+                (100, Direction::Read, 2, 20.0),
+                (100, Direction::Write, 1, 5.0),
+                (300, Direction::Read, 1, 8.0),
+            ]
+        );
+        assert_eq!(log.job_number, 3);
+    }
+}
