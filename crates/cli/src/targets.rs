@@ -21,9 +21,9 @@ pub fn prepare_all(
     let out = output::open(output_path)?;
     for l in layouts_needed(&jobs) {
         eprintln!(
-            "iolab: laying out {} ({} MiB)",
+            "iolab: laying out {} ({})",
             l.path.display(),
-            (l.to_bytes - l.from_bytes) >> 20
+            iolab_report::format::bytes_binary((l.to_bytes - l.from_bytes) as f64)
         );
         lay_out(&l, &mut jobs)?;
     }

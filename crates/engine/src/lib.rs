@@ -44,6 +44,8 @@ impl Direction {
 #[derive(Debug, Clone, Copy)]
 pub struct IoUnit {
     pub slot: u32,
+    /// Which of the target's files (index into [`EngineTarget::fds`]).
+    pub file: u32,
     pub dir: Direction,
     pub offset: u64,
     pub len: u32,
@@ -104,7 +106,8 @@ pub trait IoEngine {
 /// What an engine is opened against.
 #[derive(Debug, Clone, Copy)]
 pub struct EngineTarget<'a> {
-    pub fd: RawFd,
+    /// The job's open files (usually one; fio's `filename=a:b` gives several).
+    pub fds: &'a [RawFd],
     /// Whether the file was opened with O_DIRECT.
     pub direct: bool,
     /// Whether the device behind the file has poll queues (sysfs `queue/io_poll` = 1).

@@ -42,7 +42,7 @@ struct IoEvent {
 
 pub struct Libaio {
     ctx: libc::c_ulong,
-    fd: i32,
+    fds: Vec<i32>,
     /// One control block per slot; the kernel reads them during io_submit.
     iocbs: Vec<IoCb>,
     /// Pointers to the control blocks queued since the last commit.
@@ -65,7 +65,7 @@ impl Libaio {
         }
         Ok(Libaio {
             ctx,
-            fd: target.fd,
+            fds: target.fds.to_vec(),
             iocbs: vec![IoCb::default(); depth as usize],
             pending: Vec::with_capacity(depth as usize),
             events: vec![IoEvent::default(); depth as usize],
@@ -89,7 +89,7 @@ impl IoEngine for Libaio {
                 Direction::Read => IOCB_CMD_PREAD,
                 Direction::Write => IOCB_CMD_PWRITE,
             },
-            aio_fildes: self.fd as u32,
+            aio_fildes: self.fds[io.file as usize] as u32,
             aio_buf: io.buf as u64,
             aio_nbytes: io.len as u64,
             aio_offset: io.offset as i64,

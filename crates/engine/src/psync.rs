@@ -6,12 +6,14 @@ use crate::{
 };
 
 pub struct Psync {
-    fd: i32,
+    fds: Vec<i32>,
 }
 
 impl Psync {
     pub fn open(target: EngineTarget<'_>) -> Result<Psync, EngineError> {
-        Ok(Psync { fd: target.fd })
+        Ok(Psync {
+            fds: target.fds.to_vec(),
+        })
     }
 }
 
@@ -22,14 +24,15 @@ impl IoEngine for Psync {
 
     #[inline]
     fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
+        let fd = self.fds[io.file as usize];
         // SAFETY: io.buf points at a live buffer of at least io.len bytes owned by the worker.
         let ret = unsafe {
             match io.dir {
                 Direction::Read => {
-                    libc::pread(self.fd, io.buf.cast(), io.len as usize, io.offset as i64)
+                    libc::pread(fd, io.buf.cast(), io.len as usize, io.offset as i64)
                 }
                 Direction::Write => {
-                    libc::pwrite(self.fd, io.buf.cast(), io.len as usize, io.offset as i64)
+                    libc::pwrite(fd, io.buf.cast(), io.len as usize, io.offset as i64)
                 }
             }
         };

@@ -9,7 +9,7 @@ use crate::{
 };
 
 pub struct Pvsync2 {
-    fd: i32,
+    fds: Vec<i32>,
     flags: i32,
     notes: Vec<String>,
 }
@@ -31,7 +31,7 @@ impl Pvsync2 {
             );
         }
         Ok(Pvsync2 {
-            fd: target.fd,
+            fds: target.fds.to_vec(),
             flags: if opts.hipri { libc::RWF_HIPRI } else { 0 },
             notes,
         })
@@ -49,11 +49,12 @@ impl IoEngine for Pvsync2 {
             iov_base: io.buf.cast(),
             iov_len: io.len as usize,
         };
+        let fd = self.fds[io.file as usize];
         // SAFETY: iov describes a live buffer owned by the worker for the duration of the call.
         let ret = unsafe {
             match io.dir {
-                Direction::Read => libc::preadv2(self.fd, &iov, 1, io.offset as i64, self.flags),
-                Direction::Write => libc::pwritev2(self.fd, &iov, 1, io.offset as i64, self.flags),
+                Direction::Read => libc::preadv2(fd, &iov, 1, io.offset as i64, self.flags),
+                Direction::Write => libc::pwritev2(fd, &iov, 1, io.offset as i64, self.flags),
             }
         };
         Ok(QueueStatus::Completed(syscall_result(ret)))

@@ -1,6 +1,6 @@
 //! `io_uring`: interrupt-driven by default; `hipri` sets up IOPOLL (the submitting thread
 //! polls the device's poll queues), `sqthread_poll` sets up SQPOLL (a kernel thread picks up
-//! submissions), `fixedbufs` registers the buffer pool once, `registerfiles` registers the fd.
+//! submissions), `fixedbufs` registers the buffer pool once, `registerfiles` registers the files.
 //!
 //! IOPOLL on a device without poll queues would fail every I/O with EOPNOTSUPP; we refuse at
 //! open with the reason instead. A device without NOWAIT support (zram) makes the kernel hand
@@ -22,7 +22,7 @@ const SQPOLL_IDLE_MS: u32 = 1000;
 /// The `'pool` lifetime ties the ring to the buffer pool whose buffers it may have registered.
 pub struct Uring<'pool> {
     ring: IoUring,
-    fd: i32,
+    fds: Vec<i32>,
     opts: EngineOptions,
     _pool: PhantomData<&'pool BufferPool>,
 }
@@ -111,7 +111,7 @@ impl<'pool> Uring<'pool> {
         }
         if opts.registerfiles {
             ring.submitter()
-                .register_files(&[target.fd])
+                .register_files(target.fds)
                 .map_err(|e| EngineError::Setup {
                     engine: ENGINE,
                     op: "IORING_REGISTER_FILES",
@@ -120,7 +120,7 @@ impl<'pool> Uring<'pool> {
         }
         Ok(Uring {
             ring,
-            fd: target.fd,
+            fds: target.fds.to_vec(),
             opts: *opts,
             _pool: PhantomData,
         })
@@ -131,9 +131,9 @@ impl<'pool> Uring<'pool> {
         macro_rules! with_fd {
             ($op:expr) => {
                 if self.opts.registerfiles {
-                    $op(types::Fixed(0))
+                    $op(types::Fixed(io.file))
                 } else {
-                    $op(types::Fd(self.fd))
+                    $op(types::Fd(self.fds[io.file as usize]))
                 }
             };
         }

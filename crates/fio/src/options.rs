@@ -108,16 +108,22 @@ impl JobDraft {
         };
         match self.filename.clone() {
             Some(f) => {
-                if f.replace("\\:", "").contains(':') {
+                // fio's list separator is ':'; `\:` is a colon inside a name.
+                let names: Vec<String> = f
+                    .replace("\\:", "\u{0}")
+                    .split(':')
+                    .filter(|n| !n.is_empty())
+                    .map(|n| n.replace('\u{0}', ":"))
+                    .collect();
+                let Some((first, rest)) = names.split_first() else {
                     return Err(crate::FioError::BadValue {
                         name: "filename".into(),
                         value: f,
-                        reason: "lists of files (a:b) are not supported by iolab yet; give one \
-                                 file per job"
-                            .into(),
+                        reason: "names no file".into(),
                     });
-                }
-                self.spec.filename = place(&f.replace("\\:", ":"));
+                };
+                self.spec.filename = place(first);
+                self.spec.extra_files = rest.iter().map(|n| place(n)).collect();
                 Ok(vec![self.finish()?])
             }
             None => {
@@ -375,7 +381,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "filename",
         alias: None,
         kind: ValueKind::Str,
-        help: "File or block device to run against. A missing file is created when size is given. Without it, each copy of the job gets its own file, NAME.COPY.0, as in fio.",
+        help: "File or block device to run against; a:b:c spreads the job over several, one I/O each in turn, size split evenly (\\: is a colon in a name). A missing file is created when size is given. Without it, each copy of the job gets its own file, NAME.COPY.0, as in fio.",
         apply: |d, v| {
             d.filename = Some(v.to_string());
             Ok(())
@@ -1045,12 +1051,17 @@ mod tests {
             "/d/f:1"
         );
         let mut d = JobDraft::new("j");
-        d.apply("filename", Some("/a:/b")).unwrap();
-        assert!(d
-            .finish_all()
-            .unwrap_err()
-            .to_string()
-            .contains("lists of files"));
+        d.apply("filename", Some("/a:b:/c")).unwrap();
+        d.apply("directory", Some("/d")).unwrap();
+        let j = d.finish_all().unwrap().remove(0);
+        assert_eq!(j.filename, std::path::PathBuf::from("/a"));
+        assert_eq!(
+            j.extra_files,
+            vec![
+                std::path::PathBuf::from("/d/b"),
+                std::path::PathBuf::from("/c")
+            ]
+        );
     }
 
     #[test]

@@ -121,6 +121,9 @@ pub struct JobSpec {
     /// Free text shown beside the results.
     pub description: String,
     pub filename: PathBuf,
+    /// Further files the job spreads its I/O over, one I/O each in turn after `filename`
+    /// (fio's `filename=a:b:c`, file_service_type=roundrobin). `size` is split evenly.
+    pub extra_files: Vec<PathBuf>,
     pub engine: EngineConfig,
     /// Open with O_DIRECT (bypass the page cache).
     pub direct: bool,
@@ -186,6 +189,7 @@ impl JobSpec {
             name: name.into(),
             description: String::new(),
             filename: filename.into(),
+            extra_files: Vec::new(),
             engine: EngineConfig::new(EngineKind::Psync),
             direct: false,
             pattern: Pattern::Sequential,
@@ -220,6 +224,25 @@ impl JobSpec {
             buffers: BufferContent::default(),
             logs: LogSpec::default(),
         }
+    }
+
+    /// Every file the job uses: `filename`, then `extra_files`.
+    pub fn files(&self) -> impl Iterator<Item = &PathBuf> {
+        std::iter::once(&self.filename).chain(&self.extra_files)
+    }
+
+    /// This job as seen from one of its files (`index` into [`JobSpec::files`]): that file as
+    /// `filename`, and its even share of `size`.
+    pub fn for_file(&self, index: usize) -> JobSpec {
+        let n = 1 + self.extra_files.len() as u64;
+        let mut one = self.clone();
+        one.filename = self.files().nth(index).cloned().unwrap_or_default();
+        one.extra_files.clear();
+        one.size = self.size.map(|s| match s {
+            SizeSpec::Bytes(b) => SizeSpec::Bytes(b / n),
+            p => p,
+        });
+        one
     }
 
     /// The smallest block size a direction uses.

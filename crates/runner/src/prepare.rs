@@ -14,12 +14,26 @@ use iolab_sysinfo::{check_write_allowed, probe, probe_new_file, TargetFacts, Tar
 
 use crate::RunError;
 
-/// A job that passed every check, with its target's facts and its region.
+/// A job that passed every check, with its target's facts and its region (and those of its
+/// further files, when it spreads over several).
 #[derive(Debug, Clone)]
 pub struct PreparedJob {
     pub spec: JobSpec,
     pub facts: TargetFacts,
     pub region: Region,
+    /// Facts and region of each of `spec.extra_files`, in order.
+    pub extra: Vec<(TargetFacts, Region)>,
+}
+
+impl PreparedJob {
+    /// Facts and region of every file, the first file first.
+    pub fn files(&self) -> impl Iterator<Item = (&TargetFacts, &Region)> {
+        std::iter::once((&self.facts, &self.region)).chain(self.extra.iter().map(|(f, r)| (f, r)))
+    }
+
+    fn files_mut(&mut self) -> impl Iterator<Item = &mut TargetFacts> {
+        std::iter::once(&mut self.facts).chain(self.extra.iter_mut().map(|(f, _)| f))
+    }
 }
 
 /// Checks every job; writes nothing.
@@ -31,9 +45,25 @@ pub fn prepare(specs: &[JobSpec], allow_destroy: bool) -> Result<Vec<PreparedJob
 }
 
 fn prepare_one(spec: &JobSpec, allow_destroy: bool) -> Result<PreparedJob, RunError> {
+    spec.validate().map_err(|source| RunError::Job {
+        job: spec.name.clone(),
+        source,
+    })?;
+    let (facts, region) = prepare_file(&spec.for_file(0), allow_destroy)?;
+    let extra = (1..=spec.extra_files.len())
+        .map(|i| prepare_file(&spec.for_file(i), allow_destroy))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(PreparedJob {
+        spec: spec.clone(),
+        facts,
+        region,
+        extra,
+    })
+}
+
+/// Checks one file of a job (`spec` as seen from that file).
+fn prepare_file(spec: &JobSpec, allow_destroy: bool) -> Result<(TargetFacts, Region), RunError> {
     let job = || spec.name.clone();
-    spec.validate()
-        .map_err(|source| RunError::Job { job: job(), source })?;
     let path = &spec.filename;
     let facts = if path.exists() {
         probe(path).map_err(|source| RunError::Target { job: job(), source })?
@@ -50,11 +80,7 @@ fn prepare_one(spec: &JobSpec, allow_destroy: bool) -> Result<PreparedJob, RunEr
         check_write_allowed(&facts, allow_destroy)
             .map_err(|source| RunError::Safety { job: job(), source })?;
     }
-    Ok(PreparedJob {
-        spec: spec.clone(),
-        facts,
-        region,
-    })
+    Ok((facts, region))
 }
 
 /// Facts for a file iolab will create: it needs a byte size to be created with.
@@ -118,11 +144,15 @@ pub struct Layout {
 /// The files the prepared jobs need grown, each once, to the furthest end any job uses.
 pub fn layouts_needed(jobs: &[PreparedJob]) -> Vec<Layout> {
     let mut ends: BTreeMap<&Path, (u64, u64)> = BTreeMap::new();
-    for j in jobs.iter().filter(|j| j.facts.kind == TargetKind::File) {
+    for (facts, region) in jobs
+        .iter()
+        .flat_map(|j| j.files())
+        .filter(|(f, _)| f.kind == TargetKind::File)
+    {
         let e = ends
-            .entry(&j.facts.path)
-            .or_insert((j.facts.size_bytes, j.facts.size_bytes));
-        e.1 = e.1.max(j.region.end());
+            .entry(&facts.path)
+            .or_insert((facts.size_bytes, facts.size_bytes));
+        e.1 = e.1.max(region.end());
     }
     ends.into_iter()
         .filter(|(_, (from, to))| to > from)
@@ -141,7 +171,7 @@ pub fn lay_out(layout: &Layout, jobs: &mut [PreparedJob]) -> Result<(), RunError
     let err = |source| RunError::Layout {
         job: jobs
             .iter()
-            .find(|j| j.facts.path == layout.path)
+            .find(|j| j.files().any(|(f, _)| f.path == layout.path))
             .map(|j| j.spec.name.clone())
             .unwrap_or_default(),
         path: layout.path.clone(),
@@ -167,8 +197,12 @@ pub fn lay_out(layout: &Layout, jobs: &mut [PreparedJob]) -> Result<(), RunError
         off += n as u64;
     }
     f.sync_all().map_err(err)?;
-    for j in jobs.iter_mut().filter(|j| j.facts.path == layout.path) {
-        j.facts.size_bytes = layout.to_bytes;
+    for f in jobs
+        .iter_mut()
+        .flat_map(|j| j.files_mut())
+        .filter(|f| f.path == layout.path)
+    {
+        f.size_bytes = layout.to_bytes;
     }
     Ok(())
 }

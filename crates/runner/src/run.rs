@@ -111,7 +111,8 @@ fn disk_usage(
     let after = read_diskstats().unwrap_or_default();
     let names: BTreeSet<&str> = jobs
         .iter()
-        .filter_map(|j| j.facts.disk_name.as_deref())
+        .flat_map(|j| j.files())
+        .filter_map(|(f, _)| f.disk_name.as_deref())
         .collect();
     names
         .into_iter()

@@ -82,18 +82,24 @@ impl Worker<'_> {
         if spec.direct {
             opts.custom_flags(libc::O_DIRECT);
         }
-        let file = opts.open(&spec.filename).map_err(|source| RunError::Io {
-            job: job(),
-            path: spec.filename.clone(),
-            dir: if spec.writes() {
-                Direction::Write
-            } else {
-                Direction::Read
-            },
-            offset: 0,
-            len: 0,
-            source,
-        })?;
+        let files = spec
+            .files()
+            .map(|path| {
+                opts.open(path).map_err(|source| RunError::Io {
+                    job: job(),
+                    path: path.clone(),
+                    dir: if spec.writes() {
+                        Direction::Write
+                    } else {
+                        Direction::Read
+                    },
+                    offset: 0,
+                    len: 0,
+                    source,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
         let depth = spec.effective_iodepth();
         let seed = spec
             .seed
@@ -110,7 +116,7 @@ impl Worker<'_> {
             _ => spec.filename.display().to_string(),
         };
         let target = EngineTarget {
-            fd: file.as_raw_fd(),
+            fds: &fds,
             direct: spec.direct,
             polled_device: self.job.facts.polled,
             name: &name,
@@ -119,11 +125,11 @@ impl Worker<'_> {
             w: self,
             pool: &pool,
             seed,
-            fd: file.as_raw_fd(),
+            fds: &fds,
         };
         let res = open_engine(&spec.engine, target, depth, &pool, looper)
             .map_err(|source| RunError::Engine { job: job(), source })?;
-        // The engine (and any buffers it registered) is dropped before `pool` and `file`.
+        // The engine (and any buffers it registered) is dropped before `pool` and `files`.
         res
     }
 }
@@ -151,8 +157,8 @@ struct Looper<'a, 'w> {
     w: &'a Worker<'w>,
     pool: &'a BufferPool,
     seed: u64,
-    /// The job's file, for fsync.
-    fd: RawFd,
+    /// The job's files, for fsync.
+    fds: &'a [RawFd],
 }
 
 impl EngineVisitor for Looper<'_, '_> {
@@ -169,7 +175,7 @@ impl EngineVisitor for Looper<'_, '_> {
             // Stopped by a signal while waiting to start: nothing measured.
             return Ok(None);
         }
-        let mut st = LoopState::new(self.w, self.seed, self.fd);
+        let mut st = LoopState::new(self.w, self.seed, self.fds);
         let sync = engine.capabilities().synchronous;
         let outcome = if sync {
             st.run_sync(&mut engine, self.pool)
@@ -226,7 +232,9 @@ impl DirStats {
 struct LoopState<'a, 'w> {
     w: &'a Worker<'w>,
     clock: Clock,
-    offsets: OffsetGen,
+    /// One offset generator per file; I/Os go to the files in turn.
+    offsets: Vec<OffsetGen>,
+    next_file: usize,
     stats: [DirStats; 2],
     sizers: [BlockSizer; 2],
     /// Draws block sizes (its own stream, so fixed-size jobs keep their offset sequence).
@@ -244,7 +252,7 @@ struct LoopState<'a, 'w> {
     sample_ticks: u64,
     next_sample: u64,
     depth: DepthCounts,
-    fd: RawFd,
+    fds: &'a [RawFd],
     /// fsync after this many writes (0: never); writes since the last; a sync is due once
     /// the I/O in flight has finished.
     fsync_every: u64,
@@ -268,7 +276,7 @@ struct LoopState<'a, 'w> {
 }
 
 impl<'a, 'w> LoopState<'a, 'w> {
-    fn new(w: &'a Worker<'w>, seed: u64, fd: RawFd) -> Self {
+    fn new(w: &'a Worker<'w>, seed: u64, fds: &'a [RawFd]) -> Self {
         let spec = &w.job.spec;
         let clock = w.clock;
         let run_ticks = spec
@@ -285,7 +293,15 @@ impl<'a, 'w> LoopState<'a, 'w> {
         let mut st = LoopState {
             w,
             clock,
-            offsets: OffsetGen::new(spec, w.job.region, seed),
+            offsets: w
+                .job
+                .files()
+                .enumerate()
+                .map(|(i, (_, region))| {
+                    OffsetGen::new(spec, *region, seed.wrapping_add(i as u64 * 0x5EED))
+                })
+                .collect(),
+            next_file: 0,
             stats: [
                 DirStats::new(expected_samples),
                 DirStats::new(expected_samples),
@@ -299,7 +315,11 @@ impl<'a, 'w> LoopState<'a, 'w> {
             byte_limit: if spec.time_based {
                 u64::MAX
             } else {
-                w.job.region.len.saturating_mul(spec.loops as u64)
+                w.job
+                    .files()
+                    .map(|(_, r)| r.len)
+                    .sum::<u64>()
+                    .saturating_mul(spec.loops as u64)
             },
             issued: 0,
             measuring: false,
@@ -310,7 +330,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             sample_ticks: sample_ticks.max(1),
             next_sample: u64::MAX,
             depth: DepthCounts::default(),
-            fd,
+            fds,
             fsync_every: spec.fsync_every as u64,
             writes_since_sync: 0,
             sync_pending: false,
@@ -423,7 +443,11 @@ impl<'a, 'w> LoopState<'a, 'w> {
 
     #[inline(always)]
     fn next_io(&mut self, slot: u32, pool: &BufferPool) -> IoUnit {
-        let dir = self.offsets.next_direction(self.read_percent);
+        let file = self.next_file;
+        if self.offsets.len() > 1 {
+            self.next_file = (file + 1) % self.offsets.len();
+        }
+        let dir = self.offsets[0].next_direction(self.read_percent);
         if self.rated {
             self.throttle(dir);
         }
@@ -434,7 +458,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             // The last I/Os of a size-based job shrink to end exactly at its size, as fio's.
             len = sizer.largest_fitting(room).unwrap_or(len);
         }
-        let offset = self.offsets.next(dir, len);
+        let offset = self.offsets[file].next(dir, len);
         self.issued += len;
         let buf = pool.slot_ptr(slot as usize);
         if dir == Direction::Write {
@@ -445,6 +469,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
         }
         IoUnit {
             slot,
+            file: file as u32,
             dir,
             offset,
             len: len as u32,
@@ -495,12 +520,14 @@ impl<'a, 'w> LoopState<'a, 'w> {
         }
     }
 
-    /// fsync the job's file, returning its latency in ticks.
+    /// fsync the job's files, returning the latency in ticks.
     fn fsync(&self) -> std::io::Result<u64> {
         let t0 = self.clock.now();
-        // SAFETY: fd is the job's open file for the whole loop.
-        if unsafe { libc::fsync(self.fd) } != 0 {
-            return Err(std::io::Error::last_os_error());
+        for &fd in self.fds {
+            // SAFETY: fd is one of the job's files, open for the whole loop.
+            if unsafe { libc::fsync(fd) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
         }
         Ok(self.clock.now() - t0)
     }
@@ -532,7 +559,14 @@ impl<'a, 'w> LoopState<'a, 'w> {
         Ok(())
     }
 
-    fn io_error(&self, io_dir: Direction, offset: u64, len: u32, result: i64) -> RunError {
+    fn io_error(
+        &self,
+        file: u32,
+        io_dir: Direction,
+        offset: u64,
+        len: u32,
+        result: i64,
+    ) -> RunError {
         let source = if result < 0 {
             std::io::Error::from_raw_os_error((-result) as i32)
         } else {
@@ -543,7 +577,14 @@ impl<'a, 'w> LoopState<'a, 'w> {
         };
         RunError::Io {
             job: self.w.job.spec.name.clone(),
-            path: self.w.job.spec.filename.clone(),
+            path: self
+                .w
+                .job
+                .spec
+                .files()
+                .nth(file as usize)
+                .cloned()
+                .unwrap_or_default(),
             dir: io_dir,
             offset,
             len,
@@ -585,7 +626,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
                     }
                 }
                 QueueStatus::Completed(r) => {
-                    return Err(self.io_error(io.dir, io.offset, io.len, r))
+                    return Err(self.io_error(io.file, io.dir, io.offset, io.len, r))
                 }
                 QueueStatus::Queued | QueueStatus::Busy => {
                     return Err(RunError::Worker {
@@ -613,7 +654,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
         let mut free: Vec<u32> = (0..depth as u32).rev().collect();
         let mut start_t = vec![0u64; depth];
         let mut submit_t = vec![0u64; depth];
-        let mut slot_io: Vec<(Direction, u64, u32)> = vec![(Direction::Read, 0, 0); depth];
+        let mut slot_io: Vec<(Direction, u64, u32, u32)> = vec![(Direction::Read, 0, 0, 0); depth];
         let mut batch: Vec<u32> = Vec::with_capacity(depth);
         let mut done = vec![Completion::default(); depth];
         let mut inflight = 0usize;
@@ -643,7 +684,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
                             self.depth.level[DepthCounts::level_bucket(inflight + batch.len())] +=
                                 1;
                             start_t[slot as usize] = t_start;
-                            slot_io[slot as usize] = (io.dir, io.offset, io.len);
+                            slot_io[slot as usize] = (io.dir, io.offset, io.len, io.file);
                             if self.sync_due() && !self.bytes_done() {
                                 // Let what is in flight finish, then sync (as fio's libaio).
                                 self.sync_pending = true;
@@ -655,7 +696,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
                         }
                         QueueStatus::Completed(r) => {
                             if r != io.len as i64 {
-                                return Err(self.io_error(io.dir, io.offset, io.len, r));
+                                return Err(self.io_error(io.file, io.dir, io.offset, io.len, r));
                             }
                             let t = self.clock.now();
                             let s = &mut self.stats[io.dir.index()];
@@ -704,12 +745,12 @@ impl<'a, 'w> LoopState<'a, 'w> {
             for i in 0..n {
                 let c = done[i];
                 let slot = c.slot as usize;
-                let (dir, offset, len) = slot_io[slot];
+                let (dir, offset, len, file) = slot_io[slot];
                 if c.result != len as i64 {
                     // Drain the rest before returning, so no buffer is freed under the kernel.
                     inflight -= n;
                     drain(engine, &mut done, inflight);
-                    return Err(self.io_error(dir, offset, len, c.result));
+                    return Err(self.io_error(file, dir, offset, len, c.result));
                 }
                 free.push(c.slot);
                 if !stopping {

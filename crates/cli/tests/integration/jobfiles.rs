@@ -324,6 +324,12 @@ struct Case {
 
 const CASES: &[Case] = &[
     Case {
+        name: "filename-list",
+        text: "[global]\nfilename=@D@/fa:@D@/fb\nsize=1m\n[m]\nrw=randwrite\nioengine=libaio\n\
+               iodepth=4\ndirect=1\n[r]\nstonewall\nrw=read\nnumjobs=2\n",
+        agree: Agree::Exact,
+    },
+    Case {
         name: "default-filenames-in-directory",
         text: "[global]\ndirectory=@D@\nsize=256k\n[d]\nrw=write\nnumjobs=2\n",
         agree: Agree::Exact,
@@ -431,6 +437,14 @@ fn job_files_agree_with_real_fio() {
         );
         let theirs: Value = serde_json::from_slice(&fio.stdout).unwrap();
         compare(case, &ours, &theirs);
+    }
+    // A list of files: the size split evenly between them.
+    for f in ["fa", "fb"] {
+        assert_eq!(
+            fs::metadata(dir.path().join(f)).unwrap().len(),
+            512 << 10,
+            "{f}"
+        );
     }
     // fio's default names, in `directory`, one file per copy.
     assert!(dir.path().join("d.0.0").exists() && dir.path().join("d.1.0").exists());
@@ -687,4 +701,53 @@ fn io_logs_match_fios_files() {
             }
         }
     }
+}
+
+/// `filename=a:b` across two block devices: each gets its half of `size`, at its start.
+#[test]
+fn a_file_list_spans_devices() {
+    let _lock = device_lock();
+    let Some(zram) = backings(1 << 20)
+        .into_iter()
+        .find(|b| matches!(b, Backing::Zram(_)))
+    else {
+        return;
+    };
+    let Some(lo) = loop_device(8 << 20, false) else {
+        return;
+    };
+    fs::write("/sys/block/zram0/reset", "1").unwrap();
+    fs::write("/sys/block/zram0/disksize", "1G").unwrap();
+    let files = format!("--filename={}:{}", zram.path().display(), lo.path.display());
+    let out = iolab(&[
+        "run",
+        "--name=span",
+        &files,
+        "--rw=write",
+        "--bs=64k",
+        "--size=4m",
+        "--direct=1",
+        "--ioengine=io_uring",
+        "--iodepth=4",
+        "--allow-destroy",
+        "--output-format=json",
+    ]);
+    let v = json_of(&out, "span");
+    assert_eq!(v["jobs"][0]["write"]["io_bytes"], 4 << 20);
+    let data = fs::read(&lo.backing).unwrap();
+    let written = |d: &[u8]| d.chunks(4096).filter(|c| c.iter().any(|&b| b != 0)).count();
+    assert_eq!(
+        written(&data[..2 << 20]),
+        512,
+        "loop: its 2 MiB half written"
+    );
+    assert_eq!(written(&data[2 << 20..]), 0, "loop: nothing past its half");
+    let mut z = vec![0u8; 4 << 20];
+    use std::io::Read;
+    fs::File::open(zram.path())
+        .unwrap()
+        .read_exact(&mut z)
+        .unwrap();
+    assert_eq!(written(&z[..2 << 20]), 512, "zram: its 2 MiB half written");
+    assert_eq!(written(&z[2 << 20..]), 0, "zram: nothing past its half");
 }
