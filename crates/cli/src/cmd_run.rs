@@ -13,6 +13,7 @@ use iolab_report::normal::job_line;
 use iolab_runner::plan::group_ids;
 use iolab_runner::{run_jobs, signal, RunOptions};
 use iolab_stats::Clock;
+use iolab_store::{RunStatus, Store};
 
 use crate::exit::{interrupted, CliError};
 use crate::targets::prepare_all;
@@ -60,6 +61,22 @@ pub fn help() -> String {
     s
 }
 
+/// The command as a shell would take it back (arguments with blanks or quotes quoted).
+fn command_line(args: &[String]) -> String {
+    let mut s = String::from("iolab run");
+    for a in args {
+        s.push(' ');
+        if a.is_empty() || a.contains(|c: char| c.is_whitespace() || "'\"$\\".contains(c)) {
+            s.push('\'');
+            s.push_str(&a.replace('\'', "'\\''"));
+            s.push('\'');
+        } else {
+            s.push_str(a);
+        }
+    }
+    s
+}
+
 pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     if args.iter().any(|a| a == "--help" || a == "-h") || args.is_empty() {
         print!("{}", help());
@@ -80,10 +97,32 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         );
     }
     let (jobs, mut out) = prepare_all(&cl.jobs, cl.allow_destroy, cl.output.as_deref())?;
+    // Recorded from the start, so a failed or interrupted run is on record too.
+    let db_path = cl.db.clone().unwrap_or_else(Store::default_path);
+    let mut store = Store::open(&db_path).map_err(CliError::failed)?;
+    let run_id = store
+        .begin_run("run", &command_line(args))
+        .map_err(CliError::failed)?;
     signal::install();
     let clock = Clock::calibrate(std::time::Duration::from_millis(20));
     let progress = std::io::stderr().is_terminal();
-    let outcome = run_jobs(&jobs, &RunOptions { clock, progress })?;
+    let outcome = match run_jobs(&jobs, &RunOptions { clock, progress }) {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = store.finish_run(run_id, RunStatus::Failed);
+            return Err(e.into());
+        }
+    };
+    let status = if outcome.interrupted {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Ok
+    };
+    store
+        .add_outcome(run_id, &outcome, &cl.job_options)
+        .and_then(|_| store.finish_run(run_id, status))
+        .map_err(CliError::failed)?;
+    eprintln!("iolab: saved as run {run_id} in {}", db_path.display());
     let logs = iolab_fio::logs::write_logs(&outcome)
         .context("writing I/O logs")
         .map_err(CliError::failed)?;

@@ -3,6 +3,7 @@
 //! (nothing was written), 130 interrupted by a signal (partial results were printed).
 
 mod cmd_qd1;
+mod cmd_results;
 mod cmd_run;
 mod exit;
 mod output;
@@ -28,7 +29,9 @@ use exit::CliError;
         iolab --target /dev/zram0               # the same on a device (reads; writes need --allow-destroy)\n  \
         iolab run --name=qd1 --filename=/dev/zram0 --direct=1 --rw=randread --bs=4k \\\n      \
         --ioengine=io_uring --time_based --runtime=10 --ramp_time=2\n  \
-        iolab run --help                        # every fio option iolab understands"
+        iolab run --help                        # every fio option iolab understands\n  \
+        iolab history                           # runs kept in the results database\n  \
+        iolab show 12                           # one of them again"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -48,6 +51,10 @@ enum Command {
     },
     /// The main job: QD1 4 KiB random read/write through every engine, as tables.
     Qd1(cmd_qd1::Qd1Args),
+    /// The runs kept in the results database, newest first.
+    History(cmd_results::HistoryArgs),
+    /// One stored run's results again: iolab show RUN.
+    Show(cmd_results::ShowArgs),
 }
 
 fn main() -> ExitCode {
@@ -69,6 +76,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Run { args }) => cmd_run::run(&args),
         Some(Command::Qd1(a)) => cmd_qd1::run(&a),
+        Some(Command::History(a)) => cmd_results::history(&a),
+        Some(Command::Show(a)) => cmd_results::show(&a),
         None => cmd_qd1::run(&cli.qd1),
     };
     match result {

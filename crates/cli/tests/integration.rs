@@ -5,6 +5,8 @@
 
 #[path = "integration/jobfiles.rs"]
 mod jobfiles;
+#[path = "integration/results.rs"]
+mod results;
 mod support;
 
 use std::fs;
@@ -474,6 +476,7 @@ fn signals_stop_the_run_and_print_partial_results() {
     let dir = tempfile::tempdir().unwrap();
     for (sig, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
         let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+            .env("IOLAB_DB", support::test_db())
             .args([
                 "run",
                 "--name=long",
@@ -507,6 +510,7 @@ fn a_job_failing_mid_run_fails_the_run_without_hanging() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a");
     let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .env("IOLAB_DB", support::test_db())
         .args(["run", "--size=4m", "--rw=read", "--time_based"])
         .arg("--name=a")
         .arg(format!("--filename={}", a.display()))

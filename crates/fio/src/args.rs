@@ -39,6 +39,8 @@ pub struct CommandLine {
     /// iolab's `--runtime-cap`: every job's ramp_time and runtime were cut to at most this
     /// (to try a long job file quickly). Already applied to `jobs`.
     pub runtime_cap: Option<std::time::Duration>,
+    /// `--db`: where to record the run (None: the default database).
+    pub db: Option<PathBuf>,
     pub job_files: Vec<PathBuf>,
 }
 
@@ -73,6 +75,12 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
         value: "",
         help: "(iolab) Allow writes to a block device. Mounted devices, devices in use and the \
                disk holding / are refused regardless.",
+    },
+    RunOptionDef {
+        name: "db",
+        value: "PATH",
+        help: "(iolab) Results database the run is recorded in (default: $IOLAB_DB, else \
+               $XDG_DATA_HOME/iolab/results.db); see iolab history and iolab show.",
     },
     RunOptionDef {
         name: "runtime-cap",
@@ -122,6 +130,7 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
     let mut allow_destroy = false;
     let mut parse_only = false;
     let mut runtime_cap = None;
+    let mut db = None;
     let mut job_files = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -142,7 +151,7 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         };
         let takes_value = match key.as_str() {
             "allow-destroy" | "parse-only" => false,
-            "output-format" | "output" | "runtime-cap" => true,
+            "output-format" | "output" | "runtime-cap" | "db" => true,
             k => find(k).is_some_and(|d| d.kind != ValueKind::Bool),
         };
         if value.is_none() && takes_value && i < args.len() && !args[i].starts_with("--") {
@@ -161,6 +170,11 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
             }
             "allow-destroy" => allow_destroy = true,
             "parse-only" => parse_only = true,
+            "db" => {
+                db = Some(PathBuf::from(
+                    value.ok_or_else(|| FioError::MissingValue(key.clone()))?,
+                ))
+            }
             "runtime-cap" => {
                 let v = value.ok_or_else(|| FioError::MissingValue(key.clone()))?;
                 let cap = crate::units::parse_time(&v).map_err(|reason| FioError::BadValue {
@@ -260,6 +274,7 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         allow_destroy,
         parse_only,
         runtime_cap,
+        db,
         job_files,
     })
 }

@@ -226,6 +226,18 @@ impl JobSpec {
         }
     }
 
+    /// fio's name for the job's pattern and mix (`randread`, `rw`, ...).
+    pub fn rw_name(&self) -> &'static str {
+        match (self.pattern, self.read_percent) {
+            (Pattern::Sequential, 100) => "read",
+            (Pattern::Sequential, 0) => "write",
+            (Pattern::Sequential, _) => "rw",
+            (Pattern::Random, 100) => "randread",
+            (Pattern::Random, 0) => "randwrite",
+            (Pattern::Random, _) => "randrw",
+        }
+    }
+
     /// Every file the job uses: `filename`, then `extra_files`.
     pub fn files(&self) -> impl Iterator<Item = &PathBuf> {
         std::iter::once(&self.filename).chain(&self.extra_files)

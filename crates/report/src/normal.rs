@@ -5,7 +5,7 @@
 use std::io::{self, Write};
 
 use iolab_engine::Direction;
-use iolab_job::{JobSpec, Pattern, RwReporting};
+use iolab_job::{JobSpec, RwReporting};
 use iolab_runner::{DirResult, JobReport, RunOutcome};
 use iolab_stats::{Clock, LatencyHistogram};
 
@@ -143,14 +143,7 @@ fn sample_lines(w: &mut impl Write, r: &DirResult) -> io::Result<()> {
 
 /// fio's name for a job's pattern and mix.
 pub fn rw_name(spec: &JobSpec) -> &'static str {
-    match (spec.pattern, spec.read_percent) {
-        (Pattern::Sequential, 100) => "read",
-        (Pattern::Sequential, 0) => "write",
-        (Pattern::Sequential, _) => "rw",
-        (Pattern::Random, 100) => "randread",
-        (Pattern::Random, 0) => "randwrite",
-        (Pattern::Random, _) => "randrw",
-    }
+    spec.rw_name()
 }
 
 /// The line fio prints for each job before it starts (and for `--parse-only`):
@@ -327,6 +320,7 @@ pub fn write_normal(out: &RunOutcome, w: &mut impl Write) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use iolab_job::Pattern;
 
     #[test]
     fn percentile_labels_keep_needed_digits() {

@@ -129,6 +129,45 @@ impl LatencyHistogram {
             .collect()
     }
 
+    /// A compact, mergeable byte form for storing: a version byte, the exact count, min, max,
+    /// sum and sum of squares, then each recorded bucket as (value, count) varints. Reading
+    /// it back with [`LatencyHistogram::from_bytes`] gives the same percentiles and summary.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = vec![1u8];
+        for v in [self.count, self.min, self.max, self.sum] {
+            put_varint(&mut out, v);
+        }
+        out.extend_from_slice(&self.sum_sq.to_le_bytes());
+        for v in self.hdr.iter_recorded() {
+            put_varint(&mut out, v.value_iterated_to());
+            put_varint(&mut out, v.count_at_value());
+        }
+        out
+    }
+
+    /// The inverse of [`LatencyHistogram::to_bytes`]; `None` for bytes it did not write.
+    pub fn from_bytes(bytes: &[u8]) -> Option<LatencyHistogram> {
+        let (&version, mut rest) = bytes.split_first()?;
+        if version != 1 {
+            return None;
+        }
+        let mut h = LatencyHistogram::new();
+        let mut head = [0u64; 4];
+        for v in &mut head {
+            *v = get_varint(&mut rest)?;
+        }
+        [h.count, h.min, h.max, h.sum] = head;
+        let (sq, tail) = rest.split_at_checked(16)?;
+        h.sum_sq = u128::from_le_bytes(sq.try_into().ok()?);
+        rest = tail;
+        while !rest.is_empty() {
+            let value = get_varint(&mut rest)?;
+            let count = get_varint(&mut rest)?;
+            h.hdr.record_n(value, count).ok()?;
+        }
+        Some(h)
+    }
+
     /// Summarises in nanoseconds, with the requested percentiles (in percent, e.g. 99.9).
     pub fn summarize(&self, clock: &Clock, percentiles: &[f64]) -> LatencySummary {
         if self.count == 0 {
@@ -157,9 +196,47 @@ impl LatencyHistogram {
     }
 }
 
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(bytes: &mut &[u8]) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let (&b, rest) = bytes.split_first()?;
+        *bytes = rest;
+        v |= ((b & 0x7f) as u64) << shift;
+        if b < 0x80 {
+            return Some(v);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_round_trip_keeps_summary_and_percentiles() {
+        let mut h = LatencyHistogram::new();
+        for v in 1..=5000u64 {
+            h.record(v * 37 % 100_003 + 1);
+        }
+        let back = LatencyHistogram::from_bytes(&h.to_bytes()).unwrap();
+        let c = Clock::monotonic();
+        let pcts = [50.0, 99.0, 99.999];
+        assert_eq!(h.summarize(&c, &pcts), back.summarize(&c, &pcts));
+        assert_eq!(back.count(), 5000);
+        let empty = LatencyHistogram::from_bytes(&LatencyHistogram::new().to_bytes()).unwrap();
+        assert_eq!(empty.count(), 0);
+        assert!(LatencyHistogram::from_bytes(&[9, 1, 2]).is_none());
+        assert!(LatencyHistogram::from_bytes(&h.to_bytes()[..10]).is_none());
+    }
 
     #[test]
     fn counts_below_and_bins() {

@@ -3,6 +3,7 @@
 //! to it is safe.
 
 pub mod diskstats;
+pub mod host;
 pub mod safety;
 pub mod signature;
 pub mod target;

@@ -141,6 +141,7 @@ fn in_namespace_as_nvme(
     };
     let script = format!("mount -t tmpfs iolab-test /dev && {make} && exec \"$0\" \"$@\"");
     let o = Command::new("unshare")
+        .env("IOLAB_DB", crate::support::test_db())
         .args([
             "--mount",
             "--propagation",
@@ -641,7 +642,7 @@ fn io_logs_match_fios_files() {
             Command::new("fio")
         } else {
             let mut c = Command::new(env!("CARGO_BIN_EXE_iolab"));
-            c.arg("run");
+            c.arg("run").env("IOLAB_DB", crate::support::test_db());
             c
         };
         let o = cmd.arg("j.fio").current_dir(&cwd).output().unwrap();

@@ -17,8 +17,15 @@ pub struct Out {
     pub stderr: String,
 }
 
+/// The results database the tests' runs are recorded in (one per test process), so tests
+/// never write to the user's own.
+pub fn test_db() -> PathBuf {
+    std::env::temp_dir().join(format!("iolab-tests-{}.db", std::process::id()))
+}
+
 pub fn iolab(args: &[&str]) -> Out {
     let o = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .env("IOLAB_DB", test_db())
         .args(args)
         .output()
         .unwrap();

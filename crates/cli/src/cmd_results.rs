@@ -1,0 +1,222 @@
+//! `iolab history` and `iolab show`: runs kept in the results database, listed or shown
+//! again, for people (tables) or scripts (`--json`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use iolab_report::format::{compact, micros};
+use iolab_store::{JobRow, RunSummary, Store, StoreError};
+
+use crate::exit::CliError;
+
+#[derive(Args, Debug)]
+pub struct HistoryArgs {
+    /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// How many of the newest runs to list.
+    #[arg(short = 'n', long, default_value_t = 20)]
+    pub limit: usize,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// The run's id, as `iolab history` lists it.
+    pub run: i64,
+    /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn open(db: &Option<PathBuf>) -> Result<Store, CliError> {
+    let path = db.clone().unwrap_or_else(Store::default_path);
+    Store::open(&path).map_err(CliError::failed)
+}
+
+/// Local time of a Unix time in ms, as `2026-11-22 09:41`.
+fn when(ms: i64) -> String {
+    let t: libc::time_t = (ms / 1000) as libc::time_t;
+    // SAFETY: localtime_r writes only into tm.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    if unsafe { libc::localtime_r(&t, &mut tm) }.is_null() {
+        return ms.to_string();
+    }
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}",
+        tm.tm_year + 1900,
+        tm.tm_mon + 1,
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min
+    )
+}
+
+/// `qd1 read 129k IOPS, mean 7.72 µs` for a job's first direction.
+fn headline(j: &JobRow) -> String {
+    let Some(dir) = j.directions().into_iter().find(|d| *d != "sync") else {
+        return format!("{} (no results)", j.name);
+    };
+    let iops = j.metric(dir, "iops").unwrap_or(0.0);
+    let lat = j
+        .metric(dir, "lat_mean_ns")
+        .or_else(|| j.metric(dir, "clat_mean_ns"))
+        .unwrap_or(0.0);
+    format!(
+        "{} {dir} {} IOPS, mean {}",
+        j.name,
+        compact(iops),
+        micros(lat)
+    )
+}
+
+fn history_line(r: &RunSummary) -> String {
+    let first = r.jobs.first();
+    let target = first.map_or("-".to_string(), |j| j.target.clone());
+    let model = first
+        .and_then(|j| j.disk_model.clone().or_else(|| j.disk.clone()))
+        .unwrap_or_else(|| "-".into());
+    let head = first.map_or(String::new(), headline);
+    let more = if r.jobs.len() > 1 {
+        format!(" (+{} jobs)", r.jobs.len() - 1)
+    } else {
+        String::new()
+    };
+    format!(
+        "{:>5}  {}  {:<6} {:<11} {:<22} {:<10} {head}{more}",
+        r.id,
+        when(r.started_ms),
+        r.kind,
+        r.status,
+        target,
+        model
+    )
+}
+
+pub fn history(a: &HistoryArgs) -> Result<ExitCode, CliError> {
+    let store = open(&a.db)?;
+    let runs = store.history(a.limit).map_err(CliError::failed)?;
+    if a.json {
+        let v: Vec<_> = runs.iter().map(RunSummary::to_json).collect();
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return Ok(ExitCode::SUCCESS);
+    }
+    if runs.is_empty() {
+        eprintln!("iolab: no runs yet in {}", store.path().display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{:>5}  {:<16}  {:<6} {:<11} {:<22} {:<10} headline",
+        "id", "started", "kind", "status", "target", "device"
+    );
+    for r in &runs {
+        println!("{}", history_line(r));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
+    let store = open(&a.db)?;
+    let d = match store.run(a.run) {
+        Ok(d) => d,
+        Err(e @ StoreError::NoRun(_)) => return Err(CliError::bad_input(e)),
+        Err(e) => return Err(CliError::failed(e)),
+    };
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&d.to_json())
+                .context("writing JSON")
+                .map_err(CliError::failed)?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let s = &d.summary;
+    println!(
+        "run {} ({}, {}), started {}",
+        s.id,
+        s.kind,
+        s.status,
+        when(s.started_ms)
+    );
+    println!("  command: {}", s.command);
+    println!(
+        "  host: {} ({}, {} CPUs, kernel {}); iolab {}; clock {}",
+        d.host["hostname"].as_str().unwrap_or("?"),
+        d.host["cpu_model"].as_str().unwrap_or("?"),
+        d.host["cpus"],
+        d.host["kernel"].as_str().unwrap_or("?"),
+        d.iolab_version,
+        d.clock_source.as_deref().unwrap_or("?")
+    );
+    println!();
+    println!("| job | group | engine | QD | rw | bs | dir | IOPS | MB/s | mean | p99 | p99.999 |");
+    println!("|---|---:|---|---:|---|---:|---|---:|---:|---:|---:|---:|");
+    for j in &s.jobs {
+        for dir in j.directions() {
+            let m = |n: &str| j.metric(dir, n).unwrap_or(0.0);
+            let lat = |n: &str| {
+                j.metric(dir, &format!("lat_{n}"))
+                    .or_else(|| j.metric(dir, &format!("clat_{n}")))
+                    .unwrap_or(0.0)
+            };
+            println!(
+                "| {} | {} | {} | {} | {} | {} | {dir} | {} | {:.1} | {} | {} | {} |",
+                j.name,
+                j.group_id,
+                j.engine,
+                j.iodepth,
+                j.rw,
+                j.block_size,
+                compact(m("iops")),
+                m("bw_bytes") / 1e6,
+                micros(lat("mean_ns")),
+                micros(lat("p99_ns")),
+                micros(lat("p99.999_ns")),
+            );
+        }
+    }
+    for j in &s.jobs {
+        for n in &j.notes {
+            println!("- {}: {n}", j.name);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headline_names_first_direction() {
+        let j = JobRow {
+            id: 1,
+            idx: 0,
+            name: "qd1".into(),
+            group_id: 0,
+            description: String::new(),
+            engine: "psync".into(),
+            iodepth: 1,
+            rw: "randread".into(),
+            block_size: 4096,
+            target: "/dev/zram0".into(),
+            disk: Some("zram0".into()),
+            disk_model: None,
+            runtime_ns: 1,
+            notes: vec![],
+            metrics: vec![
+                ("read".into(), "iops".into(), 129_000.0),
+                ("read".into(), "lat_mean_ns".into(), 7720.0),
+            ],
+        };
+        assert_eq!(headline(&j), "qd1 read 129k IOPS, mean 7.72 µs");
+    }
+}

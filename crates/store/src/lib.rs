@@ -1,0 +1,497 @@
+//! iolab's results store: every run is kept in a SQLite database (bundled SQLite) with its
+//! host, its jobs, every metric, the latency histograms in a mergeable form (so percentiles
+//! can be recomputed later) and the per-interval time series.
+//!
+//! A run is inserted as `running` when it starts and updated when it ends, so an interrupted
+//! or failed run is still on record. The database is opened in WAL mode with a busy timeout,
+//! so several iolab processes can write to it at once.
+
+pub mod query;
+pub mod schema;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{params, Connection};
+use serde_json::json;
+
+use iolab_engine::Direction;
+use iolab_runner::{DirResult, JobReport, RunOutcome, SAMPLE_INTERVAL_NS};
+use iolab_stats::{Clock, LatencyHistogram};
+use iolab_sysinfo::host::{disk_model, host_facts};
+
+pub use query::{JobRow, RunDetail, RunSummary};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("results database {path}: {source}")]
+    Open {
+        path: PathBuf,
+        source: Box<StoreError>,
+    },
+    #[error("{0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("the database is at schema version {found}, newer than this iolab knows ({known}); use a newer iolab or another --db")]
+    TooNew { found: u32, known: u32 },
+    #[error("no run {0} in the database")]
+    NoRun(i64),
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    Running,
+    Ok,
+    Failed,
+    Interrupted,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Ok => "ok",
+            RunStatus::Failed => "failed",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// Percentiles kept as metrics for quick listing (the histograms hold every other).
+const STORED_PERCENTILES: [f64; 6] = [50.0, 90.0, 99.0, 99.9, 99.99, 99.999];
+
+/// `p99.999` for 99.999.
+pub fn percentile_name(p: f64) -> String {
+    format!("p{p}")
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis() as i64
+}
+
+/// An open results database.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Where results go unless told otherwise: `$IOLAB_DB`, else
+    /// `$XDG_DATA_HOME/iolab/results.db`, else `~/.local/share/iolab/results.db`.
+    pub fn default_path() -> PathBuf {
+        if let Some(p) = std::env::var_os("IOLAB_DB").filter(|p| !p.is_empty()) {
+            return PathBuf::from(p);
+        }
+        let data = std::env::var_os("XDG_DATA_HOME")
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into()))
+                    .join(".local/share")
+            });
+        data.join("iolab").join("results.db")
+    }
+
+    /// Opens (creating it and its directory if needed) and migrates the database at `path`.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Self::open_inner(path).map_err(|e| StoreError::Open {
+            path: path.to_path_buf(),
+            source: Box::new(e),
+        })
+    }
+
+    fn open_inner(path: &Path) -> Result<Store, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mut conn = Connection::open(path)?;
+        // Another writer may hold the lock for a moment: wait rather than fail.
+        conn.busy_timeout(Duration::from_secs(30))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        schema::migrate(&mut conn)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Records that a run of `kind` started, as `running`; returns its id.
+    pub fn begin_run(&self, kind: &str, command: &str) -> Result<i64, StoreError> {
+        let h = host_facts();
+        let host = json!({
+            "hostname": h.hostname,
+            "kernel": h.kernel,
+            "cpu_model": h.cpu_model,
+            "cpus": h.cpus,
+        });
+        self.conn.execute(
+            "INSERT INTO runs (kind, status, started_ms, command, iolab_version, host)
+             VALUES (?1, 'running', ?2, ?3, ?4, ?5)",
+            params![
+                kind,
+                now_ms(),
+                command,
+                env!("CARGO_PKG_VERSION"),
+                host.to_string()
+            ],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Stores every job of `outcome` under `run`, in one transaction. `options[i]` are the
+    /// options job `i` was written with.
+    pub fn add_outcome(
+        &mut self,
+        run: i64,
+        outcome: &RunOutcome,
+        options: &[Vec<(String, String)>],
+    ) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "UPDATE runs SET clock_source = ?2, ticks_per_ns = ?3 WHERE id = ?1",
+            params![
+                run,
+                outcome.clock.source().to_string(),
+                outcome.clock.ticks_per_ns()
+            ],
+        )?;
+        let first_idx: i64 = tx.query_row(
+            "SELECT COALESCE(MAX(idx) + 1, 0) FROM jobs WHERE run_id = ?1",
+            [run],
+            |r| r.get(0),
+        )?;
+        for (n, job) in outcome.jobs.iter().enumerate() {
+            let opts = options.get(job.job_index).map(|o| {
+                serde_json::Value::Object(o.iter().map(|(k, v)| (k.clone(), json!(v))).collect())
+            });
+            insert_job(
+                &tx,
+                run,
+                first_idx + n as i64,
+                job,
+                &outcome.clock,
+                opts.unwrap_or_else(|| json!({})),
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Records how `run` ended.
+    pub fn finish_run(&self, run: i64, status: RunStatus) -> Result<(), StoreError> {
+        self.conn.execute(
+            "UPDATE runs SET status = ?2, finished_ms = ?3 WHERE id = ?1",
+            params![run, status.as_str(), now_ms()],
+        )?;
+        Ok(())
+    }
+
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+fn dir_name(d: Direction) -> &'static str {
+    match d {
+        Direction::Read => "read",
+        Direction::Write => "write",
+    }
+}
+
+fn insert_job(
+    tx: &rusqlite::Transaction<'_>,
+    run: i64,
+    idx: i64,
+    job: &JobReport,
+    clock: &Clock,
+    options: serde_json::Value,
+) -> Result<(), StoreError> {
+    let spec = &job.spec;
+    let cpu = &job.cpu;
+    let disk = job.target.disk_name.clone();
+    let model = disk.as_deref().and_then(disk_model);
+    let target = spec
+        .files()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":");
+    tx.execute(
+        "INSERT INTO jobs (run_id, idx, name, group_id, description, engine, iodepth, rw,
+             block_size, clones, target, target_kind, disk, disk_model, options, runtime_ns,
+             cpu, notes)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+        params![
+            run,
+            idx,
+            spec.name,
+            job.group_id,
+            spec.description,
+            spec.engine.label(),
+            spec.effective_iodepth(),
+            spec.rw_name(),
+            spec.max_block_size(),
+            job.clones,
+            target,
+            format!("{:?}", job.target.kind),
+            disk,
+            model,
+            options.to_string(),
+            job.runtime_ns as i64,
+            json!({
+                "user_ns": cpu.user_ns,
+                "sys_ns": cpu.sys_ns,
+                "io_wq_ns": cpu.iowq_ns,
+                "sqpoll_ns": cpu.sqpoll_ns,
+                "ctx": cpu.ctx,
+                "iops_per_cpu_sec": job.iops_per_cpu_sec(),
+            })
+            .to_string(),
+            json!(job.notes).to_string(),
+        ],
+    )?;
+    let job_id = tx.last_insert_rowid();
+    let dirs = [Direction::Read, Direction::Write]
+        .into_iter()
+        .filter_map(|d| job.dir(d).map(|r| (dir_name(d), r)))
+        .chain(job.sync.as_ref().map(|s| ("sync", s)));
+    for (dir, r) in dirs {
+        insert_direction(tx, job_id, dir, r, job.runtime_ns, clock)?;
+    }
+    Ok(())
+}
+
+fn insert_direction(
+    tx: &rusqlite::Transaction<'_>,
+    job_id: i64,
+    dir: &str,
+    r: &DirResult,
+    runtime_ns: u64,
+    clock: &Clock,
+) -> Result<(), StoreError> {
+    let per_sec = |n: u64| {
+        if runtime_ns == 0 {
+            0.0
+        } else {
+            n as f64 * 1e9 / runtime_ns as f64
+        }
+    };
+    let mut metric = tx.prepare_cached(
+        "INSERT INTO metrics (job_id, direction, name, value) VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    let mut put = |name: &str, value: f64| metric.execute(params![job_id, dir, name, value]);
+    put("ios", r.ios as f64)?;
+    put("bytes", r.bytes as f64)?;
+    put("iops", per_sec(r.ios))?;
+    put("bw_bytes", per_sec(r.bytes))?;
+    let hists: [(&str, Option<&LatencyHistogram>); 3] = [
+        ("slat", r.slat.as_ref()),
+        ("clat", Some(&r.clat)),
+        ("lat", Some(&r.lat)),
+    ];
+    let mut hist = tx.prepare_cached(
+        "INSERT INTO histograms (job_id, direction, latency, ticks_per_ns, data)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for (name, h) in hists {
+        let Some(h) = h.filter(|h| h.count() > 0) else {
+            continue;
+        };
+        let s = h.summarize(clock, &STORED_PERCENTILES);
+        put(&format!("{name}_mean_ns"), s.mean_ns)?;
+        put(&format!("{name}_min_ns"), s.min_ns)?;
+        put(&format!("{name}_max_ns"), s.max_ns)?;
+        put(&format!("{name}_stddev_ns"), s.stddev_ns)?;
+        for (p, v) in &s.percentiles_ns {
+            put(&format!("{name}_{}_ns", percentile_name(*p)), *v)?;
+        }
+        hist.execute(params![
+            job_id,
+            dir,
+            name,
+            clock.ticks_per_ns(),
+            h.to_bytes()
+        ])?;
+    }
+    let mut series = tx.prepare_cached(
+        "INSERT INTO series (job_id, direction, name, t_ms, value) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    let secs = SAMPLE_INTERVAL_NS as f64 / 1e9;
+    for (i, s) in r.samples.iter().enumerate() {
+        let t_ms = ((i as u64 + 1) * SAMPLE_INTERVAL_NS / 1_000_000) as i64;
+        series.execute(params![job_id, dir, "iops", t_ms, s.ios as f64 / secs])?;
+        series.execute(params![
+            job_id,
+            dir,
+            "bw_bytes",
+            t_ms,
+            s.bytes as f64 / secs
+        ])?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_job::{JobSpec, Region};
+    use iolab_runner::{CpuUsage, DepthCounts, Sample};
+    use iolab_sysinfo::{TargetFacts, TargetKind};
+
+    fn outcome() -> RunOutcome {
+        let clock = Clock::with_ticks_per_ns(2.0);
+        let mut lat = LatencyHistogram::new();
+        for i in 1..=1000u64 {
+            lat.record(i * 20); // 10 ns .. 10 µs
+        }
+        let read = DirResult {
+            ios: 1000,
+            bytes: 1000 * 4096,
+            slat: None,
+            clat: lat.clone(),
+            lat,
+            samples: vec![
+                Sample {
+                    bytes: 4096 * 500,
+                    ios: 500
+                };
+                2
+            ],
+        };
+        let spec = JobSpec::new("qd1", "/dev/zram0");
+        let job = JobReport {
+            job_index: 0,
+            group_id: 0,
+            spec,
+            clones: 1,
+            dirs: [Some(read), None],
+            runtime_ns: 1_000_000_000,
+            elapsed_ns: 1_000_000_000,
+            cpu: CpuUsage::default(),
+            depth: DepthCounts::default(),
+            sync: None,
+            logs: Vec::new(),
+            target: TargetFacts {
+                path: "/dev/zram0".into(),
+                kind: TargetKind::BlockDevice,
+                size_bytes: 1 << 30,
+                logical_block_size: 4096,
+                device: (253, 0),
+                disk_name: Some("zram0".into()),
+                polled: false,
+            },
+            region: Region {
+                start: 0,
+                len: 1 << 30,
+            },
+            notes: vec!["a note".into()],
+            interrupted: false,
+        };
+        RunOutcome {
+            jobs: vec![job],
+            disks: Vec::new(),
+            clock,
+            started: SystemTime::now(),
+            interrupted: false,
+        }
+    }
+
+    #[test]
+    fn an_empty_file_migrates_to_the_current_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/results.db");
+        let s = Store::open(&path).unwrap();
+        let v: u32 = s
+            .conn()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v as usize, schema::MIGRATIONS.len());
+        let mode: String = s
+            .conn()
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        drop(s);
+        // Reopening applies nothing twice.
+        Store::open(&path).unwrap();
+        // A database from a newer iolab is refused, not damaged.
+        let c = Connection::open(&path).unwrap();
+        c.pragma_update(None, "user_version", 99).unwrap();
+        drop(c);
+        let e = Store::open(&path).err().unwrap().to_string();
+        assert!(e.contains("schema version 99"), "{e}");
+    }
+
+    #[test]
+    fn a_run_reads_back_with_metrics_series_and_recomputable_percentiles() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&dir.path().join("r.db")).unwrap();
+        let run = s.begin_run("run", "iolab run x.fio").unwrap();
+        let opts = vec![vec![("rw".to_string(), "randread".to_string())]];
+        s.add_outcome(run, &outcome(), &opts).unwrap();
+        s.finish_run(run, RunStatus::Ok).unwrap();
+        let d = s.run(run).unwrap();
+        assert_eq!(d.summary.status, "ok");
+        assert_eq!(d.clock_source.as_deref(), Some("tsc"));
+        let j = &d.summary.jobs[0];
+        assert_eq!((j.name.as_str(), j.rw.as_str()), ("qd1", "read"));
+        assert_eq!(j.metric("read", "iops"), Some(1000.0));
+        assert_eq!(j.notes, vec!["a note".to_string()]);
+        // 20..20000 ticks at 2 ticks/ns: 10 ns .. 10 µs; the median is about 5 µs.
+        let p50 = j.metric("read", "lat_p50_ns").unwrap();
+        assert!((4900.0..5100.0).contains(&p50), "{p50}");
+        let again = s
+            .percentiles(j.id, "read", "lat", &[50.0, 75.0])
+            .unwrap()
+            .unwrap();
+        assert_eq!(again[0].1, p50);
+        assert!((7400.0..7600.0).contains(&again[1].1), "{again:?}");
+        let n: i64 = s
+            .conn()
+            .query_row(
+                "SELECT COUNT(*) FROM series WHERE job_id = ?1",
+                [j.id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(n, 4, "two samples, iops and bandwidth each");
+        assert!(matches!(s.run(run + 1), Err(StoreError::NoRun(_))));
+        assert_eq!(s.history(10).unwrap()[0].id, run);
+    }
+
+    #[test]
+    fn two_writers_at_once_both_succeed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.db");
+        Store::open(&path).unwrap();
+        let writers: Vec<_> = (0..2)
+            .map(|_| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    let mut s = Store::open(&path).unwrap();
+                    for _ in 0..20 {
+                        let run = s.begin_run("run", "test").unwrap();
+                        s.add_outcome(run, &outcome(), &[]).unwrap();
+                        s.finish_run(run, RunStatus::Ok).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        let s = Store::open(&path).unwrap();
+        let runs = s.history(100).unwrap();
+        assert_eq!(runs.len(), 40);
+        assert!(runs.iter().all(|r| r.status == "ok" && r.jobs.len() == 1));
+    }
+}

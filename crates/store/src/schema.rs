@@ -1,0 +1,87 @@
+//! The database schema, as numbered migrations. `PRAGMA user_version` records how many have
+//! been applied; opening a database applies the rest, each in its own transaction, so an
+//! empty file and an older database both end up at the current version.
+
+use rusqlite::Connection;
+
+use crate::StoreError;
+
+/// Each entry moves the schema one version up. Never edit one that has shipped: add another.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: runs, their jobs, per-direction metrics, latency histograms, time series.
+    "CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,              -- run | review | kv
+        status TEXT NOT NULL,            -- running | ok | failed | interrupted
+        started_ms INTEGER NOT NULL,     -- Unix time
+        finished_ms INTEGER,
+        command TEXT NOT NULL,
+        iolab_version TEXT NOT NULL,
+        host TEXT NOT NULL,              -- JSON: hostname, kernel, cpu_model, cpus
+        clock_source TEXT,
+        ticks_per_ns REAL
+    );
+    CREATE TABLE jobs (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,            -- order within the run
+        name TEXT NOT NULL,
+        group_id INTEGER NOT NULL,
+        description TEXT NOT NULL,
+        engine TEXT NOT NULL,
+        iodepth INTEGER NOT NULL,
+        rw TEXT NOT NULL,
+        block_size INTEGER NOT NULL,
+        clones INTEGER NOT NULL,
+        target TEXT NOT NULL,
+        target_kind TEXT NOT NULL,
+        disk TEXT,
+        disk_model TEXT,
+        options TEXT NOT NULL,           -- JSON: the options as the user wrote them
+        runtime_ns INTEGER NOT NULL,
+        cpu TEXT NOT NULL,               -- JSON: user/sys/io-wq/sqpoll ns, ctx
+        notes TEXT NOT NULL              -- JSON array
+    );
+    CREATE INDEX jobs_run ON jobs(run_id);
+    CREATE TABLE metrics (
+        job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+        direction TEXT NOT NULL,         -- read | write | sync
+        name TEXT NOT NULL,
+        value REAL NOT NULL,
+        PRIMARY KEY (job_id, direction, name)
+    );
+    CREATE TABLE histograms (
+        job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+        direction TEXT NOT NULL,
+        latency TEXT NOT NULL,           -- slat | clat | lat
+        ticks_per_ns REAL NOT NULL,
+        data BLOB NOT NULL,              -- LatencyHistogram::to_bytes
+        PRIMARY KEY (job_id, direction, latency)
+    );
+    CREATE TABLE series (
+        job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+        direction TEXT NOT NULL,
+        name TEXT NOT NULL,              -- iops | bw_bytes (per sample interval)
+        t_ms INTEGER NOT NULL,
+        value REAL NOT NULL
+    );
+    CREATE INDEX series_job ON series(job_id, direction, name);",
+];
+
+/// Brings `conn` to the current schema version.
+pub fn migrate(conn: &mut Connection) -> Result<u32, StoreError> {
+    let current: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if current as usize > MIGRATIONS.len() {
+        return Err(StoreError::TooNew {
+            found: current,
+            known: MIGRATIONS.len() as u32,
+        });
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (i + 1) as u32)?;
+        tx.commit()?;
+    }
+    Ok(MIGRATIONS.len() as u32)
+}
