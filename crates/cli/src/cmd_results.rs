@@ -1,5 +1,6 @@
-//! `iolab history` and `iolab show`: runs kept in the results database, listed or shown
-//! again, for people (tables) or scripts (`--json`).
+//! `iolab history`, `show`, `compare` and `export`: runs kept in the results database,
+//! listed, shown again, set side by side or exported, for people (tables) or scripts
+//! (`--json`, CSV).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -124,11 +125,7 @@ pub fn history(a: &HistoryArgs) -> Result<ExitCode, CliError> {
 
 pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
     let store = open(&a.db)?;
-    let d = match store.run(a.run) {
-        Ok(d) => d,
-        Err(e @ StoreError::NoRun(_)) => return Err(CliError::bad_input(e)),
-        Err(e) => return Err(CliError::failed(e)),
-    };
+    let d = load(&store, a.run)?;
     if a.json {
         println!(
             "{}",
@@ -219,4 +216,154 @@ mod tests {
         };
         assert_eq!(headline(&j), "qd1 read 129k IOPS, mean 7.72 µs");
     }
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Two or more run ids.
+    #[arg(required = true, num_args = 2..)]
+    pub runs: Vec<i64>,
+    /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportFormat {
+    Json,
+    Csv,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    pub run: i64,
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: ExportFormat,
+    /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
+
+fn load(store: &Store, id: i64) -> Result<iolab_store::RunDetail, CliError> {
+    store.run(id).map_err(|e| match e {
+        StoreError::NoRun(_) => CliError::bad_input(e),
+        e => CliError::failed(e),
+    })
+}
+
+/// Runs as rows, each job and direction a column (the hosting review's multi-drive table):
+/// IOPS and mean latency per cell.
+pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
+    let store = open(&a.db)?;
+    let runs = a
+        .runs
+        .iter()
+        .map(|&id| load(&store, id))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut columns: Vec<(String, String)> = Vec::new();
+    for r in &runs {
+        for j in &r.summary.jobs {
+            for d in j.directions() {
+                let c = (j.name.clone(), d.to_string());
+                if !columns.contains(&c) {
+                    columns.push(c);
+                }
+            }
+        }
+    }
+    let cell = |r: &iolab_store::RunDetail, (name, dir): &(String, String)| {
+        let j = r.summary.jobs.iter().find(|j| &j.name == name)?;
+        let iops = j.metric(dir, "iops")?;
+        let mean = j
+            .metric(dir, "lat_mean_ns")
+            .or_else(|| j.metric(dir, "clat_mean_ns"))?;
+        let p99 = j
+            .metric(dir, "lat_p99_ns")
+            .or_else(|| j.metric(dir, "clat_p99_ns"))
+            .unwrap_or(0.0);
+        Some((iops, mean, p99))
+    };
+    if a.json {
+        let v: Vec<_> = runs
+            .iter()
+            .map(|r| {
+                let cells: serde_json::Map<String, serde_json::Value> = columns
+                    .iter()
+                    .filter_map(|c| {
+                        cell(r, c).map(|(iops, mean, p99)| {
+                            (
+                                format!("{}/{}", c.0, c.1),
+                                serde_json::json!({"iops": iops, "mean_ns": mean, "p99_ns": p99}),
+                            )
+                        })
+                    })
+                    .collect();
+                let target = r.summary.jobs.first().map(|j| j.target.clone());
+                serde_json::json!({"run": r.summary.id, "target": target, "jobs": cells})
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let head: Vec<String> = columns.iter().map(|(n, d)| format!("{n} {d}")).collect();
+    println!("| run | target | {} |", head.join(" | "));
+    println!("|---|---|{}", "---:|".repeat(columns.len()));
+    for r in &runs {
+        let target = r
+            .summary
+            .jobs
+            .first()
+            .map(|j| j.disk_model.clone().unwrap_or_else(|| j.target.clone()))
+            .unwrap_or_default();
+        let cells: Vec<String> = columns
+            .iter()
+            .map(|c| match cell(r, c) {
+                Some((iops, mean, _)) => format!("{} IOPS, {}", compact(iops), micros(mean)),
+                None => "n/a".into(),
+            })
+            .collect();
+        println!("| {} | {target} | {} |", r.summary.id, cells.join(" | "));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One run as JSON (as `show --json`) or CSV: one row per job, direction and metric.
+pub fn export(a: &ExportArgs) -> Result<ExitCode, CliError> {
+    let store = open(&a.db)?;
+    let d = load(&store, a.run)?;
+    match a.format {
+        ExportFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&d.to_json()).unwrap_or_default()
+        ),
+        ExportFormat::Csv => {
+            println!("run,job,group,engine,iodepth,rw,block_size,target,direction,metric,value");
+            let quote = |s: &str| {
+                if s.contains([',', '"', '\n']) {
+                    format!("\"{}\"", s.replace('"', "\"\""))
+                } else {
+                    s.to_string()
+                }
+            };
+            for j in &d.summary.jobs {
+                for (dir, name, value) in &j.metrics {
+                    println!(
+                        "{},{},{},{},{},{},{},{},{dir},{name},{value}",
+                        d.summary.id,
+                        quote(&j.name),
+                        j.group_id,
+                        j.engine,
+                        j.iodepth,
+                        j.rw,
+                        j.block_size,
+                        quote(&j.target)
+                    );
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -55,6 +55,10 @@ enum Command {
     History(cmd_results::HistoryArgs),
     /// One stored run's results again: iolab show RUN.
     Show(cmd_results::ShowArgs),
+    /// Runs side by side, runs as rows and jobs as columns: iolab compare RUN RUN...
+    Compare(cmd_results::CompareArgs),
+    /// One stored run as JSON or CSV: iolab export RUN --format csv.
+    Export(cmd_results::ExportArgs),
 }
 
 fn main() -> ExitCode {
@@ -78,6 +82,8 @@ fn main() -> ExitCode {
         Some(Command::Qd1(a)) => cmd_qd1::run(&a),
         Some(Command::History(a)) => cmd_results::history(&a),
         Some(Command::Show(a)) => cmd_results::show(&a),
+        Some(Command::Compare(a)) => cmd_results::compare(&a),
+        Some(Command::Export(a)) => cmd_results::export(&a),
         None => cmd_qd1::run(&cli.qd1),
     };
     match result {

@@ -81,10 +81,50 @@ fn runs_are_recorded_listed_and_shown() {
     assert_eq!(missing.code, 2);
     assert!(missing.stderr.contains("no run 99"), "{}", missing.stderr);
 
+    // A second run of the same file: compare puts the two side by side, runs as rows.
+    let out = iolab(&["run", &format!("--db={db}"), job.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let cmp = iolab(&["compare", "1", "2", "--db", db]);
+    assert_eq!(cmp.code, 0, "{}", cmp.stderr);
+    let lines: Vec<&str> = cmp.stdout.lines().collect();
+    assert_eq!(lines[0], "| run | target | reads read | writes write |");
+    assert!(
+        lines[2].starts_with("| 1 |") && lines[3].starts_with("| 2 |"),
+        "{}",
+        cmp.stdout
+    );
+    assert!(lines[3].contains(" IOPS, "), "{}", cmp.stdout);
+    let cmp: Value =
+        serde_json::from_str(&iolab(&["compare", "1", "2", "--db", db, "--json"]).stdout).unwrap();
+    assert!(cmp[1]["jobs"]["writes/write"]["iops"].as_f64().unwrap() > 0.0);
+    assert_eq!(iolab(&["compare", "1", "99", "--db", db]).code, 2);
+
+    // Export: CSV rows per job, direction and metric; JSON as show --json.
+    let csv = iolab(&["export", "2", "--format", "csv", "--db", db]);
+    assert_eq!(csv.code, 0, "{}", csv.stderr);
+    let mut rows = csv.stdout.lines();
+    assert_eq!(
+        rows.next().unwrap(),
+        "run,job,group,engine,iodepth,rw,block_size,target,direction,metric,value"
+    );
+    assert!(
+        csv.stdout.contains("\n2,reads,0,psync,1,randread,4096,"),
+        "{}",
+        csv.stdout
+    );
+    assert!(
+        csv.stdout.contains(",write,bytes,1048576\n"),
+        "{}",
+        csv.stdout
+    );
+    let exported: Value =
+        serde_json::from_str(&iolab(&["export", "2", "--db", db]).stdout).unwrap();
+    assert_eq!(exported["id"], 2);
+
     // Bad input is not a run: nothing recorded.
     let bad = iolab(&["run", &format!("--db={db}"), "--name=x", "--bogus=1"]);
     assert_eq!(bad.code, 2);
-    assert_eq!(history(db).len(), 1);
+    assert_eq!(history(db).len(), 2);
 }
 
 #[test]
