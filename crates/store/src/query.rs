@@ -123,6 +123,20 @@ impl RunDetail {
     }
 }
 
+/// A run's summary (without its jobs) from a row whose first six columns are id, kind,
+/// status, started_ms, finished_ms, command.
+fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunSummary> {
+    Ok(RunSummary {
+        id: r.get(0)?,
+        kind: r.get(1)?,
+        status: r.get(2)?,
+        started_ms: r.get(3)?,
+        finished_ms: r.get(4)?,
+        command: r.get(5)?,
+        jobs: Vec::new(),
+    })
+}
+
 impl Store {
     /// The newest `limit` runs, newest first.
     pub fn history(&self, limit: usize) -> Result<Vec<RunSummary>, StoreError> {
@@ -131,17 +145,7 @@ impl Store {
              ORDER BY id DESC LIMIT ?1",
         )?;
         let runs = stmt
-            .query_map([limit as i64], |r| {
-                Ok(RunSummary {
-                    id: r.get(0)?,
-                    kind: r.get(1)?,
-                    status: r.get(2)?,
-                    started_ms: r.get(3)?,
-                    finished_ms: r.get(4)?,
-                    command: r.get(5)?,
-                    jobs: Vec::new(),
-                })
-            })?
+            .query_map([limit as i64], summary_from_row)?
             .collect::<Result<Vec<_>, _>>()?;
         runs.into_iter()
             .map(|mut s| {
@@ -162,15 +166,7 @@ impl Store {
                 [id],
                 |r| {
                     Ok((
-                        RunSummary {
-                            id: r.get(0)?,
-                            kind: r.get(1)?,
-                            status: r.get(2)?,
-                            started_ms: r.get(3)?,
-                            finished_ms: r.get(4)?,
-                            command: r.get(5)?,
-                            jobs: Vec::new(),
-                        },
+                        summary_from_row(r)?,
                         r.get::<_, String>(6)?,
                         r.get::<_, String>(7)?,
                         r.get::<_, Option<String>>(8)?,

@@ -543,6 +543,13 @@ fn compare(case: &Case, ours: &Value, theirs: &Value) {
     );
 }
 
+/// Empties /dev/zram0 (its counters too) and gives it 1 GiB again. Callers hold the device
+/// lock.
+fn reset_zram() {
+    fs::write("/sys/block/zram0/reset", "1").unwrap();
+    fs::write("/sys/block/zram0/disksize", "1G").unwrap();
+}
+
 /// zram compresses what it stores, so it shows what write buffers hold: random data (the
 /// default) barely compresses, `buffer_compress_percentage=50` halves, `zero_buffers` stores
 /// nothing at all.
@@ -564,17 +571,13 @@ fn write_buffer_content_shows_in_zram_compression() {
             .parse()
             .unwrap()
     };
-    let reset = || {
-        fs::write("/sys/block/zram0/reset", "1").unwrap();
-        fs::write("/sys/block/zram0/disksize", "1G").unwrap();
-    };
     let mut ratios = Vec::new();
     for extra in [
         None,
         Some("--buffer_compress_percentage=50"),
         Some("--zero_buffers"),
     ] {
-        reset();
+        reset_zram();
         let target = format!("--filename={}", zram.path().display());
         let mut args = vec![
             "run",
@@ -593,7 +596,7 @@ fn write_buffer_content_shows_in_zram_compression() {
         let (orig, compr, same) = (stat(0), stat(1), stat(5));
         ratios.push((orig, compr, same));
     }
-    reset();
+    reset_zram();
     let full = 32u64 << 20;
     let (orig, compr, _) = ratios[0];
     assert_eq!(orig, full, "random data: every page stored");
@@ -721,8 +724,7 @@ fn a_file_list_spans_devices() {
     let Some(lo) = loop_device(8 << 20, false) else {
         return;
     };
-    fs::write("/sys/block/zram0/reset", "1").unwrap();
-    fs::write("/sys/block/zram0/disksize", "1G").unwrap();
+    reset_zram();
     let files = format!("--filename={}:{}", zram.path().display(), lo.path.display());
     let out = iolab(&[
         "run",
