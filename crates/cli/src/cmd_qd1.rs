@@ -52,29 +52,8 @@ pub struct Qd1Args {
     pub output: Option<PathBuf>,
 }
 
-/// Every path the main job tries, in the order the columns appear.
-fn all_paths() -> Vec<EngineConfig> {
-    let mut v = vec![
-        EngineConfig::new(EngineKind::Psync),
-        EngineConfig::new(EngineKind::Pvsync2),
-    ];
-    let mut hipri = EngineConfig::new(EngineKind::Pvsync2);
-    hipri.options.hipri = true;
-    v.push(hipri);
-    v.push(EngineConfig::new(EngineKind::Libaio));
-    v.push(EngineConfig::new(EngineKind::IoUring));
-    let mut iopoll = EngineConfig::new(EngineKind::IoUring);
-    iopoll.options.hipri = true;
-    v.push(iopoll);
-    let mut sqpoll = EngineConfig::new(EngineKind::IoUring);
-    sqpoll.options.sqthread_poll = true;
-    v.push(sqpoll);
-    v.push(EngineConfig::new(EngineKind::Null));
-    v
-}
-
 fn chosen_paths(args: &Qd1Args) -> Result<Vec<EngineConfig>, CliError> {
-    let all = all_paths();
+    let all = EngineConfig::paths();
     let Some(names) = &args.engines else {
         return Ok(all);
     };
@@ -182,6 +161,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
         let opts = RunOptions {
             clock,
             progress: false,
+            live: None,
         };
         match run_jobs(std::slice::from_ref(job), &opts) {
             Ok(o) => {

@@ -209,6 +209,7 @@ mod tests {
             disk_model: None,
             runtime_ns: 1,
             notes: vec![],
+            step: String::new(),
             metrics: vec![
                 ("read".into(), "iops".into(), 129_000.0),
                 ("read".into(), "lat_mean_ns".into(), 7720.0),

@@ -4,6 +4,7 @@
 
 mod cmd_qd1;
 mod cmd_results;
+mod cmd_review;
 mod cmd_run;
 mod exit;
 mod output;
@@ -30,6 +31,7 @@ use exit::CliError;
         iolab run --name=qd1 --filename=/dev/zram0 --direct=1 --rw=randread --bs=4k \\\n      \
         --ioengine=io_uring --time_based --runtime=10 --ramp_time=2\n  \
         iolab run --help                        # every fio option iolab understands\n  \
+        iolab review --quick                    # the reviews' whole methodology, ~2 minutes\n  \
         iolab history                           # runs kept in the results database\n  \
         iolab show 12                           # one of them again"
 )]
@@ -51,6 +53,8 @@ enum Command {
     },
     /// The main job: QD1 4 KiB random read/write through every engine, as tables.
     Qd1(cmd_qd1::Qd1Args),
+    /// The reviews' whole methodology on one target: iolab review [TARGET] --quick
+    Review(cmd_review::ReviewArgs),
     /// The runs kept in the results database, newest first.
     History(cmd_results::HistoryArgs),
     /// One stored run's results again: iolab show RUN.
@@ -80,6 +84,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Run { args }) => cmd_run::run(&args),
         Some(Command::Qd1(a)) => cmd_qd1::run(&a),
+        Some(Command::Review(a)) => cmd_review::run(&a),
         Some(Command::History(a)) => cmd_results::history(&a),
         Some(Command::Show(a)) => cmd_results::show(&a),
         Some(Command::Compare(a)) => cmd_results::compare(&a),

@@ -90,6 +90,32 @@ impl EngineConfig {
         }
     }
 
+    /// Every I/O path iolab can measure, in the order the QD1 tables show them: each engine,
+    /// plus the option variants that take a different kernel path (polled completion,
+    /// kernel-side submission). The null engine comes last: it does no I/O.
+    pub fn paths() -> Vec<EngineConfig> {
+        let with = |kind, f: fn(&mut EngineOptions)| {
+            let mut c = EngineConfig::new(kind);
+            f(&mut c.options);
+            c
+        };
+        vec![
+            EngineConfig::new(EngineKind::Psync),
+            EngineConfig::new(EngineKind::Pvsync2),
+            with(EngineKind::Pvsync2, |o| o.hipri = true),
+            EngineConfig::new(EngineKind::Libaio),
+            EngineConfig::new(EngineKind::IoUring),
+            with(EngineKind::IoUring, |o| o.hipri = true),
+            with(EngineKind::IoUring, |o| o.sqthread_poll = true),
+            EngineConfig::new(EngineKind::Null),
+        ]
+    }
+
+    /// The path a label names (`io_uring+iopoll`), among [`EngineConfig::paths`].
+    pub fn from_label(label: &str) -> Option<EngineConfig> {
+        Self::paths().into_iter().find(|c| c.label() == label)
+    }
+
     /// A short label: the engine name plus the options that change its path, e.g.
     /// `pvsync2+hipri` or `io_uring+sqpoll`.
     pub fn label(&self) -> String {

@@ -180,6 +180,9 @@ pub struct JobSpec {
     pub rw_reporting: RwReporting,
     pub buffers: BufferContent,
     pub logs: LogSpec,
+    /// Summarise latency (p50/p99/p99.99/max) per window of this length as well as over the
+    /// whole run: latency over time, for consistency runs.
+    pub latency_window: Option<Duration>,
 }
 
 impl JobSpec {
@@ -223,6 +226,7 @@ impl JobSpec {
             rw_reporting: RwReporting::Separate,
             buffers: BufferContent::default(),
             logs: LogSpec::default(),
+            latency_window: None,
         }
     }
 

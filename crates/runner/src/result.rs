@@ -23,6 +23,35 @@ pub struct DirResult {
     /// Bytes and I/Os done in each sampling interval of the measured window (fio's
     /// bandwidth and IOPS samples, every [`SAMPLE_INTERVAL_NS`]); empty when disabled.
     pub samples: Vec<Sample>,
+    /// Latency summaries of consecutive windows of the measured time (`latency_window`);
+    /// empty unless the job asks for them.
+    pub windows: Vec<LatencyWindow>,
+}
+
+/// What the latencies of one window looked like, in clock ticks: enough to draw latency over
+/// time (the reviews' "stayed at 10 µs for hours") without keeping a histogram per window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LatencyWindow {
+    pub ios: u64,
+    pub p50: u64,
+    pub p99: u64,
+    pub p9999: u64,
+    pub max: u64,
+}
+
+impl LatencyWindow {
+    pub fn of(h: &LatencyHistogram) -> LatencyWindow {
+        if h.count() == 0 {
+            return LatencyWindow::default();
+        }
+        LatencyWindow {
+            ios: h.count(),
+            p50: h.percentile_ticks(50.0),
+            p99: h.percentile_ticks(99.0),
+            p9999: h.percentile_ticks(99.99),
+            max: h.percentile_ticks(100.0),
+        }
+    }
 }
 
 /// fio's `bwavgtime`/`iopsavgtime` default: one bandwidth and IOPS sample per 500 ms.
@@ -86,6 +115,7 @@ impl DirResult {
             clat: LatencyHistogram::new(),
             lat: LatencyHistogram::new(),
             samples: Vec::new(),
+            windows: Vec::new(),
         }
     }
 
@@ -107,6 +137,17 @@ impl DirResult {
         }
         self.clat.merge(&other.clat);
         self.lat.merge(&other.lat);
+        // Window percentiles do not add up; a merged report keeps the worst of each window.
+        if self.windows.len() < other.windows.len() {
+            self.windows.resize(other.windows.len(), LatencyWindow::default());
+        }
+        for (a, b) in self.windows.iter_mut().zip(&other.windows) {
+            a.ios += b.ios;
+            a.p50 = a.p50.max(b.p50);
+            a.p99 = a.p99.max(b.p99);
+            a.p9999 = a.p9999.max(b.p9999);
+            a.max = a.max.max(b.max);
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Barrier;
 use std::time::SystemTime;
 
@@ -17,11 +17,37 @@ use crate::worker::{Worker, WorkerResult};
 use crate::{plan, signal, PreparedJob, RunError};
 
 #[derive(Debug, Clone, Copy)]
-pub struct RunOptions {
+pub struct RunOptions<'a> {
     pub clock: Clock,
     /// Print elapsed time on stderr once a second while the jobs run (for terminals). The
     /// main thread does it while it waits, so the workers pay nothing.
     pub progress: bool,
+    /// Totals the workers add to at each sample interval (every 500 ms of measured time), for
+    /// a caller that shows live IOPS or MB/s from another thread.
+    pub live: Option<&'a LiveCounters>,
+}
+
+/// Running totals of the measured I/O of a run, readable while it runs. Workers add to them
+/// once per sample interval (not per I/O), so the hot path never touches shared memory.
+#[derive(Debug, Default)]
+pub struct LiveCounters {
+    ios: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl LiveCounters {
+    pub(crate) fn add(&self, ios: u64, bytes: u64) {
+        self.ios.fetch_add(ios, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// (I/Os, bytes) measured so far.
+    pub fn totals(&self) -> (u64, u64) {
+        (
+            self.ios.load(Ordering::Relaxed),
+            self.bytes.load(Ordering::Relaxed),
+        )
+    }
 }
 
 /// Waits for the workers, printing elapsed against planned time on stderr.
@@ -154,6 +180,7 @@ fn run_phase(
                     abort: &abort,
                     stop,
                     started: Cell::new(false),
+                    live: opts.live,
                 };
                 std::thread::Builder::new()
                     .name(format!("iolab-{}-{clone_index}", i))

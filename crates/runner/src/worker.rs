@@ -23,7 +23,8 @@ use iolab_stats::{Clock, LatencyHistogram};
 
 use crate::cpu::CpuSnapshot;
 use crate::iolog::IoLogger;
-use crate::result::{DepthCounts, DirResult, Sample, SAMPLE_INTERVAL_NS};
+use crate::result::{DepthCounts, DirResult, LatencyWindow, Sample, SAMPLE_INTERVAL_NS};
+use crate::run::LiveCounters;
 use crate::IoLog;
 use crate::{PreparedJob, RunError};
 
@@ -54,6 +55,8 @@ pub(crate) struct Worker<'a> {
     /// Whether this worker has passed the start barrier. A worker that fails before it must
     /// still arrive there (or the others wait forever); one that fails after must not.
     pub started: Cell<bool>,
+    /// Shared running totals for a live progress line, updated once per sample interval.
+    pub live: Option<&'a LiveCounters>,
 }
 
 impl Worker<'_> {
@@ -203,10 +206,13 @@ struct DirStats {
     samples: Vec<Sample>,
     /// Counters at the last sample.
     sampled: Sample,
+    /// Latencies of the current latency window, when the job asks for windows.
+    window: Option<LatencyHistogram>,
+    windows: Vec<LatencyWindow>,
 }
 
 impl DirStats {
-    fn new(expected_samples: usize) -> DirStats {
+    fn new(expected_samples: usize, expected_windows: Option<usize>) -> DirStats {
         DirStats {
             ios: 0,
             bytes: 0,
@@ -215,6 +221,17 @@ impl DirStats {
             lat: LatencyHistogram::new(),
             samples: Vec::with_capacity(expected_samples),
             sampled: Sample::default(),
+            window: expected_windows.map(|_| LatencyHistogram::new()),
+            windows: Vec::with_capacity(expected_windows.unwrap_or(0)),
+        }
+    }
+
+    /// Records one I/O's total latency.
+    #[inline(always)]
+    fn record_lat(&mut self, ticks: u64) {
+        self.lat.record(ticks);
+        if let Some(w) = &mut self.window {
+            w.record(ticks);
         }
     }
 
@@ -223,6 +240,10 @@ impl DirStats {
         self.bytes = 0;
         self.samples.clear();
         self.sampled = Sample::default();
+        self.windows.clear();
+        if let Some(w) = &mut self.window {
+            w.reset();
+        }
         self.slat.reset();
         self.clat.reset();
         self.lat.reset();
@@ -250,7 +271,12 @@ struct LoopState<'a, 'w> {
     measure_end: u64,
     /// Ticks per bandwidth/IOPS sample, and when the next is due (`u64::MAX`: never).
     sample_ticks: u64,
+    /// The next sample or latency window due, whichever comes first (`u64::MAX`: never).
     next_sample: u64,
+    sample_due: u64,
+    /// Ticks per latency window (0: no windows), and when the next ends.
+    window_ticks: u64,
+    window_due: u64,
     depth: DepthCounts,
     fds: &'a [RawFd],
     /// fsync after this many writes (0: never); writes since the last; a sync is due once
@@ -289,6 +315,14 @@ impl<'a, 'w> LoopState<'a, 'w> {
         let expected_samples = spec.runtime.filter(|_| spec.recorded.bw).map_or(64, |r| {
             (r.as_nanos() / SAMPLE_INTERVAL_NS as u128) as usize + 2
         });
+        let window_ticks = spec
+            .latency_window
+            .map_or(0, |d| clock.duration_to_ticks(d).max(1));
+        let expected_windows = spec.latency_window.map(|w| {
+            spec.runtime.map_or(64, |r| {
+                (r.as_nanos() / w.as_nanos().max(1)) as usize + 2
+            })
+        });
         let now = clock.now();
         let mut st = LoopState {
             w,
@@ -303,8 +337,8 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 .collect(),
             next_file: 0,
             stats: [
-                DirStats::new(expected_samples),
-                DirStats::new(expected_samples),
+                DirStats::new(expected_samples, expected_windows),
+                DirStats::new(expected_samples, expected_windows),
             ],
             sizers: [
                 BlockSizer::new(&spec.block_dist[0], spec.block_size[0]),
@@ -329,12 +363,15 @@ impl<'a, 'w> LoopState<'a, 'w> {
             measure_end: now,
             sample_ticks: sample_ticks.max(1),
             next_sample: u64::MAX,
+            sample_due: u64::MAX,
+            window_ticks,
+            window_due: u64::MAX,
             depth: DepthCounts::default(),
             fds,
             fsync_every: spec.fsync_every as u64,
             writes_since_sync: 0,
             sync_pending: false,
-            sync_stats: DirStats::new(0),
+            sync_stats: DirStats::new(0, None),
             rated: spec.rate_iops.iter().any(Option::is_some),
             rate_ticks: spec.rate_iops.map(|r| {
                 r.map_or(0, |iops| {
@@ -382,9 +419,17 @@ impl<'a, 'w> LoopState<'a, 'w> {
         self.rate_count = [0, 0];
         self.measuring = true;
         self.measure_start = now;
-        if self.w.job.spec.recorded.bw {
-            self.next_sample = now.saturating_add(self.sample_ticks);
-        }
+        self.sample_due = if self.w.job.spec.recorded.bw {
+            now.saturating_add(self.sample_ticks)
+        } else {
+            u64::MAX
+        };
+        self.window_due = if self.window_ticks > 0 {
+            now.saturating_add(self.window_ticks)
+        } else {
+            u64::MAX
+        };
+        self.next_sample = self.sample_due.min(self.window_due);
         if let Some(l) = &mut self.logger {
             l.start(now);
         }
@@ -393,22 +438,40 @@ impl<'a, 'w> LoopState<'a, 'w> {
     }
 
     /// One bandwidth/IOPS sample per direction for each interval that has ended (an interval
-    /// in which nothing completed gets a zero sample).
+    /// in which nothing completed gets a zero sample), and the summary of each latency window
+    /// that has ended. Runs a few times a second, never per I/O.
     #[cold]
     fn take_samples(&mut self, now: u64) {
-        while now >= self.next_sample {
+        while now >= self.sample_due {
+            let mut delta = Sample::default();
             for s in &mut self.stats {
-                s.samples.push(Sample {
+                let d = Sample {
                     bytes: s.bytes - s.sampled.bytes,
                     ios: s.ios - s.sampled.ios,
-                });
+                };
+                s.samples.push(d);
+                delta.bytes += d.bytes;
+                delta.ios += d.ios;
                 s.sampled = Sample {
                     bytes: s.bytes,
                     ios: s.ios,
                 };
             }
-            self.next_sample = self.next_sample.saturating_add(self.sample_ticks);
+            if let Some(live) = self.w.live {
+                live.add(delta.ios, delta.bytes);
+            }
+            self.sample_due = self.sample_due.saturating_add(self.sample_ticks);
         }
+        while now >= self.window_due {
+            for s in &mut self.stats {
+                if let Some(w) = &mut s.window {
+                    s.windows.push(LatencyWindow::of(w));
+                    w.reset();
+                }
+            }
+            self.window_due = self.window_due.saturating_add(self.window_ticks);
+        }
+        self.next_sample = self.sample_due.min(self.window_due);
     }
 
     #[cold]
@@ -617,7 +680,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
                     let s = &mut self.stats[io.dir.index()];
                     s.ios += 1;
                     s.bytes += io.len as u64;
-                    s.lat.record(now - t0);
+                    s.record_lat(now - t0);
                     if now >= self.next_sample {
                         self.take_samples(now);
                     }
@@ -703,7 +766,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
                             s.ios += 1;
                             s.bytes += io.len as u64;
                             s.clat.record(t - t_start);
-                            s.lat.record(t - t_start);
+                            s.record_lat(t - t_start);
                             if let Some(l) = &mut self.logger {
                                 l.record(t, io.dir, io.len, 0, t - t_start, t - t_start);
                             }
@@ -758,7 +821,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
                     s.ios += 1;
                     s.bytes += len as u64;
                     s.clat.record(now - submit_t[slot]);
-                    s.lat.record(now - start_t[slot]);
+                    s.record_lat(now - start_t[slot]);
                     if let Some(l) = &mut self.logger {
                         let (start, sub) = (start_t[slot], submit_t[slot]);
                         l.record(now, dir, len, sub - start, now - sub, now - start);
@@ -802,6 +865,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 ios: st.ios,
                 bytes: st.bytes,
                 samples: st.samples,
+                windows: st.windows,
                 slat: (!sync).then_some(st.slat),
                 // Synchronous engines record one latency: submitting is completing.
                 clat: if sync { st.lat.clone() } else { st.clat },
@@ -817,6 +881,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             clat: self.sync_stats.lat.clone(),
             lat: self.sync_stats.lat,
             samples: Vec::new(),
+            windows: Vec::new(),
         });
         let [read, write] = self.stats;
         let dirs = [result(read, spec.reads()), result(write, spec.writes())];

@@ -59,6 +59,18 @@ impl RunStatus {
     }
 }
 
+/// One step of a review as stored: its name, how it ended (`ok`, `skipped`, `failed`,
+/// `interrupted`), why when not ok, and its own figures and rendered tables as JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepRecord {
+    pub name: String,
+    pub status: String,
+    pub reason: String,
+    pub data: serde_json::Value,
+    pub started_ms: i64,
+    pub finished_ms: i64,
+}
+
 /// Percentiles kept as metrics for quick listing (the histograms hold every other).
 const STORED_PERCENTILES: [f64; 6] = [50.0, 90.0, 99.0, 99.9, 99.99, 99.999];
 
@@ -67,7 +79,8 @@ pub fn percentile_name(p: f64) -> String {
     format!("p{p}")
 }
 
-fn now_ms() -> i64 {
+/// Milliseconds since the Unix epoch, as the store keeps times.
+pub fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
@@ -156,6 +169,17 @@ impl Store {
         outcome: &RunOutcome,
         options: &[Vec<(String, String)>],
     ) -> Result<(), StoreError> {
+        self.add_step_outcome(run, "", outcome, options)
+    }
+
+    /// As [`Store::add_outcome`], the jobs marked as measured by review step `step`.
+    pub fn add_step_outcome(
+        &mut self,
+        run: i64,
+        step: &str,
+        outcome: &RunOutcome,
+        options: &[Vec<(String, String)>],
+    ) -> Result<(), StoreError> {
         let tx = self.conn.transaction()?;
         tx.execute(
             "UPDATE runs SET clock_source = ?2, ticks_per_ns = ?3 WHERE id = ?1",
@@ -177,6 +201,7 @@ impl Store {
             insert_job(
                 &tx,
                 run,
+                step,
                 first_idx + n as i64,
                 job,
                 &outcome.clock,
@@ -196,6 +221,34 @@ impl Store {
         Ok(())
     }
 
+    /// Sets the run's own facts (a review's effort profile, target, device facts).
+    pub fn set_run_meta(&self, run: i64, meta: &serde_json::Value) -> Result<(), StoreError> {
+        self.conn.execute(
+            "UPDATE runs SET meta = ?2 WHERE id = ?1",
+            params![run, meta.to_string()],
+        )?;
+        Ok(())
+    }
+
+    /// Records one finished (or skipped, failed, interrupted) step of a review.
+    pub fn save_step(&self, run: i64, step: &StepRecord) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO steps (run_id, idx, name, status, reason, data, started_ms, finished_ms)
+             VALUES (?1, (SELECT COALESCE(MAX(idx) + 1, 0) FROM steps WHERE run_id = ?1),
+                     ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                run,
+                step.name,
+                step.status,
+                step.reason,
+                step.data.to_string(),
+                step.started_ms,
+                step.finished_ms
+            ],
+        )?;
+        Ok(())
+    }
+
     pub(crate) fn conn(&self) -> &Connection {
         &self.conn
     }
@@ -211,6 +264,7 @@ fn dir_name(d: Direction) -> &'static str {
 fn insert_job(
     tx: &rusqlite::Transaction<'_>,
     run: i64,
+    step: &str,
     idx: i64,
     job: &JobReport,
     clock: &Clock,
@@ -228,8 +282,9 @@ fn insert_job(
     tx.execute(
         "INSERT INTO jobs (run_id, idx, name, group_id, description, engine, iodepth, rw,
              block_size, clones, target, target_kind, disk, disk_model, options, runtime_ns,
-             cpu, notes)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+             cpu, notes, step)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+                 ?19)",
         params![
             run,
             idx,
@@ -257,6 +312,7 @@ fn insert_job(
             })
             .to_string(),
             json!(job.notes).to_string(),
+            step,
         ],
     )?;
     let job_id = tx.last_insert_rowid();
@@ -265,7 +321,7 @@ fn insert_job(
         .filter_map(|d| job.dir(d).map(|r| (dir_name(d), r)))
         .chain(job.sync.as_ref().map(|s| ("sync", s)));
     for (dir, r) in dirs {
-        insert_direction(tx, job_id, dir, r, job.runtime_ns, clock)?;
+        insert_direction(tx, job_id, dir, r, job, clock)?;
     }
     Ok(())
 }
@@ -275,9 +331,10 @@ fn insert_direction(
     job_id: i64,
     dir: &str,
     r: &DirResult,
-    runtime_ns: u64,
+    job: &JobReport,
     clock: &Clock,
 ) -> Result<(), StoreError> {
+    let runtime_ns = job.runtime_ns;
     let per_sec = |n: u64| {
         if runtime_ns == 0 {
             0.0
@@ -337,6 +394,22 @@ fn insert_direction(
             s.bytes as f64 / secs
         ])?;
     }
+    if let Some(window) = job.spec.latency_window {
+        let ms = window.as_millis() as i64;
+        for (i, w) in r.windows.iter().enumerate() {
+            let t_ms = (i as i64 + 1) * ms;
+            let values = [
+                ("lat_p50_ns", w.p50),
+                ("lat_p99_ns", w.p99),
+                ("lat_p99.99_ns", w.p9999),
+                ("lat_max_ns", w.max),
+            ];
+            for (name, ticks) in values {
+                series.execute(params![job_id, dir, name, t_ms, clock.ticks_to_ns(ticks)])?;
+            }
+            series.execute(params![job_id, dir, "lat_window_ios", t_ms, w.ios as f64])?;
+        }
+    }
     Ok(())
 }
 
@@ -366,6 +439,7 @@ mod tests {
                 };
                 2
             ],
+            windows: Vec::new(),
         };
         let spec = JobSpec::new("qd1", "/dev/zram0");
         let job = JobReport {

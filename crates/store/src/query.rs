@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use iolab_stats::{Clock, LatencyHistogram};
 
-use crate::{Store, StoreError};
+use crate::{StepRecord, Store, StoreError};
 
 /// One job of a run, with its metrics.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +25,8 @@ pub struct JobRow {
     pub disk_model: Option<String>,
     pub runtime_ns: i64,
     pub notes: Vec<String>,
+    /// The review step that measured it ('' outside reviews).
+    pub step: String,
     /// (direction, name, value), in insertion order.
     pub metrics: Vec<(String, String, f64)>,
 }
@@ -73,6 +75,7 @@ impl JobRow {
             "disk_model": self.disk_model,
             "runtime_ns": self.runtime_ns,
             "notes": self.notes,
+            "step": self.step,
             "metrics": dirs,
         })
     }
@@ -111,6 +114,9 @@ pub struct RunDetail {
     pub iolab_version: String,
     pub host: Value,
     pub clock_source: Option<String>,
+    /// Run-level facts (a review's profile, target and device facts); `{}` for plain runs.
+    pub meta: Value,
+    pub steps: Vec<StepRecord>,
 }
 
 impl RunDetail {
@@ -119,7 +125,27 @@ impl RunDetail {
         v["iolab_version"] = json!(self.iolab_version);
         v["host"] = self.host.clone();
         v["clock_source"] = json!(self.clock_source);
+        v["meta"] = self.meta.clone();
+        v["steps"] = self
+            .steps
+            .iter()
+            .map(|s| {
+                json!({
+                    "name": s.name,
+                    "status": s.status,
+                    "reason": s.reason,
+                    "started_ms": s.started_ms,
+                    "finished_ms": s.finished_ms,
+                    "data": s.data,
+                })
+            })
+            .collect();
         v
+    }
+
+    /// The step named `name`, if the run has it.
+    pub fn step(&self, name: &str) -> Option<&StepRecord> {
+        self.steps.iter().find(|s| s.name == name)
     }
 }
 
@@ -161,7 +187,7 @@ impl Store {
             .conn()
             .query_row(
                 "SELECT id, kind, status, started_ms, finished_ms, command, iolab_version, host,
-                        clock_source
+                        clock_source, meta
                  FROM runs WHERE id = ?1",
                 [id],
                 |r| {
@@ -170,25 +196,66 @@ impl Store {
                         r.get::<_, String>(6)?,
                         r.get::<_, String>(7)?,
                         r.get::<_, Option<String>>(8)?,
+                        r.get::<_, String>(9)?,
                     ))
                 },
             )
             .optional()?
             .ok_or(StoreError::NoRun(id))?;
-        let (mut summary, iolab_version, host, clock_source) = row;
+        let (mut summary, iolab_version, host, clock_source, meta) = row;
         summary.jobs = self.jobs(id)?;
         Ok(RunDetail {
             summary,
             iolab_version,
             host: serde_json::from_str(&host).unwrap_or(Value::Null),
             clock_source,
+            meta: serde_json::from_str(&meta).unwrap_or(Value::Null),
+            steps: self.steps(id)?,
         })
+    }
+
+    /// A run's review steps, in the order they ran.
+    pub fn steps(&self, run: i64) -> Result<Vec<StepRecord>, StoreError> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT name, status, reason, data, started_ms, finished_ms FROM steps
+             WHERE run_id = ?1 ORDER BY idx",
+        )?;
+        let rows = stmt
+            .query_map([run], |r| {
+                Ok(StepRecord {
+                    name: r.get(0)?,
+                    status: r.get(1)?,
+                    reason: r.get(2)?,
+                    data: serde_json::from_str(&r.get::<_, String>(3)?).unwrap_or(Value::Null),
+                    started_ms: r.get(4)?,
+                    finished_ms: r.get(5)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// A series of a job (`iops`, `bw_bytes`, `lat_p99_ns`, ...) as (t_ms, value).
+    pub fn series(
+        &self,
+        job_id: i64,
+        direction: &str,
+        name: &str,
+    ) -> Result<Vec<(i64, f64)>, StoreError> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT t_ms, value FROM series WHERE job_id = ?1 AND direction = ?2 AND name = ?3
+             ORDER BY t_ms",
+        )?;
+        let rows = stmt
+            .query_map(params![job_id, direction, name], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
     }
 
     fn jobs(&self, run: i64) -> Result<Vec<JobRow>, StoreError> {
         let mut stmt = self.conn().prepare_cached(
             "SELECT id, idx, name, group_id, description, engine, iodepth, rw, block_size,
-                    target, disk, disk_model, runtime_ns, notes
+                    target, disk, disk_model, runtime_ns, notes, step
              FROM jobs WHERE run_id = ?1 ORDER BY idx",
         )?;
         let jobs = stmt
@@ -208,6 +275,7 @@ impl Store {
                     disk_model: r.get(11)?,
                     runtime_ns: r.get(12)?,
                     notes: serde_json::from_str(&r.get::<_, String>(13)?).unwrap_or_default(),
+                    step: r.get(14)?,
                     metrics: Vec::new(),
                 })
             })?

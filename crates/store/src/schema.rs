@@ -66,6 +66,22 @@ pub const MIGRATIONS: &[&str] = &[
         value REAL NOT NULL
     );
     CREATE INDEX series_job ON series(job_id, direction, name);",
+    // 2: reviews. A run's steps (each saved as it finishes, with why a step or a point could
+    // not run and the step's own figures, e.g. the saturation point), the step a job
+    // belongs to, and run-level facts (effort profile, target, device facts).
+    "CREATE TABLE steps (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        status TEXT NOT NULL,            -- ok | skipped | failed | interrupted
+        reason TEXT NOT NULL,            -- why skipped or failed ('' when ok)
+        data TEXT NOT NULL,              -- JSON: the step's figures and tables
+        started_ms INTEGER NOT NULL,
+        finished_ms INTEGER NOT NULL,
+        PRIMARY KEY (run_id, idx)
+    );
+    ALTER TABLE jobs ADD COLUMN step TEXT NOT NULL DEFAULT '';
+    ALTER TABLE runs ADD COLUMN meta TEXT NOT NULL DEFAULT '{}';",
 ];
 
 /// Brings `conn` to the current schema version.

@@ -1,0 +1,305 @@
+//! `iolab review [TARGET]`: the seed reviews' whole methodology in one unattended command,
+//! every point saved to the results store as it finishes. Checks everything it can before
+//! the first I/O (target, steps, times, write permission and safety), so bad input writes
+//! nothing and exits 2.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context};
+use clap::Args;
+use iolab_fio::units::{parse_size, parse_time};
+use iolab_stats::Clock;
+use iolab_store::{RunStatus, Store};
+use iolab_suite::progress::{clock_time, Progress};
+use iolab_suite::steps::estimate;
+use iolab_suite::{run_review, Effort, Executor, PerStep, ReviewConfig, Step};
+use iolab_sysinfo::{check_write_allowed, probe, TargetKind};
+use serde_json::json;
+
+use crate::exit::{self, CliError};
+
+#[derive(Args, Debug, Clone)]
+#[command(after_help = "Steps (all by default, in this order):\n  \
+    info            device facts (sysfs) and host facts\n  \
+    precondition    deallocate (BLKDISCARD / hole punch), then full sequential writes\n  \
+    qd1-engines     QD1 4 KiB random read/write through every I/O path (the SPDK blog's tables)\n  \
+    qd-sweep        QD 1..16 then 24..128, saturation point (within --tolerance of the peak)\n  \
+    transfer-size   512 B..1 MiB at QD1: random (block- and 512 B-aligned), sequential\n  \
+    profiles        4k QD1/16/128 and 4M QD32 random read/write (the hosting review)\n  \
+    consistency     per-second p50/p99/p99.99/max over a longer QD1 run\n  \
+    poll-vs-irq     QD1 read latency polled vs interrupts (needs poll queues)\n  \
+    software-floor  QD1 read latency split into harness, kernel block path, device\n\n\
+    Examples:\n  \
+    iolab review --quick                          # everything in about 2 minutes on a scratch file\n  \
+    iolab review /dev/nvme0n1 --allow-destroy     # the standard review of a device (~30 min)\n  \
+    iolab review /dev/zram0 --allow-destroy --steps qd1-engines,qd-sweep --runtime 5s\n  \
+    iolab review --full --runtime consistency:4h  # the seeds' durations, 4 h of consistency\n  \
+    iolab show RUN                                # the tables again, from the results database")]
+pub struct ReviewArgs {
+    /// File or block device to review [default: a scratch file in a temporary directory]
+    pub target: Option<PathBuf>,
+    /// The whole suite in about two minutes (short points: a first look, not a verdict)
+    #[arg(long, group = "effort")]
+    pub quick: bool,
+    /// About 30 minutes: 1 s ramp, 10 s a point, 60 s of consistency per direction [default]
+    #[arg(long, group = "effort")]
+    pub standard: bool,
+    /// The seeds' durations: 10 s ramp, 240 s a point, an hour of consistency per direction
+    #[arg(long, group = "effort")]
+    pub full: bool,
+    /// Steps to run, comma-separated (see below) [default: all]
+    #[arg(long, value_delimiter = ',')]
+    pub steps: Option<Vec<String>>,
+    /// Measured time per point: TIME for every step, STEP:TIME for one, or a list
+    /// (`5s,consistency:10m`)
+    #[arg(long, value_name = "TIME|STEP:TIME,...")]
+    pub runtime: Option<String>,
+    /// Warm-up per point, not measured; same forms as --runtime
+    #[arg(long = "ramp-time", alias = "ramp_time", value_name = "TIME|STEP:TIME,...")]
+    pub ramp_time: Option<String>,
+    /// Bytes of the target to use (fio units: 256m, 4g) [default: 256m quick, 1g standard,
+    /// 4g full for the scratch file; the whole file or device otherwise]
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<u64>,
+    /// Deepest queue of the sweep [default: 32 quick, 128 otherwise]
+    #[arg(long = "max-qd", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub max_qd: Option<u32>,
+    /// Full sequential write passes of the precondition step [default: 1 quick, 2 otherwise]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub passes: Option<u32>,
+    /// Saturation: the smallest QD within this many percent of the peak IOPS
+    #[arg(long, default_value_t = 3.0)]
+    pub tolerance: f64,
+    /// RAM-backed block device for the software-floor step
+    #[arg(long = "floor-device", default_value = "/dev/zram0")]
+    pub floor_device: PathBuf,
+    /// Allow writing to a block device target and filling the floor device (destroys their
+    /// data; refused on devices that are mounted, partitioned or carry a filesystem)
+    #[arg(long)]
+    pub allow_destroy: bool,
+    /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db)
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
+
+fn bad(msg: String) -> CliError {
+    CliError::bad_input(anyhow!(msg))
+}
+
+fn time_value(s: &str) -> Result<Duration, String> {
+    parse_time(s)
+}
+
+fn command_line() -> String {
+    let mut args = std::env::args();
+    args.next();
+    std::iter::once("iolab".to_string())
+        .chain(args)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Everything checked before any I/O; returns the config and the scratch directory to keep.
+fn configure(a: &ReviewArgs) -> Result<(ReviewConfig, Option<tempfile::TempDir>), CliError> {
+    let effort = if a.quick {
+        Effort::Quick
+    } else if a.full {
+        Effort::Full
+    } else {
+        Effort::Standard
+    };
+    let steps: Vec<Step> = match &a.steps {
+        None => Step::ALL.to_vec(),
+        Some(names) => {
+            let mut v = names
+                .iter()
+                .map(|n| n.trim().parse::<Step>().map_err(|e| bad(format!("--steps: {e}"))))
+                .collect::<Result<Vec<_>, _>>()?;
+            v.sort();
+            v.dedup();
+            v
+        }
+    };
+    let runtime = a
+        .runtime
+        .as_deref()
+        .map(|r| PerStep::parse(r, time_value))
+        .transpose()
+        .map_err(|e| bad(format!("--runtime: {e}")))?
+        .unwrap_or_default();
+    if runtime.all.iter().chain(runtime.steps.values()).any(|d| d.is_zero()) {
+        return Err(bad("--runtime: must be more than 0".into()));
+    }
+    let ramp = a
+        .ramp_time
+        .as_deref()
+        .map(|r| PerStep::parse(r, time_value))
+        .transpose()
+        .map_err(|e| bad(format!("--ramp-time: {e}")))?
+        .unwrap_or_default();
+    if !(a.tolerance > 0.0 && a.tolerance < 100.0) {
+        return Err(bad(format!(
+            "--tolerance: {} is not a percentage between 0 and 100",
+            a.tolerance
+        )));
+    }
+    let mut scratch = None;
+    let (target, size) = match &a.target {
+        None => {
+            let dir = tempfile::Builder::new()
+                .prefix("iolab-review-")
+                .tempdir()
+                .context("creating a scratch directory")
+                .map_err(CliError::failed)?;
+            let t = dir.path().join("scratch");
+            scratch = Some(dir);
+            (t, Some(a.size.unwrap_or(effort.scratch_bytes())))
+        }
+        Some(t) => {
+            let facts = match probe(t) {
+                Ok(f) => Some(f),
+                Err(_) if !t.exists() && a.size.is_some() => None,
+                Err(e) => return Err(bad(format!("{e}"))),
+            };
+            if let Some(f) = &facts {
+                if f.kind == TargetKind::BlockDevice && steps.iter().any(|s| s.writes()) {
+                    if !a.allow_destroy {
+                        let writing: Vec<&str> =
+                            steps.iter().filter(|s| s.writes()).map(|s| s.name()).collect();
+                        return Err(bad(format!(
+                            "{}: the steps {} write to the device and destroy its data; add \
+                             --allow-destroy to allow it, or choose read-only steps \
+                             (--steps info,poll-vs-irq,software-floor)",
+                            t.display(),
+                            writing.join(", ")
+                        )));
+                    }
+                    check_write_allowed(f, true).map_err(|e| bad(e.to_string()))?;
+                }
+                if let Some(s) = a.size {
+                    if f.kind == TargetKind::BlockDevice && s > f.size_bytes {
+                        return Err(bad(format!(
+                            "--size: {s} bytes is more than {} holds ({} bytes)",
+                            t.display(),
+                            f.size_bytes
+                        )));
+                    }
+                }
+                if f.kind == TargetKind::File && f.size_bytes == 0 && a.size.is_none() {
+                    return Err(bad(format!(
+                        "{} is empty; give --size to have iolab lay it out",
+                        t.display()
+                    )));
+                }
+            }
+            (t.clone(), a.size)
+        }
+    };
+    if size == Some(0) {
+        return Err(bad("--size: must be more than 0".into()));
+    }
+    let cfg = ReviewConfig {
+        target,
+        size,
+        allow_destroy: a.allow_destroy,
+        effort,
+        steps,
+        runtime,
+        ramp,
+        max_qd: a.max_qd.unwrap_or(effort.max_qd()),
+        precondition_passes: a.passes.unwrap_or(effort.precondition_passes()),
+        tolerance_pct: a.tolerance,
+        floor_device: Some(a.floor_device.clone()),
+    };
+    Ok((cfg, scratch))
+}
+
+pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
+    let (cfg, _scratch) = configure(a)?;
+    let db_path = a.db.clone().unwrap_or_else(Store::default_path);
+    let mut store = Store::open(&db_path).map_err(CliError::failed)?;
+    let run_id = store
+        .begin_run("review", &command_line())
+        .map_err(CliError::failed)?;
+    let target_bytes = cfg
+        .size
+        .or_else(|| probe(&cfg.target).ok().map(|f| f.size_bytes))
+        .unwrap_or(0);
+    let polled = probe(&cfg.target).is_ok_and(|f| f.polled);
+    let planned: Duration = cfg
+        .steps
+        .iter()
+        .map(|s| estimate(&cfg, *s, target_bytes, polled).1)
+        .sum();
+    store
+        .set_run_meta(
+            run_id,
+            &json!({
+                "profile": cfg.effort.name(),
+                "target": cfg.target.display().to_string(),
+                "scratch": a.target.is_none(),
+                "size_bytes": cfg.size,
+                "steps": cfg.steps.iter().map(|s| s.name()).collect::<Vec<_>>(),
+                "max_qd": cfg.max_qd,
+                "tolerance_pct": cfg.tolerance_pct,
+                "planned_secs": planned.as_secs(),
+            }),
+        )
+        .map_err(CliError::failed)?;
+    iolab_runner::signal::install();
+    let clock = Clock::calibrate(Duration::from_millis(20));
+    eprintln!(
+        "iolab: review of {}{} ({}): {} step(s), about {}; saving as run {run_id} in {}",
+        cfg.target.display(),
+        if a.target.is_none() { " (scratch file)" } else { "" },
+        cfg.effort.name(),
+        cfg.steps.len(),
+        clock_time(planned),
+        db_path.display()
+    );
+    let show = std::io::stdout().is_terminal() || std::env::var_os("IOLAB_PROGRESS").is_some();
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    let mut ex = Executor {
+        store: &mut store,
+        run_id,
+        clock,
+        allow_destroy: cfg.allow_destroy,
+        progress: Progress::new(show, planned),
+        out: &mut lock,
+    };
+    let result = run_review(&cfg, &mut ex);
+    drop(lock);
+    let outcome = match result {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = store.finish_run(run_id, RunStatus::Failed);
+            return Err(CliError::failed(anyhow!(e)));
+        }
+    };
+    let status = if outcome.interrupted {
+        RunStatus::Interrupted
+    } else if !outcome.failed.is_empty() {
+        RunStatus::Failed
+    } else {
+        RunStatus::Ok
+    };
+    store
+        .finish_run(run_id, status)
+        .map_err(CliError::failed)?;
+    eprintln!("iolab: saved as run {run_id} in {}", db_path.display());
+    if outcome.interrupted {
+        eprintln!("iolab: interrupted: the steps and points that finished are saved");
+        return Ok(ExitCode::from(exit::interrupted()));
+    }
+    if !outcome.failed.is_empty() {
+        for (s, why) in &outcome.failed {
+            eprintln!("iolab: step {s} failed: {why}");
+        }
+        return Ok(ExitCode::from(exit::RUN_FAILED));
+    }
+    Ok(ExitCode::SUCCESS)
+}

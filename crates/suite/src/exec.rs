@@ -1,0 +1,133 @@
+//! Runs one point of a review: checks it (a point the target cannot serve becomes a reason,
+//! not an error), lays out files, runs it with the progress line, and saves it to the store
+//! under its step before the next point starts.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use iolab_engine::EngineError;
+use iolab_job::JobSpec;
+use iolab_runner::prepare::{lay_out, layouts_needed};
+use iolab_runner::{prepare, run_jobs, JobReport, LiveCounters, RunError, RunOptions};
+use iolab_stats::Clock;
+use iolab_store::Store;
+
+use crate::progress::Progress;
+use crate::{Step, SuiteError};
+
+/// What became of one point.
+#[derive(Debug)]
+pub enum Point {
+    Done(Box<JobReport>),
+    /// The target or the kernel cannot serve it; the reason, in a sentence.
+    Unavailable(String),
+}
+
+impl Point {
+    pub fn report(&self) -> Option<&JobReport> {
+        match self {
+            Point::Done(r) => Some(r),
+            Point::Unavailable(_) => None,
+        }
+    }
+}
+
+/// Everything a step needs to run points: the store to save them in, the clock, the write
+/// permission, the progress line and where tables are printed.
+pub struct Executor<'a> {
+    pub store: &'a mut Store,
+    pub run_id: i64,
+    pub clock: Clock,
+    pub allow_destroy: bool,
+    pub progress: Progress,
+    pub out: &'a mut dyn Write,
+}
+
+/// The reason a point cannot run, without the job-name prefix the runner's errors carry.
+pub fn reason_of(e: &RunError) -> String {
+    match e {
+        RunError::Job { source, .. } => source.to_string(),
+        RunError::Target { source, .. } => source.to_string(),
+        RunError::Safety { source, .. } => source.to_string(),
+        RunError::Unusable { reason, .. } => reason.clone(),
+        RunError::Engine {
+            source: EngineError::Unsupported { reason, .. },
+            ..
+        } => reason.clone(),
+        e => e.to_string(),
+    }
+}
+
+impl Executor<'_> {
+    /// Runs `spec` as one point of `step` and saves it. `total_bytes` draws a bar instead of
+    /// a live IOPS figure (for size-bound points).
+    pub fn run_point(
+        &mut self,
+        step: Step,
+        label: &str,
+        spec: JobSpec,
+        total_bytes: Option<u64>,
+    ) -> Result<Point, SuiteError> {
+        if iolab_runner::signal::received().is_some() {
+            return Err(SuiteError::Interrupted);
+        }
+        let planned = spec.ramp_time + spec.runtime.filter(|_| spec.time_based).unwrap_or_default();
+        let mut jobs = match prepare(std::slice::from_ref(&spec), self.allow_destroy) {
+            Ok(j) => j,
+            Err(e) if e.is_bad_input() => {
+                self.progress.done += planned;
+                return Ok(Point::Unavailable(reason_of(&e)));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        for l in layouts_needed(&jobs) {
+            if self.progress.enabled {
+                eprint!("\riolab: laying out {} ...\x1b[K", l.path.display());
+            }
+            lay_out(&l, &mut jobs)?;
+        }
+        let live = LiveCounters::default();
+        let stop = AtomicBool::new(false);
+        let opts = RunOptions {
+            clock: self.clock,
+            progress: false,
+            live: Some(&live),
+        };
+        let progress = &self.progress;
+        let result = std::thread::scope(|s| {
+            if progress.enabled {
+                s.spawn(|| progress.draw_until(&stop, label, &live, planned, total_bytes));
+            }
+            let r = run_jobs(&jobs, &opts);
+            stop.store(true, Ordering::Relaxed);
+            r
+        });
+        self.progress.done += planned;
+        self.progress.step_done += 1;
+        let outcome = match result {
+            Ok(o) => o,
+            Err(e @ RunError::Engine { .. }) if e.is_bad_input() => {
+                return Ok(Point::Unavailable(reason_of(&e)))
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if outcome.interrupted {
+            // A cut-short point is not a measurement: the finished ones are already saved.
+            return Err(SuiteError::Interrupted);
+        }
+        self.store
+            .add_step_outcome(self.run_id, step.name(), &outcome, &[])?;
+        let report = outcome
+            .jobs
+            .into_iter()
+            .next()
+            .ok_or_else(|| SuiteError::Other(format!("point '{label}' produced no report")))?;
+        Ok(Point::Done(Box::new(report)))
+    }
+
+    /// Planned time of a time-based point of `step`, for progress and estimates.
+    pub fn point_time(spec: &JobSpec) -> Duration {
+        spec.ramp_time + spec.runtime.unwrap_or_default()
+    }
+}

@@ -1,0 +1,146 @@
+//! iolab's methodology: what the seed reviews did to a fast SSD, as one unattended review.
+//! Nine steps (see [`Step`]), each made of measured points. Every point is an ordinary
+//! [`JobSpec`](iolab_job::JobSpec) run by the runner and saved to the results store as soon as
+//! it finishes, and every step is saved with its own figures (the saturation point, the
+//! floor split, ...) and its printed tables, so an interrupted review keeps what it measured
+//! and `iolab show` can print it again.
+
+pub mod effort;
+pub mod exec;
+pub mod plan;
+pub mod progress;
+pub mod steps;
+pub mod table;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+pub use effort::{Effort, PerStep, StepTiming};
+pub use exec::{Executor, Point};
+pub use steps::{run_review, ReviewOutcome};
+
+/// The review's steps, in the order they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Step {
+    Info,
+    Precondition,
+    Qd1Engines,
+    QdSweep,
+    TransferSize,
+    Profiles,
+    Consistency,
+    PollVsIrq,
+    SoftwareFloor,
+}
+
+impl Step {
+    pub const ALL: [Step; 9] = [
+        Step::Info,
+        Step::Precondition,
+        Step::Qd1Engines,
+        Step::QdSweep,
+        Step::TransferSize,
+        Step::Profiles,
+        Step::Consistency,
+        Step::PollVsIrq,
+        Step::SoftwareFloor,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Info => "info",
+            Step::Precondition => "precondition",
+            Step::Qd1Engines => "qd1-engines",
+            Step::QdSweep => "qd-sweep",
+            Step::TransferSize => "transfer-size",
+            Step::Profiles => "profiles",
+            Step::Consistency => "consistency",
+            Step::PollVsIrq => "poll-vs-irq",
+            Step::SoftwareFloor => "software-floor",
+        }
+    }
+
+    /// One line on what the step measures, for `--help` and the printed headings.
+    pub fn title(self) -> &'static str {
+        match self {
+            Step::Info => "device and host facts",
+            Step::Precondition => "deallocate, then full sequential writes",
+            Step::Qd1Engines => "QD1 4 KiB random read/write through every I/O path",
+            Step::QdSweep => "queue-depth sweep and saturation point",
+            Step::TransferSize => "transfer size 512 B to 1 MiB at QD1",
+            Step::Profiles => "the hosting review's profiles (4k QD1/16/128, 4M QD32)",
+            Step::Consistency => "per-second latency over a longer run",
+            Step::PollVsIrq => "QD1 read latency with polling vs interrupts",
+            Step::SoftwareFloor => "QD1 latency split into harness, kernel and device",
+        }
+    }
+
+    /// Steps that write to the target (software-floor only reads it; filling the RAM
+    /// device it compares against is gated on its own).
+    pub fn writes(self) -> bool {
+        !matches!(self, Step::Info | Step::PollVsIrq | Step::SoftwareFloor)
+    }
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Step {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Step::ALL
+            .into_iter()
+            .find(|st| st.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Step::ALL.iter().map(|s| s.name()).collect();
+                format!("unknown step '{s}' (steps: {})", names.join(", "))
+            })
+    }
+}
+
+/// What to review and how hard.
+#[derive(Debug, Clone)]
+pub struct ReviewConfig {
+    /// The file or block device under test.
+    pub target: PathBuf,
+    /// Bytes of the target to use (`None`: all of it).
+    pub size: Option<u64>,
+    /// Writing to a block device target (and filling the RAM floor device) is allowed.
+    pub allow_destroy: bool,
+    pub effort: Effort,
+    /// Steps to run, in [`Step::ALL`] order.
+    pub steps: Vec<Step>,
+    pub runtime: PerStep,
+    pub ramp: PerStep,
+    pub max_qd: u32,
+    pub precondition_passes: u32,
+    /// Saturation tolerance of the sweep, in percent of the peak IOPS.
+    pub tolerance_pct: f64,
+    /// The RAM-backed block device of the software-floor step.
+    pub floor_device: Option<PathBuf>,
+}
+
+impl ReviewConfig {
+    pub fn timing(&self, step: Step) -> StepTiming {
+        effort::timing(self.effort, &self.runtime, &self.ramp, step)
+    }
+}
+
+/// Why a review stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    #[error("interrupted")]
+    Interrupted,
+    #[error("{0}")]
+    Store(#[from] iolab_store::StoreError),
+    #[error("{0}")]
+    Run(#[from] iolab_runner::RunError),
+    #[error("writing results: {0}")]
+    Output(#[from] std::io::Error),
+    #[error("{0}")]
+    Other(String),
+}

@@ -1,0 +1,139 @@
+//! Step 1: what a reviewer writes down before measuring — the disk behind the target (from
+//! sysfs) and the host. Saved in the step and in the run's facts.
+
+use iolab_sysinfo::device::{cpu_governor, filesystem_of, kernel_clocksource, DiskFacts};
+use iolab_sysinfo::host::host_facts;
+use iolab_sysinfo::{probe, probe_new_file, TargetKind};
+use serde_json::json;
+
+use super::StepOutput;
+use crate::exec::Executor;
+use crate::table::Table;
+use crate::{ReviewConfig, SuiteError};
+
+fn opt<T: ToString>(v: &Option<T>) -> String {
+    v.as_ref()
+        .map_or_else(|| "unknown".to_string(), |v| v.to_string())
+}
+
+fn bytes(v: Option<u64>) -> String {
+    v.map_or("unknown".into(), |b| {
+        format!("{} ({b} bytes)", iolab_report::format::bytes_binary(b as f64))
+    })
+}
+
+pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, SuiteError> {
+    let facts = if cfg.target.exists() {
+        probe(&cfg.target)
+    } else {
+        probe_new_file(&cfg.target)
+    }
+    .map_err(|e| SuiteError::Other(e.to_string()))?;
+    let disk = facts.disk_name.as_deref().map(DiskFacts::read);
+    let host = host_facts();
+    let fs = (facts.kind == TargetKind::File)
+        .then(|| filesystem_of(cfg.target.parent().unwrap_or(&cfg.target)))
+        .flatten();
+    let mut t = Table::new(["fact", "value"]).all_left();
+    let kind = match facts.kind {
+        TargetKind::File => format!("file on {}", fs.as_deref().unwrap_or("an unknown filesystem")),
+        TargetKind::BlockDevice => "block device".into(),
+    };
+    t.row(["target".to_string(), format!("{} ({kind})", cfg.target.display())]);
+    t.row([
+        "region measured".to_string(),
+        bytes(cfg.size.or(Some(facts.size_bytes))),
+    ]);
+    if let Some(d) = &disk {
+        t.row(["disk".to_string(), d.name.clone()]);
+        t.row(["model".to_string(), opt(&d.model)]);
+        t.row(["capacity".to_string(), bytes(d.capacity_bytes)]);
+        t.row([
+            "logical / physical block".to_string(),
+            format!(
+                "{} / {} bytes",
+                opt(&d.logical_block_size),
+                opt(&d.physical_block_size)
+            ),
+        ]);
+        t.row([
+            "rotational".to_string(),
+            d.rotational.map_or("unknown", |r| if r { "yes" } else { "no" }).into(),
+        ]);
+        t.row(["scheduler".to_string(), opt(&d.scheduler)]);
+        t.row(["nr_requests".to_string(), opt(&d.nr_requests)]);
+        t.row([
+            "polled I/O (io_poll)".to_string(),
+            match d.io_poll {
+                Some(true) => "yes (poll queues present)".into(),
+                Some(false) => "no".into(),
+                None => "unknown".into(),
+            },
+        ]);
+        if let Some(q) = d.nvme_poll_queues {
+            t.row(["nvme poll_queues".to_string(), q.to_string()]);
+        }
+        t.row(["write cache".to_string(), opt(&d.write_cache)]);
+        t.row([
+            "discard".to_string(),
+            match d.discard_max_bytes {
+                Some(0) => "not supported".into(),
+                Some(b) => format!("supported (up to {} per request)", iolab_report::format::bytes_binary(b as f64)),
+                None => "unknown".into(),
+            },
+        ]);
+    } else {
+        t.row(["disk".to_string(), "none in /sys/block (virtual filesystem?)".to_string()]);
+    }
+    let governor = cpu_governor();
+    let clocksource = kernel_clocksource();
+    t.row(["host".to_string(), host.hostname.clone()]);
+    t.row(["CPU".to_string(), format!("{} ({} CPUs)", host.cpu_model, host.cpus)]);
+    t.row([
+        "frequency governor".to_string(),
+        governor.clone().unwrap_or_else(|| "none (no cpufreq)".into()),
+    ]);
+    t.row(["kernel".to_string(), host.kernel.clone()]);
+    t.row(["iolab".to_string(), env!("CARGO_PKG_VERSION").to_string()]);
+    t.row([
+        "clock".to_string(),
+        format!(
+            "iolab {} ({:.3} ticks/ns); kernel {}",
+            ex.clock.source(),
+            ex.clock.ticks_per_ns(),
+            opt(&clocksource)
+        ),
+    ]);
+    let data = json!({
+        "target": cfg.target.display().to_string(),
+        "target_kind": format!("{:?}", facts.kind),
+        "filesystem": fs,
+        "target_bytes": facts.size_bytes,
+        "logical_block_size": facts.logical_block_size,
+        "disk": disk.as_ref().map(|d| json!({
+            "name": d.name,
+            "model": d.model,
+            "capacity_bytes": d.capacity_bytes,
+            "logical_block_size": d.logical_block_size,
+            "physical_block_size": d.physical_block_size,
+            "rotational": d.rotational,
+            "scheduler": d.scheduler,
+            "nr_requests": d.nr_requests,
+            "io_poll": d.io_poll,
+            "nvme_poll_queues": d.nvme_poll_queues,
+            "write_cache": d.write_cache,
+            "discard_max_bytes": d.discard_max_bytes,
+        })),
+        "host": {
+            "hostname": host.hostname,
+            "cpu_model": host.cpu_model,
+            "cpus": host.cpus,
+            "governor": governor,
+            "kernel": host.kernel,
+            "iolab_version": env!("CARGO_PKG_VERSION"),
+            "clock_source": ex.clock.source().to_string(),
+            "kernel_clocksource": clocksource,
+        },
+    });
+    Ok(StepOutput::ok(data, t.render()))
+}

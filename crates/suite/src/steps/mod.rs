@@ -1,0 +1,270 @@
+//! The review driver and what the steps share: the job every point starts from, the figures
+//! of a finished point, and what one step learns for the next (the best async engine, the
+//! target's QD1 latencies).
+
+mod consistency;
+mod floor;
+mod info;
+mod polling;
+mod precondition;
+mod profiles;
+mod qd1;
+mod sweep;
+mod transfer;
+
+use std::time::Duration;
+
+use iolab_engine::{Direction, EngineConfig, EngineKind};
+use iolab_job::{JobSpec, Pattern, SizeSpec};
+use iolab_runner::JobReport;
+use iolab_stats::Clock;
+use iolab_store::{now_ms, StepRecord};
+use serde_json::{json, Value};
+
+use crate::exec::Executor;
+use crate::{plan, ReviewConfig, Step, SuiteError};
+
+/// How a step ended, its figures and its printed tables.
+#[derive(Debug, Clone)]
+pub struct StepOutput {
+    /// `ok`, or `skipped` with `reason`.
+    pub skipped: Option<String>,
+    pub data: Value,
+    pub text: String,
+}
+
+impl StepOutput {
+    fn ok(data: Value, text: String) -> StepOutput {
+        StepOutput {
+            skipped: None,
+            data,
+            text,
+        }
+    }
+
+    fn skipped(reason: impl Into<String>) -> StepOutput {
+        let reason = reason.into();
+        StepOutput {
+            text: format!("Skipped: {reason}\n"),
+            skipped: Some(reason),
+            data: json!({}),
+        }
+    }
+}
+
+/// What earlier steps found that later ones use.
+#[derive(Debug, Default)]
+pub struct Findings {
+    /// QD1 4 KiB random read on the target, per engine label: (IOPS, mean latency ns).
+    pub qd1_read: Vec<(String, f64, f64)>,
+    /// The async engine with the most QD1 read IOPS on this target.
+    pub best_async: Option<EngineConfig>,
+}
+
+impl Findings {
+    /// The engine for the one-thread sweeps: the best async engine found at QD1, else libaio
+    /// (which never hands requests to kernel threads).
+    pub fn sweep_engine(&self) -> EngineConfig {
+        self.best_async
+            .unwrap_or_else(|| EngineConfig::new(EngineKind::Libaio))
+    }
+}
+
+/// The figures of one finished point (its first direction).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Nums {
+    pub iops: f64,
+    pub bytes_per_sec: f64,
+    pub mean_ns: f64,
+    pub p50_ns: f64,
+    pub p99_ns: f64,
+    pub p9999_ns: f64,
+    pub p99999_ns: f64,
+}
+
+impl Nums {
+    pub fn of(r: &JobReport, clock: &Clock) -> Option<Nums> {
+        let d = [Direction::Read, Direction::Write]
+            .into_iter()
+            .find(|d| r.dir(*d).is_some_and(|x| x.ios > 0))?;
+        let s = r
+            .dir(d)?
+            .lat
+            .summarize(clock, &[50.0, 99.0, 99.99, 99.999]);
+        let p = |x| s.percentile(x).unwrap_or(0.0);
+        Some(Nums {
+            iops: r.iops(d),
+            bytes_per_sec: r.bw_bytes_per_sec(d),
+            mean_ns: s.mean_ns,
+            p50_ns: p(50.0),
+            p99_ns: p(99.0),
+            p9999_ns: p(99.99),
+            p99999_ns: p(99.999),
+        })
+    }
+
+    pub fn to_json(self) -> Value {
+        json!({
+            "iops": self.iops,
+            "bw_bytes": self.bytes_per_sec,
+            "mean_ns": self.mean_ns,
+            "p50_ns": self.p50_ns,
+            "p99_ns": self.p99_ns,
+            "p99.99_ns": self.p9999_ns,
+            "p99.999_ns": self.p99999_ns,
+        })
+    }
+}
+
+/// The job every point starts from: direct I/O over the review's region, time-based with
+/// the step's timing, independent random draws (no random map, as the reviews' fio jobs),
+/// total latency percentiles.
+pub fn point_spec(
+    cfg: &ReviewConfig,
+    step: Step,
+    name: String,
+    engine: EngineConfig,
+    pattern: Pattern,
+    read_percent: u32,
+    bs: u32,
+    iodepth: u32,
+) -> JobSpec {
+    let t = cfg.timing(step);
+    let mut j = JobSpec::new(name, &cfg.target);
+    j.engine = engine;
+    j.direct = engine.kind != EngineKind::Null;
+    j.pattern = pattern;
+    j.read_percent = read_percent;
+    j.block_size = [bs, bs];
+    j.iodepth = iodepth;
+    j.size = cfg.size.map(SizeSpec::Bytes);
+    j.time_based = true;
+    j.runtime = Some(t.runtime);
+    j.ramp_time = t.ramp;
+    j.random_map = false;
+    j.lat_percentiles = true;
+    j
+}
+
+/// Points and planned time of a step, for the ETA.
+pub fn estimate(cfg: &ReviewConfig, step: Step, target_bytes: u64, polled: bool) -> (usize, Duration) {
+    let per = cfg.timing(step).per_point();
+    let points = match step {
+        Step::Info => 0,
+        Step::Precondition => {
+            // Planned at 1 GB/s per pass; the bar shows the real rate.
+            let secs = target_bytes as f64 / 1e9 * cfg.precondition_passes as f64;
+            return (
+                cfg.precondition_passes as usize,
+                Duration::from_secs_f64(secs),
+            );
+        }
+        Step::Qd1Engines => 2 * qd1::PATHS.len(),
+        Step::QdSweep => 2 * plan::qd_points(cfg.max_qd).len(),
+        Step::TransferSize => transfer::VARIANTS.len() * plan::transfer_sizes().len(),
+        Step::Profiles => profiles::PROFILES.len() * 2,
+        Step::Consistency => 2,
+        Step::PollVsIrq => {
+            if polled {
+                polling::PATHS.len()
+            } else {
+                0
+            }
+        }
+        Step::SoftwareFloor => 2 + floor::ENGINES.len(),
+    };
+    (points, per * points as u32)
+}
+
+/// How a review ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewOutcome {
+    pub interrupted: bool,
+    /// Steps that failed, with why (the review goes on past them).
+    pub failed: Vec<(Step, String)>,
+}
+
+/// Runs the configured steps in order, printing each step's tables and saving it as soon as
+/// it ends. A step that fails is recorded and the review goes on; an interrupt stops it after
+/// saving what finished.
+pub fn run_review(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<ReviewOutcome, SuiteError> {
+    let mut findings = Findings::default();
+    let mut outcome = ReviewOutcome {
+        interrupted: false,
+        failed: Vec::new(),
+    };
+    let total = cfg.steps.len();
+    for (i, &step) in cfg.steps.iter().enumerate() {
+        let started_ms = now_ms();
+        let (points, _) = estimate(cfg, step, 0, true);
+        ex.progress.step = format!("[{}/{total} {}]", i + 1, step.name());
+        ex.progress.step_points = points;
+        ex.progress.step_done = 0;
+        writeln!(ex.out, "## {}. {} — {}\n", i + 1, step.name(), step.title())?;
+        ex.out.flush()?;
+        let result = match step {
+            Step::Info => info::run(cfg, ex),
+            Step::Precondition => precondition::run(cfg, ex),
+            Step::Qd1Engines => qd1::run(cfg, ex, &mut findings),
+            Step::QdSweep => sweep::run(cfg, ex, &findings),
+            Step::TransferSize => transfer::run(cfg, ex, &findings),
+            Step::Profiles => profiles::run(cfg, ex, &findings),
+            Step::Consistency => consistency::run(cfg, ex, &findings),
+            Step::PollVsIrq => polling::run(cfg, ex),
+            Step::SoftwareFloor => floor::run(cfg, ex, &findings),
+        };
+        let (status, reason, data, text) = match result {
+            Ok(o) => {
+                let status = if o.skipped.is_some() { "skipped" } else { "ok" };
+                (status, o.skipped.unwrap_or_default(), o.data, o.text)
+            }
+            Err(SuiteError::Interrupted) => {
+                outcome.interrupted = true;
+                (
+                    "interrupted",
+                    "interrupted by a signal; finished points are kept".to_string(),
+                    json!({}),
+                    "Interrupted: the points finished so far are saved.\n".to_string(),
+                )
+            }
+            Err(e @ (SuiteError::Store(_) | SuiteError::Output(_))) => return Err(e),
+            Err(e) => {
+                let why = e.to_string();
+                outcome.failed.push((step, why.clone()));
+                ("failed", why.clone(), json!({}), format!("Failed: {why}\n"))
+            }
+        };
+        let mut data = data;
+        if let Value::Object(m) = &mut data {
+            m.insert("text".into(), json!(text));
+        }
+        ex.store.save_step(
+            ex.run_id,
+            &StepRecord {
+                name: step.name().into(),
+                status: status.into(),
+                reason,
+                data,
+                started_ms,
+                finished_ms: now_ms(),
+            },
+        )?;
+        writeln!(ex.out, "{text}")?;
+        ex.out.flush()?;
+        if outcome.interrupted {
+            break;
+        }
+    }
+    Ok(outcome)
+}
+
+/// `4k`, `128k`, `1m`, `512` (fio's size spelling).
+pub fn size_label(b: u32) -> String {
+    if b >= 1 << 20 && b % (1 << 20) == 0 {
+        format!("{}m", b >> 20)
+    } else if b >= 1024 && b % 1024 == 0 {
+        format!("{}k", b >> 10)
+    } else {
+        b.to_string()
+    }
+}

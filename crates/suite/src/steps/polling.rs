@@ -1,0 +1,86 @@
+//! Step 8: the PC Perspective comparison — QD1 4 KiB random read latency distribution with
+//! interrupts and with polled completion (pvsync2 vs pvsync2+hipri, io_uring vs
+//! io_uring+iopoll). Polling only reaches a device that has poll queues; without them the
+//! step records why it could not run instead of printing interrupt figures twice.
+
+use iolab_engine::{EngineConfig, EngineKind, EngineOptions};
+use iolab_job::Pattern;
+use iolab_report::format::micros;
+use iolab_sysinfo::{probe, probe_new_file};
+use serde_json::json;
+
+use super::{point_spec, Nums, StepOutput};
+use crate::exec::{Executor, Point};
+use crate::table::Table;
+use crate::{ReviewConfig, Step, SuiteError};
+
+pub const PATHS: [(EngineKind, bool); 4] = [
+    (EngineKind::Pvsync2, false),
+    (EngineKind::Pvsync2, true),
+    (EngineKind::IoUring, false),
+    (EngineKind::IoUring, true),
+];
+
+pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, SuiteError> {
+    let facts = if cfg.target.exists() {
+        probe(&cfg.target)
+    } else {
+        probe_new_file(&cfg.target)
+    }
+    .map_err(|e| SuiteError::Other(e.to_string()))?;
+    if !facts.polled {
+        let disk = facts.disk_name.as_deref().unwrap_or("the target's disk");
+        return Ok(StepOutput::skipped(format!(
+            "{disk} has no poll queues (/sys/block/{disk}/queue/io_poll is 0 or missing), so \
+             polled I/O would run as interrupt I/O; NVMe gets poll queues with the nvme \
+             driver's poll_queues=N parameter"
+        )));
+    }
+    let mut t = Table::new(["path", "mean", "p50", "p99", "p99.99", "p99.999", "IOPS"]);
+    let mut rows = Vec::new();
+    for (kind, hipri) in PATHS {
+        let engine = EngineConfig {
+            kind,
+            options: EngineOptions {
+                hipri,
+                ..EngineOptions::default()
+            },
+        };
+        let label = engine.label();
+        let spec = point_spec(
+            cfg,
+            Step::PollVsIrq,
+            format!("poll-{label}"),
+            engine,
+            Pattern::Random,
+            100,
+            4096,
+            1,
+        );
+        match ex.run_point(Step::PollVsIrq, &format!("4k randread {label}"), spec, None)? {
+            Point::Done(r) => match Nums::of(&r, &ex.clock) {
+                Some(n) => {
+                    t.row([
+                        label.clone(),
+                        micros(n.mean_ns),
+                        micros(n.p50_ns),
+                        micros(n.p99_ns),
+                        micros(n.p9999_ns),
+                        micros(n.p99999_ns),
+                        iolab_report::format::compact(n.iops),
+                    ]);
+                    rows.push(json!({"path": label, "polled": hipri, "figures": n.to_json()}));
+                }
+                None => t.row([label.clone(), "no I/O".to_string()]),
+            },
+            Point::Unavailable(why) => {
+                t.row([label.clone(), format!("n/a: {why}")]);
+                rows.push(json!({"path": label, "polled": hipri, "unavailable": why}));
+            }
+        }
+    }
+    Ok(StepOutput::ok(
+        json!({"paths": rows}),
+        format!("QD1 4 KiB random read, interrupts vs polling.\n\n{}", t.render()),
+    ))
+}

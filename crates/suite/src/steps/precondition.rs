@@ -1,0 +1,136 @@
+//! Step 2: put the target in a known state, as the reviews did before measuring: deallocate
+//! the whole region (BLKDISCARD on a device, hole punching on a file), then write it
+//! sequentially end to end N times (128 KiB, QD32), so every later read hits written data and
+//! every later write lands on a drive that has been filled.
+
+use std::fs::OpenOptions;
+use std::os::fd::AsRawFd;
+use std::path::Path;
+
+use iolab_engine::{EngineConfig, EngineKind};
+use iolab_job::{Pattern, SizeSpec};
+use iolab_report::format::bytes_binary;
+use iolab_sysinfo::{check_write_allowed, probe, TargetKind};
+use serde_json::json;
+
+use super::{point_spec, Nums, StepOutput};
+use crate::exec::{Executor, Point};
+use crate::table::Table;
+use crate::{ReviewConfig, Step, SuiteError};
+
+/// `BLKDISCARD` = _IO(0x12, 119): discard a byte range [start, start + len).
+const BLKDISCARD: u64 = 0x1277;
+
+/// Deallocates `len` bytes from the start of a block device.
+fn discard_device(path: &Path, len: u64) -> std::io::Result<()> {
+    let f = OpenOptions::new().write(true).open(path)?;
+    let range: [u64; 2] = [0, len];
+    // SAFETY: BLKDISCARD reads two u64 from the pointer; `range` outlives the call.
+    if unsafe { libc::ioctl(f.as_raw_fd(), BLKDISCARD as _, range.as_ptr()) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Creates the file at `len` bytes if shorter (sparse), and punches a hole over it.
+fn punch_file(path: &Path, len: u64) -> std::io::Result<()> {
+    let f = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)?;
+    if f.metadata()?.len() < len {
+        f.set_len(len)?;
+    }
+    // SAFETY: plain syscall on an open fd.
+    let r = unsafe {
+        libc::fallocate(
+            f.as_raw_fd(),
+            libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+            0,
+            len as libc::off_t,
+        )
+    };
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, SuiteError> {
+    let existing = probe(&cfg.target).ok();
+    let is_device = existing
+        .as_ref()
+        .is_some_and(|f| f.kind == TargetKind::BlockDevice);
+    let region = match (cfg.size, &existing) {
+        (Some(s), _) => s,
+        (None, Some(f)) => f.size_bytes,
+        (None, None) => {
+            return Err(SuiteError::Other(format!(
+                "{} does not exist; give --size to have iolab create it",
+                cfg.target.display()
+            )))
+        }
+    };
+    if is_device {
+        if let Err(e) = check_write_allowed(existing.as_ref().unwrap(), cfg.allow_destroy) {
+            return Ok(StepOutput::skipped(e.to_string()));
+        }
+    }
+    let dealloc = if is_device {
+        discard_device(&cfg.target, region)
+    } else {
+        punch_file(&cfg.target, region)
+    };
+    let dealloc_text = match &dealloc {
+        Ok(()) => format!(
+            "deallocated {} ({})",
+            bytes_binary(region as f64),
+            if is_device { "BLKDISCARD" } else { "hole punched" }
+        ),
+        Err(e) => format!("could not deallocate ({e}); the writes still fill the region"),
+    };
+    let mut t = Table::new(["pass", "written", "MB/s", "mean latency"]);
+    let mut passes = Vec::new();
+    for pass in 1..=cfg.precondition_passes {
+        let mut spec = point_spec(
+            cfg,
+            Step::Precondition,
+            format!("precondition-pass-{pass}"),
+            EngineConfig::new(EngineKind::Libaio),
+            Pattern::Sequential,
+            0,
+            128 << 10,
+            32,
+        );
+        spec.time_based = false;
+        spec.runtime = None;
+        spec.ramp_time = std::time::Duration::ZERO;
+        spec.size = Some(SizeSpec::Bytes(region));
+        let label = format!("sequential write pass {pass}");
+        match ex.run_point(Step::Precondition, &label, spec, Some(region))? {
+            Point::Done(r) => {
+                let n = Nums::of(&r, &ex.clock);
+                let mbs = n.map_or(0.0, |n| n.bytes_per_sec / 1e6);
+                t.row([
+                    pass.to_string(),
+                    bytes_binary(region as f64),
+                    format!("{mbs:.0}"),
+                    n.map_or("-".into(), |n| iolab_report::format::micros(n.mean_ns)),
+                ]);
+                passes.push(json!({"pass": pass, "bytes": region, "mb_per_sec": mbs}));
+            }
+            Point::Unavailable(why) => return Ok(StepOutput::skipped(why)),
+        }
+    }
+    let text = format!("{dealloc_text}; then {} full sequential write pass(es), 128 KiB at QD32 (libaio)\n\n{}", cfg.precondition_passes, t.render());
+    Ok(StepOutput::ok(
+        json!({
+            "deallocated": dealloc.is_ok(),
+            "deallocate_note": dealloc_text,
+            "region_bytes": region,
+            "passes": passes,
+        }),
+        text,
+    ))
+}

@@ -1,0 +1,77 @@
+//! Step 6: the hosting review's table — 4 KiB random read and write at QD1, QD16 and QD128,
+//! and 4 MiB random read and write at QD32.
+
+use iolab_job::Pattern;
+use iolab_report::format::{compact, micros};
+use serde_json::json;
+
+use super::{point_spec, size_label, Findings, Nums, StepOutput};
+use crate::exec::{Executor, Point};
+use crate::table::Table;
+use crate::{ReviewConfig, Step, SuiteError};
+
+/// (block size, queue depth)
+pub const PROFILES: [(u32, u32); 4] = [(4096, 1), (4096, 16), (4096, 128), (4 << 20, 32)];
+
+pub fn run(
+    cfg: &ReviewConfig,
+    ex: &mut Executor<'_>,
+    findings: &Findings,
+) -> Result<StepOutput, SuiteError> {
+    let engine = findings.sweep_engine();
+    let mut t = Table::new([
+        "profile", "read IOPS", "read MB/s", "read mean", "read p99", "write IOPS", "write MB/s",
+        "write mean", "write p99",
+    ]);
+    let mut rows = Vec::new();
+    for (bs, qd) in PROFILES {
+        let name = format!("{} QD{qd}", size_label(bs));
+        let mut row = vec![name.clone()];
+        for (rw, read) in [("randread", 100), ("randwrite", 0)] {
+            let spec = point_spec(
+                cfg,
+                Step::Profiles,
+                format!("profile-{rw}-{}-qd{qd}", size_label(bs)),
+                engine,
+                Pattern::Random,
+                read,
+                bs,
+                qd,
+            );
+            match ex.run_point(Step::Profiles, &format!("{name} {rw}"), spec, None)? {
+                Point::Done(r) => {
+                    let n = Nums::of(&r, &ex.clock);
+                    match n {
+                        Some(n) => row.extend([
+                            compact(n.iops),
+                            format!("{:.0}", n.bytes_per_sec / 1e6),
+                            micros(n.mean_ns),
+                            micros(n.p99_ns),
+                        ]),
+                        None => row.extend(["-".to_string(), "-".into(), "-".into(), "-".into()]),
+                    }
+                    rows.push(json!({"profile": name, "bs": bs, "qd": qd, "rw": rw, "figures": n.map(|n| n.to_json())}));
+                }
+                Point::Unavailable(why) => {
+                    row.extend(["n/a".to_string(), "-".into(), "-".into(), "-".into()]);
+                    rows.push(json!({"profile": name, "bs": bs, "qd": qd, "rw": rw, "unavailable": why}));
+                }
+            }
+        }
+        t.row(row);
+    }
+    let reasons: Vec<String> = rows
+        .iter()
+        .filter_map(|r| Some(format!("- n/a {} {}: {}\n", r["profile"].as_str()?, r["rw"].as_str()?, r["unavailable"].as_str()?)))
+        .collect();
+    let text = format!(
+        "Random I/O, one thread, {}.\n\n{}{}",
+        engine.label(),
+        t.render(),
+        reasons.concat()
+    );
+    Ok(StepOutput::ok(
+        json!({"engine": engine.label(), "points": rows}),
+        text,
+    ))
+}

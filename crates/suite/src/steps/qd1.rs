@@ -1,0 +1,106 @@
+//! Step 3: the SPDK blog's QD1 tables — 4 KiB random read and write at queue depth 1 through
+//! every path (engines as columns, best marked). A path the target cannot serve stays in the
+//! table with the reason; paths the kernel serves differently from what was asked carry the
+//! runner's notes (hipri without poll queues, io_uring through io-wq).
+
+use iolab_engine::{EngineConfig, EngineKind};
+use iolab_job::Pattern;
+use iolab_report::qd1::Qd1Numbers;
+use iolab_report::{Qd1Cell, Qd1Table};
+use serde_json::json;
+
+use super::{point_spec, Findings, Nums, StepOutput};
+use crate::exec::{Executor, Point};
+use crate::{ReviewConfig, Step, SuiteError};
+
+/// Every path but the null engine (the software-floor step measures that).
+pub static PATHS: std::sync::LazyLock<Vec<EngineConfig>> = std::sync::LazyLock::new(|| {
+    EngineConfig::paths()
+        .into_iter()
+        .filter(|c| c.kind != EngineKind::Null)
+        .collect()
+});
+
+pub const WORKLOADS: [(&str, &str, u32); 2] = [
+    ("4KiB Random Read", "randread", 100),
+    ("4KiB Random Write", "randwrite", 0),
+];
+
+/// Async paths the sweeps may use (sqpoll is left out: it adds a polling kernel thread).
+fn is_sweep_candidate(c: &EngineConfig) -> bool {
+    matches!(c.kind, EngineKind::Libaio | EngineKind::IoUring) && !c.options.sqthread_poll
+}
+
+pub fn run(
+    cfg: &ReviewConfig,
+    ex: &mut Executor<'_>,
+    findings: &mut Findings,
+) -> Result<StepOutput, SuiteError> {
+    let mut table = Qd1Table::default();
+    let mut cells = Vec::new();
+    for (title, rw, read) in WORKLOADS {
+        for engine in PATHS.iter() {
+            let label = engine.label();
+            let spec = point_spec(
+                cfg,
+                Step::Qd1Engines,
+                format!("qd1-{rw}-{label}"),
+                *engine,
+                Pattern::Random,
+                read,
+                4096,
+                1,
+            );
+            let point = ex.run_point(Step::Qd1Engines, &format!("4k {rw} {label}"), spec, None)?;
+            let result = match &point {
+                Point::Done(r) => {
+                    for n in &r.notes {
+                        if !table.notes.contains(n) {
+                            table.notes.push(n.clone());
+                        }
+                    }
+                    if let Some(n) = Nums::of(r, &ex.clock) {
+                        if read == 100 {
+                            findings.qd1_read.push((label.clone(), n.iops, n.mean_ns));
+                        }
+                        cells.push(json!({"engine": label, "rw": rw, "figures": n.to_json()}));
+                    }
+                    Qd1Numbers::from_report(r, &ex.clock).ok_or_else(|| "no I/O completed".into())
+                }
+                Point::Unavailable(why) => {
+                    cells.push(json!({"engine": label, "rw": rw, "unavailable": why}));
+                    Err(why.clone())
+                }
+            };
+            table.add(Qd1Cell {
+                engine: label.clone(),
+                workload: title.to_string(),
+                result,
+            });
+        }
+    }
+    findings.best_async = PATHS
+        .iter()
+        .filter(|c| is_sweep_candidate(c))
+        .filter_map(|c| {
+            let l = c.label();
+            findings
+                .qd1_read
+                .iter()
+                .find(|(e, _, _)| *e == l)
+                .map(|(_, iops, _)| (*c, *iops))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(c, _)| c);
+    let best = findings.best_async.map(|c| c.label());
+    let mut text = table.render();
+    if let Some(b) = &best {
+        text.push_str(&format!(
+            "\nBest async path at QD1 (used by the sweeps): {b}\n"
+        ));
+    }
+    Ok(StepOutput::ok(
+        json!({"cells": cells, "best_async": best}),
+        text,
+    ))
+}

@@ -1,0 +1,132 @@
+//! Step 4: random read and random write at queue depth 1, 2, 3 … 16, then 24 … 128, one
+//! thread on the best async engine, and the saturation point: the smallest depth whose IOPS
+//! is within the tolerance of the peak (the SPDK blog's saturation table).
+
+use iolab_job::Pattern;
+use iolab_report::format::{compact, micros};
+use serde_json::json;
+
+use super::{point_spec, Findings, Nums, StepOutput};
+use crate::exec::{Executor, Point};
+use crate::plan::{qd_points, saturation_point};
+use crate::table::Table;
+use crate::{ReviewConfig, Step, SuiteError};
+
+pub fn run(
+    cfg: &ReviewConfig,
+    ex: &mut Executor<'_>,
+    findings: &Findings,
+) -> Result<StepOutput, SuiteError> {
+    let engine = findings.sweep_engine();
+    let qds = qd_points(cfg.max_qd);
+    let mut curves: Vec<(&str, Vec<(u32, Option<Nums>, Option<String>)>)> = Vec::new();
+    for (rw, read) in [("randread", 100), ("randwrite", 0)] {
+        let mut curve = Vec::new();
+        for &qd in &qds {
+            let spec = point_spec(
+                cfg,
+                Step::QdSweep,
+                format!("sweep-{rw}-qd{qd}"),
+                engine,
+                Pattern::Random,
+                read,
+                4096,
+                qd,
+            );
+            let label = format!("4k {rw} QD{qd} {}", engine.label());
+            match ex.run_point(Step::QdSweep, &label, spec, None)? {
+                Point::Done(r) => curve.push((qd, Nums::of(&r, &ex.clock), None)),
+                Point::Unavailable(why) => curve.push((qd, None, Some(why))),
+            }
+        }
+        curves.push((rw, curve));
+    }
+    let mut t = Table::new([
+        "QD",
+        "read IOPS",
+        "read mean",
+        "read p99",
+        "write IOPS",
+        "write mean",
+        "write p99",
+    ]);
+    for (i, qd) in qds.iter().enumerate() {
+        let mut row = vec![qd.to_string()];
+        for (_, c) in &curves {
+            match &c[i].1 {
+                Some(n) => row.extend([compact(n.iops), micros(n.mean_ns), micros(n.p99_ns)]),
+                None => row.extend(["n/a".to_string(), "-".into(), "-".into()]),
+            }
+        }
+        t.row(row);
+    }
+    let mut sat_table = Table::new(["workload", "saturation QD", "IOPS there", "peak IOPS (QD)", "mean latency there"]);
+    let mut sats = serde_json::Map::new();
+    let mut reasons = Vec::new();
+    for (rw, c) in &curves {
+        let pts: Vec<(u32, f64)> = c
+            .iter()
+            .filter_map(|(q, n, _)| n.map(|n| (*q, n.iops)))
+            .collect();
+        if let Some(why) = c.iter().find_map(|(_, _, w)| w.clone()) {
+            reasons.push(format!("{rw}: {why}"));
+        }
+        match saturation_point(&pts, cfg.tolerance_pct) {
+            Some(s) => {
+                let lat = c
+                    .iter()
+                    .find(|(q, _, _)| *q == s.qd)
+                    .and_then(|(_, n, _)| *n)
+                    .map_or("-".into(), |n| micros(n.mean_ns));
+                sat_table.row([
+                    format!("4k {rw}"),
+                    s.qd.to_string(),
+                    compact(s.iops),
+                    format!("{} ({})", compact(s.peak_iops), s.peak_qd),
+                    lat,
+                ]);
+                sats.insert(
+                    rw.to_string(),
+                    json!({"qd": s.qd, "iops": s.iops, "peak_qd": s.peak_qd, "peak_iops": s.peak_iops}),
+                );
+            }
+            None => sat_table.row([format!("4k {rw}"), "n/a".to_string()]),
+        }
+    }
+    let points: Vec<_> = curves
+        .iter()
+        .flat_map(|(rw, c)| {
+            c.iter().map(move |(qd, n, why)| {
+                json!({"rw": rw, "qd": qd, "figures": n.map(|n| n.to_json()), "unavailable": why})
+            })
+        })
+        .collect();
+    let mut text = format!(
+        "Engine {}, one thread, 4 KiB random; saturation = smallest QD within {}% of the peak IOPS.\n\n{}\n{}",
+        engine.label(),
+        cfg.tolerance_pct,
+        t.render(),
+        sat_table.render()
+    );
+    for r in &reasons {
+        text.push_str(&format!("- n/a {r}\n"));
+    }
+    for (rw, s) in &sats {
+        if s["peak_qd"].as_u64() == qds.last().map(|q| *q as u64) {
+            text.push_str(&format!(
+                "- {rw}: the peak is at the deepest QD measured ({}), so the device may not \
+                 have saturated; a larger --max-qd would tell\n",
+                s["peak_qd"]
+            ));
+        }
+    }
+    Ok(StepOutput::ok(
+        json!({
+            "engine": engine.label(),
+            "tolerance_pct": cfg.tolerance_pct,
+            "points": points,
+            "saturation": sats,
+        }),
+        text,
+    ))
+}
