@@ -35,6 +35,9 @@ pub struct ShowArgs {
     /// Print JSON instead of tables.
     #[arg(long)]
     pub json: bool,
+    /// For a review: the table of every measured point as well as the steps' tables.
+    #[arg(long)]
+    pub jobs: bool,
 }
 
 fn open(db: &Option<PathBuf>) -> Result<Store, CliError> {
@@ -153,6 +156,12 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
         d.iolab_version,
         d.clock_source.as_deref().unwrap_or("?")
     );
+    if !d.steps.is_empty() {
+        print_review(&d);
+        if !a.jobs {
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
     println!();
     println!("| job | group | engine | QD | rw | bs | dir | IOPS | MB/s | mean | p99 | p99.999 |");
     println!("|---|---:|---|---:|---|---:|---|---:|---:|---:|---:|---:|");
@@ -248,6 +257,130 @@ pub struct ExportArgs {
     pub db: Option<PathBuf>,
 }
 
+/// A review's steps as they were printed, with how each ended.
+fn print_review(d: &iolab_store::RunDetail) {
+    if let Some(p) = d.meta["profile"].as_str() {
+        println!(
+            "  review: {p} profile on {}",
+            d.meta["target"].as_str().unwrap_or("?")
+        );
+    }
+    for (i, st) in d.steps.iter().enumerate() {
+        println!();
+        let status = if st.status == "ok" {
+            String::new()
+        } else {
+            format!(" [{}]", st.status)
+        };
+        println!("## {}. {}{status}\n", i + 1, st.name);
+        print!("{}", st.data["text"].as_str().unwrap_or(""));
+    }
+}
+
+/// The figures of one profile point of a review (`4k QD16`, `randread`): IOPS, mean ns.
+fn profile_cell(d: &iolab_store::RunDetail, profile: &str, rw: &str) -> Option<(f64, f64)> {
+    let points = d.step("profiles")?.data["points"].as_array()?;
+    let p = points
+        .iter()
+        .find(|p| p["profile"] == profile && p["rw"] == rw)?;
+    let f = &p["figures"];
+    Some((f["iops"].as_f64()?, f["mean_ns"].as_f64()?))
+}
+
+/// Reviews side by side: the profiles (runs as rows, the hosting review's table), the
+/// saturation points, then each run's QD1 engine tables.
+fn compare_reviews(runs: &[iolab_store::RunDetail], json: bool) {
+    let mut columns: Vec<(String, String)> = Vec::new();
+    for r in runs {
+        for p in r
+            .step("profiles")
+            .and_then(|s| s.data["points"].as_array().cloned())
+            .unwrap_or_default()
+        {
+            let c = (
+                p["profile"].as_str().unwrap_or("").to_string(),
+                p["rw"].as_str().unwrap_or("").to_string(),
+            );
+            if !columns.contains(&c) {
+                columns.push(c);
+            }
+        }
+    }
+    let device = |r: &iolab_store::RunDetail| {
+        r.summary
+            .jobs
+            .iter()
+            .find_map(|j| j.disk_model.clone())
+            .unwrap_or_else(|| r.meta["target"].as_str().unwrap_or("?").to_string())
+    };
+    let saturation = |r: &iolab_store::RunDetail, rw: &str| {
+        r.step("qd-sweep")
+            .and_then(|s| s.data["saturation"][rw]["qd"].as_u64())
+    };
+    if json {
+        let v: Vec<_> = runs
+            .iter()
+            .map(|r| {
+                let cells: serde_json::Map<String, serde_json::Value> = columns
+                    .iter()
+                    .filter_map(|(p, rw)| {
+                        profile_cell(r, p, rw).map(|(iops, mean)| {
+                            (
+                                format!("{p} {rw}"),
+                                serde_json::json!({"iops": iops, "mean_ns": mean}),
+                            )
+                        })
+                    })
+                    .collect();
+                serde_json::json!({
+                    "run": r.summary.id,
+                    "target": r.meta["target"],
+                    "device": device(r),
+                    "profile": r.meta["profile"],
+                    "profiles": cells,
+                    "saturation_qd": {
+                        "randread": saturation(r, "randread"),
+                        "randwrite": saturation(r, "randwrite"),
+                    },
+                    "qd1_engines": r.step("qd1-engines").map(|s| s.data["cells"].clone()),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return;
+    }
+    let head: Vec<String> = columns.iter().map(|(p, rw)| format!("{p} {rw}")).collect();
+    println!(
+        "| run | device | {} | saturation QD read/write |",
+        head.join(" | ")
+    );
+    println!("|---|---|{}---:|", "---:|".repeat(columns.len()));
+    for r in runs {
+        let cells: Vec<String> = columns
+            .iter()
+            .map(|(p, rw)| match profile_cell(r, p, rw) {
+                Some((iops, mean)) => format!("{} IOPS, {}", compact(iops), micros(mean)),
+                None => "n/a".into(),
+            })
+            .collect();
+        let sat = |rw| saturation(r, rw).map_or("-".to_string(), |q| q.to_string());
+        println!(
+            "| {} | {} | {} | {} / {} |",
+            r.summary.id,
+            device(r),
+            cells.join(" | "),
+            sat("randread"),
+            sat("randwrite")
+        );
+    }
+    for r in runs {
+        if let Some(s) = r.step("qd1-engines") {
+            println!("\n## run {}: QD1 engines on {}\n", r.summary.id, device(r));
+            print!("{}", s.data["text"].as_str().unwrap_or(""));
+        }
+    }
+}
+
 fn load(store: &Store, id: i64) -> Result<iolab_store::RunDetail, CliError> {
     store.run(id).map_err(|e| match e {
         StoreError::NoRun(_) => CliError::bad_input(e),
@@ -264,6 +397,10 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
         .iter()
         .map(|&id| load(&store, id))
         .collect::<Result<Vec<_>, _>>()?;
+    if runs.iter().all(|r| r.summary.kind == "review") {
+        compare_reviews(&runs, a.json);
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut columns: Vec<(String, String)> = Vec::new();
     for r in &runs {
         for j in &r.summary.jobs {
@@ -341,7 +478,9 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode, CliError> {
             serde_json::to_string_pretty(&d.to_json()).unwrap_or_default()
         ),
         ExportFormat::Csv => {
-            println!("run,job,group,engine,iodepth,rw,block_size,target,direction,metric,value");
+            println!(
+                "run,job,step,group,engine,iodepth,rw,block_size,target,direction,metric,value"
+            );
             let quote = |s: &str| {
                 if s.contains([',', '"', '\n']) {
                     format!("\"{}\"", s.replace('"', "\"\""))
@@ -352,9 +491,10 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode, CliError> {
             for j in &d.summary.jobs {
                 for (dir, name, value) in &j.metrics {
                     println!(
-                        "{},{},{},{},{},{},{},{},{dir},{name},{value}",
+                        "{},{},{},{},{},{},{},{},{},{dir},{name},{value}",
                         d.summary.id,
                         quote(&j.name),
+                        j.step,
                         j.group_id,
                         j.engine,
                         j.iodepth,

@@ -58,7 +58,11 @@ pub struct ReviewArgs {
     #[arg(long, value_name = "TIME|STEP:TIME,...")]
     pub runtime: Option<String>,
     /// Warm-up per point, not measured; same forms as --runtime
-    #[arg(long = "ramp-time", alias = "ramp_time", value_name = "TIME|STEP:TIME,...")]
+    #[arg(
+        long = "ramp-time",
+        alias = "ramp_time",
+        value_name = "TIME|STEP:TIME,..."
+    )]
     pub ramp_time: Option<String>,
     /// Bytes of the target to use (fio units: 256m, 4g) [default: 256m quick, 1g standard,
     /// 4g full for the scratch file; the whole file or device otherwise]
@@ -116,7 +120,11 @@ fn configure(a: &ReviewArgs) -> Result<(ReviewConfig, Option<tempfile::TempDir>)
         Some(names) => {
             let mut v = names
                 .iter()
-                .map(|n| n.trim().parse::<Step>().map_err(|e| bad(format!("--steps: {e}"))))
+                .map(|n| {
+                    n.trim()
+                        .parse::<Step>()
+                        .map_err(|e| bad(format!("--steps: {e}")))
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             v.sort();
             v.dedup();
@@ -130,7 +138,12 @@ fn configure(a: &ReviewArgs) -> Result<(ReviewConfig, Option<tempfile::TempDir>)
         .transpose()
         .map_err(|e| bad(format!("--runtime: {e}")))?
         .unwrap_or_default();
-    if runtime.all.iter().chain(runtime.steps.values()).any(|d| d.is_zero()) {
+    if runtime
+        .all
+        .iter()
+        .chain(runtime.steps.values())
+        .any(|d| d.is_zero())
+    {
         return Err(bad("--runtime: must be more than 0".into()));
     }
     let ramp = a
@@ -167,8 +180,11 @@ fn configure(a: &ReviewArgs) -> Result<(ReviewConfig, Option<tempfile::TempDir>)
             if let Some(f) = &facts {
                 if f.kind == TargetKind::BlockDevice && steps.iter().any(|s| s.writes()) {
                     if !a.allow_destroy {
-                        let writing: Vec<&str> =
-                            steps.iter().filter(|s| s.writes()).map(|s| s.name()).collect();
+                        let writing: Vec<&str> = steps
+                            .iter()
+                            .filter(|s| s.writes())
+                            .map(|s| s.name())
+                            .collect();
                         return Err(bad(format!(
                             "{}: the steps {} write to the device and destroy its data; add \
                              --allow-destroy to allow it, or choose read-only steps \
@@ -254,7 +270,11 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
     eprintln!(
         "iolab: review of {}{} ({}): {} step(s), about {}; saving as run {run_id} in {}",
         cfg.target.display(),
-        if a.target.is_none() { " (scratch file)" } else { "" },
+        if a.target.is_none() {
+            " (scratch file)"
+        } else {
+            ""
+        },
         cfg.effort.name(),
         cfg.steps.len(),
         clock_time(planned),
@@ -287,9 +307,7 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
     } else {
         RunStatus::Ok
     };
-    store
-        .finish_run(run_id, status)
-        .map_err(CliError::failed)?;
+    store.finish_run(run_id, status).map_err(CliError::failed)?;
     eprintln!("iolab: saved as run {run_id} in {}", db_path.display());
     if outcome.interrupted {
         eprintln!("iolab: interrupted: the steps and points that finished are saved");

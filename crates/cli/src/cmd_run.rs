@@ -106,11 +106,14 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     signal::install();
     let clock = Clock::calibrate(std::time::Duration::from_millis(20));
     let progress = std::io::stderr().is_terminal();
-    let outcome = match run_jobs(&jobs, &RunOptions {
-        clock,
-        progress,
-        live: None,
-    }) {
+    let outcome = match run_jobs(
+        &jobs,
+        &RunOptions {
+            clock,
+            progress,
+            live: None,
+        },
+    ) {
         Ok(o) => o,
         Err(e) => {
             let _ = store.finish_run(run_id, RunStatus::Failed);

@@ -7,6 +7,8 @@
 mod jobfiles;
 #[path = "integration/results.rs"]
 mod results;
+#[path = "integration/review.rs"]
+mod review;
 mod support;
 
 use std::fs;

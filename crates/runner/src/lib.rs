@@ -23,7 +23,7 @@ pub use error::RunError;
 pub use iolog::{IoEntry, IoLog, WindowEntry};
 pub use prepare::{prepare, PreparedJob};
 pub use result::{
-    CpuUsage, DepthCounts, DirResult, DiskUsage, JobReport, LatencyWindow, RateStats, RunOutcome, Sample,
-    SAMPLE_INTERVAL_NS,
+    CpuUsage, DepthCounts, DirResult, DiskUsage, JobReport, LatencyWindow, RateStats, RunOutcome,
+    Sample, SAMPLE_INTERVAL_NS,
 };
 pub use run::{run_jobs, LiveCounters, RunOptions};

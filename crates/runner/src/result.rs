@@ -139,7 +139,8 @@ impl DirResult {
         self.lat.merge(&other.lat);
         // Window percentiles do not add up; a merged report keeps the worst of each window.
         if self.windows.len() < other.windows.len() {
-            self.windows.resize(other.windows.len(), LatencyWindow::default());
+            self.windows
+                .resize(other.windows.len(), LatencyWindow::default());
         }
         for (a, b) in self.windows.iter_mut().zip(&other.windows) {
             a.ios += b.ios;

@@ -319,9 +319,8 @@ impl<'a, 'w> LoopState<'a, 'w> {
             .latency_window
             .map_or(0, |d| clock.duration_to_ticks(d).max(1));
         let expected_windows = spec.latency_window.map(|w| {
-            spec.runtime.map_or(64, |r| {
-                (r.as_nanos() / w.as_nanos().max(1)) as usize + 2
-            })
+            spec.runtime
+                .map_or(64, |r| (r.as_nanos() / w.as_nanos().max(1)) as usize + 2)
         });
         let now = clock.now();
         let mut st = LoopState {

@@ -247,7 +247,9 @@ impl Store {
              ORDER BY t_ms",
         )?;
         let rows = stmt
-            .query_map(params![job_id, direction, name], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .query_map(params![job_id, direction, name], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
             .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     }

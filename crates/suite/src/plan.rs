@@ -7,7 +7,11 @@
 pub fn qd_points(max_qd: u32) -> Vec<u32> {
     let max_qd = max_qd.max(1);
     let mut v: Vec<u32> = (1..=16u32.min(max_qd)).collect();
-    v.extend([24, 32, 48, 64, 96, 128].into_iter().filter(|&q| q <= max_qd));
+    v.extend(
+        [24, 32, 48, 64, 96, 128]
+            .into_iter()
+            .filter(|&q| q <= max_qd),
+    );
     if v.last() != Some(&max_qd) {
         v.push(max_qd);
     }
@@ -36,10 +40,7 @@ pub fn saturation_point(points: &[(u32, f64)], tolerance_pct: f64) -> Option<Sat
         .filter(|p| p.1 > 0.0)
         .max_by(|a, b| a.1.total_cmp(&b.1))?;
     let floor = peak_iops * (1.0 - tolerance_pct / 100.0);
-    let &(qd, iops) = points
-        .iter()
-        .filter(|p| p.1 >= floor)
-        .min_by_key(|p| p.0)?;
+    let &(qd, iops) = points.iter().filter(|p| p.1 >= floor).min_by_key(|p| p.0)?;
     Some(Saturation {
         qd,
         iops,

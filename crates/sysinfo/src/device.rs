@@ -133,7 +133,10 @@ mod tests {
         w("block/nvme9n1/queue/logical_block_size", "512\n");
         w("block/nvme9n1/queue/physical_block_size", "4096\n");
         w("block/nvme9n1/queue/rotational", "0\n");
-        w("block/nvme9n1/queue/scheduler", "[none] mq-deadline kyber\n");
+        w(
+            "block/nvme9n1/queue/scheduler",
+            "[none] mq-deadline kyber\n",
+        );
         w("block/nvme9n1/queue/nr_requests", "1023\n");
         w("block/nvme9n1/queue/io_poll", "1\n");
         w("block/nvme9n1/queue/write_cache", "write through\n");

@@ -105,7 +105,7 @@ fn runs_are_recorded_listed_and_shown() {
     let mut rows = csv.stdout.lines();
     assert_eq!(
         rows.next().unwrap(),
-        "run,job,group,engine,iodepth,rw,block_size,target,direction,metric,value"
+        "run,job,step,group,engine,iodepth,rw,block_size,target,direction,metric,value"
     );
     assert!(
         csv.stdout.contains("\n2,reads,0,psync,1,randread,4096,"),

@@ -133,7 +133,7 @@ impl Backing {
 }
 
 /// /dev/zram0 sized (1 GiB when it reads 0) and not in use, or the reason it cannot be used.
-fn zram() -> Result<PathBuf, String> {
+pub fn zram() -> Result<PathBuf, String> {
     let dev = PathBuf::from("/dev/zram0");
     if !dev.exists() {
         return Err("no /dev/zram0 (modprobe zram)".into());

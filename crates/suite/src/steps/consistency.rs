@@ -10,7 +10,7 @@ use iolab_job::Pattern;
 use iolab_report::format::micros;
 use serde_json::json;
 
-use super::{point_spec, Findings, StepOutput};
+use super::{point_spec, Findings, StepOutput, Workload};
 use crate::exec::{Executor, Point};
 use crate::plan::spread;
 use crate::table::Table;
@@ -45,14 +45,21 @@ pub fn run(
             cfg,
             Step::Consistency,
             format!("consistency-{rw}"),
-            engine,
-            Pattern::Random,
-            read,
-            4096,
-            1,
+            Workload {
+                engine,
+                pattern: Pattern::Random,
+                read_percent: read,
+                bs: 4096,
+                iodepth: 1,
+            },
         );
         spec.latency_window = Some(Duration::from_secs(1));
-        match ex.run_point(Step::Consistency, &format!("4k {rw} QD1 per second"), spec, None)? {
+        match ex.run_point(
+            Step::Consistency,
+            &format!("4k {rw} QD1 per second"),
+            spec,
+            None,
+        )? {
             Point::Done(r) => {
                 let w = r.dir(dir).map(|d| d.windows.clone()).unwrap_or_default();
                 let ns = |t: u64| ex.clock.ticks_to_ns(t);
@@ -115,5 +122,8 @@ pub fn run(
         engine.label(),
         t.render()
     );
-    Ok(StepOutput::ok(json!({"engine": engine.label(), "workloads": out}), text))
+    Ok(StepOutput::ok(
+        json!({"engine": engine.label(), "workloads": out}),
+        text,
+    ))
 }

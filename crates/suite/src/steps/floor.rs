@@ -10,7 +10,7 @@ use iolab_report::format::micros;
 use iolab_sysinfo::{probe, TargetKind};
 use serde_json::json;
 
-use super::{point_spec, Findings, Nums, StepOutput};
+use super::{point_spec, Findings, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
 use crate::table::Table;
 use crate::{ReviewConfig, Step, SuiteError};
@@ -48,20 +48,33 @@ fn read_point(
     name: String,
     notes: &mut Vec<String>,
 ) -> Result<Result<Nums, String>, SuiteError> {
-    let mut spec = point_spec(cfg, Step::SoftwareFloor, name.clone(), engine, Pattern::Random, 100, 4096, 1);
+    let mut spec = point_spec(
+        cfg,
+        Step::SoftwareFloor,
+        name.clone(),
+        Workload {
+            engine,
+            pattern: Pattern::Random,
+            read_percent: 100,
+            bs: 4096,
+            iodepth: 1,
+        },
+    );
     spec.filename = target.to_path_buf();
     spec.size = region.map(SizeSpec::Bytes);
-    Ok(match ex.run_point(Step::SoftwareFloor, &name, spec, None)? {
-        Point::Done(r) => {
-            for n in &r.notes {
-                if !notes.contains(n) {
-                    notes.push(n.clone());
+    Ok(
+        match ex.run_point(Step::SoftwareFloor, &name, spec, None)? {
+            Point::Done(r) => {
+                for n in &r.notes {
+                    if !notes.contains(n) {
+                        notes.push(n.clone());
+                    }
                 }
+                Nums::of(&r, &ex.clock).ok_or_else(|| "no I/O completed".to_string())
             }
-            Nums::of(&r, &ex.clock).ok_or_else(|| "no I/O completed".to_string())
-        }
-        Point::Unavailable(why) => Err(why),
-    })
+            Point::Unavailable(why) => Err(why),
+        },
+    )
 }
 
 pub fn run(
@@ -84,7 +97,11 @@ pub fn run(
     let ram = cfg.floor_device.as_ref().and_then(|p| match probe(p) {
         Ok(f) if f.kind == TargetKind::BlockDevice && f.size_bytes > 0 => Some(f),
         Ok(_) => {
-            notes.push(format!("{} has no size (echo 1G > /sys/block/{}/disksize)", p.display(), p.file_name().unwrap_or_default().to_string_lossy()));
+            notes.push(format!(
+                "{} has no size (echo 1G > /sys/block/{}/disksize)",
+                p.display(),
+                p.file_name().unwrap_or_default().to_string_lossy()
+            ));
             None
         }
         Err(e) => {
@@ -99,14 +116,27 @@ pub fn run(
     if let (Some(f), Some(len), false) = (&ram, region, same) {
         // Never-written zram pages read as zero-fill (no decompression): fill the region so
         // the floor is a real read — only when the user allowed destroying data.
-        let mut fill = point_spec(cfg, Step::SoftwareFloor, "floor-fill".into(), EngineConfig::new(EngineKind::Libaio), Pattern::Sequential, 0, 128 << 10, 32);
+        let mut fill = point_spec(
+            cfg,
+            Step::SoftwareFloor,
+            "floor-fill".into(),
+            Workload {
+                engine: EngineConfig::new(EngineKind::Libaio),
+                pattern: Pattern::Sequential,
+                read_percent: 0,
+                bs: 128 << 10,
+                iodepth: 32,
+            },
+        );
         fill.filename = f.path.clone();
         fill.size = Some(SizeSpec::Bytes(len));
         fill.time_based = false;
         fill.runtime = None;
         fill.ramp_time = std::time::Duration::ZERO;
         if cfg.allow_destroy {
-            if let Point::Unavailable(why) = ex.run_point(Step::SoftwareFloor, "fill the RAM device", fill, Some(len))? {
+            if let Point::Unavailable(why) =
+                ex.run_point(Step::SoftwareFloor, "fill the RAM device", fill, Some(len))?
+            {
                 notes.push(format!("{} not filled ({why}): never-written pages read as zero-fill, a little faster than real reads", f.path.display()));
             }
         } else {
@@ -116,7 +146,15 @@ pub fn run(
             ));
         }
     }
-    let mut t = Table::new(["engine", "harness", "kernel block path", "device + rest", "target QD1 read", "stacked (H harness, K kernel, D device)"]).left(5);
+    let mut t = Table::new([
+        "engine",
+        "harness",
+        "kernel block path",
+        "device + rest",
+        "target QD1 read",
+        "stacked (H harness, K kernel, D device)",
+    ])
+    .left(5);
     let mut rows = Vec::new();
     let mut lines = Vec::new();
     for kind in ENGINES {
@@ -124,11 +162,29 @@ pub fn run(
         let label = engine.label();
         let target_ns = match findings.qd1_read.iter().find(|(e, _, _)| *e == label) {
             Some((_, _, mean)) => Ok(*mean),
-            None => read_point(cfg, ex, &cfg.target.clone(), engine, cfg.size, format!("floor-target-{label}"), &mut notes)?.map(|n| n.mean_ns),
+            None => read_point(
+                cfg,
+                ex,
+                &cfg.target.clone(),
+                engine,
+                cfg.size,
+                format!("floor-target-{label}"),
+                &mut notes,
+            )?
+            .map(|n| n.mean_ns),
         };
         let ram_ns = match (&ram, same) {
             (Some(_), true) => target_ns.clone(),
-            (Some(f), false) => read_point(cfg, ex, &f.path.clone(), engine, region, format!("floor-ram-{label}"), &mut notes)?.map(|n| n.mean_ns),
+            (Some(f), false) => read_point(
+                cfg,
+                ex,
+                &f.path.clone(),
+                engine,
+                region,
+                format!("floor-ram-{label}"),
+                &mut notes,
+            )?
+            .map(|n| n.mean_ns),
             (None, _) => Err("no RAM device".to_string()),
         };
         match (&target_ns, &ram_ns) {
@@ -140,13 +196,29 @@ pub fn run(
                 rows.push(json!({"engine": label, "harness_ns": harness, "kernel_ns": kernel, "device_ns": device, "target_ns": tgt, "ram_ns": ram_mean}));
             }
             (t_res, r_res) => {
-                let why = t_res.clone().err().or(r_res.clone().err()).unwrap_or_default();
-                t.row([label.clone(), micros(harness_pt.mean_ns), "n/a".into(), "n/a".into(), t_res.clone().map_or("n/a".into(), micros), format!("n/a: {why}")]);
-                rows.push(json!({"engine": label, "harness_ns": harness_pt.mean_ns, "unavailable": why}));
+                let why = t_res
+                    .clone()
+                    .err()
+                    .or(r_res.clone().err())
+                    .unwrap_or_default();
+                t.row([
+                    label.clone(),
+                    micros(harness_pt.mean_ns),
+                    "n/a".into(),
+                    "n/a".into(),
+                    t_res.clone().map_or("n/a".into(), micros),
+                    format!("n/a: {why}"),
+                ]);
+                rows.push(
+                    json!({"engine": label, "harness_ns": harness_pt.mean_ns, "unavailable": why}),
+                );
             }
         }
     }
-    let scale = lines.iter().map(|l| l.2.max(l.1[0] + l.1[1])).fold(1.0, f64::max);
+    let scale = lines
+        .iter()
+        .map(|l| l.2.max(l.1[0] + l.1[1]))
+        .fold(1.0, f64::max);
     for (label, parts, tgt) in &lines {
         t.row([
             label.clone(),
@@ -160,7 +232,8 @@ pub fn run(
             notes.push(format!("{label}: the target was faster than the RAM device (page cache or a faster path?); its device share shows negative"));
         }
     }
-    let mut text = format!(
+    let mut text =
+        format!(
         "QD1 4 KiB random read mean latency. harness = null engine (iolab's own cost per I/O); \
          kernel block path = RAM device ({}) − harness; device + rest = target − RAM device.\n\n{}",
         cfg.floor_device.as_ref().map_or("none".into(), |p| p.display().to_string()),

@@ -18,7 +18,10 @@ fn opt<T: ToString>(v: &Option<T>) -> String {
 
 fn bytes(v: Option<u64>) -> String {
     v.map_or("unknown".into(), |b| {
-        format!("{} ({b} bytes)", iolab_report::format::bytes_binary(b as f64))
+        format!(
+            "{} ({b} bytes)",
+            iolab_report::format::bytes_binary(b as f64)
+        )
     })
 }
 
@@ -36,10 +39,16 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
         .flatten();
     let mut t = Table::new(["fact", "value"]).all_left();
     let kind = match facts.kind {
-        TargetKind::File => format!("file on {}", fs.as_deref().unwrap_or("an unknown filesystem")),
+        TargetKind::File => format!(
+            "file on {}",
+            fs.as_deref().unwrap_or("an unknown filesystem")
+        ),
         TargetKind::BlockDevice => "block device".into(),
     };
-    t.row(["target".to_string(), format!("{} ({kind})", cfg.target.display())]);
+    t.row([
+        "target".to_string(),
+        format!("{} ({kind})", cfg.target.display()),
+    ]);
     t.row([
         "region measured".to_string(),
         bytes(cfg.size.or(Some(facts.size_bytes))),
@@ -58,7 +67,9 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
         ]);
         t.row([
             "rotational".to_string(),
-            d.rotational.map_or("unknown", |r| if r { "yes" } else { "no" }).into(),
+            d.rotational
+                .map_or("unknown", |r| if r { "yes" } else { "no" })
+                .into(),
         ]);
         t.row(["scheduler".to_string(), opt(&d.scheduler)]);
         t.row(["nr_requests".to_string(), opt(&d.nr_requests)]);
@@ -78,20 +89,31 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
             "discard".to_string(),
             match d.discard_max_bytes {
                 Some(0) => "not supported".into(),
-                Some(b) => format!("supported (up to {} per request)", iolab_report::format::bytes_binary(b as f64)),
+                Some(b) => format!(
+                    "supported (up to {} per request)",
+                    iolab_report::format::bytes_binary(b as f64)
+                ),
                 None => "unknown".into(),
             },
         ]);
     } else {
-        t.row(["disk".to_string(), "none in /sys/block (virtual filesystem?)".to_string()]);
+        t.row([
+            "disk".to_string(),
+            "none in /sys/block (virtual filesystem?)".to_string(),
+        ]);
     }
     let governor = cpu_governor();
     let clocksource = kernel_clocksource();
     t.row(["host".to_string(), host.hostname.clone()]);
-    t.row(["CPU".to_string(), format!("{} ({} CPUs)", host.cpu_model, host.cpus)]);
+    t.row([
+        "CPU".to_string(),
+        format!("{} ({} CPUs)", host.cpu_model, host.cpus),
+    ]);
     t.row([
         "frequency governor".to_string(),
-        governor.clone().unwrap_or_else(|| "none (no cpufreq)".into()),
+        governor
+            .clone()
+            .unwrap_or_else(|| "none (no cpufreq)".into()),
     ]);
     t.row(["kernel".to_string(), host.kernel.clone()]);
     t.row(["iolab".to_string(), env!("CARGO_PKG_VERSION").to_string()]);

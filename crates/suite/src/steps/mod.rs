@@ -87,10 +87,7 @@ impl Nums {
         let d = [Direction::Read, Direction::Write]
             .into_iter()
             .find(|d| r.dir(*d).is_some_and(|x| x.ios > 0))?;
-        let s = r
-            .dir(d)?
-            .lat
-            .summarize(clock, &[50.0, 99.0, 99.99, 99.999]);
+        let s = r.dir(d)?.lat.summarize(clock, &[50.0, 99.0, 99.99, 99.999]);
         let p = |x| s.percentile(x).unwrap_or(0.0);
         Some(Nums {
             iops: r.iops(d),
@@ -116,19 +113,27 @@ impl Nums {
     }
 }
 
+/// What a point does: engine, pattern and mix, block size, queue depth.
+#[derive(Debug, Clone, Copy)]
+pub struct Workload {
+    pub engine: EngineConfig,
+    pub pattern: Pattern,
+    pub read_percent: u32,
+    pub bs: u32,
+    pub iodepth: u32,
+}
+
 /// The job every point starts from: direct I/O over the review's region, time-based with
 /// the step's timing, independent random draws (no random map, as the reviews' fio jobs),
 /// total latency percentiles.
-pub fn point_spec(
-    cfg: &ReviewConfig,
-    step: Step,
-    name: String,
-    engine: EngineConfig,
-    pattern: Pattern,
-    read_percent: u32,
-    bs: u32,
-    iodepth: u32,
-) -> JobSpec {
+pub fn point_spec(cfg: &ReviewConfig, step: Step, name: String, w: Workload) -> JobSpec {
+    let Workload {
+        engine,
+        pattern,
+        read_percent,
+        bs,
+        iodepth,
+    } = w;
     let t = cfg.timing(step);
     let mut j = JobSpec::new(name, &cfg.target);
     j.engine = engine;
@@ -147,7 +152,12 @@ pub fn point_spec(
 }
 
 /// Points and planned time of a step, for the ETA.
-pub fn estimate(cfg: &ReviewConfig, step: Step, target_bytes: u64, polled: bool) -> (usize, Duration) {
+pub fn estimate(
+    cfg: &ReviewConfig,
+    step: Step,
+    target_bytes: u64,
+    polled: bool,
+) -> (usize, Duration) {
     let per = cfg.timing(step).per_point();
     let points = match step {
         Step::Info => 0,
@@ -260,9 +270,9 @@ pub fn run_review(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<ReviewOut
 
 /// `4k`, `128k`, `1m`, `512` (fio's size spelling).
 pub fn size_label(b: u32) -> String {
-    if b >= 1 << 20 && b % (1 << 20) == 0 {
+    if b >= 1 << 20 && b.is_multiple_of(1 << 20) {
         format!("{}m", b >> 20)
-    } else if b >= 1024 && b % 1024 == 0 {
+    } else if b >= 1024 && b.is_multiple_of(1024) {
         format!("{}k", b >> 10)
     } else {
         b.to_string()

@@ -9,7 +9,7 @@ use iolab_report::format::micros;
 use iolab_sysinfo::{probe, probe_new_file};
 use serde_json::json;
 
-use super::{point_spec, Nums, StepOutput};
+use super::{point_spec, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
 use crate::table::Table;
 use crate::{ReviewConfig, Step, SuiteError};
@@ -51,11 +51,13 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
             cfg,
             Step::PollVsIrq,
             format!("poll-{label}"),
-            engine,
-            Pattern::Random,
-            100,
-            4096,
-            1,
+            Workload {
+                engine,
+                pattern: Pattern::Random,
+                read_percent: 100,
+                bs: 4096,
+                iodepth: 1,
+            },
         );
         match ex.run_point(Step::PollVsIrq, &format!("4k randread {label}"), spec, None)? {
             Point::Done(r) => match Nums::of(&r, &ex.clock) {
@@ -81,6 +83,9 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
     }
     Ok(StepOutput::ok(
         json!({"paths": rows}),
-        format!("QD1 4 KiB random read, interrupts vs polling.\n\n{}", t.render()),
+        format!(
+            "QD1 4 KiB random read, interrupts vs polling.\n\n{}",
+            t.render()
+        ),
     ))
 }

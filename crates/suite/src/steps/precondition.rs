@@ -13,7 +13,7 @@ use iolab_report::format::bytes_binary;
 use iolab_sysinfo::{check_write_allowed, probe, TargetKind};
 use serde_json::json;
 
-use super::{point_spec, Nums, StepOutput};
+use super::{point_spec, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
 use crate::table::Table;
 use crate::{ReviewConfig, Step, SuiteError};
@@ -86,7 +86,11 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
         Ok(()) => format!(
             "deallocated {} ({})",
             bytes_binary(region as f64),
-            if is_device { "BLKDISCARD" } else { "hole punched" }
+            if is_device {
+                "BLKDISCARD"
+            } else {
+                "hole punched"
+            }
         ),
         Err(e) => format!("could not deallocate ({e}); the writes still fill the region"),
     };
@@ -97,11 +101,13 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
             cfg,
             Step::Precondition,
             format!("precondition-pass-{pass}"),
-            EngineConfig::new(EngineKind::Libaio),
-            Pattern::Sequential,
-            0,
-            128 << 10,
-            32,
+            Workload {
+                engine: EngineConfig::new(EngineKind::Libaio),
+                pattern: Pattern::Sequential,
+                read_percent: 0,
+                bs: 128 << 10,
+                iodepth: 32,
+            },
         );
         spec.time_based = false;
         spec.runtime = None;
@@ -123,7 +129,11 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
             Point::Unavailable(why) => return Ok(StepOutput::skipped(why)),
         }
     }
-    let text = format!("{dealloc_text}; then {} full sequential write pass(es), 128 KiB at QD32 (libaio)\n\n{}", cfg.precondition_passes, t.render());
+    let text = format!(
+        "{dealloc_text}; then {} full sequential write pass(es), 128 KiB at QD32 (libaio)\n\n{}",
+        cfg.precondition_passes,
+        t.render()
+    );
     Ok(StepOutput::ok(
         json!({
             "deallocated": dealloc.is_ok(),

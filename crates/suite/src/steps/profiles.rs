@@ -5,7 +5,7 @@ use iolab_job::Pattern;
 use iolab_report::format::{compact, micros};
 use serde_json::json;
 
-use super::{point_spec, size_label, Findings, Nums, StepOutput};
+use super::{point_spec, size_label, Findings, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
 use crate::table::Table;
 use crate::{ReviewConfig, Step, SuiteError};
@@ -20,8 +20,15 @@ pub fn run(
 ) -> Result<StepOutput, SuiteError> {
     let engine = findings.sweep_engine();
     let mut t = Table::new([
-        "profile", "read IOPS", "read MB/s", "read mean", "read p99", "write IOPS", "write MB/s",
-        "write mean", "write p99",
+        "profile",
+        "read IOPS",
+        "read MB/s",
+        "read mean",
+        "read p99",
+        "write IOPS",
+        "write MB/s",
+        "write mean",
+        "write p99",
     ]);
     let mut rows = Vec::new();
     for (bs, qd) in PROFILES {
@@ -32,11 +39,13 @@ pub fn run(
                 cfg,
                 Step::Profiles,
                 format!("profile-{rw}-{}-qd{qd}", size_label(bs)),
-                engine,
-                Pattern::Random,
-                read,
-                bs,
-                qd,
+                Workload {
+                    engine,
+                    pattern: Pattern::Random,
+                    read_percent: read,
+                    bs,
+                    iodepth: qd,
+                },
             );
             match ex.run_point(Step::Profiles, &format!("{name} {rw}"), spec, None)? {
                 Point::Done(r) => {
@@ -54,7 +63,9 @@ pub fn run(
                 }
                 Point::Unavailable(why) => {
                     row.extend(["n/a".to_string(), "-".into(), "-".into(), "-".into()]);
-                    rows.push(json!({"profile": name, "bs": bs, "qd": qd, "rw": rw, "unavailable": why}));
+                    rows.push(
+                        json!({"profile": name, "bs": bs, "qd": qd, "rw": rw, "unavailable": why}),
+                    );
                 }
             }
         }
@@ -62,7 +73,14 @@ pub fn run(
     }
     let reasons: Vec<String> = rows
         .iter()
-        .filter_map(|r| Some(format!("- n/a {} {}: {}\n", r["profile"].as_str()?, r["rw"].as_str()?, r["unavailable"].as_str()?)))
+        .filter_map(|r| {
+            Some(format!(
+                "- n/a {} {}: {}\n",
+                r["profile"].as_str()?,
+                r["rw"].as_str()?,
+                r["unavailable"].as_str()?
+            ))
+        })
         .collect();
     let text = format!(
         "Random I/O, one thread, {}.\n\n{}{}",

@@ -9,7 +9,7 @@ use iolab_report::qd1::Qd1Numbers;
 use iolab_report::{Qd1Cell, Qd1Table};
 use serde_json::json;
 
-use super::{point_spec, Findings, Nums, StepOutput};
+use super::{point_spec, Findings, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
 use crate::{ReviewConfig, Step, SuiteError};
 
@@ -45,11 +45,13 @@ pub fn run(
                 cfg,
                 Step::Qd1Engines,
                 format!("qd1-{rw}-{label}"),
-                *engine,
-                Pattern::Random,
-                read,
-                4096,
-                1,
+                Workload {
+                    engine: *engine,
+                    pattern: Pattern::Random,
+                    read_percent: read,
+                    bs: 4096,
+                    iodepth: 1,
+                },
             );
             let point = ex.run_point(Step::Qd1Engines, &format!("4k {rw} {label}"), spec, None)?;
             let result = match &point {

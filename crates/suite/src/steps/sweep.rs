@@ -6,11 +6,14 @@ use iolab_job::Pattern;
 use iolab_report::format::{compact, micros};
 use serde_json::json;
 
-use super::{point_spec, Findings, Nums, StepOutput};
+use super::{point_spec, Findings, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
 use crate::plan::{qd_points, saturation_point};
 use crate::table::Table;
 use crate::{ReviewConfig, Step, SuiteError};
+
+/// (queue depth, figures when measured, reason when not)
+type SweepPoint = (u32, Option<Nums>, Option<String>);
 
 pub fn run(
     cfg: &ReviewConfig,
@@ -19,7 +22,7 @@ pub fn run(
 ) -> Result<StepOutput, SuiteError> {
     let engine = findings.sweep_engine();
     let qds = qd_points(cfg.max_qd);
-    let mut curves: Vec<(&str, Vec<(u32, Option<Nums>, Option<String>)>)> = Vec::new();
+    let mut curves: Vec<(&str, Vec<SweepPoint>)> = Vec::new();
     for (rw, read) in [("randread", 100), ("randwrite", 0)] {
         let mut curve = Vec::new();
         for &qd in &qds {
@@ -27,11 +30,13 @@ pub fn run(
                 cfg,
                 Step::QdSweep,
                 format!("sweep-{rw}-qd{qd}"),
-                engine,
-                Pattern::Random,
-                read,
-                4096,
-                qd,
+                Workload {
+                    engine,
+                    pattern: Pattern::Random,
+                    read_percent: read,
+                    bs: 4096,
+                    iodepth: qd,
+                },
             );
             let label = format!("4k {rw} QD{qd} {}", engine.label());
             match ex.run_point(Step::QdSweep, &label, spec, None)? {
@@ -60,7 +65,13 @@ pub fn run(
         }
         t.row(row);
     }
-    let mut sat_table = Table::new(["workload", "saturation QD", "IOPS there", "peak IOPS (QD)", "mean latency there"]);
+    let mut sat_table = Table::new([
+        "workload",
+        "saturation QD",
+        "IOPS there",
+        "peak IOPS (QD)",
+        "mean latency there",
+    ]);
     let mut sats = serde_json::Map::new();
     let mut reasons = Vec::new();
     for (rw, c) in &curves {

@@ -7,7 +7,7 @@ use iolab_job::Pattern;
 use iolab_report::format::micros;
 use serde_json::json;
 
-use super::{point_spec, size_label, Findings, Nums, StepOutput};
+use super::{point_spec, size_label, Findings, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
 use crate::plan::transfer_sizes;
 use crate::table::Table;
@@ -47,7 +47,18 @@ pub fn run(
                 if unaligned { "-512al" } else { "" },
                 size_label(bs)
             );
-            let mut spec = point_spec(cfg, Step::TransferSize, name, engine, pattern, read, bs, 1);
+            let mut spec = point_spec(
+                cfg,
+                Step::TransferSize,
+                name,
+                Workload {
+                    engine,
+                    pattern,
+                    read_percent: read,
+                    bs,
+                    iodepth: 1,
+                },
+            );
             if unaligned {
                 spec.block_align = Some(512);
             }

@@ -1,0 +1,298 @@
+//! `iolab review` end to end: a `--quick` review on the default scratch file and on
+//! /dev/zram0 (every step in the store, the tables printed), an interrupted review keeping
+//! its finished points, and bad input refused before anything is written.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::{device_lock, iolab, zram};
+
+const STEPS: [&str; 9] = [
+    "info",
+    "precondition",
+    "qd1-engines",
+    "qd-sweep",
+    "transfer-size",
+    "profiles",
+    "consistency",
+    "poll-vs-irq",
+    "software-floor",
+];
+
+fn show(db: &str, run: i64) -> Value {
+    let out = iolab(&["show", &run.to_string(), "--db", db, "--json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap()
+}
+
+fn step<'a>(run: &'a Value, name: &str) -> &'a Value {
+    run["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no step {name} in {:#}", run["steps"]))
+}
+
+fn jobs_of<'a>(run: &'a Value, step: &str) -> Vec<&'a Value> {
+    run["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["step"] == step)
+        .collect()
+}
+
+/// What every complete quick review must hold, whatever the target.
+fn check_complete_review(run: &Value, stdout: &str) {
+    assert_eq!(run["kind"], "review");
+    assert_eq!(run["status"], "ok");
+    let names: Vec<&str> = run["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, STEPS);
+    for s in run["steps"].as_array().unwrap() {
+        let name = s["name"].as_str().unwrap();
+        // Printed as it finished, and kept for `iolab show`.
+        assert!(stdout.contains(&format!(". {name} — ")), "{name} heading");
+        let text = s["data"]["text"].as_str().unwrap();
+        assert!(stdout.contains(text.lines().next().unwrap_or("")));
+        if name == "poll-vs-irq" {
+            // Neither a VM disk nor zram has poll queues: the step says why.
+            assert_eq!(s["status"], "skipped", "{s:#}");
+            assert!(s["reason"].as_str().unwrap().contains("no poll queues"));
+        } else {
+            assert_eq!(s["status"], "ok", "{name}: {s:#}");
+        }
+    }
+    // qd1-engines: 7 paths × 2 workloads, measured or explained.
+    let cells = step(run, "qd1-engines")["data"]["cells"]
+        .as_array()
+        .unwrap();
+    assert_eq!(cells.len(), 14);
+    assert!(cells.iter().all(
+        |c| c["figures"]["iops"].as_f64().unwrap_or(0.0) > 0.0 || c["unavailable"].is_string()
+    ));
+    assert!(stdout.contains("| IOPS ") && stdout.contains("99.999th Percentile Latency"));
+    // qd-sweep: QD 1..16, 24, 32 for reads and writes, a saturation point for each.
+    let sweep = &step(run, "qd-sweep")["data"];
+    assert_eq!(sweep["points"].as_array().unwrap().len(), 2 * 18);
+    for rw in ["randread", "randwrite"] {
+        let qd = sweep["saturation"][rw]["qd"].as_u64().unwrap();
+        assert!((1..=32).contains(&qd), "{rw} saturation {qd}");
+    }
+    assert_eq!(jobs_of(run, "qd-sweep").len(), 36);
+    assert!(stdout.contains("saturation QD"));
+    // transfer-size: 12 sizes × 6 variants, less the 512 B-aligned duplicates at 512 B.
+    let xfer = step(run, "transfer-size")["data"]["points"]
+        .as_array()
+        .unwrap();
+    assert_eq!(xfer.len(), 12 * 6 - 2);
+    // profiles: 4 profiles × read and write, all measured.
+    let prof = step(run, "profiles")["data"]["points"].as_array().unwrap();
+    assert_eq!(prof.len(), 8);
+    assert!(prof
+        .iter()
+        .all(|p| p["figures"]["iops"].as_f64().unwrap() > 0.0));
+    // consistency: 5 one-second windows per direction in --quick.
+    for w in step(run, "consistency")["data"]["workloads"]
+        .as_array()
+        .unwrap()
+    {
+        assert_eq!(w["seconds"], 5, "{w:#}");
+        assert!(w["p99_median_ns"].as_f64().unwrap() > 0.0);
+    }
+    // software-floor: the null engine's cost, and a split per engine.
+    let floor = &step(run, "software-floor")["data"];
+    assert!(floor["null_ns"].as_f64().unwrap() > 0.0);
+    assert_eq!(floor["engines"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn a_quick_review_on_the_scratch_file_keeps_every_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    let t = Instant::now();
+    let out = iolab(&["review", "--quick", "--db", db]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    eprintln!(
+        "quick review on the scratch file: {:.0} s",
+        t.elapsed().as_secs_f64()
+    );
+    assert!(out.stderr.contains("saved as run 1 in"), "{}", out.stderr);
+    let run = show(db, 1);
+    check_complete_review(&run, &out.stdout);
+    assert_eq!(run["meta"]["profile"], "quick");
+    assert_eq!(run["meta"]["scratch"], true);
+    // The scratch file is gone with its directory.
+    let target = run["meta"]["target"].as_str().unwrap();
+    assert!(!std::path::Path::new(target).exists());
+    // The precondition wrote the whole 256 MiB scratch file once.
+    let pre = jobs_of(&run, "precondition");
+    assert_eq!(pre.len(), 1);
+    assert_eq!(pre[0]["metrics"]["write"]["bytes"], 268435456.0);
+    // `iolab show` prints the steps' tables again; compare sets reviews side by side.
+    let shown = iolab(&["show", "1", "--db", db]);
+    assert!(shown.stdout.contains("## 4. qd-sweep"), "{}", shown.stdout);
+    assert!(shown.stdout.contains("saturation QD"));
+    let cmp = iolab(&["compare", "1", "1", "--db", db]);
+    assert_eq!(cmp.code, 0, "{}", cmp.stderr);
+    assert!(cmp.stdout.contains("4k QD16 randread"), "{}", cmp.stdout);
+    assert!(cmp.stdout.contains("## run 1: QD1 engines"));
+    let hist = iolab(&["history", "--db", db]);
+    assert!(hist.stdout.contains("review"), "{}", hist.stdout);
+}
+
+#[test]
+fn a_quick_review_on_zram() {
+    let _g = device_lock();
+    let dev = match zram() {
+        Ok(d) => d,
+        Err(why) => {
+            eprintln!("skipped zram review: {why}");
+            return;
+        }
+    };
+    let dev = dev.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    // Without --allow-destroy the writing steps are refused up front, nothing recorded.
+    let refused = iolab(&["review", dev, "--quick", "--db", db]);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("--allow-destroy"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(refused.stderr.lines().count(), 1, "{}", refused.stderr);
+    assert!(
+        !std::path::Path::new(db).exists() || iolab(&["history", "--db", db]).stdout.is_empty()
+    );
+    let out = iolab(&[
+        "review",
+        dev,
+        "--quick",
+        "--allow-destroy",
+        "--size",
+        "128m",
+        "--db",
+        db,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let run = show(db, 1);
+    check_complete_review(&run, &out.stdout);
+    // zram takes 4 KiB blocks only: smaller transfers are listed with the reason.
+    let xfer = step(&run, "transfer-size")["data"]["points"]
+        .as_array()
+        .unwrap();
+    let small = xfer
+        .iter()
+        .find(|p| p["bs"] == 512 && p["variant"] == "rand read")
+        .unwrap();
+    assert!(
+        small["unavailable"]
+            .as_str()
+            .unwrap()
+            .contains("logical block size"),
+        "{small:#}"
+    );
+    // The target is the RAM device: its kernel share is its whole latency.
+    let floor = &step(&run, "software-floor")["data"]["engines"][0];
+    assert_eq!(floor["device_ns"], 0.0, "{floor:#}");
+    // The precondition deallocated the device with BLKDISCARD.
+    assert_eq!(step(&run, "precondition")["data"]["deallocated"], true);
+}
+
+#[test]
+fn an_interrupted_review_keeps_its_finished_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db_s = db.to_str().unwrap().to_string();
+    let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args([
+            "review",
+            "--quick",
+            "--steps",
+            "qd1-engines,qd-sweep",
+            "--runtime",
+            "200ms",
+            "--ramp-time",
+            "0",
+            "--size",
+            "16m",
+            "--db",
+            &db_s,
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the sweep has saved a few points, then interrupt.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(Instant::now() < deadline, "the sweep never started");
+        std::thread::sleep(Duration::from_millis(200));
+        let out = iolab(&["show", "1", "--db", &db_s, "--json"]);
+        if out.code != 0 {
+            continue;
+        }
+        let run: Value = serde_json::from_str(&out.stdout).unwrap();
+        if jobs_of(&run, "qd-sweep").len() >= 3 {
+            break;
+        }
+    }
+    // SAFETY: kill with a valid pid and signal.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait_with_output().unwrap().status;
+    assert_eq!(status.code(), Some(130));
+    let run = show(&db_s, 1);
+    assert_eq!(run["status"], "interrupted");
+    assert_eq!(step(&run, "qd1-engines")["status"], "ok");
+    assert_eq!(step(&run, "qd-sweep")["status"], "interrupted");
+    let kept = jobs_of(&run, "qd-sweep");
+    assert!(kept.len() >= 3 && kept.len() < 36, "{}", kept.len());
+    // Every measured QD1 cell is a stored job.
+    let measured = step(&run, "qd1-engines")["data"]["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["figures"].is_object())
+        .count();
+    assert_eq!(jobs_of(&run, "qd1-engines").len(), measured);
+    assert!(kept.iter().all(
+        |j| j["metrics"]["read"]["ios"].as_f64().unwrap_or(0.0) > 0.0
+            || j["metrics"]["write"]["ios"].as_f64().unwrap_or(0.0) > 0.0
+    ));
+}
+
+#[test]
+fn bad_review_input_is_refused_before_any_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    for (args, says) in [
+        (vec!["--steps", "sweep"], "unknown step 'sweep'"),
+        (vec!["--runtime", "consistency:soon"], "--runtime"),
+        (vec!["--tolerance", "150"], "--tolerance"),
+        (vec!["/nonexistent/disk"], "/nonexistent/disk"),
+        (vec!["--quick", "--full"], "cannot be used with"),
+    ] {
+        let mut a = vec!["review", "--db", db];
+        a.extend(args.iter().copied());
+        let out = iolab(&a);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{args:?}: {}", out.stderr);
+        assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {}", out.stderr);
+    }
+    assert!(
+        !std::path::Path::new(db).exists(),
+        "no run recorded for bad input"
+    );
+}
