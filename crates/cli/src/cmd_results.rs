@@ -81,14 +81,38 @@ fn headline(j: &JobRow) -> String {
     )
 }
 
+/// A review's headline: its best QD1 4 KiB random read, and how many points it measured.
+fn review_headline(r: &RunSummary) -> String {
+    let best = r
+        .jobs
+        .iter()
+        .filter(|j| j.step == "qd1-engines" && j.rw == "randread")
+        .filter_map(|j| Some((j, j.metric("read", "iops")?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let points = format!("{} points", r.jobs.len());
+    match best {
+        Some((j, iops)) => format!(
+            "QD1 4k read best {} {} IOPS, mean {}; {points}",
+            j.engine,
+            compact(iops),
+            micros(j.metric("read", "lat_mean_ns").unwrap_or(0.0))
+        ),
+        None => points,
+    }
+}
+
 fn history_line(r: &RunSummary) -> String {
     let first = r.jobs.first();
     let target = first.map_or("-".to_string(), |j| j.target.clone());
     let model = first
         .and_then(|j| j.disk_model.clone().or_else(|| j.disk.clone()))
         .unwrap_or_else(|| "-".into());
-    let head = first.map_or(String::new(), headline);
-    let more = if r.jobs.len() > 1 {
+    let head = if r.kind == "review" {
+        review_headline(r)
+    } else {
+        first.map_or(String::new(), headline)
+    };
+    let more = if r.kind != "review" && r.jobs.len() > 1 {
         format!(" (+{} jobs)", r.jobs.len() - 1)
     } else {
         String::new()

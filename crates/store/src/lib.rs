@@ -543,6 +543,59 @@ mod tests {
     }
 
     #[test]
+    fn review_steps_and_latency_windows_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&dir.path().join("r.db")).unwrap();
+        let run = s.begin_run("review", "iolab review --quick").unwrap();
+        s.set_run_meta(run, &json!({"profile": "quick"})).unwrap();
+        let mut o = outcome();
+        o.jobs[0].spec.latency_window = Some(Duration::from_secs(1));
+        o.jobs[0].dirs[0].as_mut().unwrap().windows = vec![
+            iolab_runner::LatencyWindow {
+                ios: 500,
+                p50: 2000,
+                p99: 4000,
+                p9999: 6000,
+                max: 8000,
+            };
+            3
+        ];
+        s.add_step_outcome(run, "consistency", &o, &[]).unwrap();
+        let step = StepRecord {
+            name: "consistency".into(),
+            status: "ok".into(),
+            reason: String::new(),
+            data: json!({"text": "table"}),
+            started_ms: 1,
+            finished_ms: 2,
+        };
+        s.save_step(run, &step).unwrap();
+        s.save_step(
+            run,
+            &StepRecord {
+                name: "poll-vs-irq".into(),
+                status: "skipped".into(),
+                reason: "no poll queues".into(),
+                data: json!({}),
+                started_ms: 3,
+                finished_ms: 3,
+            },
+        )
+        .unwrap();
+        let d = s.run(run).unwrap();
+        assert_eq!(d.meta["profile"], "quick");
+        assert_eq!(d.steps.len(), 2);
+        assert_eq!(d.steps[0], step);
+        assert_eq!(d.step("poll-vs-irq").unwrap().reason, "no poll queues");
+        let j = &d.summary.jobs[0];
+        assert_eq!(j.step, "consistency");
+        // 4000 ticks at 2 ticks/ns: 2 µs, one value per second.
+        let p99 = s.series(j.id, "read", "lat_p99_ns").unwrap();
+        assert_eq!(p99, vec![(1000, 2000.0), (2000, 2000.0), (3000, 2000.0)]);
+        assert_eq!(s.series(j.id, "read", "lat_max_ns").unwrap()[0].1, 4000.0);
+    }
+
+    #[test]
     fn two_writers_at_once_both_succeed() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.db");

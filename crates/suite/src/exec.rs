@@ -72,7 +72,13 @@ impl Executor<'_> {
         if iolab_runner::signal::received().is_some() {
             return Err(SuiteError::Interrupted);
         }
-        let planned = spec.ramp_time + spec.runtime.filter(|_| spec.time_based).unwrap_or_default();
+        // Size-bound points are planned at 1 GB/s, as the review's estimate plans them.
+        let planned = spec.ramp_time
+            + match (spec.time_based, total_bytes) {
+                (true, _) => spec.runtime.unwrap_or_default(),
+                (false, Some(b)) => Duration::from_secs_f64(b as f64 / 1e9),
+                (false, None) => Duration::ZERO,
+            };
         let mut jobs = match prepare(std::slice::from_ref(&spec), self.allow_destroy) {
             Ok(j) => j,
             Err(e) if e.is_bad_input() => {
@@ -124,10 +130,5 @@ impl Executor<'_> {
             .next()
             .ok_or_else(|| SuiteError::Other(format!("point '{label}' produced no report")))?;
         Ok(Point::Done(Box::new(report)))
-    }
-
-    /// Planned time of a time-based point of `step`, for progress and estimates.
-    pub fn point_time(spec: &JobSpec) -> Duration {
-        spec.ramp_time + spec.runtime.unwrap_or_default()
     }
 }

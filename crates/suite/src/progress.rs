@@ -77,6 +77,8 @@ impl Progress {
                         rate.1 / 1e6
                     )
                 }
+                // Nothing is counted during the ramp (and before the first 500 ms sample).
+                _ if ios == 0 => format!("{label} warming up"),
                 _ => format!("{label} {} IOPS", iolab_report::format::compact(rate.0)),
             };
             eprint!(
