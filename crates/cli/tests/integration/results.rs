@@ -108,7 +108,7 @@ fn runs_are_recorded_listed_and_shown() {
         "run,job,step,group,engine,iodepth,rw,block_size,target,direction,metric,value"
     );
     assert!(
-        csv.stdout.contains("\n2,reads,0,psync,1,randread,4096,"),
+        csv.stdout.contains("\n2,reads,,0,psync,1,randread,4096,"),
         "{}",
         csv.stdout
     );
