@@ -83,6 +83,7 @@ impl Executor<'_> {
             Ok(j) => j,
             Err(e) if e.is_bad_input() => {
                 self.progress.done += planned;
+                self.progress.step_done += 1;
                 return Ok(Point::Unavailable(reason_of(&e)));
             }
             Err(e) => return Err(e.into()),
