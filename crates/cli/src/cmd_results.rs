@@ -101,6 +101,26 @@ fn review_headline(r: &RunSummary) -> String {
     }
 }
 
+/// A kv run's headline: each workload's ops/s.
+fn kv_headline(r: &RunSummary) -> String {
+    let parts: Vec<String> = r
+        .jobs
+        .iter()
+        .map(|j| {
+            format!(
+                "{} {} ops/s",
+                j.name,
+                compact(j.metric("app", "ops_per_sec").unwrap_or(0.0))
+            )
+        })
+        .collect();
+    if parts.is_empty() {
+        "no workload finished".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
 fn history_line(r: &RunSummary) -> String {
     let first = r.jobs.first();
     let target = first.map_or("-".to_string(), |j| j.target.clone());
@@ -109,10 +129,12 @@ fn history_line(r: &RunSummary) -> String {
         .unwrap_or_else(|| "-".into());
     let head = if r.kind == "review" {
         review_headline(r)
+    } else if r.kind == "kv" {
+        kv_headline(r)
     } else {
         first.map_or(String::new(), headline)
     };
-    let more = if r.kind != "review" && r.jobs.len() > 1 {
+    let more = if r.kind == "run" && r.jobs.len() > 1 {
         format!(" (+{} jobs)", r.jobs.len() - 1)
     } else {
         String::new()
@@ -172,14 +194,39 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
     );
     println!("  command: {}", s.command);
     println!(
-        "  host: {} ({}, {} CPUs, kernel {}); iolab {}; clock {}",
+        "  host: {} ({}, {} CPUs, kernel {}); iolab {}{}",
         d.host["hostname"].as_str().unwrap_or("?"),
         d.host["cpu_model"].as_str().unwrap_or("?"),
         d.host["cpus"],
         d.host["kernel"].as_str().unwrap_or("?"),
         d.iolab_version,
-        d.clock_source.as_deref().unwrap_or("?")
+        // Runs iolab did not time itself (kv) have no clock.
+        d.clock_source
+            .as_deref()
+            .map_or(String::new(), |c| format!("; clock {c}"))
     );
+    if s.kind == "kv" {
+        println!(
+            "  db_bench {} in {} ({}, device {}): {} keys, readrandom with {} threads",
+            d.meta["db_bench_version"].as_str().unwrap_or("?"),
+            d.meta["dir"].as_str().unwrap_or("?"),
+            d.meta["filesystem"].as_str().unwrap_or("?"),
+            crate::kv_table::device(&d),
+            d.meta["num"],
+            d.meta["threads"]
+        );
+        println!();
+        print!("{}", crate::kv_table::workloads_table(&s.jobs));
+        let notes: Vec<&String> = s.jobs.iter().flat_map(|j| &j.notes).collect();
+        let mut seen = Vec::new();
+        for n in notes {
+            if !seen.contains(&n) {
+                println!("- {n}");
+                seen.push(n);
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     if !d.steps.is_empty() {
         print_review(&d);
         if !a.jobs {
@@ -423,6 +470,15 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
         .collect::<Result<Vec<_>, _>>()?;
     if runs.iter().all(|r| r.summary.kind == "review") {
         compare_reviews(&runs, a.json);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if runs.iter().all(|r| r.summary.kind == "kv") {
+        if a.json {
+            let v = crate::kv_table::compare_json(&runs);
+            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        } else {
+            print!("{}", crate::kv_table::compare_table(&runs));
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let mut columns: Vec<(String, String)> = Vec::new();

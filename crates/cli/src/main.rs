@@ -2,11 +2,13 @@
 //! file; the libraries do the work. Exit status: 0 success, 1 a run that failed, 2 bad input
 //! (nothing was written), 130 interrupted by a signal (partial results were printed).
 
+mod cmd_kv;
 mod cmd_qd1;
 mod cmd_results;
 mod cmd_review;
 mod cmd_run;
 mod exit;
+mod kv_table;
 mod output;
 mod targets;
 
@@ -32,6 +34,7 @@ use exit::CliError;
         --ioengine=io_uring --time_based --runtime=10 --ramp_time=2\n  \
         iolab run --help                        # every fio option iolab understands\n  \
         iolab review --quick                    # the reviews' whole methodology, ~2 minutes\n  \
+        iolab kv --dir /mnt/ssd                 # RocksDB db_bench as the hosting review ran it\n  \
         iolab history                           # runs kept in the results database\n  \
         iolab show 12                           # one of them again"
 )]
@@ -55,6 +58,8 @@ enum Command {
     Qd1(cmd_qd1::Qd1Args),
     /// The reviews' whole methodology on one target: iolab review [TARGET] --quick
     Review(cmd_review::ReviewArgs),
+    /// RocksDB's db_bench with the hosting review's parameters: iolab kv [--dir DIR] [--num N]
+    Kv(cmd_kv::KvArgs),
     /// The runs kept in the results database, newest first.
     History(cmd_results::HistoryArgs),
     /// One stored run's results again: iolab show RUN.
@@ -85,6 +90,7 @@ fn main() -> ExitCode {
         Some(Command::Run { args }) => cmd_run::run(&args),
         Some(Command::Qd1(a)) => cmd_qd1::run(&a),
         Some(Command::Review(a)) => cmd_review::run(&a),
+        Some(Command::Kv(a)) => cmd_kv::run(&a),
         Some(Command::History(a)) => cmd_results::history(&a),
         Some(Command::Show(a)) => cmd_results::show(&a),
         Some(Command::Compare(a)) => cmd_results::compare(&a),

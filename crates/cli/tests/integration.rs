@@ -5,6 +5,8 @@
 
 #[path = "integration/jobfiles.rs"]
 mod jobfiles;
+#[path = "integration/kv.rs"]
+mod kv;
 #[path = "integration/results.rs"]
 mod results;
 #[path = "integration/review.rs"]

@@ -6,6 +6,7 @@
 //! or failed run is still on record. The database is opened in WAL mode with a busy timeout,
 //! so several iolab processes can write to it at once.
 
+pub mod app;
 pub mod query;
 pub mod schema;
 
@@ -20,6 +21,7 @@ use iolab_runner::{DirResult, JobReport, RunOutcome, SAMPLE_INTERVAL_NS};
 use iolab_stats::{Clock, LatencyHistogram};
 use iolab_sysinfo::host::{disk_model, host_facts};
 
+pub use app::{AppJob, AppSeries, APP_DIRECTION, DISK_DIRECTION};
 pub use query::{JobRow, RunDetail, RunSummary};
 
 #[derive(Debug, thiserror::Error)]

@@ -42,6 +42,23 @@ pub fn disk_model(disk: &str) -> Option<String> {
     (!m.is_empty()).then_some(m)
 }
 
+/// `MemTotal` of /proc/meminfo in bytes: what the page cache can grow toward, so what a
+/// working set must exceed before reads reach the device.
+pub fn mem_total_bytes() -> Option<u64> {
+    parse_mem_total(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+fn parse_mem_total(meminfo: &str) -> Option<u64> {
+    let kb = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .split_whitespace()
+        .next()?
+        .parse::<u64>()
+        .ok()?;
+    Some(kb * 1024)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,5 +69,11 @@ mod tests {
         assert!(!h.kernel.is_empty());
         assert!(h.cpus >= 1);
         assert_eq!(disk_model("no-such-disk"), None);
+        assert!(mem_total_bytes().unwrap() > 1 << 20);
+        assert_eq!(
+            parse_mem_total("MemTotal:       24596432 kB\nMemFree: 1 kB\n"),
+            Some(24_596_432 * 1024)
+        );
+        assert_eq!(parse_mem_total("MemFree: 1 kB\n"), None);
     }
 }

@@ -185,6 +185,17 @@ pub fn whole_disk_name(device: (u32, u32)) -> Option<String> {
     Some(dir.file_name()?.to_string_lossy().into_owned())
 }
 
+/// The block device under the filesystem holding `path`: (its own name as /proc/diskstats
+/// lists it — a partition's name for a partition — and the whole disk's name). `None` for a
+/// filesystem on no block device (tmpfs, overlay).
+pub fn block_device_of(path: &Path) -> Option<(String, String)> {
+    let dev = fs::metadata(path).ok()?.dev();
+    let device = (libc::major(dev), libc::minor(dev));
+    let link = fs::canonicalize(format!("/sys/dev/block/{}:{}", device.0, device.1)).ok()?;
+    let own = link.file_name()?.to_string_lossy().into_owned();
+    Some((own, whole_disk_name(device)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,6 +209,20 @@ mod tests {
         assert_eq!(f.kind, TargetKind::File);
         assert_eq!(f.size_bytes, 8192);
         assert!(f.logical_block_size >= 512 && f.logical_block_size.is_power_of_two());
+    }
+
+    #[test]
+    fn the_block_device_under_a_directory() {
+        // /sys itself is on no block device; a directory on one names it and its disk.
+        assert_eq!(block_device_of(Path::new("/sys")), None);
+        let dir = tempfile::tempdir().unwrap();
+        match block_device_of(dir.path()) {
+            Some((own, whole)) => {
+                assert!(own.starts_with(&whole), "{own} is not on {whole}");
+                assert!(Path::new("/sys/block").join(&whole).exists());
+            }
+            None => println!("skipped: the temp directory is on no block device"),
+        }
     }
 
     #[test]

@@ -1,0 +1,227 @@
+//! Runs db_bench for one workload: its stdout kept for the parser, its stderr read line by
+//! line for progress and stall lines (and kept, so a failure can show its last lines), the
+//! disk under the database sampled every second alongside.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::parse::{
+    assertions_enabled, parse_cumulative_stall, parse_progress, parse_stdout, BenchResult,
+};
+use crate::sampler::{sample_until, DiskSample};
+use crate::KvError;
+
+/// What one db_bench run gave.
+#[derive(Debug, Clone, Default)]
+pub struct WorkloadRun {
+    pub result: BenchResult,
+    /// The last `Cumulative stall` share db_bench printed, in percent.
+    pub stall_percent: Option<f64>,
+    pub disk: Vec<DiskSample>,
+    /// (seconds since start, total ops of all threads, ops/s since the previous point) from
+    /// db_bench's per-thread progress lines, summed over threads about once a second.
+    pub progress: Vec<(f64, u64, f64)>,
+    pub wall_seconds: f64,
+    /// db_bench said it was built with assertions enabled (slower than a release build).
+    pub assertions: bool,
+}
+
+/// Sums db_bench's per-thread progress into one series. Each thread prints its own line
+/// every interval; a round ends when a thread reports a second time, and its point is the
+/// sum of every thread's total at the round's last line.
+#[derive(Debug, Default)]
+pub struct ProgressSum {
+    per_thread: Vec<u64>,
+    seen: Vec<bool>,
+    round_t: f64,
+    last: (f64, u64),
+}
+
+impl ProgressSum {
+    /// Takes one thread's total at `t` seconds; returns the finished round's point
+    /// (t, total of all threads, ops/s since the previous point) when this line starts a new one.
+    pub fn add(&mut self, t: f64, thread: u32, total: u64) -> Option<(f64, u64, f64)> {
+        let i = thread as usize;
+        if self.per_thread.len() <= i {
+            self.per_thread.resize(i + 1, 0);
+            self.seen.resize(i + 1, false);
+        }
+        let out = if self.seen[i] { self.finish() } else { None };
+        self.per_thread[i] = total;
+        self.seen[i] = true;
+        self.round_t = t;
+        out
+    }
+
+    /// The point of the round in progress, if any thread reported in it.
+    pub fn finish(&mut self) -> Option<(f64, u64, f64)> {
+        if !self.seen.iter().any(|s| *s) {
+            return None;
+        }
+        let sum: u64 = self.per_thread.iter().sum();
+        let dt = self.round_t - self.last.0;
+        let rate = if dt > 0.0 {
+            sum.saturating_sub(self.last.1) as f64 / dt
+        } else {
+            0.0
+        };
+        self.last = (self.round_t, sum);
+        self.seen.iter_mut().for_each(|s| *s = false);
+        Some((self.round_t, sum, rate))
+    }
+}
+
+/// `db_bench --version` (`7.8.3`): also shows the binary runs at all.
+pub fn version(bin: &Path) -> Result<String, KvError> {
+    let out = Command::new(bin)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| KvError::Spawn {
+            bin: bin.display().to_string(),
+            source: e,
+        })?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    match text.trim().rsplit_once(' ') {
+        Some((_, v)) if out.status.success() => Ok(v.to_string()),
+        _ => Err(KvError::Failed {
+            status: out.status.to_string(),
+            stderr_tail: tail(&String::from_utf8_lossy(&out.stderr), 4),
+        }),
+    }
+}
+
+/// Last `n` lines of `text`.
+pub fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Runs `bin` with `args`; `on_progress(elapsed, ops/s of all threads)` is called about once a
+/// second while db_bench reports progress. `disk` (a /proc/diskstats name) is sampled every
+/// second meanwhile. When `interrupt` is set (iolab's own signal flag), db_bench is sent
+/// SIGINT, in case the signal reached iolab alone.
+pub fn run_db_bench(
+    bin: &Path,
+    args: &[String],
+    disk: Option<&str>,
+    interrupt: &AtomicBool,
+    mut on_progress: impl FnMut(Duration, f64),
+) -> Result<WorkloadRun, KvError> {
+    let started = Instant::now();
+    let mut child = Command::new(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| KvError::Spawn {
+            bin: bin.display().to_string(),
+            source: e,
+        })?;
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let stop = AtomicBool::new(false);
+    let pid = child.id() as libc::pid_t;
+    let mut disk_samples = Vec::new();
+    let mut progress = Vec::new();
+    let mut sum = ProgressSum::default();
+    let mut stall_percent = None;
+    let mut err_text = String::new();
+    let mut out_text = String::new();
+    std::thread::scope(|s| {
+        let out_reader = s.spawn(move || {
+            let mut t = String::new();
+            let _ = stdout.read_to_string(&mut t);
+            t
+        });
+        {
+            let stop = &stop;
+            s.spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    if interrupt.load(Ordering::Relaxed) {
+                        // SAFETY: pid is our child, not yet waited for (the scope ends before
+                        // wait), so it cannot have been reused.
+                        unsafe { libc::kill(pid, libc::SIGINT) };
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            });
+        }
+        if let Some(d) = disk {
+            let stop = &stop;
+            let samples = &mut disk_samples;
+            s.spawn(move || sample_until(d, Duration::from_secs(1), stop, samples));
+        }
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some((thread, ops, _)) = parse_progress(&line) {
+                let el = started.elapsed();
+                if let Some((t, total, rate)) = sum.add(el.as_secs_f64(), thread, ops) {
+                    progress.push((t, total, rate));
+                    on_progress(el, rate);
+                }
+            }
+            if let Some(p) = parse_cumulative_stall(&line) {
+                stall_percent = Some(p);
+            }
+            err_text.push_str(&line);
+            err_text.push('\n');
+        }
+        out_text = out_reader.join().unwrap_or_default();
+        progress.extend(sum.finish());
+        stop.store(true, Ordering::Relaxed);
+    });
+    let status = child.wait().map_err(|e| KvError::Spawn {
+        bin: bin.display().to_string(),
+        source: e,
+    })?;
+    if !status.success() {
+        return Err(KvError::Failed {
+            status: status.to_string(),
+            stderr_tail: tail(&format!("{out_text}{err_text}"), 8),
+        });
+    }
+    let result = parse_stdout(&out_text)
+        .into_iter()
+        .next()
+        .ok_or_else(|| KvError::Failed {
+            status: "no result line in db_bench's output".into(),
+            stderr_tail: tail(&format!("{out_text}{err_text}"), 8),
+        })?;
+    Ok(WorkloadRun {
+        result,
+        stall_percent,
+        disk: disk_samples,
+        progress,
+        wall_seconds: started.elapsed().as_secs_f64(),
+        assertions: assertions_enabled(&out_text),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_of_four_threads_sums_into_one_point_a_round() {
+        let mut s = ProgressSum::default();
+        assert_eq!(s.add(1.000, 1, 98_000), None);
+        assert_eq!(s.add(1.002, 3, 98_000), None);
+        assert_eq!(s.add(1.004, 2, 95_000), None);
+        assert_eq!(s.add(1.005, 0, 95_000), None);
+        // Thread 1 again: the first round is done, at its last line.
+        let (t, total, rate) = s.add(2.004, 1, 210_000).unwrap();
+        assert_eq!((t, total), (1.005, 386_000));
+        assert!((rate - 386_000.0 / 1.005).abs() < 1.0, "{rate}");
+        s.add(2.005, 0, 208_000);
+        let (t, total, rate) = s.finish().unwrap();
+        assert_eq!((t, total), (2.005, 386_000 + 112_000 + 113_000));
+        assert!((rate - 225_000.0).abs() < 1.0, "{rate}");
+        assert_eq!(s.finish(), None);
+        assert_eq!(tail("a\nb\nc", 2), "b\nc");
+    }
+}
