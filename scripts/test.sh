@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: installs what the tests need (fio, to compare
-# against; rocksdb-tools, for db_bench; a sized /dev/zram0), then format, lint and every test, unit and integration.
+# against; rocksdb-tools, for db_bench; chromium, to check the report; a sized /dev/zram0), then format, lint and every test, unit and integration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +18,14 @@ if ! command -v db_bench >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rocksdb-tools >/dev/null
   else
     echo "test.sh: not root: the db_bench tests will be skipped" >&2
+  fi
+fi
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "test.sh: installing chromium (the report is checked in a real, headless browser)"
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "test.sh: not root: the browser checks will be skipped" >&2
   fi
 fi
 # A RAM block device for the device tests (skipped with a reason when unavailable).

@@ -290,6 +290,7 @@ mod tests {
             runtime_ns: 1,
             notes: vec![],
             step: String::new(),
+            cpu: serde_json::Value::Null,
             metrics: vec![
                 ("read".into(), "iops".into(), 129_000.0),
                 ("read".into(), "lat_mean_ns".into(), 7720.0),

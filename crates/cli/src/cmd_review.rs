@@ -37,6 +37,7 @@ use crate::exit::{self, CliError};
     iolab review /dev/nvme0n1 --allow-destroy     # the standard review of a device (~30 min)\n  \
     iolab review /dev/zram0 --allow-destroy --steps qd1-engines,qd-sweep --runtime 5s\n  \
     iolab review --full --runtime consistency:4h  # the seeds' durations, 4 h of consistency\n  \
+    iolab review --quick --report review.html     # and its charts as one HTML page\n  \
     iolab show RUN                                # the tables again, from the results database")]
 pub struct ReviewArgs {
     /// File or block device to review [default: a scratch file in a temporary directory]
@@ -87,6 +88,10 @@ pub struct ReviewArgs {
     /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db)
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
+    /// At the end, write the review's HTML report (charts, tables) to FILE, as
+    /// `iolab report RUN -o FILE` would
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 fn bad(msg: String) -> CliError {
@@ -217,6 +222,15 @@ fn configure(a: &ReviewArgs) -> Result<(ReviewConfig, Option<tempfile::TempDir>)
     if size == Some(0) {
         return Err(bad("--size: must be more than 0".into()));
     }
+    if let Some(r) = &a.report {
+        let dir = r.parent().filter(|d| !d.as_os_str().is_empty());
+        if dir.is_some_and(|d| !d.is_dir()) || r.is_dir() {
+            return Err(bad(format!(
+                "--report: cannot write {} (no such directory, or it is one)",
+                r.display()
+            )));
+        }
+    }
     let cfg = ReviewConfig {
         target,
         size,
@@ -309,6 +323,14 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
     };
     store.finish_run(run_id, status).map_err(CliError::failed)?;
     eprintln!("iolab: saved as run {run_id} in {}", db_path.display());
+    if let Some(r) = &a.report {
+        let bytes = crate::cmd_report::write_report(&store, &[run_id], r)?;
+        eprintln!(
+            "iolab: report written to {} ({} KB)",
+            r.display(),
+            bytes / 1024
+        );
+    }
     if outcome.interrupted {
         eprintln!("iolab: interrupted: the steps and points that finished are saved");
         return Ok(ExitCode::from(exit::interrupted()));

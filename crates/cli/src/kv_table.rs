@@ -191,6 +191,7 @@ mod tests {
             runtime_ns: 1,
             notes: vec![],
             step: "kv".into(),
+            cpu: serde_json::Value::Null,
             metrics: vec![
                 ("app".into(), "ops_per_sec".into(), ops),
                 ("app".into(), "mb_per_sec".into(), 259.1),

@@ -4,6 +4,7 @@
 
 mod cmd_kv;
 mod cmd_qd1;
+mod cmd_report;
 mod cmd_results;
 mod cmd_review;
 mod cmd_run;
@@ -36,7 +37,8 @@ use exit::CliError;
         iolab review --quick                    # the reviews' whole methodology, ~2 minutes\n  \
         iolab kv --dir /mnt/ssd                 # RocksDB db_bench as the hosting review ran it\n  \
         iolab history                           # runs kept in the results database\n  \
-        iolab show 12                           # one of them again"
+        iolab show 12                           # one of them again\n  \
+        iolab report 12 15 -o report.html       # charts of runs, overlaid, as one HTML page"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -60,6 +62,8 @@ enum Command {
     Review(cmd_review::ReviewArgs),
     /// RocksDB's db_bench with the hosting review's parameters: iolab kv [--dir DIR] [--num N]
     Kv(cmd_kv::KvArgs),
+    /// One HTML page with the reviews' charts of stored runs: iolab report RUN... -o FILE
+    Report(cmd_report::ReportArgs),
     /// The runs kept in the results database, newest first.
     History(cmd_results::HistoryArgs),
     /// One stored run's results again: iolab show RUN.
@@ -91,6 +95,7 @@ fn main() -> ExitCode {
         Some(Command::Qd1(a)) => cmd_qd1::run(&a),
         Some(Command::Review(a)) => cmd_review::run(&a),
         Some(Command::Kv(a)) => cmd_kv::run(&a),
+        Some(Command::Report(a)) => cmd_report::run(&a),
         Some(Command::History(a)) => cmd_results::history(&a),
         Some(Command::Show(a)) => cmd_results::show(&a),
         Some(Command::Compare(a)) => cmd_results::compare(&a),

@@ -7,6 +7,8 @@
 mod jobfiles;
 #[path = "integration/kv.rs"]
 mod kv;
+#[path = "integration/report.rs"]
+mod report;
 #[path = "integration/results.rs"]
 mod results;
 #[path = "integration/review.rs"]

@@ -27,11 +27,22 @@ pub struct JobRow {
     pub notes: Vec<String>,
     /// The review step that measured it ('' outside reviews).
     pub step: String,
+    /// CPU it used: user/sys/io-wq/sqpoll ns, context switches, IOPS per CPU-second (JSON).
+    pub cpu: Value,
     /// (direction, name, value), in insertion order.
     pub metrics: Vec<(String, String, f64)>,
 }
 
 impl JobRow {
+    /// CPU time of every kind as a percentage of one core over the job's runtime.
+    pub fn cpu_percent(&self) -> Option<f64> {
+        let ns: f64 = ["user_ns", "sys_ns", "io_wq_ns", "sqpoll_ns"]
+            .iter()
+            .filter_map(|k| self.cpu[*k].as_f64())
+            .sum();
+        (self.runtime_ns > 0 && self.cpu.is_object()).then(|| ns * 100.0 / self.runtime_ns as f64)
+    }
+
     pub fn metric(&self, dir: &str, name: &str) -> Option<f64> {
         self.metrics
             .iter()
@@ -76,6 +87,7 @@ impl JobRow {
             "runtime_ns": self.runtime_ns,
             "notes": self.notes,
             "step": self.step,
+            "cpu": self.cpu,
             "metrics": dirs,
         })
     }
@@ -257,7 +269,7 @@ impl Store {
     fn jobs(&self, run: i64) -> Result<Vec<JobRow>, StoreError> {
         let mut stmt = self.conn().prepare_cached(
             "SELECT id, idx, name, group_id, description, engine, iodepth, rw, block_size,
-                    target, disk, disk_model, runtime_ns, notes, step
+                    target, disk, disk_model, runtime_ns, notes, step, cpu
              FROM jobs WHERE run_id = ?1 ORDER BY idx",
         )?;
         let jobs = stmt
@@ -278,6 +290,7 @@ impl Store {
                     runtime_ns: r.get(12)?,
                     notes: serde_json::from_str(&r.get::<_, String>(13)?).unwrap_or_default(),
                     step: r.get(14)?,
+                    cpu: serde_json::from_str(&r.get::<_, String>(15)?).unwrap_or(Value::Null),
                     metrics: Vec::new(),
                 })
             })?

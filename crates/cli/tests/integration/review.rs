@@ -113,18 +113,95 @@ fn check_complete_review(run: &Value, stdout: &str) {
     assert_eq!(floor["engines"].as_array().unwrap().len(), 4);
 }
 
+/// The report of a complete review has every section with data, checked in a real browser;
+/// with a kv run added, the application section too.
+fn check_review_report(page: &std::path::Path, db: &str) {
+    let html = std::fs::read_to_string(page).unwrap();
+    for id in [
+        "header",
+        "qd1",
+        "sweep",
+        "transfer",
+        "distribution",
+        "consistency",
+        "profiles",
+        "ladder",
+    ] {
+        assert!(
+            html.contains(&format!("<section id=\"{id}\">")),
+            "no {id} section"
+        );
+    }
+    assert!(
+        html.contains("saturates at QD"),
+        "the saturation point is marked"
+    );
+    assert!(
+        html.contains("not measured"),
+        "poll-vs-irq says why it is missing"
+    );
+    if let Some(v) = crate::report::check_in_browser(page, "iolab-report-review.png") {
+        let ids: Vec<&str> = v["charts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap())
+            .collect();
+        for id in [
+            "sweep-iops",
+            "sweep-latency",
+            "transfer-random",
+            "transfer-random-log",
+            "transfer-sequential",
+            "distribution-randread",
+            "distribution-randwrite",
+            "consistency-randread",
+            "consistency-randwrite",
+            "latency-ladder",
+        ] {
+            assert!(ids.contains(&id), "no chart {id} in {ids:?}");
+        }
+    }
+    if std::process::Command::new("db_bench")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
+        let kv = iolab(&["kv", "--num", "20000", "--workloads", "fillseq", "--db", db]);
+        assert_eq!(kv.code, 0, "{}", kv.stderr);
+        let both = page.with_file_name("both.html");
+        let r = iolab(&["report", "1", "2", "-o", both.to_str().unwrap(), "--db", db]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let html = std::fs::read_to_string(&both).unwrap();
+        assert!(html.contains("<section id=\"application\">"));
+        if let Some(v) = crate::report::check_in_browser(&both, "iolab-report-review-kv.png") {
+            assert_eq!(v["sections"].as_array().unwrap().last().unwrap(), "ladder");
+        }
+    }
+}
+
 #[test]
 fn a_quick_review_on_the_scratch_file_keeps_every_step() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");
     let db = db.to_str().unwrap();
+    let page = dir.path().join("review.html");
     let t = Instant::now();
-    let out = iolab(&["review", "--quick", "--db", db]);
+    let out = iolab(&[
+        "review",
+        "--quick",
+        "--db",
+        db,
+        "--report",
+        page.to_str().unwrap(),
+    ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     eprintln!(
         "quick review on the scratch file: {:.0} s",
         t.elapsed().as_secs_f64()
     );
+    assert!(out.stderr.contains("report written to"), "{}", out.stderr);
+    check_review_report(&page, db);
     assert!(out.stderr.contains("saved as run 1 in"), "{}", out.stderr);
     let run = show(db, 1);
     check_complete_review(&run, &out.stdout);

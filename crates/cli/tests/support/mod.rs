@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 
+pub mod browser;
+
 use serde_json::Value;
 
 pub struct Out {

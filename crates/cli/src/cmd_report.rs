@@ -1,0 +1,71 @@
+//! `iolab report RUN... -o report.html`: one self-contained HTML page with the reviews'
+//! charts drawn from the results store, several runs overlaid.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use iolab_store::{Store, StoreError};
+
+use crate::exit::CliError;
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Sections (each where its data is): runs (device, host, kernel, iolab, date, \
+    profile, clock); QD1 engine tables; queue-depth sweep with the saturation point; transfer \
+    size (linear/log switch); latency distribution on a nines axis, polling vs IRQ; \
+    consistency; profiles; application load (iolab kv); the latency ladder.\n\n\
+    Examples:\n  \
+    iolab report 12 -o review.html          # one review\n  \
+    iolab report 12 15 -o drives.html       # two drives overlaid on every chart\n  \
+    iolab review --quick --report r.html    # review, then its report"
+)]
+pub struct ReportArgs {
+    /// Run ids, as `iolab history` lists them (reviews, kv runs)
+    #[arg(required = true)]
+    pub runs: Vec<i64>,
+    /// The HTML file to write (`-` for stdout)
+    #[arg(short = 'o', long, value_name = "FILE", default_value = "report.html")]
+    pub output: PathBuf,
+    /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db)
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
+
+/// Writes the report of `runs` in `store` to `out`; returns its size in bytes.
+pub fn write_report(store: &Store, runs: &[i64], out: &Path) -> Result<usize, CliError> {
+    let data = iolab_html::load(store, runs).map_err(|e| match e {
+        StoreError::NoRun(_) => CliError::bad_input(e),
+        e => CliError::failed(e),
+    })?;
+    let html = iolab_html::build(&data);
+    if out == Path::new("-") {
+        print!("{html}");
+    } else {
+        std::fs::write(out, &html)
+            .with_context(|| format!("writing {}", out.display()))
+            .map_err(CliError::failed)?;
+    }
+    Ok(html.len())
+}
+
+pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
+    let path = a.db.clone().unwrap_or_else(Store::default_path);
+    if !path.exists() {
+        return Err(CliError::bad_input(anyhow::anyhow!(
+            "no results database at {}",
+            path.display()
+        )));
+    }
+    let store = Store::open(&path).map_err(CliError::failed)?;
+    let bytes = write_report(&store, &a.runs, &a.output)?;
+    if a.output != Path::new("-") {
+        eprintln!(
+            "iolab: wrote {} ({} KB): open it in a browser; nothing is fetched from the network",
+            a.output.display(),
+            bytes / 1024
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

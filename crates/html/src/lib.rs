@@ -1,0 +1,31 @@
+//! iolab's report: one self-contained HTML page (CSS, script and SVG charts inline; nothing
+//! fetched when opened) with the charts the seed reviews drew by hand, drawn from the results
+//! store. Several runs overlay on every chart.
+
+pub mod data;
+pub mod ladder;
+pub mod page;
+pub mod scale;
+pub mod sections;
+pub mod svg;
+
+pub use data::{load, RunData};
+
+/// The report of `runs` as one HTML document; sections without data are left out.
+pub fn build(runs: &[RunData]) -> String {
+    let mut s = vec![sections::header(runs)];
+    s.extend(sections::qd1(runs));
+    s.extend(sections::sweep(runs));
+    s.extend(sections::transfer(runs));
+    s.extend(sections::distribution(runs));
+    s.extend(sections::consistency(runs));
+    s.extend(sections::profiles(runs));
+    s.extend(sections::application(runs));
+    s.extend(sections::ladder(runs));
+    let ids: Vec<String> = runs.iter().map(|r| r.label()).collect();
+    page::document(
+        "iolab report",
+        &format!("{}; iolab {}", ids.join(" vs "), env!("CARGO_PKG_VERSION")),
+        &s,
+    )
+}

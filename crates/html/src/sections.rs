@@ -1,0 +1,725 @@
+//! The report's sections, each built from whatever runs carry its data (absent otherwise):
+//! header, QD1 engine tables, queue-depth sweep, transfer size, latency distribution,
+//! consistency, profiles, the application load (iolab kv) and the latency ladder.
+
+use std::fmt::Write as _;
+
+use iolab_report::format::{compact, micros};
+use serde_json::Value;
+
+use crate::data::RunData;
+use crate::ladder;
+use crate::page::{chart_block, switch_block, Section};
+use crate::scale::ScaleKind;
+use crate::svg::{esc, Axis, Chart, Format, Mark, Series};
+
+/// A series name: `what` alone for one run, prefixed with the run when overlaid.
+fn name(runs: &[RunData], r: &RunData, what: &str) -> String {
+    if runs.len() > 1 {
+        format!("{} · {what}", r.label())
+    } else {
+        what.to_string()
+    }
+}
+
+fn dashed(runs: &[RunData], r: &RunData) -> bool {
+    runs.iter().position(|x| x.id() == r.id()).unwrap_or(0) > 0
+}
+
+fn step_data<'a>(r: &'a RunData, step: &str) -> Option<&'a Value> {
+    r.detail
+        .step(step)
+        .filter(|s| s.status != "skipped")
+        .map(|s| &s.data)
+}
+
+fn points(v: &Value) -> impl Iterator<Item = &Value> {
+    v["points"].as_array().into_iter().flatten()
+}
+
+fn fig(p: &Value, key: &str) -> Option<f64> {
+    p["figures"][key].as_f64()
+}
+
+fn axis(title: &str, scale: ScaleKind, format: Format) -> Axis {
+    Axis {
+        title: title.into(),
+        scale,
+        format,
+    }
+}
+
+fn when(ms: i64) -> String {
+    // UTC, so a report reads the same wherever it is opened.
+    let secs = ms.div_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let (h, m) = (secs.rem_euclid(86_400) / 3600, secs.rem_euclid(3600) / 60);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(mo <= 2);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{m:02} UTC")
+}
+
+/// Device, host, kernel, iolab version, date, effort profile and clock source of each run.
+pub fn header(runs: &[RunData]) -> Section {
+    let mut t = String::from(
+        "<table class=\"facts\"><thead><tr><th>run</th><th>kind</th><th>device</th><th>target</th><th>host</th><th>kernel</th><th>iolab</th><th>date</th><th>profile</th><th>clock</th></tr></thead><tbody>",
+    );
+    for r in runs {
+        let d = &r.detail;
+        let info = step_data(r, "info");
+        let host = &d.host;
+        let governor = info
+            .and_then(|i| i["host"]["governor"].as_str())
+            .map_or(String::new(), |g| format!(", governor {g}"));
+        let clock = match (
+            d.clock_source.as_deref(),
+            info.and_then(|i| i["host"]["kernel_clocksource"].as_str()),
+        ) {
+            (Some(c), Some(k)) => format!("iolab {c}, kernel {k}"),
+            (Some(c), None) => format!("iolab {c}"),
+            (None, _) => "-".into(),
+        };
+        let profile = d.meta["profile"]
+            .as_str()
+            .map(str::to_string)
+            .or_else(|| {
+                d.meta["num"]
+                    .as_u64()
+                    .map(|n| format!("{} keys", compact(n as f64)))
+            })
+            .unwrap_or_else(|| "-".into());
+        let target = d.meta["target"]
+            .as_str()
+            .or_else(|| d.meta["dir"].as_str())
+            .map(str::to_string)
+            .or_else(|| d.summary.jobs.first().map(|j| j.target.clone()))
+            .unwrap_or_default();
+        let _ = write!(
+            t,
+            "<tr><td>{}</td><td>{} ({})</td><td>{}</td><td>{}</td><td>{} ({}, {} CPUs{governor})</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            r.id(),
+            esc(&d.summary.kind),
+            esc(&d.summary.status),
+            esc(&r.device()),
+            esc(&target),
+            esc(host["hostname"].as_str().unwrap_or("?")),
+            esc(host["cpu_model"].as_str().unwrap_or("?")),
+            host["cpus"],
+            esc(host["kernel"].as_str().unwrap_or("?")),
+            esc(&d.iolab_version),
+            when(d.summary.started_ms),
+            esc(&profile),
+            esc(&clock),
+        );
+    }
+    t.push_str("</tbody></table>");
+    Section::new("header", "Runs", t)
+}
+
+/// One QD1 table per run and direction: metrics as rows, engines as columns, best marked.
+pub fn qd1(runs: &[RunData]) -> Option<Section> {
+    let mut html = String::new();
+    for r in runs {
+        let Some(data) = step_data(r, "qd1-engines") else {
+            continue;
+        };
+        let cells: Vec<&Value> = data["cells"].as_array().into_iter().flatten().collect();
+        for (rw, title) in [
+            ("randread", "4 KiB random read, QD1"),
+            ("randwrite", "4 KiB random write, QD1"),
+        ] {
+            let row: Vec<&Value> = cells.iter().copied().filter(|c| c["rw"] == rw).collect();
+            if row.is_empty() {
+                continue;
+            }
+            let job = |engine: &str| {
+                r.jobs()
+                    .iter()
+                    .find(|j| j.step == "qd1-engines" && j.rw == rw && j.engine == engine)
+            };
+            type Getter<'a> = Box<dyn Fn(&Value) -> Option<f64> + 'a>;
+            let metrics: [(&str, Getter, Format, bool); 6] = [
+                (
+                    "IOPS",
+                    Box::new(|c: &Value| fig(c, "iops")),
+                    Format::Count,
+                    true,
+                ),
+                (
+                    "Mean latency",
+                    Box::new(|c: &Value| fig(c, "mean_ns")),
+                    Format::Nanos,
+                    false,
+                ),
+                (
+                    "99th percentile",
+                    Box::new(|c: &Value| fig(c, "p99_ns")),
+                    Format::Nanos,
+                    false,
+                ),
+                (
+                    "99.999th percentile",
+                    Box::new(|c: &Value| fig(c, "p99.999_ns")),
+                    Format::Nanos,
+                    false,
+                ),
+                (
+                    "CPU (% of a core)",
+                    Box::new(|c: &Value| job(c["engine"].as_str()?)?.cpu_percent()),
+                    Format::Plain,
+                    false,
+                ),
+                (
+                    "IOPS per CPU-second",
+                    Box::new(|c: &Value| {
+                        job(c["engine"].as_str()?)?.cpu["iops_per_cpu_sec"].as_f64()
+                    }),
+                    Format::Count,
+                    true,
+                ),
+            ];
+            let _ = write!(
+                html,
+                "<h3>{}{}</h3><table class=\"qd1\"><thead><tr><th></th>",
+                esc(title),
+                if runs.len() > 1 {
+                    format!(" — {}", esc(&r.label()))
+                } else {
+                    String::new()
+                }
+            );
+            for c in &row {
+                let _ = write!(
+                    html,
+                    "<th>{}</th>",
+                    esc(c["engine"].as_str().unwrap_or("?"))
+                );
+            }
+            html.push_str("</tr></thead><tbody>");
+            for (label, get, format, higher_better) in &metrics {
+                // The null engine does no I/O: shown, never best.
+                let vals: Vec<Option<f64>> = row
+                    .iter()
+                    .map(|c| {
+                        if c.get("figures").is_some() {
+                            get(c)
+                        } else {
+                            None
+                        }
+                    })
+                    .collect();
+                let best = row
+                    .iter()
+                    .zip(&vals)
+                    .filter(|(c, _)| c["engine"] != "null")
+                    .filter_map(|(_, v)| *v)
+                    .reduce(|a, b| if (b > a) == *higher_better { b } else { a });
+                let _ = write!(html, "<tr><th>{label}</th>");
+                for (c, v) in row.iter().zip(&vals) {
+                    match v {
+                        Some(v) if Some(*v) == best => {
+                            let _ = write!(
+                                html,
+                                "<td class=\"best\"><strong>{}</strong> ★</td>",
+                                esc(&format.apply(*v))
+                            );
+                        }
+                        Some(v) => {
+                            let _ = write!(html, "<td>{}</td>", esc(&format.apply(*v)));
+                        }
+                        None => {
+                            let why = c["unavailable"].as_str().unwrap_or("");
+                            let _ =
+                                write!(html, "<td class=\"na\" title=\"{}\">n/a</td>", esc(why));
+                        }
+                    }
+                }
+                html.push_str("</tr>");
+            }
+            html.push_str("</tbody></table>");
+            let na: Vec<String> = row
+                .iter()
+                .filter_map(|c| {
+                    Some(format!(
+                        "{}: {}",
+                        c["engine"].as_str()?,
+                        c["unavailable"].as_str()?
+                    ))
+                })
+                .collect();
+            if !na.is_empty() {
+                let _ = write!(html, "<p class=\"note\">n/a — {}</p>", esc(&na.join("; ")));
+            }
+        }
+    }
+    (!html.is_empty()).then(|| {
+        Section::new(
+            "qd1",
+            "QD1 engines",
+            format!("<p>4 KiB random I/O at queue depth 1 through every I/O path (the SPDK blog's tables); ★ = best (the null engine, which does no I/O, is never marked).</p>{html}"),
+        )
+    })
+}
+
+/// IOPS and latency against queue depth, the saturation point marked.
+pub fn sweep(runs: &[RunData]) -> Option<Section> {
+    let mut iops = Vec::new();
+    let mut mean = Vec::new();
+    let mut p99 = Vec::new();
+    let mut marks = Vec::new();
+    for r in runs {
+        let Some(data) = step_data(r, "qd-sweep") else {
+            continue;
+        };
+        let engine = data["engine"].as_str().unwrap_or("?");
+        for rw in ["randread", "randwrite"] {
+            let pts: Vec<&Value> = points(data)
+                .filter(|p| p["rw"] == rw && p["figures"].is_object())
+                .collect();
+            if pts.is_empty() {
+                continue;
+            }
+            let qd = |p: &Value| p["qd"].as_f64().unwrap_or(0.0);
+            let series = |key: &str, what: &str| Series {
+                name: name(runs, r, &format!("{rw} {what}{engine}")),
+                points: pts
+                    .iter()
+                    .filter_map(|p| Some((qd(p), fig(p, key)?)))
+                    .collect(),
+                dashed: dashed(runs, r),
+            };
+            iops.push(series("iops", ""));
+            mean.push(series("mean_ns", "mean, "));
+            p99.push(series("p99_ns", "p99, "));
+            if let Some(q) = data["saturation"][rw]["qd"].as_f64() {
+                let who = if runs.len() > 1 {
+                    format!(" (run {})", r.id())
+                } else {
+                    String::new()
+                };
+                marks.push(Mark {
+                    x: q,
+                    label: format!(
+                        "{} saturates at QD{q}{who}",
+                        if rw == "randread" { "read" } else { "write" }
+                    ),
+                });
+            }
+        }
+    }
+    if iops.is_empty() {
+        return None;
+    }
+    let qd_axis = || axis("Queue depth", ScaleKind::Log2, Format::Plain);
+    let iops_chart = Chart {
+        id: "sweep-iops".into(),
+        title: "4 KiB random IOPS vs queue depth".into(),
+        x: qd_axis(),
+        y: axis("IOPS", ScaleKind::Linear, Format::Count),
+        series: iops,
+        marks: marks.clone(),
+        lines: true,
+    };
+    let mut lat = mean;
+    lat.extend(p99);
+    let lat_chart = Chart {
+        id: "sweep-latency".into(),
+        title: "Mean and 99th percentile latency vs queue depth".into(),
+        x: qd_axis(),
+        y: axis("Latency", ScaleKind::Log10, Format::Nanos),
+        series: lat,
+        marks,
+        lines: true,
+    };
+    Some(Section::new(
+        "sweep",
+        "Queue-depth sweep",
+        format!(
+            "<p>One thread, the best async path; the saturation point is the smallest queue depth within the tolerance of the peak IOPS.</p>{}{}",
+            chart_block(&iops_chart),
+            chart_block(&lat_chart)
+        ),
+    ))
+}
+
+/// MB/s against transfer size: random (block- and 512 B-aligned) and sequential, each with a
+/// linear/log switch.
+pub fn transfer(runs: &[RunData]) -> Option<Section> {
+    let groups: [(&str, &str, &[&str]); 2] = [
+        (
+            "transfer-random",
+            "QD1 random transfers: MB/s vs size",
+            &[
+                "rand read",
+                "rand read 512B-al",
+                "rand write",
+                "rand write 512B-al",
+            ],
+        ),
+        (
+            "transfer-sequential",
+            "QD1 sequential transfers: MB/s vs size",
+            &["seq read", "seq write"],
+        ),
+    ];
+    let mut html = String::new();
+    for (id, title, variants) in groups {
+        let mut series = Vec::new();
+        for r in runs {
+            let Some(data) = step_data(r, "transfer-size") else {
+                continue;
+            };
+            for v in variants {
+                let pts: Vec<(f64, f64)> = points(data)
+                    .filter(|p| p["variant"] == *v)
+                    .filter_map(|p| Some((p["bs"].as_f64()?, fig(p, "bw_bytes")? / 1e6)))
+                    .collect();
+                if !pts.is_empty() {
+                    let what = v.replace("512B-al", "(512 B-aligned)");
+                    series.push(Series {
+                        name: name(runs, r, &what),
+                        points: pts,
+                        dashed: dashed(runs, r),
+                    });
+                }
+            }
+        }
+        if series.is_empty() {
+            continue;
+        }
+        let chart = |scale: ScaleKind, suffix: &str| Chart {
+            id: format!("{id}{suffix}"),
+            title: title.into(),
+            x: axis("Transfer size", ScaleKind::Log2, Format::Bytes),
+            y: axis("Throughput (MB/s)", scale, Format::Plain),
+            series: series.clone(),
+            marks: Vec::new(),
+            lines: true,
+        };
+        html.push_str(&switch_block(
+            id,
+            &chart(ScaleKind::Linear, ""),
+            &chart(ScaleKind::Log10, "-log"),
+        ));
+    }
+    (!html.is_empty()).then(|| {
+        Section::new(
+            "transfer",
+            "Transfer size",
+            format!("<p>QD1, 512 B to 1 MiB (the AnandTech charts); 512 B-aligned variants put offsets on 512 B boundaries only. Switch the throughput axis between linear and logarithmic.</p>{html}"),
+        )
+    })
+}
+
+/// Percentile curves on the nines axis per engine (QD1), and polling vs interrupts.
+pub fn distribution(runs: &[RunData]) -> Option<Section> {
+    let mut html = String::new();
+    for rw in ["randread", "randwrite"] {
+        let mut series = Vec::new();
+        for r in runs {
+            for j in r
+                .jobs()
+                .iter()
+                .filter(|j| j.step == "qd1-engines" && j.rw == rw && j.engine != "null")
+            {
+                if let Some(c) = r.curves.get(&j.id) {
+                    series.push(Series {
+                        name: name(runs, r, &j.engine),
+                        points: c.clone(),
+                        dashed: dashed(runs, r),
+                    });
+                }
+            }
+        }
+        if series.is_empty() {
+            continue;
+        }
+        let chart = Chart {
+            id: format!("distribution-{rw}"),
+            title: format!(
+                "QD1 4 KiB {} latency distribution per engine",
+                if rw == "randread" {
+                    "random read"
+                } else {
+                    "random write"
+                }
+            ),
+            x: axis("Percentile", ScaleKind::Nines, Format::Percentile),
+            y: axis("Latency", ScaleKind::Log10, Format::Nanos),
+            series,
+            marks: Vec::new(),
+            lines: true,
+        };
+        html.push_str(&chart_block(&chart));
+    }
+    let mut poll = Vec::new();
+    for r in runs {
+        for j in r.jobs().iter().filter(|j| j.step == "poll-vs-irq") {
+            if let Some(c) = r.curves.get(&j.id) {
+                poll.push(Series {
+                    name: name(runs, r, &j.engine),
+                    points: c.clone(),
+                    dashed: dashed(runs, r),
+                });
+            }
+        }
+    }
+    if !poll.is_empty() {
+        html.push_str(&chart_block(&Chart {
+            id: "poll-vs-irq".into(),
+            title: "QD1 4 KiB random read: polling vs interrupts".into(),
+            x: axis("Percentile", ScaleKind::Nines, Format::Percentile),
+            y: axis("Latency", ScaleKind::Log10, Format::Nanos),
+            series: poll,
+            marks: Vec::new(),
+            lines: true,
+        }));
+    } else if let Some(s) = runs.iter().find_map(|r| {
+        r.detail
+            .step("poll-vs-irq")
+            .filter(|s| s.status == "skipped")
+    }) {
+        let _ = write!(
+            html,
+            "<p class=\"note\">Polling vs interrupts: not measured — {}</p>",
+            esc(&s.reason)
+        );
+    }
+    (!html.is_empty()).then(|| {
+        Section::new(
+            "distribution",
+            "Latency distribution",
+            format!("<p>Percentiles of every I/O's latency, recomputed from the stored histograms, on a \"nines\" axis (the PC Perspective charts).</p>{html}"),
+        )
+    })
+}
+
+/// Per-second p50/p99/p99.99/max over the consistency run.
+pub fn consistency(runs: &[RunData]) -> Option<Section> {
+    let mut html = String::new();
+    for rw in ["randread", "randwrite"] {
+        let mut series = Vec::new();
+        for r in runs {
+            for j in r
+                .jobs()
+                .iter()
+                .filter(|j| j.step == "consistency" && j.rw == rw)
+            {
+                let dir = if rw == "randread" { "read" } else { "write" };
+                for (key, what) in [
+                    ("lat_p50_ns", "p50"),
+                    ("lat_p99_ns", "p99"),
+                    ("lat_p99.99_ns", "p99.99"),
+                    ("lat_max_ns", "max"),
+                ] {
+                    let pts: Vec<(f64, f64)> = r
+                        .series(j.id, dir, key)
+                        .iter()
+                        .map(|(t, v)| (*t as f64 / 1000.0, *v))
+                        .collect();
+                    if !pts.is_empty() {
+                        series.push(Series {
+                            name: name(runs, r, what),
+                            points: pts,
+                            dashed: dashed(runs, r),
+                        });
+                    }
+                }
+            }
+        }
+        if series.is_empty() {
+            continue;
+        }
+        html.push_str(&chart_block(&Chart {
+            id: format!("consistency-{rw}"),
+            title: format!(
+                "QD1 4 KiB {} latency, second by second",
+                if rw == "randread" {
+                    "random read"
+                } else {
+                    "random write"
+                }
+            ),
+            x: axis("Time (s)", ScaleKind::Linear, Format::Plain),
+            y: axis("Latency", ScaleKind::Log10, Format::Nanos),
+            series,
+            marks: Vec::new(),
+            lines: true,
+        }));
+    }
+    (!html.is_empty()).then(|| Section::new("consistency", "Consistency", html))
+}
+
+/// The hosting review's table: runs as rows, profiles as columns.
+pub fn profiles(runs: &[RunData]) -> Option<Section> {
+    let mut cols: Vec<(String, String)> = Vec::new();
+    for r in runs {
+        if let Some(d) = step_data(r, "profiles") {
+            for p in points(d) {
+                let c = (
+                    p["profile"].as_str().unwrap_or("").to_string(),
+                    p["rw"].as_str().unwrap_or("").to_string(),
+                );
+                if !cols.contains(&c) {
+                    cols.push(c);
+                }
+            }
+        }
+    }
+    if cols.is_empty() {
+        return None;
+    }
+    let mut t = String::from("<table class=\"profiles\"><thead><tr><th>run</th>");
+    for (p, rw) in &cols {
+        let _ = write!(t, "<th>{} {}</th>", esc(p), esc(rw));
+    }
+    t.push_str("</tr></thead><tbody>");
+    for r in runs {
+        let Some(d) = step_data(r, "profiles") else {
+            continue;
+        };
+        let _ = write!(t, "<tr><th>{}</th>", esc(&r.label()));
+        for (p, rw) in &cols {
+            let cell = points(d).find(|x| x["profile"] == p.as_str() && x["rw"] == rw.as_str());
+            match cell
+                .and_then(|c| Some((fig(c, "iops")?, fig(c, "bw_bytes")?, fig(c, "mean_ns")?)))
+            {
+                Some((iops, bw, mean)) => {
+                    let _ = write!(
+                        t,
+                        "<td>{} IOPS<br>{:.0} MB/s<br>{}</td>",
+                        compact(iops),
+                        bw / 1e6,
+                        esc(&micros(mean))
+                    );
+                }
+                None => t.push_str("<td class=\"na\">n/a</td>"),
+            }
+        }
+        t.push_str("</tr>");
+    }
+    t.push_str("</tbody></table>");
+    Some(Section::new("profiles", "Profiles", format!("<p>The hosting review's profiles: 4 KiB random at QD1, 16 and 128; 4 MiB at QD32.</p>{t}")))
+}
+
+/// `iolab kv` runs: the workloads table and db_bench's ops/s with the device's MB/s over time.
+pub fn application(runs: &[RunData]) -> Option<Section> {
+    let kv: Vec<&RunData> = runs
+        .iter()
+        .filter(|r| r.jobs().iter().any(|j| j.engine == "db_bench"))
+        .collect();
+    if kv.is_empty() {
+        return None;
+    }
+    let mut t = String::from("<table class=\"kv\"><thead><tr><th>run</th><th>workload</th><th>threads</th><th>ops/s</th><th>MB/s</th><th>time</th><th>P50</th><th>P99</th><th>P99.99</th><th>device MB/s</th><th>device QD</th></tr></thead><tbody>");
+    let mut ops = Vec::new();
+    let mut disk = Vec::new();
+    for r in &kv {
+        for j in r.jobs().iter().filter(|j| j.engine == "db_bench") {
+            let a = |n: &str| j.metric("app", n);
+            let d = |n: &str| j.metric("disk", n);
+            let f = |v: Option<f64>, fmt: &dyn Fn(f64) -> String| v.map_or("-".to_string(), fmt);
+            let _ = write!(
+                t,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&r.label()),
+                esc(&j.name),
+                j.iodepth,
+                f(a("ops_per_sec"), &compact),
+                f(a("mb_per_sec"), &|v| format!("{v:.1}")),
+                f(a("seconds"), &|v| format!("{v:.2} s")),
+                f(a("p50_us"), &|v| micros(v * 1e3)),
+                f(a("p99_us"), &|v| micros(v * 1e3)),
+                f(a("p99.99_us"), &|v| micros(v * 1e3)),
+                f(d("mb_per_sec_mean"), &|v| format!("{v:.1}")),
+                f(d("queue_depth_mean"), &|v| format!("{v:.2}")),
+            );
+            let what = |s: &str| {
+                if kv.len() > 1 {
+                    format!("{} · {} {s}", r.label(), j.name)
+                } else {
+                    format!("{} {s}", j.name)
+                }
+            };
+            let sec = |v: &[(i64, f64)]| {
+                v.iter()
+                    .map(|(t, y)| (*t as f64 / 1000.0, *y))
+                    .collect::<Vec<_>>()
+            };
+            let o = sec(r.series(j.id, "app", "ops_per_sec"));
+            if !o.is_empty() {
+                ops.push(Series {
+                    name: what("ops/s"),
+                    points: o,
+                    dashed: false,
+                });
+            }
+            let m = sec(r.series(j.id, "disk", "mb_per_sec"));
+            if !m.is_empty() {
+                disk.push(Series {
+                    name: what("device MB/s"),
+                    points: m,
+                    dashed: false,
+                });
+            }
+        }
+    }
+    t.push_str("</tbody></table>");
+    let mut html = format!("<p>RocksDB's db_bench with the hosting review's parameters (<code>iolab kv</code>); the device under the database sampled every second.</p>{t}");
+    if !ops.is_empty() {
+        html.push_str(&chart_block(&Chart {
+            id: "kv-ops".into(),
+            title: "db_bench throughput over time".into(),
+            x: axis("Time (s)", ScaleKind::Linear, Format::Plain),
+            y: axis("Operations per second", ScaleKind::Linear, Format::Count),
+            series: ops,
+            marks: Vec::new(),
+            lines: true,
+        }));
+    }
+    if !disk.is_empty() {
+        html.push_str(&chart_block(&Chart {
+            id: "kv-disk".into(),
+            title: "Device throughput under db_bench".into(),
+            x: axis("Time (s)", ScaleKind::Linear, Format::Plain),
+            y: axis("Device throughput (MB/s)", ScaleKind::Linear, Format::Plain),
+            series: disk,
+            marks: Vec::new(),
+            lines: true,
+        }));
+    }
+    Some(Section::new(
+        "application",
+        "Application load (RocksDB db_bench)",
+        html,
+    ))
+}
+
+/// This device's QD1 read latency among the reference latencies.
+pub fn ladder(runs: &[RunData]) -> Option<Section> {
+    let measured: Vec<(String, f64)> = runs
+        .iter()
+        .filter_map(|r| {
+            let d = step_data(r, "qd1-engines")?;
+            let best = d["cells"]
+                .as_array()?
+                .iter()
+                .filter(|c| c["rw"] == "randread" && c["engine"] != "null")
+                .filter_map(|c| Some((c["engine"].as_str()?.to_string(), fig(c, "mean_ns")?)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))?;
+            Some((format!("{} QD1 4k read ({})", r.label(), best.0), best.1))
+        })
+        .collect();
+    if measured.is_empty() {
+        return None;
+    }
+    Some(ladder::section(&measured))
+}

@@ -1,0 +1,143 @@
+//! The report built from synthetic runs: sections present exactly when their data is, two
+//! runs overlaid on one chart (named by run, the second dashed), the QD1 best marked but
+//! never the null engine, and the page self-contained.
+
+use std::collections::BTreeMap;
+
+use iolab_html::{build, RunData};
+use iolab_store::{JobRow, RunDetail, RunSummary, StepRecord};
+use serde_json::{json, Value};
+
+fn step(name: &str, data: Value) -> StepRecord {
+    StepRecord {
+        name: name.into(),
+        status: "ok".into(),
+        reason: String::new(),
+        data,
+        started_ms: 0,
+        finished_ms: 0,
+    }
+}
+
+fn job(id: i64, step: &str, engine: &str, rw: &str) -> JobRow {
+    JobRow {
+        id,
+        idx: id,
+        name: format!("{step}-{engine}"),
+        group_id: 0,
+        description: String::new(),
+        engine: engine.into(),
+        iodepth: 1,
+        rw: rw.into(),
+        block_size: 4096,
+        target: "/dev/x".into(),
+        disk: None,
+        disk_model: None,
+        runtime_ns: 1_000_000_000,
+        notes: vec![],
+        step: step.into(),
+        cpu: json!({"user_ns": 2e8, "sys_ns": 3e8, "io_wq_ns": 0, "sqpoll_ns": 0, "iops_per_cpu_sec": 200000.0}),
+        metrics: vec![],
+    }
+}
+
+fn review(id: i64, model: &str, iops_scale: f64) -> RunData {
+    let cell = |engine: &str, iops: f64, mean: f64| json!({"engine": engine, "rw": "randread", "figures": {"iops": iops, "mean_ns": mean, "p99_ns": mean * 1.5, "p99.999_ns": mean * 9.0}});
+    let sweep: Vec<Value> = (1..=8)
+        .map(|qd| json!({"rw": "randread", "qd": qd, "figures": {"iops": iops_scale * (qd.min(6) as f64), "mean_ns": 10_000.0 * qd as f64, "p99_ns": 12_000.0 * qd as f64}}))
+        .collect();
+    let mut curves = BTreeMap::new();
+    curves.insert(
+        id * 100,
+        vec![(50.0, 9_000.0), (99.0, 12_000.0), (99.999, 90_000.0)],
+    );
+    RunData {
+        detail: RunDetail {
+            summary: RunSummary {
+                id,
+                kind: "review".into(),
+                status: "ok".into(),
+                started_ms: 1_795_000_000_000,
+                finished_ms: None,
+                command: "iolab review".into(),
+                jobs: vec![job(id * 100, "qd1-engines", "io_uring", "randread")],
+            },
+            iolab_version: "0.1.0".into(),
+            host: json!({"hostname": "h", "cpu_model": "cpu", "cpus": 2, "kernel": "6.18"}),
+            clock_source: Some("tsc".into()),
+            meta: json!({"profile": "quick", "target": "/dev/x"}),
+            steps: vec![
+                step(
+                    "info",
+                    json!({"disk": {"model": model, "name": "x"}, "host": {"governor": "performance", "kernel_clocksource": "tsc"}}),
+                ),
+                step(
+                    "qd1-engines",
+                    json!({"cells": [
+                        cell("psync", iops_scale, 11_000.0),
+                        cell("io_uring", iops_scale * 1.1, 10_000.0),
+                        cell("null", iops_scale * 50.0, 20.0),
+                        {"engine": "io_uring+iopoll", "rw": "randread", "unavailable": "no poll queues"}
+                    ]}),
+                ),
+                step(
+                    "qd-sweep",
+                    json!({"engine": "io_uring", "points": sweep, "saturation": {"randread": {"qd": 6}}}),
+                ),
+                StepRecord {
+                    status: "skipped".into(),
+                    reason: "no poll queues here".into(),
+                    ..step("poll-vs-irq", json!({}))
+                },
+            ],
+        },
+        curves,
+        series: BTreeMap::new(),
+    }
+}
+
+#[test]
+fn two_reviews_overlay_on_every_chart() {
+    let html = build(&[review(1, "Optane", 90_000.0), review(2, "P3700", 12_000.0)]);
+    for id in ["header", "qd1", "sweep", "distribution", "ladder"] {
+        assert!(html.contains(&format!("<section id=\"{id}\">")), "no {id}");
+    }
+    for id in ["transfer", "consistency", "profiles", "application"] {
+        assert!(
+            !html.contains(&format!("<section id=\"{id}\">")),
+            "{id} without data"
+        );
+    }
+    // The sweep overlays both runs, named by run, the second dashed; both saturation marks.
+    assert!(html.contains("data-name=\"run 1 (Optane) · randread io_uring\""));
+    assert!(html.contains("data-name=\"run 2 (P3700) · randread io_uring\""));
+    assert!(
+        html.contains("read saturates at QD6 (run 1)")
+            && html.contains("read saturates at QD6 (run 2)")
+    );
+    assert!(html.contains("stroke-dasharray=\"6 4\""));
+    // QD1: io_uring is best on IOPS and mean; the null engine never is.
+    assert!(
+        html.contains("<td class=\"best\"><strong>99.0k</strong> ★</td>"),
+        "best IOPS"
+    );
+    assert!(
+        html.contains("<td class=\"best\"><strong>10.00 µs</strong> ★</td>"),
+        "best mean"
+    );
+    assert!(!html.contains("<strong>4.50M</strong>"), "null marked best");
+    assert!(html.contains("io_uring+iopoll: no poll queues"));
+    assert!(html.contains("Polling vs interrupts: not measured — no poll queues here"));
+    // The ladder places both devices.
+    assert!(html.contains("run 1 (Optane) QD1 4k read (io_uring)"));
+    // Self-contained: no external script, style or image.
+    assert!(!html.contains("<script src") && !html.contains("<link ") && !html.contains("<img"));
+    assert!(html.contains("2026-11-18"), "the run's date");
+}
+
+#[test]
+fn one_run_has_unprefixed_names() {
+    let html = build(&[review(1, "Optane", 90_000.0)]);
+    assert!(html.contains("data-name=\"randread io_uring\""));
+    assert!(!html.contains("stroke-dasharray=\"6 4\""));
+}
