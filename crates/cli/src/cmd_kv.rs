@@ -167,15 +167,6 @@ fn configure(a: &KvArgs) -> Result<Setup, CliError> {
     })
 }
 
-fn command_line() -> String {
-    let mut args = std::env::args();
-    args.next();
-    std::iter::once("iolab".to_string())
-        .chain(args)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// The figures of one finished workload as the store keeps them.
 fn app_job(
     w: &plan::Planned,
@@ -302,7 +293,7 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
     let work = setup.work.path();
     let fs = filesystem_of(work);
     let run_id = store
-        .begin_run("kv", &command_line())
+        .begin_run("kv", &crate::cmd_review::command_line())
         .map_err(CliError::failed)?;
     store
         .set_run_meta(

@@ -102,7 +102,8 @@ fn time_value(s: &str) -> Result<Duration, String> {
     parse_time(s)
 }
 
-fn command_line() -> String {
+/// The command as typed (`iolab review --quick ...`), as runs record it.
+pub(crate) fn command_line() -> String {
     let mut args = std::env::args();
     args.next();
     std::iter::once("iolab".to_string())

@@ -395,14 +395,14 @@ pub fn transfer(runs: &[RunData]) -> Option<Section> {
         if series.is_empty() {
             continue;
         }
-        let chart = |scale: ScaleKind, suffix: &str| Chart {
-            id: format!("{id}{suffix}"),
-            title: title.into(),
-            x: axis("Transfer size", ScaleKind::Log2, Format::Bytes),
-            y: axis("Throughput (MB/s)", scale, Format::Plain),
-            series: series.clone(),
-            marks: Vec::new(),
-            lines: true,
+        let chart = |scale: ScaleKind, suffix: &str| {
+            Chart::lines(
+                &format!("{id}{suffix}"),
+                title,
+                axis("Transfer size", ScaleKind::Log2, Format::Bytes),
+                axis("Throughput (MB/s)", scale, Format::Plain),
+                series.clone(),
+            )
         };
         html.push_str(&switch_block(
             id,
@@ -473,15 +473,13 @@ pub fn distribution(runs: &[RunData]) -> Option<Section> {
         }
     }
     if !poll.is_empty() {
-        html.push_str(&chart_block(&Chart {
-            id: "poll-vs-irq".into(),
-            title: "QD1 4 KiB random read: polling vs interrupts".into(),
-            x: axis("Percentile", ScaleKind::Nines, Format::Percentile),
-            y: axis("Latency", ScaleKind::Log10, Format::Nanos),
-            series: poll,
-            marks: Vec::new(),
-            lines: true,
-        }));
+        html.push_str(&chart_block(&Chart::lines(
+            "poll-vs-irq",
+            "QD1 4 KiB random read: polling vs interrupts",
+            axis("Percentile", ScaleKind::Nines, Format::Percentile),
+            axis("Latency", ScaleKind::Log10, Format::Nanos),
+            poll,
+        )));
     } else if let Some(s) = runs.iter().find_map(|r| {
         r.detail
             .step("poll-vs-irq")
@@ -675,26 +673,22 @@ pub fn application(runs: &[RunData]) -> Option<Section> {
     t.push_str("</tbody></table>");
     let mut html = format!("<p>RocksDB's db_bench with the hosting review's parameters (<code>iolab kv</code>); the device under the database sampled every second.</p>{t}");
     if !ops.is_empty() {
-        html.push_str(&chart_block(&Chart {
-            id: "kv-ops".into(),
-            title: "db_bench throughput over time".into(),
-            x: axis("Time (s)", ScaleKind::Linear, Format::Plain),
-            y: axis("Operations per second", ScaleKind::Linear, Format::Count),
-            series: ops,
-            marks: Vec::new(),
-            lines: true,
-        }));
+        html.push_str(&chart_block(&Chart::lines(
+            "kv-ops",
+            "db_bench throughput over time",
+            axis("Time (s)", ScaleKind::Linear, Format::Plain),
+            axis("Operations per second", ScaleKind::Linear, Format::Count),
+            ops,
+        )));
     }
     if !disk.is_empty() {
-        html.push_str(&chart_block(&Chart {
-            id: "kv-disk".into(),
-            title: "Device throughput under db_bench".into(),
-            x: axis("Time (s)", ScaleKind::Linear, Format::Plain),
-            y: axis("Device throughput (MB/s)", ScaleKind::Linear, Format::Plain),
-            series: disk,
-            marks: Vec::new(),
-            lines: true,
-        }));
+        html.push_str(&chart_block(&Chart::lines(
+            "kv-disk",
+            "Device throughput under db_bench",
+            axis("Time (s)", ScaleKind::Linear, Format::Plain),
+            axis("Device throughput (MB/s)", ScaleKind::Linear, Format::Plain),
+            disk,
+        )));
     }
     Some(Section::new(
         "application",

@@ -163,6 +163,19 @@ fn legend_layout(names: &[&str], width: f64) -> (Vec<(f64, usize)>, usize) {
 }
 
 impl Chart {
+    /// A chart of connected points, without marks.
+    pub fn lines(id: &str, title: &str, x: Axis, y: Axis, series: Vec<Series>) -> Chart {
+        Chart {
+            id: id.into(),
+            title: title.into(),
+            x,
+            y,
+            series,
+            marks: Vec::new(),
+            lines: true,
+        }
+    }
+
     /// Points the chart can draw (those its axes can show).
     pub fn drawable(&self) -> usize {
         self.series
