@@ -55,6 +55,20 @@ pub fn check_in_browser(page: &Path, shot: &str) -> Option<Value> {
         "the page loads nothing"
     );
     assert_eq!(v["tables"].as_u64().unwrap(), v["saves"].as_u64().unwrap());
+    // The linear/log switch shows the other rendering and hides the first.
+    let switched = b
+        .eval(
+            r#"(() => { const r = document.querySelector('figure.switch input.log');
+                if (!r) return null; const fig = r.closest('figure');
+                fig.querySelector('label[for="' + r.id + '"]').click();
+                const shown = Array.from(fig.querySelectorAll('svg.chart')).filter(s => s.getClientRects().length > 0);
+                return shown.map(s => s.id); })()"#,
+        )
+        .unwrap();
+    if let Some(ids) = switched.as_array() {
+        assert_eq!(ids.len(), 1, "one rendering at a time: {switched}");
+        assert!(ids[0].as_str().unwrap().ends_with("-log"), "{switched}");
+    }
     // Save SVG works: the button hands a Blob of the visible chart to a download link.
     let saved = b
         .eval(
