@@ -263,7 +263,7 @@ fn open_files_line(num: u64) {
 }
 
 /// One line about a finished workload.
-fn summary_line(w: &plan::Planned, r: &iolab_kv::WorkloadRun) -> String {
+fn summary_line(w: &plan::Planned, r: &iolab_kv::WorkloadRun, job: &AppJob) -> String {
     let b = &r.result;
     let mut s = format!(
         "{:<10} {:>8} ops/s  {:>8.2} µs/op",
@@ -278,8 +278,11 @@ fn summary_line(w: &plan::Planned, r: &iolab_kv::WorkloadRun) -> String {
         s.push_str(&format!("  P99 {:.2} µs", l.p99));
     }
     s.push_str(&format!("  in {}", duration(b.seconds)));
-    if !r.disk.is_empty() {
-        let mean = r.disk.iter().map(|d| d.mb_per_sec).sum::<f64>() / r.disk.len() as f64;
+    let device = job
+        .metrics
+        .iter()
+        .find(|(d, n, _)| d == "disk" && n == "mb_per_sec_mean");
+    if let Some((_, _, mean)) = device {
         s.push_str(&format!("  (device {mean:.1} MB/s)"));
     }
     s
@@ -370,9 +373,10 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
         }
         match result {
             Ok(r) => {
-                println!("{}", summary_line(w, &r));
+                let job = app_job(w, &r, &args, &db, &setup);
+                println!("{}", summary_line(w, &r, &job));
                 store
-                    .add_app_job(run_id, "kv", &app_job(w, &r, &args, &db, &setup))
+                    .add_app_job(run_id, "kv", &job)
                     .map_err(CliError::failed)?;
             }
             Err(e) => {

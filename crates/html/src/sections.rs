@@ -7,6 +7,8 @@ use std::fmt::Write as _;
 use iolab_report::format::{compact, micros};
 use serde_json::Value;
 
+use iolab_store::JobRow;
+
 use crate::data::RunData;
 use crate::ladder;
 use crate::page::{chart_block, switch_block, Section};
@@ -419,52 +421,22 @@ pub fn transfer(runs: &[RunData]) -> Option<Section> {
     })
 }
 
-/// Percentile curves on the nines axis per engine (QD1), and polling vs interrupts.
-pub fn distribution(runs: &[RunData]) -> Option<Section> {
-    let mut html = String::new();
-    for rw in ["randread", "randwrite"] {
-        let mut series = Vec::new();
-        for r in runs {
-            for j in r
-                .jobs()
-                .iter()
-                .filter(|j| j.step == "qd1-engines" && j.rw == rw && j.engine != "null")
-            {
-                if let Some(c) = r.curves.get(&j.id) {
-                    series.push(Series {
-                        name: name(runs, r, &j.engine),
-                        points: c.clone(),
-                        dashed: dashed(runs, r),
-                    });
-                }
-            }
-        }
-        if series.is_empty() {
-            continue;
-        }
-        let chart = Chart {
-            id: format!("distribution-{rw}"),
-            title: format!(
-                "QD1 4 KiB {} latency distribution per engine",
-                if rw == "randread" {
-                    "random read"
-                } else {
-                    "random write"
-                }
-            ),
-            x: axis("Percentile", ScaleKind::Nines, Format::Percentile),
-            y: axis("Latency", ScaleKind::Log10, Format::Nanos),
-            series,
-            marks: Vec::new(),
-            lines: true,
-        };
-        html.push_str(&chart_block(&chart));
+/// `random read` / `random write` for a review's `randread` / `randwrite`.
+fn rw_words(rw: &str) -> &'static str {
+    if rw == "randread" {
+        "random read"
+    } else {
+        "random write"
     }
-    let mut poll = Vec::new();
+}
+
+/// One series per job of `runs` that `pick` chooses and that has a percentile curve.
+fn curve_series(runs: &[RunData], pick: impl Fn(&JobRow) -> bool) -> Vec<Series> {
+    let mut out = Vec::new();
     for r in runs {
-        for j in r.jobs().iter().filter(|j| j.step == "poll-vs-irq") {
+        for j in r.jobs().iter().filter(|j| pick(j)) {
             if let Some(c) = r.curves.get(&j.id) {
-                poll.push(Series {
+                out.push(Series {
                     name: name(runs, r, &j.engine),
                     points: c.clone(),
                     dashed: dashed(runs, r),
@@ -472,12 +444,36 @@ pub fn distribution(runs: &[RunData]) -> Option<Section> {
             }
         }
     }
+    out
+}
+
+/// Percentile curves on the nines axis per engine (QD1), and polling vs interrupts.
+pub fn distribution(runs: &[RunData]) -> Option<Section> {
+    let nines = || axis("Percentile", ScaleKind::Nines, Format::Percentile);
+    let latency = || axis("Latency", ScaleKind::Log10, Format::Nanos);
+    let mut html = String::new();
+    for rw in ["randread", "randwrite"] {
+        let series = curve_series(runs, |j| {
+            j.step == "qd1-engines" && j.rw == rw && j.engine != "null"
+        });
+        if series.is_empty() {
+            continue;
+        }
+        html.push_str(&chart_block(&Chart::lines(
+            &format!("distribution-{rw}"),
+            &format!("QD1 4 KiB {} latency distribution per engine", rw_words(rw)),
+            nines(),
+            latency(),
+            series,
+        )));
+    }
+    let poll = curve_series(runs, |j| j.step == "poll-vs-irq");
     if !poll.is_empty() {
         html.push_str(&chart_block(&Chart::lines(
             "poll-vs-irq",
             "QD1 4 KiB random read: polling vs interrupts",
-            axis("Percentile", ScaleKind::Nines, Format::Percentile),
-            axis("Latency", ScaleKind::Log10, Format::Nanos),
+            nines(),
+            latency(),
             poll,
         )));
     } else if let Some(s) = runs.iter().find_map(|r| {
@@ -536,22 +532,13 @@ pub fn consistency(runs: &[RunData]) -> Option<Section> {
         if series.is_empty() {
             continue;
         }
-        html.push_str(&chart_block(&Chart {
-            id: format!("consistency-{rw}"),
-            title: format!(
-                "QD1 4 KiB {} latency, second by second",
-                if rw == "randread" {
-                    "random read"
-                } else {
-                    "random write"
-                }
-            ),
-            x: axis("Time (s)", ScaleKind::Linear, Format::Plain),
-            y: axis("Latency", ScaleKind::Log10, Format::Nanos),
+        html.push_str(&chart_block(&Chart::lines(
+            &format!("consistency-{rw}"),
+            &format!("QD1 4 KiB {} latency, second by second", rw_words(rw)),
+            axis("Time (s)", ScaleKind::Linear, Format::Plain),
+            axis("Latency", ScaleKind::Log10, Format::Nanos),
             series,
-            marks: Vec::new(),
-            lines: true,
-        }));
+        )));
     }
     (!html.is_empty()).then(|| Section::new("consistency", "Consistency", html))
 }
