@@ -246,19 +246,19 @@ fn cache_note(num: u64) -> Option<String> {
 fn open_files_line(num: u64) {
     let needed = plan::data_bytes(num) / (32 << 20) + 1024;
     match iolab_kv::raise_open_files() {
-        Ok((old, new)) if new < needed => eprintln!(
+        Ok((old, new)) if new < needed => say!(
             "iolab: warning: the open-file limit is {new} (raised from {old} as far as allowed) \
              but this database may keep about {needed} files open: db_bench may fail with \
              \"Too many open files\" (raise the hard limit: ulimit -Hn)"
         ),
-        Ok((old, new)) if new > old => eprintln!(
+        Ok((old, new)) if new > old => say!(
             "iolab: open-file limit raised from {old} to {new} (db_bench keeps its SST files \
              open; the review hit \"Too many open files\" at 1024)"
         ),
-        Ok((_, new)) => eprintln!(
+        Ok((_, new)) => say!(
             "iolab: open-file limit {new} (its hard limit), enough for this database's SST files"
         ),
-        Err(e) => eprintln!("iolab: warning: could not raise the open-file limit: {e}"),
+        Err(e) => say!("iolab: warning: could not raise the open-file limit: {e}"),
     }
 }
 
@@ -291,7 +291,8 @@ fn summary_line(w: &plan::Planned, r: &iolab_kv::WorkloadRun, job: &AppJob) -> S
 pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
     let setup = configure(a)?;
     let db_path = a.db.clone().unwrap_or_else(Store::default_path);
-    let mut store = Store::open(&db_path).map_err(CliError::failed)?;
+    iolab_sysinfo::check_database(&db_path, &[]).map_err(CliError::bad_input)?;
+    let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
     open_files_line(setup.num);
     let work = setup.work.path();
     let fs = filesystem_of(work);
@@ -316,7 +317,7 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
         )
         .map_err(CliError::failed)?;
     iolab_runner::signal::install();
-    eprintln!(
+    say!(
         "iolab: db_bench {} in {} ({}{}): {} keys, {} of data; saving as run {run_id} in {}",
         setup.version,
         work.display(),
@@ -330,7 +331,7 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
         db_path.display()
     );
     if let Some(note) = cache_note(setup.num) {
-        eprintln!("iolab: note: {note}");
+        say!("iolab: note: {note}");
     }
     let show = std::io::stderr().is_terminal() || std::env::var_os("IOLAB_PROGRESS").is_some();
     let total = setup.planned.len();
@@ -339,7 +340,7 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
         let db = work.join(w.db);
         let args = params::args(w.workload, setup.num, a.threads, &db);
         let label = format!("[{}/{total} {}]", i + 1, w.workload);
-        eprintln!(
+        say!(
             "{label} {}{}",
             if w.workload == Workload::ReadRandom {
                 format!("{} threads, ", a.threads)
@@ -359,7 +360,7 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
             iolab_runner::signal::stop_flag(),
             |el: Duration, rate: f64| {
                 if show {
-                    eprint!(
+                    say_partial!(
                         "\r\x1b[K{label} {} {} ops/s",
                         duration(el.as_secs_f64()),
                         compact(rate)
@@ -369,12 +370,12 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
             },
         );
         if show {
-            eprint!("\r\x1b[K");
+            say_partial!("\r\x1b[K");
         }
         match result {
             Ok(r) => {
                 let job = app_job(w, &r, &args, &db, &setup);
-                println!("{}", summary_line(w, &r, &job));
+                outln!("{}", summary_line(w, &r, &job));
                 store
                     .add_app_job(run_id, "kv", &job)
                     .map_err(CliError::failed)?;
@@ -398,17 +399,17 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
     store.finish_run(run_id, status).map_err(CliError::failed)?;
     let detail = store.run(run_id).map_err(CliError::failed)?;
     if a.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&detail.to_json()).unwrap_or_default()
         );
     } else if !detail.summary.jobs.is_empty() {
-        println!();
-        print!("{}", workloads_table(&detail.summary.jobs));
+        outln!();
+        out!("{}", workloads_table(&detail.summary.jobs));
     }
-    eprintln!("iolab: saved as run {run_id} in {}", db_path.display());
+    say!("iolab: saved as run {run_id} in {}", db_path.display());
     if interrupted {
-        eprintln!("iolab: interrupted: the workloads that finished are saved");
+        say!("iolab: interrupted: the workloads that finished are saved");
         return Ok(ExitCode::from(exit::interrupted()));
     }
     if let Some((w, e)) = failure {

@@ -16,11 +16,15 @@ use iolab_fio::units::{parse_size, parse_time};
 use iolab_job::{JobSpec, Pattern, SizeSpec};
 use iolab_report::qd1::Qd1Numbers;
 use iolab_report::{Qd1Cell, Qd1Table};
-use iolab_runner::{run_jobs, signal, JobReport, RunError, RunOptions, RunOutcome};
+use iolab_runner::{
+    prepare, run_jobs, signal, JobReport, PreparedJob, RunError, RunOptions, RunOutcome,
+};
 use iolab_stats::Clock;
+use iolab_sysinfo::check_output;
 
 use crate::exit::{self, CliError};
-use crate::targets::prepare_all;
+use crate::output;
+use crate::targets::{consent_for_jobs, lay_out};
 
 #[derive(Args, Debug, Clone)]
 pub struct Qd1Args {
@@ -41,7 +45,8 @@ pub struct Qd1Args {
     /// io_uring+iopoll, io_uring+sqpoll, null) [default: all]
     #[arg(long, value_delimiter = ',')]
     pub engines: Option<Vec<String>>,
-    /// Allow the random-write row on a block device (destroys its data)
+    /// Allow the random-write row on a block device or an existing file iolab did not create
+    /// (destroys its data; without it that row is n/a and the reads still run)
     #[arg(long)]
     pub allow_destroy: bool,
     /// normal (tables) or json (fio's JSON, one job per cell)
@@ -126,13 +131,40 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
             specs.push(job_for(args, &target, *e, rw, read, size));
         }
     }
-    // Check everything before the first I/O: a refused write row stops the run here.
-    let (jobs, mut out) = prepare_all(&specs, args.allow_destroy, args.output.as_deref())?;
+    // Check everything before the first I/O. A write row the guard refuses (a device or an
+    // existing file without --allow-destroy) stays in the table as n/a with the reason, so
+    // the reads are still measured; any other refusal stops the run here.
+    let consent = consent_for_jobs(&specs, args.allow_destroy);
+    let mut jobs: Vec<Result<PreparedJob, String>> = Vec::new();
+    for spec in &specs {
+        match prepare(std::slice::from_ref(spec), &consent) {
+            Ok(mut j) => jobs.push(Ok(j.remove(0))),
+            Err(RunError::Safety { source, .. }) if !spec.reads() => {
+                jobs.push(Err(source.to_string()))
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if let Some(o) = args.output.as_deref() {
+        check_output(o, "--output", &[&target]).map_err(CliError::bad_input)?;
+    }
     signal::install();
+    let mut ready: Vec<PreparedJob> = jobs
+        .iter()
+        .filter_map(|j| j.as_ref().ok())
+        .cloned()
+        .collect();
+    lay_out(&mut ready)?;
+    let mut ready = ready.into_iter();
+    let jobs: Vec<Result<PreparedJob, String>> = jobs
+        .into_iter()
+        .map(|j| j.map(|_| ready.next().expect("one laid-out job per checked job")))
+        .collect();
+    let mut out = output::open(args.output.as_deref())?;
     let clock = Clock::calibrate(Duration::from_millis(20));
     let total = jobs.len();
     let per_job = args.runtime + args.ramp_time;
-    eprintln!(
+    say!(
         "iolab: QD1 4 KiB random read/write on {} through {} paths, about {} s",
         target.display(),
         paths.len(),
@@ -148,10 +180,21 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
     let mut interrupted = false;
     let progress = std::io::stderr().is_terminal() || std::env::var_os("IOLAB_PROGRESS").is_some();
     for (i, job) in jobs.iter().enumerate() {
-        let engine = job.spec.engine.label();
+        let engine = specs[i].engine.label();
         let workload = WORKLOADS[i % WORKLOADS.len()].0.to_string();
+        let job = match job {
+            Ok(j) => j,
+            Err(reason) => {
+                table.add(Qd1Cell {
+                    engine,
+                    workload,
+                    result: Err(reason.clone()),
+                });
+                continue;
+            }
+        };
         if progress {
-            eprint!(
+            say_partial!(
                 "\r[{}/{}] {workload} via {engine}...{:20}",
                 i + 1,
                 total,
@@ -197,7 +240,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
         }
     }
     if progress {
-        eprintln!("\r{:70}\r", "");
+        say!("\r{:70}\r", "");
     }
     if target.starts_with("/dev/zram") {
         table.notes.push(
@@ -245,7 +288,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
         .context("writing results")
         .map_err(CliError::failed)?;
     if interrupted {
-        eprintln!("iolab: interrupted: the tables above are partial");
+        say!("iolab: interrupted: the tables above are partial");
         return Ok(ExitCode::from(exit::interrupted()));
     }
     Ok(ExitCode::SUCCESS)

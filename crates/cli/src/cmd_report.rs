@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use iolab_store::{Store, StoreError};
+use iolab_sysinfo::check_output;
 
 use crate::exit::CliError;
 
@@ -41,7 +42,7 @@ pub fn write_report(store: &Store, runs: &[i64], out: &Path) -> Result<usize, Cl
     })?;
     let html = iolab_html::build(&data);
     if out == Path::new("-") {
-        print!("{html}");
+        out!("{html}");
     } else {
         std::fs::write(out, &html)
             .with_context(|| format!("writing {}", out.display()))
@@ -52,16 +53,16 @@ pub fn write_report(store: &Store, runs: &[i64], out: &Path) -> Result<usize, Cl
 
 pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
     let path = a.db.clone().unwrap_or_else(Store::default_path);
-    if !path.exists() {
-        return Err(CliError::bad_input(anyhow::anyhow!(
-            "no results database at {}",
-            path.display()
-        )));
+    if a.output != Path::new("-") {
+        check_output(&a.output, "-o", &[&path]).map_err(CliError::bad_input)?;
     }
-    let store = Store::open(&path).map_err(CliError::failed)?;
+    let store = Store::open_existing(&path).map_err(|e| match e {
+        StoreError::Missing(_) => CliError::bad_input(e),
+        e => CliError::failed(e),
+    })?;
     let bytes = write_report(&store, &a.runs, &a.output)?;
     if a.output != Path::new("-") {
-        eprintln!(
+        say!(
             "iolab: wrote {} ({} KB): open it in a browser; nothing is fetched from the network",
             a.output.display(),
             bytes / 1024

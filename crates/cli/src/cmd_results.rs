@@ -40,9 +40,13 @@ pub struct ShowArgs {
     pub jobs: bool,
 }
 
+/// Opens the database for reading: nothing is created, a missing database is bad input.
 fn open(db: &Option<PathBuf>) -> Result<Store, CliError> {
     let path = db.clone().unwrap_or_else(Store::default_path);
-    Store::open(&path).map_err(CliError::failed)
+    Store::open_existing(&path).map_err(|e| match e {
+        StoreError::Missing(_) => CliError::bad_input(e),
+        e => CliError::failed(e),
+    })
 }
 
 /// Local time of a Unix time in ms, as `2026-11-22 09:41`.
@@ -151,23 +155,32 @@ fn history_line(r: &RunSummary) -> String {
 }
 
 pub fn history(a: &HistoryArgs) -> Result<ExitCode, CliError> {
-    let store = open(&a.db)?;
-    let runs = store.history(a.limit).map_err(CliError::failed)?;
+    let path = a.db.clone().unwrap_or_else(Store::default_path);
+    let runs = match Store::open_existing(&path) {
+        Ok(store) => store.history(a.limit).map_err(CliError::failed)?,
+        Err(StoreError::Missing(_)) => Vec::new(),
+        Err(e) => return Err(CliError::failed(e)),
+    };
     if a.json {
         let v: Vec<_> = runs.iter().map(RunSummary::to_json).collect();
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return Ok(ExitCode::SUCCESS);
     }
     if runs.is_empty() {
-        eprintln!("iolab: no runs yet in {}", store.path().display());
+        say!("iolab: no runs yet in {}", path.display());
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "{:>5}  {:<16}  {:<6} {:<11} {:<22} {:<10} headline",
-        "id", "started", "kind", "status", "target", "device"
+        "id",
+        "started",
+        "kind",
+        "status",
+        "target",
+        "device"
     );
     for r in &runs {
-        println!("{}", history_line(r));
+        outln!("{}", history_line(r));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -176,7 +189,7 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
     let store = open(&a.db)?;
     let d = load(&store, a.run)?;
     if a.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&d.to_json())
                 .context("writing JSON")
@@ -185,15 +198,15 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     let s = &d.summary;
-    println!(
+    outln!(
         "run {} ({}, {}), started {}",
         s.id,
         s.kind,
         s.status,
         when(s.started_ms)
     );
-    println!("  command: {}", s.command);
-    println!(
+    outln!("  command: {}", s.command);
+    outln!(
         "  host: {} ({}, {} CPUs, kernel {}); iolab {}{}",
         d.host["hostname"].as_str().unwrap_or("?"),
         d.host["cpu_model"].as_str().unwrap_or("?"),
@@ -206,7 +219,7 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
             .map_or(String::new(), |c| format!("; clock {c}"))
     );
     if s.kind == "kv" {
-        println!(
+        outln!(
             "  db_bench {} in {} ({}, device {}): {} keys, readrandom with {} threads",
             d.meta["db_bench_version"].as_str().unwrap_or("?"),
             d.meta["dir"].as_str().unwrap_or("?"),
@@ -215,13 +228,13 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
             d.meta["num"],
             d.meta["threads"]
         );
-        println!();
-        print!("{}", crate::kv_table::workloads_table(&s.jobs));
+        outln!();
+        out!("{}", crate::kv_table::workloads_table(&s.jobs));
         let notes: Vec<&String> = s.jobs.iter().flat_map(|j| &j.notes).collect();
         let mut seen = Vec::new();
         for n in notes {
             if !seen.contains(&n) {
-                println!("- {n}");
+                outln!("- {n}");
                 seen.push(n);
             }
         }
@@ -233,9 +246,9 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
             return Ok(ExitCode::SUCCESS);
         }
     }
-    println!();
-    println!("| job | group | engine | QD | rw | bs | dir | IOPS | MB/s | mean | p99 | p99.999 |");
-    println!("|---|---:|---|---:|---|---:|---|---:|---:|---:|---:|---:|");
+    outln!();
+    outln!("| job | group | engine | QD | rw | bs | dir | IOPS | MB/s | mean | p99 | p99.999 |");
+    outln!("|---|---:|---|---:|---|---:|---|---:|---:|---:|---:|---:|");
     for j in &s.jobs {
         for dir in j.directions() {
             let m = |n: &str| j.metric(dir, n).unwrap_or(0.0);
@@ -244,7 +257,7 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
                     .or_else(|| j.metric(dir, &format!("clat_{n}")))
                     .unwrap_or(0.0)
             };
-            println!(
+            outln!(
                 "| {} | {} | {} | {} | {} | {} | {dir} | {} | {:.1} | {} | {} | {} |",
                 j.name,
                 j.group_id,
@@ -262,7 +275,7 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
     }
     for j in &s.jobs {
         for n in &j.notes {
-            println!("- {}: {n}", j.name);
+            outln!("- {}: {n}", j.name);
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -332,20 +345,20 @@ pub struct ExportArgs {
 /// A review's steps as they were printed, with how each ended.
 fn print_review(d: &iolab_store::RunDetail) {
     if let Some(p) = d.meta["profile"].as_str() {
-        println!(
+        outln!(
             "  review: {p} profile on {}",
             d.meta["target"].as_str().unwrap_or("?")
         );
     }
     for (i, st) in d.steps.iter().enumerate() {
-        println!();
+        outln!();
         let status = if st.status == "ok" {
             String::new()
         } else {
             format!(" [{}]", st.status)
         };
-        println!("## {}. {}{status}\n", i + 1, st.name);
-        print!("{}", st.data["text"].as_str().unwrap_or(""));
+        outln!("## {}. {}{status}\n", i + 1, st.name);
+        out!("{}", st.data["text"].as_str().unwrap_or(""));
     }
 }
 
@@ -418,15 +431,15 @@ fn compare_reviews(runs: &[iolab_store::RunDetail], json: bool) {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return;
     }
     let head: Vec<String> = columns.iter().map(|(p, rw)| format!("{p} {rw}")).collect();
-    println!(
+    outln!(
         "| run | device | {} | saturation QD read/write |",
         head.join(" | ")
     );
-    println!("|---|---|{}---:|", "---:|".repeat(columns.len()));
+    outln!("|---|---|{}---:|", "---:|".repeat(columns.len()));
     for r in runs {
         let cells: Vec<String> = columns
             .iter()
@@ -436,7 +449,7 @@ fn compare_reviews(runs: &[iolab_store::RunDetail], json: bool) {
             })
             .collect();
         let sat = |rw| saturation(r, rw).map_or("-".to_string(), |q| q.to_string());
-        println!(
+        outln!(
             "| {} | {} | {} | {} / {} |",
             r.summary.id,
             device(r),
@@ -447,8 +460,8 @@ fn compare_reviews(runs: &[iolab_store::RunDetail], json: bool) {
     }
     for r in runs {
         if let Some(s) = r.step("qd1-engines") {
-            println!("\n## run {}: QD1 engines on {}\n", r.summary.id, device(r));
-            print!("{}", s.data["text"].as_str().unwrap_or(""));
+            outln!("\n## run {}: QD1 engines on {}\n", r.summary.id, device(r));
+            out!("{}", s.data["text"].as_str().unwrap_or(""));
         }
     }
 }
@@ -476,9 +489,9 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     if runs.iter().all(|r| r.summary.kind == "kv") {
         if a.json {
             let v = crate::kv_table::compare_json(&runs);
-            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         } else {
-            print!("{}", crate::kv_table::compare_table(&runs));
+            out!("{}", crate::kv_table::compare_table(&runs));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -524,12 +537,12 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
                 serde_json::json!({"run": r.summary.id, "target": target, "jobs": cells})
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return Ok(ExitCode::SUCCESS);
     }
     let head: Vec<String> = columns.iter().map(|(n, d)| format!("{n} {d}")).collect();
-    println!("| run | target | {} |", head.join(" | "));
-    println!("|---|---|{}", "---:|".repeat(columns.len()));
+    outln!("| run | target | {} |", head.join(" | "));
+    outln!("|---|---|{}", "---:|".repeat(columns.len()));
     for r in &runs {
         let target = r
             .summary
@@ -544,7 +557,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
                 None => "n/a".into(),
             })
             .collect();
-        println!("| {} | {target} | {} |", r.summary.id, cells.join(" | "));
+        outln!("| {} | {target} | {} |", r.summary.id, cells.join(" | "));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -554,14 +567,12 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode, CliError> {
     let store = open(&a.db)?;
     let d = load(&store, a.run)?;
     match a.format {
-        ExportFormat::Json => println!(
+        ExportFormat::Json => outln!(
             "{}",
             serde_json::to_string_pretty(&d.to_json()).unwrap_or_default()
         ),
         ExportFormat::Csv => {
-            println!(
-                "run,job,step,group,engine,iodepth,rw,block_size,target,direction,metric,value"
-            );
+            outln!("run,job,step,group,engine,iodepth,rw,block_size,target,direction,metric,value");
             let quote = |s: &str| {
                 if s.contains([',', '"', '\n']) {
                     format!("\"{}\"", s.replace('"', "\"\""))
@@ -571,7 +582,7 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode, CliError> {
             };
             for j in &d.summary.jobs {
                 for (dir, name, value) in &j.metrics {
-                    println!(
+                    outln!(
                         "{},{},{},{},{},{},{},{},{},{dir},{name},{value}",
                         d.summary.id,
                         quote(&j.name),

@@ -4,7 +4,7 @@
 //! nothing and exits 2.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -16,10 +16,14 @@ use iolab_store::{RunStatus, Store};
 use iolab_suite::progress::{clock_time, Progress};
 use iolab_suite::steps::estimate;
 use iolab_suite::{run_review, Effort, Executor, PerStep, ReviewConfig, Step};
-use iolab_sysinfo::{check_write_allowed, probe, TargetKind};
+use iolab_sysinfo::{
+    check_database, check_output, check_target_write, check_write_allowed, probe, Consent,
+    TargetKind,
+};
 use serde_json::json;
 
 use crate::exit::{self, CliError};
+use crate::targets::existing_block_device;
 
 #[derive(Args, Debug, Clone)]
 #[command(after_help = "Steps (all by default, in this order):\n  \
@@ -78,13 +82,18 @@ pub struct ReviewArgs {
     /// Saturation: the smallest QD within this many percent of the peak IOPS
     #[arg(long, default_value_t = 3.0)]
     pub tolerance: f64,
-    /// RAM-backed block device for the software-floor step
-    #[arg(long = "floor-device", default_value = "/dev/zram0")]
-    pub floor_device: PathBuf,
-    /// Allow writing to a block device target and filling the floor device (destroys their
-    /// data; refused on devices that are mounted, partitioned or carry a filesystem)
+    /// RAM-backed block device for the software-floor step [default: /dev/zram0]
+    #[arg(long = "floor-device")]
+    pub floor_device: Option<PathBuf>,
+    /// Allow the writing steps to overwrite the target: a block device, or an existing file
+    /// iolab did not create (destroys its data; refused on devices that are mounted, in use,
+    /// or hold the root filesystem)
     #[arg(long)]
     pub allow_destroy: bool,
+    /// Allow the software-floor step to fill the floor device first (destroys its data; its
+    /// own consent, as it is another device than the target)
+    #[arg(long = "allow-destroy-floor")]
+    pub allow_destroy_floor: bool,
     /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db)
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
@@ -112,8 +121,32 @@ pub(crate) fn command_line() -> String {
         .join(" ")
 }
 
+/// The floor device: one named with --floor-device must be a block device, and one the
+/// user allowed to fill must pass the device probes, both before anything runs.
+fn floor_device(a: &ReviewArgs, steps: &[Step]) -> Result<PathBuf, CliError> {
+    let dev = a
+        .floor_device
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("/dev/zram0"));
+    if !steps.contains(&Step::SoftwareFloor) {
+        return Ok(dev);
+    }
+    if a.floor_device.is_some() || a.allow_destroy_floor {
+        existing_block_device("--floor-device", &dev)?;
+    }
+    if a.allow_destroy_floor {
+        let facts = probe(&dev).map_err(|e| bad(format!("--floor-device: {e}")))?;
+        check_write_allowed(&facts, true, "--allow-destroy-floor")
+            .map_err(|e| bad(format!("--floor-device: {e}")))?;
+    }
+    Ok(dev)
+}
+
 /// Everything checked before any I/O; returns the config and the scratch directory to keep.
-fn configure(a: &ReviewArgs) -> Result<(ReviewConfig, Option<tempfile::TempDir>), CliError> {
+fn configure(
+    a: &ReviewArgs,
+    db: &Path,
+) -> Result<(ReviewConfig, Option<tempfile::TempDir>), CliError> {
     let effort = if a.quick {
         Effort::Quick
     } else if a.full {
@@ -166,6 +199,7 @@ fn configure(a: &ReviewArgs) -> Result<(ReviewConfig, Option<tempfile::TempDir>)
         )));
     }
     let mut scratch = None;
+    let consent = &Consent::granting("--allow-destroy", a.allow_destroy, a.target.as_deref());
     let (target, size) = match &a.target {
         None => {
             let dir = tempfile::Builder::new()
@@ -184,22 +218,19 @@ fn configure(a: &ReviewArgs) -> Result<(ReviewConfig, Option<tempfile::TempDir>)
                 Err(e) => return Err(bad(format!("{e}"))),
             };
             if let Some(f) = &facts {
-                if f.kind == TargetKind::BlockDevice && steps.iter().any(|s| s.writes()) {
-                    if !a.allow_destroy {
-                        let writing: Vec<&str> = steps
-                            .iter()
-                            .filter(|s| s.writes())
-                            .map(|s| s.name())
-                            .collect();
-                        return Err(bad(format!(
-                            "{}: the steps {} write to the device and destroy its data; add \
-                             --allow-destroy to allow it, or choose read-only steps \
-                             (--steps info,poll-vs-irq,software-floor)",
-                            t.display(),
+                let writing: Vec<&str> = steps
+                    .iter()
+                    .filter(|s| s.writes())
+                    .map(|s| s.name())
+                    .collect();
+                if !writing.is_empty() {
+                    check_target_write(f, consent).map_err(|e| {
+                        bad(format!(
+                            "{e} (the steps {} write to it; read-only steps: --steps \
+                             info,poll-vs-irq,software-floor)",
                             writing.join(", ")
-                        )));
-                    }
-                    check_write_allowed(f, true).map_err(|e| bad(e.to_string()))?;
+                        ))
+                    })?;
                 }
                 if let Some(s) = a.size {
                     if f.kind == TargetKind::BlockDevice && s > f.size_bytes {
@@ -224,18 +255,19 @@ fn configure(a: &ReviewArgs) -> Result<(ReviewConfig, Option<tempfile::TempDir>)
         return Err(bad("--size: must be more than 0".into()));
     }
     if let Some(r) = &a.report {
-        let dir = r.parent().filter(|d| !d.as_os_str().is_empty());
-        if dir.is_some_and(|d| !d.is_dir()) || r.is_dir() {
-            return Err(bad(format!(
-                "--report: cannot write {} (no such directory, or it is one)",
-                r.display()
-            )));
-        }
+        check_output(r, "--report", &[&target, db]).map_err(CliError::bad_input)?;
     }
+    check_database(db, &[&target]).map_err(CliError::bad_input)?;
+    let floor_device = floor_device(a, &steps)?;
     let cfg = ReviewConfig {
+        consent: consent.clone(),
+        floor_consent: Consent::granting(
+            "--allow-destroy-floor",
+            a.allow_destroy_floor,
+            [floor_device.as_path()],
+        ),
         target,
         size,
-        allow_destroy: a.allow_destroy,
         effort,
         steps,
         runtime,
@@ -243,15 +275,15 @@ fn configure(a: &ReviewArgs) -> Result<(ReviewConfig, Option<tempfile::TempDir>)
         max_qd: a.max_qd.unwrap_or(effort.max_qd()),
         precondition_passes: a.passes.unwrap_or(effort.precondition_passes()),
         tolerance_pct: a.tolerance,
-        floor_device: Some(a.floor_device.clone()),
+        floor_device: Some(floor_device),
     };
     Ok((cfg, scratch))
 }
 
 pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
-    let (cfg, _scratch) = configure(a)?;
     let db_path = a.db.clone().unwrap_or_else(Store::default_path);
-    let mut store = Store::open(&db_path).map_err(CliError::failed)?;
+    let (cfg, _scratch) = configure(a, &db_path)?;
+    let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
     let run_id = store
         .begin_run("review", &command_line())
         .map_err(CliError::failed)?;
@@ -282,7 +314,7 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
         .map_err(CliError::failed)?;
     iolab_runner::signal::install();
     let clock = Clock::calibrate(Duration::from_millis(20));
-    eprintln!(
+    say!(
         "iolab: review of {}{} ({}): {} step(s), about {}; saving as run {run_id} in {}",
         cfg.target.display(),
         if a.target.is_none() {
@@ -296,13 +328,12 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
         db_path.display()
     );
     let show = std::io::stdout().is_terminal() || std::env::var_os("IOLAB_PROGRESS").is_some();
-    let stdout = std::io::stdout();
-    let mut lock = stdout.lock();
+    let mut lock = crate::output::Quiet::new(std::io::stdout().lock());
     let mut ex = Executor {
         store: &mut store,
         run_id,
         clock,
-        allow_destroy: cfg.allow_destroy,
+        consent: cfg.consent.clone(),
         progress: Progress::new(show, planned),
         out: &mut lock,
     };
@@ -323,22 +354,22 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
         RunStatus::Ok
     };
     store.finish_run(run_id, status).map_err(CliError::failed)?;
-    eprintln!("iolab: saved as run {run_id} in {}", db_path.display());
+    say!("iolab: saved as run {run_id} in {}", db_path.display());
     if let Some(r) = &a.report {
         let bytes = crate::cmd_report::write_report(&store, &[run_id], r)?;
-        eprintln!(
+        say!(
             "iolab: report written to {} ({} KB)",
             r.display(),
             bytes / 1024
         );
     }
     if outcome.interrupted {
-        eprintln!("iolab: interrupted: the steps and points that finished are saved");
+        say!("iolab: interrupted: the steps and points that finished are saved");
         return Ok(ExitCode::from(exit::interrupted()));
     }
     if !outcome.failed.is_empty() {
         for (s, why) in &outcome.failed {
-            eprintln!("iolab: step {s} failed: {why}");
+            say!("iolab: step {s} failed: {why}");
         }
         return Ok(ExitCode::from(exit::RUN_FAILED));
     }

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use iolab_fio::args::RUN_OPTIONS;
 use iolab_fio::json::{to_json, JsonContext};
+use iolab_fio::logs::planned_log_paths;
 use iolab_fio::options::OPTIONS;
 use iolab_fio::{parse_command_line, OutputFormat};
 use iolab_report::normal::job_line;
@@ -16,7 +17,8 @@ use iolab_stats::Clock;
 use iolab_store::{RunStatus, Store};
 
 use crate::exit::{interrupted, CliError};
-use crate::targets::prepare_all;
+use crate::output;
+use crate::targets::{check_all, consent_for_jobs, lay_out, run_outputs};
 
 pub fn help() -> String {
     let mut s = String::from(
@@ -79,31 +81,36 @@ fn command_line(args: &[String]) -> String {
 
 pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     if args.iter().any(|a| a == "--help" || a == "-h") || args.is_empty() {
-        print!("{}", help());
+        out!("{}", help());
         return Ok(ExitCode::SUCCESS);
     }
     let cl = parse_command_line(args).map_err(CliError::bad_input)?;
     let groups = group_ids(&cl.jobs);
     if cl.parse_only {
         for (spec, g) in cl.jobs.iter().zip(&groups) {
-            println!("{}", job_line(spec, *g));
+            outln!("{}", job_line(spec, *g));
         }
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(cap) = cl.runtime_cap {
-        eprintln!(
+        say!(
             "iolab: --runtime-cap: ramp_time and runtime cut to at most {} ms per job",
             cap.as_millis()
         );
     }
-    let (jobs, mut out) = prepare_all(&cl.jobs, cl.allow_destroy, cl.output.as_deref())?;
-    // Recorded from the start, so a failed or interrupted run is on record too.
     let db_path = cl.db.clone().unwrap_or_else(Store::default_path);
-    let mut store = Store::open(&db_path).map_err(CliError::failed)?;
+    let consent = consent_for_jobs(&cl.jobs, cl.allow_destroy);
+    let logs = planned_log_paths(&cl.jobs);
+    let outputs = run_outputs(cl.output.as_deref(), &logs);
+    let mut jobs = check_all(&cl.jobs, &consent, &outputs, Some(&db_path))?;
+    let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
+    signal::install();
+    lay_out(&mut jobs)?;
+    let mut out = output::open(cl.output.as_deref())?;
+    // Recorded from the first I/O on, so a failed or interrupted run is on record too.
     let run_id = store
         .begin_run("run", &command_line(args))
         .map_err(CliError::failed)?;
-    signal::install();
     let clock = Clock::calibrate(std::time::Duration::from_millis(20));
     let progress = std::io::stderr().is_terminal();
     let outcome = match run_jobs(
@@ -129,12 +136,12 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         .add_outcome(run_id, &outcome, &cl.job_options)
         .and_then(|_| store.finish_run(run_id, status))
         .map_err(CliError::failed)?;
-    eprintln!("iolab: saved as run {run_id} in {}", db_path.display());
+    say!("iolab: saved as run {run_id} in {}", db_path.display());
     let logs = iolab_fio::logs::write_logs(&outcome)
         .context("writing I/O logs")
         .map_err(CliError::failed)?;
     if !logs.is_empty() {
-        eprintln!(
+        say!(
             "iolab: wrote {} log file(s), e.g. {}",
             logs.len(),
             logs[0].display()
@@ -169,7 +176,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         .context("writing results")
         .map_err(CliError::failed)?;
     if outcome.interrupted {
-        eprintln!("iolab: interrupted: the results above are partial");
+        say!("iolab: interrupted: the results above are partial");
         return Ok(ExitCode::from(interrupted()));
     }
     Ok(ExitCode::SUCCESS)

@@ -36,12 +36,48 @@ impl CliError {
 impl From<RunError> for CliError {
     fn from(e: RunError) -> CliError {
         CliError {
-            code: if e.is_bad_input() {
+            code: if matches!(e, RunError::Interrupted) {
+                interrupted()
+            } else if e.is_bad_input() {
                 BAD_INPUT
             } else {
                 RUN_FAILED
             },
             error: e.into(),
         }
+    }
+}
+
+/// The error and its causes on one line, each said once: a layer whose message already
+/// quotes its cause (`job 'x': refusing ...` over `refusing ...`) does not repeat it.
+pub fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        let text = text.trim();
+        if text.is_empty() || line.contains(text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(text);
+    }
+    line.replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causes_already_quoted_are_not_repeated() {
+        let inner = std::io::Error::other("disk full");
+        let e = anyhow::Error::new(inner)
+            .context("results database /x: disk full")
+            .context("saving run 3");
+        assert_eq!(one_line(&e), "saving run 3: results database /x: disk full");
+        let e = anyhow::anyhow!("line one\nline two");
+        assert_eq!(one_line(&e), "line one line two");
     }
 }

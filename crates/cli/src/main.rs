@@ -2,6 +2,38 @@
 //! file; the libraries do the work. Exit status: 0 success, 1 a run that failed, 2 bad input
 //! (nothing was written), 130 interrupted by a signal (partial results were printed).
 
+/// A line on stderr; a closed stderr is not worth a panic (`iolab ... 2>&1 | head`).
+macro_rules! say {
+    ($($a:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($a)*);
+    }};
+}
+
+/// Text on stderr without a newline (progress lines).
+macro_rules! say_partial {
+    ($($a:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($a)*);
+    }};
+}
+
+/// A line on stdout; a reader that went away (`| head`) ends the output quietly.
+macro_rules! outln {
+    ($($a:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($a)*);
+    }};
+}
+
+/// Text on stdout without a newline.
+macro_rules! out {
+    ($($a:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($a)*);
+    }};
+}
+
 mod cmd_kv;
 mod cmd_qd1;
 mod cmd_report;
@@ -86,10 +118,14 @@ fn main() -> ExitCode {
             // Bad input is one line naming the problem; clap's usage hint would make it three.
             let text = e.render().to_string();
             let first = text.lines().next().unwrap_or_default();
-            eprintln!("iolab: {first} (see iolab --help)");
+            say!("iolab: {first} (see iolab --help)");
             return ExitCode::from(exit::BAD_INPUT);
         }
     };
+    if let Err(e) = iolab_stats::clock::check_env() {
+        say!("iolab: error: {e}");
+        return ExitCode::from(exit::BAD_INPUT);
+    }
     let result = match cli.command {
         Some(Command::Run { args }) => cmd_run::run(&args),
         Some(Command::Qd1(a)) => cmd_qd1::run(&a),
@@ -105,7 +141,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(CliError { code, error }) => {
-            eprintln!("iolab: error: {error:#}");
+            say!("iolab: error: {}", exit::one_line(&error));
             ExitCode::from(code)
         }
     }

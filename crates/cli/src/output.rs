@@ -1,4 +1,5 @@
-//! Where results go: stdout, or the file named by --output.
+//! Where results go: stdout, or the file named by --output. A reader that goes away (`| head`)
+//! does not fail a run: what it would have printed is dropped, the run goes on and is saved.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -15,6 +16,78 @@ pub fn open(path: Option<&Path>) -> Result<Box<dyn Write>, CliError> {
                 .with_context(|| format!("--output={}", p.display()))
                 .map_err(CliError::bad_input)?,
         )),
-        None => Box::new(io::stdout().lock()),
+        None => Box::new(Quiet::new(io::stdout().lock())),
     })
+}
+
+/// A writer for which a closed pipe is the end of the output, not an error.
+pub struct Quiet<W: Write> {
+    inner: W,
+    gone: bool,
+}
+
+impl<W: Write> Quiet<W> {
+    pub fn new(inner: W) -> Quiet<W> {
+        Quiet { inner, gone: false }
+    }
+
+    fn guard(&mut self, r: io::Result<usize>, len: usize) -> io::Result<usize> {
+        match r {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.gone = true;
+                Ok(len)
+            }
+            r => r,
+        }
+    }
+}
+
+impl<W: Write> Write for Quiet<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.gone {
+            return Ok(buf.len());
+        }
+        let r = self.inner.write(buf);
+        self.guard(r, buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.gone {
+            return Ok(());
+        }
+        let r = self.inner.flush().map(|_| 0);
+        self.guard(r, 0).map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Closed;
+    impl Write for Closed {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::ErrorKind::BrokenPipe.into())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Err(io::ErrorKind::BrokenPipe.into())
+        }
+    }
+
+    #[test]
+    fn a_closed_pipe_swallows_the_rest_other_errors_stay() {
+        let mut q = Quiet::new(Closed);
+        writeln!(q, "lost").unwrap();
+        q.flush().unwrap();
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::ErrorKind::StorageFull.into())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        assert!(Quiet::new(Full).write(b"x").is_err());
+    }
 }

@@ -1,31 +1,87 @@
-//! What every subcommand does before its first I/O: check all jobs against their targets
-//! (bad input stops here, with nothing written), open the output, then lay out the files the
-//! jobs need, saying so on stderr.
+//! What every subcommand does before its first I/O, in an order that writes nothing until
+//! everything has been checked: the jobs against their targets (with the consent the user
+//! gave for each), every output path against the guard, the results database opened; then
+//! the files the jobs need are laid out (interruptibly, undone when they do not finish).
 
-use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use anyhow::anyhow;
 use iolab_job::JobSpec;
-use iolab_runner::prepare::{lay_out, layouts_needed};
+use iolab_runner::prepare::{lay_out_all, layouts_needed};
 use iolab_runner::{prepare, PreparedJob};
+use iolab_sysinfo::{check_database, check_output, Consent};
 
 use crate::exit::CliError;
-use crate::output;
 
-pub fn prepare_all(
+/// The consent `--allow-destroy` gives in `iolab run` and the main job: every target the
+/// jobs name on this command line.
+pub fn consent_for_jobs(specs: &[JobSpec], given: bool) -> Consent {
+    let paths: Vec<&PathBuf> = specs.iter().flat_map(|s| s.files()).collect();
+    Consent::granting("--allow-destroy", given, paths.iter().map(|p| p.as_path()))
+}
+
+/// Checks every job and every output (`(option, path)`, e.g. `("--output", file)`); writes
+/// nothing. Outputs may not be a target or the results database `db`.
+pub fn check_all(
     specs: &[JobSpec],
-    allow_destroy: bool,
-    output_path: Option<&Path>,
-) -> Result<(Vec<PreparedJob>, Box<dyn Write>), CliError> {
-    let mut jobs = prepare(specs, allow_destroy)?;
-    let out = output::open(output_path)?;
-    for l in layouts_needed(&jobs) {
-        eprintln!(
+    consent: &Consent,
+    outputs: &[(&str, &Path)],
+    db: Option<&Path>,
+) -> Result<Vec<PreparedJob>, CliError> {
+    let jobs = prepare(specs, consent)?;
+    let mut protected: Vec<&Path> = specs
+        .iter()
+        .flat_map(|s| s.files())
+        .map(|p| p.as_path())
+        .collect();
+    protected.extend(db);
+    for (option, path) in outputs {
+        check_output(path, option, &protected).map_err(CliError::bad_input)?;
+    }
+    if let Some(db) = db {
+        let targets = &protected[..protected.len() - 1];
+        check_database(db, targets).map_err(CliError::bad_input)?;
+    }
+    Ok(jobs)
+}
+
+/// Lays out the files the jobs need, saying so on stderr.
+pub fn lay_out(jobs: &mut [PreparedJob]) -> Result<(), CliError> {
+    let layouts = layouts_needed(jobs);
+    lay_out_all(&layouts, jobs, |l| {
+        say!(
             "iolab: laying out {} ({})",
             l.path.display(),
             iolab_report::format::bytes_binary((l.to_bytes - l.from_bytes) as f64)
-        );
-        lay_out(&l, &mut jobs)?;
+        )
+    })?;
+    Ok(())
+}
+
+/// `--output` and every log prefix, as the outputs [`check_all`] checks.
+pub fn run_outputs<'a>(
+    output: Option<&'a Path>,
+    logs: &'a [PathBuf],
+) -> Vec<(&'static str, &'a Path)> {
+    output
+        .map(|p| ("--output", p))
+        .into_iter()
+        .chain(logs.iter().map(|p| ("log file", p.as_path())))
+        .collect()
+}
+
+/// A path given for a device that must exist and be a block device (`--floor-device`).
+pub fn existing_block_device(option: &str, path: &Path) -> Result<(), CliError> {
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::metadata(path) {
+        Ok(m) if m.file_type().is_block_device() => Ok(()),
+        Ok(_) => Err(CliError::bad_input(anyhow!(
+            "{option} {}: not a block device",
+            path.display()
+        ))),
+        Err(e) => Err(CliError::bad_input(anyhow!(
+            "{option} {}: {e}",
+            path.display()
+        ))),
     }
-    Ok((jobs, out))
 }

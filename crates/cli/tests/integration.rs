@@ -91,6 +91,8 @@ fn written_data_lands_where_it_should() {
             "--size=1m",
             &format!("--ioengine={engine}"),
             "--iodepth=4",
+            // The test made the file: an existing file is written only with consent.
+            "--allow-destroy",
         ]);
         assert_eq!(out.code, 0, "{engine}: {}", out.stderr);
         let data = fs::read(&path).unwrap();
@@ -626,7 +628,23 @@ fn main_job_on_a_block_device_refuses_writes_without_the_flag() {
         "--ramp_time=0",
         "--engines=psync",
     ]);
-    one_line_error(&out, "--allow-destroy");
+    // The reads are measured; the write row is n/a with the flag that would allow it.
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let read_row = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("| 4KiB Random Read"))
+        .unwrap();
+    assert!(!read_row.contains("n/a"), "{}", out.stdout);
+    assert!(out
+        .stdout
+        .contains("| 4KiB Random Write           |          n/a |"));
+    assert!(
+        out.stdout.contains("psync n/a: refusing to write to")
+            && out.stdout.contains("pass --allow-destroy"),
+        "{}",
+        out.stdout
+    );
     let before = fs::read(&dev.backing).unwrap();
     assert!(before.iter().all(|&b| b == 0), "nothing was written");
 }

@@ -124,7 +124,9 @@ pub fn parse_command_line(args: &[String]) -> Result<CommandLine, FioError> {
 /// As [`parse_command_line`], with `${VAR}` in job files taken from `env`.
 pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<CommandLine, FioError> {
     let mut globals: Vec<Pair> = Vec::new();
-    let mut cl_jobs: Vec<Vec<Pair>> = Vec::new();
+    // Each command-line job with how many of `globals` were given before it.
+    let mut cl_jobs: Vec<(usize, Vec<Pair>)> = Vec::new();
+    let mut in_global = false;
     let mut formats = vec![OutputFormat::Normal];
     let mut output = None;
     let mut allow_destroy = false;
@@ -191,17 +193,23 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
                 }
                 runtime_cap = Some(cap);
             }
-            "name" => cl_jobs.push(vec![(key, value)]),
+            // As in fio, `--name=global` starts global options again: they apply to the
+            // jobs named after it.
+            "name" if value.as_deref() == Some("global") => in_global = true,
+            "name" => {
+                in_global = false;
+                cl_jobs.push((globals.len(), vec![(key, value)]));
+            }
             _ => match cl_jobs.last_mut() {
-                Some(job) => job.push((key, value)),
-                None => globals.push((key, value)),
+                Some((_, job)) if !in_global => job.push((key, value)),
+                _ => globals.push((key, value)),
             },
         }
     }
     debug_assert!(RUN_OPTIONS.iter().all(|o| find(o.name).is_none()));
     let files = read_job_files(&job_files, env)?;
     if cl_jobs.is_empty() && job_files.is_empty() {
-        cl_jobs.push(vec![("name".into(), Some("iolab".into()))]);
+        cl_jobs.push((globals.len(), vec![("name".into(), Some("iolab".into()))]));
     }
     if cl_jobs.is_empty() && files.jobs.is_empty() {
         return Err(FioError::Usage(
@@ -222,9 +230,9 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
 
     let mut specs = Vec::new();
     let mut job_options = Vec::new();
-    for job in &cl_jobs {
+    for (seen, job) in &cl_jobs {
         let mut draft = JobDraft::new("");
-        for (k, v) in globals.iter().chain(job) {
+        for (k, v) in globals[..*seen].iter().chain(job) {
             draft.apply(k, v.as_deref())?;
         }
         let opts = draft.set_options.clone();

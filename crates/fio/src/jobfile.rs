@@ -143,6 +143,34 @@ struct Reader<'a> {
     current: Option<Section>,
 }
 
+/// Largest job file read: fio's own examples are a few KiB; anything near this is not one.
+pub const MAX_JOB_FILE_BYTES: u64 = 1 << 20;
+
+/// A job file's text: only a regular file (a FIFO would block, `/dev/zero` never ends), of
+/// at most [`MAX_JOB_FILE_BYTES`].
+fn read_job_file(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err(
+            "not a regular file (job files are read from files, not devices, FIFOs \
+                    or directories)"
+                .into(),
+        );
+    }
+    if meta.len() > MAX_JOB_FILE_BYTES {
+        return Err(format!(
+            "{} bytes is too large for a job file (at most {MAX_JOB_FILE_BYTES})",
+            meta.len()
+        ));
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_JOB_FILE_BYTES).read_to_string(&mut text))
+        .map_err(|e| e.to_string())?;
+    Ok(text)
+}
+
 fn at_err(at: &Location, e: FioError) -> FioError {
     FioError::At {
         at: at.to_string(),
@@ -152,8 +180,8 @@ fn at_err(at: &Location, e: FioError) -> FioError {
 
 impl Reader<'_> {
     fn file(&mut self, path: &Path, depth: usize, from: Option<&Location>) -> Result<(), FioError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            let e = FioError::Usage(format!("cannot read job file {}: {e}", path.display()));
+        let text = read_job_file(path).map_err(|why| {
+            let e = FioError::Usage(format!("cannot read job file {}: {why}", path.display()));
             match from {
                 Some(at) => at_err(at, e),
                 None => e,

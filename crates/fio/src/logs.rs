@@ -106,6 +106,24 @@ pub fn log_files(out: &RunOutcome) -> Vec<(PathBuf, String)> {
     files
 }
 
+/// A path for each log prefix the jobs name (their first file), to check before the run
+/// that logs will not land on a device, in /dev or on a pseudo filesystem.
+pub fn planned_log_paths(specs: &[iolab_job::JobSpec]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for s in specs {
+        let l = &s.logs;
+        for (p, kind) in [(&l.lat, "lat"), (&l.iops, "iops"), (&l.bw, "bw")] {
+            if let Some(p) = p {
+                let path = PathBuf::from(format!("{p}_{kind}.1.log"));
+                if !out.contains(&path) {
+                    out.push(path);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Writes the run's log files; returns their paths.
 pub fn write_logs(out: &RunOutcome) -> std::io::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
@@ -138,6 +156,7 @@ mod tests {
                 lat_ticks: 10_000,
             }],
             windows: vec![],
+            dropped: 0,
         };
         let c = Clock::monotonic();
         assert_eq!(render(&log, Kind::Lat, &c, true), "2, 10000, 1, 4096, 0\n");
@@ -163,6 +182,7 @@ mod tests {
                 clat_ticks: 20_000.4,
                 lat_ticks: 21_000.6,
             }],
+            dropped: 0,
         };
         let c = Clock::monotonic();
         assert_eq!(render(&log, Kind::Lat, &c, false), "500, 21001, 0, 0, 0\n");

@@ -129,6 +129,22 @@ impl JobDraft {
             None => {
                 let copies = self.spec.numjobs.max(1);
                 let name = self.spec.name.clone();
+                if name.contains('/') {
+                    return Err(crate::FioError::BadValue {
+                        name: "name".into(),
+                        value: name,
+                        reason: "names the job's default file (NAME.COPY.0), so it cannot \
+                                 contain '/'; give filename= or directory="
+                            .into(),
+                    });
+                }
+                if copies > MAX_NUMJOBS {
+                    return Err(crate::FioError::BadValue {
+                        name: "numjobs".into(),
+                        value: copies.to_string(),
+                        reason: format!("must be at most {MAX_NUMJOBS}"),
+                    });
+                }
                 self.spec.filename = place(&format!("{name}.0.0"));
                 let base = self.finish()?;
                 Ok((0..copies)
@@ -148,8 +164,40 @@ impl JobDraft {
         }
     }
 
+    /// Two options of this job that say opposite things (fio lets the later win; a job
+    /// that sets both most likely meant something else).
+    fn contradiction(&self) -> Option<String> {
+        let get = |k: &str| {
+            self.set_options
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.as_str())
+        };
+        let truth = |v: &str| parse_bool(v).unwrap_or(false);
+        if let (Some(d), Some(b)) = (get("direct"), get("buffered")) {
+            if truth(d) == truth(b) {
+                return Some(format!(
+                    "direct={d} and buffered={b} contradict each other (buffered is the \
+                     opposite of direct); give one"
+                ));
+            }
+        }
+        if let (Some(r), Some(w)) = (get("rwmixread"), get("rwmixwrite")) {
+            let sum = parse_u32(r).unwrap_or(0) + parse_u32(w).unwrap_or(0);
+            if sum != 100 {
+                return Some(format!(
+                    "rwmixread={r} and rwmixwrite={w} add up to {sum}, not 100; give one"
+                ));
+            }
+        }
+        None
+    }
+
     /// The finished job spec, validated (the filename set by the caller).
     fn finish(mut self) -> Result<JobSpec, crate::FioError> {
+        if let Some(c) = self.contradiction() {
+            return Err(crate::FioError::Usage(c));
+        }
         let (pattern, read) = match self.rw {
             Rw::Read => (Pattern::Sequential, 100),
             Rw::Write => (Pattern::Sequential, 0),
@@ -166,6 +214,9 @@ impl JobDraft {
 }
 
 type Apply = fn(&mut JobDraft, &str) -> Result<(), String>;
+
+/// Most copies of one job (fio's own limit on jobs).
+pub const MAX_NUMJOBS: u32 = 4096;
 
 /// One fio option.
 pub struct OptionDef {
@@ -208,6 +259,13 @@ fn parse_bs_pair(v: &str, current: [u32; 2]) -> Result<[u32; 2], String> {
     let parts: Vec<&str> = v.split(',').collect();
     if parts.len() > 3 {
         return Err("expected SIZE or READ,WRITE[,TRIM]".into());
+    }
+    if parts.len() == 3 {
+        return Err(
+            "the third value is the trim block size, and iolab does not trim yet; \
+                    give SIZE or READ,WRITE"
+                .into(),
+        );
     }
     let mut out = current;
     for (i, p) in parts.iter().enumerate().take(2) {

@@ -100,6 +100,9 @@ pub fn tail(text: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
+/// How long db_bench has to stop after SIGINT before it is killed.
+pub const KILL_AFTER: Duration = Duration::from_secs(5);
+
 /// Runs `bin` with `args`; `on_progress(elapsed, ops/s of all threads)` is called about once a
 /// second while db_bench reports progress. `disk` (a /proc/diskstats name) is sampled every
 /// second meanwhile. When `interrupt` is set (iolab's own signal flag), db_bench is sent
@@ -141,12 +144,25 @@ pub fn run_db_bench(
         {
             let stop = &stop;
             s.spawn(move || {
+                // SIGINT first; a db_bench that ignores it for KILL_AFTER gets SIGKILL, so
+                // an interrupted iolab never waits for ever.
+                let mut sent: Option<Instant> = None;
                 while !stop.load(Ordering::Relaxed) {
                     if interrupt.load(Ordering::Relaxed) {
-                        // SAFETY: pid is our child, not yet waited for (the scope ends before
-                        // wait), so it cannot have been reused.
-                        unsafe { libc::kill(pid, libc::SIGINT) };
-                        return;
+                        let sig = match sent {
+                            None => Some(libc::SIGINT),
+                            Some(t) if t.elapsed() >= KILL_AFTER => Some(libc::SIGKILL),
+                            Some(_) => None,
+                        };
+                        if let Some(sig) = sig {
+                            // SAFETY: pid is our child, not yet waited for (the scope ends
+                            // before wait), so it cannot have been reused.
+                            unsafe { libc::kill(pid, sig) };
+                            if sig == libc::SIGKILL {
+                                return;
+                            }
+                            sent = Some(Instant::now());
+                        }
                     }
                     std::thread::sleep(Duration::from_millis(50));
                 }

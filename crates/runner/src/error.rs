@@ -55,6 +55,12 @@ pub enum RunError {
     },
     #[error("job '{job}': worker thread failed: {reason}")]
     Worker { job: String, reason: String },
+    /// Stopped by SIGINT/SIGTERM before measuring (while laying out files).
+    #[error("interrupted while laying out files (what was laid out is removed)")]
+    Interrupted,
+    /// The jobs ask more of this machine than it has (threads, memory, free space).
+    #[error("{0}")]
+    Limit(String),
 }
 
 impl RunError {
@@ -64,7 +70,8 @@ impl RunError {
             RunError::Job { .. }
             | RunError::Target { .. }
             | RunError::Safety { .. }
-            | RunError::Unusable { .. } => true,
+            | RunError::Unusable { .. }
+            | RunError::Limit(_) => true,
             RunError::Engine { source, .. } => matches!(source, EngineError::Unsupported { .. }),
             _ => false,
         }

@@ -3,8 +3,10 @@
 //!
 //! Entries are kept in memory in clock ticks and written out after the run (by the fio front
 //! end, in fio's format), so the I/O loop only appends to a vector it sized up front. Per-I/O
-//! logging of a long, fast run is large (about 40 bytes an I/O), as it is in fio;
-//! `log_avg_msec` keeps it to a few entries a second.
+//! logging of a long, fast run is large (about 40 bytes an I/O), so each logger has a cap the
+//! runner derives from the memory available: past it, I/Os are counted as dropped, not kept,
+//! and the run says so (fio would grow until the OOM killer came). `log_avg_msec` keeps a log
+//! to a few entries a second.
 
 use iolab_engine::Direction;
 
@@ -43,6 +45,8 @@ pub struct IoLog {
     pub avg_ms: u32,
     pub per_io: Vec<IoEntry>,
     pub windows: Vec<WindowEntry>,
+    /// Per-I/O entries not kept because the log reached its memory cap.
+    pub dropped: u64,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -64,27 +68,38 @@ pub(crate) struct IoLogger {
     windows_done: u64,
     acc: [Acc; 2],
     start: u64,
+    /// Most per-I/O entries kept.
+    cap: usize,
 }
 
 impl IoLogger {
-    /// `avg_ms` 0 logs every I/O; room for `expected` entries is reserved up front.
-    pub fn new(job_number: u32, avg_ms: u32, window_ticks: u64, expected: usize) -> IoLogger {
+    /// `avg_ms` 0 logs every I/O, at most `cap` of them; room for `expected` entries is
+    /// reserved up front.
+    pub fn new(
+        job_number: u32,
+        avg_ms: u32,
+        window_ticks: u64,
+        expected: usize,
+        cap: usize,
+    ) -> IoLogger {
         IoLogger {
             log: IoLog {
                 job_number,
                 avg_ms,
                 per_io: if avg_ms == 0 {
-                    Vec::with_capacity(expected)
+                    Vec::with_capacity(expected.min(cap))
                 } else {
                     Vec::new()
                 },
                 windows: Vec::new(),
+                dropped: 0,
             },
             window_ticks: window_ticks.max(1),
             window_end: u64::MAX,
             windows_done: 0,
             acc: [Acc::default(); 2],
             start: 0,
+            cap,
         }
     }
 
@@ -92,6 +107,7 @@ impl IoLogger {
     pub fn start(&mut self, now: u64) {
         self.log.per_io.clear();
         self.log.windows.clear();
+        self.log.dropped = 0;
         self.acc = [Acc::default(); 2];
         self.start = now;
         self.windows_done = 0;
@@ -103,6 +119,10 @@ impl IoLogger {
     #[inline]
     pub fn record(&mut self, now: u64, dir: Direction, len: u32, slat: u64, clat: u64, lat: u64) {
         if self.log.avg_ms == 0 {
+            if self.log.per_io.len() >= self.cap {
+                self.log.dropped += 1;
+                return;
+            }
             self.log.per_io.push(IoEntry {
                 at_ticks: now.saturating_sub(self.start),
                 dir,
@@ -165,8 +185,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn per_io_entries_stop_at_the_cap_and_are_counted() {
+        let mut l = IoLogger::new(1, 0, 1000, 100, 2);
+        l.start(0);
+        for t in 1..=5 {
+            l.record(t, Direction::Read, 4096, 0, 1, 1);
+        }
+        let log = l.finish(10);
+        assert_eq!((log.per_io.len(), log.dropped), (2, 3));
+    }
+
+    #[test]
     fn per_io_entries_are_relative_to_the_window_start() {
-        let mut l = IoLogger::new(1, 0, 1000, 4);
+        let mut l = IoLogger::new(1, 0, 1000, 4, 1000);
         l.record(50, Direction::Read, 4096, 0, 7, 7);
         l.start(100);
         l.record(150, Direction::Write, 8192, 1, 2, 3);
@@ -179,7 +210,7 @@ mod tests {
     #[test]
     fn windows_average_per_direction_and_skip_idle_ones() {
         // 1 tick per ms: 100-tick windows are 100 ms.
-        let mut l = IoLogger::new(3, 100, 100, 0);
+        let mut l = IoLogger::new(3, 100, 100, 0, 1000);
         l.start(0);
         l.record(10, Direction::Read, 4096, 0, 10, 10);
         l.record(20, Direction::Read, 4096, 0, 30, 30);

@@ -11,7 +11,9 @@
 
 pub mod cpu;
 pub mod error;
+mod gate;
 pub mod iolog;
+pub mod limits;
 pub mod plan;
 pub mod prepare;
 pub mod result;

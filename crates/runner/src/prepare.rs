@@ -1,17 +1,22 @@
 //! Everything checked before the first I/O: the job's own settings, the target's existence,
-//! the region's bounds, O_DIRECT alignment, and write safety. A job that fails any check stops
-//! the whole run with nothing written. Files that are missing or too short are then laid out
-//! (filled with incompressible data, as fio does) by [`lay_out`].
+//! the region's bounds, O_DIRECT alignment, write safety (through the guard, with the consent
+//! the user gave for each destination), CPUs, and the limits of this machine (threads, buffer
+//! memory). A job that fails any check stops the whole run with nothing written. Files that
+//! are missing or too short are then laid out (filled with incompressible data, as fio does)
+//! by [`lay_out_all`], after a free-space check, interruptibly, removing what it wrote when it
+//! does not finish.
 
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use iolab_engine::BufferPool;
+use iolab_engine::{BufferPool, EngineKind};
 use iolab_job::{JobSpec, Region, SizeSpec};
-use iolab_sysinfo::{check_write_allowed, probe, probe_new_file, TargetFacts, TargetKind};
+use iolab_sysinfo::guard::mark_created;
+use iolab_sysinfo::{check_target_write, probe, probe_new_file, Consent, TargetFacts, TargetKind};
 
+use crate::limits;
 use crate::RunError;
 
 /// A job that passed every check, with its target's facts and its region (and those of its
@@ -23,6 +28,8 @@ pub struct PreparedJob {
     pub region: Region,
     /// Facts and region of each of `spec.extra_files`, in order.
     pub extra: Vec<(TargetFacts, Region)>,
+    /// Most per-I/O log entries each copy of the job keeps in memory.
+    pub log_cap_entries: usize,
 }
 
 impl PreparedJob {
@@ -36,48 +43,65 @@ impl PreparedJob {
     }
 }
 
-/// Checks every job; writes nothing.
-pub fn prepare(specs: &[JobSpec], allow_destroy: bool) -> Result<Vec<PreparedJob>, RunError> {
-    specs
+/// Checks every job, and what they ask of this machine together; writes nothing. `consent`
+/// names the destinations the user allowed to be overwritten.
+pub fn prepare(specs: &[JobSpec], consent: &Consent) -> Result<Vec<PreparedJob>, RunError> {
+    let mut jobs = specs
         .iter()
-        .map(|s| prepare_one(s, allow_destroy))
-        .collect()
+        .map(|s| prepare_one(s, consent))
+        .collect::<Result<Vec<_>, _>>()?;
+    limits::check(specs)?;
+    let cap = limits::log_cap_entries(specs);
+    jobs.iter_mut().for_each(|j| j.log_cap_entries = cap);
+    Ok(jobs)
 }
 
-fn prepare_one(spec: &JobSpec, allow_destroy: bool) -> Result<PreparedJob, RunError> {
+fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunError> {
     spec.validate().map_err(|source| RunError::Job {
         job: spec.name.clone(),
         source,
     })?;
-    let (facts, region) = prepare_file(&spec.for_file(0), allow_destroy)?;
+    limits::check_cpus(spec)?;
+    let (facts, region) = prepare_file(&spec.for_file(0), consent)?;
     let extra = (1..=spec.extra_files.len())
-        .map(|i| prepare_file(&spec.for_file(i), allow_destroy))
+        .map(|i| prepare_file(&spec.for_file(i), consent))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(PreparedJob {
         spec: spec.clone(),
         facts,
         region,
         extra,
+        log_cap_entries: usize::MAX,
     })
 }
 
 /// Checks one file of a job (`spec` as seen from that file).
-fn prepare_file(spec: &JobSpec, allow_destroy: bool) -> Result<(TargetFacts, Region), RunError> {
+fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Region), RunError> {
     let job = || spec.name.clone();
     let path = &spec.filename;
-    let facts = if path.exists() {
+    let exists = path.exists();
+    let mut facts = if exists {
         probe(path).map_err(|source| RunError::Target { job: job(), source })?
     } else {
         facts_for_new_file(spec)?
     };
+    let null = spec.engine.kind == EngineKind::Null;
+    if null && !exists {
+        // The null engine does no I/O: its "file" is never created, only sized.
+        if let Some(SizeSpec::Bytes(b)) = spec.size {
+            facts.size_bytes = b.saturating_add(spec.offset.resolve(b));
+        }
+    }
     let growable = facts.kind == TargetKind::File;
     let region = Region::resolve(spec, facts.size_bytes, growable)
         .map_err(|source| RunError::Job { job: job(), source })?;
     if spec.direct {
         check_alignment(spec, &facts, &region)?;
     }
-    if spec.writes() {
-        check_write_allowed(&facts, allow_destroy)
+    // Writing, or laying out past an existing file's end, changes the target.
+    let grows = exists && growable && region.end() > facts.size_bytes;
+    if !null && (spec.writes() || grows) {
+        check_target_write(&facts, consent)
             .map_err(|source| RunError::Safety { job: job(), source })?;
     }
     Ok((facts, region))
@@ -99,8 +123,9 @@ fn facts_for_new_file(spec: &JobSpec) -> Result<TargetFacts, RunError> {
             "{} does not exist, so size= cannot be a percentage of it",
             path.display()
         ))),
-        Some(SizeSpec::Bytes(_)) => probe_new_file(path)
-            .map_err(|e| unusable(format!("cannot create {}: {e}", path.display()))),
+        Some(SizeSpec::Bytes(_)) => {
+            probe_new_file(path).map_err(|e| unusable(format!("cannot create it: {e}")))
+        }
     }
 }
 
@@ -146,6 +171,7 @@ pub fn layouts_needed(jobs: &[PreparedJob]) -> Vec<Layout> {
     let mut ends: BTreeMap<&Path, (u64, u64)> = BTreeMap::new();
     for (facts, region) in jobs
         .iter()
+        .filter(|j| j.spec.engine.kind != EngineKind::Null)
         .flat_map(|j| j.files())
         .filter(|(f, _)| f.kind == TargetKind::File)
     {
@@ -164,39 +190,54 @@ pub fn layouts_needed(jobs: &[PreparedJob]) -> Vec<Layout> {
         .collect()
 }
 
-/// Creates or extends the file with incompressible data and syncs it, then refreshes the
-/// size in the jobs' facts.
-pub fn lay_out(layout: &Layout, jobs: &mut [PreparedJob]) -> Result<(), RunError> {
-    const CHUNK: usize = 1 << 20;
-    let err = |source| RunError::Layout {
-        job: jobs
-            .iter()
-            .find(|j| j.files().any(|(f, _)| f.path == layout.path))
-            .map(|j| j.spec.name.clone())
-            .unwrap_or_default(),
-        path: layout.path.clone(),
-        source,
-    };
-    let f = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&layout.path)
-        .map_err(err)?;
-    let pool = BufferPool::new(1, CHUNK, 0x10ad);
-    // SAFETY: slot 0 of the pool is CHUNK bytes, alive for this function.
-    let data = unsafe { std::slice::from_raw_parts(pool.slot_ptr(0), CHUNK) };
-    let mut off = layout.from_bytes;
-    while off < layout.to_bytes {
-        let n = ((layout.to_bytes - off) as usize).min(CHUNK);
-        // Vary each chunk so compressing or deduplicating devices cannot fold them.
-        let salt = (off / CHUNK as u64).to_le_bytes();
-        f.write_all_at(&salt, off).map_err(err)?;
-        f.write_all_at(&data[salt.len().min(n)..n], off + salt.len().min(n) as u64)
-            .map_err(err)?;
-        off += n as u64;
+/// Lays out every file `layouts` names, after checking that they fit in their filesystems'
+/// free space (leaving 5 % of each free). SIGINT/SIGTERM stop it (handlers are installed
+/// here); a file it does not finish is removed when it created it, or cut back to its old
+/// length, so an interrupted or failed layout leaves nothing behind. `announce` is told of
+/// each file before it starts.
+pub fn lay_out_all(
+    layouts: &[Layout],
+    jobs: &mut [PreparedJob],
+    mut announce: impl FnMut(&Layout),
+) -> Result<(), RunError> {
+    limits::check_free_space(layouts, jobs)?;
+    crate::signal::install();
+    for l in layouts {
+        announce(l);
+        lay_out(l, jobs)?;
     }
-    f.sync_all().map_err(err)?;
+    Ok(())
+}
+
+/// Creates or extends the file with incompressible data and syncs it, then refreshes the
+/// size in the jobs' facts. Undoes itself when it does not finish.
+fn lay_out(layout: &Layout, jobs: &mut [PreparedJob]) -> Result<(), RunError> {
+    let job = jobs
+        .iter()
+        .find(|j| j.files().any(|(f, _)| f.path == layout.path))
+        .map(|j| j.spec.name.clone())
+        .unwrap_or_default();
+    let created = !layout.path.exists();
+    let result = fill(layout);
+    if let Err(e) = result {
+        // Leave the file as it was: gone when iolab made it, its old length otherwise.
+        if created {
+            let _ = std::fs::remove_file(&layout.path);
+        } else if let Ok(f) = OpenOptions::new().write(true).open(&layout.path) {
+            let _ = f.set_len(layout.from_bytes);
+        }
+        return Err(match e {
+            None => RunError::Interrupted,
+            Some(source) => RunError::Layout {
+                job,
+                path: layout.path.clone(),
+                source,
+            },
+        });
+    }
+    if created {
+        mark_created(&layout.path);
+    }
     for f in jobs
         .iter_mut()
         .flat_map(|j| j.files_mut())
@@ -204,5 +245,33 @@ pub fn lay_out(layout: &Layout, jobs: &mut [PreparedJob]) -> Result<(), RunError
     {
         f.size_bytes = layout.to_bytes;
     }
+    Ok(())
+}
+
+/// Writes the layout's bytes; `Err(None)` when a signal stopped it.
+fn fill(layout: &Layout) -> Result<(), Option<std::io::Error>> {
+    const CHUNK: usize = 1 << 20;
+    let f = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&layout.path)?;
+    let pool = BufferPool::new(1, CHUNK, 0x10ad);
+    // SAFETY: slot 0 of the pool is CHUNK bytes, alive for this function.
+    let data = unsafe { std::slice::from_raw_parts(pool.slot_ptr(0), CHUNK) };
+    let stop = crate::signal::stop_flag();
+    let mut off = layout.from_bytes;
+    while off < layout.to_bytes {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(None);
+        }
+        let n = ((layout.to_bytes - off) as usize).min(CHUNK);
+        // Vary each chunk so compressing or deduplicating devices cannot fold them.
+        let salt = (off / CHUNK as u64).to_le_bytes();
+        f.write_all_at(&salt, off)?;
+        f.write_all_at(&data[salt.len().min(n)..n], off + salt.len().min(n) as u64)?;
+        off += n as u64;
+    }
+    f.sync_all()?;
     Ok(())
 }

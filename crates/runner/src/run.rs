@@ -6,12 +6,12 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Barrier;
 use std::time::SystemTime;
 
 use iolab_stats::Clock;
 use iolab_sysinfo::diskstats::{read_diskstats, DiskCounters};
 
+use crate::gate::StartGate;
 use crate::result::{CpuUsage, DiskUsage, JobReport, RunOutcome};
 use crate::worker::{Worker, WorkerResult};
 use crate::{plan, signal, PreparedJob, RunError};
@@ -163,7 +163,7 @@ fn run_phase(
     let workers: Vec<(usize, u32)> = phase
         .flat_map(|i| (0..jobs[i].spec.numjobs).map(move |c| (i, c)))
         .collect();
-    let barrier = Barrier::new(workers.len());
+    let barrier = StartGate::new(workers.len());
     let abort = AtomicBool::new(false);
     let stop = signal::stop_flag();
     let results: Vec<Result<Option<WorkerResult>, RunError>> = std::thread::scope(|scope| {
@@ -185,9 +185,24 @@ fn run_phase(
                 std::thread::Builder::new()
                     .name(format!("iolab-{}-{clone_index}", i))
                     .spawn_scoped(scope, move || w.run())
-                    .expect("spawning a worker thread")
             })
             .collect();
+        // A thread the system would not give: the others are waiting at the barrier, so
+        // release them as failed starts and report why.
+        if let Some(pos) = handles.iter().position(|h| h.is_err()) {
+            let reason = match &handles[pos] {
+                Err(e) => format!("could not start a thread: {e}"),
+                Ok(_) => unreachable!(),
+            };
+            abort.store(true, std::sync::atomic::Ordering::SeqCst);
+            barrier.count_in(handles.iter().filter(|h| h.is_err()).count());
+            for h in handles.into_iter().flatten() {
+                let _ = h.join();
+            }
+            let job = jobs[workers[pos].0].spec.name.clone();
+            return vec![Err(RunError::Worker { job, reason })];
+        }
+        let handles: Vec<_> = handles.into_iter().flatten().collect();
         if opts.progress {
             let running: Vec<&PreparedJob> = workers.iter().map(|&(i, _)| &jobs[i]).collect();
             show_progress(&handles, &running);

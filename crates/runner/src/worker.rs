@@ -7,12 +7,12 @@
 //! an offset, and records into preallocated histograms: no allocation, no lock, no
 //! formatting, no system call besides the I/O itself. Deadlines are compared in ticks.
 
+use crate::gate::StartGate;
 use std::cell::Cell;
 use std::fs::OpenOptions;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Barrier;
 
 use iolab_engine::{
     open_engine, BufferPool, Completion, Direction, EngineKind, EngineTarget, EngineVisitor,
@@ -48,7 +48,7 @@ pub(crate) struct Worker<'a> {
     /// fio's job number of this copy (1-based over the run).
     pub job_number: u32,
     pub clock: Clock,
-    pub barrier: &'a Barrier,
+    pub barrier: &'a StartGate,
     /// Set by a worker that failed to start, so the others do not run alone.
     pub abort: &'a AtomicBool,
     pub stop: &'a AtomicBool,
@@ -85,8 +85,10 @@ impl Worker<'_> {
         if spec.direct {
             opts.custom_flags(libc::O_DIRECT);
         }
+        // The null engine does no I/O: it opens nothing (its file may not even exist).
         let files = spec
             .files()
+            .filter(|_| spec.engine.kind != EngineKind::Null)
             .map(|path| {
                 opts.open(path).map_err(|source| RunError::Io {
                     job: job(),
@@ -393,6 +395,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
                     avg,
                     window,
                     if avg == 0 { 100_000 } else { 0 },
+                    w.job.log_cap_entries,
                 )
             }),
             cpu_start: CpuSnapshot::default(),
@@ -873,6 +876,14 @@ impl<'a, 'w> LoopState<'a, 'w> {
         };
         let measure_end = self.measure_end;
         let log = self.logger.take().map(|l| l.finish(measure_end));
+        if let Some(l) = log.as_ref().filter(|l| l.dropped > 0) {
+            notes.push(format!(
+                "I/O log: kept the first {} I/Os of the measured window and dropped {} (the \
+                 logs' share of available memory); use log_avg_msec for a long run",
+                l.per_io.len(),
+                l.dropped
+            ));
+        }
         let sync_result = (spec.fsync_every > 0).then(|| DirResult {
             ios: self.sync_stats.ios,
             bytes: 0,

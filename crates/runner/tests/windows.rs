@@ -19,7 +19,7 @@ fn windows_cover_the_run_and_live_counters_add_up() {
     j.runtime = Some(Duration::from_millis(1200));
     j.latency_window = Some(Duration::from_millis(200));
     std::fs::write(dir.path().join("f"), vec![0u8; 1 << 20]).unwrap();
-    let jobs = prepare(&[j], false).unwrap();
+    let jobs = prepare(&[j], &iolab_sysinfo::Consent::new("--allow-destroy")).unwrap();
     let live = LiveCounters::default();
     let clock = Clock::calibrate(Duration::from_millis(10));
     let out = run_jobs(

@@ -87,6 +87,20 @@ fn tsc_is_trustworthy() -> bool {
     }
 }
 
+/// Checks `IOLAB_CLOCK`: unset (or `auto`) picks the best source, `monotonic` forces
+/// `clock_gettime`; anything else is a mistake worth saying before a run.
+pub fn check_env() -> Result<(), String> {
+    match std::env::var("IOLAB_CLOCK") {
+        Err(std::env::VarError::NotPresent) => Ok(()),
+        Ok(v) if v.is_empty() || v == "auto" || v == "monotonic" => Ok(()),
+        Ok(v) => Err(format!(
+            "IOLAB_CLOCK={v}: expected monotonic (force clock_gettime) or auto (the TSC when \
+             it can be trusted)"
+        )),
+        Err(e) => Err(format!("IOLAB_CLOCK: {e}")),
+    }
+}
+
 impl Clock {
     /// Picks the best source and calibrates it. Takes about `calibration` of wall time when
     /// the TSC is used (20 ms is plenty for four significant digits).

@@ -7,13 +7,14 @@
 //! so several iolab processes can write to it at once.
 
 pub mod app;
+mod owner;
 pub mod query;
 pub mod schema;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, OpenFlags};
 use serde_json::json;
 
 use iolab_engine::Direction;
@@ -39,6 +40,8 @@ pub enum StoreError {
     TooNew { found: u32, known: u32 },
     #[error("no run {0} in the database")]
     NoRun(i64),
+    #[error("no results database at {} (iolab run, review and kv record there; --db or $IOLAB_DB name another)", .0.display())]
+    Missing(PathBuf),
 }
 
 /// How a run ended.
@@ -48,6 +51,9 @@ pub enum RunStatus {
     Ok,
     Failed,
     Interrupted,
+    /// Left `running` by a process that is gone (killed, crashed, or the machine rebooted);
+    /// set when the database is next opened for writing.
+    Crashed,
 }
 
 impl RunStatus {
@@ -57,6 +63,7 @@ impl RunStatus {
             RunStatus::Ok => "ok",
             RunStatus::Failed => "failed",
             RunStatus::Interrupted => "interrupted",
+            RunStatus::Crashed => "crashed",
         }
     }
 }
@@ -120,6 +127,31 @@ impl Store {
         })
     }
 
+    /// Opens an existing database for reading only: creates nothing (no file, no directory),
+    /// and works on a read-only file. A database at an older schema is migrated first when
+    /// it can be written.
+    pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
+        if !path.is_file() {
+            return Err(StoreError::Missing(path.to_path_buf()));
+        }
+        let wrap = |e: StoreError| StoreError::Open {
+            path: path.to_path_buf(),
+            source: Box::new(e),
+        };
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|e| wrap(e.into()))?;
+        conn.busy_timeout(Duration::from_secs(30))
+            .map_err(|e| wrap(e.into()))?;
+        if (schema::version(&conn).map_err(wrap)? as usize) < schema::MIGRATIONS.len() {
+            drop(conn);
+            return Store::open(path);
+        }
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
     fn open_inner(path: &Path) -> Result<Store, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
@@ -127,9 +159,10 @@ impl Store {
         let mut conn = Connection::open(path)?;
         // Another writer may hold the lock for a moment: wait rather than fail.
         conn.busy_timeout(Duration::from_secs(30))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
+        owner::retry_busy(|| conn.pragma_update(None, "journal_mode", "WAL"))?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         schema::migrate(&mut conn)?;
+        owner::mark_crashed(&conn)?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),
@@ -150,14 +183,15 @@ impl Store {
             "cpus": h.cpus,
         });
         self.conn.execute(
-            "INSERT INTO runs (kind, status, started_ms, command, iolab_version, host)
-             VALUES (?1, 'running', ?2, ?3, ?4, ?5)",
+            "INSERT INTO runs (kind, status, started_ms, command, iolab_version, host, owner)
+             VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6)",
             params![
                 kind,
                 now_ms(),
                 command,
                 env!("CARGO_PKG_VERSION"),
-                host.to_string()
+                host.to_string(),
+                owner::this_process()
             ],
         )?;
         Ok(self.conn.last_insert_rowid())

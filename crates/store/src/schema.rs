@@ -2,7 +2,7 @@
 //! been applied; opening a database applies the rest, each in its own transaction, so an
 //! empty file and an older database both end up at the current version.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 
 use crate::StoreError;
 
@@ -82,22 +82,37 @@ pub const MIGRATIONS: &[&str] = &[
     );
     ALTER TABLE jobs ADD COLUMN step TEXT NOT NULL DEFAULT '';
     ALTER TABLE runs ADD COLUMN meta TEXT NOT NULL DEFAULT '{}';",
+    // 3: which process is running a run (hostname/boot id/pid/start time), so a run left
+    // `running` by a process that died can be recognised and marked `crashed`.
+    "ALTER TABLE runs ADD COLUMN owner TEXT;",
 ];
 
-/// Brings `conn` to the current schema version.
-pub fn migrate(conn: &mut Connection) -> Result<u32, StoreError> {
-    let current: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if current as usize > MIGRATIONS.len() {
+/// The schema version a database is at.
+pub fn version(conn: &Connection) -> Result<u32, StoreError> {
+    let v: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if v as usize > MIGRATIONS.len() {
         return Err(StoreError::TooNew {
-            found: current,
+            found: v,
             known: MIGRATIONS.len() as u32,
         });
     }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", (i + 1) as u32)?;
-        tx.commit()?;
+    Ok(v)
+}
+
+/// Brings `conn` to the current schema version. The version is read again inside one
+/// write-locked (`BEGIN IMMEDIATE`) transaction, so processes that open a fresh database at
+/// the same moment apply each migration once: the others wait on the lock, then find
+/// nothing left to do.
+pub fn migrate(conn: &mut Connection) -> Result<u32, StoreError> {
+    if version(conn)? as usize == MIGRATIONS.len() {
+        return Ok(MIGRATIONS.len() as u32);
     }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let current = version(&tx)?;
+    for sql in MIGRATIONS.iter().skip(current as usize) {
+        tx.execute_batch(sql)?;
+    }
+    tx.pragma_update(None, "user_version", MIGRATIONS.len() as u32)?;
+    tx.commit()?;
     Ok(MIGRATIONS.len() as u32)
 }

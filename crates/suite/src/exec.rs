@@ -8,10 +8,11 @@ use std::time::Duration;
 
 use iolab_engine::EngineError;
 use iolab_job::JobSpec;
-use iolab_runner::prepare::{lay_out, layouts_needed};
+use iolab_runner::prepare::{lay_out_all, layouts_needed};
 use iolab_runner::{prepare, run_jobs, JobReport, LiveCounters, RunError, RunOptions};
 use iolab_stats::Clock;
 use iolab_store::Store;
+use iolab_sysinfo::Consent;
 
 use crate::progress::Progress;
 use crate::{Step, SuiteError};
@@ -39,7 +40,8 @@ pub struct Executor<'a> {
     pub store: &'a mut Store,
     pub run_id: i64,
     pub clock: Clock,
-    pub allow_destroy: bool,
+    /// What the user allowed to be overwritten: the target, and the files the review created.
+    pub consent: Consent,
     pub progress: Progress,
     pub out: &'a mut dyn Write,
 }
@@ -69,6 +71,19 @@ impl Executor<'_> {
         spec: JobSpec,
         total_bytes: Option<u64>,
     ) -> Result<Point, SuiteError> {
+        let consent = self.consent.clone();
+        self.run_point_with(step, label, spec, total_bytes, &consent)
+    }
+
+    /// [`Executor::run_point`] with another consent than the target's (the floor device).
+    pub fn run_point_with(
+        &mut self,
+        step: Step,
+        label: &str,
+        spec: JobSpec,
+        total_bytes: Option<u64>,
+        consent: &Consent,
+    ) -> Result<Point, SuiteError> {
         if iolab_runner::signal::received().is_some() {
             return Err(SuiteError::Interrupted);
         }
@@ -79,7 +94,7 @@ impl Executor<'_> {
                 (false, Some(b)) => Duration::from_secs_f64(b as f64 / 1e9),
                 (false, None) => Duration::ZERO,
             };
-        let mut jobs = match prepare(std::slice::from_ref(&spec), self.allow_destroy) {
+        let mut jobs = match prepare(std::slice::from_ref(&spec), consent) {
             Ok(j) => j,
             Err(e) if e.is_bad_input() => {
                 self.progress.done += planned;
@@ -88,11 +103,26 @@ impl Executor<'_> {
             }
             Err(e) => return Err(e.into()),
         };
-        for l in layouts_needed(&jobs) {
-            if self.progress.enabled {
-                eprint!("\riolab: laying out {} ...\x1b[K", l.path.display());
+        let layouts = layouts_needed(&jobs);
+        let show = self.progress.enabled;
+        let laid = lay_out_all(&layouts, &mut jobs, |l| {
+            if show {
+                let _ = write!(
+                    std::io::stderr(),
+                    "\riolab: laying out {} ...\x1b[K",
+                    l.path.display()
+                );
             }
-            lay_out(&l, &mut jobs)?;
+        });
+        match laid {
+            Ok(()) => layouts.iter().for_each(|l| self.consent.grant(&l.path)),
+            Err(RunError::Interrupted) => return Err(SuiteError::Interrupted),
+            Err(e) if e.is_bad_input() => {
+                self.progress.done += planned;
+                self.progress.step_done += 1;
+                return Ok(Point::Unavailable(reason_of(&e)));
+            }
+            Err(e) => return Err(e.into()),
         }
         let live = LiveCounters::default();
         let stop = AtomicBool::new(false);

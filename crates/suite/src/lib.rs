@@ -109,8 +109,11 @@ pub struct ReviewConfig {
     pub target: PathBuf,
     /// Bytes of the target to use (`None`: all of it).
     pub size: Option<u64>,
-    /// Writing to a block device target (and filling the RAM floor device) is allowed.
-    pub allow_destroy: bool,
+    /// The user's consent to overwrite the target (`--allow-destroy`).
+    pub consent: iolab_sysinfo::Consent,
+    /// The user's consent to fill the floor device (`--allow-destroy-floor`): its own, as it
+    /// is another device than the target.
+    pub floor_consent: iolab_sysinfo::Consent,
     pub effort: Effort,
     /// Steps to run, in [`Step::ALL`] order.
     pub steps: Vec<Step>,

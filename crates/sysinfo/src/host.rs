@@ -48,10 +48,23 @@ pub fn mem_total_bytes() -> Option<u64> {
     parse_mem_total(&std::fs::read_to_string("/proc/meminfo").ok()?)
 }
 
+/// `MemAvailable` of /proc/meminfo in bytes: what a run can allocate without pushing the
+/// machine into swap or the OOM killer.
+pub fn mem_available_bytes() -> Option<u64> {
+    meminfo_bytes(
+        &std::fs::read_to_string("/proc/meminfo").ok()?,
+        "MemAvailable:",
+    )
+}
+
 fn parse_mem_total(meminfo: &str) -> Option<u64> {
+    meminfo_bytes(meminfo, "MemTotal:")
+}
+
+fn meminfo_bytes(meminfo: &str, key: &str) -> Option<u64> {
     let kb = meminfo
         .lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .find_map(|l| l.strip_prefix(key))?
         .split_whitespace()
         .next()?
         .parse::<u64>()
@@ -75,5 +88,6 @@ mod tests {
             Some(24_596_432 * 1024)
         );
         assert_eq!(parse_mem_total("MemFree: 1 kB\n"), None);
+        assert!(mem_available_bytes().unwrap() <= mem_total_bytes().unwrap());
     }
 }

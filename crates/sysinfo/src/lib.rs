@@ -4,10 +4,12 @@
 
 pub mod device;
 pub mod diskstats;
+pub mod guard;
 pub mod host;
 pub mod safety;
 pub mod signature;
 pub mod target;
 
+pub use guard::{check_database, check_output, check_storage_path, check_target_write, Consent};
 pub use safety::{check_write_allowed, SafetyError};
 pub use target::{probe, probe_new_file, TargetError, TargetFacts, TargetKind};

@@ -21,8 +21,14 @@ pub struct SafetyError {
     pub reason: String,
 }
 
-/// Decides whether a write job may run against `facts`. Never writes anything.
-pub fn check_write_allowed(facts: &TargetFacts, allow_destroy: bool) -> Result<(), SafetyError> {
+/// Decides whether a write job may run against the block device `facts` describes, with
+/// `allow_destroy` the user's consent for this device and `flag` what gives it. Regular files
+/// pass here: [`crate::guard::check_target_write`] judges them. Never writes anything.
+pub fn check_write_allowed(
+    facts: &TargetFacts,
+    allow_destroy: bool,
+    flag: &str,
+) -> Result<(), SafetyError> {
     if facts.kind == TargetKind::File {
         return Ok(());
     }
@@ -39,30 +45,30 @@ pub fn check_write_allowed(facts: &TargetFacts, allow_destroy: bool) -> Result<(
         if disk.as_deref() == Some(root.as_str()) {
             return refuse(format!(
                 "it is (or is on) {root}, the disk holding the root filesystem; iolab never \
-                 writes there, not even with --allow-destroy"
+                 writes there, not even with {flag}"
             ));
         }
     }
     if let Some(m) = mounted_member(&family) {
         return refuse(format!(
-            "{m} is mounted; unmount it first (--allow-destroy does not override this)"
+            "{m} is mounted; unmount it first ({flag} does not override this)"
         ));
     }
     if let Some(s) = swap_member(&family) {
         return refuse(format!(
-            "{s} is in use as swap; swapoff it first (--allow-destroy does not override this)"
+            "{s} is in use as swap; swapoff it first ({flag} does not override this)"
         ));
     }
     if let Some(h) = holders(facts.device) {
         return refuse(format!(
             "it is in use by {h} (device-mapper, md or similar); release it first \
-             (--allow-destroy does not override this)"
+             ({flag} does not override this)"
         ));
     }
     let partitions: Vec<String> = family.iter().skip(1).map(|(n, _)| n.clone()).collect();
     if !partitions.is_empty() && !allow_destroy {
         return refuse(format!(
-            "it has partitions ({}); pass --allow-destroy to overwrite them",
+            "it has partitions ({}); pass {flag} to overwrite them",
             partitions.join(", ")
         ));
     }
@@ -71,8 +77,8 @@ pub fn check_write_allowed(facts: &TargetFacts, allow_destroy: bool) -> Result<(
             if let Some((what, off)) = find_signature(&buf) {
                 if !allow_destroy {
                     return refuse(format!(
-                        "it carries a {what} signature (at byte {off}); pass --allow-destroy \
-                         to overwrite it"
+                        "it carries a {what} signature (at byte {off}); pass {flag} to \
+                         overwrite it"
                     ));
                 }
             }
@@ -84,10 +90,9 @@ pub fn check_write_allowed(facts: &TargetFacts, allow_destroy: bool) -> Result<(
         }
     }
     if !allow_destroy {
-        return refuse(
-            "writing to a block device destroys its data; pass --allow-destroy to confirm"
-                .to_string(),
-        );
+        return refuse(format!(
+            "writing to a block device destroys its data; pass {flag} to confirm"
+        ));
     }
     Ok(())
 }
@@ -188,7 +193,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("f");
         fs::write(&p, b"x").unwrap();
-        check_write_allowed(&probe(&p).unwrap(), false).unwrap();
+        check_write_allowed(&probe(&p).unwrap(), false, "--allow-destroy").unwrap();
     }
 
     #[test]
@@ -203,7 +208,7 @@ mod tests {
             eprintln!("skipped: {} cannot be probed", path.display());
             return;
         };
-        let e = check_write_allowed(&facts, true).unwrap_err();
+        let e = check_write_allowed(&facts, true, "--allow-destroy").unwrap_err();
         assert!(e.reason.contains("root filesystem"), "{e}");
     }
 }

@@ -39,6 +39,9 @@ pub enum TargetError {
     },
     #[error("{0}: not a regular file or block device")]
     NotSupported(PathBuf),
+    /// On a pseudo filesystem, or a new file in /dev: never a storage target.
+    #[error("{}: {}", .0.path.display(), .0.reason)]
+    NotStorage(crate::SafetyError),
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TargetError + '_ {
@@ -50,6 +53,7 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TargetError + '_ {
 
 /// Facts about an existing target. Opens block devices read-only for the ioctls.
 pub fn probe(path: &Path) -> Result<TargetFacts, TargetError> {
+    crate::guard::check_storage_path(path).map_err(TargetError::NotStorage)?;
     let meta = fs::metadata(path).map_err(io_err(path))?;
     let ft = meta.file_type();
     if ft.is_block_device() {
@@ -96,6 +100,7 @@ pub fn probe(path: &Path) -> Result<TargetFacts, TargetError> {
 /// Facts for a regular file that does not exist yet, from the directory it will be created
 /// in: size 0, and the block size and poll queues of the disk under that directory.
 pub fn probe_new_file(path: &Path) -> Result<TargetFacts, TargetError> {
+    crate::guard::check_storage_path(path).map_err(TargetError::NotStorage)?;
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

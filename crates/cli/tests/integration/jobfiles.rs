@@ -425,7 +425,10 @@ fn job_files_agree_with_real_fio() {
             .replace("@D@", dir.path().to_str().unwrap());
         let f = write(dir.path(), &format!("{}.fio", case.name), &text);
         let f = f.to_str().unwrap();
-        let ours = json_of(&iolab(&["run", "--output-format=json", f]), case.name);
+        let ours = json_of(
+            &iolab(&["run", "--allow-destroy", "--output-format=json", f]),
+            case.name,
+        );
         let fio = Command::new("fio")
             .args(["--output-format=json", f])
             .output()
@@ -645,7 +648,9 @@ fn io_logs_match_fios_files() {
             Command::new("fio")
         } else {
             let mut c = Command::new(env!("CARGO_BIN_EXE_iolab"));
-            c.arg("run").env("IOLAB_DB", crate::support::test_db());
+            // The test made the target: writing an existing file needs consent.
+            c.args(["run", "--allow-destroy"])
+                .env("IOLAB_DB", crate::support::test_db());
             c
         };
         let o = cmd.arg("j.fio").current_dir(&cwd).output().unwrap();

@@ -133,16 +133,23 @@ pub fn run(
         fill.time_based = false;
         fill.runtime = None;
         fill.ramp_time = std::time::Duration::ZERO;
-        if cfg.allow_destroy {
-            if let Point::Unavailable(why) =
-                ex.run_point(Step::SoftwareFloor, "fill the RAM device", fill, Some(len))?
-            {
+        // Filling destroys the floor device's data: that needs consent for *it*, not the
+        // consent given for the target.
+        if cfg.floor_consent.covers(&f.path) {
+            if let Point::Unavailable(why) = ex.run_point_with(
+                Step::SoftwareFloor,
+                "fill the RAM device",
+                fill,
+                Some(len),
+                &cfg.floor_consent,
+            )? {
                 notes.push(format!("{} not filled ({why}): never-written pages read as zero-fill, a little faster than real reads", f.path.display()));
             }
         } else {
             notes.push(format!(
-                "{} not filled (filling it needs --allow-destroy): never-written pages read as zero-fill, a little faster than real reads",
-                f.path.display()
+                "{} not filled (filling it needs {}): never-written pages read as zero-fill, a little faster than real reads",
+                f.path.display(),
+                cfg.floor_consent.flag()
             ));
         }
     }

@@ -10,7 +10,8 @@ use std::path::Path;
 use iolab_engine::{EngineConfig, EngineKind};
 use iolab_job::{Pattern, SizeSpec};
 use iolab_report::format::bytes_binary;
-use iolab_sysinfo::{check_write_allowed, probe, TargetKind};
+use iolab_sysinfo::guard::mark_created;
+use iolab_sysinfo::{check_target_write, probe, TargetKind};
 use serde_json::json;
 
 use super::{point_spec, Nums, StepOutput, Workload};
@@ -72,15 +73,22 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
             )))
         }
     };
-    if is_device {
-        if let Err(e) = check_write_allowed(existing.as_ref().unwrap(), cfg.allow_destroy) {
+    // Deallocating destroys what the target holds: a device or an existing file needs the
+    // user's consent for it (a file the review creates does not).
+    if let Some(f) = &existing {
+        if let Err(e) = check_target_write(f, &ex.consent) {
             return Ok(StepOutput::skipped(e.to_string()));
         }
     }
     let dealloc = if is_device {
         discard_device(&cfg.target, region)
     } else {
-        punch_file(&cfg.target, region)
+        let r = punch_file(&cfg.target, region);
+        if existing.is_none() && cfg.target.exists() {
+            mark_created(&cfg.target);
+            ex.consent.grant(&cfg.target);
+        }
+        r
     };
     let dealloc_text = match &dealloc {
         Ok(()) => format!(

@@ -1,0 +1,120 @@
+//! The results database under concurrency and faults: many processes opening a fresh one,
+//! read commands that must create nothing, and runs left `running` by a killed process.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::{iolab_db, refused};
+
+#[test]
+fn fifty_processes_open_a_fresh_database_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fresh.db");
+    let children: Vec<_> = (0..50)
+        .map(|i| {
+            let mut c = Command::new(env!("CARGO_BIN_EXE_iolab"));
+            c.env("IOLAB_DB", &db)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped());
+            if i % 2 == 0 {
+                c.args([
+                    "run",
+                    "--name=n",
+                    "--ioengine=null",
+                    "--rw=read",
+                    "--size=1m",
+                ]);
+                c.arg(format!("--filename={}", dir.path().join("f").display()));
+            } else {
+                c.arg("history");
+            }
+            c.spawn().unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let h = iolab_db(&db, &["history", "--json", "--limit", "100"]);
+    let v: serde_json::Value = serde_json::from_str(&h.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 25, "every run recorded once");
+}
+
+#[test]
+fn read_commands_create_nothing_and_read_read_only_databases() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sub/none.db");
+    let h = iolab_db(&db, &["history"]);
+    assert_eq!(h.code, 0, "{}", h.stderr);
+    for args in [
+        &["show", "1"][..],
+        &["compare", "1", "2"],
+        &["export", "1"],
+        &["report", "1", "-o", "-"],
+    ] {
+        refused(&iolab_db(&db, args), "no results database");
+    }
+    assert!(
+        !dir.path().join("sub").exists(),
+        "no directory, no database"
+    );
+    // A database the user may only read is read.
+    let db = dir.path().join("r.db");
+    let f = format!("--filename={}", dir.path().join("f").display());
+    let run = [
+        "run",
+        "--name=j",
+        &f,
+        "--ioengine=null",
+        "--rw=read",
+        "--size=1m",
+    ];
+    assert_eq!(iolab_db(&db, &run).code, 0);
+    let mut perm = std::fs::metadata(&db).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o444);
+    std::fs::set_permissions(&db, perm).unwrap();
+    let show = iolab_db(&db, &["show", "1"]);
+    assert_eq!(show.code, 0, "{}", show.stderr);
+    assert!(show.stdout.contains("null"), "{}", show.stdout);
+}
+
+#[test]
+fn a_killed_run_is_marked_crashed_on_the_next_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let f = format!("--filename={}", dir.path().join("f").display());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .env("IOLAB_DB", &db)
+        .args([
+            "run",
+            "--name=j",
+            &f,
+            "--ioengine=null",
+            "--rw=read",
+            "--size=1m",
+        ])
+        .args(["--time_based", "--runtime=60"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let status = |db: &std::path::Path| {
+        let h = iolab_db(db, &["history", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&h.stdout).unwrap();
+        v.as_array().unwrap().last().unwrap()["status"].clone()
+    };
+    assert_eq!(status(&db), "running", "a reader does not judge");
+    let run = [
+        "run",
+        "--name=k",
+        &f,
+        "--ioengine=null",
+        "--rw=read",
+        "--size=1m",
+    ];
+    assert_eq!(iolab_db(&db, &run).code, 0);
+    assert_eq!(status(&db), "crashed");
+}

@@ -1,0 +1,74 @@
+//! Bad input is found before anything happens: exit 2, one line, no file laid out, no
+//! database row; contradictions and unknown settings are said, not silently accepted.
+
+use crate::{iolab_db, iolab_env, refused};
+
+#[test]
+fn bad_input_has_no_side_effects() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let f = dir.path().join("f");
+    let fname = format!("--filename={}", f.display());
+    let base = ["run", "--name=j", &fname, "--rw=randread", "--size=1m"];
+    let cases: [(&[&str], &str); 6] = [
+        (&["--direct=1", "--buffered=1"], "contradict each other"),
+        (
+            &["--rwmixread=30", "--rwmixwrite=30"],
+            "add up to 60, not 100",
+        ),
+        (&["--bs=4k,8k,16k"], "trim block size"),
+        (&["--cpus_allowed=999"], "CPU 999"),
+        (&["--db=/proc/iolab.db"], "procfs"),
+        (&["--db=/"], "it is a directory"),
+    ];
+    for (extra, needle) in cases {
+        let mut args = base.to_vec();
+        args.extend(extra);
+        refused(&iolab_db(&db, &args), needle);
+        assert!(!f.exists(), "{extra:?}: nothing laid out");
+    }
+    let out = iolab_env(
+        &base,
+        &[("IOLAB_CLOCK", "bogus"), ("IOLAB_DB", db.to_str().unwrap())],
+    );
+    refused(&out, "IOLAB_CLOCK=bogus");
+    assert!(!f.exists() && !db.exists());
+}
+
+/// `--name=global` starts global options, as in fio: they apply to the jobs after it.
+#[test]
+fn name_global_is_fios_global_section() {
+    let out = iolab_db(
+        std::path::Path::new("/nonexistent/never.db"),
+        &[
+            "run",
+            "--parse-only",
+            "--name=a",
+            "--filename=x",
+            "--size=1m",
+            "--name=global",
+            "--bs=64k",
+            "--name=b",
+            "--filename=y",
+            "--size=1m",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines.len(),
+        2,
+        "two jobs, no job named global: {}",
+        out.stdout
+    );
+    assert!(
+        lines[0].starts_with("a:") && lines[0].contains("4096B"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with("b:") && lines[1].contains("65536B"),
+        "{}",
+        lines[1]
+    );
+}

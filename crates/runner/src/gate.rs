@@ -1,0 +1,61 @@
+//! The start line of a phase: every worker waits here until all have opened their engines,
+//! so no job measures while another is still setting up. Unlike `std::sync::Barrier`, the
+//! runner can count in workers that never started (a thread the system refused), so the
+//! ones waiting are released instead of waiting for ever.
+
+use std::sync::{Condvar, Mutex};
+
+pub struct StartGate {
+    arrived: Mutex<usize>,
+    all_in: Condvar,
+    expected: usize,
+}
+
+impl StartGate {
+    pub fn new(expected: usize) -> StartGate {
+        StartGate {
+            arrived: Mutex::new(0),
+            all_in: Condvar::new(),
+            expected,
+        }
+    }
+
+    /// Arrives and waits for everyone else.
+    pub fn wait(&self) {
+        let mut n = self.arrive(1);
+        while *n < self.expected {
+            n = self.all_in.wait(n).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Counts `missing` workers as arrived, without waiting.
+    pub fn count_in(&self, missing: usize) {
+        drop(self.arrive(missing));
+    }
+
+    fn arrive(&self, k: usize) -> std::sync::MutexGuard<'_, usize> {
+        let mut n = self.arrived.lock().unwrap_or_else(|e| e.into_inner());
+        *n += k;
+        if *n >= self.expected {
+            self.all_in.notify_all();
+        }
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workers_that_never_came_are_counted_in() {
+        let gate = StartGate::new(4);
+        std::thread::scope(|s| {
+            let a = s.spawn(|| gate.wait());
+            let b = s.spawn(|| gate.wait());
+            gate.count_in(2);
+            a.join().unwrap();
+            b.join().unwrap();
+        });
+    }
+}

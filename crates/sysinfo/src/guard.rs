@@ -1,0 +1,368 @@
+//! The one guard every byte iolab writes goes through: job targets, the review's floor device,
+//! trims and hole punches, and every output (`--output`, reports, logs, the results database).
+//!
+//! Two kinds of destination, two rules:
+//! - **Targets** hold data. A block device, or a regular file that existed before iolab and that
+//!   iolab did not lay out, is written only with the user's consent for *that* destination
+//!   ([`Consent`]: each grant names the flag that gives it, so a refusal can say which flag is
+//!   missing). Block devices get the probes of [`crate::safety`] on top (mounted, swap,
+//!   holders, root disk, signatures, partitions).
+//! - **Outputs** are files the user named to receive results. Naming one is consent to
+//!   overwrite a regular file there, but never a block device, never a file on a pseudo
+//!   filesystem (procfs, sysfs, ...), never a new file in `/dev`, and never a job's target or
+//!   the results database.
+//!
+//! Files iolab creates are marked with the extended attribute `user.iolab` so that a later run
+//! may rewrite them without asking (they hold only iolab's fill data); on a filesystem without
+//! user xattrs the mark is simply absent and the file counts as the user's.
+
+use std::ffi::CString;
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+use crate::safety::{check_write_allowed, SafetyError};
+use crate::target::{TargetFacts, TargetKind};
+
+/// What a path is, for telling destinations apart across symlinks and `mknod` aliases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Identity {
+    /// A block device, by its device number.
+    Block(u64),
+    /// Anything else, by (filesystem, inode).
+    Inode(u64, u64),
+}
+
+/// The identity of an existing path (symlinks followed); `None` when it does not exist.
+pub fn identity(path: &Path) -> Option<Identity> {
+    let m = fs::metadata(path).ok()?;
+    Some(if m.file_type().is_block_device() {
+        Identity::Block(m.rdev())
+    } else {
+        Identity::Inode(m.dev(), m.ino())
+    })
+}
+
+/// The destinations the user allowed iolab to overwrite, and the flag that allows them.
+#[derive(Debug, Clone)]
+pub struct Consent {
+    flag: &'static str,
+    granted: Vec<Identity>,
+}
+
+impl Consent {
+    /// Nothing allowed yet; `flag` is what the user passes to allow a destination.
+    pub fn new(flag: &'static str) -> Consent {
+        Consent {
+            flag,
+            granted: Vec::new(),
+        }
+    }
+
+    /// Allows `path` (as it is now: a path that does not exist yet is allowed by nature).
+    pub fn grant(&mut self, path: &Path) {
+        if let Some(id) = identity(path) {
+            if !self.granted.contains(&id) {
+                self.granted.push(id);
+            }
+        }
+    }
+
+    /// [`Consent::grant`] for each path, when `given` (the user passed the flag).
+    pub fn granting<'p>(
+        flag: &'static str,
+        given: bool,
+        paths: impl IntoIterator<Item = &'p Path>,
+    ) -> Consent {
+        let mut c = Consent::new(flag);
+        if given {
+            paths.into_iter().for_each(|p| c.grant(p));
+        }
+        c
+    }
+
+    pub fn covers(&self, path: &Path) -> bool {
+        identity(path).is_some_and(|id| self.granted.contains(&id))
+    }
+
+    pub fn flag(&self) -> &'static str {
+        self.flag
+    }
+}
+
+const MARK_NAME: &str = "user.iolab";
+const MARK_VALUE: &[u8] = b"layout";
+
+/// Marks a file iolab has just created, so later runs know it holds only iolab's data.
+/// Best effort: a filesystem without user xattrs keeps no mark.
+pub fn mark_created(path: &Path) {
+    let (Ok(p), Ok(n)) = (
+        CString::new(path.as_os_str().as_bytes()),
+        CString::new(MARK_NAME),
+    ) else {
+        return;
+    };
+    // SAFETY: valid NUL-terminated strings and a readable value buffer of the given length.
+    unsafe {
+        libc::setxattr(
+            p.as_ptr(),
+            n.as_ptr(),
+            MARK_VALUE.as_ptr().cast(),
+            MARK_VALUE.len(),
+            0,
+        );
+    }
+}
+
+/// True when iolab created the file (it carries iolab's mark).
+pub fn created_by_iolab(path: &Path) -> bool {
+    let (Ok(p), Ok(n)) = (
+        CString::new(path.as_os_str().as_bytes()),
+        CString::new(MARK_NAME),
+    ) else {
+        return false;
+    };
+    let mut buf = [0u8; 16];
+    // SAFETY: valid NUL-terminated strings; buf is writable for its length.
+    let len = unsafe { libc::getxattr(p.as_ptr(), n.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    len >= 0 && &buf[..len as usize] == MARK_VALUE
+}
+
+/// The pseudo filesystem `path` (or, when missing, its directory) lies on, by name; `None`
+/// for ordinary storage. These hold kernel knobs, not data: iolab never targets them.
+pub fn pseudo_filesystem(path: &Path) -> Option<&'static str> {
+    let on = if path.exists() {
+        path.to_path_buf()
+    } else {
+        parent_dir(path)
+    };
+    let c = CString::new(on.as_os_str().as_bytes()).ok()?;
+    // SAFETY: zeroed statfs is a valid out-buffer; c is NUL-terminated.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    // Magic numbers from <linux/magic.h>.
+    Some(match st.f_type as u64 {
+        0x9fa0 => "procfs",
+        0x6265_6572 => "sysfs",
+        0x6462_6720 => "debugfs",
+        0x7472_6163 => "tracefs",
+        0x2762_0fdd | 0x6367_7270 => "cgroupfs",
+        0x7363_6673 => "securityfs",
+        0x6265_6570 => "configfs",
+        0xcafe_4a11 => "bpffs",
+        0x6165_676c => "pstore",
+        0xde5e_81e4 => "efivarfs",
+        0xf97c_ff8c => "selinuxfs",
+        0x6573_5546 => "fusectl",
+        0x1cd1 => "devpts",
+        _ => return None,
+    })
+}
+
+/// True when `a` and `b` are the same file: the same identity when both exist, else the
+/// same absolute place (a target not laid out yet is still the target).
+fn same_place(a: &Path, b: &Path) -> bool {
+    match (identity(a), identity(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => absolute(a).is_some_and(|x| absolute(b) == Some(x)),
+    }
+}
+
+/// `path` with its directory resolved (symlinks, `..`), for comparing places.
+fn absolute(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = fs::canonicalize(path) {
+        return Some(p);
+    }
+    Some(
+        fs::canonicalize(parent_dir(path))
+            .ok()?
+            .join(path.file_name()?),
+    )
+}
+
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// True when a new file at `path` would be created in `/dev` (devtmpfs holds device nodes;
+/// a file made there is a typo'd device name, e.g. a missing `/dev/loop6p2`).
+pub fn new_file_in_dev(path: &Path) -> bool {
+    if path.exists() {
+        return false;
+    }
+    let dir = parent_dir(path);
+    match (fs::metadata(dir), fs::metadata("/dev")) {
+        (Ok(d), Ok(dev)) => d.dev() == dev.dev(),
+        _ => false,
+    }
+}
+
+/// Refuses a path that is no storage target: on a pseudo filesystem, or a new file in /dev.
+pub fn check_storage_path(path: &Path) -> Result<(), SafetyError> {
+    let refuse = |reason: String| SafetyError {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if let Some(fs) = pseudo_filesystem(path) {
+        return Err(refuse(format!(
+            "it is on {fs}, which holds kernel settings, not data; iolab uses only regular \
+             files and block devices"
+        )));
+    }
+    if new_file_in_dev(path) {
+        return Err(refuse(
+            "there is no such device, and iolab does not create files in /dev".to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// May a job write the target `facts` describes? Block devices: the device probes, with the
+/// consent for this device. Regular files: a file that existed before and that iolab did not
+/// create needs the consent too; a file iolab creates or created needs none.
+pub fn check_target_write(facts: &TargetFacts, consent: &Consent) -> Result<(), SafetyError> {
+    check_storage_path(&facts.path)?;
+    let allowed = consent.covers(&facts.path);
+    match facts.kind {
+        TargetKind::BlockDevice => check_write_allowed(facts, allowed, consent.flag()),
+        TargetKind::File => {
+            let existing = fs::metadata(&facts.path).ok();
+            match existing {
+                Some(m) if !allowed && !created_by_iolab(&facts.path) => Err(SafetyError {
+                    path: facts.path.clone(),
+                    reason: format!(
+                        "it is an existing file ({} bytes) that iolab did not create; writing \
+                         changes its data; pass {} to allow it",
+                        m.len(),
+                        consent.flag()
+                    ),
+                }),
+                _ => Ok(()),
+            }
+        }
+    }
+}
+
+/// May iolab write results to `path` (named by `option`, e.g. `--output`)? `protected` are
+/// the paths it must never overwrite: the jobs' targets and the results database.
+pub fn check_output(path: &Path, option: &str, protected: &[&Path]) -> Result<(), SafetyError> {
+    check_output_in(path, option, protected, true)
+}
+
+/// [`check_output`] for the results database, whose directory iolab creates when missing.
+pub fn check_database(path: &Path, protected: &[&Path]) -> Result<(), SafetyError> {
+    check_output_in(path, "--db", protected, false)
+}
+
+fn check_output_in(
+    path: &Path,
+    option: &str,
+    protected: &[&Path],
+    dir_must_exist: bool,
+) -> Result<(), SafetyError> {
+    let refuse = |reason: String| SafetyError {
+        path: path.to_path_buf(),
+        reason: format!("{option}: {reason}"),
+    };
+    check_storage_path(path).map_err(|e| refuse(e.reason))?;
+    if let Ok(m) = fs::metadata(path) {
+        let ft = m.file_type();
+        if ft.is_block_device() {
+            return Err(refuse(
+                "it is a block device; results go to a regular file".to_string(),
+            ));
+        }
+        if ft.is_dir() {
+            return Err(refuse("it is a directory".to_string()));
+        }
+    } else if dir_must_exist && !parent_dir(path).is_dir() {
+        return Err(refuse("its directory does not exist".to_string()));
+    }
+    if let Some(p) = protected.iter().find(|p| same_place(path, p)) {
+        return Err(refuse(format!(
+            "it is {}, which this run reads or writes; name another file",
+            p.display()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::{probe, probe_new_file};
+
+    #[test]
+    fn an_existing_file_needs_consent_a_new_or_marked_one_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("data");
+        fs::write(&p, b"precious").unwrap();
+        let none = Consent::new("--allow-destroy");
+        let e = check_target_write(&probe(&p).unwrap(), &none).unwrap_err();
+        assert!(e.reason.contains("existing file (8 bytes)"), "{e}");
+        assert!(e.reason.contains("--allow-destroy"), "{e}");
+        let yes = Consent::granting("--allow-destroy", true, [p.as_path()]);
+        check_target_write(&probe(&p).unwrap(), &yes).unwrap();
+        // Consent for one file is not consent for another.
+        let other = dir.path().join("other");
+        fs::write(&other, b"x").unwrap();
+        assert!(check_target_write(&probe(&other).unwrap(), &yes).is_err());
+        let new = dir.path().join("new");
+        check_target_write(&probe_new_file(&new).unwrap(), &none).unwrap();
+        fs::write(&new, b"fill").unwrap();
+        mark_created(&new);
+        if created_by_iolab(&new) {
+            check_target_write(&probe(&new).unwrap(), &none).unwrap();
+        } else {
+            println!("skipped: no user xattrs on the temp directory's filesystem");
+        }
+    }
+
+    #[test]
+    fn pseudo_filesystems_and_new_files_in_dev_are_refused() {
+        assert_eq!(
+            pseudo_filesystem(Path::new("/proc/sys/vm/drop_caches")),
+            Some("procfs")
+        );
+        assert_eq!(pseudo_filesystem(Path::new("/sys/block")), Some("sysfs"));
+        assert_eq!(
+            pseudo_filesystem(Path::new("/proc/nope/new")),
+            Some("procfs")
+        );
+        assert!(check_storage_path(Path::new("/proc/self/status")).is_err());
+        assert!(new_file_in_dev(Path::new("/dev/iolab-no-such-device")));
+        assert!(!new_file_in_dev(Path::new("/dev/null")));
+        let dir = tempfile::tempdir().unwrap();
+        check_storage_path(&dir.path().join("f")).unwrap();
+    }
+
+    #[test]
+    fn outputs_are_never_devices_targets_or_missing_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target");
+        fs::write(&target, b"x").unwrap();
+        let out = dir.path().join("out.json");
+        check_output(&out, "--output", &[&target]).unwrap();
+        let e = check_output(&target, "--output", &[&target]).unwrap_err();
+        assert!(e.reason.contains("which this run reads or writes"), "{e}");
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(check_output(&link, "--output", &[&target]).is_err());
+        assert!(check_output(dir.path(), "-o", &[]).is_err());
+        assert!(check_output(&dir.path().join("no/such/f"), "-o", &[]).is_err());
+        // /dev/null is a sink, not data.
+        check_output(Path::new("/dev/null"), "--output", &[]).unwrap();
+        // A target that does not exist yet is still the target.
+        let later = dir.path().join("later");
+        let again = dir.path().join(".").join("later");
+        assert!(check_output(&again, "--output", &[&later]).is_err());
+        assert!(check_output(Path::new("/dev/iolab-nope_lat.1.log"), "x", &[]).is_err());
+    }
+}
