@@ -73,8 +73,9 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
     RunOptionDef {
         name: "allow-destroy",
         value: "",
-        help: "(iolab) Allow writes to a block device. Mounted devices, devices in use and the \
-               disk holding / are refused regardless.",
+        help: "(iolab) Allow the jobs to overwrite their targets: block devices, and existing \
+               files iolab did not create. Mounted devices, devices in use and the disk \
+               holding / are refused regardless.",
     },
     RunOptionDef {
         name: "db",

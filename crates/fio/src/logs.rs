@@ -7,7 +7,6 @@
 //! I/O's latency (fio's figure), per-window bandwidth KiB/s, per-window IOPS I/Os per second.
 //! Averaged lines (`log_avg_msec`) carry 0 as block size.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use iolab_runner::{IoLog, RunOutcome};
@@ -34,9 +33,23 @@ impl Kind {
     }
 }
 
-/// The text of one log file.
+/// The text of one log file (tests compare it whole).
+#[cfg(test)]
 fn render(log: &IoLog, kind: Kind, clock: &Clock, has_slat: bool) -> String {
-    let mut out = String::new();
+    let mut out = Vec::new();
+    render_into(log, kind, clock, has_slat, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// Writes one log file's lines to `out` as they are formatted, so a long per-I/O log never
+/// exists twice in memory.
+fn render_into(
+    log: &IoLog,
+    kind: Kind,
+    clock: &Clock,
+    has_slat: bool,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
     let ns = |ticks: u64| clock.ticks_to_ns(ticks).round() as u64;
     for e in &log.per_io {
         let value = match kind {
@@ -48,7 +61,7 @@ fn render(log: &IoLog, kind: Kind, clock: &Clock, has_slat: bool) -> String {
             Kind::Bw => e.len as u64 * 1_000_000 / ns(e.lat_ticks).max(1),
         };
         let ms = ns(e.at_ticks) / 1_000_000;
-        let _ = writeln!(out, "{ms}, {value}, {}, {}, 0", e.dir.index(), e.len);
+        writeln!(out, "{ms}, {value}, {}, {}, 0", e.dir.index(), e.len)?;
     }
     let window_s = log.avg_ms as f64 / 1000.0;
     for w in &log.windows {
@@ -61,13 +74,23 @@ fn render(log: &IoLog, kind: Kind, clock: &Clock, has_slat: bool) -> String {
             Kind::Iops => (w.ios as f64 / window_s).round() as u64,
             Kind::Bw => (w.bytes as f64 / 1024.0 / window_s).round() as u64,
         };
-        let _ = writeln!(out, "{}, {value}, {}, 0, 0", w.at_ms, w.dir.index());
+        writeln!(out, "{}, {value}, {}, 0, 0", w.at_ms, w.dir.index())?;
     }
-    out
+    Ok(())
 }
 
-/// Every log file the run's jobs asked for, as (path, contents).
-pub fn log_files(out: &RunOutcome) -> Vec<(PathBuf, String)> {
+/// One log file to write: where, from which job copy's log, and what it holds.
+struct LogFile<'a> {
+    path: PathBuf,
+    log: &'a IoLog,
+    kind: Kind,
+    has_slat: bool,
+    /// False for a latency that is not recorded: fio writes the file, empty.
+    on: bool,
+}
+
+/// Every log file the run's jobs asked for.
+fn log_files(out: &RunOutcome) -> Vec<LogFile<'_>> {
     let mut files = Vec::new();
     for job in &out.jobs {
         let spec = &job.spec;
@@ -85,21 +108,21 @@ pub fn log_files(out: &RunOutcome) -> Vec<(PathBuf, String)> {
         }
         for log in &job.logs {
             for &(prefix, kind) in &kinds {
-                // fio writes every file, empty for a latency that is not recorded.
                 let on = match kind {
                     Kind::Lat => rec.lat,
                     Kind::Clat => rec.clat,
                     Kind::Slat => rec.slat,
                     Kind::Iops | Kind::Bw => true,
                 };
-                let text = if on {
-                    render(log, kind, &out.clock, has_slat)
-                } else {
-                    String::new()
-                };
                 let path =
                     PathBuf::from(format!("{prefix}_{}.{}.log", kind.suffix(), log.job_number));
-                files.push((path, text));
+                files.push(LogFile {
+                    path,
+                    log,
+                    kind,
+                    has_slat,
+                    on,
+                });
             }
         }
     }
@@ -127,11 +150,18 @@ pub fn planned_log_paths(specs: &[iolab_job::JobSpec]) -> Vec<PathBuf> {
 /// Writes the run's log files; returns their paths.
 pub fn write_logs(out: &RunOutcome) -> std::io::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
-    for (path, text) in log_files(out) {
-        std::fs::write(&path, text).map_err(|e| {
-            std::io::Error::new(e.kind(), format!("writing log {}: {e}", path.display()))
+    for f in log_files(out) {
+        let write = || -> std::io::Result<()> {
+            let mut w = std::io::BufWriter::new(std::fs::File::create(&f.path)?);
+            if f.on {
+                render_into(f.log, f.kind, &out.clock, f.has_slat, &mut w)?;
+            }
+            std::io::Write::flush(&mut w)
+        };
+        write().map_err(|e| {
+            std::io::Error::new(e.kind(), format!("writing log {}: {e}", f.path.display()))
         })?;
-        written.push(path);
+        written.push(f.path);
     }
     Ok(written)
 }

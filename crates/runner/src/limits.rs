@@ -50,8 +50,14 @@ pub fn check(specs: &[JobSpec]) -> Result<(), RunError> {
 /// Share of the available memory per-I/O logs may take, all loggers together.
 const LOG_SHARE: f64 = 0.25;
 
-/// Most per-I/O log entries one logging worker keeps: the loggers' share of available memory
-/// split evenly over every copy of every job that logs per I/O.
+/// Most per-I/O log entries one run keeps, all loggers together: 400 MB in memory, and about
+/// 1.3 GB of text once written (five files for a latency log), so a fast engine left
+/// logging cannot fill a disk either.
+const LOG_MAX_ENTRIES: u64 = 10_000_000;
+
+/// Most per-I/O log entries one logging worker keeps: the smaller of the loggers' share of
+/// available memory and [`LOG_MAX_ENTRIES`], split evenly over every copy of every job that
+/// logs per I/O.
 pub fn log_cap_entries(specs: &[JobSpec]) -> usize {
     let loggers: u64 = specs
         .iter()
@@ -59,8 +65,9 @@ pub fn log_cap_entries(specs: &[JobSpec]) -> usize {
         .map(|s| s.numjobs as u64)
         .sum();
     let avail = iolab_sysinfo::host::mem_available_bytes().unwrap_or(1 << 30);
-    let per = (avail as f64 * LOG_SHARE) as u64 / loggers.max(1);
-    (per / std::mem::size_of::<crate::IoEntry>() as u64) as usize
+    let by_memory =
+        (avail as f64 * LOG_SHARE) as u64 / std::mem::size_of::<crate::IoEntry>() as u64;
+    (by_memory.min(LOG_MAX_ENTRIES) / loggers.max(1)) as usize
 }
 
 /// Bytes of I/O buffers one job's copies allocate.

@@ -132,11 +132,13 @@ pub fn created_by_iolab(path: &Path) -> bool {
 /// The pseudo filesystem `path` (or, when missing, its directory) lies on, by name; `None`
 /// for ordinary storage. These hold kernel knobs, not data: iolab never targets them.
 pub fn pseudo_filesystem(path: &Path) -> Option<&'static str> {
-    let on = if path.exists() {
+    // The path, or the nearest ancestor that exists (where a new file would be created).
+    let abs = if path.is_absolute() {
         path.to_path_buf()
     } else {
-        parent_dir(path)
+        std::env::current_dir().ok()?.join(path)
     };
+    let on = abs.ancestors().find(|p| p.exists())?;
     let c = CString::new(on.as_os_str().as_bytes()).ok()?;
     // SAFETY: zeroed statfs is a valid out-buffer; c is NUL-terminated.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
