@@ -96,6 +96,26 @@ pub fn now_ms() -> i64 {
         .as_millis() as i64
 }
 
+/// `path` for a `file:` URI: `%`, `?` and `#` escaped.
+fn uri_path(path: &Path) -> String {
+    path.to_string_lossy()
+        .replace('%', "%25")
+        .replace('?', "%3f")
+        .replace('#', "%23")
+}
+
+/// True when the filesystem holding `path` is mounted read-only.
+fn on_read_only_fs(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: zeroed statvfs is a valid out-buffer; c is NUL-terminated.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    unsafe { libc::statvfs(c.as_ptr(), &mut st) == 0 && st.f_flag & libc::ST_RDONLY != 0 }
+}
+
 /// An open results database.
 pub struct Store {
     conn: Connection,
@@ -138,11 +158,31 @@ impl Store {
             path: path.to_path_buf(),
             source: Box::new(e),
         };
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .map_err(|e| wrap(e.into()))?;
-        conn.busy_timeout(Duration::from_secs(30))
-            .map_err(|e| wrap(e.into()))?;
-        if (schema::version(&conn).map_err(wrap)? as usize) < schema::MIGRATIONS.len() {
+        let read_only = |immutable: bool| -> Result<(Connection, u32), StoreError> {
+            let conn = if immutable {
+                // On a read-only filesystem SQLite cannot make the WAL index it needs to read
+                // a WAL database; nothing can write there, so reading it as immutable is safe.
+                let uri = format!("file:{}?mode=ro&immutable=1", uri_path(path));
+                Connection::open_with_flags(
+                    uri,
+                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+                )?
+            } else {
+                Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?
+            };
+            conn.busy_timeout(Duration::from_secs(30))?;
+            let v = schema::version(&conn)?;
+            Ok((conn, v))
+        };
+        let (conn, v) = match read_only(false) {
+            Ok(c) => c,
+            Err(StoreError::TooNew { found, known }) => {
+                return Err(wrap(StoreError::TooNew { found, known }))
+            }
+            Err(_) if on_read_only_fs(path) => read_only(true).map_err(wrap)?,
+            Err(e) => return Err(wrap(e)),
+        };
+        if (v as usize) < schema::MIGRATIONS.len() {
             drop(conn);
             return Store::open(path);
         }

@@ -58,8 +58,12 @@ fn read_commands_create_nothing_and_read_read_only_databases() {
         !dir.path().join("sub").exists(),
         "no directory, no database"
     );
-    // A database the user may only read is read.
-    let db = dir.path().join("r.db");
+    // A database on a read-only filesystem is read (root ignores file modes, so the test
+    // mounts the directory read-only).
+    let rw = dir.path().join("rw");
+    let ro = dir.path().join("ro");
+    std::fs::create_dir_all(&rw).unwrap();
+    std::fs::create_dir_all(&ro).unwrap();
     let f = format!("--filename={}", dir.path().join("f").display());
     let run = [
         "run",
@@ -69,13 +73,25 @@ fn read_commands_create_nothing_and_read_read_only_databases() {
         "--rw=read",
         "--size=1m",
     ];
-    assert_eq!(iolab_db(&db, &run).code, 0);
-    let mut perm = std::fs::metadata(&db).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o444);
-    std::fs::set_permissions(&db, perm).unwrap();
-    let show = iolab_db(&db, &["show", "1"]);
+    assert_eq!(iolab_db(&rw.join("r.db"), &run).code, 0);
+    let mount = |args: &[&str]| {
+        Command::new("mount")
+            .args(args)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let (r, o) = (rw.to_str().unwrap(), ro.to_str().unwrap());
+    if !(mount(&["--bind", r, o]) && mount(&["-o", "remount,ro,bind", o])) {
+        let _ = Command::new("umount").arg(&ro).status();
+        println!("skipped the read-only database: cannot bind-mount read-only here");
+        return;
+    }
+    let show = iolab_db(&ro.join("r.db"), &["show", "1"]);
+    let history = iolab_db(&ro.join("r.db"), &["history"]);
+    let _ = Command::new("umount").arg(&ro).status();
     assert_eq!(show.code, 0, "{}", show.stderr);
     assert!(show.stdout.contains("null"), "{}", show.stdout);
+    assert_eq!(history.code, 0, "{}", history.stderr);
 }
 
 #[test]
