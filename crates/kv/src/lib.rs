@@ -71,15 +71,5 @@ pub fn raise_open_files() -> std::io::Result<(u64, u64)> {
 
 /// Free bytes for an unprivileged writer on the filesystem holding `dir`.
 pub fn free_bytes(dir: &std::path::Path) -> std::io::Result<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(dir.as_os_str().as_bytes())
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
-    // SAFETY: c is NUL-terminated; st is a plain out-struct.
-    unsafe {
-        let mut st: libc::statvfs = std::mem::zeroed();
-        if libc::statvfs(c.as_ptr(), &mut st) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(st.f_bavail as u64 * st.f_frsize as u64)
-    }
+    iolab_sysinfo::fsspace::fs_space(dir).map(|s| s.free_bytes)
 }

@@ -4,8 +4,6 @@
 //! filling the disk.
 
 use std::collections::BTreeMap;
-use std::ffi::CString;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
@@ -120,22 +118,22 @@ fn cpu_list(cpus: &[usize]) -> String {
 
 /// Every filesystem keeps 5 % of itself free after the layouts it receives.
 pub fn check_free_space(layouts: &[Layout], jobs: &[PreparedJob]) -> Result<(), RunError> {
-    let mut per_fs: BTreeMap<u64, (u64, &Layout)> = BTreeMap::new();
+    // Bytes to lay out per filesystem (by device number), with one layout to name.
+    let mut per_fs: BTreeMap<u64, (u64, &Layout, &Path)> = BTreeMap::new();
     for l in layouts {
         let dir = match l.path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
         let dev = std::fs::metadata(dir).map(|m| m.dev()).unwrap_or(0);
-        let e = per_fs.entry(dev).or_insert((0, l));
-        e.0 += l.to_bytes - l.from_bytes;
+        per_fs.entry(dev).or_insert((0, l, dir)).0 += l.to_bytes - l.from_bytes;
     }
-    for (need, l) in per_fs.values() {
-        let Some((free, total)) = free_space(&l.path) else {
+    for &(need, l, dir) in per_fs.values() {
+        let Ok(space) = iolab_sysinfo::fsspace::fs_space(dir) else {
             continue;
         };
-        let reserve = (total as f64 * FREE_RESERVE) as u64;
-        if need.saturating_add(reserve) > free {
+        let reserve = (space.total_bytes as f64 * FREE_RESERVE) as u64;
+        if need.saturating_add(reserve) > space.free_bytes {
             let job = jobs
                 .iter()
                 .find(|j| j.files().any(|(f, _)| f.path == l.path))
@@ -146,31 +144,14 @@ pub fn check_free_space(layouts: &[Layout], jobs: &[PreparedJob]) -> Result<(), 
                     "laying out {} needs {} but its filesystem has {} free (iolab leaves 5% \
                      of it, {}, free); lower size or use another directory",
                     l.path.display(),
-                    bytes(*need),
-                    bytes(free),
+                    bytes(need),
+                    bytes(space.free_bytes),
                     bytes(reserve)
                 ),
             });
         }
     }
     Ok(())
-}
-
-/// (bytes free to unprivileged users, total bytes) of the filesystem that will hold `path`.
-fn free_space(path: &Path) -> Option<(u64, u64)> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let c = CString::new(dir.as_os_str().as_bytes()).ok()?;
-    // SAFETY: zeroed statvfs is a valid out-buffer; c is NUL-terminated.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
-        return None;
-    }
-    let unit = st.f_frsize as u64;
-    Some((st.f_bavail as u64 * unit, st.f_blocks as u64 * unit))
 }
 
 /// Bytes for a message: "64.0 GiB", "512.0 MiB", "4096 B".

@@ -106,14 +106,7 @@ fn uri_path(path: &Path) -> String {
 
 /// True when the filesystem holding `path` is mounted read-only.
 fn on_read_only_fs(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: zeroed statvfs is a valid out-buffer; c is NUL-terminated.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    unsafe { libc::statvfs(c.as_ptr(), &mut st) == 0 && st.f_flag & libc::ST_RDONLY != 0 }
+    iolab_sysinfo::fsspace::fs_space(path).is_ok_and(|s| s.read_only)
 }
 
 /// An open results database.
