@@ -253,3 +253,55 @@ fn pseudo_filesystems_and_invented_devices_are_never_targets() {
     assert!(!dir.path().join("../../escape.0.0").exists());
     assert!(!db.exists(), "no database for runs that never started");
 }
+
+/// A mounted device is refused even with consent, as target and as floor device.
+#[test]
+fn mounted_devices_are_refused_even_with_consent() {
+    let _g = device_lock();
+    let Some(dev) = ext4_loop(32 << 20) else {
+        return;
+    };
+    let mnt = tempfile::tempdir().unwrap();
+    let mounted = std::process::Command::new("mount")
+        .arg(&dev.path)
+        .arg(mnt.path())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        println!("skipped: cannot mount an ext4 loop device here");
+        return;
+    }
+    let dbdir = tempfile::tempdir().unwrap();
+    let db = dbdir.path().join("r.db");
+    let d = dev.path.to_str().unwrap();
+    let fname = format!("--filename={d}");
+    let write = iolab_db(
+        &db,
+        &[
+            "run",
+            "--name=w",
+            &fname,
+            "--rw=randwrite",
+            "--allow-destroy",
+            "--runtime=100ms",
+        ],
+    );
+    let floor = iolab_db(
+        &db,
+        &[
+            "review",
+            "--quick",
+            "--steps",
+            "software-floor",
+            "--floor-device",
+            d,
+            "--allow-destroy-floor",
+        ],
+    );
+    let _ = std::process::Command::new("umount")
+        .arg(mnt.path())
+        .status();
+    let _ = fs::remove_file(&db);
+    refused(&write, "is mounted");
+    refused(&floor, "is mounted");
+}
