@@ -119,14 +119,21 @@ pub fn fill_buffer(buf: &mut [u8], state: &mut u64, zero: bool, compress_percent
     *state = x;
 }
 
-/// Stamps the first 8 bytes of every 512-byte chunk of `buf` with `stamp` plus the chunk's
-/// index, so no two writes carry identical chunks (fio's `scramble_buffers`).
+/// fio's `scramble_buffers` (`small_content_scramble()` in fio's io_u.c), byte for byte in
+/// layout: in every 512-byte block, the block's file offset goes at the start of one 64-byte
+/// cache line (the same line in every block of the I/O, picked from the submit time and the
+/// offset), and the submit time's seconds and nanoseconds at bytes 48..64. A compressing or
+/// deduplicating device (zram) then sees the same kind of data from iolab as from fio: each
+/// block carries 24 bytes of stamps, 16 of them the same in every block of an I/O.
 #[inline]
-pub fn scramble(buf: &mut [u8], stamp: u64) {
-    for (i, chunk) in buf.chunks_mut(CHUNK).enumerate() {
-        let v = (stamp ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).to_le_bytes();
-        let n = chunk.len().min(8);
-        chunk[..n].copy_from_slice(&v[..n]);
+pub fn scramble(buf: &mut [u8], offset: u64, time_sec: u64, time_nsec: u64) {
+    let line = (((time_nsec ^ offset) & 7) as usize) << 6;
+    let mut boffset = offset;
+    for block in buf.chunks_exact_mut(CHUNK) {
+        block[line..line + 8].copy_from_slice(&boffset.to_ne_bytes());
+        block[48..56].copy_from_slice(&time_sec.to_ne_bytes());
+        block[56..64].copy_from_slice(&time_nsec.to_ne_bytes());
+        boffset += CHUNK as u64;
     }
 }
 
@@ -166,8 +173,25 @@ mod tests {
         fill_buffer(&mut buf, &mut st, false, 0);
         assert!(buf.iter().filter(|&&b| b == 0).count() < 64);
         let before = buf.clone();
-        scramble(&mut buf, 42);
+        scramble(&mut buf, 42, 0, 0);
         let changed = buf.iter().zip(&before).filter(|(a, b)| a != b).count();
-        assert!((8..=64).contains(&changed), "{changed}");
+        assert!((8..=24 * 8).contains(&changed), "{changed}");
+    }
+
+    #[test]
+    fn scramble_lays_out_stamps_as_fio() {
+        let mut buf = vec![0xAAu8; 1536];
+        // (nsec ^ offset) & 7 = 3: offsets go at byte 192 of each block.
+        scramble(&mut buf, 4096, 7, 3 ^ 4096);
+        for (i, block) in buf.chunks(512).enumerate() {
+            let at = |o: usize| u64::from_ne_bytes(block[o..o + 8].try_into().unwrap());
+            assert_eq!(at(192), 4096 + 512 * i as u64);
+            assert_eq!((at(48), at(56)), (7, 3 ^ 4096));
+            assert!(block[..48].iter().all(|&b| b == 0xAA));
+        }
+        // A length short of a block is left alone, as fio's nr_blocks = buflen >> 9.
+        let mut short = vec![0u8; 511];
+        scramble(&mut short, 0, 1, 1);
+        assert!(short.iter().all(|&b| b == 0));
     }
 }

@@ -296,7 +296,6 @@ struct LoopState<'a, 'w> {
     refill: bool,
     scramble: bool,
     fill_state: u64,
-    write_count: u64,
     logger: Option<IoLogger>,
     cpu_start: CpuSnapshot,
     cpu_used: CpuSnapshot,
@@ -382,9 +381,11 @@ impl<'a, 'w> LoopState<'a, 'w> {
             rate_count: [0, 0],
             rate_base: now,
             refill: spec.buffers.refill && !spec.buffers.zero,
-            scramble: spec.buffers.scramble && !spec.buffers.zero,
+            // As fio: no scramble over zero or compressible buffers.
+            scramble: spec.buffers.scramble
+                && !spec.buffers.zero
+                && spec.buffers.compress_percent == 0,
             fill_state: seed ^ 0xF111,
-            write_count: 0,
             logger: spec.logs.any().then(|| {
                 let avg = spec.logs.avg_msec;
                 let window = clock.duration_to_ticks(std::time::Duration::from_millis(avg as u64));
@@ -507,7 +508,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
     }
 
     #[inline(always)]
-    fn next_io(&mut self, slot: u32, pool: &BufferPool) -> IoUnit {
+    fn next_io(&mut self, slot: u32, pool: &BufferPool, now: u64) -> IoUnit {
         let file = self.next_file;
         if self.offsets.len() > 1 {
             self.next_file = (file + 1) % self.offsets.len();
@@ -529,7 +530,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
         if dir == Direction::Write {
             self.writes_since_sync += 1;
             if self.refill || self.scramble {
-                self.prepare_write(buf, len as usize, offset);
+                self.prepare_write(buf, len as usize, offset, now);
             }
         }
         IoUnit {
@@ -542,9 +543,10 @@ impl<'a, 'w> LoopState<'a, 'w> {
         }
     }
 
-    /// Fresh random data (`refill_buffers`) or a stamp (`scramble_buffers`) in a write buffer.
+    /// Fresh random data (`refill_buffers`) or fio's stamps (`scramble_buffers`, with the
+    /// time of `now`) in a write buffer.
     #[inline]
-    fn prepare_write(&mut self, buf: *mut u8, len: usize, offset: u64) {
+    fn prepare_write(&mut self, buf: *mut u8, len: usize, offset: u64, now: u64) {
         // SAFETY: the slot's buffer holds at least the largest block size and is not in
         // flight (its slot was free).
         let b = unsafe { std::slice::from_raw_parts_mut(buf, len) };
@@ -556,8 +558,8 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 self.w.job.spec.buffers.compress_percent,
             );
         } else {
-            self.write_count += 1;
-            iolab_engine::buffer::scramble(b, offset ^ self.write_count.rotate_left(40));
+            let ns = self.clock.ticks_to_ns(now) as u64;
+            iolab_engine::buffer::scramble(b, offset, ns / 1_000_000_000, ns % 1_000_000_000);
         }
     }
 
@@ -673,7 +675,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             if self.sync_due() {
                 self.do_sync()?;
             }
-            let io = self.next_io(0, pool);
+            let io = self.next_io(0, pool, now);
             let t0 = self.clock.now();
             let status = engine.queue(&io).map_err(|e| self.engine_error(e))?;
             now = self.clock.now();
@@ -737,7 +739,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
                     if self.bytes_done() || self.sync_pending || (self.rated && !batch.is_empty()) {
                         break;
                     }
-                    let io = self.next_io(slot, pool);
+                    let io = self.next_io(slot, pool, t_start);
                     if self.rated {
                         // next_io may have waited for the rate limit: that is not latency.
                         t_start = self.clock.now();

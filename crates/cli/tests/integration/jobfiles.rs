@@ -44,7 +44,7 @@ fn keys(v: &Value) -> Vec<String> {
     k
 }
 
-fn fio_available() -> bool {
+pub fn fio_available() -> bool {
     match Command::new("fio").arg("--version").output() {
         Ok(o) if o.status.success() => true,
         _ => {
