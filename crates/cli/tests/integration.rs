@@ -3,6 +3,8 @@
 //! with a printed reason where it is missing. Device tests share one lock, since they share
 //! the devices.
 
+#[path = "integration/cache.rs"]
+mod cache;
 #[path = "integration/content.rs"]
 mod content;
 #[path = "integration/jobfiles.rs"]

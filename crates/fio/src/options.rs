@@ -3,7 +3,9 @@
 //! up here; `--help` and the README's option table are generated from it.
 
 use iolab_engine::EngineKind;
-use iolab_job::{BlockDist, CpuSet, JobSpec, Pattern, RandomDistribution, RwReporting, SizeSpec};
+use iolab_job::{
+    BlockDist, CpuSet, FadviseHint, JobSpec, Pattern, RandomDistribution, RwReporting, SizeSpec,
+};
 
 use crate::units::{
     parse_bool, parse_size, parse_size_or_percent, parse_time, parse_u32, SizeOrPercent,
@@ -926,6 +928,32 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "invalidate",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Drop the region's page cache when the job opens its files (default 1, as fio: posix_fadvise DONTNEED on files, BLKFLSBUF on devices).",
+        apply: |d, v| {
+            d.spec.invalidate = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "fadvise_hint",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Advice to the kernel when the job opens its files: 1 (default, as fio): random or sequential from the job's pattern; 0: none; random; sequential.",
+        apply: |d, v| {
+            d.spec.fadvise_hint = match v.trim() {
+                "0" | "none" => FadviseHint::None,
+                "1" | "type" => FadviseHint::Type,
+                "random" => FadviseHint::Random,
+                "sequential" => FadviseHint::Sequential,
+                _ => return Err("expected 0, 1, random or sequential".into()),
+            };
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "unified_rw_reporting",
         alias: None,
         kind: ValueKind::Str,
@@ -1241,6 +1269,8 @@ mod tests {
             ("rate_iops", Some("500,")),
             ("fsync", Some("8")),
             ("end_fsync", None),
+            ("invalidate", Some("0")),
+            ("fadvise_hint", Some("0")),
             ("unified_rw_reporting", Some("mixed")),
             ("buffer_compress_percentage", Some("50")),
             ("refill_buffers", None),
@@ -1250,6 +1280,8 @@ mod tests {
         assert_eq!(s.distribution, RandomDistribution::Zipf(1.2));
         assert_eq!(s.rate_iops, [Some(500), None]);
         assert_eq!((s.fsync_every, s.end_fsync), (8, true));
+        assert!(!s.invalidate);
+        assert_eq!(s.fadvise_hint, FadviseHint::None);
         assert_eq!(s.rw_reporting, RwReporting::Mixed);
         assert_eq!(s.buffers.compress_percent, 50);
         assert!(s.buffers.refill && !s.buffers.scramble);

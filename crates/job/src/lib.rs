@@ -19,5 +19,6 @@ pub use error::JobError;
 pub use offsets::{OffsetGen, Region};
 pub use rng::Rng;
 pub use spec::{
-    BufferContent, JobSpec, LogSpec, Pattern, Recorded, RwReporting, SizeSpec, DEFAULT_PERCENTILES,
+    BufferContent, FadviseHint, JobSpec, LogSpec, Pattern, Recorded, RwReporting, SizeSpec,
+    DEFAULT_PERCENTILES,
 };

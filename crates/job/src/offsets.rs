@@ -121,6 +121,9 @@ pub struct OffsetGen {
     rng: Rng,
     map: Option<(Permutation, u64)>,
     ranks: RankGen,
+    /// The last offset began a new pass over the region (fio then drops the region's page
+    /// cache again, for buffered I/O).
+    wrapped: bool,
 }
 
 impl OffsetGen {
@@ -145,10 +148,18 @@ impl OffsetGen {
             align,
             units,
             seq_pos: [0, 0],
+            wrapped: false,
             rng,
             map,
             ranks,
         }
+    }
+
+    /// True once after an offset that started a new pass over the region (a sequential
+    /// wrap, or a random map visited through); never for independent random draws.
+    #[inline(always)]
+    pub fn take_wrapped(&mut self) -> bool {
+        std::mem::take(&mut self.wrapped)
     }
 
     /// The offset of the next I/O of `bs` bytes in direction `dir`.
@@ -159,6 +170,7 @@ impl OffsetGen {
                 let pos = &mut self.seq_pos[dir.index()];
                 if *pos + bs > self.region.len {
                     *pos = 0;
+                    self.wrapped = true;
                 }
                 let off = self.region.start + *pos;
                 *pos += bs;
@@ -171,6 +183,7 @@ impl OffsetGen {
                         if *i == self.units {
                             *perm = Permutation::new(self.units, &mut self.rng);
                             *i = 0;
+                            self.wrapped = true;
                         }
                         let u = perm.apply(*i);
                         *i += 1;
@@ -205,6 +218,26 @@ mod tests {
         s.pattern = pattern;
         s.block_size = [bs, bs];
         s
+    }
+
+    #[test]
+    fn a_new_pass_is_told_once() {
+        let mut s = JobSpec::new("j", "/x");
+        s.size = Some(crate::SizeSpec::Bytes(16384));
+        let region = Region::resolve(&s, 16384, false).unwrap();
+        for pattern in [Pattern::Sequential, Pattern::Random] {
+            s.pattern = pattern;
+            let mut g = OffsetGen::new(&s, region, 1);
+            let wraps: Vec<bool> = (0..9)
+                .map(|_| {
+                    g.next(Direction::Read, 4096);
+                    g.take_wrapped()
+                })
+                .collect();
+            // Four blocks a pass: the fifth and ninth offsets begin passes two and three.
+            let expect = [false, false, false, false, true, false, false, false, true];
+            assert_eq!(wraps, expect, "{pattern:?}");
+        }
     }
 
     #[test]

@@ -59,6 +59,20 @@ impl Default for Recorded {
     }
 }
 
+/// The access-pattern advice given to the kernel when a job opens its files (fio's
+/// `fadvise_hint`). fio's default, `Type`, advises random or sequential from the job's
+/// pattern; buffered random reads then skip readahead and read the device block by block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FadviseHint {
+    /// No advice (`fadvise_hint=0`).
+    None,
+    /// `POSIX_FADV_RANDOM` for random jobs, `POSIX_FADV_SEQUENTIAL` otherwise (`1`).
+    #[default]
+    Type,
+    Random,
+    Sequential,
+}
+
 /// How reads and writes are reported (fio's `unified_rw_reporting`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RwReporting {
@@ -177,6 +191,11 @@ pub struct JobSpec {
     pub fsync_every: u32,
     /// fsync the file once when the job ends (fio's `end_fsync`).
     pub end_fsync: bool,
+    /// Drop the target region's page cache when the job opens its files (fio's `invalidate`,
+    /// default on): `posix_fadvise(DONTNEED)` on files, `BLKFLSBUF` on block devices, so a
+    /// buffered read job reads the device, not what an earlier write left in memory.
+    pub invalidate: bool,
+    pub fadvise_hint: FadviseHint,
     pub rw_reporting: RwReporting,
     pub buffers: BufferContent,
     pub logs: LogSpec,
@@ -223,6 +242,8 @@ impl JobSpec {
             rate_iops: [None, None],
             fsync_every: 0,
             end_fsync: false,
+            invalidate: true,
+            fadvise_hint: FadviseHint::Type,
             rw_reporting: RwReporting::Separate,
             buffers: BufferContent::default(),
             logs: LogSpec::default(),

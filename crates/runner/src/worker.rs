@@ -105,6 +105,20 @@ impl Worker<'_> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
+        let mut setup_notes = Vec::new();
+        for (fd, (facts, region)) in fds.iter().zip(self.job.files()) {
+            if spec.invalidate {
+                if let Err(e) = invalidate_cache(*fd, facts, region) {
+                    setup_notes.push(format!(
+                        "cache invalidation of {} failed: {e}",
+                        facts.path.display()
+                    ));
+                }
+            }
+            if let Err(e) = advise(*fd, spec, region) {
+                setup_notes.push(format!("fadvise hint failed: {e}"));
+            }
+        }
         let depth = spec.effective_iodepth();
         let seed = spec
             .seed
@@ -131,6 +145,7 @@ impl Worker<'_> {
             pool: &pool,
             seed,
             fds: &fds,
+            setup_notes,
         };
         let res = open_engine(&spec.engine, target, depth, &pool, looper)
             .map_err(|source| RunError::Engine { job: job(), source })?;
@@ -164,6 +179,8 @@ struct Looper<'a, 'w> {
     seed: u64,
     /// The job's files, for fsync.
     fds: &'a [RawFd],
+    /// What setting up said (a cache invalidation that failed).
+    setup_notes: Vec<String>,
 }
 
 impl EngineVisitor for Looper<'_, '_> {
@@ -187,7 +204,8 @@ impl EngineVisitor for Looper<'_, '_> {
         } else {
             st.run_async(&mut engine, self.pool)
         };
-        let notes = engine.notes();
+        let mut notes = self.setup_notes;
+        notes.extend(engine.notes());
         drop(engine);
         outcome?;
         if self.w.job.spec.end_fsync {
@@ -292,6 +310,9 @@ struct LoopState<'a, 'w> {
     rate_ticks: [u64; 2],
     rate_count: [u64; 2],
     rate_base: u64,
+    /// Drop the page cache again at each new pass over a file (fio's `loop_cache_invalidate`:
+    /// buffered, invalidating jobs that go over their region more than once).
+    invalidate_per_pass: bool,
     /// Write buffers: refill or stamp before each write.
     refill: bool,
     scramble: bool,
@@ -380,6 +401,9 @@ impl<'a, 'w> LoopState<'a, 'w> {
             }),
             rate_count: [0, 0],
             rate_base: now,
+            invalidate_per_pass: spec.invalidate
+                && !spec.direct
+                && (spec.time_based || spec.loops > 1),
             refill: spec.buffers.refill && !spec.buffers.zero,
             // As fio: no scramble over zero or compressible buffers.
             scramble: spec.buffers.scramble
@@ -525,6 +549,9 @@ impl<'a, 'w> LoopState<'a, 'w> {
             len = sizer.largest_fitting(room).unwrap_or(len);
         }
         let offset = self.offsets[file].next(dir, len);
+        if self.offsets[file].take_wrapped() && self.invalidate_per_pass {
+            self.invalidate_again(file);
+        }
         self.issued += len;
         let buf = pool.slot_ptr(slot as usize);
         if dir == Direction::Write {
@@ -540,6 +567,17 @@ impl<'a, 'w> LoopState<'a, 'w> {
             offset,
             len: len as u32,
             buf,
+        }
+    }
+
+    /// A new pass over `file` began: drop its region's page cache, as fio does, so every
+    /// pass of a buffered job reads the device. Failures were noted at setup already.
+    #[cold]
+    fn invalidate_again(&mut self, file: usize) {
+        if let (Some(&fd), Some((facts, region))) =
+            (self.fds.get(file), self.w.job.files().nth(file))
+        {
+            let _ = invalidate_cache(fd, facts, region);
         }
     }
 
@@ -919,6 +957,62 @@ fn drain<E: IoEngine>(engine: &mut E, done: &mut [Completion], mut inflight: usi
             Err(_) => break,
         }
     }
+}
+
+/// Drops the page cache of the job's region of one file, as fio's `invalidate` does when it
+/// opens a file: `posix_fadvise(DONTNEED)` for a regular file, `BLKFLSBUF` for a block device.
+fn invalidate_cache(
+    fd: RawFd,
+    facts: &iolab_sysinfo::TargetFacts,
+    region: &iolab_job::Region,
+) -> std::io::Result<()> {
+    /// `BLKFLSBUF` = _IO(0x12, 97).
+    const BLKFLSBUF: u64 = 0x1261;
+    // SAFETY: plain syscalls on an open fd; BLKFLSBUF takes no argument.
+    let r = unsafe {
+        match facts.kind {
+            iolab_sysinfo::TargetKind::File => {
+                let e = libc::posix_fadvise(
+                    fd,
+                    region.start as libc::off_t,
+                    region.len as libc::off_t,
+                    libc::POSIX_FADV_DONTNEED,
+                );
+                if e != 0 {
+                    return Err(std::io::Error::from_raw_os_error(e));
+                }
+                0
+            }
+            iolab_sysinfo::TargetKind::BlockDevice => libc::ioctl(fd, BLKFLSBUF as _, 0),
+        }
+    };
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// fio's `fadvise_hint` when a file is opened: random or sequential advice for the region.
+fn advise(fd: RawFd, spec: &iolab_job::JobSpec, region: &iolab_job::Region) -> std::io::Result<()> {
+    use iolab_job::{FadviseHint, Pattern};
+    let advice = match (spec.fadvise_hint, spec.pattern) {
+        (FadviseHint::None, _) => return Ok(()),
+        (FadviseHint::Random, _) | (FadviseHint::Type, Pattern::Random) => libc::POSIX_FADV_RANDOM,
+        (FadviseHint::Sequential, _) | (FadviseHint::Type, _) => libc::POSIX_FADV_SEQUENTIAL,
+    };
+    // SAFETY: a plain syscall on an open fd.
+    let e = unsafe {
+        libc::posix_fadvise(
+            fd,
+            region.start as libc::off_t,
+            region.len as libc::off_t,
+            advice,
+        )
+    };
+    if e != 0 {
+        return Err(std::io::Error::from_raw_os_error(e));
+    }
+    Ok(())
 }
 
 fn pin_to(cpus: &[usize]) -> std::io::Result<()> {
