@@ -7,6 +7,8 @@
 mod cache;
 #[path = "integration/content.rs"]
 mod content;
+#[path = "integration/figures.rs"]
+mod figures;
 #[path = "integration/jobfiles.rs"]
 mod jobfiles;
 #[path = "integration/kv.rs"]

@@ -558,6 +558,36 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "iodepth_batch_submit",
+        alias: Some("iodepth_batch"),
+        kind: ValueKind::Int,
+        help: "I/Os submitted per system call (default 1, as fio: each I/O as soon as it is ready; 0: the whole iodepth). Submission latency (slat) runs from an I/O's preparation to the return of its submit call.",
+        apply: |d, v| {
+            d.spec.iodepth_batch_submit = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "iodepth_batch_complete_min",
+        alias: Some("iodepth_batch_complete"),
+        kind: ValueKind::Int,
+        help: "Completions to wait for each time iolab reaps (default 1, as fio; 0 is taken as 1).",
+        apply: |d, v| {
+            d.spec.iodepth_batch_complete_min = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "iodepth_batch_complete_max",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Most completions taken per reap (default: iodepth_batch_complete_min, so one at a time, as fio).",
+        apply: |d, v| {
+            d.spec.iodepth_batch_complete_max = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "ioengine",
         alias: None,
         kind: ValueKind::Str,

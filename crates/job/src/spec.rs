@@ -149,6 +149,14 @@ pub struct JobSpec {
     /// Random offsets are multiples of this (bytes); `None` means the block size.
     pub block_align: Option<u64>,
     pub iodepth: u32,
+    /// I/Os handed to the kernel per submit call (fio's `iodepth_batch_submit`, default 1:
+    /// each I/O as soon as it is ready; 0 means iodepth).
+    pub iodepth_batch_submit: u32,
+    /// Completions to wait for per reap (fio's `iodepth_batch_complete_min`, default 1).
+    pub iodepth_batch_complete_min: u32,
+    /// Most completions taken per reap (fio's `iodepth_batch_complete_max`; unset, 0, it is
+    /// the min, so fio reaps one I/O at a time by default).
+    pub iodepth_batch_complete_max: u32,
     /// Bytes of the target to use (and, unless time-based, to transfer); `None`: all of it.
     pub size: Option<SizeSpec>,
     /// Where the region starts.
@@ -219,6 +227,9 @@ impl JobSpec {
             block_size: [4096, 4096],
             block_align: None,
             iodepth: 1,
+            iodepth_batch_submit: 1,
+            iodepth_batch_complete_min: 1,
+            iodepth_batch_complete_max: 0,
             size: None,
             offset: SizeSpec::Bytes(0),
             time_based: false,
@@ -322,6 +333,25 @@ impl JobSpec {
             .map(|d| self.block_size[d.index()])
             .max()
             .unwrap_or(self.block_size[0])
+    }
+
+    /// I/Os per submit call: `iodepth_batch_submit`, with 0 (or more than the depth) meaning
+    /// the whole depth, as fio fixes it up.
+    pub fn effective_batch_submit(&self) -> u32 {
+        let depth = self.effective_iodepth();
+        match self.iodepth_batch_submit {
+            0 => depth,
+            b => b.min(depth),
+        }
+    }
+
+    /// (fewest, most) completions per reap, as fio fixes them up: the most is at least the
+    /// fewest; both within 1..=iodepth (iolab reaps only when it must wait, so at least one).
+    pub fn effective_batch_complete(&self) -> (u32, u32) {
+        let depth = self.effective_iodepth();
+        let min = self.iodepth_batch_complete_min.clamp(1, depth);
+        let max = self.iodepth_batch_complete_max.max(min).min(depth);
+        (min, max)
     }
 
     /// Queue depth the engine really gets: synchronous engines are always at 1.

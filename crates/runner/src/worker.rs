@@ -216,6 +216,31 @@ impl EngineVisitor for Looper<'_, '_> {
     }
 }
 
+/// What an asynchronous engine's slot carries while its I/O is in flight.
+#[derive(Debug, Clone, Copy)]
+struct InFlight {
+    dir: Direction,
+    offset: u64,
+    len: u32,
+    file: u32,
+    /// Clock reads: before the I/O was prepared, and when its submit call returned.
+    start_t: u64,
+    submit_t: u64,
+}
+
+impl Default for InFlight {
+    fn default() -> InFlight {
+        InFlight {
+            dir: Direction::Read,
+            offset: 0,
+            len: 0,
+            file: 0,
+            start_t: 0,
+            submit_t: 0,
+        }
+    }
+}
+
 /// Counters and histograms of one direction, while running.
 struct DirStats {
     ios: u64,
@@ -310,6 +335,10 @@ struct LoopState<'a, 'w> {
     rate_ticks: [u64; 2],
     rate_count: [u64; 2],
     rate_base: u64,
+    /// I/Os per submit call (fio's `iodepth_batch_submit`, fixed up).
+    batch_submit: usize,
+    /// (fewest, most) completions per reap (fio's `iodepth_batch_complete_min/max`).
+    batch_complete: (usize, usize),
     /// Drop the page cache again at each new pass over a file (fio's `loop_cache_invalidate`:
     /// buffered, invalidating jobs that go over their region more than once).
     invalidate_per_pass: bool,
@@ -401,6 +430,11 @@ impl<'a, 'w> LoopState<'a, 'w> {
             }),
             rate_count: [0, 0],
             rate_base: now,
+            batch_submit: spec.effective_batch_submit().max(1) as usize,
+            batch_complete: {
+                let (min, max) = spec.effective_batch_complete();
+                (min as usize, max as usize)
+            },
             invalidate_per_pass: spec.invalidate
                 && !spec.direct
                 && (spec.time_based || spec.loops > 1),
@@ -757,9 +791,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
     ) -> Result<(), RunError> {
         let depth = pool.slots();
         let mut free: Vec<u32> = (0..depth as u32).rev().collect();
-        let mut start_t = vec![0u64; depth];
-        let mut submit_t = vec![0u64; depth];
-        let mut slot_io: Vec<(Direction, u64, u32, u32)> = vec![(Direction::Read, 0, 0, 0); depth];
+        let mut slots = vec![InFlight::default(); depth];
         let mut batch: Vec<u32> = Vec::with_capacity(depth);
         let mut done = vec![Completion::default(); depth];
         let mut inflight = 0usize;
@@ -771,62 +803,8 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 self.end_measuring(now);
             }
             if !stopping && !self.bytes_done() && !free.is_empty() && !self.sync_pending {
-                let mut t_start = self.clock.now();
-                batch.clear();
-                while let Some(&slot) = free.last() {
-                    if self.bytes_done() || self.sync_pending || (self.rated && !batch.is_empty()) {
-                        break;
-                    }
-                    let io = self.next_io(slot, pool, t_start);
-                    if self.rated {
-                        // next_io may have waited for the rate limit: that is not latency.
-                        t_start = self.clock.now();
-                    }
-                    match engine.queue(&io).map_err(|e| self.engine_error(e))? {
-                        QueueStatus::Queued => {
-                            free.pop();
-                            batch.push(slot);
-                            self.depth.level[DepthCounts::level_bucket(inflight + batch.len())] +=
-                                1;
-                            start_t[slot as usize] = t_start;
-                            slot_io[slot as usize] = (io.dir, io.offset, io.len, io.file);
-                            if self.sync_due() && !self.bytes_done() {
-                                // Let what is in flight finish, then sync (as fio's libaio).
-                                self.sync_pending = true;
-                            }
-                        }
-                        QueueStatus::Busy => {
-                            self.issued -= io.len as u64;
-                            break;
-                        }
-                        QueueStatus::Completed(r) => {
-                            if r != io.len as i64 {
-                                return Err(self.io_error(io.file, io.dir, io.offset, io.len, r));
-                            }
-                            let t = self.clock.now();
-                            let s = &mut self.stats[io.dir.index()];
-                            s.ios += 1;
-                            s.bytes += io.len as u64;
-                            s.clat.record(t - t_start);
-                            s.record_lat(t - t_start);
-                            if let Some(l) = &mut self.logger {
-                                l.record(t, io.dir, io.len, 0, t - t_start, t - t_start);
-                            }
-                        }
-                    }
-                }
-                if !batch.is_empty() {
-                    engine.commit().map_err(|e| self.engine_error(e))?;
-                    let t_sub = self.clock.now();
-                    self.depth.submit[DepthCounts::batch_bucket(batch.len())] += 1;
-                    for &slot in &batch {
-                        submit_t[slot as usize] = t_sub;
-                        self.stats[slot_io[slot as usize].0.index()]
-                            .slat
-                            .record(t_sub - t_start);
-                    }
-                    inflight += batch.len();
-                }
+                inflight +=
+                    self.submit(engine, pool, &mut free, &mut slots, &mut batch, inflight)?;
             }
             if inflight == 0 {
                 if self.sync_pending {
@@ -842,15 +820,23 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 now = self.clock.now();
                 continue;
             }
+            let (min, max) = self.batch_complete;
             let n = engine
-                .reap(1, &mut done)
+                .reap(min.min(inflight) as u32, &mut done[..max])
                 .map_err(|e| self.engine_error(e))?;
             now = self.clock.now();
             self.depth.complete[DepthCounts::batch_bucket(n)] += 1;
             for i in 0..n {
                 let c = done[i];
                 let slot = c.slot as usize;
-                let (dir, offset, len, file) = slot_io[slot];
+                let InFlight {
+                    dir,
+                    offset,
+                    len,
+                    file,
+                    start_t,
+                    submit_t,
+                } = slots[slot];
                 if c.result != len as i64 {
                     // Drain the rest before returning, so no buffer is freed under the kernel.
                     inflight -= n;
@@ -862,10 +848,10 @@ impl<'a, 'w> LoopState<'a, 'w> {
                     let s = &mut self.stats[dir.index()];
                     s.ios += 1;
                     s.bytes += len as u64;
-                    s.clat.record(now - submit_t[slot]);
-                    s.record_lat(now - start_t[slot]);
+                    s.clat.record(now - submit_t);
+                    s.record_lat(now - start_t);
                     if let Some(l) = &mut self.logger {
-                        let (start, sub) = (start_t[slot], submit_t[slot]);
+                        let (start, sub) = (start_t, submit_t);
                         l.record(now, dir, len, sub - start, now - sub, now - start);
                     }
                 }
@@ -875,6 +861,109 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 self.take_samples(now);
             }
         }
+    }
+
+    /// Queues I/Os into the free slots and submits them `iodepth_batch_submit` at a time,
+    /// as fio's `td_io_queue()`/`td_io_commit()` do; returns how many went in flight.
+    ///
+    /// fio's figures, mirrored: each I/O's start is a clock read just before it is prepared
+    /// (`start_time`), its issue a clock read when its submit call returns (`issue_time`);
+    /// slat = issue − start, clat = reap − issue, lat = reap − start. At each submit call,
+    /// `iodepth_level` counts the call's I/Os in the bucket of the depth they make (fio's
+    /// `io_u_mark_depth` with `cur_depth`), and `iodepth_submit` counts the call once in the
+    /// bucket of its size.
+    #[inline(always)]
+    fn submit<E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        pool: &BufferPool,
+        free: &mut Vec<u32>,
+        slots: &mut [InFlight],
+        batch: &mut Vec<u32>,
+        inflight: usize,
+    ) -> Result<usize, RunError> {
+        let per_call = self.batch_submit;
+        let mut submitted = 0;
+        batch.clear();
+        while let Some(&slot) = free.last() {
+            if self.bytes_done() || self.sync_pending || (self.rated && !batch.is_empty()) {
+                break;
+            }
+            let mut t_start = self.clock.now();
+            let io = self.next_io(slot, pool, t_start);
+            if self.rated {
+                // next_io may have waited for the rate limit: that is not latency.
+                t_start = self.clock.now();
+            }
+            match engine.queue(&io).map_err(|e| self.engine_error(e))? {
+                QueueStatus::Queued => {
+                    free.pop();
+                    batch.push(slot);
+                    slots[slot as usize] = InFlight {
+                        dir: io.dir,
+                        offset: io.offset,
+                        len: io.len,
+                        file: io.file,
+                        start_t: t_start,
+                        submit_t: 0,
+                    };
+                    if self.sync_due() && !self.bytes_done() {
+                        // Let what is in flight finish, then sync (as fio's libaio).
+                        self.sync_pending = true;
+                    }
+                    if batch.len() >= per_call {
+                        submitted += self.commit(engine, slots, batch, inflight + submitted)?;
+                    }
+                }
+                QueueStatus::Busy => {
+                    self.issued -= io.len as u64;
+                    break;
+                }
+                QueueStatus::Completed(r) => {
+                    if r != io.len as i64 {
+                        return Err(self.io_error(io.file, io.dir, io.offset, io.len, r));
+                    }
+                    let t = self.clock.now();
+                    let s = &mut self.stats[io.dir.index()];
+                    s.ios += 1;
+                    s.bytes += io.len as u64;
+                    s.clat.record(t - t_start);
+                    s.record_lat(t - t_start);
+                    if let Some(l) = &mut self.logger {
+                        l.record(t, io.dir, io.len, 0, t - t_start, t - t_start);
+                    }
+                }
+            }
+        }
+        if !batch.is_empty() {
+            submitted += self.commit(engine, slots, batch, inflight + submitted)?;
+        }
+        Ok(submitted)
+    }
+
+    /// One submit call for the queued `batch`: stamps each I/O's issue time and slat and
+    /// counts the call in the depth distributions. `before` I/Os are in flight already.
+    #[inline(always)]
+    fn commit<E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        slots: &mut [InFlight],
+        batch: &mut Vec<u32>,
+        before: usize,
+    ) -> Result<usize, RunError> {
+        engine.commit().map_err(|e| self.engine_error(e))?;
+        let t_sub = self.clock.now();
+        let n = batch.len();
+        let depth_now = before + n;
+        self.depth.level[DepthCounts::level_bucket(depth_now)] += n as u64;
+        self.depth.submit[DepthCounts::batch_bucket(n)] += 1;
+        for &slot in batch.iter() {
+            let f = &mut slots[slot as usize];
+            f.submit_t = t_sub;
+            self.stats[f.dir.index()].slat.record(t_sub - f.start_t);
+        }
+        batch.clear();
+        Ok(n)
     }
 
     fn finish(mut self, sync: bool, mut notes: Vec<String>, elapsed_ticks: u64) -> WorkerResult {
