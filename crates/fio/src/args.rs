@@ -251,6 +251,9 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         for e in &raw.globals {
             apply_entry(&mut draft, e)?;
         }
+        // A `name=` in [global] does not rename the jobs: each keeps its section's name (a
+        // `name=` inside the section still does), as in fio.
+        draft.spec.name = raw.name.clone();
         draft.set_options.clear();
         for e in &raw.entries {
             apply_entry(&mut draft, e)?;
@@ -378,5 +381,15 @@ mod tests {
         // No filename: fio's default, NAME.COPY.0 (prepare then wants a size to create it).
         let c = parse_command_line(&args("--name=j")).unwrap();
         assert_eq!(c.jobs[0].filename, PathBuf::from("j.0.0"));
+    }
+
+    #[test]
+    fn a_name_in_global_keeps_the_section_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("j.fio");
+        std::fs::write(&f, "[global]\nname=g\nsize=1m\n[a]\n[b]\nname=own\n").unwrap();
+        let c = parse_command_line(&[f.display().to_string()]).unwrap();
+        let names: Vec<&str> = c.jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(names, ["a", "own"]);
     }
 }
