@@ -237,7 +237,8 @@ fn latency_buckets(job: &JobReport, clock: &Clock) -> [(String, Value); 3] {
 
 fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
     let clock = &out.clock;
-    let runtime_ns = job.runtime_ns.max(1) as f64;
+    // fio: CPU percentages over total_run_time (summed over a group's jobs).
+    let runtime_ns = job.total_runtime_ns.max(1) as f64;
     let cpu = &job.cpu;
     let pct = |ns: u64| round6(ns as f64 * 100.0 / runtime_ns);
     let opts = ctx
@@ -307,7 +308,10 @@ fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
         };
         o.insert("sync".into(), sync);
     }
-    o.insert("job_runtime".into(), json!(job.runtime_ns / 1_000_000));
+    o.insert(
+        "job_runtime".into(),
+        json!(job.total_runtime_ns / 1_000_000),
+    );
     o.insert("usr_cpu".into(), json!(pct(cpu.user_ns)));
     // Kernel helper threads working for the job (io-wq, SQPOLL) are system time too.
     o.insert("sys_cpu".into(), json!(pct(cpu.sys_ns + cpu.helper_ns())));

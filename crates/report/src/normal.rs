@@ -193,7 +193,7 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Clock) -> io::Result<(
         lat_line(w, "sync", &s.lat, clock)?;
     }
     let cpu = &job.cpu;
-    let rt = job.runtime_ns.max(1) as f64;
+    let rt = job.total_runtime_ns.max(1) as f64;
     let pct = |ns: u64| ns as f64 * 100.0 / rt;
     writeln!(
         w,

@@ -252,6 +252,9 @@ pub struct JobReport {
     pub dirs: [Option<DirResult>; 2],
     /// Length of the measured window (after the ramp), in ns; the longest copy's.
     pub runtime_ns: u64,
+    /// The copies' measured windows summed (fio's `total_run_time`, summed over a reporting
+    /// group): what fio's `job_runtime` and its usr/sys CPU percentages are relative to.
+    pub total_runtime_ns: u64,
     /// Wall time from the job's phase start to its end (start delay and ramp included), in ns.
     pub elapsed_ns: u64,
     pub cpu: CpuUsage,
@@ -317,6 +320,7 @@ impl JobReport {
         self.clones += other.clones;
         self.job_index = other.job_index;
         self.runtime_ns = self.runtime_ns.max(other.runtime_ns);
+        self.total_runtime_ns += other.total_runtime_ns;
         self.elapsed_ns = self.elapsed_ns.max(other.elapsed_ns);
         self.cpu.add(&other.cpu);
         self.depth.add(&other.depth);

@@ -238,6 +238,7 @@ fn run_phase(
                     clones: 1,
                     dirs: w.dirs,
                     runtime_ns: opts.clock.ticks_to_ns(w.runtime_ticks) as u64,
+                    total_runtime_ns: opts.clock.ticks_to_ns(w.runtime_ticks) as u64,
                     elapsed_ns: opts.clock.ticks_to_ns(w.elapsed_ticks) as u64,
                     cpu: CpuUsage {
                         user_ns: w.cpu.user_ns,

@@ -518,6 +518,7 @@ mod tests {
             clones: 1,
             dirs: [Some(read), None],
             runtime_ns: 1_000_000_000,
+            total_runtime_ns: 1_000_000_000,
             elapsed_ns: 1_000_000_000,
             cpu: CpuUsage::default(),
             depth: DepthCounts::default(),

@@ -90,3 +90,42 @@ fn async_latency_split_and_depth_distributions_match_fio() {
         }
     }
 }
+
+/// fio sums `job_runtime` over a reporting group (`total_run_time` in `sum_thread_stats()`),
+/// and its CPU percentages are relative to that sum.
+#[test]
+fn job_runtime_of_a_group_is_summed_as_fios() {
+    if !fio_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let opts: Vec<String> = vec![
+        "--name=g".into(),
+        format!("--filename={}", dir.path().join("g").display()),
+        "--size=8m".into(),
+        "--rw=randread".into(),
+        "--numjobs=2".into(),
+        "--group_reporting".into(),
+        "--time_based".into(),
+        "--runtime=1".into(),
+        "--output-format=json".into(),
+    ];
+    let mut args = vec!["run", "--allow-destroy"];
+    args.extend(opts.iter().map(String::as_str));
+    let ours = iolab(&args);
+    assert_eq!(ours.code, 0, "{}", ours.stderr);
+    let ours = job_of(ours.stdout.as_bytes())["job_runtime"]
+        .as_f64()
+        .unwrap();
+    let fio = Command::new("fio")
+        .args(&opts)
+        .arg("--thread")
+        .output()
+        .unwrap();
+    let theirs = job_of(&fio.stdout)["job_runtime"].as_f64().unwrap();
+    assert!((1900.0..2300.0).contains(&ours), "iolab {ours} ms");
+    assert!(
+        (0.8..1.25).contains(&(ours / theirs)),
+        "iolab {ours} ms, fio {theirs} ms"
+    );
+}
