@@ -63,8 +63,15 @@ fn render_into(
         let ms = ns(e.at_ticks) / 1_000_000;
         writeln!(out, "{ms}, {value}, {}, {}, 0", e.dir.index(), e.len)?;
     }
-    let window_s = log.avg_ms as f64 / 1000.0;
     for w in &log.windows {
+        // The last, partial window: fio's finalize_logs() writes it for the latency logs;
+        // its IOPS and bandwidth logs average rate samples, which a window cut short
+        // by the job's end does not have, so those are left as they were.
+        let partial = w.span_ms < log.avg_ms as f64;
+        if partial && matches!(kind, Kind::Iops | Kind::Bw) {
+            continue;
+        }
+        let window_s = w.span_ms / 1000.0;
         let mean_ns = |ticks: f64| (ticks * clock.ticks_to_ns(1)).round() as u64;
         let value = match kind {
             Kind::Lat => mean_ns(w.lat_ticks),
@@ -208,6 +215,7 @@ mod tests {
                 dir: Direction::Read,
                 ios: 1000,
                 bytes: 1000 * 4096,
+                span_ms: 500.0,
                 slat_ticks: 0.0,
                 clat_ticks: 20_000.4,
                 lat_ticks: 21_000.6,

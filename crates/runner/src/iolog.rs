@@ -30,6 +30,9 @@ pub struct WindowEntry {
     pub dir: Direction,
     pub ios: u64,
     pub bytes: u64,
+    /// How long the window was, in ms: `avg_ms`, but shorter for the last one, cut by the
+    /// job's end (rates are over this).
+    pub span_ms: f64,
     /// Mean latencies over the window, in ticks.
     pub slat_ticks: f64,
     pub clat_ticks: f64,
@@ -150,31 +153,44 @@ impl IoLogger {
         while now >= self.window_end {
             self.windows_done += 1;
             let at_ms = self.windows_done * self.log.avg_ms as u64;
-            for dir in [Direction::Read, Direction::Write] {
-                let a = std::mem::take(&mut self.acc[dir.index()]);
-                if a.ios == 0 {
-                    continue;
-                }
-                let n = a.ios as f64;
-                self.log.windows.push(WindowEntry {
-                    at_ms,
-                    dir,
-                    ios: a.ios,
-                    bytes: a.bytes,
-                    slat_ticks: a.slat as f64 / n,
-                    clat_ticks: a.clat as f64 / n,
-                    lat_ticks: a.lat as f64 / n,
-                });
-            }
+            self.emit(at_ms, self.log.avg_ms as f64);
             self.window_end = self.window_end.saturating_add(self.window_ticks);
         }
     }
 
-    /// The log, with every window that ended by `now` closed (a last partial one is dropped,
-    /// as fio drops it).
-    pub fn finish(mut self, now: u64) -> IoLog {
-        if self.log.avg_ms > 0 && now >= self.window_end {
-            self.close_windows(now);
+    /// One entry per direction with I/O in the window, from its accumulators.
+    fn emit(&mut self, at_ms: u64, span_ms: f64) {
+        for dir in [Direction::Read, Direction::Write] {
+            let a = std::mem::take(&mut self.acc[dir.index()]);
+            if a.ios == 0 {
+                continue;
+            }
+            let n = a.ios as f64;
+            self.log.windows.push(WindowEntry {
+                at_ms,
+                dir,
+                ios: a.ios,
+                bytes: a.bytes,
+                span_ms,
+                slat_ticks: a.slat as f64 / n,
+                clat_ticks: a.clat as f64 / n,
+                lat_ticks: a.lat as f64 / n,
+            });
+        }
+    }
+
+    /// The log, with every window that ended by `now` closed, and the last, partial one
+    /// written at the job's end as fio's `finalize_logs()` does (`tick_ms`: ms per tick).
+    pub fn finish(mut self, now: u64, tick_ms: f64) -> IoLog {
+        if self.log.avg_ms > 0 {
+            if now >= self.window_end {
+                self.close_windows(now);
+            }
+            let end_ms = now.saturating_sub(self.start) as f64 * tick_ms;
+            let span = end_ms - (self.windows_done * self.log.avg_ms as u64) as f64;
+            if span > 0.0 {
+                self.emit(end_ms as u64, span);
+            }
         }
         self.log
     }
@@ -191,7 +207,7 @@ mod tests {
         for t in 1..=5 {
             l.record(t, Direction::Read, 4096, 0, 1, 1);
         }
-        let log = l.finish(10);
+        let log = l.finish(10, 1.0);
         assert_eq!((log.per_io.len(), log.dropped), (2, 3));
     }
 
@@ -201,7 +217,7 @@ mod tests {
         l.record(50, Direction::Read, 4096, 0, 7, 7);
         l.start(100);
         l.record(150, Direction::Write, 8192, 1, 2, 3);
-        let log = l.finish(200);
+        let log = l.finish(200, 1.0);
         assert_eq!(log.per_io.len(), 1);
         assert_eq!(log.per_io[0].at_ticks, 50);
         assert_eq!(log.per_io[0].dir, Direction::Write);
@@ -217,7 +233,9 @@ mod tests {
         l.record(30, Direction::Write, 4096, 0, 5, 5);
         // Nothing in the second window; one read in the third.
         l.record(250, Direction::Read, 4096, 0, 8, 8);
-        let log = l.finish(320);
+        // The last window, cut at 320 by the job's end, is written too (as fio's).
+        l.record(310, Direction::Write, 4096, 0, 6, 6);
+        let log = l.finish(320, 1.0);
         let w: Vec<(u64, Direction, u64, f64)> = log
             .windows
             .iter()
@@ -229,8 +247,10 @@ mod tests {
                 (100, Direction::Read, 2, 20.0),
                 (100, Direction::Write, 1, 5.0),
                 (300, Direction::Read, 1, 8.0),
+                (320, Direction::Write, 1, 6.0),
             ]
         );
+        assert_eq!(log.windows.last().unwrap().span_ms, 20.0);
         assert_eq!(log.job_number, 3);
     }
 }

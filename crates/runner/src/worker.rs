@@ -1004,7 +1004,8 @@ impl<'a, 'w> LoopState<'a, 'w> {
             })
         };
         let measure_end = self.measure_end;
-        let log = self.logger.take().map(|l| l.finish(measure_end));
+        let tick_ms = self.clock.ticks_to_ns(1_000_000) / 1e12;
+        let log = self.logger.take().map(|l| l.finish(measure_end, tick_ms));
         if let Some(l) = log.as_ref().filter(|l| l.dropped > 0) {
             notes.push(format!(
                 "I/O log: kept the first {} I/Os of the measured window and dropped {} (the \

@@ -75,3 +75,62 @@ fn writes_carry_fios_scramble_stamps() {
         assert!(lines.len() > 1, "{tool}: one line for every I/O: {lines:?}");
     }
 }
+
+/// The same size-based write job through both tools leaves zram holding the same: stored
+/// and compressed bytes, same-filled and incompressible ("huge") pages within 5 %.
+#[test]
+fn zram_stores_the_same_from_both_tools() {
+    if !fio_available() {
+        return;
+    }
+    let _g = crate::support::device_lock();
+    let dev = match crate::support::zram() {
+        Ok(d) => d,
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+    let mm_stat = || -> Vec<u64> {
+        fs::read_to_string("/sys/block/zram0/mm_stat")
+            .unwrap()
+            .split_whitespace()
+            .map(|v| v.parse().unwrap())
+            .collect()
+    };
+    let args: Vec<String> = vec![
+        "--name=fill".into(),
+        format!("--filename={}", dev.display()),
+        "--direct=1".into(),
+        "--rw=randwrite".into(),
+        "--bs=4k".into(),
+        "--ioengine=libaio".into(),
+        "--iodepth=8".into(),
+        "--size=64m".into(),
+    ];
+    let mut stats = Vec::new();
+    for tool in ["iolab", "fio"] {
+        crate::jobfiles::reset_zram();
+        let ok = if tool == "fio" {
+            Command::new("fio")
+                .args(&args)
+                .output()
+                .unwrap()
+                .status
+                .success()
+        } else {
+            let mut a: Vec<&str> = vec!["run", "--allow-destroy"];
+            a.extend(args.iter().map(String::as_str));
+            iolab(&a).code == 0
+        };
+        assert!(ok, "{tool} failed");
+        stats.push(mm_stat());
+    }
+    crate::jobfiles::reset_zram();
+    // orig_data_size, compr_data_size, same_pages, huge_pages.
+    for (field, name) in [(0, "orig"), (1, "compr"), (5, "same"), (7, "huge")] {
+        let (a, b) = (stats[0][field] as f64, stats[1][field] as f64);
+        let close = (a - b).abs() <= 0.05 * a.max(b);
+        assert!(close, "{name}: iolab {a} fio {b} ({stats:?})");
+    }
+}

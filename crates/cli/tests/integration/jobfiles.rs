@@ -548,7 +548,7 @@ fn compare(case: &Case, ours: &Value, theirs: &Value) {
 
 /// Empties /dev/zram0 (its counters too) and gives it 1 GiB again. Callers hold the device
 /// lock.
-fn reset_zram() {
+pub fn reset_zram() {
     fs::write("/sys/block/zram0/reset", "1").unwrap();
     fs::write("/sys/block/zram0/disksize", "1G").unwrap();
 }
