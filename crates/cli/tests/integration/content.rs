@@ -34,6 +34,22 @@ fn stamps(data: &[u8]) -> Vec<(Option<usize>, bool)> {
         .collect()
 }
 
+/// The job `args` (fio's options) through `tool`, "iolab" or "fio": whether it succeeded.
+/// iolab may overwrite the target (the tests own it), as fio does.
+fn run_tool(tool: &str, args: &[String]) -> bool {
+    if tool == "fio" {
+        return Command::new("fio")
+            .args(args)
+            .output()
+            .unwrap()
+            .status
+            .success();
+    }
+    let mut a: Vec<&str> = vec!["run", "--allow-destroy"];
+    a.extend(args.iter().map(String::as_str));
+    iolab(&a).code == 0
+}
+
 #[test]
 fn writes_carry_fios_scramble_stamps() {
     if !fio_available() {
@@ -50,19 +66,7 @@ fn writes_carry_fios_scramble_stamps() {
             "--size=256k".into(),
             "--ioengine=psync".into(),
         ];
-        let ok = if tool == "fio" {
-            Command::new("fio")
-                .args(&args)
-                .output()
-                .unwrap()
-                .status
-                .success()
-        } else {
-            let a: Vec<&str> = std::iter::once("run")
-                .chain(args.iter().map(String::as_str))
-                .collect();
-            iolab(&a).code == 0
-        };
+        let ok = run_tool(tool, &args);
         assert!(ok, "{tool} failed");
         let s = stamps(&fs::read(&f).unwrap());
         assert_eq!(s.len(), 64, "{tool}");
@@ -111,18 +115,7 @@ fn zram_stores_the_same_from_both_tools() {
     let mut stats = Vec::new();
     for tool in ["iolab", "fio"] {
         crate::jobfiles::reset_zram();
-        let ok = if tool == "fio" {
-            Command::new("fio")
-                .args(&args)
-                .output()
-                .unwrap()
-                .status
-                .success()
-        } else {
-            let mut a: Vec<&str> = vec!["run", "--allow-destroy"];
-            a.extend(args.iter().map(String::as_str));
-            iolab(&a).code == 0
-        };
+        let ok = run_tool(tool, &args);
         assert!(ok, "{tool} failed");
         stats.push(mm_stat());
     }
