@@ -359,6 +359,7 @@ fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
                 "sqpoll_thread": cpu.sqpoll_ns,
             },
             "iops_per_cpu_sec": round6(job.iops_per_cpu_sec()),
+            "write_buffers": job.spec.writes().then(|| job.spec.buffers.describe()),
             "notes": job.notes,
             "interrupted": job.interrupted,
         }),

@@ -96,9 +96,62 @@ pub struct BufferContent {
     pub compress_percent: u8,
     /// Refill the buffer with fresh random data before every write (`refill_buffers`).
     pub refill: bool,
-    /// Stamp every 512-byte chunk of each write with its offset and a counter, so no two
-    /// writes carry the same data (`scramble_buffers`, fio's default).
+    /// Stamp every 512-byte block of each write with its offset and the submit time, as
+    /// fio's `small_content_scramble()` (`scramble_buffers`, fio's default).
     pub scramble: bool,
+}
+
+impl BufferContent {
+    /// Whether writes are stamped: as fio, never over zeroed, refilled or compressible
+    /// buffers.
+    pub fn scrambles(&self) -> bool {
+        self.scramble && !self.zero && !self.refill && self.compress_percent == 0
+    }
+
+    /// What written data holds, in a phrase (for the JSON and the store).
+    pub fn describe(&self) -> String {
+        let base = if self.zero {
+            "zeros".to_string()
+        } else if self.compress_percent > 0 {
+            format!(
+                "random, {}% zeros per 512 B (compressible)",
+                self.compress_percent
+            )
+        } else {
+            "random".to_string()
+        };
+        let how = if self.refill && !self.zero {
+            ", refilled before every write (refill_buffers)"
+        } else if self.scrambles() {
+            ", stamped per 512 B with offset and time as fio's scramble_buffers"
+        } else {
+            ""
+        };
+        format!("{base}{how}")
+    }
+}
+
+#[cfg(test)]
+mod buffer_tests {
+    use super::BufferContent;
+
+    #[test]
+    fn the_content_is_described_and_scrambled_as_fio() {
+        let d = BufferContent::default();
+        assert!(d.scrambles());
+        assert!(
+            d.describe().contains("scramble_buffers"),
+            "{}",
+            d.describe()
+        );
+        let z = BufferContent { zero: true, ..d };
+        assert_eq!((z.scrambles(), z.describe().as_str()), (false, "zeros"));
+        let c = BufferContent {
+            compress_percent: 50,
+            ..d
+        };
+        assert!(!c.scrambles() && c.describe().contains("50%"));
+    }
 }
 
 impl Default for BufferContent {

@@ -439,10 +439,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 && !spec.direct
                 && (spec.time_based || spec.loops > 1),
             refill: spec.buffers.refill && !spec.buffers.zero,
-            // As fio: no scramble over zero or compressible buffers.
-            scramble: spec.buffers.scramble
-                && !spec.buffers.zero
-                && spec.buffers.compress_percent == 0,
+            scramble: spec.buffers.scrambles(),
             fill_state: seed ^ 0xF111,
             logger: spec.logs.any().then(|| {
                 let avg = spec.logs.avg_msec;
