@@ -16,8 +16,8 @@ use crate::exit::CliError;
 /// The consent `--allow-destroy` gives in `iolab run` and the main job: every target the
 /// jobs name on this command line.
 pub fn consent_for_jobs(specs: &[JobSpec], given: bool) -> Consent {
-    let paths: Vec<&PathBuf> = specs.iter().flat_map(|s| s.files()).collect();
-    Consent::granting("--allow-destroy", given, paths.iter().map(|p| p.as_path()))
+    let paths = specs.iter().flat_map(|s| s.files()).map(PathBuf::as_path);
+    Consent::granting("--allow-destroy", given, paths)
 }
 
 /// Checks every job and every output (`(option, path)`, e.g. `("--output", file)`); writes
@@ -29,18 +29,17 @@ pub fn check_all(
     db: Option<&Path>,
 ) -> Result<Vec<PreparedJob>, CliError> {
     let jobs = prepare(specs, consent)?;
-    let mut protected: Vec<&Path> = specs
+    let targets: Vec<&Path> = specs
         .iter()
         .flat_map(|s| s.files())
-        .map(|p| p.as_path())
+        .map(PathBuf::as_path)
         .collect();
-    protected.extend(db);
+    let protected: Vec<&Path> = targets.iter().copied().chain(db).collect();
     for (option, path) in outputs {
         check_output(path, option, &protected).map_err(CliError::bad_input)?;
     }
     if let Some(db) = db {
-        let targets = &protected[..protected.len() - 1];
-        check_database(db, targets).map_err(CliError::bad_input)?;
+        check_database(db, &targets).map_err(CliError::bad_input)?;
     }
     Ok(jobs)
 }

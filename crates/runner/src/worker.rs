@@ -7,7 +7,6 @@
 //! an offset, and records into preallocated histograms: no allocation, no lock, no
 //! formatting, no system call besides the I/O itself. Deadlines are compared in ticks.
 
-use crate::gate::StartGate;
 use std::cell::Cell;
 use std::fs::OpenOptions;
 use std::os::fd::{AsRawFd, RawFd};
@@ -22,6 +21,7 @@ use iolab_job::{BlockSizer, OffsetGen, Rng};
 use iolab_stats::{Clock, LatencyHistogram};
 
 use crate::cpu::CpuSnapshot;
+use crate::gate::StartGate;
 use crate::iolog::IoLogger;
 use crate::result::{DepthCounts, DirResult, LatencyWindow, Sample, SAMPLE_INTERVAL_NS};
 use crate::run::LiveCounters;
@@ -883,7 +883,10 @@ impl<'a, 'w> LoopState<'a, 'w> {
         let mut submitted = 0;
         batch.clear();
         while let Some(&slot) = free.last() {
-            if self.bytes_done() || self.sync_pending || (self.rated && !batch.is_empty()) {
+            // A rate-limited job submits one I/O a round and reaps before the next, so
+            // completions never wait behind the rate limiter's sleep.
+            let one_done = submitted > 0 || !batch.is_empty();
+            if self.bytes_done() || self.sync_pending || (self.rated && one_done) {
                 break;
             }
             let mut t_start = self.clock.now();
