@@ -403,9 +403,9 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
             "{}",
             serde_json::to_string_pretty(&detail.to_json()).unwrap_or_default()
         );
-    } else if !detail.summary.jobs.is_empty() {
+    } else if !detail.jobs.is_empty() {
         outln!();
-        out!("{}", workloads_table(&detail.summary.jobs));
+        out!("{}", workloads_table(&detail.jobs));
     }
     say!("iolab: saved as run {run_id} in {}", db_path.display());
     if interrupted {

@@ -253,7 +253,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
         let outcome = RunOutcome {
             jobs: measured,
             disks: Vec::new(),
-            clock,
+            clock: clock.timebase(),
             started,
             interrupted,
         };

@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use iolab_report::format::{compact, micros};
-use iolab_store::{JobRow, RunSummary, Store, StoreError};
+use iolab_results::{JobRecord, RunRecord};
+use iolab_store::{Store, StoreError};
 
 use crate::exit::CliError;
 
@@ -49,6 +50,15 @@ fn open(db: &Option<PathBuf>) -> Result<Store, CliError> {
     })
 }
 
+/// `?` for a fact a run did not record (an import from fio has no CPU model).
+fn or_unknown(s: &str) -> &str {
+    if s.is_empty() {
+        "?"
+    } else {
+        s
+    }
+}
+
 /// Local time of a Unix time in ms, as `2026-11-22 09:41`.
 fn when(ms: i64) -> String {
     let t: libc::time_t = (ms / 1000) as libc::time_t;
@@ -67,15 +77,25 @@ fn when(ms: i64) -> String {
     )
 }
 
+/// The latency a job's row shows: total latency where its percentiles were kept (always by
+/// iolab; by fio only with lat_percentiles=1), else completion latency, so mean and
+/// percentiles of one row are of one kind.
+fn latency_kind(j: &JobRecord, dir: &str) -> &'static str {
+    if j.metric(dir, "lat_p99_ns").is_some() || j.metric(dir, "clat_mean_ns").is_none() {
+        "lat"
+    } else {
+        "clat"
+    }
+}
+
 /// `qd1 read 129k IOPS, mean 7.72 µs` for a job's first direction.
-fn headline(j: &JobRow) -> String {
+fn headline(j: &JobRecord) -> String {
     let Some(dir) = j.directions().into_iter().find(|d| *d != "sync") else {
         return format!("{} (no results)", j.name);
     };
     let iops = j.metric(dir, "iops").unwrap_or(0.0);
     let lat = j
-        .metric(dir, "lat_mean_ns")
-        .or_else(|| j.metric(dir, "clat_mean_ns"))
+        .metric(dir, &format!("{}_mean_ns", latency_kind(j, dir)))
         .unwrap_or(0.0);
     format!(
         "{} {dir} {} IOPS, mean {}",
@@ -86,7 +106,7 @@ fn headline(j: &JobRow) -> String {
 }
 
 /// A review's headline: its best QD1 4 KiB random read, and how many points it measured.
-fn review_headline(r: &RunSummary) -> String {
+fn review_headline(r: &RunRecord) -> String {
     let best = r
         .jobs
         .iter()
@@ -106,7 +126,7 @@ fn review_headline(r: &RunSummary) -> String {
 }
 
 /// A kv run's headline: each workload's ops/s.
-fn kv_headline(r: &RunSummary) -> String {
+fn kv_headline(r: &RunRecord) -> String {
     let parts: Vec<String> = r
         .jobs
         .iter()
@@ -125,7 +145,7 @@ fn kv_headline(r: &RunSummary) -> String {
     }
 }
 
-fn history_line(r: &RunSummary) -> String {
+fn history_line(r: &RunRecord) -> String {
     let first = r.jobs.first();
     let target = first.map_or("-".to_string(), |j| j.target.clone());
     let model = first
@@ -162,7 +182,7 @@ pub fn history(a: &HistoryArgs) -> Result<ExitCode, CliError> {
         Err(e) => return Err(CliError::failed(e)),
     };
     if a.json {
-        let v: Vec<_> = runs.iter().map(RunSummary::to_json).collect();
+        let v: Vec<_> = runs.iter().map(RunRecord::to_json).collect();
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return Ok(ExitCode::SUCCESS);
     }
@@ -197,7 +217,7 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let s = &d.summary;
+    let s = &d;
     outln!(
         "run {} ({}, {}), started {}",
         s.id,
@@ -206,18 +226,25 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
         when(s.started_ms)
     );
     outln!("  command: {}", s.command);
-    outln!(
-        "  host: {} ({}, {} CPUs, kernel {}); iolab {}{}",
-        d.host["hostname"].as_str().unwrap_or("?"),
-        d.host["cpu_model"].as_str().unwrap_or("?"),
-        d.host["cpus"],
-        d.host["kernel"].as_str().unwrap_or("?"),
-        d.iolab_version,
-        // Runs iolab did not time itself (kv) have no clock.
-        d.clock_source
-            .as_deref()
-            .map_or(String::new(), |c| format!("; clock {c}"))
-    );
+    if s.kind == "fio" {
+        outln!(
+            "  measured by {} (imported from its JSON, which names no host)",
+            d.iolab_version
+        );
+    } else {
+        outln!(
+            "  host: {} ({}, {} CPUs, kernel {}); iolab {}{}",
+            or_unknown(&d.host.hostname),
+            or_unknown(&d.host.cpu_model),
+            d.host.cpus,
+            or_unknown(&d.host.kernel),
+            d.iolab_version,
+            // Runs iolab did not time itself (kv) have no clock.
+            d.clock_source
+                .as_deref()
+                .map_or(String::new(), |c| format!("; clock {c}"))
+        );
+    }
     if s.kind == "kv" {
         outln!(
             "  db_bench {} in {} ({}, device {}): {} keys, readrandom with {} threads",
@@ -252,10 +279,10 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
     for j in &s.jobs {
         for dir in j.directions() {
             let m = |n: &str| j.metric(dir, n).unwrap_or(0.0);
+            let kind = latency_kind(j, dir);
             let lat = |n: &str| {
-                j.metric(dir, &format!("lat_{n}"))
-                    .or_else(|| j.metric(dir, &format!("clat_{n}")))
-                    .unwrap_or(0.0)
+                j.metric(dir, &format!("{kind}_{n}"))
+                    .map_or("-".to_string(), micros)
             };
             outln!(
                 "| {} | {} | {} | {} | {} | {} | {dir} | {} | {:.1} | {} | {} | {} |",
@@ -267,9 +294,9 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
                 j.block_size,
                 compact(m("iops")),
                 m("bw_bytes") / 1e6,
-                micros(lat("mean_ns")),
-                micros(lat("p99_ns")),
-                micros(lat("p99.999_ns")),
+                lat("mean_ns"),
+                lat("p99_ns"),
+                lat("p99.999_ns"),
             );
         }
     }
@@ -287,7 +314,7 @@ mod tests {
 
     #[test]
     fn headline_names_first_direction() {
-        let j = JobRow {
+        let j = JobRecord {
             id: 1,
             idx: 0,
             name: "qd1".into(),
@@ -303,11 +330,11 @@ mod tests {
             runtime_ns: 1,
             notes: vec![],
             step: String::new(),
-            cpu: serde_json::Value::Null,
-            metrics: vec![
+            metrics: iolab_results::Metrics(vec![
                 ("read".into(), "iops".into(), 129_000.0),
                 ("read".into(), "lat_mean_ns".into(), 7720.0),
-            ],
+            ]),
+            ..JobRecord::default()
         };
         assert_eq!(headline(&j), "qd1 read 129k IOPS, mean 7.72 µs");
     }
@@ -343,7 +370,7 @@ pub struct ExportArgs {
 }
 
 /// A review's steps as they were printed, with how each ended.
-fn print_review(d: &iolab_store::RunDetail) {
+fn print_review(d: &RunRecord) {
     if let Some(p) = d.meta["profile"].as_str() {
         outln!(
             "  review: {p} profile on {}",
@@ -363,7 +390,7 @@ fn print_review(d: &iolab_store::RunDetail) {
 }
 
 /// The figures of one profile point of a review (`4k QD16`, `randread`): IOPS, mean ns.
-fn profile_cell(d: &iolab_store::RunDetail, profile: &str, rw: &str) -> Option<(f64, f64)> {
+fn profile_cell(d: &RunRecord, profile: &str, rw: &str) -> Option<(f64, f64)> {
     let points = d.step("profiles")?.data["points"].as_array()?;
     let p = points
         .iter()
@@ -374,7 +401,7 @@ fn profile_cell(d: &iolab_store::RunDetail, profile: &str, rw: &str) -> Option<(
 
 /// Reviews side by side: the profiles (runs as rows, the hosting review's table), the
 /// saturation points, then each run's QD1 engine tables.
-fn compare_reviews(runs: &[iolab_store::RunDetail], json: bool) {
+fn compare_reviews(runs: &[RunRecord], json: bool) {
     let mut columns: Vec<(String, String)> = Vec::new();
     for r in runs {
         for p in r
@@ -391,14 +418,13 @@ fn compare_reviews(runs: &[iolab_store::RunDetail], json: bool) {
             }
         }
     }
-    let device = |r: &iolab_store::RunDetail| {
-        r.summary
-            .jobs
+    let device = |r: &RunRecord| {
+        r.jobs
             .iter()
             .find_map(|j| j.disk_model.clone())
             .unwrap_or_else(|| r.meta["target"].as_str().unwrap_or("?").to_string())
     };
-    let saturation = |r: &iolab_store::RunDetail, rw: &str| {
+    let saturation = |r: &RunRecord, rw: &str| {
         r.step("qd-sweep")
             .and_then(|s| s.data["saturation"][rw]["qd"].as_u64())
     };
@@ -418,7 +444,7 @@ fn compare_reviews(runs: &[iolab_store::RunDetail], json: bool) {
                     })
                     .collect();
                 serde_json::json!({
-                    "run": r.summary.id,
+                    "run": r.id,
                     "target": r.meta["target"],
                     "device": device(r),
                     "profile": r.meta["profile"],
@@ -451,7 +477,7 @@ fn compare_reviews(runs: &[iolab_store::RunDetail], json: bool) {
         let sat = |rw| saturation(r, rw).map_or("-".to_string(), |q| q.to_string());
         outln!(
             "| {} | {} | {} | {} / {} |",
-            r.summary.id,
+            r.id,
             device(r),
             cells.join(" | "),
             sat("randread"),
@@ -460,13 +486,13 @@ fn compare_reviews(runs: &[iolab_store::RunDetail], json: bool) {
     }
     for r in runs {
         if let Some(s) = r.step("qd1-engines") {
-            outln!("\n## run {}: QD1 engines on {}\n", r.summary.id, device(r));
+            outln!("\n## run {}: QD1 engines on {}\n", r.id, device(r));
             out!("{}", s.data["text"].as_str().unwrap_or(""));
         }
     }
 }
 
-fn load(store: &Store, id: i64) -> Result<iolab_store::RunDetail, CliError> {
+fn load(store: &Store, id: i64) -> Result<RunRecord, CliError> {
     store.run(id).map_err(|e| match e {
         StoreError::NoRun(_) => CliError::bad_input(e),
         e => CliError::failed(e),
@@ -482,11 +508,11 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
         .iter()
         .map(|&id| load(&store, id))
         .collect::<Result<Vec<_>, _>>()?;
-    if runs.iter().all(|r| r.summary.kind == "review") {
+    if runs.iter().all(|r| r.kind == "review") {
         compare_reviews(&runs, a.json);
         return Ok(ExitCode::SUCCESS);
     }
-    if runs.iter().all(|r| r.summary.kind == "kv") {
+    if runs.iter().all(|r| r.kind == "kv") {
         if a.json {
             let v = crate::kv_table::compare_json(&runs);
             outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
@@ -497,7 +523,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     }
     let mut columns: Vec<(String, String)> = Vec::new();
     for r in &runs {
-        for j in &r.summary.jobs {
+        for j in &r.jobs {
             for d in j.directions() {
                 let c = (j.name.clone(), d.to_string());
                 if !columns.contains(&c) {
@@ -506,8 +532,8 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
             }
         }
     }
-    let cell = |r: &iolab_store::RunDetail, (name, dir): &(String, String)| {
-        let j = r.summary.jobs.iter().find(|j| &j.name == name)?;
+    let cell = |r: &RunRecord, (name, dir): &(String, String)| {
+        let j = r.jobs.iter().find(|j| &j.name == name)?;
         let iops = j.metric(dir, "iops")?;
         let mean = j
             .metric(dir, "lat_mean_ns")
@@ -533,8 +559,8 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
                         })
                     })
                     .collect();
-                let target = r.summary.jobs.first().map(|j| j.target.clone());
-                serde_json::json!({"run": r.summary.id, "target": target, "jobs": cells})
+                let target = r.jobs.first().map(|j| j.target.clone());
+                serde_json::json!({"run": r.id, "target": target, "jobs": cells})
             })
             .collect();
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
@@ -545,7 +571,6 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     outln!("|---|---|{}", "---:|".repeat(columns.len()));
     for r in &runs {
         let target = r
-            .summary
             .jobs
             .first()
             .map(|j| j.disk_model.clone().unwrap_or_else(|| j.target.clone()))
@@ -557,7 +582,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
                 None => "n/a".into(),
             })
             .collect();
-        outln!("| {} | {target} | {} |", r.summary.id, cells.join(" | "));
+        outln!("| {} | {target} | {} |", r.id, cells.join(" | "));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -580,11 +605,11 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode, CliError> {
                     s.to_string()
                 }
             };
-            for j in &d.summary.jobs {
-                for (dir, name, value) in &j.metrics {
+            for j in &d.jobs {
+                for (dir, name, value) in j.metrics.iter() {
                     outln!(
                         "{},{},{},{},{},{},{},{},{},{dir},{name},{value}",
-                        d.summary.id,
+                        d.id,
                         quote(&j.name),
                         j.step,
                         j.group_id,

@@ -4,7 +4,7 @@
 //! (`iolab compare`).
 
 use iolab_report::format::{compact, micros};
-use iolab_store::{JobRow, RunDetail};
+use iolab_results::{JobRecord, RunRecord};
 
 /// A db_bench latency (µs) as the reviews print latencies.
 fn us(v: Option<f64>) -> String {
@@ -32,7 +32,7 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
 }
 
 /// One line per workload: throughput, latency percentiles, stalls, the device's means.
-pub fn workloads_table(jobs: &[JobRow]) -> String {
+pub fn workloads_table(jobs: &[JobRecord]) -> String {
     let mut out = String::from(
         "| workload | threads | ops/s | µs/op | MB/s | time | P50 | P99 | P99.9 | P99.99 | stall | disk MB/s | disk IOPS | disk latency | disk QD |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -68,7 +68,7 @@ pub fn workloads_table(jobs: &[JobRow]) -> String {
 }
 
 /// The device a kv run ran on: its model, else its name, else its directory.
-pub fn device(r: &RunDetail) -> String {
+pub fn device(r: &RunRecord) -> String {
     r.meta["disk_model"]
         .as_str()
         .or_else(|| r.meta["disk"].as_str())
@@ -79,24 +79,24 @@ pub fn device(r: &RunDetail) -> String {
 
 /// Runs as rows, workloads as columns: ops/s, MB/s and time in each cell, then the same
 /// layout for P99 latency.
-pub fn compare_table(runs: &[RunDetail]) -> String {
+pub fn compare_table(runs: &[RunRecord]) -> String {
     let mut columns: Vec<String> = Vec::new();
     for r in runs {
-        for j in &r.summary.jobs {
+        for j in &r.jobs {
             if j.engine == "db_bench" && !columns.contains(&j.name) {
                 columns.push(j.name.clone());
             }
         }
     }
-    let job = |r: &'_ RunDetail, w: &str| -> Option<JobRow> {
-        r.summary.jobs.iter().find(|j| j.name == w).cloned()
+    let job = |r: &'_ RunRecord, w: &str| -> Option<JobRecord> {
+        r.jobs.iter().find(|j| j.name == w).cloned()
     };
     let mut out = format!(
         "| run | device | keys | {} |\n|---|---|---:|{}\n",
         columns.join(" | "),
         "---:|".repeat(columns.len())
     );
-    let keys = |r: &RunDetail| {
+    let keys = |r: &RunRecord| {
         r.meta["num"]
             .as_u64()
             .map_or("-".into(), |n| compact(n as f64))
@@ -119,7 +119,7 @@ pub fn compare_table(runs: &[RunDetail]) -> String {
             .collect();
         out.push_str(&format!(
             "| {} | {} | {} | {} |\n",
-            r.summary.id,
+            r.id,
             device(r),
             keys(r),
             cells.join(" | ")
@@ -141,7 +141,7 @@ pub fn compare_table(runs: &[RunDetail]) -> String {
             .collect();
         out.push_str(&format!(
             "| {} | {} | {} |\n",
-            r.summary.id,
+            r.id,
             device(r),
             cells.join(" | ")
         ));
@@ -150,18 +150,22 @@ pub fn compare_table(runs: &[RunDetail]) -> String {
 }
 
 /// Runs side by side as JSON: each workload's figures.
-pub fn compare_json(runs: &[RunDetail]) -> serde_json::Value {
+pub fn compare_json(runs: &[RunRecord]) -> serde_json::Value {
     runs.iter()
         .map(|r| {
             let w: serde_json::Map<String, serde_json::Value> = r
-                .summary
                 .jobs
                 .iter()
                 .filter(|j| j.engine == "db_bench")
-                .map(|j| (j.name.clone(), j.to_json()["metrics"].clone()))
+                .map(|j| {
+                    (
+                        j.name.clone(),
+                        serde_json::to_value(&j.metrics).unwrap_or_default(),
+                    )
+                })
                 .collect();
             serde_json::json!({
-                "run": r.summary.id,
+                "run": r.id,
                 "device": device(r),
                 "num": r.meta["num"],
                 "workloads": w,
@@ -174,8 +178,8 @@ pub fn compare_json(runs: &[RunDetail]) -> serde_json::Value {
 mod tests {
     use super::*;
 
-    fn job(name: &str, ops: f64, p99: f64) -> JobRow {
-        JobRow {
+    fn job(name: &str, ops: f64, p99: f64) -> JobRecord {
+        JobRecord {
             id: 1,
             idx: 0,
             name: name.into(),
@@ -191,14 +195,14 @@ mod tests {
             runtime_ns: 1,
             notes: vec![],
             step: "kv".into(),
-            cpu: serde_json::Value::Null,
-            metrics: vec![
+            metrics: iolab_results::Metrics(vec![
                 ("app".into(), "ops_per_sec".into(), ops),
                 ("app".into(), "mb_per_sec".into(), 259.1),
                 ("app".into(), "seconds".into(), 1383.0),
                 ("app".into(), "p99_us".into(), p99),
                 ("disk".into(), "mb_per_sec_mean".into(), 120.5),
-            ],
+            ]),
+            ..JobRecord::default()
         }
     }
 
@@ -218,21 +222,12 @@ mod tests {
 
     #[test]
     fn runs_as_rows_workloads_as_columns() {
-        let run = |id: i64, jobs: Vec<JobRow>, model: &str| RunDetail {
-            summary: iolab_store::RunSummary {
-                id,
-                kind: "kv".into(),
-                status: "ok".into(),
-                started_ms: 0,
-                finished_ms: None,
-                command: String::new(),
-                jobs,
-            },
-            iolab_version: String::new(),
-            host: serde_json::Value::Null,
-            clock_source: None,
+        let run = |id: i64, jobs: Vec<JobRecord>, model: &str| RunRecord {
+            id,
+            kind: "kv".into(),
+            jobs,
             meta: serde_json::json!({"disk_model": model, "num": 500_000_000u64}),
-            steps: vec![],
+            ..RunRecord::default()
         };
         let t = compare_table(&[
             run(1, vec![job("fillseq", 663_000.0, 2.0)], "Optane"),

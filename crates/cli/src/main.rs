@@ -34,6 +34,7 @@ macro_rules! out {
     }};
 }
 
+mod cmd_import;
 mod cmd_kv;
 mod cmd_qd1;
 mod cmd_report;
@@ -70,7 +71,8 @@ use exit::CliError;
         iolab kv --dir /mnt/ssd                 # RocksDB db_bench as the hosting review ran it\n  \
         iolab history                           # runs kept in the results database\n  \
         iolab show 12                           # one of them again\n  \
-        iolab report 12 15 -o report.html       # charts of runs, overlaid, as one HTML page"
+        iolab report 12 15 -o report.html       # charts of runs, overlaid, as one HTML page\n  \
+        iolab import fio.json                   # fio's own JSON output, kept beside iolab's runs"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -104,6 +106,8 @@ enum Command {
     Compare(cmd_results::CompareArgs),
     /// One stored run as JSON or CSV: iolab export RUN --format csv.
     Export(cmd_results::ExportArgs),
+    /// fio's JSON output or an iolab export into the results database: iolab import FILE|-
+    Import(cmd_import::ImportArgs),
 }
 
 fn main() -> ExitCode {
@@ -136,6 +140,7 @@ fn main() -> ExitCode {
         Some(Command::Show(a)) => cmd_results::show(&a),
         Some(Command::Compare(a)) => cmd_results::compare(&a),
         Some(Command::Export(a)) => cmd_results::export(&a),
+        Some(Command::Import(a)) => cmd_import::run(&a),
         None => cmd_qd1::run(&cli.qd1),
     };
     match result {

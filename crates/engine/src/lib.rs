@@ -24,20 +24,8 @@ pub use buffer::BufferPool;
 pub use error::EngineError;
 pub use kind::{EngineConfig, EngineKind, EngineOptions};
 
-/// Data direction of one I/O.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Direction {
-    Read,
-    Write,
-}
-
-impl Direction {
-    /// Index into per-direction arrays: read 0, write 1 (fio's DDIR_READ / DDIR_WRITE).
-    #[inline(always)]
-    pub fn index(self) -> usize {
-        self as usize
-    }
-}
+/// Data direction of one I/O (a result type: every figure is kept per direction).
+pub use iolab_results::Direction;
 
 /// One I/O to perform. `slot` names the in-flight slot (and its buffer) so completions can be
 /// matched without any lookup structure.

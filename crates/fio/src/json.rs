@@ -6,10 +6,10 @@ use std::time::UNIX_EPOCH;
 
 use serde_json::{json, Map, Value};
 
-use iolab_engine::Direction;
 use iolab_job::RwReporting;
-use iolab_runner::{DirResult, DiskUsage, JobReport, RunOutcome};
-use iolab_stats::{Clock, LatencyHistogram};
+use iolab_results::Direction;
+use iolab_results::{DirResult, DiskUsage, JobReport, RunOutcome};
+use iolab_results::{LatencyHistogram, Timebase};
 
 /// What the JSON needs besides the outcome: the options as the user wrote them, and whether
 /// to add the histograms' bins (fio's `json+`).
@@ -40,7 +40,7 @@ fn zero_latency() -> Value {
 /// A latency block; `pcts` adds "percentile" (and, with `bins`, fio's json+ "bins").
 fn latency_object(
     h: Option<&LatencyHistogram>,
-    clock: &Clock,
+    clock: &Timebase,
     pcts: Option<&[f64]>,
     bins: bool,
 ) -> Value {
@@ -116,11 +116,11 @@ fn per_second(n: u64, ns: u64) -> f64 {
 fn dir_object(
     job: &JobReport,
     r: &DirResult,
-    clock: &Clock,
+    clock: &Timebase,
     group_kib_s: f64,
     plus: bool,
 ) -> Value {
-    let spec = &job.spec;
+    let spec = &job.setup;
     let rec = spec.recorded;
     let runtime_ms = if r.ios > 0 {
         job.runtime_ns / 1_000_000
@@ -185,14 +185,14 @@ fn percent_map(keys: &[&str], counts: &[u64], total: u64) -> Value {
 
 /// fio's latency_ns / latency_us / latency_ms: the share of I/Os whose total latency fell
 /// in each bucket; a key is the bucket's exclusive upper bound in that unit.
-fn latency_buckets(job: &JobReport, clock: &Clock) -> [(String, Value); 3] {
+fn latency_buckets(job: &JobReport, clock: &Timebase) -> [(String, Value); 3] {
     const STEPS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
     let hists: Vec<&LatencyHistogram> = job
         .dirs
         .iter()
         .flatten()
         .map(|d| {
-            if job.spec.recorded.lat {
+            if job.setup.recorded.lat {
                 &d.lat
             } else {
                 &d.clat
@@ -258,7 +258,7 @@ fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
     };
     let empty = DirResult::empty();
     let mut o = Map::new();
-    o.insert("jobname".into(), json!(job.spec.name));
+    o.insert("jobname".into(), json!(job.setup.name));
     o.insert("groupid".into(), json!(job.group_id));
     o.insert("error".into(), json!(0));
     o.insert("eta".into(), json!(0));
@@ -267,10 +267,10 @@ fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
         json!(job.elapsed_ns.div_ceil(1_000_000_000)),
     );
     o.insert("job options".into(), opts);
-    if !job.spec.description.is_empty() {
-        o.insert("desc".into(), json!(job.spec.description));
+    if !job.setup.description.is_empty() {
+        o.insert("desc".into(), json!(job.setup.description));
     }
-    let apart = job.spec.rw_reporting != RwReporting::Mixed;
+    let apart = job.setup.rw_reporting != RwReporting::Mixed;
     if apart {
         for d in [Direction::Read, Direction::Write] {
             let key = if d == Direction::Read {
@@ -286,7 +286,7 @@ fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
         }
         o.insert("trim".into(), dir_object(job, &empty, clock, 0.0, false));
     }
-    if job.spec.rw_reporting != RwReporting::Separate {
+    if job.setup.rw_reporting != RwReporting::Separate {
         let m = job.mixed();
         o.insert(
             "mixed".into(),
@@ -300,7 +300,7 @@ fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
                 "lat_ns": latency_object(
                     Some(&s.lat),
                     clock,
-                    job.spec.clat_percentiles.then_some(job.spec.percentiles.as_slice()),
+                    job.setup.clat_percentiles.then_some(job.setup.percentiles.as_slice()),
                     ctx.plus,
                 ),
             }),
@@ -340,15 +340,15 @@ fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
     for (k, v) in latency_buckets(job, clock) {
         o.insert(k, v);
     }
-    o.insert("latency_depth".into(), json!(job.spec.effective_iodepth()));
+    o.insert("latency_depth".into(), json!(job.setup.iodepth));
     o.insert("latency_target".into(), json!(0));
     o.insert("latency_percentile".into(), json!(100.0));
     o.insert("latency_window".into(), json!(0));
     o.insert(
         "iolab".into(),
         json!({
-            "engine": job.spec.engine.label(),
-            "iodepth": job.spec.effective_iodepth(),
+            "engine": job.setup.engine,
+            "iodepth": job.setup.iodepth,
             "clones": job.clones,
             "target": job.target.path.display().to_string(),
             "logical_block_size": job.target.logical_block_size,
@@ -359,7 +359,7 @@ fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
                 "sqpoll_thread": cpu.sqpoll_ns,
             },
             "iops_per_cpu_sec": round6(job.iops_per_cpu_sec()),
-            "write_buffers": job.spec.writes().then(|| job.spec.buffers.describe()),
+            "write_buffers": job.setup.write_buffers,
             "notes": job.notes,
             "interrupted": job.interrupted,
         }),
@@ -448,7 +448,7 @@ mod tests {
 
     #[test]
     fn empty_latency_is_fio_zero_block() {
-        let v = latency_object(None, &Clock::monotonic(), None, false);
+        let v = latency_object(None, &Timebase::NANOSECONDS, None, false);
         assert_eq!(
             v,
             json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0})
@@ -461,7 +461,7 @@ mod tests {
         for v in 1..=1000u64 {
             h.record(v * 1000);
         }
-        let v = latency_object(Some(&h), &Clock::monotonic(), Some(&[50.0, 99.0]), true);
+        let v = latency_object(Some(&h), &Timebase::NANOSECONDS, Some(&[50.0, 99.0]), true);
         assert_eq!(v["N"], 1000);
         assert_eq!(v["min"], 1000);
         assert_eq!(v["max"], 1_000_000);

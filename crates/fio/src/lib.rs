@@ -1,11 +1,13 @@
 //! fio's dialect, for iolab: the option table (one entry per fio option iolab understands),
 //! fio's units, the `--key=value` command line, job files, and fio's JSON output format.
 //!
-//! This crate translates into the job model ([`iolab_job::JobSpec`]) and out of the runner's
-//! results; nothing else in iolab knows fio's spelling.
+//! This crate translates into the job model ([`iolab_job::JobSpec`]), out of the measured
+//! results (fio's JSON, normal output and logs) and, for `iolab import`, fio's own JSON back
+//! into results records; nothing else in iolab knows fio's spelling.
 
 pub mod args;
 pub mod error;
+pub mod import;
 pub mod jobfile;
 pub mod json;
 pub mod known;

@@ -9,8 +9,8 @@
 
 use std::path::PathBuf;
 
-use iolab_runner::{IoLog, RunOutcome};
-use iolab_stats::Clock;
+use iolab_results::Timebase;
+use iolab_results::{IoLog, RunOutcome};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
@@ -35,7 +35,7 @@ impl Kind {
 
 /// The text of one log file (tests compare it whole).
 #[cfg(test)]
-fn render(log: &IoLog, kind: Kind, clock: &Clock, has_slat: bool) -> String {
+fn render(log: &IoLog, kind: Kind, clock: &Timebase, has_slat: bool) -> String {
     let mut out = Vec::new();
     render_into(log, kind, clock, has_slat, &mut out).unwrap();
     String::from_utf8(out).unwrap()
@@ -46,7 +46,7 @@ fn render(log: &IoLog, kind: Kind, clock: &Clock, has_slat: bool) -> String {
 fn render_into(
     log: &IoLog,
     kind: Kind,
-    clock: &Clock,
+    clock: &Timebase,
     has_slat: bool,
     out: &mut impl std::io::Write,
 ) -> std::io::Result<()> {
@@ -100,8 +100,8 @@ struct LogFile<'a> {
 fn log_files(out: &RunOutcome) -> Vec<LogFile<'_>> {
     let mut files = Vec::new();
     for job in &out.jobs {
-        let spec = &job.spec;
-        let has_slat = !spec.engine.kind.is_synchronous();
+        let spec = &job.setup;
+        let has_slat = !spec.synchronous;
         let rec = spec.recorded;
         let mut kinds: Vec<(&str, Kind)> = Vec::new();
         if let Some(p) = &spec.logs.lat {
@@ -177,7 +177,7 @@ pub fn write_logs(out: &RunOutcome) -> std::io::Result<Vec<PathBuf>> {
 mod tests {
     use super::*;
     use iolab_engine::Direction;
-    use iolab_runner::{IoEntry, WindowEntry};
+    use iolab_results::{IoEntry, WindowEntry};
 
     #[test]
     fn per_io_lines_are_fios_five_columns() {
@@ -195,7 +195,7 @@ mod tests {
             windows: vec![],
             dropped: 0,
         };
-        let c = Clock::monotonic();
+        let c = Timebase::NANOSECONDS;
         assert_eq!(render(&log, Kind::Lat, &c, true), "2, 10000, 1, 4096, 0\n");
         assert_eq!(render(&log, Kind::Slat, &c, true), "2, 1000, 1, 4096, 0\n");
         assert_eq!(render(&log, Kind::Slat, &c, false), "");
@@ -222,7 +222,7 @@ mod tests {
             }],
             dropped: 0,
         };
-        let c = Clock::monotonic();
+        let c = Timebase::NANOSECONDS;
         assert_eq!(render(&log, Kind::Lat, &c, false), "500, 21001, 0, 0, 0\n");
         assert_eq!(render(&log, Kind::Iops, &c, false), "500, 2000, 0, 0, 0\n");
         assert_eq!(render(&log, Kind::Bw, &c, false), "500, 8000, 0, 0, 0\n");

@@ -1,10 +1,11 @@
-//! What a report needs from the store, read once: each run whole, plus what `RunDetail`
-//! does not carry — the percentile curves recomputed from the stored histograms (QD1 engines
-//! and polling vs IRQ) and the per-second series (consistency, db_bench progress, device).
+//! What a report needs from the store, read once: each run's record, whole (histograms and
+//! series included), plus the percentile curves recomputed from the histograms of the QD1
+//! engines and polling vs IRQ jobs.
 
 use std::collections::BTreeMap;
 
-use iolab_store::{JobRow, RunDetail, Store, StoreError};
+use iolab_results::{JobRecord, RunRecord};
+use iolab_store::{Store, StoreError};
 
 /// Percentiles of the distribution charts: dense toward the tail, as the "nines" axis shows.
 pub const CURVE_PERCENTILES: [f64; 15] = [
@@ -12,33 +13,27 @@ pub const CURVE_PERCENTILES: [f64; 15] = [
     99.9999,
 ];
 
-/// Series names read for consistency jobs (direction read or write) and kv jobs.
-const CONSISTENCY_SERIES: [&str; 4] = ["lat_p50_ns", "lat_p99_ns", "lat_p99.99_ns", "lat_max_ns"];
-const KV_SERIES: [(&str, &str); 2] = [("app", "ops_per_sec"), ("disk", "mb_per_sec")];
-
-/// One run and its extra figures.
+/// One run and the curves drawn from its histograms.
 #[derive(Debug, Clone)]
 pub struct RunData {
-    pub detail: RunDetail,
-    /// Job id → (percentile, ns) of its total latency.
+    pub detail: RunRecord,
+    /// Job id → (percentile, ns) of its total latency (QD1 engines, polling vs IRQ).
     pub curves: BTreeMap<i64, Vec<(f64, f64)>>,
-    /// (job id, direction, name) → (ms, value).
-    pub series: BTreeMap<(i64, String, String), Vec<(i64, f64)>>,
 }
 
 impl RunData {
     pub fn id(&self) -> i64 {
-        self.detail.summary.id
+        self.detail.id
     }
 
-    pub fn jobs(&self) -> &[JobRow] {
-        &self.detail.summary.jobs
+    pub fn jobs(&self) -> &[JobRecord] {
+        &self.detail.jobs
     }
 
+    /// A job's series (`lat_p99_ns` of `read`, `ops_per_sec` of `app`), empty when none.
     pub fn series(&self, job: i64, dir: &str, name: &str) -> &[(i64, f64)] {
-        self.series
-            .get(&(job, dir.to_string(), name.to_string()))
-            .map_or(&[], |v| v.as_slice())
+        let j = self.detail.jobs.iter().find(|j| j.id == job);
+        j.map_or(&[], |j| j.series(dir, name))
     }
 
     /// `vda`, the disk model, or the target: what the run measured.
@@ -47,10 +42,10 @@ impl RunData {
         let info = d.step("info").map(|s| &s.data);
         info.and_then(|i| i["disk"]["model"].as_str().map(str::to_string))
             .or_else(|| d.meta["disk_model"].as_str().map(str::to_string))
-            .or_else(|| d.summary.jobs.iter().find_map(|j| j.disk_model.clone()))
+            .or_else(|| d.jobs.iter().find_map(|j| j.disk_model.clone()))
             .or_else(|| info.and_then(|i| i["disk"]["name"].as_str().map(str::to_string)))
             .or_else(|| d.meta["disk"].as_str().map(str::to_string))
-            .or_else(|| d.summary.jobs.iter().find_map(|j| j.disk.clone()))
+            .or_else(|| d.jobs.iter().find_map(|j| j.disk.clone()))
             .unwrap_or_else(|| d.meta["target"].as_str().unwrap_or("?").to_string())
     }
 
@@ -60,56 +55,33 @@ impl RunData {
     }
 }
 
-fn first_direction(j: &JobRow) -> Option<&str> {
+fn first_direction(j: &JobRecord) -> Option<&str> {
     j.directions()
         .into_iter()
         .find(|d| *d == "read" || *d == "write")
 }
 
-/// Reads the runs `ids` (in that order) with their curves and series.
+/// The total-latency curve of a job (its completion latency when total is not recorded).
+fn curve(j: &JobRecord) -> Option<Vec<(f64, f64)>> {
+    let dir = first_direction(j)?;
+    let h = j
+        .histogram(dir, "lat")
+        .or_else(|| j.histogram(dir, "clat"))?;
+    Some(h.percentiles_ns(&CURVE_PERCENTILES))
+}
+
+/// Reads the runs `ids` (in that order) with their curves.
 pub fn load(store: &Store, ids: &[i64]) -> Result<Vec<RunData>, StoreError> {
     ids.iter()
         .map(|&id| {
             let detail = store.run(id)?;
-            let mut curves = BTreeMap::new();
-            let mut series = BTreeMap::new();
-            for j in &detail.summary.jobs {
-                match j.step.as_str() {
-                    "qd1-engines" | "poll-vs-irq" => {
-                        let Some(dir) = first_direction(j) else {
-                            continue;
-                        };
-                        let c = match store.percentiles(j.id, dir, "lat", &CURVE_PERCENTILES)? {
-                            Some(c) => Some(c),
-                            None => store.percentiles(j.id, dir, "clat", &CURVE_PERCENTILES)?,
-                        };
-                        if let Some(c) = c {
-                            curves.insert(j.id, c);
-                        }
-                    }
-                    "consistency" => {
-                        let Some(dir) = first_direction(j) else {
-                            continue;
-                        };
-                        for name in CONSISTENCY_SERIES {
-                            let s = store.series(j.id, dir, name)?;
-                            series.insert((j.id, dir.to_string(), name.to_string()), s);
-                        }
-                    }
-                    "kv" => {
-                        for (dir, name) in KV_SERIES {
-                            let s = store.series(j.id, dir, name)?;
-                            series.insert((j.id, dir.to_string(), name.to_string()), s);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            Ok(RunData {
-                detail,
-                curves,
-                series,
-            })
+            let curves = detail
+                .jobs
+                .iter()
+                .filter(|j| matches!(j.step.as_str(), "qd1-engines" | "poll-vs-irq"))
+                .filter_map(|j| Some((j.id, curve(j)?)))
+                .collect();
+            Ok(RunData { detail, curves })
         })
         .collect()
 }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use iolab_report::format::{compact, micros};
 use serde_json::Value;
 
-use iolab_store::JobRow;
+use iolab_results::JobRecord;
 
 use crate::data::RunData;
 use crate::ladder;
@@ -102,22 +102,22 @@ pub fn header(runs: &[RunData]) -> Section {
             .as_str()
             .or_else(|| d.meta["dir"].as_str())
             .map(str::to_string)
-            .or_else(|| d.summary.jobs.first().map(|j| j.target.clone()))
+            .or_else(|| d.jobs.first().map(|j| j.target.clone()))
             .unwrap_or_default();
         let _ = write!(
             t,
             "<tr><td>{}</td><td>{} ({})</td><td>{}</td><td>{}</td><td>{} ({}, {} CPUs{governor})</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             r.id(),
-            esc(&d.summary.kind),
-            esc(&d.summary.status),
+            esc(&d.kind),
+            esc(&d.status),
             esc(&r.device()),
             esc(&target),
-            esc(host["hostname"].as_str().unwrap_or("?")),
-            esc(host["cpu_model"].as_str().unwrap_or("?")),
-            host["cpus"],
-            esc(host["kernel"].as_str().unwrap_or("?")),
+            esc(&host.hostname),
+            esc(&host.cpu_model),
+            host.cpus,
+            esc(&host.kernel),
             esc(&d.iolab_version),
-            when(d.summary.started_ms),
+            when(d.started_ms),
             esc(&profile),
             esc(&clock),
         );
@@ -182,7 +182,7 @@ pub fn qd1(runs: &[RunData]) -> Option<Section> {
                 (
                     "IOPS per CPU-second",
                     Box::new(|c: &Value| {
-                        job(c["engine"].as_str()?)?.cpu["iops_per_cpu_sec"].as_f64()
+                        Some(job(c["engine"].as_str()?)?.cpu.iops_per_cpu_sec).filter(|v| *v > 0.0)
                     }),
                     Format::Count,
                     true,
@@ -431,7 +431,7 @@ fn rw_words(rw: &str) -> &'static str {
 }
 
 /// One series per job of `runs` that `pick` chooses and that has a percentile curve.
-fn curve_series(runs: &[RunData], pick: impl Fn(&JobRow) -> bool) -> Vec<Series> {
+fn curve_series(runs: &[RunData], pick: impl Fn(&JobRecord) -> bool) -> Vec<Series> {
     let mut out = Vec::new();
     for r in runs {
         for j in r.jobs().iter().filter(|j| pick(j)) {

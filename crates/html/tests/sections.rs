@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use iolab_html::{build, RunData};
-use iolab_store::{JobRow, RunDetail, RunSummary, StepRecord};
+use iolab_results::{CpuRecord, HostRecord, JobRecord, RunRecord, StepRecord};
 use serde_json::{json, Value};
 
 fn step(name: &str, data: Value) -> StepRecord {
@@ -19,8 +19,8 @@ fn step(name: &str, data: Value) -> StepRecord {
     }
 }
 
-fn job(id: i64, step: &str, engine: &str, rw: &str) -> JobRow {
-    JobRow {
+fn job(id: i64, step: &str, engine: &str, rw: &str) -> JobRecord {
+    JobRecord {
         id,
         idx: id,
         name: format!("{step}-{engine}"),
@@ -36,8 +36,13 @@ fn job(id: i64, step: &str, engine: &str, rw: &str) -> JobRow {
         runtime_ns: 1_000_000_000,
         notes: vec![],
         step: step.into(),
-        cpu: json!({"user_ns": 2e8, "sys_ns": 3e8, "io_wq_ns": 0, "sqpoll_ns": 0, "iops_per_cpu_sec": 200000.0}),
-        metrics: vec![],
+        cpu: CpuRecord {
+            user_ns: 2e8,
+            sys_ns: 3e8,
+            iops_per_cpu_sec: 200000.0,
+            ..CpuRecord::default()
+        },
+        ..JobRecord::default()
     }
 }
 
@@ -52,18 +57,21 @@ fn review(id: i64, model: &str, iops_scale: f64) -> RunData {
         vec![(50.0, 9_000.0), (99.0, 12_000.0), (99.999, 90_000.0)],
     );
     RunData {
-        detail: RunDetail {
-            summary: RunSummary {
-                id,
-                kind: "review".into(),
-                status: "ok".into(),
-                started_ms: 1_795_000_000_000,
-                finished_ms: None,
-                command: "iolab review".into(),
-                jobs: vec![job(id * 100, "qd1-engines", "io_uring", "randread")],
-            },
+        detail: RunRecord {
+            id,
+            kind: "review".into(),
+            status: "ok".into(),
+            started_ms: 1_795_000_000_000,
+            finished_ms: None,
+            command: "iolab review".into(),
+            jobs: vec![job(id * 100, "qd1-engines", "io_uring", "randread")],
             iolab_version: "0.1.0".into(),
-            host: json!({"hostname": "h", "cpu_model": "cpu", "cpus": 2, "kernel": "6.18"}),
+            host: HostRecord {
+                hostname: "h".into(),
+                cpu_model: "cpu".into(),
+                cpus: 2,
+                kernel: "6.18".into(),
+            },
             clock_source: Some("tsc".into()),
             meta: json!({"profile": "quick", "target": "/dev/x"}),
             steps: vec![
@@ -90,9 +98,9 @@ fn review(id: i64, model: &str, iops_scale: f64) -> RunData {
                     ..step("poll-vs-irq", json!({}))
                 },
             ],
+            ..RunRecord::default()
         },
         curves,
-        series: BTreeMap::new(),
     }
 }
 

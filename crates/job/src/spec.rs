@@ -7,11 +7,7 @@ use iolab_engine::{Direction, EngineConfig, EngineKind};
 
 use crate::{BlockDist, CpuSet, JobError, RandomDistribution};
 
-/// fio's default percentile list plus 99.999, the tail the reviews quote.
-pub const DEFAULT_PERCENTILES: [f64; 18] = [
-    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
-    99.99, 99.999,
-];
+pub use iolab_results::DEFAULT_PERCENTILES;
 
 /// Whether offsets walk the region in order or jump around it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,27 +33,7 @@ impl SizeSpec {
     }
 }
 
-/// Which latencies are measured and reported (fio's `disable_slat`, `disable_clat`,
-/// `disable_lat`, `disable_bw`; `gtod_reduce` turns all four off). A latency that is off
-/// reports as zeros, as in fio.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Recorded {
-    pub slat: bool,
-    pub clat: bool,
-    pub lat: bool,
-    pub bw: bool,
-}
-
-impl Default for Recorded {
-    fn default() -> Self {
-        Recorded {
-            slat: true,
-            clat: true,
-            lat: true,
-            bw: true,
-        }
-    }
-}
+pub use iolab_results::{Recorded, RwReporting};
 
 /// The access-pattern advice given to the kernel when a job opens its files (fio's
 /// `fadvise_hint`). fio's default, `Type`, advises random or sequential from the job's
@@ -71,18 +47,6 @@ pub enum FadviseHint {
     Type,
     Random,
     Sequential,
-}
-
-/// How reads and writes are reported (fio's `unified_rw_reporting`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RwReporting {
-    /// Reads and writes apart (fio's default).
-    #[default]
-    Separate,
-    /// One "mixed" direction summing both.
-    Mixed,
-    /// Both: apart, and mixed.
-    Both,
 }
 
 /// What write buffers hold. fio's default is random (incompressible) data, which matters on
@@ -165,22 +129,7 @@ impl Default for BufferContent {
     }
 }
 
-/// Which per-I/O logs to keep, and their file-name prefixes (fio's `write_lat_log`,
-/// `write_iops_log`, `write_bw_log`, `log_avg_msec`).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct LogSpec {
-    pub lat: Option<String>,
-    pub iops: Option<String>,
-    pub bw: Option<String>,
-    /// Average over windows of this many ms; 0 logs every I/O.
-    pub avg_msec: u32,
-}
-
-impl LogSpec {
-    pub fn any(&self) -> bool {
-        self.lat.is_some() || self.iops.is_some() || self.bw.is_some()
-    }
-}
+pub use iolab_results::LogSpec;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
@@ -324,6 +273,29 @@ impl JobSpec {
             (Pattern::Random, 100) => "randread",
             (Pattern::Random, 0) => "randwrite",
             (Pattern::Random, _) => "randrw",
+        }
+    }
+
+    /// The job as its results describe it.
+    pub fn setup(&self) -> iolab_results::JobSetup {
+        iolab_results::JobSetup {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            engine: self.engine.label(),
+            synchronous: self.engine.kind.is_synchronous(),
+            iodepth: self.effective_iodepth(),
+            rw: self.rw_name().to_string(),
+            block_size: self.max_block_size(),
+            files: self.files().cloned().collect(),
+            percentiles: self.percentiles.clone(),
+            clat_percentiles: self.clat_percentiles,
+            lat_percentiles: self.lat_percentiles,
+            recorded: self.recorded,
+            rw_reporting: self.rw_reporting,
+            latency_window_ms: self.latency_window.map(|w| w.as_millis() as u64),
+            stonewall: self.stonewall,
+            write_buffers: self.writes().then(|| self.buffers.describe()),
+            logs: self.logs.clone(),
         }
     }
 

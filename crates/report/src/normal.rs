@@ -4,10 +4,10 @@
 
 use std::io::{self, Write};
 
-use iolab_engine::Direction;
 use iolab_job::{JobSpec, RwReporting};
-use iolab_runner::{DirResult, JobReport, RunOutcome};
-use iolab_stats::{Clock, LatencyHistogram};
+use iolab_results::Direction;
+use iolab_results::{DirResult, JobReport, RunOutcome};
+use iolab_results::{LatencyHistogram, Timebase};
 
 use crate::format::{bytes_binary, bytes_decimal, compact, latency_unit};
 
@@ -15,7 +15,7 @@ fn lat_line(
     w: &mut impl Write,
     label: &str,
     h: &LatencyHistogram,
-    clock: &Clock,
+    clock: &Timebase,
 ) -> io::Result<()> {
     let s = h.summarize(clock, &[]);
     let (unit, div) = latency_unit(s.min_ns);
@@ -53,7 +53,7 @@ fn percentile_block(
     w: &mut impl Write,
     label: &str,
     h: &LatencyHistogram,
-    clock: &Clock,
+    clock: &Timebase,
     pcts: &[f64],
 ) -> io::Result<()> {
     let s = h.summarize(clock, pcts);
@@ -74,7 +74,7 @@ fn write_dir(
     job: &JobReport,
     name: &str,
     r: &DirResult,
-    clock: &Clock,
+    clock: &Timebase,
 ) -> io::Result<()> {
     let per_sec = |n: u64| {
         if job.runtime_ns == 0 {
@@ -96,7 +96,7 @@ fn write_dir(
     if r.ios == 0 {
         return Ok(());
     }
-    let rec = job.spec.recorded;
+    let rec = job.setup.recorded;
     if let Some(slat) = r.slat.as_ref().filter(|_| rec.slat) {
         lat_line(w, "slat", slat, clock)?;
     }
@@ -106,11 +106,11 @@ fn write_dir(
     if rec.lat {
         lat_line(w, " lat", &r.lat, clock)?;
     }
-    if job.spec.clat_percentiles && rec.clat {
-        percentile_block(w, "clat", &r.clat, clock, &job.spec.percentiles)?;
+    if job.setup.clat_percentiles && rec.clat {
+        percentile_block(w, "clat", &r.clat, clock, &job.setup.percentiles)?;
     }
-    if job.spec.lat_percentiles && rec.lat {
-        percentile_block(w, " lat", &r.lat, clock, &job.spec.percentiles)?;
+    if job.setup.lat_percentiles && rec.lat {
+        percentile_block(w, " lat", &r.lat, clock, &job.setup.percentiles)?;
     }
     if rec.bw && !r.samples.is_empty() {
         sample_lines(w, r)?;
@@ -159,15 +159,15 @@ pub fn job_line(spec: &JobSpec, group: u32) -> String {
     )
 }
 
-fn write_job(w: &mut impl Write, job: &JobReport, clock: &Clock) -> io::Result<()> {
+fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Result<()> {
     writeln!(
         w,
         "{}: (groupid={}, jobs={}): err= 0: engine={} iodepth={} target={}{}",
-        job.spec.name,
+        job.setup.name,
         job.group_id,
         job.clones,
-        job.spec.engine.label(),
-        job.spec.effective_iodepth(),
+        job.setup.engine.clone(),
+        job.setup.iodepth,
         job.target.path.display(),
         if job.interrupted {
             " [INTERRUPTED]"
@@ -175,17 +175,17 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Clock) -> io::Result<(
             ""
         }
     )?;
-    if !job.spec.description.is_empty() {
-        writeln!(w, "  Description  : [{}]", job.spec.description)?;
+    if !job.setup.description.is_empty() {
+        writeln!(w, "  Description  : [{}]", job.setup.description)?;
     }
-    if job.spec.rw_reporting != RwReporting::Mixed {
+    if job.setup.rw_reporting != RwReporting::Mixed {
         for (d, name) in [(Direction::Read, "read"), (Direction::Write, "write")] {
             if let Some(r) = job.dir(d) {
                 write_dir(w, job, name, r, clock)?;
             }
         }
     }
-    if job.spec.rw_reporting != RwReporting::Separate {
+    if job.setup.rw_reporting != RwReporting::Separate {
         write_dir(w, job, "mixed", &job.mixed(), clock)?;
     }
     if let Some(s) = job.sync.as_ref().filter(|s| s.ios > 0) {

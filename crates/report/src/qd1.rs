@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use iolab_engine::Direction;
-use iolab_runner::JobReport;
-use iolab_stats::Clock;
+use iolab_results::Direction;
+use iolab_results::JobReport;
+use iolab_results::TickRate;
 
 use crate::format::{compact, micros};
 
@@ -24,7 +24,7 @@ pub struct Qd1Numbers {
 
 impl Qd1Numbers {
     /// Takes the figures of the job's first direction (QD1 jobs are read-only or write-only).
-    pub fn from_report(job: &JobReport, clock: &Clock) -> Option<Qd1Numbers> {
+    pub fn from_report(job: &JobReport, clock: &impl TickRate) -> Option<Qd1Numbers> {
         let d = [Direction::Read, Direction::Write]
             .into_iter()
             .find(|d| job.dir(*d).is_some())?;

@@ -9,48 +9,7 @@
 //! to a few entries a second.
 
 use iolab_engine::Direction;
-
-/// One completed I/O (per-I/O mode). Times in ticks since the measured window began.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct IoEntry {
-    pub at_ticks: u64,
-    pub dir: Direction,
-    pub len: u32,
-    /// Submission latency; 0 for synchronous engines.
-    pub slat_ticks: u64,
-    pub clat_ticks: u64,
-    pub lat_ticks: u64,
-}
-
-/// One window of one direction (averaged mode).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct WindowEntry {
-    /// End of the window, in ms since the measured window began.
-    pub at_ms: u64,
-    pub dir: Direction,
-    pub ios: u64,
-    pub bytes: u64,
-    /// How long the window was, in ms: `avg_ms`, but shorter for the last one, cut by the
-    /// job's end (rates are over this).
-    pub span_ms: f64,
-    /// Mean latencies over the window, in ticks.
-    pub slat_ticks: f64,
-    pub clat_ticks: f64,
-    pub lat_ticks: f64,
-}
-
-/// What one job copy logged.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct IoLog {
-    /// fio's job number (1-based, in run order over all copies): names the log files.
-    pub job_number: u32,
-    /// Window length in ms; 0 for per-I/O entries.
-    pub avg_ms: u32,
-    pub per_io: Vec<IoEntry>,
-    pub windows: Vec<WindowEntry>,
-    /// Per-I/O entries not kept because the log reached its memory cap.
-    pub dropped: u64,
-}
+pub use iolab_results::{IoEntry, IoLog, WindowEntry};
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Acc {

@@ -5,7 +5,8 @@
 //! safety) and lays out files, before any I/O; [`run_jobs`] runs the jobs in phases (split
 //! at each `stonewall`, see [`plan`]), starting one thread per job copy, lining them up at a
 //! barrier and running them concurrently, and returns a [`RunOutcome`] holding per-job
-//! histograms and counters, merged per reporting group when `group_reporting` asks for it.
+//! histograms and counters (the types of `iolab_results`), merged per reporting group when
+//! `group_reporting` asks for it.
 //!
 //! [`JobSpec`]: iolab_job::JobSpec
 
@@ -16,16 +17,15 @@ pub mod iolog;
 pub mod limits;
 pub mod plan;
 pub mod prepare;
-pub mod result;
 pub mod run;
 pub mod signal;
 mod worker;
 
 pub use error::RunError;
-pub use iolog::{IoEntry, IoLog, WindowEntry};
-pub use prepare::{prepare, PreparedJob};
-pub use result::{
+pub use iolab_results::{
     CpuUsage, DepthCounts, DirResult, DiskUsage, JobReport, LatencyWindow, RateStats, RunOutcome,
     Sample, SAMPLE_INTERVAL_NS,
 };
+pub use iolog::{IoEntry, IoLog, WindowEntry};
+pub use prepare::{prepare, PreparedJob};
 pub use run::{run_jobs, LiveCounters, RunOptions};

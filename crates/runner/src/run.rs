@@ -12,9 +12,9 @@ use iolab_stats::Clock;
 use iolab_sysinfo::diskstats::{read_diskstats, DiskCounters};
 
 use crate::gate::StartGate;
-use crate::result::{CpuUsage, DiskUsage, JobReport, RunOutcome};
 use crate::worker::{Worker, WorkerResult};
 use crate::{plan, signal, PreparedJob, RunError};
+use iolab_results::{CpuUsage, DiskUsage, JobReport, RunOutcome};
 
 #[derive(Debug, Clone, Copy)]
 pub struct RunOptions<'a> {
@@ -107,8 +107,8 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
             // (copies of one job are consecutive, and so are a group's jobs).
             match reports.last_mut() {
                 Some(last)
-                    if report.spec.group_reporting
-                        && last.spec.group_reporting
+                    if jobs[report.job_index].spec.group_reporting
+                        && jobs[last.job_index].spec.group_reporting
                         && last.group_id == report.group_id =>
                 {
                     last.merge(&report)
@@ -122,7 +122,7 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
     Ok(RunOutcome {
         jobs: reports,
         disks,
-        clock: opts.clock,
+        clock: opts.clock.timebase(),
         started,
         interrupted,
     })
@@ -234,7 +234,7 @@ fn run_phase(
                 reports.push(JobReport {
                     job_index: i,
                     group_id: groups[i],
-                    spec: job.spec.clone(),
+                    setup: job.spec.setup(),
                     clones: 1,
                     dirs: w.dirs,
                     runtime_ns: opts.clock.ticks_to_ns(w.runtime_ticks) as u64,
@@ -253,7 +253,6 @@ fn run_phase(
                     sync: w.sync,
                     logs: w.log.into_iter().collect(),
                     target: job.facts.clone(),
-                    region: job.region,
                     notes: w.notes,
                     interrupted: w.interrupted,
                 });

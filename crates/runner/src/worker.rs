@@ -23,10 +23,10 @@ use iolab_stats::{Clock, LatencyHistogram};
 use crate::cpu::CpuSnapshot;
 use crate::gate::StartGate;
 use crate::iolog::IoLogger;
-use crate::result::{DepthCounts, DirResult, LatencyWindow, Sample, SAMPLE_INTERVAL_NS};
 use crate::run::LiveCounters;
 use crate::IoLog;
 use crate::{PreparedJob, RunError};
+use iolab_results::{DepthCounts, DirResult, LatencyWindow, Sample, SAMPLE_INTERVAL_NS};
 
 pub(crate) struct WorkerResult {
     pub dirs: [Option<DirResult>; 2],

@@ -6,26 +6,9 @@
 //! `clock_gettime(CLOCK_MONOTONIC)` and a tick is one nanosecond. Either way the hot path sees
 //! only `u64` ticks; [`Clock::ticks_to_ns`] converts when a report is made.
 
-use std::fmt;
 use std::time::Duration;
 
-/// Which hardware or kernel counter the clock reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClockSource {
-    /// The CPU's time-stamp counter, calibrated against `CLOCK_MONOTONIC`.
-    Tsc,
-    /// `clock_gettime(CLOCK_MONOTONIC)`, one tick per nanosecond.
-    Monotonic,
-}
-
-impl fmt::Display for ClockSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            ClockSource::Tsc => "tsc",
-            ClockSource::Monotonic => "clock_gettime(CLOCK_MONOTONIC)",
-        })
-    }
-}
+pub use iolab_results::{ClockSource, TickRate, Timebase};
 
 /// A calibrated tick counter. `Copy`, so each worker holds its own and shares nothing.
 #[derive(Debug, Clone, Copy)]
@@ -173,6 +156,20 @@ impl Clock {
 
     pub fn duration_to_ticks(&self, d: Duration) -> u64 {
         self.ns_to_ticks(d.as_nanos().min(u64::MAX as u128) as u64)
+    }
+
+    /// The source and rate a result recorded with this clock carries.
+    pub fn timebase(&self) -> Timebase {
+        Timebase {
+            source: self.source,
+            ticks_per_ns: self.ticks_per_ns,
+        }
+    }
+}
+
+impl TickRate for Clock {
+    fn ticks_per_ns(&self) -> f64 {
+        self.ticks_per_ns
     }
 }
 

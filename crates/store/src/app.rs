@@ -2,11 +2,10 @@
 //! not measure itself (db_bench) is kept as a job of engine `db_bench` whose figures are
 //! metrics of direction `app`, and whose time series (the program's own progress, and the
 //! device under it sampled from /proc/diskstats) are series of directions `app` and `disk`.
-//! It reads back through the same `JobRow` as every other job, so `show --json`, `export`
+//! It reads back through the same `JobRecord` as every other job, so `show --json`, `export`
 //! and `compare` need nothing new to carry it.
 
-use rusqlite::params;
-use serde_json::json;
+use iolab_results::{JobRecord, Metrics, SeriesRecord};
 
 use crate::{Store, StoreError};
 
@@ -43,58 +42,56 @@ pub const APP_DIRECTION: &str = "app";
 /// The direction of the device samples taken while it ran.
 pub const DISK_DIRECTION: &str = "disk";
 
+impl AppJob {
+    /// The job record it is kept as: the workload is also its rw, its threads its depth and
+    /// copies, its directory a target of kind `Directory`.
+    pub fn into_record(self, step: &str) -> JobRecord {
+        let options = match self.options {
+            serde_json::Value::Object(m) => m
+                .into_iter()
+                .map(|(k, v)| match v {
+                    serde_json::Value::String(s) => (k, s),
+                    other => (k, other.to_string()),
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let threads = self.threads.max(1) as i64;
+        JobRecord {
+            rw: self.name.clone(),
+            name: self.name,
+            description: self.description,
+            engine: self.engine,
+            iodepth: threads,
+            clones: threads,
+            target: self.target,
+            target_kind: "Directory".into(),
+            disk: self.disk,
+            disk_model: self.disk_model,
+            options,
+            runtime_ns: self.runtime_ns as i64,
+            notes: self.notes,
+            step: step.to_string(),
+            metrics: Metrics(self.metrics),
+            series: self
+                .series
+                .into_iter()
+                .map(|(direction, name, points)| SeriesRecord {
+                    direction,
+                    name,
+                    points,
+                })
+                .collect(),
+            ..JobRecord::default()
+        }
+    }
+}
+
 impl Store {
     /// Stores one workload of an application load under `run` (review step `step`), in one
     /// transaction, after those already stored.
     pub fn add_app_job(&mut self, run: i64, step: &str, job: &AppJob) -> Result<i64, StoreError> {
-        let tx = self.conn.transaction()?;
-        let idx: i64 = tx.query_row(
-            "SELECT COALESCE(MAX(idx) + 1, 0) FROM jobs WHERE run_id = ?1",
-            [run],
-            |r| r.get(0),
-        )?;
-        tx.execute(
-            "INSERT INTO jobs (run_id, idx, name, group_id, description, engine, iodepth, rw,
-                 block_size, clones, target, target_kind, disk, disk_model, options, runtime_ns,
-                 cpu, notes, step)
-             VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6, ?3, 0, ?6, ?7, 'Directory', ?8, ?9, ?10, ?11,
-                     '{}', ?12, ?13)",
-            params![
-                run,
-                idx,
-                job.name,
-                job.description,
-                job.engine,
-                job.threads.max(1),
-                job.target,
-                job.disk,
-                job.disk_model,
-                job.options.to_string(),
-                job.runtime_ns as i64,
-                json!(job.notes).to_string(),
-                step,
-            ],
-        )?;
-        let job_id = tx.last_insert_rowid();
-        {
-            let mut metric = tx.prepare_cached(
-                "INSERT INTO metrics (job_id, direction, name, value) VALUES (?1, ?2, ?3, ?4)",
-            )?;
-            for (dir, name, value) in &job.metrics {
-                metric.execute(params![job_id, dir, name, value])?;
-            }
-            let mut series = tx.prepare_cached(
-                "INSERT INTO series (job_id, direction, name, t_ms, value)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?;
-            for (dir, name, points) in &job.series {
-                for (t, v) in points {
-                    series.execute(params![job_id, dir, name, t, v])?;
-                }
-            }
-        }
-        tx.commit()?;
-        Ok(job_id)
+        self.add_job(run, &job.clone().into_record(step))
     }
 }
 
@@ -102,6 +99,7 @@ impl Store {
 mod tests {
     use super::*;
     use crate::RunStatus;
+    use serde_json::json;
 
     #[test]
     fn an_app_workload_reads_back_as_a_job_with_series() {
@@ -133,8 +131,8 @@ mod tests {
         let second = s.add_app_job(run, "kv", &job).unwrap();
         s.finish_run(run, RunStatus::Ok).unwrap();
         let d = s.run(run).unwrap();
-        assert_eq!(d.summary.kind, "kv");
-        let j = &d.summary.jobs[0];
+        assert_eq!(d.kind, "kv");
+        let j = &d.jobs[0];
         assert_eq!(
             (j.name.as_str(), j.engine.as_str(), j.rw.as_str()),
             ("fillseq", "db_bench", "fillseq")
@@ -142,8 +140,8 @@ mod tests {
         assert_eq!(j.step, "kv");
         assert_eq!(j.metric(APP_DIRECTION, "ops_per_sec"), Some(335_373.0));
         assert_eq!(j.directions(), vec![APP_DIRECTION]);
-        assert_eq!(d.summary.jobs[1].iodepth, 32);
-        assert_eq!(d.summary.jobs[1].idx, 1);
+        assert_eq!(d.jobs[1].iodepth, 32);
+        assert_eq!(d.jobs[1].idx, 1);
         assert_eq!(
             s.series(second, DISK_DIRECTION, "iops").unwrap(),
             vec![(1000, 120.0), (2000, 80.0)]

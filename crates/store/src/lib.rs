@@ -10,20 +10,20 @@ pub mod app;
 mod owner;
 pub mod query;
 pub mod schema;
+mod write;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, OpenFlags};
+#[cfg(test)]
 use serde_json::json;
 
-use iolab_engine::Direction;
-use iolab_runner::{DirResult, JobReport, RunOutcome, SAMPLE_INTERVAL_NS};
-use iolab_stats::{Clock, LatencyHistogram};
+use iolab_results::{HostRecord, RunOutcome};
 use iolab_sysinfo::host::{disk_model, host_facts};
 
 pub use app::{AppJob, AppSeries, APP_DIRECTION, DISK_DIRECTION};
-pub use query::{JobRow, RunDetail, RunSummary};
+pub use iolab_results::{percentile_name, JobRecord, RunRecord, StepRecord, STORED_PERCENTILES};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -66,26 +66,6 @@ impl RunStatus {
             RunStatus::Crashed => "crashed",
         }
     }
-}
-
-/// One step of a review as stored: its name, how it ended (`ok`, `skipped`, `failed`,
-/// `interrupted`), why when not ok, and its own figures and rendered tables as JSON.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StepRecord {
-    pub name: String,
-    pub status: String,
-    pub reason: String,
-    pub data: serde_json::Value,
-    pub started_ms: i64,
-    pub finished_ms: i64,
-}
-
-/// Percentiles kept as metrics for quick listing (the histograms hold every other).
-const STORED_PERCENTILES: [f64; 6] = [50.0, 90.0, 99.0, 99.9, 99.99, 99.999];
-
-/// `p99.999` for 99.999.
-pub fn percentile_name(p: f64) -> String {
-    format!("p{p}")
 }
 
 /// Milliseconds since the Unix epoch, as the store keeps times.
@@ -209,12 +189,12 @@ impl Store {
     /// Records that a run of `kind` started, as `running`; returns its id.
     pub fn begin_run(&self, kind: &str, command: &str) -> Result<i64, StoreError> {
         let h = host_facts();
-        let host = json!({
-            "hostname": h.hostname,
-            "kernel": h.kernel,
-            "cpu_model": h.cpu_model,
-            "cpus": h.cpus,
-        });
+        let host = HostRecord {
+            hostname: h.hostname,
+            kernel: h.kernel,
+            cpu_model: h.cpu_model,
+            cpus: h.cpus as u64,
+        };
         self.conn.execute(
             "INSERT INTO runs (kind, status, started_ms, command, iolab_version, host, owner)
              VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6)",
@@ -223,7 +203,7 @@ impl Store {
                 now_ms(),
                 command,
                 env!("CARGO_PKG_VERSION"),
-                host.to_string(),
+                serde_json::to_string(&host).unwrap_or_default(),
                 owner::this_process()
             ],
         )?;
@@ -258,24 +238,12 @@ impl Store {
                 outcome.clock.ticks_per_ns()
             ],
         )?;
-        let first_idx: i64 = tx.query_row(
-            "SELECT COALESCE(MAX(idx) + 1, 0) FROM jobs WHERE run_id = ?1",
-            [run],
-            |r| r.get(0),
-        )?;
+        let first_idx = write::next_job_idx(&tx, run)?;
         for (n, job) in outcome.jobs.iter().enumerate() {
-            let opts = options.get(job.job_index).map(|o| {
-                serde_json::Value::Object(o.iter().map(|(k, v)| (k.clone(), json!(v))).collect())
-            });
-            insert_job(
-                &tx,
-                run,
-                step,
-                first_idx + n as i64,
-                job,
-                &outcome.clock,
-                opts.unwrap_or_else(|| json!({})),
-            )?;
+            let opts = options.get(job.job_index).cloned().unwrap_or_default();
+            let mut rec = JobRecord::from_report(job, &outcome.clock, step, opts);
+            rec.disk_model = rec.disk.as_deref().and_then(disk_model);
+            write::insert_job(&tx, run, first_idx + n as i64, &rec)?;
         }
         tx.commit()?;
         Ok(())
@@ -323,174 +291,18 @@ impl Store {
     }
 }
 
-fn dir_name(d: Direction) -> &'static str {
-    match d {
-        Direction::Read => "read",
-        Direction::Write => "write",
-    }
-}
-
-fn insert_job(
-    tx: &rusqlite::Transaction<'_>,
-    run: i64,
-    step: &str,
-    idx: i64,
-    job: &JobReport,
-    clock: &Clock,
-    options: serde_json::Value,
-) -> Result<(), StoreError> {
-    let spec = &job.spec;
-    let cpu = &job.cpu;
-    let disk = job.target.disk_name.clone();
-    let model = disk.as_deref().and_then(disk_model);
-    let target = spec
-        .files()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(":");
-    tx.execute(
-        "INSERT INTO jobs (run_id, idx, name, group_id, description, engine, iodepth, rw,
-             block_size, clones, target, target_kind, disk, disk_model, options, runtime_ns,
-             cpu, notes, step)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                 ?19)",
-        params![
-            run,
-            idx,
-            spec.name,
-            job.group_id,
-            spec.description,
-            spec.engine.label(),
-            spec.effective_iodepth(),
-            spec.rw_name(),
-            spec.max_block_size(),
-            job.clones,
-            target,
-            format!("{:?}", job.target.kind),
-            disk,
-            model,
-            options.to_string(),
-            job.runtime_ns as i64,
-            json!({
-                "user_ns": cpu.user_ns,
-                "sys_ns": cpu.sys_ns,
-                "io_wq_ns": cpu.iowq_ns,
-                "sqpoll_ns": cpu.sqpoll_ns,
-                "ctx": cpu.ctx,
-                "iops_per_cpu_sec": job.iops_per_cpu_sec(),
-            })
-            .to_string(),
-            json!(job.notes).to_string(),
-            step,
-        ],
-    )?;
-    let job_id = tx.last_insert_rowid();
-    let dirs = [Direction::Read, Direction::Write]
-        .into_iter()
-        .filter_map(|d| job.dir(d).map(|r| (dir_name(d), r)))
-        .chain(job.sync.as_ref().map(|s| ("sync", s)));
-    for (dir, r) in dirs {
-        insert_direction(tx, job_id, dir, r, job, clock)?;
-    }
-    Ok(())
-}
-
-fn insert_direction(
-    tx: &rusqlite::Transaction<'_>,
-    job_id: i64,
-    dir: &str,
-    r: &DirResult,
-    job: &JobReport,
-    clock: &Clock,
-) -> Result<(), StoreError> {
-    let runtime_ns = job.runtime_ns;
-    let per_sec = |n: u64| {
-        if runtime_ns == 0 {
-            0.0
-        } else {
-            n as f64 * 1e9 / runtime_ns as f64
-        }
-    };
-    let mut metric = tx.prepare_cached(
-        "INSERT INTO metrics (job_id, direction, name, value) VALUES (?1, ?2, ?3, ?4)",
-    )?;
-    let mut put = |name: &str, value: f64| metric.execute(params![job_id, dir, name, value]);
-    put("ios", r.ios as f64)?;
-    put("bytes", r.bytes as f64)?;
-    put("iops", per_sec(r.ios))?;
-    put("bw_bytes", per_sec(r.bytes))?;
-    let hists: [(&str, Option<&LatencyHistogram>); 3] = [
-        ("slat", r.slat.as_ref()),
-        ("clat", Some(&r.clat)),
-        ("lat", Some(&r.lat)),
-    ];
-    let mut hist = tx.prepare_cached(
-        "INSERT INTO histograms (job_id, direction, latency, ticks_per_ns, data)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    for (name, h) in hists {
-        let Some(h) = h.filter(|h| h.count() > 0) else {
-            continue;
-        };
-        let s = h.summarize(clock, &STORED_PERCENTILES);
-        put(&format!("{name}_mean_ns"), s.mean_ns)?;
-        put(&format!("{name}_min_ns"), s.min_ns)?;
-        put(&format!("{name}_max_ns"), s.max_ns)?;
-        put(&format!("{name}_stddev_ns"), s.stddev_ns)?;
-        for (p, v) in &s.percentiles_ns {
-            put(&format!("{name}_{}_ns", percentile_name(*p)), *v)?;
-        }
-        hist.execute(params![
-            job_id,
-            dir,
-            name,
-            clock.ticks_per_ns(),
-            h.to_bytes()
-        ])?;
-    }
-    let mut series = tx.prepare_cached(
-        "INSERT INTO series (job_id, direction, name, t_ms, value) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    let secs = SAMPLE_INTERVAL_NS as f64 / 1e9;
-    for (i, s) in r.samples.iter().enumerate() {
-        let t_ms = ((i as u64 + 1) * SAMPLE_INTERVAL_NS / 1_000_000) as i64;
-        series.execute(params![job_id, dir, "iops", t_ms, s.ios as f64 / secs])?;
-        series.execute(params![
-            job_id,
-            dir,
-            "bw_bytes",
-            t_ms,
-            s.bytes as f64 / secs
-        ])?;
-    }
-    if let Some(window) = job.spec.latency_window {
-        let ms = window.as_millis() as i64;
-        for (i, w) in r.windows.iter().enumerate() {
-            let t_ms = (i as i64 + 1) * ms;
-            let values = [
-                ("lat_p50_ns", w.p50),
-                ("lat_p99_ns", w.p99),
-                ("lat_p99.99_ns", w.p9999),
-                ("lat_max_ns", w.max),
-            ];
-            for (name, ticks) in values {
-                series.execute(params![job_id, dir, name, t_ms, clock.ticks_to_ns(ticks)])?;
-            }
-            series.execute(params![job_id, dir, "lat_window_ios", t_ms, w.ios as f64])?;
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use iolab_job::{JobSpec, Region};
-    use iolab_runner::{CpuUsage, DepthCounts, Sample};
-    use iolab_sysinfo::{TargetFacts, TargetKind};
+    use iolab_job::JobSpec;
+    use iolab_results::{
+        CpuUsage, DepthCounts, DirResult, JobReport, LatencyHistogram, Sample, TargetFacts,
+        TargetKind, Timebase,
+    };
+    use std::time::SystemTime;
 
     fn outcome() -> RunOutcome {
-        let clock = Clock::with_ticks_per_ns(2.0);
+        let clock = Timebase::with_ticks_per_ns(2.0);
         let mut lat = LatencyHistogram::new();
         for i in 1..=1000u64 {
             lat.record(i * 20); // 10 ns .. 10 µs
@@ -514,7 +326,7 @@ mod tests {
         let job = JobReport {
             job_index: 0,
             group_id: 0,
-            spec,
+            setup: spec.setup(),
             clones: 1,
             dirs: [Some(read), None],
             runtime_ns: 1_000_000_000,
@@ -532,10 +344,6 @@ mod tests {
                 device: (253, 0),
                 disk_name: Some("zram0".into()),
                 polled: false,
-            },
-            region: Region {
-                start: 0,
-                len: 1 << 30,
             },
             notes: vec!["a note".into()],
             interrupted: false,
@@ -584,9 +392,9 @@ mod tests {
         s.add_outcome(run, &outcome(), &opts).unwrap();
         s.finish_run(run, RunStatus::Ok).unwrap();
         let d = s.run(run).unwrap();
-        assert_eq!(d.summary.status, "ok");
+        assert_eq!(d.status, "ok");
         assert_eq!(d.clock_source.as_deref(), Some("tsc"));
-        let j = &d.summary.jobs[0];
+        let j = &d.jobs[0];
         assert_eq!((j.name.as_str(), j.rw.as_str()), ("qd1", "read"));
         assert_eq!(j.metric("read", "iops"), Some(1000.0));
         assert_eq!(j.notes, vec!["a note".to_string()]);
@@ -619,9 +427,9 @@ mod tests {
         let run = s.begin_run("review", "iolab review --quick").unwrap();
         s.set_run_meta(run, &json!({"profile": "quick"})).unwrap();
         let mut o = outcome();
-        o.jobs[0].spec.latency_window = Some(Duration::from_secs(1));
+        o.jobs[0].setup.latency_window_ms = Some(1000);
         o.jobs[0].dirs[0].as_mut().unwrap().windows = vec![
-            iolab_runner::LatencyWindow {
+            iolab_results::LatencyWindow {
                 ios: 500,
                 p50: 2000,
                 p99: 4000,
@@ -657,7 +465,7 @@ mod tests {
         assert_eq!(d.steps.len(), 2);
         assert_eq!(d.steps[0], step);
         assert_eq!(d.step("poll-vs-irq").unwrap().reason, "no poll queues");
-        let j = &d.summary.jobs[0];
+        let j = &d.jobs[0];
         assert_eq!(j.step, "consistency");
         // 4000 ticks at 2 ticks/ns: 2 µs, one value per second.
         let p99 = s.series(j.id, "read", "lat_p99_ns").unwrap();

@@ -1,183 +1,33 @@
-//! Reading runs back: the history list, one run whole, and percentiles recomputed from a
-//! stored histogram.
+//! Reading runs back as records: the history list (runs with their jobs' figures), one run
+//! whole (with histograms, series and steps, what `export` writes and `import` reads), and
+//! percentiles recomputed from a stored histogram.
 
 use rusqlite::{params, OptionalExtension};
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use iolab_stats::{Clock, LatencyHistogram};
+use iolab_results::{
+    HistogramRecord, JobRecord, LatencyHistogram, RunRecord, SeriesRecord, StepRecord, Timebase,
+};
 
-use crate::{StepRecord, Store, StoreError};
-
-/// One job of a run, with its metrics.
-#[derive(Debug, Clone, PartialEq)]
-pub struct JobRow {
-    pub id: i64,
-    pub idx: i64,
-    pub name: String,
-    pub group_id: i64,
-    pub description: String,
-    pub engine: String,
-    pub iodepth: i64,
-    pub rw: String,
-    pub block_size: i64,
-    pub target: String,
-    pub disk: Option<String>,
-    pub disk_model: Option<String>,
-    pub runtime_ns: i64,
-    pub notes: Vec<String>,
-    /// The review step that measured it ('' outside reviews).
-    pub step: String,
-    /// CPU it used: user/sys/io-wq/sqpoll ns, context switches, IOPS per CPU-second (JSON).
-    pub cpu: Value,
-    /// (direction, name, value), in insertion order.
-    pub metrics: Vec<(String, String, f64)>,
-}
-
-impl JobRow {
-    /// CPU time of every kind as a percentage of one core over the job's runtime.
-    pub fn cpu_percent(&self) -> Option<f64> {
-        let ns: f64 = ["user_ns", "sys_ns", "io_wq_ns", "sqpoll_ns"]
-            .iter()
-            .filter_map(|k| self.cpu[*k].as_f64())
-            .sum();
-        (self.runtime_ns > 0 && self.cpu.is_object()).then(|| ns * 100.0 / self.runtime_ns as f64)
-    }
-
-    pub fn metric(&self, dir: &str, name: &str) -> Option<f64> {
-        self.metrics
-            .iter()
-            .find(|(d, n, _)| d == dir && n == name)
-            .map(|m| m.2)
-    }
-
-    /// The directions with results (read, write, sync), in order.
-    pub fn directions(&self) -> Vec<&str> {
-        let mut v: Vec<&str> = Vec::new();
-        for (d, _, _) in &self.metrics {
-            if !v.contains(&d.as_str()) {
-                v.push(d);
-            }
-        }
-        v
-    }
-
-    pub fn to_json(&self) -> Value {
-        let mut dirs = serde_json::Map::new();
-        for d in self.directions() {
-            let m: serde_json::Map<String, Value> = self
-                .metrics
-                .iter()
-                .filter(|(dd, _, _)| dd == d)
-                .map(|(_, n, v)| (n.clone(), json!(v)))
-                .collect();
-            dirs.insert(d.to_string(), Value::Object(m));
-        }
-        json!({
-            "id": self.id,
-            "name": self.name,
-            "groupid": self.group_id,
-            "description": self.description,
-            "engine": self.engine,
-            "iodepth": self.iodepth,
-            "rw": self.rw,
-            "block_size": self.block_size,
-            "target": self.target,
-            "disk": self.disk,
-            "disk_model": self.disk_model,
-            "runtime_ns": self.runtime_ns,
-            "notes": self.notes,
-            "step": self.step,
-            "cpu": self.cpu,
-            "metrics": dirs,
-        })
-    }
-}
-
-/// A run as `iolab history` lists it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunSummary {
-    pub id: i64,
-    pub kind: String,
-    pub status: String,
-    pub started_ms: i64,
-    pub finished_ms: Option<i64>,
-    pub command: String,
-    pub jobs: Vec<JobRow>,
-}
-
-impl RunSummary {
-    pub fn to_json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "kind": self.kind,
-            "status": self.status,
-            "started_ms": self.started_ms,
-            "finished_ms": self.finished_ms,
-            "command": self.command,
-            "jobs": self.jobs.iter().map(JobRow::to_json).collect::<Vec<_>>(),
-        })
-    }
-}
-
-/// A run with its host and clock (`iolab show`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunDetail {
-    pub summary: RunSummary,
-    pub iolab_version: String,
-    pub host: Value,
-    pub clock_source: Option<String>,
-    /// Run-level facts (a review's profile, target and device facts); `{}` for plain runs.
-    pub meta: Value,
-    pub steps: Vec<StepRecord>,
-}
-
-impl RunDetail {
-    pub fn to_json(&self) -> Value {
-        let mut v = self.summary.to_json();
-        v["iolab_version"] = json!(self.iolab_version);
-        v["host"] = self.host.clone();
-        v["clock_source"] = json!(self.clock_source);
-        v["meta"] = self.meta.clone();
-        v["steps"] = self
-            .steps
-            .iter()
-            .map(|s| {
-                json!({
-                    "name": s.name,
-                    "status": s.status,
-                    "reason": s.reason,
-                    "started_ms": s.started_ms,
-                    "finished_ms": s.finished_ms,
-                    "data": s.data,
-                })
-            })
-            .collect();
-        v
-    }
-
-    /// The step named `name`, if the run has it.
-    pub fn step(&self, name: &str) -> Option<&StepRecord> {
-        self.steps.iter().find(|s| s.name == name)
-    }
-}
+use crate::{Store, StoreError};
 
 /// A run's summary (without its jobs) from a row whose first six columns are id, kind,
 /// status, started_ms, finished_ms, command.
-fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunSummary> {
-    Ok(RunSummary {
+fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRecord> {
+    Ok(RunRecord {
         id: r.get(0)?,
         kind: r.get(1)?,
         status: r.get(2)?,
         started_ms: r.get(3)?,
         finished_ms: r.get(4)?,
         command: r.get(5)?,
-        jobs: Vec::new(),
+        ..RunRecord::default()
     })
 }
 
 impl Store {
     /// The newest `limit` runs, newest first.
-    pub fn history(&self, limit: usize) -> Result<Vec<RunSummary>, StoreError> {
+    pub fn history(&self, limit: usize) -> Result<Vec<RunRecord>, StoreError> {
         let mut stmt = self.conn().prepare(
             "SELECT id, kind, status, started_ms, finished_ms, command FROM runs
              ORDER BY id DESC LIMIT ?1",
@@ -193,8 +43,8 @@ impl Store {
             .collect()
     }
 
-    /// One run, whole.
-    pub fn run(&self, id: i64) -> Result<RunDetail, StoreError> {
+    /// One run, whole: host, steps, and every job with its histograms and series.
+    pub fn run(&self, id: i64) -> Result<RunRecord, StoreError> {
         let row = self
             .conn()
             .query_row(
@@ -214,16 +64,18 @@ impl Store {
             )
             .optional()?
             .ok_or(StoreError::NoRun(id))?;
-        let (mut summary, iolab_version, host, clock_source, meta) = row;
-        summary.jobs = self.jobs(id)?;
-        Ok(RunDetail {
-            summary,
-            iolab_version,
-            host: serde_json::from_str(&host).unwrap_or(Value::Null),
-            clock_source,
-            meta: serde_json::from_str(&meta).unwrap_or(Value::Null),
-            steps: self.steps(id)?,
-        })
+        let (mut run, iolab_version, host, clock_source, meta) = row;
+        run.jobs = self.jobs(id)?;
+        for j in &mut run.jobs {
+            j.histograms = self.histograms(j.id)?;
+            j.series = self.all_series(j.id)?;
+        }
+        run.iolab_version = iolab_version;
+        run.host = serde_json::from_str(&host).unwrap_or_default();
+        run.clock_source = clock_source;
+        run.meta = serde_json::from_str(&meta).unwrap_or(Value::Null);
+        run.steps = self.steps(id)?;
+        Ok(run)
     }
 
     /// A run's review steps, in the order they ran.
@@ -266,15 +118,16 @@ impl Store {
         Ok(rows)
     }
 
-    fn jobs(&self, run: i64) -> Result<Vec<JobRow>, StoreError> {
+    fn jobs(&self, run: i64) -> Result<Vec<JobRecord>, StoreError> {
         let mut stmt = self.conn().prepare_cached(
             "SELECT id, idx, name, group_id, description, engine, iodepth, rw, block_size,
-                    target, disk, disk_model, runtime_ns, notes, step, cpu
+                    target, disk, disk_model, runtime_ns, notes, step, cpu, clones, target_kind,
+                    options
              FROM jobs WHERE run_id = ?1 ORDER BY idx",
         )?;
         let jobs = stmt
             .query_map([run], |r| {
-                Ok(JobRow {
+                Ok(JobRecord {
                     id: r.get(0)?,
                     idx: r.get(1)?,
                     name: r.get(2)?,
@@ -290,8 +143,11 @@ impl Store {
                     runtime_ns: r.get(12)?,
                     notes: serde_json::from_str(&r.get::<_, String>(13)?).unwrap_or_default(),
                     step: r.get(14)?,
-                    cpu: serde_json::from_str(&r.get::<_, String>(15)?).unwrap_or(Value::Null),
-                    metrics: Vec::new(),
+                    cpu: serde_json::from_str(&r.get::<_, String>(15)?).unwrap_or_default(),
+                    clones: r.get(16)?,
+                    target_kind: r.get(17)?,
+                    options: options_from_json(&r.get::<_, String>(18)?),
+                    ..JobRecord::default()
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;
@@ -300,7 +156,7 @@ impl Store {
         )?;
         jobs.into_iter()
             .map(|mut j| {
-                j.metrics = metrics
+                j.metrics.0 = metrics
                     .query_map([j.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(j)
@@ -328,8 +184,77 @@ impl Store {
             .optional()?;
         Ok(row.and_then(|(tpn, data)| {
             let h = LatencyHistogram::from_bytes(&data)?;
-            let clock = Clock::with_ticks_per_ns(tpn);
+            let clock = Timebase::with_ticks_per_ns(tpn);
             Some(h.summarize(&clock, pcts).percentiles_ns)
         }))
     }
+
+    /// A job's stored histograms, whole.
+    fn histograms(&self, job_id: i64) -> Result<Vec<HistogramRecord>, StoreError> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT direction, latency, ticks_per_ns, data FROM histograms WHERE job_id = ?1
+             ORDER BY rowid",
+        )?;
+        let rows = stmt.query_map([job_id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, Vec<u8>>(3)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (direction, latency, ticks_per_ns, data) = row?;
+            // A histogram this iolab cannot read is left out, not an error.
+            if let Some(histogram) = LatencyHistogram::from_bytes(&data) {
+                out.push(HistogramRecord {
+                    direction,
+                    latency,
+                    ticks_per_ns,
+                    histogram,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every series of a job, in the order stored.
+    fn all_series(&self, job_id: i64) -> Result<Vec<SeriesRecord>, StoreError> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT direction, name, t_ms, value FROM series WHERE job_id = ?1 ORDER BY rowid",
+        )?;
+        let rows = stmt.query_map([job_id], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get(2)?,
+                r.get(3)?,
+            ))
+        })?;
+        let mut out: Vec<SeriesRecord> = Vec::new();
+        for row in rows {
+            let (direction, name, t, v) = row?;
+            match out
+                .iter_mut()
+                .find(|s| s.direction == direction && s.name == name)
+            {
+                Some(s) => s.points.push((t, v)),
+                None => out.push(SeriesRecord {
+                    direction,
+                    name,
+                    points: vec![(t, v)],
+                }),
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A job's options as stored (a JSON object of strings; other values kept as JSON text).
+fn options_from_json(text: &str) -> Vec<(String, String)> {
+    let Ok(Value::Object(m)) = serde_json::from_str::<Value>(text) else {
+        return Vec::new();
+    };
+    m.into_iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => (k, s),
+            other => (k, other.to_string()),
+        })
+        .collect()
 }

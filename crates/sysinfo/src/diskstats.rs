@@ -3,42 +3,7 @@
 
 use std::collections::BTreeMap;
 
-/// One disk's cumulative counters (fields 4–14 of a /proc/diskstats line).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct DiskCounters {
-    pub read_ios: u64,
-    pub read_merges: u64,
-    pub read_sectors: u64,
-    pub read_ticks_ms: u64,
-    pub write_ios: u64,
-    pub write_merges: u64,
-    pub write_sectors: u64,
-    pub write_ticks_ms: u64,
-    pub in_flight: u64,
-    /// Milliseconds during which the device had I/O in flight.
-    pub io_ticks_ms: u64,
-    /// Weighted milliseconds of I/O in flight (fio's `in_queue`).
-    pub in_queue_ms: u64,
-}
-
-impl DiskCounters {
-    /// What happened between `earlier` and `self` (`in_flight` is the later value).
-    pub fn since(&self, earlier: &DiskCounters) -> DiskCounters {
-        DiskCounters {
-            read_ios: self.read_ios.saturating_sub(earlier.read_ios),
-            read_merges: self.read_merges.saturating_sub(earlier.read_merges),
-            read_sectors: self.read_sectors.saturating_sub(earlier.read_sectors),
-            read_ticks_ms: self.read_ticks_ms.saturating_sub(earlier.read_ticks_ms),
-            write_ios: self.write_ios.saturating_sub(earlier.write_ios),
-            write_merges: self.write_merges.saturating_sub(earlier.write_merges),
-            write_sectors: self.write_sectors.saturating_sub(earlier.write_sectors),
-            write_ticks_ms: self.write_ticks_ms.saturating_sub(earlier.write_ticks_ms),
-            in_flight: self.in_flight,
-            io_ticks_ms: self.io_ticks_ms.saturating_sub(earlier.io_ticks_ms),
-            in_queue_ms: self.in_queue_ms.saturating_sub(earlier.in_queue_ms),
-        }
-    }
-}
+pub use iolab_results::DiskCounters;
 
 /// Every disk's counters, by kernel name (`zram0`, `loop3`, `vda`).
 pub fn read_diskstats() -> std::io::Result<BTreeMap<String, DiskCounters>> {

@@ -7,27 +7,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TargetKind {
-    File,
-    BlockDevice,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TargetFacts {
-    pub path: PathBuf,
-    pub kind: TargetKind,
-    /// Bytes: the file's length, or the device's capacity.
-    pub size_bytes: u64,
-    /// The smallest unit O_DIRECT offsets and lengths must be multiples of.
-    pub logical_block_size: u32,
-    /// (major, minor) of the block device itself, or of the one holding the file.
-    pub device: (u32, u32),
-    /// sysfs name of the whole disk behind the target (e.g. `zram0`, `vda`), if known.
-    pub disk_name: Option<String>,
-    /// The disk has poll queues (`queue/io_poll` = 1): RWF_HIPRI / IOPOLL really poll.
-    pub polled: bool,
-}
+pub use iolab_results::{TargetFacts, TargetKind};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {

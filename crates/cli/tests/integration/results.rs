@@ -4,7 +4,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::support::iolab;
 
@@ -159,4 +159,139 @@ fn an_interrupted_run_keeps_what_it_measured() {
             .unwrap()
             > 0.0
     );
+}
+
+/// `iolab` with `input` on stdin.
+fn iolab_stdin(args: &[&str], input: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Everything `show` prints but its first line (which names the run's id).
+fn shown_body(db: &str, run: &str) -> String {
+    let out = iolab(&["show", run, "--db", db]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    out.stdout.lines().skip(1).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn an_export_imports_into_another_database_and_shows_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let out = iolab(&[
+        "run",
+        &format!("--db={a}"),
+        "--name=mix",
+        &format!("--filename={}", dir.path().join("t").display()),
+        "--size=2m",
+        "--rw=randrw",
+        "--fsync=8",
+        "--time_based",
+        "--runtime=1200ms",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let exported = iolab(&["export", "1", "--db", a]).stdout;
+    let (code, stdout, stderr) = iolab_stdin(&["import", "-", "--db", b], &exported);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("imported run 1 (run, "), "{stdout}");
+    assert_eq!(shown_body(a, "1"), shown_body(b, "1"));
+    // Whole: histograms and series too, to the last bit of every figure.
+    let again = iolab(&["export", "1", "--db", b]).stdout;
+    assert_eq!(again, exported);
+    let v: Value = serde_json::from_str(&again).unwrap();
+    let job = &v["jobs"][0];
+    assert!(job["histograms"].as_array().unwrap().len() >= 4, "{job}");
+    assert!(
+        job["metrics"]["sync"]["ios"].as_f64().unwrap() > 0.0,
+        "{job}"
+    );
+    assert!(!job["series"].as_array().unwrap().is_empty(), "{job}");
+    // Not JSON, or JSON of something else: one line, exit 2, nothing stored.
+    let (code, _, stderr) = iolab_stdin(&["import", "-", "--db", b], "{\"a\": 1}");
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("neither an iolab export nor fio's JSON"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(history(b).len(), 1);
+}
+
+#[test]
+fn fios_own_json_imports_with_its_iops_and_percentiles() {
+    if Command::new("fio").arg("--version").output().is_err() {
+        println!("skipping: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    let fio_json = dir.path().join("fio.json");
+    let fio = Command::new("fio")
+        .args([
+            "--name=fiojob",
+            &format!("--filename={}", dir.path().join("t").display()),
+            "--size=4m",
+            "--rw=randread",
+            "--bs=4k",
+            "--ioengine=psync",
+            "--number_ios=2000",
+            "--output-format=json+",
+            &format!("--output={}", fio_json.display()),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        fio.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fio.stderr)
+    );
+    let text = std::fs::read_to_string(&fio_json).unwrap();
+    let theirs: Value = serde_json::from_str(&text).unwrap();
+    let read = &theirs["jobs"][0]["read"];
+    let out = iolab(&["import", fio_json.to_str().unwrap(), "--db", db]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let shown: Value =
+        serde_json::from_str(&iolab(&["show", "1", "--db", db, "--json"]).stdout).unwrap();
+    assert_eq!(shown["kind"], "fio");
+    assert!(shown["iolab_version"].as_str().unwrap().starts_with("fio-"));
+    let job = &shown["jobs"][0];
+    assert_eq!(
+        (&job["name"], &job["engine"]),
+        (&json!("fiojob"), &json!("psync"))
+    );
+    let m = &job["metrics"]["read"];
+    assert_eq!(m["ios"], read["total_ios"].as_f64().unwrap());
+    assert_eq!(m["iops"], read["iops"]);
+    let p99 = read["clat_ns"]["percentile"]["99.000000"].as_f64().unwrap();
+    assert_eq!(m["clat_p99_ns"].as_f64(), Some(p99));
+    assert_eq!(m["clat_mean_ns"], read["clat_ns"]["mean"]);
+    // json+'s latency bins became a histogram, so any percentile can be recomputed.
+    let hist = job["histograms"].as_array().unwrap();
+    assert!(hist.iter().any(|h| h["latency"] == "clat"), "{job}");
+    let table = iolab(&["show", "1", "--db", db]).stdout;
+    assert!(
+        table.contains("| fiojob | 0 | psync | 1 | randread | 4096 | read |"),
+        "{table}"
+    );
+    assert!(table.contains("measured by fio-"), "{table}");
 }

@@ -1,7 +1,7 @@
 //! What a latency histogram says, in nanoseconds: the numbers reports and fio's JSON print.
 
 /// min/max/mean/stddev and percentiles of one latency kind (slat, clat or lat), in ns.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LatencySummary {
     pub count: u64,
     pub min_ns: f64,

@@ -1,18 +1,19 @@
 //! What a run measured: per job (or per job copy), per direction, histograms in clock ticks
-//! plus counters, CPU and notes. Exporters turn these into text or fio JSON.
+//! plus counters, CPU and notes. The runner fills these; fio's JSON and normal output, the
+//! review steps and the store read them; a multi-host run sends them between hosts (every
+//! type is serde, histograms travel whole so merging stays exact).
 
 use std::time::SystemTime;
 
-use iolab_engine::Direction;
-use iolab_job::{JobSpec, Region};
-use iolab_stats::{Clock, LatencyHistogram};
-use iolab_sysinfo::diskstats::DiskCounters;
-use iolab_sysinfo::TargetFacts;
+use serde::{Deserialize, Serialize};
 
-use crate::IoLog;
+use crate::{
+    Direction, DiskCounters, IoLog, JobSetup, LatencyHistogram, TargetFacts, Timebase,
+    SAMPLE_INTERVAL_NS,
+};
 
 /// One direction's counters and latencies.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DirResult {
     pub ios: u64,
     pub bytes: u64,
@@ -30,7 +31,7 @@ pub struct DirResult {
 
 /// What the latencies of one window looked like, in clock ticks: enough to draw latency over
 /// time (the reviews' "stayed at 10 µs for hours") without keeping a histogram per window.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LatencyWindow {
     pub ios: u64,
     pub p50: u64,
@@ -54,11 +55,8 @@ impl LatencyWindow {
     }
 }
 
-/// fio's `bwavgtime`/`iopsavgtime` default: one bandwidth and IOPS sample per 500 ms.
-pub const SAMPLE_INTERVAL_NS: u64 = 500_000_000;
-
 /// What one direction did in one sampling interval.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sample {
     pub bytes: u64,
     pub ios: u64,
@@ -66,7 +64,7 @@ pub struct Sample {
 
 /// min, max, mean, sample standard deviation and count of a rate over the sampling
 /// intervals (all zero when there are none).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct RateStats {
     pub min: f64,
     pub max: f64,
@@ -156,7 +154,7 @@ impl DirResult {
 /// flight once each was queued (buckets 1, 2, 4, 8, 16, 32, ≥64); `submit` and `complete`
 /// count submit and reap calls by how many I/Os each carried (buckets 0, 1–4, 5–8, 9–16,
 /// 17–32, 33–64, >64).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DepthCounts {
     pub level: [u64; 7],
     pub submit: [u64; 7],
@@ -203,7 +201,7 @@ impl DepthCounts {
 
 /// CPU spent while measuring, in ns: the job's own threads (user, system) and the kernel
 /// helper threads working for them (io-wq workers, SQPOLL threads; all system time).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CpuUsage {
     pub user_ns: u64,
     pub sys_ns: u64,
@@ -238,14 +236,15 @@ impl CpuUsage {
 }
 
 /// One reported job: a single job copy, or all copies merged (`group_reporting`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobReport {
     /// Which of the run's jobs this reports on (its position in the list given to run_jobs);
     /// for a merged group, the last job merged in (whose options fio's JSON shows).
     pub job_index: usize,
-    /// fio's reporting group (see [`crate::plan::group_ids`]).
+    /// fio's reporting group (jobs share one until `new_group` or `stonewall` starts the next).
     pub group_id: u32,
-    pub spec: JobSpec,
+    /// The job as its results describe it.
+    pub setup: JobSetup,
     /// How many job copies this report covers.
     pub clones: u32,
     /// Indexed by [`Direction::index`]; `None` for directions the job does not issue.
@@ -264,7 +263,6 @@ pub struct JobReport {
     /// Each copy's I/O log (`write_lat_log` and friends), in job-number order.
     pub logs: Vec<IoLog>,
     pub target: TargetFacts,
-    pub region: Region,
     /// Ways the kernel served the job differently from what was asked.
     pub notes: Vec<String>,
     pub interrupted: bool,
@@ -348,7 +346,7 @@ fn per_second(n: u64, ns: u64) -> f64 {
 }
 
 /// What a disk under the run's targets did during the run (fio's `disk_util`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiskUsage {
     pub name: String,
     pub counters: DiskCounters,
@@ -367,12 +365,13 @@ impl DiskUsage {
 }
 
 /// Everything one call of `run_jobs` measured.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunOutcome {
     pub jobs: Vec<JobReport>,
     /// The disks behind the targets, in name order.
     pub disks: Vec<DiskUsage>,
-    pub clock: Clock,
+    /// What the histograms' ticks are.
+    pub clock: Timebase,
     pub started: SystemTime,
     /// Stopped early by SIGINT/SIGTERM.
     pub interrupted: bool,

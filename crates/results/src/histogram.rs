@@ -6,14 +6,18 @@
 
 use hdrhistogram::Histogram;
 
-use crate::clock::Clock;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
 use crate::summary::LatencySummary;
+use crate::timebase::TickRate;
 
 /// Highest value tracked, in ticks: 2^42 ticks is over 20 minutes at 3 GHz and over an hour
 /// with the nanosecond clock, well past the ≥10 s the reports need. Larger values saturate.
 const HIGHEST_TICKS: u64 = 1 << 42;
 const SIGNIFICANT_DIGITS: u8 = 3;
 
+/// Serialized as the base64 of [`LatencyHistogram::to_bytes`]: exact, compact, mergeable
+/// on the other side (the wire format of a multi-host run, the JSON export).
 #[derive(Clone)]
 pub struct LatencyHistogram {
     hdr: Histogram<u64>,
@@ -64,6 +68,21 @@ impl LatencyHistogram {
         self.max = self.max.max(ticks);
         self.sum = self.sum.wrapping_add(ticks);
         self.sum_sq += (ticks as u128) * (ticks as u128);
+    }
+
+    /// Records `n` latencies of `ticks` each (an imported histogram's bucket).
+    pub fn record_n(&mut self, ticks: u64, n: u64) {
+        if n == 0 {
+            return;
+        }
+        let ticks = ticks.min(HIGHEST_TICKS);
+        // In range by the line above: cannot fail.
+        let _ = self.hdr.record_n(ticks.max(1), n);
+        self.count += n;
+        self.min = self.min.min(ticks);
+        self.max = self.max.max(ticks);
+        self.sum = self.sum.wrapping_add(ticks.wrapping_mul(n));
+        self.sum_sq += (ticks as u128) * (ticks as u128) * n as u128;
     }
 
     pub fn count(&self) -> u64 {
@@ -117,7 +136,7 @@ impl LatencyHistogram {
     }
 
     /// The recorded buckets as (value in ns, count), lowest first: fio's `json+` "bins".
-    pub fn bins_ns(&self, clock: &Clock) -> Vec<(u64, u64)> {
+    pub fn bins_ns(&self, clock: &impl TickRate) -> Vec<(u64, u64)> {
         self.hdr
             .iter_recorded()
             .map(|v| {
@@ -169,7 +188,7 @@ impl LatencyHistogram {
     }
 
     /// Summarises in nanoseconds, with the requested percentiles (in percent, e.g. 99.9).
-    pub fn summarize(&self, clock: &Clock, percentiles: &[f64]) -> LatencySummary {
+    pub fn summarize(&self, clock: &impl TickRate, percentiles: &[f64]) -> LatencySummary {
         if self.count == 0 {
             return LatencySummary::default();
         }
@@ -193,6 +212,32 @@ impl LatencyHistogram {
                 .map(|&p| (p, clock.ticks_to_ns(self.percentile_ticks(p))))
                 .collect(),
         }
+    }
+}
+
+impl Serialize for LatencyHistogram {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use base64::Engine;
+        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(self.to_bytes()))
+    }
+}
+
+impl<'de> Deserialize<'de> for LatencyHistogram {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use base64::Engine;
+        let text = String::deserialize(d)?;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(text.as_bytes())
+            .map_err(serde::de::Error::custom)?;
+        LatencyHistogram::from_bytes(&bytes)
+            .ok_or_else(|| serde::de::Error::custom("not an iolab latency histogram"))
+    }
+}
+
+impl PartialEq for LatencyHistogram {
+    /// Equal when they hold the same samples (same bytes).
+    fn eq(&self, other: &Self) -> bool {
+        self.to_bytes() == other.to_bytes()
     }
 }
 
@@ -220,6 +265,7 @@ fn get_varint(bytes: &mut &[u8]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Timebase;
 
     #[test]
     fn bytes_round_trip_keeps_summary_and_percentiles() {
@@ -228,7 +274,7 @@ mod tests {
             h.record(v * 37 % 100_003 + 1);
         }
         let back = LatencyHistogram::from_bytes(&h.to_bytes()).unwrap();
-        let c = Clock::monotonic();
+        let c = Timebase::NANOSECONDS;
         let pcts = [50.0, 99.0, 99.999];
         assert_eq!(h.summarize(&c, &pcts), back.summarize(&c, &pcts));
         assert_eq!(back.count(), 5000);
@@ -249,7 +295,7 @@ mod tests {
         assert_eq!(h.count_below(6), 2);
         assert_eq!(h.count_below(101), 4);
         assert_eq!(h.count_below(u64::MAX), 5);
-        let bins = h.bins_ns(&Clock::monotonic());
+        let bins = h.bins_ns(&Timebase::NANOSECONDS);
         assert_eq!(bins.iter().map(|b| b.1).sum::<u64>(), 5);
         assert_eq!(bins[0], (5, 2));
         assert_eq!(bins.last().unwrap().0, 1000);
@@ -302,7 +348,7 @@ mod tests {
         for v in [2u64, 4, 4, 4, 5, 5, 7, 9] {
             h.record(v);
         }
-        let s = h.summarize(&Clock::monotonic(), &[50.0]);
+        let s = h.summarize(&Timebase::NANOSECONDS, &[50.0]);
         assert_eq!(s.count, 8);
         assert_eq!(s.min_ns, 2.0);
         assert_eq!(s.max_ns, 9.0);
@@ -324,7 +370,7 @@ mod tests {
             all.record(v * 7);
         }
         a.merge(&b);
-        let c = Clock::monotonic();
+        let c = Timebase::NANOSECONDS;
         let p = [50.0, 99.0];
         assert_eq!(
             format!("{:?}", a.summarize(&c, &p)),
@@ -335,7 +381,7 @@ mod tests {
     #[test]
     fn reset_and_empty_and_saturation() {
         let mut h = LatencyHistogram::new();
-        assert_eq!(h.summarize(&Clock::monotonic(), &[99.0]).count, 0);
+        assert_eq!(h.summarize(&Timebase::NANOSECONDS, &[99.0]).count, 0);
         h.record(u64::MAX / 2);
         assert_eq!(h.count(), 1);
         h.reset();

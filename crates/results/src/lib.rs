@@ -1,0 +1,41 @@
+//! iolab's results: what a run measured, typed, in one crate at the bottom of the house.
+//!
+//! Two shapes, one conversion between them:
+//! - **measured** ([`RunOutcome`], [`JobReport`], [`DirResult`]): what the runner hands back,
+//!   histograms in clock ticks with the [`Timebase`] to convert them. fio's JSON and normal
+//!   output, the review steps and the terminal tables read it; a multi-host run sends it.
+//! - **records** ([`RunRecord`], [`JobRecord`]): what is kept — figures by name in ns,
+//!   histograms whole, series, review steps, host. The store writes and reads them, `show`,
+//!   `compare`, `export` and the report read them, `import` makes them (from iolab's export
+//!   or fio's JSON). [`JobRecord::from_report`] is the one conversion.
+//!
+//! Every type is `serde`; this crate depends on nothing else of iolab's, so any crate can
+//! read results without pulling in the runner, the engines or the store.
+
+mod direction;
+pub mod histogram;
+pub mod iolog;
+pub mod measured;
+pub mod ordered;
+pub mod record;
+pub mod setup;
+pub mod summary;
+pub mod target;
+pub mod timebase;
+
+pub use direction::Direction;
+pub use histogram::LatencyHistogram;
+pub use iolog::{IoEntry, IoLog, WindowEntry};
+pub use measured::{
+    CpuUsage, DepthCounts, DirResult, DiskUsage, JobReport, LatencyWindow, RateStats, RunOutcome,
+    Sample,
+};
+pub use ordered::Metrics;
+pub use record::{
+    percentile_name, CpuRecord, HistogramRecord, HostRecord, JobRecord, RunRecord, SeriesRecord,
+    StepRecord, RECORD_FORMAT, RECORD_VERSION, SAMPLE_INTERVAL_NS, STORED_PERCENTILES,
+};
+pub use setup::{JobSetup, LogSpec, Recorded, RwReporting, DEFAULT_PERCENTILES};
+pub use summary::LatencySummary;
+pub use target::{DiskCounters, TargetFacts, TargetKind};
+pub use timebase::{ClockSource, TickRate, Timebase};

@@ -1,0 +1,133 @@
+//! What a result needs to know about the job that produced it: its name and shape (engine,
+//! depth, pattern, block size, files) and the reporting choices that decide how its figures
+//! are printed (percentiles, which latencies, reads and writes apart or mixed). The job model
+//! (`iolab_job::JobSpec`) makes one with `JobSpec::setup`; nothing here knows fio's syntax.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// Which latencies are measured and reported (fio's `disable_slat`, `disable_clat`,
+/// `disable_lat`, `disable_bw`; `gtod_reduce` turns all four off). A latency that is off
+/// reports as zeros, as in fio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recorded {
+    pub slat: bool,
+    pub clat: bool,
+    pub lat: bool,
+    pub bw: bool,
+}
+
+impl Default for Recorded {
+    fn default() -> Self {
+        Recorded {
+            slat: true,
+            clat: true,
+            lat: true,
+            bw: true,
+        }
+    }
+}
+
+/// How reads and writes are reported (fio's `unified_rw_reporting`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RwReporting {
+    /// Reads and writes apart (fio's default).
+    #[default]
+    Separate,
+    /// One "mixed" direction summing both.
+    Mixed,
+    /// Both: apart, and mixed.
+    Both,
+}
+
+/// Which per-I/O logs to keep, and their file-name prefixes (fio's `write_lat_log`,
+/// `write_iops_log`, `write_bw_log`, `log_avg_msec`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct LogSpec {
+    pub lat: Option<String>,
+    pub iops: Option<String>,
+    pub bw: Option<String>,
+    /// Average over windows of this many ms; 0 logs every I/O.
+    pub avg_msec: u32,
+}
+
+impl LogSpec {
+    pub fn any(&self) -> bool {
+        self.lat.is_some() || self.iops.is_some() || self.bw.is_some()
+    }
+}
+
+/// The job as its results describe it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobSetup {
+    pub name: String,
+    pub description: String,
+    /// The engine with the options that change its path (`io_uring hipri fixedbufs`).
+    pub engine: String,
+    /// True for engines whose every call blocks until the I/O is done (no submission latency).
+    pub synchronous: bool,
+    /// The queue depth the job really ran at (1 for synchronous engines).
+    pub iodepth: u32,
+    /// fio's `rw` name: read, write, rw, randread, randwrite, randrw.
+    pub rw: String,
+    /// The largest block size the job issues, in bytes.
+    pub block_size: u32,
+    /// Every file the job used (`filename`, then any more).
+    pub files: Vec<PathBuf>,
+    /// Percentiles to print, in percent.
+    pub percentiles: Vec<f64>,
+    pub clat_percentiles: bool,
+    pub lat_percentiles: bool,
+    pub recorded: Recorded,
+    pub rw_reporting: RwReporting,
+    /// `latency_window`, in ms, when the job keeps latency summaries per window.
+    pub latency_window_ms: Option<u64>,
+    pub stonewall: bool,
+    /// What written data held (fio's buffer options in words); `None` for jobs that only read.
+    pub write_buffers: Option<String>,
+    /// The I/O logs it kept, and their file-name prefixes.
+    pub logs: LogSpec,
+}
+
+impl JobSetup {
+    /// A setup for a job named `name` with fio's defaults, for results made outside a run
+    /// (imports, tests).
+    pub fn named(name: &str) -> JobSetup {
+        JobSetup {
+            name: name.to_string(),
+            description: String::new(),
+            engine: String::new(),
+            synchronous: true,
+            iodepth: 1,
+            rw: "read".into(),
+            block_size: 4096,
+            files: Vec::new(),
+            percentiles: DEFAULT_PERCENTILES.to_vec(),
+            clat_percentiles: true,
+            lat_percentiles: false,
+            recorded: Recorded::default(),
+            rw_reporting: RwReporting::Separate,
+            latency_window_ms: None,
+            stonewall: false,
+            write_buffers: None,
+            logs: LogSpec::default(),
+        }
+    }
+
+    /// The job's files joined with ':' as fio writes `filename`.
+    pub fn files_joined(&self) -> String {
+        self.files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(":")
+    }
+}
+
+/// fio's default percentile list plus 99.999, the tail the reviews quote.
+pub const DEFAULT_PERCENTILES: [f64; 18] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99, 99.999,
+];
