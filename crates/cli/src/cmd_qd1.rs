@@ -1,30 +1,31 @@
 //! The main job: 4 KiB random read and random write at QD1 through every I/O path this
 //! machine has, one path at a time, printed as the SPDK blog's tables (engines as columns).
-//! Without --target it runs on a scratch file in a temporary directory, so it is safe
-//! anywhere; a block device target needs --allow-destroy for the write row.
+//! It is the review's QD1 step run on its own (same points, same table, recorded the same
+//! way when a database is named). Without --target it runs on a scratch file in a temporary
+//! directory, so it is safe anywhere; a block device target needs --allow-destroy for the
+//! write row.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use anyhow::{anyhow, Context};
 use clap::Args;
-use iolab_engine::{EngineConfig, EngineError, EngineKind};
+use iolab_engine::EngineConfig;
 use iolab_fio::json::{to_json, JsonContext};
 use iolab_fio::units::{parse_size, parse_time};
-use iolab_job::{JobSpec, Pattern, SizeSpec};
-use iolab_report::qd1::Qd1Numbers;
-use iolab_report::{Qd1Cell, Qd1Table};
-use iolab_runner::{
-    prepare, run_jobs, signal, JobReport, PreparedJob, RunError, RunOptions, RunOutcome,
-};
+use iolab_job::{JobSpec, SizeSpec};
+use iolab_runner::{prepare, signal, JobReport, RunOutcome};
 use iolab_stats::Clock;
-use iolab_sysinfo::check_output;
+use iolab_store::{RunStatus, Store};
+use iolab_suite::progress::Progress;
+use iolab_suite::{run_step, step_impl, Effort, Executor, Findings, PerStep, ReviewConfig, Step};
+use iolab_sysinfo::{check_database, check_output, Consent};
 
+use crate::cmd_review::command_line;
 use crate::exit::{self, CliError};
 use crate::output;
-use crate::targets::{consent_for_jobs, lay_out};
 
 #[derive(Args, Debug, Clone)]
 pub struct Qd1Args {
@@ -55,6 +56,10 @@ pub struct Qd1Args {
     /// Write results to this file instead of standard output
     #[arg(long)]
     pub output: Option<PathBuf>,
+    /// Also record the run in this results database, for history, show, compare and report
+    /// [default: $IOLAB_DB when set, else not recorded]
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
 }
 
 fn chosen_paths(args: &Qd1Args) -> Result<Vec<EngineConfig>, CliError> {
@@ -79,214 +84,203 @@ fn chosen_paths(args: &Qd1Args) -> Result<Vec<EngineConfig>, CliError> {
         .collect()
 }
 
-const WORKLOADS: [(&str, &str, u32); 2] = [
-    ("4KiB Random Read", "randread", 100),
-    ("4KiB Random Write", "randwrite", 0),
-];
+/// The database the main job is recorded in: `--db`, else `$IOLAB_DB`; none by default, so
+/// the first command on a fresh machine leaves nothing behind but its tables.
+fn recording_db(args: &Qd1Args) -> Option<PathBuf> {
+    args.db.clone().or_else(|| {
+        std::env::var_os("IOLAB_DB")
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+    })
+}
 
-fn job_for(
+/// The QD1 step of a review, on its own: the chosen paths, the main job's timing.
+fn config(
     args: &Qd1Args,
-    target: &std::path::Path,
-    engine: EngineConfig,
-    rw: &str,
-    read: u32,
+    target: PathBuf,
     size: Option<u64>,
-) -> JobSpec {
-    let mut j = JobSpec::new(format!("4k_{rw}_qd1-{}", engine.label()), target);
-    j.engine = engine;
-    j.direct = engine.kind != EngineKind::Null;
-    j.pattern = Pattern::Random;
-    j.read_percent = read;
-    j.block_size = [4096, 4096];
-    j.iodepth = 1;
-    j.size = size.map(SizeSpec::Bytes);
-    j.time_based = true;
-    j.runtime = Some(args.runtime);
-    j.ramp_time = args.ramp_time;
-    j.random_map = false;
-    j.lat_percentiles = true;
-    j
+    paths: Vec<EngineConfig>,
+) -> ReviewConfig {
+    let per_step = |d: Duration| PerStep {
+        all: Some(d),
+        ..PerStep::default()
+    };
+    let consent = Consent::granting("--allow-destroy", args.allow_destroy, [target.as_path()]);
+    ReviewConfig {
+        floor_consent: Consent::granting("--allow-destroy-floor", false, []),
+        consent,
+        target,
+        size,
+        effort: Effort::Quick,
+        steps: vec![Step::Qd1Engines],
+        runtime: per_step(args.runtime),
+        ramp: per_step(args.ramp_time),
+        max_qd: 1,
+        precondition_passes: 0,
+        tolerance_pct: 0.0,
+        floor_device: None,
+        qd1_paths: paths,
+    }
+}
+
+/// Refuses, before any I/O, a target no path could use (a pseudo filesystem, a directory,
+/// a size it does not have): the same checks as every job, on a read job. What only some
+/// paths cannot do (a write without consent, polling without poll queues) becomes n/a in
+/// the table instead.
+fn check_target(cfg: &ReviewConfig) -> Result<(), CliError> {
+    let mut spec = JobSpec::new("qd1", &cfg.target);
+    spec.direct = true;
+    spec.block_size = [4096, 4096];
+    spec.size = cfg.size.map(SizeSpec::Bytes);
+    prepare(&[spec], &cfg.consent)
+        .map(|_| ())
+        .map_err(CliError::from)
+}
+
+/// Where the tables go, and the output and database checked against the target.
+fn open_output(
+    args: &Qd1Args,
+    target: &Path,
+    db: Option<&Path>,
+) -> Result<Box<dyn Write>, CliError> {
+    if let Some(o) = args.output.as_deref() {
+        check_output(o, "--output", &[target]).map_err(CliError::bad_input)?;
+    }
+    if let Some(db) = db {
+        check_database(db, &[target]).map_err(CliError::bad_input)?;
+    }
+    output::open(args.output.as_deref())
+}
+
+/// fio's JSON of every measured cell, one job each.
+fn write_json(
+    out: &mut dyn Write,
+    reports: Vec<JobReport>,
+    clock: &Clock,
+    started: SystemTime,
+    interrupted: bool,
+) -> Result<(), CliError> {
+    let outcome = RunOutcome {
+        jobs: reports,
+        disks: Vec::new(),
+        clock: clock.timebase(),
+        started,
+        interrupted,
+    };
+    let ctx = JsonContext {
+        global_options: &[],
+        job_options: &[],
+        plus: false,
+    };
+    serde_json::to_writer_pretty(&mut *out, &to_json(&outcome, &ctx))
+        .map_err(std::io::Error::from)
+        .and_then(|_| writeln!(out))
+        .context("writing results")
+        .map_err(CliError::failed)
+}
+
+/// The tables, with what the main job adds to the step's notes.
+fn write_tables(
+    out: &mut dyn Write,
+    args: &Qd1Args,
+    cfg: &ReviewConfig,
+    text: &str,
+    clock: &Clock,
+) -> Result<(), CliError> {
+    let mut text = text.to_string();
+    if cfg.target.starts_with("/dev/zram") {
+        text.push_str(
+            "- zram serves pages never written as zero-fill, which is faster than real reads; \
+             fill it first for honest read figures\n",
+        );
+    }
+    writeln!(
+        out,
+        "QD1 4 KiB random I/O on {} (direct, {} s per cell after {} s ramp; clock: {})\n",
+        cfg.target.display(),
+        args.runtime.as_secs_f64(),
+        args.ramp_time.as_secs_f64(),
+        clock.source()
+    )
+    .and_then(|_| write!(out, "{text}"))
+    .context("writing results")
+    .map_err(CliError::failed)
+}
+
+/// The scratch file in a fresh temporary directory, or the user's target.
+fn target_of(
+    args: &Qd1Args,
+) -> Result<(PathBuf, Option<u64>, Option<tempfile::TempDir>), CliError> {
+    if let Some(t) = &args.target {
+        return Ok((t.clone(), args.size, None));
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("iolab-")
+        .tempdir()
+        .context("creating a scratch directory")
+        .map_err(CliError::failed)?;
+    let size = Some(args.size.unwrap_or(256 << 20));
+    Ok((dir.path().join("scratch"), size, Some(dir)))
 }
 
 pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
     let paths = chosen_paths(args)?;
-    let scratch_dir;
-    let (target, size) = match &args.target {
-        Some(t) => (t.clone(), args.size),
-        None => {
-            scratch_dir = tempfile::Builder::new()
-                .prefix("iolab-")
-                .tempdir()
-                .context("creating a scratch directory")
-                .map_err(CliError::failed)?;
-            (
-                scratch_dir.path().join("scratch"),
-                Some(args.size.unwrap_or(256 << 20)),
-            )
-        }
+    let (target, size, _scratch) = target_of(args)?;
+    let cfg = config(args, target, size, paths);
+    check_target(&cfg)?;
+    let db = recording_db(args);
+    let mut out = open_output(args, &cfg.target, db.as_deref())?;
+    let mut store = match &db {
+        Some(p) => Store::open(p).map_err(CliError::bad_input)?,
+        None => Store::in_memory().map_err(CliError::failed)?,
     };
-    let mut specs: Vec<JobSpec> = Vec::new();
-    for e in &paths {
-        for (_, rw, read) in WORKLOADS {
-            specs.push(job_for(args, &target, *e, rw, read, size));
-        }
-    }
-    // Check everything before the first I/O. A write row the guard refuses (a device or an
-    // existing file without --allow-destroy) stays in the table as n/a with the reason, so
-    // the reads are still measured; any other refusal stops the run here.
-    let consent = consent_for_jobs(&specs, args.allow_destroy);
-    let mut jobs: Vec<Result<PreparedJob, String>> = Vec::new();
-    for spec in &specs {
-        match prepare(std::slice::from_ref(spec), &consent) {
-            Ok(mut j) => jobs.push(Ok(j.remove(0))),
-            Err(RunError::Safety { source, .. }) if !spec.reads() => {
-                jobs.push(Err(source.to_string()))
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-    if let Some(o) = args.output.as_deref() {
-        check_output(o, "--output", &[&target]).map_err(CliError::bad_input)?;
-    }
+    let run_id = store
+        .begin_run("qd1", &command_line())
+        .map_err(CliError::failed)?;
     signal::install();
-    let mut ready: Vec<PreparedJob> = jobs
-        .iter()
-        .filter_map(|j| j.as_ref().ok())
-        .cloned()
-        .collect();
-    lay_out(&mut ready)?;
-    let mut ready = ready.into_iter();
-    let jobs: Vec<Result<PreparedJob, String>> = jobs
-        .into_iter()
-        .map(|j| j.map(|_| ready.next().expect("one laid-out job per checked job")))
-        .collect();
-    let mut out = output::open(args.output.as_deref())?;
     let clock = Clock::calibrate(Duration::from_millis(20));
-    let total = jobs.len();
-    let per_job = args.runtime + args.ramp_time;
+    let step = step_impl(Step::Qd1Engines);
+    let (cells, planned) = step.estimate(&cfg, 0, true);
     say!(
         "iolab: QD1 4 KiB random read/write on {} through {} paths, about {} s",
-        target.display(),
-        paths.len(),
-        (per_job * total as u32).as_secs()
+        cfg.target.display(),
+        cfg.qd1_paths.len(),
+        planned.as_secs()
     );
-    let mut table = Qd1Table::default();
-    table
-        .reference_only
-        .push(EngineConfig::new(EngineKind::Null).label());
-    // Every measured cell's report, for --output-format=json.
-    let mut measured: Vec<JobReport> = Vec::new();
-    let started = std::time::SystemTime::now();
-    let mut interrupted = false;
-    let progress = std::io::stderr().is_terminal() || std::env::var_os("IOLAB_PROGRESS").is_some();
-    for (i, job) in jobs.iter().enumerate() {
-        let engine = specs[i].engine.label();
-        let workload = WORKLOADS[i % WORKLOADS.len()].0.to_string();
-        let job = match job {
-            Ok(j) => j,
-            Err(reason) => {
-                table.add(Qd1Cell {
-                    engine,
-                    workload,
-                    result: Err(reason.clone()),
-                });
-                continue;
-            }
-        };
-        if progress {
-            say_partial!(
-                "\r[{}/{}] {workload} via {engine}...{:20}",
-                i + 1,
-                total,
-                ""
-            );
-        }
-        let opts = RunOptions {
-            clock,
-            progress: false,
-            live: None,
-        };
-        match run_jobs(std::slice::from_ref(job), &opts) {
-            Ok(o) => {
-                let report = &o.jobs[0];
-                for n in &report.notes {
-                    if !table.notes.contains(n) {
-                        table.notes.push(n.clone());
-                    }
-                }
-                table.add(Qd1Cell {
-                    engine,
-                    workload,
-                    result: Qd1Numbers::from_report(report, &clock)
-                        .ok_or_else(|| "no I/O completed".to_string()),
-                });
-                interrupted |= o.interrupted;
-                measured.extend(o.jobs);
-            }
-            Err(RunError::Engine {
-                source: EngineError::Unsupported { reason, .. },
-                ..
-            }) => {
-                table.add(Qd1Cell {
-                    engine,
-                    workload,
-                    result: Err(reason),
-                });
-            }
-            Err(e) => return Err(e.into()),
-        }
-        if interrupted {
-            break;
-        }
-    }
-    if progress {
-        say!("\r{:70}\r", "");
-    }
-    if target.starts_with("/dev/zram") {
-        table.notes.push(
-            "zram serves pages never written as zero-fill, which is faster than real reads; \
-             fill it first for honest read figures"
-                .into(),
-        );
-    }
-    if args.output_format == "json" {
-        let outcome = RunOutcome {
-            jobs: measured,
-            disks: Vec::new(),
-            clock: clock.timebase(),
-            started,
-            interrupted,
-        };
-        let doc = to_json(
-            &outcome,
-            &JsonContext {
-                global_options: &[],
-                job_options: &[],
-                plus: false,
-            },
-        );
-        serde_json::to_writer_pretty(&mut out, &doc)
-            .context("writing results")
-            .map_err(CliError::failed)?;
-        writeln!(out)
-            .context("writing results")
-            .map_err(CliError::failed)?;
+    let show = std::io::stderr().is_terminal() || std::env::var_os("IOLAB_PROGRESS").is_some();
+    let started = SystemTime::now();
+    let mut tables = Vec::new();
+    let mut ex = Executor {
+        store: &mut store,
+        run_id,
+        clock,
+        consent: cfg.consent.clone(),
+        progress: Progress::new(show, planned),
+        out: &mut tables,
+        kept: (args.output_format == "json").then(Vec::new),
+    };
+    ex.progress.step = format!("[{cells} cells]");
+    ex.progress.step_points = cells;
+    let end = run_step(&cfg, &mut ex, step, &mut Findings::default());
+    let kept = ex.kept.take();
+    let end = end.map_err(|e| CliError::failed(anyhow!(e)))?;
+    let interrupted = end.status == "interrupted";
+    let status = if interrupted {
+        RunStatus::Interrupted
     } else {
-        writeln!(
-            out,
-            "QD1 4 KiB random I/O on {} (direct, {} s per cell after {} s ramp; clock: {})\n",
-            target.display(),
-            args.runtime.as_secs_f64(),
-            args.ramp_time.as_secs_f64(),
-            clock.source()
-        )
-        .and_then(|_| write!(out, "{}", table.render()))
-        .context("writing results")
-        .map_err(CliError::failed)?;
+        RunStatus::Ok
+    };
+    store.finish_run(run_id, status).map_err(CliError::failed)?;
+    match kept {
+        Some(reports) => write_json(&mut out, reports, &clock, started, interrupted)?,
+        None => write_tables(&mut out, args, &cfg, &end.text, &clock)?,
     }
     out.flush()
         .context("writing results")
         .map_err(CliError::failed)?;
+    if let Some(db) = &db {
+        say!("iolab: saved as run {run_id} in {}", db.display());
+    }
     if interrupted {
         say!("iolab: interrupted: the tables above are partial");
         return Ok(ExitCode::from(exit::interrupted()));

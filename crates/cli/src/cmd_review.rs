@@ -276,6 +276,7 @@ fn configure(
         precondition_passes: a.passes.unwrap_or(effort.precondition_passes()),
         tolerance_pct: a.tolerance,
         floor_device: Some(floor_device),
+        qd1_paths: iolab_suite::default_qd1_paths(),
     };
     Ok((cfg, scratch))
 }
@@ -336,6 +337,7 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
         consent: cfg.consent.clone(),
         progress: Progress::new(show, planned),
         out: &mut lock,
+        kept: None,
     };
     let result = run_review(&cfg, &mut ex);
     drop(lock);

@@ -191,7 +191,11 @@ impl Qd1Table {
         for r in reasons {
             let _ = writeln!(out, "{r}");
         }
-        for e in &self.reference_only {
+        for e in self
+            .reference_only
+            .iter()
+            .filter(|e| self.engines.contains(e))
+        {
             let _ = writeln!(
                 out,
                 "- {e} does no I/O: its column is iolab's own cost per I/O, never marked best."

@@ -165,6 +165,18 @@ impl Store {
         })
     }
 
+    /// A database in memory: for a run recorded nowhere (the main job without --db), so
+    /// it goes through the same steps as one that is kept.
+    pub fn in_memory() -> Result<Store, StoreError> {
+        let mut conn = Connection::open_in_memory()?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        schema::migrate(&mut conn)?;
+        Ok(Store {
+            conn,
+            path: PathBuf::from(":memory:"),
+        })
+    }
+
     fn open_inner(path: &Path) -> Result<Store, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;

@@ -44,6 +44,8 @@ pub struct Executor<'a> {
     pub consent: Consent,
     pub progress: Progress,
     pub out: &'a mut dyn Write,
+    /// Every measured point's report, when the caller wants them (the main job's fio JSON).
+    pub kept: Option<Vec<JobReport>>,
 }
 
 /// The reason a point cannot run, without the job-name prefix the runner's errors carry.
@@ -155,6 +157,9 @@ impl Executor<'_> {
         }
         self.store
             .add_step_outcome(self.run_id, step.name(), &outcome, &[])?;
+        if let Some(kept) = &mut self.kept {
+            kept.extend(outcome.jobs.iter().cloned());
+        }
         let report = outcome
             .jobs
             .into_iter()

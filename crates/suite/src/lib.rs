@@ -18,7 +18,10 @@ use std::str::FromStr;
 
 pub use effort::{Effort, PerStep, StepTiming};
 pub use exec::{Executor, Point};
-pub use steps::{run_review, ReviewOutcome};
+pub use steps::{
+    default_qd1_paths, run_review, run_step, step_impl, Findings, ReviewOutcome, ReviewStep,
+    StepEnd,
+};
 
 /// The review's steps, in the order they run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -125,6 +128,9 @@ pub struct ReviewConfig {
     pub tolerance_pct: f64,
     /// The RAM-backed block device of the software-floor step.
     pub floor_device: Option<PathBuf>,
+    /// The I/O paths of the QD1 step ([`default_qd1_paths`] in a review; the main job's
+    /// `--engines`, null included, on its own).
+    pub qd1_paths: Vec<iolab_engine::EngineConfig>,
 }
 
 impl ReviewConfig {

@@ -295,3 +295,35 @@ fn fios_own_json_imports_with_its_iops_and_percentiles() {
     );
     assert!(table.contains("measured by fio-"), "{table}");
 }
+
+#[test]
+fn the_main_job_is_recorded_like_a_review_step_when_a_database_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    let out = iolab(&[
+        "--runtime=100ms",
+        "--ramp_time=0",
+        "--engines=psync,null",
+        "--db",
+        db,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("saved as run 1 in"), "{}", out.stderr);
+    let runs = history(db);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(
+        (&runs[0]["kind"], &runs[0]["status"]),
+        (&json!("qd1"), &json!("ok"))
+    );
+    let jobs = runs[0]["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 4, "read and write through two paths");
+    assert!(jobs.iter().all(|j| j["step"] == "qd1-engines"));
+    // show prints the step's tables as the terminal did.
+    let show = iolab(&["show", "1", "--db", db]);
+    assert!(
+        show.stdout.contains("| 4KiB Random Read"),
+        "{}",
+        show.stdout
+    );
+}

@@ -19,6 +19,28 @@ use crate::{ReviewConfig, Step, SuiteError};
 /// A second whose p99 exceeds this many times the median second's p99 is an outlier.
 pub const OUTLIER_FACTOR: f64 = 2.0;
 
+/// The step as the review (and, for QD1, the main job) runs it.
+pub struct Consistency;
+
+impl super::ReviewStep for Consistency {
+    fn step(&self) -> Step {
+        Step::Consistency
+    }
+
+    fn points(&self, _cfg: &ReviewConfig, _polled: bool) -> usize {
+        2
+    }
+
+    fn run(
+        &self,
+        cfg: &ReviewConfig,
+        ex: &mut Executor<'_>,
+        findings: &mut Findings,
+    ) -> Result<StepOutput, SuiteError> {
+        run(cfg, ex, findings)
+    }
+}
+
 pub fn run(
     cfg: &ReviewConfig,
     ex: &mut Executor<'_>,

@@ -77,6 +77,28 @@ fn read_point(
     )
 }
 
+/// The step as the review (and, for QD1, the main job) runs it.
+pub struct SoftwareFloor;
+
+impl super::ReviewStep for SoftwareFloor {
+    fn step(&self) -> Step {
+        Step::SoftwareFloor
+    }
+
+    fn points(&self, _cfg: &ReviewConfig, _polled: bool) -> usize {
+        2 + ENGINES.len()
+    }
+
+    fn run(
+        &self,
+        cfg: &ReviewConfig,
+        ex: &mut Executor<'_>,
+        findings: &mut Findings,
+    ) -> Result<StepOutput, SuiteError> {
+        run(cfg, ex, findings)
+    }
+}
+
 pub fn run(
     cfg: &ReviewConfig,
     ex: &mut Executor<'_>,

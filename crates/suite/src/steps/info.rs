@@ -9,7 +9,7 @@ use serde_json::json;
 use super::StepOutput;
 use crate::exec::Executor;
 use crate::table::Table;
-use crate::{ReviewConfig, SuiteError};
+use crate::{Findings, ReviewConfig, Step, SuiteError};
 
 fn opt<T: ToString>(v: &Option<T>) -> String {
     v.as_ref()
@@ -23,6 +23,28 @@ fn bytes(v: Option<u64>) -> String {
             iolab_report::format::bytes_binary(b as f64)
         )
     })
+}
+
+/// The step as the review (and, for QD1, the main job) runs it.
+pub struct Info;
+
+impl super::ReviewStep for Info {
+    fn step(&self) -> Step {
+        Step::Info
+    }
+
+    fn points(&self, _cfg: &ReviewConfig, _polled: bool) -> usize {
+        0
+    }
+
+    fn run(
+        &self,
+        cfg: &ReviewConfig,
+        ex: &mut Executor<'_>,
+        _findings: &mut Findings,
+    ) -> Result<StepOutput, SuiteError> {
+        run(cfg, ex)
+    }
 }
 
 pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, SuiteError> {

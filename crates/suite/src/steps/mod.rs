@@ -22,13 +22,15 @@ use iolab_store::{now_ms, StepRecord};
 use serde_json::{json, Value};
 
 use crate::exec::Executor;
-use crate::{plan, ReviewConfig, Step, SuiteError};
+use crate::{ReviewConfig, Step, SuiteError};
 
 /// How a step ended, its figures and its printed tables.
 #[derive(Debug, Clone)]
 pub struct StepOutput {
     /// `ok`, or `skipped` with `reason`.
     pub skipped: Option<String>,
+    /// Cut short by a signal, with the tables of the points it finished.
+    pub interrupted: bool,
     pub data: Value,
     pub text: String,
 }
@@ -37,6 +39,7 @@ impl StepOutput {
     fn ok(data: Value, text: String) -> StepOutput {
         StepOutput {
             skipped: None,
+            interrupted: false,
             data,
             text,
         }
@@ -47,6 +50,7 @@ impl StepOutput {
         StepOutput {
             text: format!("Skipped: {reason}\n"),
             skipped: Some(reason),
+            interrupted: false,
             data: json!({}),
         }
     }
@@ -151,6 +155,45 @@ pub fn point_spec(cfg: &ReviewConfig, step: Step, name: String, w: Workload) -> 
     j
 }
 
+/// One step of a review: a kind of measurement with its own points, figures and tables.
+/// The review runs its steps through this; the main job is the QD1 step run on its own.
+pub trait ReviewStep: Sync {
+    fn step(&self) -> Step;
+
+    /// Points it measures, for the progress line and the ETA.
+    fn points(&self, cfg: &ReviewConfig, polled: bool) -> usize;
+
+    /// Points and planned time.
+    fn estimate(&self, cfg: &ReviewConfig, _target_bytes: u64, polled: bool) -> (usize, Duration) {
+        let n = self.points(cfg, polled);
+        (n, cfg.timing(self.step()).per_point() * n as u32)
+    }
+
+    /// Measures; what earlier steps found is in `findings`, and what this one finds for the
+    /// next goes there.
+    fn run(
+        &self,
+        cfg: &ReviewConfig,
+        ex: &mut Executor<'_>,
+        findings: &mut Findings,
+    ) -> Result<StepOutput, SuiteError>;
+}
+
+/// The implementation of `step`.
+pub fn step_impl(step: Step) -> &'static dyn ReviewStep {
+    match step {
+        Step::Info => &info::Info,
+        Step::Precondition => &precondition::Precondition,
+        Step::Qd1Engines => &qd1::Qd1Engines,
+        Step::QdSweep => &sweep::QdSweep,
+        Step::TransferSize => &transfer::TransferSize,
+        Step::Profiles => &profiles::Profiles,
+        Step::Consistency => &consistency::Consistency,
+        Step::PollVsIrq => &polling::PollVsIrq,
+        Step::SoftwareFloor => &floor::SoftwareFloor,
+    }
+}
+
 /// Points and planned time of a step, for the ETA.
 pub fn estimate(
     cfg: &ReviewConfig,
@@ -158,32 +201,13 @@ pub fn estimate(
     target_bytes: u64,
     polled: bool,
 ) -> (usize, Duration) {
-    let per = cfg.timing(step).per_point();
-    let points = match step {
-        Step::Info => 0,
-        Step::Precondition => {
-            // Planned at 1 GB/s per pass; the bar shows the real rate.
-            let secs = target_bytes as f64 / 1e9 * cfg.precondition_passes as f64;
-            return (
-                cfg.precondition_passes as usize,
-                Duration::from_secs_f64(secs),
-            );
-        }
-        Step::Qd1Engines => 2 * qd1::PATHS.len(),
-        Step::QdSweep => 2 * plan::qd_points(cfg.max_qd).len(),
-        Step::TransferSize => transfer::VARIANTS.len() * plan::transfer_sizes().len(),
-        Step::Profiles => profiles::PROFILES.len() * 2,
-        Step::Consistency => 2,
-        Step::PollVsIrq => {
-            if polled {
-                polling::PATHS.len()
-            } else {
-                0
-            }
-        }
-        Step::SoftwareFloor => 2 + floor::ENGINES.len(),
-    };
-    (points, per * points as u32)
+    step_impl(step).estimate(cfg, target_bytes, polled)
+}
+
+/// Every path but the null engine (the software-floor step measures that): what the QD1
+/// step measures unless told otherwise.
+pub fn default_qd1_paths() -> Vec<EngineConfig> {
+    qd1::PATHS.clone()
 }
 
 /// How a review ended.
@@ -192,6 +216,74 @@ pub struct ReviewOutcome {
     pub interrupted: bool,
     /// Steps that failed, with why (the review goes on past them).
     pub failed: Vec<(Step, String)>,
+}
+
+/// How one step ended, as saved.
+#[derive(Debug, Clone)]
+pub struct StepEnd {
+    /// `ok`, `skipped`, `interrupted` or `failed`.
+    pub status: &'static str,
+    /// Why, when not ok.
+    pub reason: String,
+    /// Its printed tables.
+    pub text: String,
+}
+
+const INTERRUPTED: &str = "interrupted by a signal; finished points are kept";
+
+/// Runs one step and saves it (status, reason, figures and tables) under the executor's run,
+/// whatever the outcome; only a store or output failure is an error.
+pub fn run_step(
+    cfg: &ReviewConfig,
+    ex: &mut Executor<'_>,
+    step: &dyn ReviewStep,
+    findings: &mut Findings,
+) -> Result<StepEnd, SuiteError> {
+    let started_ms = now_ms();
+    let (status, reason, data, text) = match step.run(cfg, ex, findings) {
+        Ok(o) if o.interrupted => (
+            "interrupted",
+            INTERRUPTED.to_string(),
+            o.data,
+            format!(
+                "{}\nInterrupted by a signal: only the points above finished.\n",
+                o.text
+            ),
+        ),
+        Ok(o) => {
+            let status = if o.skipped.is_some() { "skipped" } else { "ok" };
+            (status, o.skipped.unwrap_or_default(), o.data, o.text)
+        }
+        Err(SuiteError::Interrupted) => (
+            "interrupted",
+            INTERRUPTED.to_string(),
+            json!({}),
+            "Interrupted: the points finished so far are saved.\n".to_string(),
+        ),
+        Err(e @ (SuiteError::Store(_) | SuiteError::Output(_))) => return Err(e),
+        Err(e) => {
+            let why = e.to_string();
+            ("failed", why.clone(), json!({}), format!("Failed: {why}\n"))
+        }
+    };
+    let mut data = data;
+    if let Value::Object(m) = &mut data {
+        m.insert("text".into(), json!(text));
+    }
+    let record = StepRecord {
+        name: step.step().name().into(),
+        status: status.into(),
+        reason: reason.clone(),
+        data,
+        started_ms,
+        finished_ms: now_ms(),
+    };
+    ex.store.save_step(ex.run_id, &record)?;
+    Ok(StepEnd {
+        status,
+        reason,
+        text,
+    })
 }
 
 /// Runs the configured steps in order, printing each step's tables and saving it as soon as
@@ -205,61 +297,19 @@ pub fn run_review(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<ReviewOut
     };
     let total = cfg.steps.len();
     for (i, &step) in cfg.steps.iter().enumerate() {
-        let started_ms = now_ms();
-        let (points, _) = estimate(cfg, step, 0, true);
+        let imp = step_impl(step);
         ex.progress.step = format!("[{}/{total} {}]", i + 1, step.name());
-        ex.progress.step_points = points;
+        ex.progress.step_points = imp.points(cfg, true);
         ex.progress.step_done = 0;
         writeln!(ex.out, "## {}. {} — {}\n", i + 1, step.name(), step.title())?;
         ex.out.flush()?;
-        let result = match step {
-            Step::Info => info::run(cfg, ex),
-            Step::Precondition => precondition::run(cfg, ex),
-            Step::Qd1Engines => qd1::run(cfg, ex, &mut findings),
-            Step::QdSweep => sweep::run(cfg, ex, &findings),
-            Step::TransferSize => transfer::run(cfg, ex, &findings),
-            Step::Profiles => profiles::run(cfg, ex, &findings),
-            Step::Consistency => consistency::run(cfg, ex, &findings),
-            Step::PollVsIrq => polling::run(cfg, ex),
-            Step::SoftwareFloor => floor::run(cfg, ex, &findings),
-        };
-        let (status, reason, data, text) = match result {
-            Ok(o) => {
-                let status = if o.skipped.is_some() { "skipped" } else { "ok" };
-                (status, o.skipped.unwrap_or_default(), o.data, o.text)
-            }
-            Err(SuiteError::Interrupted) => {
-                outcome.interrupted = true;
-                (
-                    "interrupted",
-                    "interrupted by a signal; finished points are kept".to_string(),
-                    json!({}),
-                    "Interrupted: the points finished so far are saved.\n".to_string(),
-                )
-            }
-            Err(e @ (SuiteError::Store(_) | SuiteError::Output(_))) => return Err(e),
-            Err(e) => {
-                let why = e.to_string();
-                outcome.failed.push((step, why.clone()));
-                ("failed", why.clone(), json!({}), format!("Failed: {why}\n"))
-            }
-        };
-        let mut data = data;
-        if let Value::Object(m) = &mut data {
-            m.insert("text".into(), json!(text));
+        let end = run_step(cfg, ex, imp, &mut findings)?;
+        match end.status {
+            "interrupted" => outcome.interrupted = true,
+            "failed" => outcome.failed.push((step, end.reason)),
+            _ => {}
         }
-        ex.store.save_step(
-            ex.run_id,
-            &StepRecord {
-                name: step.name().into(),
-                status: status.into(),
-                reason,
-                data,
-                started_ms,
-                finished_ms: now_ms(),
-            },
-        )?;
-        writeln!(ex.out, "{text}")?;
+        writeln!(ex.out, "{}", end.text)?;
         ex.out.flush()?;
         if outcome.interrupted {
             break;

@@ -9,7 +9,7 @@ use iolab_report::format::micros;
 use iolab_sysinfo::{probe, probe_new_file};
 use serde_json::json;
 
-use super::{point_spec, Nums, StepOutput, Workload};
+use super::{point_spec, Findings, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
 use crate::table::Table;
 use crate::{ReviewConfig, Step, SuiteError};
@@ -20,6 +20,32 @@ pub const PATHS: [(EngineKind, bool); 4] = [
     (EngineKind::IoUring, false),
     (EngineKind::IoUring, true),
 ];
+
+/// The step as the review (and, for QD1, the main job) runs it.
+pub struct PollVsIrq;
+
+impl super::ReviewStep for PollVsIrq {
+    fn step(&self) -> Step {
+        Step::PollVsIrq
+    }
+
+    fn points(&self, _cfg: &ReviewConfig, polled: bool) -> usize {
+        if polled {
+            PATHS.len()
+        } else {
+            0
+        }
+    }
+
+    fn run(
+        &self,
+        cfg: &ReviewConfig,
+        ex: &mut Executor<'_>,
+        _findings: &mut Findings,
+    ) -> Result<StepOutput, SuiteError> {
+        run(cfg, ex)
+    }
+}
 
 pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, SuiteError> {
     let facts = if cfg.target.exists() {

@@ -6,6 +6,7 @@
 use std::fs::OpenOptions;
 use std::os::fd::AsRawFd;
 use std::path::Path;
+use std::time::Duration;
 
 use iolab_engine::{EngineConfig, EngineKind};
 use iolab_job::{Pattern, SizeSpec};
@@ -14,7 +15,7 @@ use iolab_sysinfo::guard::mark_created;
 use iolab_sysinfo::{check_target_write, probe, TargetKind};
 use serde_json::json;
 
-use super::{point_spec, Nums, StepOutput, Workload};
+use super::{point_spec, Findings, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
 use crate::table::Table;
 use crate::{ReviewConfig, Step, SuiteError};
@@ -56,6 +57,34 @@ fn punch_file(path: &Path, len: u64) -> std::io::Result<()> {
         return Err(std::io::Error::last_os_error());
     }
     Ok(())
+}
+
+/// The step as the review (and, for QD1, the main job) runs it.
+pub struct Precondition;
+
+impl super::ReviewStep for Precondition {
+    fn step(&self) -> Step {
+        Step::Precondition
+    }
+
+    fn points(&self, cfg: &ReviewConfig, _polled: bool) -> usize {
+        cfg.precondition_passes as usize
+    }
+
+    /// Planned at 1 GB/s per pass; the bar shows the real rate.
+    fn estimate(&self, cfg: &ReviewConfig, target_bytes: u64, polled: bool) -> (usize, Duration) {
+        let secs = target_bytes as f64 / 1e9 * cfg.precondition_passes as f64;
+        (self.points(cfg, polled), Duration::from_secs_f64(secs))
+    }
+
+    fn run(
+        &self,
+        cfg: &ReviewConfig,
+        ex: &mut Executor<'_>,
+        _findings: &mut Findings,
+    ) -> Result<StepOutput, SuiteError> {
+        run(cfg, ex)
+    }
 }
 
 pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, SuiteError> {

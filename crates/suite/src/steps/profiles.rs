@@ -13,6 +13,28 @@ use crate::{ReviewConfig, Step, SuiteError};
 /// (block size, queue depth)
 pub const PROFILES: [(u32, u32); 4] = [(4096, 1), (4096, 16), (4096, 128), (4 << 20, 32)];
 
+/// The step as the review (and, for QD1, the main job) runs it.
+pub struct Profiles;
+
+impl super::ReviewStep for Profiles {
+    fn step(&self) -> Step {
+        Step::Profiles
+    }
+
+    fn points(&self, _cfg: &ReviewConfig, _polled: bool) -> usize {
+        PROFILES.len() * 2
+    }
+
+    fn run(
+        &self,
+        cfg: &ReviewConfig,
+        ex: &mut Executor<'_>,
+        findings: &mut Findings,
+    ) -> Result<StepOutput, SuiteError> {
+        run(cfg, ex, findings)
+    }
+}
+
 pub fn run(
     cfg: &ReviewConfig,
     ex: &mut Executor<'_>,

@@ -15,6 +15,28 @@ use crate::{ReviewConfig, Step, SuiteError};
 /// (queue depth, figures when measured, reason when not)
 type SweepPoint = (u32, Option<Nums>, Option<String>);
 
+/// The step as the review (and, for QD1, the main job) runs it.
+pub struct QdSweep;
+
+impl super::ReviewStep for QdSweep {
+    fn step(&self) -> Step {
+        Step::QdSweep
+    }
+
+    fn points(&self, cfg: &ReviewConfig, _polled: bool) -> usize {
+        2 * crate::plan::qd_points(cfg.max_qd).len()
+    }
+
+    fn run(
+        &self,
+        cfg: &ReviewConfig,
+        ex: &mut Executor<'_>,
+        findings: &mut Findings,
+    ) -> Result<StepOutput, SuiteError> {
+        run(cfg, ex, findings)
+    }
+}
+
 pub fn run(
     cfg: &ReviewConfig,
     ex: &mut Executor<'_>,

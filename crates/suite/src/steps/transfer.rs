@@ -23,6 +23,28 @@ pub const VARIANTS: [(&str, &str, u32, Pattern, bool); 6] = [
     ("seq write", "write", 0, Pattern::Sequential, false),
 ];
 
+/// The step as the review (and, for QD1, the main job) runs it.
+pub struct TransferSize;
+
+impl super::ReviewStep for TransferSize {
+    fn step(&self) -> Step {
+        Step::TransferSize
+    }
+
+    fn points(&self, _cfg: &ReviewConfig, _polled: bool) -> usize {
+        VARIANTS.len() * crate::plan::transfer_sizes().len()
+    }
+
+    fn run(
+        &self,
+        cfg: &ReviewConfig,
+        ex: &mut Executor<'_>,
+        findings: &mut Findings,
+    ) -> Result<StepOutput, SuiteError> {
+        run(cfg, ex, findings)
+    }
+}
+
 pub fn run(
     cfg: &ReviewConfig,
     ex: &mut Executor<'_>,
