@@ -142,41 +142,45 @@ fn floor_device(a: &ReviewArgs, steps: &[Step]) -> Result<PathBuf, CliError> {
     Ok(dev)
 }
 
-/// Everything checked before any I/O; returns the config and the scratch directory to keep.
-fn configure(
-    a: &ReviewArgs,
-    db: &Path,
-) -> Result<(ReviewConfig, Option<tempfile::TempDir>), CliError> {
-    let effort = if a.quick {
+fn effort_of(a: &ReviewArgs) -> Effort {
+    if a.quick {
         Effort::Quick
     } else if a.full {
         Effort::Full
     } else {
         Effort::Standard
+    }
+}
+
+/// `--steps`, in review order, each once (all of them by default).
+fn steps_of(a: &ReviewArgs) -> Result<Vec<Step>, CliError> {
+    let Some(names) = &a.steps else {
+        return Ok(Step::ALL.to_vec());
     };
-    let steps: Vec<Step> = match &a.steps {
-        None => Step::ALL.to_vec(),
-        Some(names) => {
-            let mut v = names
-                .iter()
-                .map(|n| {
-                    n.trim()
-                        .parse::<Step>()
-                        .map_err(|e| bad(format!("--steps: {e}")))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            v.sort();
-            v.dedup();
-            v
-        }
+    let mut v = names
+        .iter()
+        .map(|n| {
+            n.trim()
+                .parse::<Step>()
+                .map_err(|e| bad(format!("--steps: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    v.sort();
+    v.dedup();
+    Ok(v)
+}
+
+/// `--runtime` (never zero) and `--ramp-time`, each per step.
+fn timing_of(a: &ReviewArgs) -> Result<(PerStep, PerStep), CliError> {
+    let per_step = |text: &Option<String>, flag: &str| {
+        text.as_deref()
+            .map(|r| PerStep::parse(r, time_value))
+            .transpose()
+            .map_err(|e| bad(format!("{flag}: {e}")))
+            .map(Option::unwrap_or_default)
     };
-    let runtime = a
-        .runtime
-        .as_deref()
-        .map(|r| PerStep::parse(r, time_value))
-        .transpose()
-        .map_err(|e| bad(format!("--runtime: {e}")))?
-        .unwrap_or_default();
+    let runtime = per_step(&a.runtime, "--runtime")?;
+    let ramp = per_step(&a.ramp_time, "--ramp-time")?;
     if runtime
         .all
         .iter()
@@ -185,72 +189,89 @@ fn configure(
     {
         return Err(bad("--runtime: must be more than 0".into()));
     }
-    let ramp = a
-        .ramp_time
-        .as_deref()
-        .map(|r| PerStep::parse(r, time_value))
-        .transpose()
-        .map_err(|e| bad(format!("--ramp-time: {e}")))?
-        .unwrap_or_default();
+    Ok((runtime, ramp))
+}
+
+/// The user's target checked before anything runs: writable with consent when a step
+/// writes, `--size` within a device, an existing file with something to read.
+fn check_user_target(
+    a: &ReviewArgs,
+    t: &Path,
+    steps: &[Step],
+    consent: &Consent,
+) -> Result<(), CliError> {
+    let facts = match probe(t) {
+        Ok(f) => f,
+        Err(_) if !t.exists() && a.size.is_some() => return Ok(()),
+        Err(e) => return Err(bad(format!("{e}"))),
+    };
+    let writing: Vec<&str> = steps
+        .iter()
+        .filter(|s| s.writes())
+        .map(|s| s.name())
+        .collect();
+    if !writing.is_empty() {
+        check_target_write(&facts, consent).map_err(|e| {
+            bad(format!(
+                "{e} (the steps {} write to it; read-only steps: --steps \
+                 info,poll-vs-irq,software-floor)",
+                writing.join(", ")
+            ))
+        })?;
+    }
+    match a.size {
+        Some(s) if facts.kind == TargetKind::BlockDevice && s > facts.size_bytes => {
+            Err(bad(format!(
+                "--size: {s} bytes is more than {} holds ({} bytes)",
+                t.display(),
+                facts.size_bytes
+            )))
+        }
+        None if facts.kind == TargetKind::File && facts.size_bytes == 0 => Err(bad(format!(
+            "{} is empty; give --size to have iolab lay it out",
+            t.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The target and its size: the user's, or a scratch file in a temporary directory (kept
+/// alive by the returned guard).
+fn target_of(
+    a: &ReviewArgs,
+    effort: Effort,
+    steps: &[Step],
+    consent: &Consent,
+) -> Result<(PathBuf, Option<u64>, Option<tempfile::TempDir>), CliError> {
+    if let Some(t) = &a.target {
+        check_user_target(a, t, steps, consent)?;
+        return Ok((t.clone(), a.size, None));
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("iolab-review-")
+        .tempdir()
+        .context("creating a scratch directory")
+        .map_err(CliError::failed)?;
+    let size = Some(a.size.unwrap_or(effort.scratch_bytes()));
+    Ok((dir.path().join("scratch"), size, Some(dir)))
+}
+
+/// Everything checked before any I/O; returns the config and the scratch directory to keep.
+fn configure(
+    a: &ReviewArgs,
+    db: &Path,
+) -> Result<(ReviewConfig, Option<tempfile::TempDir>), CliError> {
+    let effort = effort_of(a);
+    let steps = steps_of(a)?;
+    let (runtime, ramp) = timing_of(a)?;
     if !(a.tolerance > 0.0 && a.tolerance < 100.0) {
         return Err(bad(format!(
             "--tolerance: {} is not a percentage between 0 and 100",
             a.tolerance
         )));
     }
-    let mut scratch = None;
-    let consent = &Consent::granting("--allow-destroy", a.allow_destroy, a.target.as_deref());
-    let (target, size) = match &a.target {
-        None => {
-            let dir = tempfile::Builder::new()
-                .prefix("iolab-review-")
-                .tempdir()
-                .context("creating a scratch directory")
-                .map_err(CliError::failed)?;
-            let t = dir.path().join("scratch");
-            scratch = Some(dir);
-            (t, Some(a.size.unwrap_or(effort.scratch_bytes())))
-        }
-        Some(t) => {
-            let facts = match probe(t) {
-                Ok(f) => Some(f),
-                Err(_) if !t.exists() && a.size.is_some() => None,
-                Err(e) => return Err(bad(format!("{e}"))),
-            };
-            if let Some(f) = &facts {
-                let writing: Vec<&str> = steps
-                    .iter()
-                    .filter(|s| s.writes())
-                    .map(|s| s.name())
-                    .collect();
-                if !writing.is_empty() {
-                    check_target_write(f, consent).map_err(|e| {
-                        bad(format!(
-                            "{e} (the steps {} write to it; read-only steps: --steps \
-                             info,poll-vs-irq,software-floor)",
-                            writing.join(", ")
-                        ))
-                    })?;
-                }
-                if let Some(s) = a.size {
-                    if f.kind == TargetKind::BlockDevice && s > f.size_bytes {
-                        return Err(bad(format!(
-                            "--size: {s} bytes is more than {} holds ({} bytes)",
-                            t.display(),
-                            f.size_bytes
-                        )));
-                    }
-                }
-                if f.kind == TargetKind::File && f.size_bytes == 0 && a.size.is_none() {
-                    return Err(bad(format!(
-                        "{} is empty; give --size to have iolab lay it out",
-                        t.display()
-                    )));
-                }
-            }
-            (t.clone(), a.size)
-        }
-    };
+    let consent = Consent::granting("--allow-destroy", a.allow_destroy, a.target.as_deref());
+    let (target, size, scratch) = target_of(a, effort, &steps, &consent)?;
     if size == Some(0) {
         return Err(bad("--size: must be more than 0".into()));
     }
@@ -260,7 +281,7 @@ fn configure(
     check_database(db, &[&target]).map_err(CliError::bad_input)?;
     let floor_device = floor_device(a, &steps)?;
     let cfg = ReviewConfig {
-        consent: consent.clone(),
+        consent,
         floor_consent: Consent::granting(
             "--allow-destroy-floor",
             a.allow_destroy_floor,

@@ -124,17 +124,103 @@ pub fn parse_command_line(args: &[String]) -> Result<CommandLine, FioError> {
 
 /// As [`parse_command_line`], with `${VAR}` in job files taken from `env`.
 pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<CommandLine, FioError> {
-    let mut globals: Vec<Pair> = Vec::new();
-    // Each command-line job with how many of `globals` were given before it.
-    let mut cl_jobs: Vec<(usize, Vec<Pair>)> = Vec::new();
+    let mut sc = scan(args)?;
+    debug_assert!(RUN_OPTIONS.iter().all(|o| find(o.name).is_none()));
+    let files = read_job_files(&sc.job_files, env)?;
+    if sc.cl_jobs.is_empty() && sc.job_files.is_empty() {
+        let name = vec![("name".into(), Some("iolab".into()))];
+        sc.cl_jobs.push((sc.globals.len(), name));
+    }
+    if sc.cl_jobs.is_empty() && files.jobs.is_empty() {
+        return Err(FioError::Usage(
+            "the job files define no job: add a [JOBNAME] section".into(),
+        ));
+    }
+    // The global options as fio's JSON shows them (canonical names, bare flags left out);
+    // applying them here also rejects a bad one even when no job uses it.
+    let mut global_draft = JobDraft::new("");
+    for (k, v) in &sc.globals {
+        global_draft.apply(k, v.as_deref())?;
+    }
+    for e in &files.globals {
+        apply_entry(&mut global_draft, e)?;
+    }
+    let mut specs = Vec::new();
+    let mut job_options = Vec::new();
+    for (seen, job) in &sc.cl_jobs {
+        let mut draft = JobDraft::new("");
+        for (k, v) in sc.globals[..*seen].iter().chain(job) {
+            draft.apply(k, v.as_deref())?;
+        }
+        let opts = draft.set_options.clone();
+        for spec in draft.finish_all()? {
+            job_options.push(opts.clone());
+            specs.push(spec);
+        }
+    }
+    for raw in &files.jobs {
+        let (opts, expanded) = file_job(raw, &sc.globals)?;
+        for spec in expanded {
+            job_options.push(opts.clone());
+            specs.push(spec);
+        }
+    }
+    let o = sc.run;
+    if let Some(cap) = o.runtime_cap {
+        for s in &mut specs {
+            s.ramp_time = s.ramp_time.min(cap);
+            s.runtime = s.runtime.map(|r| r.min(cap));
+        }
+    }
+    Ok(CommandLine {
+        jobs: specs,
+        job_options,
+        global_options: global_draft.set_options,
+        formats: o.formats,
+        output: o.output,
+        allow_destroy: o.allow_destroy,
+        parse_only: o.parse_only,
+        runtime_cap: o.runtime_cap,
+        db: o.db,
+        job_files: sc.job_files,
+    })
+}
+
+/// The command line split up: job options (global, and per `--name=` job), iolab's own run
+/// options, and job files.
+struct Scanned {
+    globals: Vec<Pair>,
+    /// Each command-line job with how many of `globals` were given before it.
+    cl_jobs: Vec<(usize, Vec<Pair>)>,
+    run: RunOpts,
+    job_files: Vec<PathBuf>,
+}
+
+/// iolab's own options of `iolab run` (not fio's).
+struct RunOpts {
+    formats: Vec<OutputFormat>,
+    output: Option<PathBuf>,
+    allow_destroy: bool,
+    parse_only: bool,
+    runtime_cap: Option<std::time::Duration>,
+    db: Option<PathBuf>,
+}
+
+fn scan(args: &[String]) -> Result<Scanned, FioError> {
+    let mut sc = Scanned {
+        globals: Vec::new(),
+        cl_jobs: Vec::new(),
+        run: RunOpts {
+            formats: vec![OutputFormat::Normal],
+            output: None,
+            allow_destroy: false,
+            parse_only: false,
+            runtime_cap: None,
+            db: None,
+        },
+        job_files: Vec::new(),
+    };
     let mut in_global = false;
-    let mut formats = vec![OutputFormat::Normal];
-    let mut output = None;
-    let mut allow_destroy = false;
-    let mut parse_only = false;
-    let mut runtime_cap = None;
-    let mut db = None;
-    let mut job_files = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
@@ -145,150 +231,107 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
                     "unexpected argument '{arg}': options look like --name=value"
                 )));
             }
-            job_files.push(PathBuf::from(arg));
+            sc.job_files.push(PathBuf::from(arg));
             continue;
         };
         let (key, mut value) = match body.split_once('=') {
             Some((k, v)) => (k.to_string(), Some(v.to_string())),
             None => (body.to_string(), None),
         };
-        let takes_value = match key.as_str() {
-            "allow-destroy" | "parse-only" => false,
-            "output-format" | "output" | "runtime-cap" | "db" => true,
-            k => find(k).is_some_and(|d| d.kind != ValueKind::Bool),
-        };
-        if value.is_none() && takes_value && i < args.len() && !args[i].starts_with("--") {
+        if value.is_none() && takes_value(&key) && i < args.len() && !args[i].starts_with("--") {
             value = Some(args[i].clone());
             i += 1;
         }
+        if run_option(&mut sc.run, &key, &value)? {
+            continue;
+        }
         match key.as_str() {
-            "output-format" => {
-                let v = value.ok_or_else(|| FioError::MissingValue(key.clone()))?;
-                formats = parse_formats(&v)?;
-            }
-            "output" => {
-                output = Some(PathBuf::from(
-                    value.ok_or_else(|| FioError::MissingValue(key.clone()))?,
-                ));
-            }
-            "allow-destroy" => allow_destroy = true,
-            "parse-only" => parse_only = true,
-            "db" => {
-                db = Some(PathBuf::from(
-                    value.ok_or_else(|| FioError::MissingValue(key.clone()))?,
-                ))
-            }
-            "runtime-cap" => {
-                let v = value.ok_or_else(|| FioError::MissingValue(key.clone()))?;
-                let cap = crate::units::parse_time(&v).map_err(|reason| FioError::BadValue {
-                    name: key.clone(),
-                    value: v.clone(),
-                    reason,
-                })?;
-                if cap.is_zero() {
-                    return Err(FioError::BadValue {
-                        name: key,
-                        value: v,
-                        reason: "must be longer than zero".into(),
-                    });
-                }
-                runtime_cap = Some(cap);
-            }
             // As in fio, `--name=global` starts global options again: they apply to the
             // jobs named after it.
             "name" if value.as_deref() == Some("global") => in_global = true,
             "name" => {
                 in_global = false;
-                cl_jobs.push((globals.len(), vec![(key, value)]));
+                sc.cl_jobs.push((sc.globals.len(), vec![(key, value)]));
             }
-            _ => match cl_jobs.last_mut() {
+            _ => match sc.cl_jobs.last_mut() {
                 Some((_, job)) if !in_global => job.push((key, value)),
-                _ => globals.push((key, value)),
+                _ => sc.globals.push((key, value)),
             },
         }
     }
-    debug_assert!(RUN_OPTIONS.iter().all(|o| find(o.name).is_none()));
-    let files = read_job_files(&job_files, env)?;
-    if cl_jobs.is_empty() && job_files.is_empty() {
-        cl_jobs.push((globals.len(), vec![("name".into(), Some("iolab".into()))]));
-    }
-    if cl_jobs.is_empty() && files.jobs.is_empty() {
-        return Err(FioError::Usage(
-            "the job files define no job: add a [JOBNAME] section".into(),
-        ));
-    }
+    Ok(sc)
+}
 
-    // The global options as fio's JSON shows them (canonical names, bare flags left out);
-    // applying them here also rejects a bad one even when no job uses it.
-    let mut global_draft = JobDraft::new("");
-    for (k, v) in &globals {
-        global_draft.apply(k, v.as_deref())?;
+/// Whether `--key` takes the next argument as its value when written without `=`.
+fn takes_value(key: &str) -> bool {
+    match key {
+        "allow-destroy" | "parse-only" => false,
+        "output-format" | "output" | "runtime-cap" | "db" => true,
+        k => find(k).is_some_and(|d| d.kind != ValueKind::Bool),
     }
-    for e in &files.globals {
-        apply_entry(&mut global_draft, e)?;
-    }
-    let global_options = global_draft.set_options;
+}
 
-    let mut specs = Vec::new();
-    let mut job_options = Vec::new();
-    for (seen, job) in &cl_jobs {
-        let mut draft = JobDraft::new("");
-        for (k, v) in globals[..*seen].iter().chain(job) {
-            draft.apply(k, v.as_deref())?;
+/// Applies one of iolab's run options; false when `key` is not one (a job option).
+fn run_option(o: &mut RunOpts, key: &str, value: &Option<String>) -> Result<bool, FioError> {
+    let need = || {
+        value
+            .clone()
+            .ok_or_else(|| FioError::MissingValue(key.to_string()))
+    };
+    match key {
+        "output-format" => o.formats = parse_formats(&need()?)?,
+        "output" => o.output = Some(PathBuf::from(need()?)),
+        "allow-destroy" => o.allow_destroy = true,
+        "parse-only" => o.parse_only = true,
+        "db" => o.db = Some(PathBuf::from(need()?)),
+        "runtime-cap" => {
+            let v = need()?;
+            let bad = |reason: String| FioError::BadValue {
+                name: key.to_string(),
+                value: v.clone(),
+                reason,
+            };
+            let cap = crate::units::parse_time(&v).map_err(bad)?;
+            if cap.is_zero() {
+                return Err(bad("must be longer than zero".into()));
+            }
+            o.runtime_cap = Some(cap);
         }
-        let opts = draft.set_options.clone();
-        for spec in draft.finish_all()? {
-            job_options.push(opts.clone());
-            specs.push(spec);
-        }
+        _ => return Ok(false),
     }
-    for raw in &files.jobs {
-        let mut draft = JobDraft::new(&raw.name);
-        for (k, v) in &globals {
-            draft.apply(k, v.as_deref())?;
-        }
-        // fio's JSON lists only the section's own options as the job's.
-        for e in &raw.globals {
-            apply_entry(&mut draft, e)?;
-        }
-        // A `name=` in [global] does not rename the jobs: each keeps its section's name (a
-        // `name=` inside the section still does), as in fio.
-        draft.spec.name = raw.name.clone();
-        draft.set_options.clear();
-        for e in &raw.entries {
-            apply_entry(&mut draft, e)?;
-        }
-        if raw.waits_for_previous_file {
-            draft.spec.stonewall = true;
-        }
-        let opts = draft.set_options.clone();
-        let expanded = draft.finish_all().map_err(|e| FioError::At {
-            at: raw.at.to_string(),
-            source: Box::new(FioError::Usage(format!("job '{}': {e}", raw.name))),
-        })?;
-        for spec in expanded {
-            job_options.push(opts.clone());
-            specs.push(spec);
-        }
+    Ok(true)
+}
+
+/// One job of a job file: the options fio's JSON lists as its own, and its specs (one per
+/// `numjobs` copy expansion the draft makes).
+fn file_job(
+    raw: &crate::jobfile::RawJob,
+    globals: &[Pair],
+) -> Result<(Vec<(String, String)>, Vec<iolab_job::JobSpec>), FioError> {
+    let mut draft = JobDraft::new(&raw.name);
+    for (k, v) in globals {
+        draft.apply(k, v.as_deref())?;
     }
-    if let Some(cap) = runtime_cap {
-        for s in &mut specs {
-            s.ramp_time = s.ramp_time.min(cap);
-            s.runtime = s.runtime.map(|r| r.min(cap));
-        }
+    // fio's JSON lists only the section's own options as the job's.
+    for e in &raw.globals {
+        apply_entry(&mut draft, e)?;
     }
-    Ok(CommandLine {
-        jobs: specs,
-        job_options,
-        global_options,
-        formats,
-        output,
-        allow_destroy,
-        parse_only,
-        runtime_cap,
-        db,
-        job_files,
-    })
+    // A `name=` in [global] does not rename the jobs: each keeps its section's name (a
+    // `name=` inside the section still does), as in fio.
+    draft.spec.name = raw.name.clone();
+    draft.set_options.clear();
+    for e in &raw.entries {
+        apply_entry(&mut draft, e)?;
+    }
+    if raw.waits_for_previous_file {
+        draft.spec.stonewall = true;
+    }
+    let opts = draft.set_options.clone();
+    let expanded = draft.finish_all().map_err(|e| FioError::At {
+        at: raw.at.to_string(),
+        source: Box::new(FioError::Usage(format!("job '{}': {e}", raw.name))),
+    })?;
+    Ok((opts, expanded))
 }
 
 fn apply_entry(draft: &mut JobDraft, e: &Entry) -> Result<(), FioError> {

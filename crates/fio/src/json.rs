@@ -236,27 +236,11 @@ fn latency_buckets(job: &JobReport, clock: &Timebase) -> [(String, Value); 3] {
 }
 
 fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
-    let clock = &out.clock;
-    // fio: CPU percentages over total_run_time (summed over a group's jobs).
-    let runtime_ns = job.total_runtime_ns.max(1) as f64;
-    let cpu = &job.cpu;
-    let pct = |ns: u64| round6(ns as f64 * 100.0 / runtime_ns);
     let opts = ctx
         .job_options
         .get(job.job_index)
         .map(|o| options_object(o))
         .unwrap_or_else(|| json!({}));
-    let group_kib_s = |d: Option<Direction>| -> f64 {
-        out.jobs
-            .iter()
-            .filter(|j| j.group_id == job.group_id)
-            .map(|j| match d {
-                Some(d) => j.bw_bytes_per_sec(d) / 1024.0,
-                None => per_second(j.mixed().bytes, j.runtime_ns) / 1024.0,
-            })
-            .sum()
-    };
-    let empty = DirResult::empty();
     let mut o = Map::new();
     o.insert("jobname".into(), json!(job.setup.name));
     o.insert("groupid".into(), json!(job.group_id));
@@ -270,44 +254,68 @@ fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
     if !job.setup.description.is_empty() {
         o.insert("desc".into(), json!(job.setup.description));
     }
+    insert_directions(&mut o, job, out, ctx.plus);
+    insert_cpu(&mut o, job);
+    insert_depths(&mut o, job);
+    for (k, v) in latency_buckets(job, &out.clock) {
+        o.insert(k, v);
+    }
+    o.insert("latency_depth".into(), json!(job.setup.iodepth));
+    o.insert("latency_target".into(), json!(0));
+    o.insert("latency_percentile".into(), json!(100.0));
+    o.insert("latency_window".into(), json!(0));
+    o.insert("iolab".into(), iolab_object(job));
+    Value::Object(o)
+}
+
+/// read, write, trim (always empty), mixed and sync, as `unified_rw_reporting` asks.
+fn insert_directions(o: &mut Map<String, Value>, job: &JobReport, out: &RunOutcome, plus: bool) {
+    let clock = &out.clock;
+    let group_kib_s = |d: Option<Direction>| -> f64 {
+        out.jobs
+            .iter()
+            .filter(|j| j.group_id == job.group_id)
+            .map(|j| match d {
+                Some(d) => j.bw_bytes_per_sec(d) / 1024.0,
+                None => per_second(j.mixed().bytes, j.runtime_ns) / 1024.0,
+            })
+            .sum()
+    };
+    let empty = DirResult::empty();
     let apart = job.setup.rw_reporting != RwReporting::Mixed;
     if apart {
-        for d in [Direction::Read, Direction::Write] {
-            let key = if d == Direction::Read {
-                "read"
-            } else {
-                "write"
-            };
+        for (d, key) in [(Direction::Read, "read"), (Direction::Write, "write")] {
             let r = job.dir(d).unwrap_or(&empty);
-            o.insert(
-                key.into(),
-                dir_object(job, r, clock, group_kib_s(Some(d)), ctx.plus),
-            );
+            let v = dir_object(job, r, clock, group_kib_s(Some(d)), plus);
+            o.insert(key.into(), v);
         }
         o.insert("trim".into(), dir_object(job, &empty, clock, 0.0, false));
     }
     if job.setup.rw_reporting != RwReporting::Separate {
-        let m = job.mixed();
-        o.insert(
-            "mixed".into(),
-            dir_object(job, &m, clock, group_kib_s(None), ctx.plus),
-        );
+        let v = dir_object(job, &job.mixed(), clock, group_kib_s(None), plus);
+        o.insert("mixed".into(), v);
     }
     if apart {
+        let pcts = job
+            .setup
+            .clat_percentiles
+            .then_some(job.setup.percentiles.as_slice());
         let sync = match &job.sync {
             Some(s) if s.ios > 0 => json!({
                 "total_ios": s.ios,
-                "lat_ns": latency_object(
-                    Some(&s.lat),
-                    clock,
-                    job.setup.clat_percentiles.then_some(job.setup.percentiles.as_slice()),
-                    ctx.plus,
-                ),
+                "lat_ns": latency_object(Some(&s.lat), clock, pcts, plus),
             }),
             _ => json!({"total_ios": 0, "lat_ns": zero_latency()}),
         };
         o.insert("sync".into(), sync);
     }
+}
+
+/// fio's CPU figures: percentages of `total_run_time` (summed over a group's jobs).
+fn insert_cpu(o: &mut Map<String, Value>, job: &JobReport) {
+    let runtime_ns = job.total_runtime_ns.max(1) as f64;
+    let cpu = &job.cpu;
+    let pct = |ns: u64| round6(ns as f64 * 100.0 / runtime_ns);
     o.insert(
         "job_runtime".into(),
         json!(job.total_runtime_ns / 1_000_000),
@@ -318,53 +326,41 @@ fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
     o.insert("ctx".into(), json!(cpu.ctx));
     o.insert("majf".into(), json!(cpu.majflt));
     o.insert("minf".into(), json!(cpu.minflt));
+}
+
+/// `iodepth_level`, `iodepth_submit`, `iodepth_complete`.
+fn insert_depths(o: &mut Map<String, Value>, job: &JobReport) {
     let dc = &job.depth;
-    let level_total: u64 = dc.level.iter().sum();
-    o.insert(
-        "iodepth_level".into(),
-        percent_map(
-            &["1", "2", "4", "8", "16", "32", ">=64"],
-            &dc.level,
-            level_total,
-        ),
-    );
+    let levels = ["1", "2", "4", "8", "16", "32", ">=64"];
+    let level = percent_map(&levels, &dc.level, dc.level.iter().sum());
+    o.insert("iodepth_level".into(), level);
     let batch_keys = ["0", "4", "8", "16", "32", "64", ">=64"];
-    o.insert(
-        "iodepth_submit".into(),
-        percent_map(&batch_keys, &dc.submit, dc.submit.iter().sum()),
-    );
-    o.insert(
-        "iodepth_complete".into(),
-        percent_map(&batch_keys, &dc.complete, dc.complete.iter().sum()),
-    );
-    for (k, v) in latency_buckets(job, clock) {
-        o.insert(k, v);
-    }
-    o.insert("latency_depth".into(), json!(job.setup.iodepth));
-    o.insert("latency_target".into(), json!(0));
-    o.insert("latency_percentile".into(), json!(100.0));
-    o.insert("latency_window".into(), json!(0));
-    o.insert(
-        "iolab".into(),
-        json!({
-            "engine": job.setup.engine,
-            "iodepth": job.setup.iodepth,
-            "clones": job.clones,
-            "target": job.target.path.display().to_string(),
-            "logical_block_size": job.target.logical_block_size,
-            "cpu_ns": {
-                "user": cpu.user_ns,
-                "sys": cpu.sys_ns,
-                "io_wq_workers": cpu.iowq_ns,
-                "sqpoll_thread": cpu.sqpoll_ns,
-            },
-            "iops_per_cpu_sec": round6(job.iops_per_cpu_sec()),
-            "write_buffers": job.setup.write_buffers,
-            "notes": job.notes,
-            "interrupted": job.interrupted,
-        }),
-    );
-    Value::Object(o)
+    let submit = percent_map(&batch_keys, &dc.submit, dc.submit.iter().sum());
+    o.insert("iodepth_submit".into(), submit);
+    let complete = percent_map(&batch_keys, &dc.complete, dc.complete.iter().sum());
+    o.insert("iodepth_complete".into(), complete);
+}
+
+/// What iolab measures beyond fio, under its own name.
+fn iolab_object(job: &JobReport) -> Value {
+    let cpu = &job.cpu;
+    json!({
+        "engine": job.setup.engine,
+        "iodepth": job.setup.iodepth,
+        "clones": job.clones,
+        "target": job.target.path.display().to_string(),
+        "logical_block_size": job.target.logical_block_size,
+        "cpu_ns": {
+            "user": cpu.user_ns,
+            "sys": cpu.sys_ns,
+            "io_wq_workers": cpu.iowq_ns,
+            "sqpoll_thread": cpu.sqpoll_ns,
+        },
+        "iops_per_cpu_sec": round6(job.iops_per_cpu_sec()),
+        "write_buffers": job.setup.write_buffers,
+        "notes": job.notes,
+        "interrupted": job.interrupted,
+    })
 }
 
 /// fio's `disk_util` entry for one disk.

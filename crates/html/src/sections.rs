@@ -142,124 +142,11 @@ pub fn qd1(runs: &[RunData]) -> Option<Section> {
             if row.is_empty() {
                 continue;
             }
-            let job = |engine: &str| {
-                r.jobs()
-                    .iter()
-                    .find(|j| j.step == "qd1-engines" && j.rw == rw && j.engine == engine)
+            let title = match runs.len() {
+                1 => esc(title),
+                _ => format!("{} — {}", esc(title), esc(&r.label())),
             };
-            type Getter<'a> = Box<dyn Fn(&Value) -> Option<f64> + 'a>;
-            let metrics: [(&str, Getter, Format, bool); 6] = [
-                (
-                    "IOPS",
-                    Box::new(|c: &Value| fig(c, "iops")),
-                    Format::Count,
-                    true,
-                ),
-                (
-                    "Mean latency",
-                    Box::new(|c: &Value| fig(c, "mean_ns")),
-                    Format::Nanos,
-                    false,
-                ),
-                (
-                    "99th percentile",
-                    Box::new(|c: &Value| fig(c, "p99_ns")),
-                    Format::Nanos,
-                    false,
-                ),
-                (
-                    "99.999th percentile",
-                    Box::new(|c: &Value| fig(c, "p99.999_ns")),
-                    Format::Nanos,
-                    false,
-                ),
-                (
-                    "CPU (% of a core)",
-                    Box::new(|c: &Value| job(c["engine"].as_str()?)?.cpu_percent()),
-                    Format::Plain,
-                    false,
-                ),
-                (
-                    "IOPS per CPU-second",
-                    Box::new(|c: &Value| {
-                        Some(job(c["engine"].as_str()?)?.cpu.iops_per_cpu_sec).filter(|v| *v > 0.0)
-                    }),
-                    Format::Count,
-                    true,
-                ),
-            ];
-            let _ = write!(
-                html,
-                "<h3>{}{}</h3><table class=\"qd1\"><thead><tr><th></th>",
-                esc(title),
-                if runs.len() > 1 {
-                    format!(" — {}", esc(&r.label()))
-                } else {
-                    String::new()
-                }
-            );
-            for c in &row {
-                let _ = write!(
-                    html,
-                    "<th>{}</th>",
-                    esc(c["engine"].as_str().unwrap_or("?"))
-                );
-            }
-            html.push_str("</tr></thead><tbody>");
-            for (label, get, format, higher_better) in &metrics {
-                // The null engine does no I/O: shown, never best.
-                let vals: Vec<Option<f64>> = row
-                    .iter()
-                    .map(|c| {
-                        if c.get("figures").is_some() {
-                            get(c)
-                        } else {
-                            None
-                        }
-                    })
-                    .collect();
-                let best = row
-                    .iter()
-                    .zip(&vals)
-                    .filter(|(c, _)| c["engine"] != "null")
-                    .filter_map(|(_, v)| *v)
-                    .reduce(|a, b| if (b > a) == *higher_better { b } else { a });
-                let _ = write!(html, "<tr><th>{label}</th>");
-                for (c, v) in row.iter().zip(&vals) {
-                    match v {
-                        Some(v) if Some(*v) == best => {
-                            let _ = write!(
-                                html,
-                                "<td class=\"best\"><strong>{}</strong> ★</td>",
-                                esc(&format.apply(*v))
-                            );
-                        }
-                        Some(v) => {
-                            let _ = write!(html, "<td>{}</td>", esc(&format.apply(*v)));
-                        }
-                        None => {
-                            let why = c["unavailable"].as_str().unwrap_or("");
-                            let _ =
-                                write!(html, "<td class=\"na\" title=\"{}\">n/a</td>", esc(why));
-                        }
-                    }
-                }
-                html.push_str("</tr>");
-            }
-            html.push_str("</tbody></table>");
-            let na: Vec<String> = row
-                .iter()
-                .filter_map(|c| {
-                    Some(format!(
-                        "{}: {}",
-                        c["engine"].as_str()?,
-                        c["unavailable"].as_str()?
-                    ))
-                })
-                .collect();
-            if !na.is_empty() {
-                let _ = write!(html, "<p class=\"note\">n/a — {}</p>", esc(&na.join("; ")));
-            }
+            qd1_table(&mut html, r, rw, &title, &row);
         }
     }
     (!html.is_empty()).then(|| {
@@ -269,6 +156,122 @@ pub fn qd1(runs: &[RunData]) -> Option<Section> {
             format!("<p>4 KiB random I/O at queue depth 1 through every I/O path (the SPDK blog's tables); ★ = best (the null engine, which does no I/O, is never marked).</p>{html}"),
         )
     })
+}
+
+type Getter<'a> = Box<dyn Fn(&Value) -> Option<f64> + 'a>;
+
+/// One metric row of a QD1 table: its label, how to read it from a cell, its format and
+/// whether higher is better.
+struct Qd1Metric<'a>(&'static str, Getter<'a>, Format, bool);
+
+/// The rows of a QD1 table: the step's figures, and the CPU of each cell's job.
+fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
+    let job = move |engine: &str| {
+        r.jobs()
+            .iter()
+            .find(|j| j.step == "qd1-engines" && j.rw == rw && j.engine == engine)
+    };
+    let engine = |c: &Value| c["engine"].as_str().map(str::to_string);
+    [
+        Qd1Metric("IOPS", Box::new(|c| fig(c, "iops")), Format::Count, true),
+        Qd1Metric(
+            "Mean latency",
+            Box::new(|c| fig(c, "mean_ns")),
+            Format::Nanos,
+            false,
+        ),
+        Qd1Metric(
+            "99th percentile",
+            Box::new(|c| fig(c, "p99_ns")),
+            Format::Nanos,
+            false,
+        ),
+        Qd1Metric(
+            "99.999th percentile",
+            Box::new(|c| fig(c, "p99.999_ns")),
+            Format::Nanos,
+            false,
+        ),
+        Qd1Metric(
+            "CPU (% of a core)",
+            Box::new(move |c| job(&engine(c)?)?.cpu_percent()),
+            Format::Plain,
+            false,
+        ),
+        Qd1Metric(
+            "IOPS per CPU-second",
+            Box::new(move |c| Some(job(&engine(c)?)?.cpu.iops_per_cpu_sec).filter(|v| *v > 0.0)),
+            Format::Count,
+            true,
+        ),
+    ]
+}
+
+fn qd1_table(html: &mut String, r: &RunData, rw: &str, title: &str, row: &[&Value]) {
+    let _ = write!(
+        html,
+        "<h3>{title}</h3><table class=\"qd1\"><thead><tr><th></th>"
+    );
+    for c in row {
+        let _ = write!(
+            html,
+            "<th>{}</th>",
+            esc(c["engine"].as_str().unwrap_or("?"))
+        );
+    }
+    html.push_str("</tr></thead><tbody>");
+    for m in &qd1_metrics(r, rw) {
+        qd1_row(html, row, m);
+    }
+    html.push_str("</tbody></table>");
+    let na: Vec<String> = row
+        .iter()
+        .filter_map(|c| {
+            Some(format!(
+                "{}: {}",
+                c["engine"].as_str()?,
+                c["unavailable"].as_str()?
+            ))
+        })
+        .collect();
+    if !na.is_empty() {
+        let _ = write!(html, "<p class=\"note\">n/a — {}</p>", esc(&na.join("; ")));
+    }
+}
+
+/// One metric across the engines, the best marked (the null engine does no I/O: shown,
+/// never best).
+fn qd1_row(
+    html: &mut String,
+    row: &[&Value],
+    Qd1Metric(label, get, format, higher_better): &Qd1Metric<'_>,
+) {
+    let vals: Vec<Option<f64>> = row
+        .iter()
+        .map(|c| c.get("figures").and_then(|_| get(c)))
+        .collect();
+    let best = row
+        .iter()
+        .zip(&vals)
+        .filter(|(c, _)| c["engine"] != "null")
+        .filter_map(|(_, v)| *v)
+        .reduce(|a, b| if (b > a) == *higher_better { b } else { a });
+    let _ = write!(html, "<tr><th>{label}</th>");
+    for (c, v) in row.iter().zip(&vals) {
+        let _ = match v {
+            Some(v) if Some(*v) == best => write!(
+                html,
+                "<td class=\"best\"><strong>{}</strong> ★</td>",
+                esc(&format.apply(*v))
+            ),
+            Some(v) => write!(html, "<td>{}</td>", esc(&format.apply(*v))),
+            None => {
+                let why = c["unavailable"].as_str().unwrap_or("");
+                write!(html, "<td class=\"na\" title=\"{}\">n/a</td>", esc(why))
+            }
+        };
+    }
+    html.push_str("</tr>");
 }
 
 /// IOPS and latency against queue depth, the saturation point marked.

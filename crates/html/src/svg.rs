@@ -190,8 +190,8 @@ impl Chart {
     pub fn render(&self) -> String {
         let names: Vec<&str> = self.series.iter().map(|s| s.name.as_str()).collect();
         let (legend, rows) = legend_layout(&names, WIDTH);
-        let plot_bottom = TOP + PLOT_H;
-        let height = plot_bottom + 46.0 + rows as f64 * LEGEND_ROW + 8.0;
+        let bottom = TOP + PLOT_H;
+        let height = bottom + 46.0 + rows as f64 * LEGEND_ROW + 8.0;
         let xs = Scale::fit(
             self.x.scale,
             self.series
@@ -206,10 +206,23 @@ impl Chart {
             self.series
                 .iter()
                 .flat_map(|s| s.points.iter().map(|p| p.1)),
-            plot_bottom,
+            bottom,
             TOP,
         );
         let mut s = String::new();
+        self.head(&mut s, height);
+        self.grid(&mut s, &xs, &ys, bottom);
+        self.marks(&mut s, &xs, bottom);
+        for (i, ser) in self.series.iter().enumerate() {
+            self.series_svg(&mut s, ser, PALETTE[i % PALETTE.len()], &xs, &ys);
+        }
+        self.legend(&mut s, &legend, bottom);
+        s.push_str("</svg>");
+        s
+    }
+
+    /// The `<svg>` element, background and title.
+    fn head(&self, s: &mut String, height: f64) {
         let _ = write!(
             s,
             r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="{id}" data-points="{n}" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" role="img" aria-label="{title}" font-family="system-ui, sans-serif" font-size="12">"#,
@@ -223,7 +236,10 @@ impl Chart {
             WIDTH / 2.0,
             esc(&self.title)
         );
-        // Grid and ticks.
+    }
+
+    /// Grid lines and tick labels, the axes and their titles, and "no data" on an empty chart.
+    fn grid(&self, s: &mut String, xs: &Scale, ys: &Scale, bottom: f64) {
         for t in ys.ticks(|v| self.y.format.tick(v)) {
             let Some(y) = ys.map(t.value) else { continue };
             let _ = write!(
@@ -239,108 +255,103 @@ impl Chart {
             let Some(x) = xs.map(t.value) else { continue };
             let _ = write!(
                 s,
-                r##"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{plot_bottom}" stroke="#f0f0f0"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#444">{}</text>"##,
-                plot_bottom + 16.0,
+                r##"<line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{bottom}" stroke="#f0f0f0"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#444">{}</text>"##,
+                bottom + 16.0,
                 esc(&t.label)
             );
         }
         let _ = write!(
             s,
-            r##"<line x1="{LEFT}" x2="{}" y1="{plot_bottom}" y2="{plot_bottom}" stroke="#333"/><line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{plot_bottom}" stroke="#333"/>"##,
+            r##"<line x1="{LEFT}" x2="{}" y1="{bottom}" y2="{bottom}" stroke="#333"/><line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{bottom}" stroke="#333"/>"##,
             WIDTH - RIGHT
         );
-        // Axis titles.
         let _ = write!(
             s,
             r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-weight="600">{}</text><text transform="translate(18 {:.1}) rotate(-90)" text-anchor="middle" font-weight="600">{}</text>"##,
             (LEFT + WIDTH - RIGHT) / 2.0,
-            plot_bottom + 36.0,
+            bottom + 36.0,
             esc(&self.x.title),
-            (TOP + plot_bottom) / 2.0,
+            (TOP + bottom) / 2.0,
             esc(&self.y.title)
         );
-        for (i, m) in self.marks.iter().enumerate() {
-            if let Some(x) = xs.map(m.x) {
-                // Labels stack downward; in the right half they sit left of their line.
-                let right_half = x > (LEFT + WIDTH - RIGHT) / 2.0;
-                let _ = write!(
-                    s,
-                    r##"<g class="mark"><line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{plot_bottom}" stroke="#d62728" stroke-dasharray="5 3"/><text x="{:.1}" y="{:.1}" fill="#d62728" text-anchor="{}">{}</text></g>"##,
-                    if right_half { x - 4.0 } else { x + 4.0 },
-                    TOP + 14.0 + i as f64 * 15.0,
-                    if right_half { "end" } else { "start" },
-                    esc(&m.label)
-                );
-            }
-        }
         if self.drawable() == 0 {
             let _ = write!(
                 s,
                 r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#888">no data</text>"##,
                 (LEFT + WIDTH - RIGHT) / 2.0,
-                (TOP + plot_bottom) / 2.0
+                (TOP + bottom) / 2.0
             );
         }
-        for (i, ser) in self.series.iter().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
-            let mut pts: Vec<(f64, f64, f64, f64)> = ser
-                .points
-                .iter()
-                .filter_map(|&(x, y)| Some((xs.map(x)?, ys.map(y)?, x, y)))
-                .collect();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let _ = write!(s, r#"<g class="series" data-name="{}">"#, esc(&ser.name));
-            if self.lines && pts.len() > 1 {
-                let poly: Vec<String> = pts
-                    .iter()
-                    .map(|p| format!("{:.1},{:.1}", p.0, p.1))
-                    .collect();
-                let _ = write!(
-                    s,
-                    r#"<polyline fill="none" stroke="{color}" stroke-width="2"{} points="{}"/>"#,
-                    if ser.dashed {
-                        r#" stroke-dasharray="6 4""#
-                    } else {
-                        ""
-                    },
-                    poly.join(" ")
-                );
-            }
-            for (px, py, x, y) in &pts {
-                let _ = write!(
-                    s,
-                    r#"<circle class="pt" cx="{px:.1}" cy="{py:.1}" r="3.5" fill="{color}"><title>{}: {} {}, {} {}</title></circle>"#,
-                    esc(&ser.name),
-                    esc(&self.x.title),
-                    esc(&self.x.format.apply(*x)),
-                    esc(&self.y.title),
-                    esc(&self.y.format.apply(*y)),
-                );
-            }
-            s.push_str("</g>");
+    }
+
+    /// Vertical marks (saturation points); labels stack downward, and in the right half
+    /// sit left of their line.
+    fn marks(&self, s: &mut String, xs: &Scale, bottom: f64) {
+        for (i, m) in self.marks.iter().enumerate() {
+            let Some(x) = xs.map(m.x) else { continue };
+            let right_half = x > (LEFT + WIDTH - RIGHT) / 2.0;
+            let _ = write!(
+                s,
+                r##"<g class="mark"><line x1="{x:.1}" x2="{x:.1}" y1="{TOP}" y2="{bottom}" stroke="#d62728" stroke-dasharray="5 3"/><text x="{:.1}" y="{:.1}" fill="#d62728" text-anchor="{}">{}</text></g>"##,
+                if right_half { x - 4.0 } else { x + 4.0 },
+                TOP + 14.0 + i as f64 * 15.0,
+                if right_half { "end" } else { "start" },
+                esc(&m.label)
+            );
         }
-        // Legend.
-        for (i, (ser, (x, row))) in self.series.iter().zip(&legend).enumerate() {
+    }
+
+    /// One series: its line (when the chart draws lines) and a point with hover text per value.
+    fn series_svg(&self, s: &mut String, ser: &Series, color: &str, xs: &Scale, ys: &Scale) {
+        let mut pts: Vec<(f64, f64, f64, f64)> = ser
+            .points
+            .iter()
+            .filter_map(|&(x, y)| Some((xs.map(x)?, ys.map(y)?, x, y)))
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let _ = write!(s, r#"<g class="series" data-name="{}">"#, esc(&ser.name));
+        if self.lines && pts.len() > 1 {
+            let poly: Vec<String> = pts
+                .iter()
+                .map(|p| format!("{:.1},{:.1}", p.0, p.1))
+                .collect();
+            let _ = write!(
+                s,
+                r#"<polyline fill="none" stroke="{color}" stroke-width="2"{} points="{}"/>"#,
+                dash(ser.dashed),
+                poly.join(" ")
+            );
+        }
+        for (px, py, x, y) in &pts {
+            let _ = write!(
+                s,
+                r#"<circle class="pt" cx="{px:.1}" cy="{py:.1}" r="3.5" fill="{color}"><title>{}: {} {}, {} {}</title></circle>"#,
+                esc(&ser.name),
+                esc(&self.x.title),
+                esc(&self.x.format.apply(*x)),
+                esc(&self.y.title),
+                esc(&self.y.format.apply(*y)),
+            );
+        }
+        s.push_str("</g>");
+    }
+
+    fn legend(&self, s: &mut String, places: &[(f64, usize)], bottom: f64) {
+        for (i, (ser, (x, row))) in self.series.iter().zip(places).enumerate() {
             let color = PALETTE[i % PALETTE.len()];
-            let y = plot_bottom + 52.0 + *row as f64 * LEGEND_ROW;
+            let y = bottom + 52.0 + *row as f64 * LEGEND_ROW;
             let _ = write!(
                 s,
                 r#"<g class="legend"><line x1="{x:.1}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="{color}" stroke-width="3"{}/><text x="{:.1}" y="{:.1}">{}</text></g>"#,
                 x + 20.0,
                 y - 4.0,
                 y - 4.0,
-                if ser.dashed {
-                    r#" stroke-dasharray="6 4""#
-                } else {
-                    ""
-                },
+                dash(ser.dashed),
                 x + 26.0,
                 y,
                 esc(&ser.name)
             );
         }
-        s.push_str("</svg>");
-        s
     }
 
     /// The chart's numbers as an HTML table: x, then one column per series.
@@ -448,4 +459,13 @@ pub fn ladder(id: &str, title: &str, rungs: &[Rung]) -> String {
     }
     s.push_str("</svg>");
     s
+}
+
+/// The dash attribute of a dashed series (later runs overlaid), or nothing.
+fn dash(dashed: bool) -> &'static str {
+    if dashed {
+        r#" stroke-dasharray="6 4""#
+    } else {
+        ""
+    }
 }

@@ -115,8 +115,74 @@ pub fn run(
     )?
     .map_err(|why| SuiteError::Other(format!("null engine: {why}")))?;
     let mut notes: Vec<String> = Vec::new();
-    // The RAM device: usable when it exists with a size; the target itself when it is one.
-    let ram = cfg.floor_device.as_ref().and_then(|p| match probe(p) {
+    let ram = ram_device(cfg, &mut notes);
+    let same = ram.as_ref().is_some_and(|f| {
+        std::fs::canonicalize(&f.path).ok() == std::fs::canonicalize(&cfg.target).ok()
+    });
+    let region = ram.as_ref().map(|f| f.size_bytes.min(FLOOR_REGION_MAX));
+    if let (Some(f), Some(len), false) = (&ram, region, same) {
+        fill_ram(cfg, ex, &f.path, len, &mut notes)?;
+    }
+    let mut split = Split {
+        harness_ns: harness_pt.mean_ns,
+        table: Table::new([
+            "engine",
+            "harness",
+            "kernel block path",
+            "device + rest",
+            "target QD1 read",
+            "stacked (H harness, K kernel, D device)",
+        ])
+        .left(5),
+        rows: Vec::new(),
+        lines: Vec::new(),
+    };
+    for kind in ENGINES {
+        let label = EngineConfig::new(kind).label();
+        let target_ns = match findings.qd1_read.iter().find(|(e, _, _)| *e == label) {
+            Some((_, _, mean)) => Ok(*mean),
+            None => {
+                let name = format!("floor-target-{label}");
+                let t = cfg.target.clone();
+                read_point(
+                    cfg,
+                    ex,
+                    &t,
+                    EngineConfig::new(kind),
+                    cfg.size,
+                    name,
+                    &mut notes,
+                )?
+                .map(|n| n.mean_ns)
+            }
+        };
+        let ram_ns = match (&ram, same) {
+            (Some(_), true) => target_ns.clone(),
+            (Some(f), false) => {
+                let name = format!("floor-ram-{label}");
+                let p = f.path.clone();
+                read_point(
+                    cfg,
+                    ex,
+                    &p,
+                    EngineConfig::new(kind),
+                    region,
+                    name,
+                    &mut notes,
+                )?
+                .map(|n| n.mean_ns)
+            }
+            (None, _) => Err("no RAM device".to_string()),
+        };
+        split.add(label, target_ns, ram_ns);
+    }
+    Ok(split.finish(cfg, notes))
+}
+
+/// The RAM device: usable when it exists with a size; the target itself when it is one.
+fn ram_device(cfg: &ReviewConfig, notes: &mut Vec<String>) -> Option<iolab_sysinfo::TargetFacts> {
+    let p = cfg.floor_device.as_ref()?;
+    match probe(p) {
         Ok(f) if f.kind == TargetKind::BlockDevice && f.size_bytes > 0 => Some(f),
         Ok(_) => {
             notes.push(format!(
@@ -130,99 +196,75 @@ pub fn run(
             notes.push(format!("no RAM device: {e}"));
             None
         }
-    });
-    let same = ram.as_ref().is_some_and(|f| {
-        std::fs::canonicalize(&f.path).ok() == std::fs::canonicalize(&cfg.target).ok()
-    });
-    let region = ram.as_ref().map(|f| f.size_bytes.min(FLOOR_REGION_MAX));
-    if let (Some(f), Some(len), false) = (&ram, region, same) {
-        // Never-written zram pages read as zero-fill (no decompression): fill the region so
-        // the floor is a real read — only when the user allowed destroying data.
-        let mut fill = point_spec(
-            cfg,
-            Step::SoftwareFloor,
-            "floor-fill".into(),
-            Workload {
-                engine: EngineConfig::new(EngineKind::Libaio),
-                pattern: Pattern::Sequential,
-                read_percent: 0,
-                bs: 128 << 10,
-                iodepth: 32,
-            },
-        );
-        fill.filename = f.path.clone();
-        fill.size = Some(SizeSpec::Bytes(len));
-        fill.time_based = false;
-        fill.runtime = None;
-        fill.ramp_time = std::time::Duration::ZERO;
-        // Filling destroys the floor device's data: that needs consent for *it*, not the
-        // consent given for the target.
-        if cfg.floor_consent.covers(&f.path) {
-            if let Point::Unavailable(why) = ex.run_point_with(
-                Step::SoftwareFloor,
-                "fill the RAM device",
-                fill,
-                Some(len),
-                &cfg.floor_consent,
-            )? {
-                notes.push(format!("{} not filled ({why}): never-written pages read as zero-fill, a little faster than real reads", f.path.display()));
-            }
-        } else {
-            notes.push(format!(
-                "{} not filled (filling it needs {}): never-written pages read as zero-fill, a little faster than real reads",
-                f.path.display(),
-                cfg.floor_consent.flag()
-            ));
-        }
     }
-    let mut t = Table::new([
-        "engine",
-        "harness",
-        "kernel block path",
-        "device + rest",
-        "target QD1 read",
-        "stacked (H harness, K kernel, D device)",
-    ])
-    .left(5);
-    let mut rows = Vec::new();
-    let mut lines = Vec::new();
-    for kind in ENGINES {
-        let engine = EngineConfig::new(kind);
-        let label = engine.label();
-        let target_ns = match findings.qd1_read.iter().find(|(e, _, _)| *e == label) {
-            Some((_, _, mean)) => Ok(*mean),
-            None => read_point(
-                cfg,
-                ex,
-                &cfg.target.clone(),
-                engine,
-                cfg.size,
-                format!("floor-target-{label}"),
-                &mut notes,
-            )?
-            .map(|n| n.mean_ns),
-        };
-        let ram_ns = match (&ram, same) {
-            (Some(_), true) => target_ns.clone(),
-            (Some(f), false) => read_point(
-                cfg,
-                ex,
-                &f.path.clone(),
-                engine,
-                region,
-                format!("floor-ram-{label}"),
-                &mut notes,
-            )?
-            .map(|n| n.mean_ns),
-            (None, _) => Err("no RAM device".to_string()),
-        };
+}
+
+/// Never-written zram pages read as zero-fill (no decompression): fills `len` bytes of the
+/// RAM device so the floor is a real read — only when the user allowed destroying its data
+/// (its own consent, not the one given for the target).
+fn fill_ram(
+    cfg: &ReviewConfig,
+    ex: &mut Executor<'_>,
+    path: &std::path::Path,
+    len: u64,
+    notes: &mut Vec<String>,
+) -> Result<(), SuiteError> {
+    let zero_fill = "never-written pages read as zero-fill, a little faster than real reads";
+    if !cfg.floor_consent.covers(path) {
+        let flag = cfg.floor_consent.flag();
+        notes.push(format!(
+            "{} not filled (filling it needs {flag}): {zero_fill}",
+            path.display()
+        ));
+        return Ok(());
+    }
+    let mut fill = point_spec(
+        cfg,
+        Step::SoftwareFloor,
+        "floor-fill".into(),
+        Workload {
+            engine: EngineConfig::new(EngineKind::Libaio),
+            pattern: Pattern::Sequential,
+            read_percent: 0,
+            bs: 128 << 10,
+            iodepth: 32,
+        },
+    );
+    fill.filename = path.to_path_buf();
+    fill.size = Some(SizeSpec::Bytes(len));
+    fill.time_based = false;
+    fill.runtime = None;
+    fill.ramp_time = std::time::Duration::ZERO;
+    let label = "fill the RAM device";
+    let consent = &cfg.floor_consent;
+    let point = ex.run_point_with(Step::SoftwareFloor, label, fill, Some(len), consent)?;
+    if let Point::Unavailable(why) = point {
+        notes.push(format!(
+            "{} not filled ({why}): {zero_fill}",
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
+/// The split table as it is built: one row per engine, measured or with why not.
+struct Split {
+    harness_ns: f64,
+    table: Table,
+    rows: Vec<serde_json::Value>,
+    /// (engine, [harness, kernel, device] ns, target ns) of the engines with all figures.
+    lines: Vec<(String, [f64; 3], f64)>,
+}
+
+impl Split {
+    fn add(&mut self, label: String, target_ns: Result<f64, String>, ram_ns: Result<f64, String>) {
+        let harness = self.harness_ns;
         match (&target_ns, &ram_ns) {
             (Ok(tgt), Ok(ram_mean)) => {
-                let harness = harness_pt.mean_ns;
-                let kernel = ram_mean - harness;
-                let device = tgt - ram_mean;
-                lines.push((label.clone(), [harness, kernel, device], *tgt));
-                rows.push(json!({"engine": label, "harness_ns": harness, "kernel_ns": kernel, "device_ns": device, "target_ns": tgt, "ram_ns": ram_mean}));
+                let (kernel, device) = (ram_mean - harness, tgt - ram_mean);
+                self.lines
+                    .push((label.clone(), [harness, kernel, device], *tgt));
+                self.rows.push(json!({"engine": label, "harness_ns": harness, "kernel_ns": kernel, "device_ns": device, "target_ns": tgt, "ram_ns": ram_mean}));
             }
             (t_res, r_res) => {
                 let why = t_res
@@ -230,51 +272,54 @@ pub fn run(
                     .err()
                     .or(r_res.clone().err())
                     .unwrap_or_default();
-                t.row([
+                self.table.row([
                     label.clone(),
-                    micros(harness_pt.mean_ns),
+                    micros(harness),
                     "n/a".into(),
                     "n/a".into(),
                     t_res.clone().map_or("n/a".into(), micros),
                     format!("n/a: {why}"),
                 ]);
-                rows.push(
-                    json!({"engine": label, "harness_ns": harness_pt.mean_ns, "unavailable": why}),
-                );
+                self.rows
+                    .push(json!({"engine": label, "harness_ns": harness, "unavailable": why}));
             }
         }
     }
-    let scale = lines
-        .iter()
-        .map(|l| l.2.max(l.1[0] + l.1[1]))
-        .fold(1.0, f64::max);
-    for (label, parts, tgt) in &lines {
-        t.row([
-            label.clone(),
-            micros(parts[0]),
-            micros(parts[1]),
-            micros(parts[2]),
-            micros(*tgt),
-            stacked_bar(*parts, scale, 40),
-        ]);
-        if parts[2] < 0.0 {
-            notes.push(format!("{label}: the target was faster than the RAM device (page cache or a faster path?); its device share shows negative"));
+
+    fn finish(mut self, cfg: &ReviewConfig, mut notes: Vec<String>) -> StepOutput {
+        let scale = self
+            .lines
+            .iter()
+            .map(|l| l.2.max(l.1[0] + l.1[1]))
+            .fold(1.0, f64::max);
+        for (label, parts, tgt) in &self.lines {
+            self.table.row([
+                label.clone(),
+                micros(parts[0]),
+                micros(parts[1]),
+                micros(parts[2]),
+                micros(*tgt),
+                stacked_bar(*parts, scale, 40),
+            ]);
+            if parts[2] < 0.0 {
+                notes.push(format!("{label}: the target was faster than the RAM device (page cache or a faster path?); its device share shows negative"));
+            }
         }
+        let ram = cfg.floor_device.as_ref().map(|p| p.display().to_string());
+        let mut text = format!(
+            "QD1 4 KiB random read mean latency. harness = null engine (iolab's own cost per I/O); \
+             kernel block path = RAM device ({}) − harness; device + rest = target − RAM device.\n\n{}",
+            ram.as_deref().unwrap_or("none"),
+            self.table.render()
+        );
+        for n in &notes {
+            text.push_str(&format!("- {n}\n"));
+        }
+        StepOutput::ok(
+            json!({"null_ns": self.harness_ns, "ram_device": ram, "engines": self.rows, "notes": notes}),
+            text,
+        )
     }
-    let mut text =
-        format!(
-        "QD1 4 KiB random read mean latency. harness = null engine (iolab's own cost per I/O); \
-         kernel block path = RAM device ({}) − harness; device + rest = target − RAM device.\n\n{}",
-        cfg.floor_device.as_ref().map_or("none".into(), |p| p.display().to_string()),
-        t.render()
-    );
-    for n in &notes {
-        text.push_str(&format!("- {n}\n"));
-    }
-    Ok(StepOutput::ok(
-        json!({"null_ns": harness_pt.mean_ns, "ram_device": cfg.floor_device.as_ref().map(|p| p.display().to_string()), "engines": rows, "notes": notes}),
-        text,
-    ))
 }
 
 #[cfg(test)]

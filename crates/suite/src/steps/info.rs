@@ -55,7 +55,6 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
     }
     .map_err(|e| SuiteError::Other(e.to_string()))?;
     let disk = facts.disk_name.as_deref().map(DiskFacts::read);
-    let host = host_facts();
     let fs = (facts.kind == TargetKind::File)
         .then(|| filesystem_of(cfg.target.parent().unwrap_or(&cfg.target)))
         .flatten();
@@ -71,59 +70,83 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
         "target".to_string(),
         format!("{} ({kind})", cfg.target.display()),
     ]);
-    t.row([
-        "region measured".to_string(),
-        bytes(cfg.size.or(Some(facts.size_bytes))),
-    ]);
-    if let Some(d) = &disk {
-        t.row(["disk".to_string(), d.name.clone()]);
-        t.row(["model".to_string(), opt(&d.model)]);
-        t.row(["capacity".to_string(), bytes(d.capacity_bytes)]);
-        t.row([
-            "logical / physical block".to_string(),
-            format!(
-                "{} / {} bytes",
-                opt(&d.logical_block_size),
-                opt(&d.physical_block_size)
-            ),
-        ]);
-        t.row([
-            "rotational".to_string(),
-            d.rotational
-                .map_or("unknown", |r| if r { "yes" } else { "no" })
-                .into(),
-        ]);
-        t.row(["scheduler".to_string(), opt(&d.scheduler)]);
-        t.row(["nr_requests".to_string(), opt(&d.nr_requests)]);
-        t.row([
-            "polled I/O (io_poll)".to_string(),
-            match d.io_poll {
-                Some(true) => "yes (poll queues present)".into(),
-                Some(false) => "no".into(),
-                None => "unknown".into(),
-            },
-        ]);
-        if let Some(q) = d.nvme_poll_queues {
-            t.row(["nvme poll_queues".to_string(), q.to_string()]);
-        }
-        t.row(["write cache".to_string(), opt(&d.write_cache)]);
-        t.row([
-            "discard".to_string(),
-            match d.discard_max_bytes {
-                Some(0) => "not supported".into(),
-                Some(b) => format!(
-                    "supported (up to {} per request)",
-                    iolab_report::format::bytes_binary(b as f64)
-                ),
-                None => "unknown".into(),
-            },
-        ]);
-    } else {
-        t.row([
+    let region = cfg.size.or(Some(facts.size_bytes));
+    t.row(["region measured".to_string(), bytes(region)]);
+    match &disk {
+        Some(d) => disk_rows(&mut t, d),
+        None => t.row([
             "disk".to_string(),
             "none in /sys/block (virtual filesystem?)".to_string(),
-        ]);
+        ]),
     }
+    let host = host_rows(&mut t, &ex.clock);
+    let data = json!({
+        "target": cfg.target.display().to_string(),
+        "target_kind": format!("{:?}", facts.kind),
+        "filesystem": fs,
+        "target_bytes": facts.size_bytes,
+        "logical_block_size": facts.logical_block_size,
+        "disk": disk.as_ref().map(disk_json),
+        "host": host,
+    });
+    Ok(StepOutput::ok(data, t.render()))
+}
+
+fn disk_rows(t: &mut Table, d: &DiskFacts) {
+    let yes_no = |v: Option<bool>, yes: &str| match v {
+        Some(true) => yes.to_string(),
+        Some(false) => "no".into(),
+        None => "unknown".into(),
+    };
+    t.row(["disk".to_string(), d.name.clone()]);
+    t.row(["model".to_string(), opt(&d.model)]);
+    t.row(["capacity".to_string(), bytes(d.capacity_bytes)]);
+    let blocks = format!(
+        "{} / {} bytes",
+        opt(&d.logical_block_size),
+        opt(&d.physical_block_size)
+    );
+    t.row(["logical / physical block".to_string(), blocks]);
+    t.row(["rotational".to_string(), yes_no(d.rotational, "yes")]);
+    t.row(["scheduler".to_string(), opt(&d.scheduler)]);
+    t.row(["nr_requests".to_string(), opt(&d.nr_requests)]);
+    let poll = yes_no(d.io_poll, "yes (poll queues present)");
+    t.row(["polled I/O (io_poll)".to_string(), poll]);
+    if let Some(q) = d.nvme_poll_queues {
+        t.row(["nvme poll_queues".to_string(), q.to_string()]);
+    }
+    t.row(["write cache".to_string(), opt(&d.write_cache)]);
+    let discard = match d.discard_max_bytes {
+        Some(0) => "not supported".into(),
+        Some(b) => format!(
+            "supported (up to {} per request)",
+            iolab_report::format::bytes_binary(b as f64)
+        ),
+        None => "unknown".into(),
+    };
+    t.row(["discard".to_string(), discard]);
+}
+
+fn disk_json(d: &DiskFacts) -> serde_json::Value {
+    json!({
+        "name": d.name,
+        "model": d.model,
+        "capacity_bytes": d.capacity_bytes,
+        "logical_block_size": d.logical_block_size,
+        "physical_block_size": d.physical_block_size,
+        "rotational": d.rotational,
+        "scheduler": d.scheduler,
+        "nr_requests": d.nr_requests,
+        "io_poll": d.io_poll,
+        "nvme_poll_queues": d.nvme_poll_queues,
+        "write_cache": d.write_cache,
+        "discard_max_bytes": d.discard_max_bytes,
+    })
+}
+
+/// The host's rows, and its facts as the step keeps them.
+fn host_rows(t: &mut Table, clock: &iolab_stats::Clock) -> serde_json::Value {
+    let host = host_facts();
     let governor = cpu_governor();
     let clocksource = kernel_clocksource();
     t.row(["host".to_string(), host.hostname.clone()]);
@@ -131,53 +154,29 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
         "CPU".to_string(),
         format!("{} ({} CPUs)", host.cpu_model, host.cpus),
     ]);
-    t.row([
-        "frequency governor".to_string(),
-        governor
-            .clone()
-            .unwrap_or_else(|| "none (no cpufreq)".into()),
-    ]);
+    let gov = governor
+        .clone()
+        .unwrap_or_else(|| "none (no cpufreq)".into());
+    t.row(["frequency governor".to_string(), gov]);
     t.row(["kernel".to_string(), host.kernel.clone()]);
     t.row(["iolab".to_string(), env!("CARGO_PKG_VERSION").to_string()]);
     t.row([
         "clock".to_string(),
         format!(
             "iolab {} ({:.3} ticks/ns); kernel {}",
-            ex.clock.source(),
-            ex.clock.ticks_per_ns(),
+            clock.source(),
+            clock.ticks_per_ns(),
             opt(&clocksource)
         ),
     ]);
-    let data = json!({
-        "target": cfg.target.display().to_string(),
-        "target_kind": format!("{:?}", facts.kind),
-        "filesystem": fs,
-        "target_bytes": facts.size_bytes,
-        "logical_block_size": facts.logical_block_size,
-        "disk": disk.as_ref().map(|d| json!({
-            "name": d.name,
-            "model": d.model,
-            "capacity_bytes": d.capacity_bytes,
-            "logical_block_size": d.logical_block_size,
-            "physical_block_size": d.physical_block_size,
-            "rotational": d.rotational,
-            "scheduler": d.scheduler,
-            "nr_requests": d.nr_requests,
-            "io_poll": d.io_poll,
-            "nvme_poll_queues": d.nvme_poll_queues,
-            "write_cache": d.write_cache,
-            "discard_max_bytes": d.discard_max_bytes,
-        })),
-        "host": {
-            "hostname": host.hostname,
-            "cpu_model": host.cpu_model,
-            "cpus": host.cpus,
-            "governor": governor,
-            "kernel": host.kernel,
-            "iolab_version": env!("CARGO_PKG_VERSION"),
-            "clock_source": ex.clock.source().to_string(),
-            "kernel_clocksource": clocksource,
-        },
-    });
-    Ok(StepOutput::ok(data, t.render()))
+    json!({
+        "hostname": host.hostname,
+        "cpu_model": host.cpu_model,
+        "cpus": host.cpus,
+        "governor": governor,
+        "kernel": host.kernel,
+        "iolab_version": env!("CARGO_PKG_VERSION"),
+        "clock_source": clock.source().to_string(),
+        "kernel_clocksource": clocksource,
+    })
 }

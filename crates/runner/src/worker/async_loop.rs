@@ -1,0 +1,236 @@
+//! The loop of an asynchronous engine: keep up to iodepth I/Os in flight, submitting
+//! `iodepth_batch_submit` at a time and reaping `iodepth_batch_complete_min..max` a call,
+//! as fio's `td_io_queue()`/`td_io_commit()`/`io_u_queued_complete()` do.
+//!
+//! fio's figures, mirrored: each I/O's start is a clock read just before it is prepared
+//! (`start_time`), its issue a clock read when its submit call returns (`issue_time`);
+//! slat = issue − start, clat = reap − issue, lat = reap − start. At each submit call,
+//! `iodepth_level` counts the call's I/Os in the bucket of the depth they make (fio's
+//! `io_u_mark_depth` with `cur_depth`), and `iodepth_submit` counts the call once in the
+//! bucket of its size.
+
+use iolab_engine::{BufferPool, Completion, Direction, IoEngine, IoUnit, QueueStatus};
+use iolab_results::DepthCounts;
+
+use super::LoopState;
+use crate::RunError;
+
+/// What a slot carries while its I/O is in flight.
+#[derive(Debug, Clone, Copy)]
+struct InFlight {
+    io: IoUnit,
+    /// Clock reads: before the I/O was prepared, and when its submit call returned.
+    start_t: u64,
+    submit_t: u64,
+}
+
+impl Default for InFlight {
+    fn default() -> InFlight {
+        InFlight {
+            io: IoUnit {
+                slot: 0,
+                file: 0,
+                dir: Direction::Read,
+                offset: 0,
+                len: 0,
+                buf: std::ptr::null_mut(),
+            },
+            start_t: 0,
+            submit_t: 0,
+        }
+    }
+}
+
+/// The slots of the queue: which are free, what each in flight carries, the batch being
+/// queued and the completions of the last reap.
+struct Slots {
+    free: Vec<u32>,
+    flight: Vec<InFlight>,
+    batch: Vec<u32>,
+    done: Vec<Completion>,
+    inflight: usize,
+}
+
+impl Slots {
+    fn new(depth: usize) -> Slots {
+        Slots {
+            free: (0..depth as u32).rev().collect(),
+            flight: vec![InFlight::default(); depth],
+            batch: Vec::with_capacity(depth),
+            done: vec![Completion::default(); depth],
+            inflight: 0,
+        }
+    }
+}
+
+impl LoopState<'_, '_> {
+    pub(super) fn run_async<E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        pool: &BufferPool,
+    ) -> Result<(), RunError> {
+        let mut q = Slots::new(pool.slots());
+        let mut stopping = false;
+        let mut now = self.clock.now();
+        loop {
+            if !stopping && self.window_over(now) {
+                stopping = true;
+                self.end_measuring(now);
+            }
+            if !stopping && !self.bytes_done() && !q.free.is_empty() && !self.syncer.pending {
+                q.inflight += self.submit(engine, pool, &mut q)?;
+            }
+            if q.inflight == 0 {
+                if self.syncer.pending {
+                    self.do_sync()?;
+                }
+                if stopping {
+                    return Ok(());
+                }
+                if self.bytes_done() {
+                    self.end_measuring(self.clock.now());
+                    return Ok(());
+                }
+                now = self.clock.now();
+                continue;
+            }
+            now = self.reap(engine, &mut q, stopping)?;
+            if now >= self.time.next_sample && !stopping {
+                self.take_samples(now);
+            }
+        }
+    }
+
+    /// One reap call: records what completed (unless the window is over) and frees the
+    /// slots; returns the clock read after it.
+    #[inline(always)]
+    fn reap<E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        q: &mut Slots,
+        stopping: bool,
+    ) -> Result<u64, RunError> {
+        let (min, max) = self.batch_complete;
+        let n = engine
+            .reap(min.min(q.inflight) as u32, &mut q.done[..max])
+            .map_err(|e| self.engine_error(e))?;
+        let now = self.clock.now();
+        self.rec.depth.complete[DepthCounts::batch_bucket(n)] += 1;
+        for i in 0..n {
+            let c = q.done[i];
+            let f = q.flight[c.slot as usize];
+            if c.result != f.io.len as i64 {
+                // Drain the rest before returning, so no buffer is freed under the kernel.
+                q.inflight -= n;
+                drain(engine, &mut q.done, q.inflight);
+                return Err(self.io_error(&f.io, c.result));
+            }
+            q.free.push(c.slot);
+            if !stopping {
+                let (start, sub) = (f.start_t, f.submit_t);
+                let io = &f.io;
+                self.rec
+                    .completed(now, io.dir, io.len, sub - start, now - sub, now - start);
+            }
+        }
+        q.inflight -= n;
+        Ok(now)
+    }
+
+    /// Queues I/Os into the free slots and submits them `iodepth_batch_submit` at a time;
+    /// returns how many went in flight.
+    #[inline(always)]
+    fn submit<E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        pool: &BufferPool,
+        q: &mut Slots,
+    ) -> Result<usize, RunError> {
+        let mut submitted = 0;
+        q.batch.clear();
+        while let Some(&slot) = q.free.last() {
+            // A rate-limited job submits one I/O a round and reaps before the next, so
+            // completions never wait behind the rate limiter's sleep.
+            let one_done = submitted > 0 || !q.batch.is_empty();
+            if self.bytes_done() || self.syncer.pending || (self.rate.on && one_done) {
+                break;
+            }
+            let mut t_start = self.clock.now();
+            let io = self.next_io(slot, pool, t_start);
+            if self.rate.on {
+                // next_io may have waited for the rate limit: that is not latency.
+                t_start = self.clock.now();
+            }
+            match engine.queue(&io).map_err(|e| self.engine_error(e))? {
+                QueueStatus::Queued => {
+                    q.free.pop();
+                    q.batch.push(slot);
+                    q.flight[slot as usize] = InFlight {
+                        io,
+                        start_t: t_start,
+                        submit_t: 0,
+                    };
+                    if self.syncer.due() && !self.bytes_done() {
+                        // Let what is in flight finish, then sync (as fio's libaio).
+                        self.syncer.pending = true;
+                    }
+                    if q.batch.len() >= self.batch_submit {
+                        submitted += self.commit(engine, q, submitted)?;
+                    }
+                }
+                QueueStatus::Busy => {
+                    self.issue.unissue(io.len);
+                    break;
+                }
+                QueueStatus::Completed(r) if r == io.len as i64 => {
+                    let t = self.clock.now();
+                    let lat = t - t_start;
+                    self.rec.completed(t, io.dir, io.len, 0, lat, lat);
+                }
+                QueueStatus::Completed(r) => return Err(self.io_error(&io, r)),
+            }
+        }
+        if !q.batch.is_empty() {
+            submitted += self.commit(engine, q, submitted)?;
+        }
+        Ok(submitted)
+    }
+
+    /// One submit call for the queued batch: stamps each I/O's issue time and slat and
+    /// counts the call in the depth distributions. `submitted` I/Os went in flight earlier
+    /// in this round, after the `q.inflight` before it.
+    #[inline(always)]
+    fn commit<E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        q: &mut Slots,
+        submitted: usize,
+    ) -> Result<usize, RunError> {
+        engine.commit().map_err(|e| self.engine_error(e))?;
+        let t_sub = self.clock.now();
+        let n = q.batch.len();
+        let depth_now = q.inflight + submitted + n;
+        let depth = &mut self.rec.depth;
+        depth.level[DepthCounts::level_bucket(depth_now)] += n as u64;
+        depth.submit[DepthCounts::batch_bucket(n)] += 1;
+        for &slot in q.batch.iter() {
+            let f = &mut q.flight[slot as usize];
+            f.submit_t = t_sub;
+            self.rec.stats[f.io.dir.index()]
+                .slat
+                .record(t_sub - f.start_t);
+        }
+        q.batch.clear();
+        Ok(n)
+    }
+}
+
+/// Reaps until nothing is in flight, ignoring results (used on the error path).
+fn drain<E: IoEngine>(engine: &mut E, done: &mut [Completion], mut inflight: usize) {
+    while inflight > 0 {
+        match engine.reap(1, done) {
+            Ok(n) => inflight -= n.min(inflight),
+            Err(_) => break,
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! The worker's timeline: the ramp, the measured window and its deadline, the sampling
+//! intervals and latency windows that fall due in it, and the CPU it used. All in ticks;
+//! the loop asks one inlined question per I/O ([`Timeline::over`]) and the rest runs a few
+//! times a second.
+
+use std::time::Duration;
+
+use iolab_results::SAMPLE_INTERVAL_NS;
+use iolab_stats::Clock;
+
+use crate::cpu::CpuSnapshot;
+
+pub(super) struct Timeline {
+    pub measuring: bool,
+    /// Length of the measured window (`u64::MAX`: until the bytes are done).
+    run_ticks: u64,
+    /// End of the ramp, then of the measured window.
+    pub deadline: u64,
+    pub measure_start: u64,
+    pub measure_end: u64,
+    /// Ticks per bandwidth/IOPS sample and when the next is due (`u64::MAX`: never).
+    sample_ticks: u64,
+    pub sample_due: u64,
+    /// Ticks per latency window (0: none) and when the next ends.
+    window_ticks: u64,
+    pub window_due: u64,
+    /// The next sample or window due, whichever comes first.
+    pub next_sample: u64,
+    cpu_start: CpuSnapshot,
+    pub cpu_used: CpuSnapshot,
+}
+
+impl Timeline {
+    pub fn new(
+        clock: &Clock,
+        now: u64,
+        ramp: Duration,
+        runtime: Option<Duration>,
+        window: Option<Duration>,
+    ) -> Timeline {
+        Timeline {
+            measuring: false,
+            run_ticks: runtime.map_or(u64::MAX, |d| clock.duration_to_ticks(d)),
+            deadline: now.saturating_add(clock.duration_to_ticks(ramp)),
+            measure_start: now,
+            measure_end: now,
+            sample_ticks: clock
+                .duration_to_ticks(Duration::from_nanos(SAMPLE_INTERVAL_NS))
+                .max(1),
+            sample_due: u64::MAX,
+            window_ticks: window.map_or(0, |d| clock.duration_to_ticks(d).max(1)),
+            window_due: u64::MAX,
+            next_sample: u64::MAX,
+            cpu_start: CpuSnapshot::default(),
+            cpu_used: CpuSnapshot::default(),
+        }
+    }
+
+    /// Starts the measured window at `now`; `sampled` says whether bandwidth samples are
+    /// taken.
+    pub fn begin(&mut self, now: u64, sampled: bool) {
+        self.measuring = true;
+        self.measure_start = now;
+        self.sample_due = if sampled {
+            now.saturating_add(self.sample_ticks)
+        } else {
+            u64::MAX
+        };
+        self.window_due = if self.window_ticks > 0 {
+            now.saturating_add(self.window_ticks)
+        } else {
+            u64::MAX
+        };
+        self.next_sample = self.sample_due.min(self.window_due);
+        self.deadline = now.saturating_add(self.run_ticks);
+        self.cpu_start = CpuSnapshot::of_current_thread();
+    }
+
+    /// A sampling interval ended at or before `now`: move to the next.
+    pub fn sample_taken(&mut self) {
+        self.sample_due = self.sample_due.saturating_add(self.sample_ticks);
+        self.next_sample = self.sample_due.min(self.window_due);
+    }
+
+    /// A latency window ended at or before `now`: move to the next.
+    pub fn window_taken(&mut self) {
+        self.window_due = self.window_due.saturating_add(self.window_ticks);
+        self.next_sample = self.sample_due.min(self.window_due);
+    }
+
+    pub fn end(&mut self, now: u64) {
+        self.measure_end = now;
+        self.cpu_used = CpuSnapshot::of_current_thread().since(&self.cpu_start);
+    }
+}

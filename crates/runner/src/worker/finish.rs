@@ -1,0 +1,113 @@
+//! What a worker hands back when its loop is done: per-direction results, the depth
+//! distributions, fsyncs, the I/O log, CPU, and the notes on how the kernel served it.
+
+use iolab_engine::EngineKind;
+use iolab_results::{DepthCounts, DirResult};
+
+use super::stats::DirStats;
+use super::{LoopState, WorkerResult};
+use crate::cpu::CpuSnapshot;
+use crate::IoLog;
+
+impl LoopState<'_, '_> {
+    pub(super) fn finish(
+        mut self,
+        sync: bool,
+        mut notes: Vec<String>,
+        elapsed_ticks: u64,
+    ) -> WorkerResult {
+        let spec = &self.w.job.spec;
+        let cpu = self.time.cpu_used;
+        if spec.engine.kind == EngineKind::IoUring {
+            notes.extend(io_wq_note(&cpu, &spec.filename));
+        }
+        let depth = if sync {
+            sync_depth(&self.rec.stats)
+        } else {
+            self.rec.depth
+        };
+        let log = self.take_log();
+        if let Some(l) = log.as_ref().filter(|l| l.dropped > 0) {
+            notes.push(format!(
+                "I/O log: kept the first {} I/Os of the measured window and dropped {} (the \
+                 logs' share of available memory); use log_avg_msec for a long run",
+                l.per_io.len(),
+                l.dropped
+            ));
+        }
+        let sync_result = (spec.fsync_every > 0).then(|| DirResult {
+            ios: self.syncer.count,
+            bytes: 0,
+            slat: None,
+            clat: self.syncer.lat.clone(),
+            lat: self.syncer.lat.clone(),
+            samples: Vec::new(),
+            windows: Vec::new(),
+        });
+        let (reads, writes) = (spec.reads(), spec.writes());
+        let [read, write] = self.rec.stats;
+        WorkerResult {
+            dirs: [
+                reads.then(|| dir_result(read, sync)),
+                writes.then(|| dir_result(write, sync)),
+            ],
+            runtime_ticks: self
+                .time
+                .measure_end
+                .saturating_sub(self.time.measure_start),
+            elapsed_ticks,
+            cpu,
+            depth,
+            sync: sync_result,
+            log,
+            notes,
+            interrupted: self.interrupted,
+        }
+    }
+
+    fn take_log(&mut self) -> Option<IoLog> {
+        let tick_ms = self.clock.ticks_to_ns(1_000_000) / 1e12;
+        let end = self.time.measure_end;
+        self.rec.logger.take().map(|l| l.finish(end, tick_ms))
+    }
+}
+
+fn dir_result(st: DirStats, sync: bool) -> DirResult {
+    DirResult {
+        ios: st.ios,
+        bytes: st.bytes,
+        samples: st.samples,
+        windows: st.windows,
+        slat: (!sync).then_some(st.slat),
+        // Synchronous engines record one latency: submitting is completing.
+        clat: if sync { st.lat.clone() } else { st.clat },
+        lat: st.lat,
+    }
+}
+
+/// A synchronous engine's depths: one I/O in flight, one per call, always.
+fn sync_depth(stats: &[DirStats; 2]) -> DepthCounts {
+    let ios: u64 = stats.iter().map(|s| s.ios).sum();
+    let mut depth = DepthCounts::default();
+    depth.level[0] = ios;
+    depth.submit[1] = ios;
+    depth.complete[1] = ios;
+    depth
+}
+
+/// io_uring that handed its requests to kernel worker threads says so, with their share.
+fn io_wq_note(cpu: &CpuSnapshot, target: &std::path::Path) -> Option<String> {
+    if cpu.iowq_ns == 0 {
+        return None;
+    }
+    let own = cpu.user_ns + cpu.sys_ns;
+    let share = cpu.iowq_ns as f64 * 100.0 / (own + cpu.iowq_ns + cpu.sqpoll_ns).max(1) as f64;
+    (share >= 5.0).then(|| {
+        format!(
+            "io_uring handed requests to kernel worker threads (io-wq): {share:.0}% of this \
+             job's CPU was theirs. {} does not complete I/O without blocking (no NOWAIT \
+             support), so requests pay a thread hand-off; fio does not count this CPU",
+            target.display()
+        )
+    })
+}

@@ -1,0 +1,178 @@
+//! What to issue next: which file, which direction, how long, at which offset, and what
+//! a write carries. One call per I/O, inlined into the loop; the offset generators and
+//! block sizers draw from their own random streams.
+
+use std::os::fd::RawFd;
+
+use iolab_engine::{BufferPool, Direction, IoUnit};
+use iolab_job::{BlockSizer, JobSpec, OffsetGen, Rng};
+
+use crate::PreparedJob;
+
+pub(super) struct Issuer<'a> {
+    job: &'a PreparedJob,
+    fds: &'a [RawFd],
+    /// One offset generator per file; I/Os go to the files in turn.
+    offsets: Vec<OffsetGen>,
+    next_file: usize,
+    sizers: [BlockSizer; 2],
+    /// Draws block sizes (its own stream, so fixed-size jobs keep their offset sequence).
+    size_rng: Rng,
+    read_percent: u32,
+    /// Bytes to issue in the measured phase (`u64::MAX` when time-based).
+    byte_limit: u64,
+    pub issued: u64,
+    /// Drop the page cache again at each new pass over a file (fio's `loop_cache_invalidate`:
+    /// buffered, invalidating jobs that go over their region more than once).
+    invalidate_per_pass: bool,
+    pub writes: WriteContent,
+}
+
+/// What each write carries beyond the pool's contents: fresh random data or fio's stamps.
+pub(super) struct WriteContent {
+    refill: bool,
+    scramble: bool,
+    compress_percent: u8,
+    fill_state: u64,
+}
+
+impl WriteContent {
+    fn new(spec: &JobSpec, seed: u64) -> WriteContent {
+        WriteContent {
+            refill: spec.buffers.refill && !spec.buffers.zero,
+            scramble: spec.buffers.scrambles(),
+            compress_percent: spec.buffers.compress_percent,
+            fill_state: seed ^ 0xF111,
+        }
+    }
+
+    /// Fresh random data (`refill_buffers`) or fio's stamps (`scramble_buffers`, with the
+    /// time `now_ns`) in a write buffer.
+    #[inline]
+    fn prepare(&mut self, buf: *mut u8, len: usize, offset: u64, now_ns: impl Fn() -> u64) {
+        if !(self.refill || self.scramble) {
+            return;
+        }
+        // SAFETY: the slot's buffer holds at least the largest block size and is not in
+        // flight (its slot was free).
+        let b = unsafe { std::slice::from_raw_parts_mut(buf, len) };
+        if self.refill {
+            iolab_engine::buffer::fill_buffer(
+                b,
+                &mut self.fill_state,
+                false,
+                self.compress_percent,
+            );
+        } else {
+            let ns = now_ns();
+            iolab_engine::buffer::scramble(b, offset, ns / 1_000_000_000, ns % 1_000_000_000);
+        }
+    }
+}
+
+impl<'a> Issuer<'a> {
+    pub fn new(job: &'a PreparedJob, fds: &'a [RawFd], seed: u64) -> Issuer<'a> {
+        let spec = &job.spec;
+        let byte_limit = if spec.time_based {
+            u64::MAX
+        } else {
+            let total: u64 = job.files().map(|(_, r)| r.len).sum();
+            total.saturating_mul(spec.loops as u64)
+        };
+        Issuer {
+            job,
+            fds,
+            offsets: job
+                .files()
+                .enumerate()
+                .map(|(i, (_, region))| {
+                    OffsetGen::new(spec, *region, seed.wrapping_add(i as u64 * 0x5EED))
+                })
+                .collect(),
+            next_file: 0,
+            sizers: [
+                BlockSizer::new(&spec.block_dist[0], spec.block_size[0]),
+                BlockSizer::new(&spec.block_dist[1], spec.block_size[1]),
+            ],
+            size_rng: Rng::new(seed ^ 0xB5B5_B5B5),
+            read_percent: spec.read_percent,
+            byte_limit,
+            issued: 0,
+            invalidate_per_pass: spec.invalidate
+                && !spec.direct
+                && (spec.time_based || spec.loops > 1),
+            writes: WriteContent::new(spec, seed),
+        }
+    }
+
+    #[inline(always)]
+    pub fn bytes_done(&self) -> bool {
+        self.issued >= self.byte_limit
+    }
+
+    /// The direction of the next I/O (drawn first, so the rate limit can wait for it).
+    #[inline(always)]
+    pub fn next_direction(&mut self) -> Direction {
+        self.offsets[0].next_direction(self.read_percent)
+    }
+
+    /// The next I/O in direction `dir`, into `slot`'s buffer; `now_ns` stamps scrambled
+    /// writes.
+    #[inline(always)]
+    pub fn next_io(
+        &mut self,
+        dir: Direction,
+        slot: u32,
+        pool: &BufferPool,
+        now_ns: impl Fn() -> u64,
+    ) -> IoUnit {
+        let file = self.next_file;
+        if self.offsets.len() > 1 {
+            self.next_file = (file + 1) % self.offsets.len();
+        }
+        let sizer = &self.sizers[dir.index()];
+        let mut len = sizer.next(&mut self.size_rng);
+        let room = self.byte_limit - self.issued;
+        if len > room {
+            // The last I/Os of a size-based job shrink to end exactly at its size, as fio's.
+            len = sizer.largest_fitting(room).unwrap_or(len);
+        }
+        let offset = self.offsets[file].next(dir, len);
+        if self.offsets[file].take_wrapped() && self.invalidate_per_pass {
+            self.invalidate_again(file);
+        }
+        self.issued += len;
+        let buf = pool.slot_ptr(slot as usize);
+        if dir == Direction::Write {
+            self.writes.prepare(buf, len as usize, offset, now_ns);
+        }
+        IoUnit {
+            slot,
+            file: file as u32,
+            dir,
+            offset,
+            len: len as u32,
+            buf,
+        }
+    }
+
+    /// An I/O the engine could not take (busy): not issued after all.
+    pub fn unissue(&mut self, len: u32) {
+        self.issued -= len as u64;
+    }
+
+    /// Forgets the ramp's bytes.
+    pub fn reset(&mut self) {
+        self.issued = 0;
+    }
+
+    /// A new pass over `file` began: drop its region's page cache, as fio does, so every
+    /// pass of a buffered job reads the device. Failures were noted at setup already.
+    #[cold]
+    fn invalidate_again(&mut self, file: usize) {
+        if let (Some(&fd), Some((facts, region))) = (self.fds.get(file), self.job.files().nth(file))
+        {
+            let _ = super::setup::invalidate_cache(fd, facts, region);
+        }
+    }
+}

@@ -1,0 +1,381 @@
+//! One worker: a thread that owns a file descriptor, a buffer pool, an engine and its own
+//! statistics, and runs the submit/reap loop.
+//!
+//! The loop is generic over the engine, so `queue`, `commit` and `reap` are direct calls. Per
+//! I/O it reads the clock twice (synchronous engines) or shares one reading per submitted
+//! batch and one per reaped batch (asynchronous engines, as fio's `t/io_uring` does), draws
+//! an offset, and records into preallocated histograms: no allocation, no lock, no
+//! formatting, no system call besides the I/O itself. Deadlines are compared in ticks.
+//!
+//! Split by concern: [`setup`] (files, cache, buffers), [`issue`] (what the next I/O is),
+//! [`clockwork`] (ramp, measured window, samples), [`rate`], [`fsync`], [`stats`] (what is
+//! recorded), the two loops ([`sync_loop`], [`async_loop`]) and [`finish`] (the result).
+
+mod async_loop;
+mod clockwork;
+mod finish;
+mod fsync;
+mod issue;
+mod rate;
+mod setup;
+mod stats;
+mod sync_loop;
+
+use std::cell::Cell;
+use std::os::fd::{AsRawFd, RawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use iolab_engine::{
+    open_engine, BufferPool, Direction, EngineTarget, EngineVisitor, IoEngine, IoUnit,
+};
+use iolab_results::{DepthCounts, DirResult, SAMPLE_INTERVAL_NS};
+use iolab_stats::Clock;
+
+use crate::cpu::CpuSnapshot;
+use crate::gate::StartGate;
+use crate::iolog::IoLogger;
+use crate::run::LiveCounters;
+use crate::IoLog;
+use crate::{PreparedJob, RunError};
+
+use clockwork::Timeline;
+use fsync::Syncer;
+use issue::Issuer;
+use rate::RateLimit;
+use stats::{DirStats, Recorder};
+
+pub(crate) struct WorkerResult {
+    pub dirs: [Option<DirResult>; 2],
+    pub runtime_ticks: u64,
+    /// From the phase's start (the barrier) to the end of this worker's I/O.
+    pub elapsed_ticks: u64,
+    pub cpu: CpuSnapshot,
+    pub depth: DepthCounts,
+    /// fsyncs issued by `fsync=N`; `None` when the job asks for none.
+    pub sync: Option<DirResult>,
+    pub log: Option<IoLog>,
+    pub notes: Vec<String>,
+    pub interrupted: bool,
+}
+
+pub(crate) struct Worker<'a> {
+    pub job: &'a PreparedJob,
+    pub clone_index: u32,
+    /// fio's job number of this copy (1-based over the run).
+    pub job_number: u32,
+    pub clock: Clock,
+    pub barrier: &'a StartGate,
+    /// Set by a worker that failed to start, so the others do not run alone.
+    pub abort: &'a AtomicBool,
+    pub stop: &'a AtomicBool,
+    /// Whether this worker has passed the start barrier. A worker that fails before it must
+    /// still arrive there (or the others wait forever); one that fails after must not.
+    pub started: Cell<bool>,
+    /// Shared running totals for a live progress line, updated once per sample interval.
+    pub live: Option<&'a LiveCounters>,
+}
+
+impl Worker<'_> {
+    /// Sets up and runs; `Ok(None)` when another worker failed to start.
+    pub fn run(self) -> Result<Option<WorkerResult>, RunError> {
+        let result = self.setup_and_run();
+        if result.is_err() && !self.started.get() {
+            // Failed before reaching the barrier: release the others and tell them.
+            self.abort.store(true, Ordering::SeqCst);
+            self.barrier.wait();
+        }
+        result
+    }
+
+    fn setup_and_run(&self) -> Result<Option<WorkerResult>, RunError> {
+        let spec = &self.job.spec;
+        setup::pin(spec)?;
+        let files = setup::open_files(spec)?;
+        let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
+        let setup_notes = setup::prepare_cache(self.job, &fds);
+        let depth = spec.effective_iodepth();
+        let seed = spec
+            .seed
+            .wrapping_add(self.clone_index as u64 * 0x1_0000_0001);
+        let pool = setup::buffer_pool(spec, depth, seed);
+        let name = setup::target_name(self.job);
+        let target = EngineTarget {
+            fds: &fds,
+            direct: spec.direct,
+            polled_device: self.job.facts.polled,
+            name: &name,
+        };
+        let looper = Looper {
+            w: self,
+            pool: &pool,
+            seed,
+            fds: &fds,
+            setup_notes,
+        };
+        let job = spec.name.clone();
+        // The engine (and any buffers it registered) is dropped before `pool` and `files`.
+        open_engine(&spec.engine, target, depth, &pool, looper)
+            .map_err(|source| RunError::Engine { job, source })?
+    }
+
+    /// Sleeps through the job's `startdelay`, waking to notice a stop request; false if one
+    /// came.
+    fn delay_start(&self) -> bool {
+        let until = std::time::Instant::now() + self.job.spec.start_delay;
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            let now = std::time::Instant::now();
+            if now >= until {
+                return true;
+            }
+            std::thread::sleep((until - now).min(std::time::Duration::from_millis(50)));
+        }
+    }
+}
+
+/// Receives the concrete engine and runs the loop for it.
+struct Looper<'a, 'w> {
+    w: &'a Worker<'w>,
+    pool: &'a BufferPool,
+    seed: u64,
+    /// The job's files, for fsync.
+    fds: &'a [RawFd],
+    /// What setting up said (a cache invalidation that failed).
+    setup_notes: Vec<String>,
+}
+
+impl EngineVisitor for Looper<'_, '_> {
+    type Output = Result<Option<WorkerResult>, RunError>;
+
+    fn visit<E: IoEngine>(self, mut engine: E) -> Self::Output {
+        self.w.barrier.wait();
+        self.w.started.set(true);
+        if self.w.abort.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        let phase_start = self.w.clock.now();
+        if !self.w.delay_start() {
+            // Stopped by a signal while waiting to start: nothing measured.
+            return Ok(None);
+        }
+        let mut st = LoopState::new(self.w, self.seed, self.fds);
+        let sync = engine.capabilities().synchronous;
+        let outcome = if sync {
+            st.run_sync(&mut engine, self.pool)
+        } else {
+            st.run_async(&mut engine, self.pool)
+        };
+        let mut notes = self.setup_notes;
+        notes.extend(engine.notes());
+        drop(engine);
+        outcome?;
+        if self.w.job.spec.end_fsync {
+            st.syncer.fsync(&st.clock).map_err(|e| st.sync_error(e))?;
+        }
+        let elapsed = self.w.clock.now().saturating_sub(phase_start);
+        Ok(Some(st.finish(sync, notes, elapsed)))
+    }
+}
+
+/// A worker's loop state: a part per concern, each a dozen fields at most.
+struct LoopState<'a, 'w> {
+    w: &'a Worker<'w>,
+    clock: Clock,
+    issue: Issuer<'a>,
+    time: Timeline,
+    rec: Recorder,
+    rate: RateLimit,
+    syncer: Syncer<'a>,
+    /// I/Os per submit call (fio's `iodepth_batch_submit`, fixed up).
+    batch_submit: usize,
+    /// (fewest, most) completions per reap (fio's `iodepth_batch_complete_min/max`).
+    batch_complete: (usize, usize),
+    interrupted: bool,
+}
+
+impl<'a, 'w> LoopState<'a, 'w> {
+    fn new(w: &'a Worker<'w>, seed: u64, fds: &'a [RawFd]) -> Self {
+        let spec = &w.job.spec;
+        let clock = w.clock;
+        let now = clock.now();
+        let time = Timeline::new(
+            &clock,
+            now,
+            spec.ramp_time,
+            spec.runtime,
+            spec.latency_window,
+        );
+        let (min, max) = spec.effective_batch_complete();
+        let mut st = LoopState {
+            w,
+            clock,
+            issue: Issuer::new(w.job, fds, seed),
+            time,
+            rec: recorder(w, &clock),
+            rate: RateLimit::new(&clock, spec.rate_iops, now),
+            syncer: Syncer::new(fds, spec.fsync_every),
+            batch_submit: spec.effective_batch_submit().max(1) as usize,
+            batch_complete: (min as usize, max as usize),
+            interrupted: false,
+        };
+        if spec.ramp_time.is_zero() {
+            st.begin_measuring(now);
+        }
+        st
+    }
+
+    /// The ramp is over (or there was none): forget what was measured, start the clock.
+    #[cold]
+    fn begin_measuring(&mut self, now: u64) {
+        self.rec.reset(now);
+        self.issue.reset();
+        self.syncer.reset();
+        self.rate.restart(now);
+        self.time.begin(now, self.w.job.spec.recorded.bw);
+    }
+
+    /// One bandwidth/IOPS sample per direction for each interval that has ended (an interval
+    /// in which nothing completed gets a zero sample), and the summary of each latency window
+    /// that has ended. Runs a few times a second, never per I/O.
+    #[cold]
+    fn take_samples(&mut self, now: u64) {
+        while now >= self.time.sample_due {
+            let [r, w] = &mut self.rec.stats;
+            let (a, b) = (r.sample(), w.sample());
+            if let Some(live) = self.w.live {
+                live.add(a.ios + b.ios, a.bytes + b.bytes);
+            }
+            self.time.sample_taken();
+        }
+        while now >= self.time.window_due {
+            self.rec.stats.iter_mut().for_each(DirStats::close_window);
+            self.time.window_taken();
+        }
+    }
+
+    #[cold]
+    fn end_measuring(&mut self, now: u64) {
+        self.time.end(now);
+    }
+
+    /// Checks the deadline and the stop flag (ending the ramp on the way): true when the
+    /// measured window is over. Reaching the byte limit is not this: it stops issuing, but
+    /// the I/Os still in flight are part of the job and are recorded.
+    #[inline(always)]
+    fn window_over(&mut self, now: u64) -> bool {
+        if now >= self.time.deadline {
+            if !self.time.measuring {
+                self.begin_measuring(now);
+            } else {
+                return true;
+            }
+        }
+        if self.w.stop.load(Ordering::Relaxed) {
+            self.interrupted = true;
+            return true;
+        }
+        false
+    }
+
+    #[inline(always)]
+    fn bytes_done(&self) -> bool {
+        self.issue.bytes_done()
+    }
+
+    /// The next I/O into `slot`: its direction (waiting for the rate limit), then its size,
+    /// offset and content.
+    #[inline(always)]
+    fn next_io(&mut self, slot: u32, pool: &BufferPool, now: u64) -> IoUnit {
+        let dir = self.issue.next_direction();
+        if self.rate.on {
+            self.rate.wait(dir, &self.clock, self.w.stop);
+        }
+        if dir == Direction::Write {
+            self.syncer.writes_since += 1;
+        }
+        let clock = self.clock;
+        self.issue
+            .next_io(dir, slot, pool, || clock.ticks_to_ns(now) as u64)
+    }
+
+    #[cold]
+    fn do_sync(&mut self) -> Result<(), RunError> {
+        self.syncer
+            .sync(&self.clock)
+            .map_err(|e| self.sync_error(e))
+    }
+
+    fn sync_error(&self, source: std::io::Error) -> RunError {
+        RunError::Io {
+            job: self.w.job.spec.name.clone(),
+            path: self.w.job.spec.filename.clone(),
+            dir: Direction::Write,
+            offset: 0,
+            len: 0,
+            source: std::io::Error::new(source.kind(), format!("fsync: {source}")),
+        }
+    }
+
+    /// The error of an I/O that failed (`result` < 0) or moved fewer bytes than asked.
+    fn io_error(&self, io: &IoUnit, result: i64) -> RunError {
+        let source = if result < 0 {
+            std::io::Error::from_raw_os_error((-result) as i32)
+        } else {
+            std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!("short transfer: {result} of {} bytes", io.len),
+            )
+        };
+        let spec = &self.w.job.spec;
+        RunError::Io {
+            job: spec.name.clone(),
+            path: spec
+                .files()
+                .nth(io.file as usize)
+                .cloned()
+                .unwrap_or_default(),
+            dir: io.dir,
+            offset: io.offset,
+            len: io.len,
+            source,
+        }
+    }
+
+    fn engine_error(&self, source: iolab_engine::EngineError) -> RunError {
+        RunError::Engine {
+            job: self.w.job.spec.name.clone(),
+            source,
+        }
+    }
+}
+
+/// What the worker records per I/O, sized for the whole run up front.
+fn recorder(w: &Worker<'_>, clock: &Clock) -> Recorder {
+    let spec = &w.job.spec;
+    // Room for every sample of a time-based run, so the loop never grows the vectors.
+    let expected_samples = spec.runtime.filter(|_| spec.recorded.bw).map_or(64, |r| {
+        (r.as_nanos() / SAMPLE_INTERVAL_NS as u128) as usize + 2
+    });
+    let expected_windows = spec.latency_window.map(|w| {
+        spec.runtime
+            .map_or(64, |r| (r.as_nanos() / w.as_nanos().max(1)) as usize + 2)
+    });
+    let logger = spec.logs.any().then(|| {
+        let avg = spec.logs.avg_msec;
+        let window = clock.duration_to_ticks(std::time::Duration::from_millis(avg as u64));
+        // Per-I/O logs of a time-based job grow while it runs; start with room for a
+        // second at 100k IOPS so short runs never regrow.
+        let room = if avg == 0 { 100_000 } else { 0 };
+        IoLogger::new(w.job_number, avg, window, room, w.job.log_cap_entries)
+    });
+    Recorder {
+        stats: [
+            DirStats::new(expected_samples, expected_windows),
+            DirStats::new(expected_samples, expected_windows),
+        ],
+        depth: DepthCounts::default(),
+        logger,
+    }
+}

@@ -1,0 +1,166 @@
+//! Setting a worker up before its loop: CPU pinning, opening the job's files as the job
+//! asks (direct or buffered, read or read-write), the page-cache advice and invalidation
+//! fio gives a file it opens, and the buffer pool.
+
+use std::fs::{File, OpenOptions};
+use std::os::fd::RawFd;
+use std::os::unix::fs::OpenOptionsExt;
+
+use iolab_engine::{BufferPool, Direction, EngineKind};
+use iolab_job::{JobSpec, Region};
+use iolab_sysinfo::{TargetFacts, TargetKind};
+
+use crate::{PreparedJob, RunError};
+
+/// Pins the calling thread to the job's `cpus_allowed`, if any.
+pub(super) fn pin(spec: &JobSpec) -> Result<(), RunError> {
+    let Some(cpus) = &spec.cpus_allowed else {
+        return Ok(());
+    };
+    pin_to(cpus.cpus()).map_err(|e| RunError::Unusable {
+        job: spec.name.clone(),
+        reason: format!("cpus_allowed={cpus}: {e}"),
+    })
+}
+
+/// Opens every file of the job. The null engine does no I/O: it opens nothing (its file
+/// may not even exist).
+pub(super) fn open_files(spec: &JobSpec) -> Result<Vec<File>, RunError> {
+    let mut opts = OpenOptions::new();
+    opts.read(true).write(spec.writes());
+    if spec.direct {
+        opts.custom_flags(libc::O_DIRECT);
+    }
+    let dir = if spec.writes() {
+        Direction::Write
+    } else {
+        Direction::Read
+    };
+    spec.files()
+        .filter(|_| spec.engine.kind != EngineKind::Null)
+        .map(|path| {
+            opts.open(path).map_err(|source| RunError::Io {
+                job: spec.name.clone(),
+                path: path.clone(),
+                dir,
+                offset: 0,
+                len: 0,
+                source,
+            })
+        })
+        .collect()
+}
+
+/// fio's open-time cache handling of each file: `invalidate` and `fadvise_hint`. What
+/// fails is a note, not an error.
+pub(super) fn prepare_cache(job: &PreparedJob, fds: &[RawFd]) -> Vec<String> {
+    let spec = &job.spec;
+    let mut notes = Vec::new();
+    for (fd, (facts, region)) in fds.iter().zip(job.files()) {
+        if spec.invalidate {
+            if let Err(e) = invalidate_cache(*fd, facts, region) {
+                notes.push(format!(
+                    "cache invalidation of {} failed: {e}",
+                    facts.path.display()
+                ));
+            }
+        }
+        if let Err(e) = advise(*fd, spec, region) {
+            notes.push(format!("fadvise hint failed: {e}"));
+        }
+    }
+    notes
+}
+
+/// The buffers of `depth` I/Os of the job's largest block, filled as its buffer options say.
+pub(super) fn buffer_pool(spec: &JobSpec, depth: u32, seed: u64) -> BufferPool {
+    let mut pool = BufferPool::new(depth as usize, spec.max_block_size() as usize, seed);
+    if spec.buffers.zero || spec.buffers.compress_percent > 0 {
+        pool.fill(seed, spec.buffers.zero, spec.buffers.compress_percent);
+    }
+    pool
+}
+
+/// How the engine names the target in its notes: `/tmp/f (on disk vda)`.
+pub(super) fn target_name(job: &PreparedJob) -> String {
+    let facts = &job.facts;
+    match (&facts.kind, &facts.disk_name) {
+        (TargetKind::File, Some(disk)) => {
+            format!("{} (on disk {disk})", job.spec.filename.display())
+        }
+        _ => job.spec.filename.display().to_string(),
+    }
+}
+
+/// Drops the page cache of the job's region of one file, as fio's `invalidate` does when it
+/// opens a file: `posix_fadvise(DONTNEED)` for a regular file, `BLKFLSBUF` for a block device.
+pub(super) fn invalidate_cache(
+    fd: RawFd,
+    facts: &TargetFacts,
+    region: &Region,
+) -> std::io::Result<()> {
+    /// `BLKFLSBUF` = _IO(0x12, 97).
+    const BLKFLSBUF: u64 = 0x1261;
+    // SAFETY: plain syscalls on an open fd; BLKFLSBUF takes no argument.
+    let r = unsafe {
+        match facts.kind {
+            TargetKind::File => {
+                let e = libc::posix_fadvise(
+                    fd,
+                    region.start as libc::off_t,
+                    region.len as libc::off_t,
+                    libc::POSIX_FADV_DONTNEED,
+                );
+                if e != 0 {
+                    return Err(std::io::Error::from_raw_os_error(e));
+                }
+                0
+            }
+            TargetKind::BlockDevice => libc::ioctl(fd, BLKFLSBUF as _, 0),
+        }
+    };
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// fio's `fadvise_hint` when a file is opened: random or sequential advice for the region.
+fn advise(fd: RawFd, spec: &JobSpec, region: &Region) -> std::io::Result<()> {
+    use iolab_job::{FadviseHint, Pattern};
+    let advice = match (spec.fadvise_hint, spec.pattern) {
+        (FadviseHint::None, _) => return Ok(()),
+        (FadviseHint::Random, _) | (FadviseHint::Type, Pattern::Random) => libc::POSIX_FADV_RANDOM,
+        (FadviseHint::Sequential, _) | (FadviseHint::Type, _) => libc::POSIX_FADV_SEQUENTIAL,
+    };
+    // SAFETY: a plain syscall on an open fd.
+    let e = unsafe {
+        libc::posix_fadvise(
+            fd,
+            region.start as libc::off_t,
+            region.len as libc::off_t,
+            advice,
+        )
+    };
+    if e != 0 {
+        return Err(std::io::Error::from_raw_os_error(e));
+    }
+    Ok(())
+}
+
+fn pin_to(cpus: &[usize]) -> std::io::Result<()> {
+    // SAFETY: cpu_set_t is plain data; CPU_SET writes within it for cpu < CPU_SETSIZE.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in cpus {
+            if c >= libc::CPU_SETSIZE as usize {
+                return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
+            }
+            libc::CPU_SET(c, &mut set);
+        }
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,139 @@
+//! What a worker records while it runs: per-direction counters and histograms, the depth
+//! distributions and the I/O log. Recording is O(1) and allocates nothing: every vector is
+//! sized before the loop starts.
+
+use iolab_engine::Direction;
+use iolab_results::{DepthCounts, LatencyWindow, Sample};
+use iolab_stats::LatencyHistogram;
+
+use crate::iolog::IoLogger;
+
+/// Counters and histograms of one direction, while running.
+pub(super) struct DirStats {
+    pub ios: u64,
+    pub bytes: u64,
+    pub slat: LatencyHistogram,
+    pub clat: LatencyHistogram,
+    pub lat: LatencyHistogram,
+    pub samples: Vec<Sample>,
+    /// Counters at the last sample.
+    pub sampled: Sample,
+    /// Latencies of the current latency window, when the job asks for windows.
+    pub window: Option<LatencyHistogram>,
+    pub windows: Vec<LatencyWindow>,
+}
+
+impl DirStats {
+    pub fn new(expected_samples: usize, expected_windows: Option<usize>) -> DirStats {
+        DirStats {
+            ios: 0,
+            bytes: 0,
+            slat: LatencyHistogram::new(),
+            clat: LatencyHistogram::new(),
+            lat: LatencyHistogram::new(),
+            samples: Vec::with_capacity(expected_samples),
+            sampled: Sample::default(),
+            window: expected_windows.map(|_| LatencyHistogram::new()),
+            windows: Vec::with_capacity(expected_windows.unwrap_or(0)),
+        }
+    }
+
+    /// Records one I/O's total latency.
+    #[inline(always)]
+    pub fn record_lat(&mut self, ticks: u64) {
+        self.lat.record(ticks);
+        if let Some(w) = &mut self.window {
+            w.record(ticks);
+        }
+    }
+
+    pub fn reset(&mut self) {
+        self.ios = 0;
+        self.bytes = 0;
+        self.samples.clear();
+        self.sampled = Sample::default();
+        self.windows.clear();
+        if let Some(w) = &mut self.window {
+            w.reset();
+        }
+        self.slat.reset();
+        self.clat.reset();
+        self.lat.reset();
+    }
+
+    /// Closes the current sampling interval: its I/Os and bytes as one sample.
+    pub fn sample(&mut self) -> Sample {
+        let d = Sample {
+            bytes: self.bytes - self.sampled.bytes,
+            ios: self.ios - self.sampled.ios,
+        };
+        self.samples.push(d);
+        self.sampled = Sample {
+            bytes: self.bytes,
+            ios: self.ios,
+        };
+        d
+    }
+
+    /// Closes the current latency window.
+    pub fn close_window(&mut self) {
+        if let Some(w) = &mut self.window {
+            self.windows.push(LatencyWindow::of(w));
+            w.reset();
+        }
+    }
+}
+
+/// Everything recorded per I/O.
+pub(super) struct Recorder {
+    pub stats: [DirStats; 2],
+    pub depth: DepthCounts,
+    pub logger: Option<IoLogger>,
+}
+
+impl Recorder {
+    /// One I/O completed at `now`: submission, completion and total latency in ticks.
+    #[inline(always)]
+    pub fn completed(
+        &mut self,
+        now: u64,
+        dir: Direction,
+        len: u32,
+        slat: u64,
+        clat: u64,
+        lat: u64,
+    ) {
+        let s = &mut self.stats[dir.index()];
+        s.ios += 1;
+        s.bytes += len as u64;
+        s.clat.record(clat);
+        s.record_lat(lat);
+        if let Some(l) = &mut self.logger {
+            l.record(now, dir, len, slat, clat, lat);
+        }
+    }
+
+    /// One I/O of a synchronous engine completed at `now`: submitting was completing, so
+    /// only `lat` is recorded (its clat is the same histogram, copied at the end).
+    #[inline(always)]
+    pub fn completed_sync(&mut self, now: u64, dir: Direction, len: u32, lat: u64) {
+        let s = &mut self.stats[dir.index()];
+        s.ios += 1;
+        s.bytes += len as u64;
+        s.record_lat(lat);
+        if let Some(l) = &mut self.logger {
+            l.record(now, dir, len, 0, lat, lat);
+        }
+    }
+
+    /// Forgets the ramp.
+    pub fn reset(&mut self, now: u64) {
+        for s in &mut self.stats {
+            s.reset();
+        }
+        self.depth = DepthCounts::default();
+        if let Some(l) = &mut self.logger {
+            l.start(now);
+        }
+    }
+}

@@ -1,0 +1,51 @@
+//! The loop of a synchronous engine: one I/O at a time, two clock reads each. Submission
+//! and completion are the same call, so only `lat` is recorded (clat is the same histogram).
+
+use iolab_engine::{BufferPool, IoEngine, QueueStatus};
+
+use super::LoopState;
+use crate::RunError;
+
+impl LoopState<'_, '_> {
+    pub(super) fn run_sync<E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        pool: &BufferPool,
+    ) -> Result<(), RunError> {
+        let mut now = self.clock.now();
+        while !self.window_over(now) && !self.bytes_done() {
+            // Due syncs run before the next I/O, so none follows the last write (as fio).
+            if self.syncer.due() {
+                self.do_sync()?;
+            }
+            let io = self.next_io(0, pool, now);
+            let t0 = self.clock.now();
+            let status = engine.queue(&io).map_err(|e| self.engine_error(e))?;
+            now = self.clock.now();
+            match status {
+                QueueStatus::Completed(r) if r == io.len as i64 => {
+                    self.rec.completed_sync(now, io.dir, io.len, now - t0);
+                    if now >= self.time.next_sample {
+                        self.take_samples(now);
+                    }
+                }
+                QueueStatus::Completed(r) => return Err(self.io_error(&io, r)),
+                QueueStatus::Queued | QueueStatus::Busy => return Err(self.not_synchronous()),
+            }
+        }
+        self.end_measuring(now);
+        Ok(())
+    }
+
+    #[cold]
+    fn not_synchronous(&self) -> RunError {
+        let spec = &self.w.job.spec;
+        RunError::Worker {
+            job: spec.name.clone(),
+            reason: format!(
+                "{} declared itself synchronous but did not complete an I/O",
+                spec.engine.label()
+            ),
+        }
+    }
+}
