@@ -302,12 +302,15 @@ fn run_option(o: &mut RunOpts, key: &str, value: &Option<String>) -> Result<bool
     Ok(true)
 }
 
+/// Options as written, in order: (name, value).
+type Options = Vec<(String, String)>;
+
 /// One job of a job file: the options fio's JSON lists as its own, and its specs (one per
 /// `numjobs` copy expansion the draft makes).
 fn file_job(
     raw: &crate::jobfile::RawJob,
     globals: &[Pair],
-) -> Result<(Vec<(String, String)>, Vec<iolab_job::JobSpec>), FioError> {
+) -> Result<(Options, Vec<iolab_job::JobSpec>), FioError> {
     let mut draft = JobDraft::new(&raw.name);
     for (k, v) in globals {
         draft.apply(k, v.as_deref())?;
