@@ -288,6 +288,65 @@ fn summary_line(w: &plan::Planned, r: &iolab_kv::WorkloadRun, job: &AppJob) -> S
     s
 }
 
+/// The run's own facts: where it ran, on what, with which db_bench and how many keys.
+fn run_meta(a: &KvArgs, setup: &Setup, fs: &Option<String>) -> serde_json::Value {
+    json!({
+        "dir": setup.work.path().display().to_string(),
+        "filesystem": fs,
+        "disk": setup.disk.as_ref().map(|d| &d.0),
+        "disk_model": setup.disk.as_ref().and_then(|d| disk_model(&d.1)),
+        "num": setup.num,
+        "data_bytes": plan::data_bytes(setup.num),
+        "threads": a.threads,
+        "workloads": setup.planned.iter().map(|p| p.workload.name()).collect::<Vec<_>>(),
+        "db_bench": setup.bin.display().to_string(),
+        "db_bench_version": setup.version,
+    })
+}
+
+/// Runs one workload with its progress line: its arguments, database directory and result.
+fn run_workload(
+    a: &KvArgs,
+    setup: &Setup,
+    (i, w): (usize, &plan::Planned),
+    show: bool,
+) -> (
+    Vec<String>,
+    PathBuf,
+    Result<iolab_kv::WorkloadRun, iolab_kv::KvError>,
+) {
+    let db = setup.work.path().join(w.db);
+    let args = params::args(w.workload, setup.num, a.threads, &db);
+    let label = format!("[{}/{} {}]", i + 1, setup.planned.len(), w.workload);
+    let threads = match w.workload {
+        Workload::ReadRandom => format!("{} threads, ", a.threads),
+        _ => String::new(),
+    };
+    let doing = if w.fill_only {
+        "filling the database readrandom/overwrite need"
+    } else {
+        "running"
+    };
+    say!("{label} {threads}{doing}");
+    let result = iolab_kv::run_db_bench(
+        &setup.bin,
+        &args,
+        setup.disk.as_ref().map(|d| d.0.as_str()),
+        iolab_runner::signal::stop_flag(),
+        |el: Duration, rate: f64| {
+            if show {
+                let (el, rate) = (duration(el.as_secs_f64()), compact(rate));
+                say_partial!("\r\x1b[K{label} {el} {rate} ops/s");
+                let _ = std::io::stderr().flush();
+            }
+        },
+    );
+    if show {
+        say_partial!("\r\x1b[K");
+    }
+    (args, db, result)
+}
+
 pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
     let setup = configure(a)?;
     let db_path = a.db.clone().unwrap_or_else(Store::default_path);
@@ -300,21 +359,7 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
         .begin_run("kv", &crate::cmd_review::command_line())
         .map_err(CliError::failed)?;
     store
-        .set_run_meta(
-            run_id,
-            &json!({
-                "dir": work.display().to_string(),
-                "filesystem": fs,
-                "disk": setup.disk.as_ref().map(|d| &d.0),
-                "disk_model": setup.disk.as_ref().and_then(|d| disk_model(&d.1)),
-                "num": setup.num,
-                "data_bytes": plan::data_bytes(setup.num),
-                "threads": a.threads,
-                "workloads": setup.planned.iter().map(|p| p.workload.name()).collect::<Vec<_>>(),
-                "db_bench": setup.bin.display().to_string(),
-                "db_bench_version": setup.version,
-            }),
-        )
+        .set_run_meta(run_id, &run_meta(a, &setup, &fs))
         .map_err(CliError::failed)?;
     iolab_runner::signal::install();
     say!(
@@ -334,44 +379,9 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
         say!("iolab: note: {note}");
     }
     let show = std::io::stderr().is_terminal() || std::env::var_os("IOLAB_PROGRESS").is_some();
-    let total = setup.planned.len();
     let mut failure = None;
     for (i, w) in setup.planned.iter().enumerate() {
-        let db = work.join(w.db);
-        let args = params::args(w.workload, setup.num, a.threads, &db);
-        let label = format!("[{}/{total} {}]", i + 1, w.workload);
-        say!(
-            "{label} {}{}",
-            if w.workload == Workload::ReadRandom {
-                format!("{} threads, ", a.threads)
-            } else {
-                String::new()
-            },
-            if w.fill_only {
-                "filling the database readrandom/overwrite need"
-            } else {
-                "running"
-            }
-        );
-        let result = iolab_kv::run_db_bench(
-            &setup.bin,
-            &args,
-            setup.disk.as_ref().map(|d| d.0.as_str()),
-            iolab_runner::signal::stop_flag(),
-            |el: Duration, rate: f64| {
-                if show {
-                    say_partial!(
-                        "\r\x1b[K{label} {} {} ops/s",
-                        duration(el.as_secs_f64()),
-                        compact(rate)
-                    );
-                    let _ = std::io::stderr().flush();
-                }
-            },
-        );
-        if show {
-            say_partial!("\r\x1b[K");
-        }
+        let (args, db, result) = run_workload(a, &setup, (i, w), show);
         match result {
             Ok(r) => {
                 let job = app_job(w, &r, &args, &db, &setup);
@@ -390,6 +400,17 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
             let _ = std::fs::remove_dir_all(&db);
         }
     }
+    finish(a, &mut store, run_id, &db_path, failure)
+}
+
+/// Records how the run ended, prints the table (or JSON) of what it measured, and the exit.
+fn finish(
+    a: &KvArgs,
+    store: &mut Store,
+    run_id: i64,
+    db_path: &Path,
+    failure: Option<(Workload, iolab_kv::KvError)>,
+) -> Result<ExitCode, CliError> {
     let interrupted = iolab_runner::signal::received().is_some();
     let status = match (&failure, interrupted) {
         (_, true) => RunStatus::Interrupted,

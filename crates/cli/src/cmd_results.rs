@@ -217,54 +217,9 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let s = &d;
-    outln!(
-        "run {} ({}, {}), started {}",
-        s.id,
-        s.kind,
-        s.status,
-        when(s.started_ms)
-    );
-    outln!("  command: {}", s.command);
-    if s.kind == "fio" {
-        outln!(
-            "  measured by {} (imported from its JSON, which names no host)",
-            d.iolab_version
-        );
-    } else {
-        outln!(
-            "  host: {} ({}, {} CPUs, kernel {}); iolab {}{}",
-            or_unknown(&d.host.hostname),
-            or_unknown(&d.host.cpu_model),
-            d.host.cpus,
-            or_unknown(&d.host.kernel),
-            d.iolab_version,
-            // Runs iolab did not time itself (kv) have no clock.
-            d.clock_source
-                .as_deref()
-                .map_or(String::new(), |c| format!("; clock {c}"))
-        );
-    }
-    if s.kind == "kv" {
-        outln!(
-            "  db_bench {} in {} ({}, device {}): {} keys, readrandom with {} threads",
-            d.meta["db_bench_version"].as_str().unwrap_or("?"),
-            d.meta["dir"].as_str().unwrap_or("?"),
-            d.meta["filesystem"].as_str().unwrap_or("?"),
-            crate::kv_table::device(&d),
-            d.meta["num"],
-            d.meta["threads"]
-        );
-        outln!();
-        out!("{}", crate::kv_table::workloads_table(&s.jobs));
-        let notes: Vec<&String> = s.jobs.iter().flat_map(|j| &j.notes).collect();
-        let mut seen = Vec::new();
-        for n in notes {
-            if !seen.contains(&n) {
-                outln!("- {n}");
-                seen.push(n);
-            }
-        }
+    print_head(&d);
+    if d.kind == "kv" {
+        print_kv(&d);
         return Ok(ExitCode::SUCCESS);
     }
     if !d.steps.is_empty() {
@@ -273,10 +228,69 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
             return Ok(ExitCode::SUCCESS);
         }
     }
+    print_jobs(&d);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What ran, when, where, and with what.
+fn print_head(d: &RunRecord) {
+    outln!(
+        "run {} ({}, {}), started {}",
+        d.id,
+        d.kind,
+        d.status,
+        when(d.started_ms)
+    );
+    outln!("  command: {}", d.command);
+    if d.kind == "fio" {
+        outln!(
+            "  measured by {} (imported from its JSON, which names no host)",
+            d.iolab_version
+        );
+        return;
+    }
+    outln!(
+        "  host: {} ({}, {} CPUs, kernel {}); iolab {}{}",
+        or_unknown(&d.host.hostname),
+        or_unknown(&d.host.cpu_model),
+        d.host.cpus,
+        or_unknown(&d.host.kernel),
+        d.iolab_version,
+        // Runs iolab did not time itself (kv) have no clock.
+        d.clock_source
+            .as_deref()
+            .map_or(String::new(), |c| format!("; clock {c}"))
+    );
+}
+
+/// An application load: its setting, its workloads table and their notes, each once.
+fn print_kv(d: &RunRecord) {
+    outln!(
+        "  db_bench {} in {} ({}, device {}): {} keys, readrandom with {} threads",
+        d.meta["db_bench_version"].as_str().unwrap_or("?"),
+        d.meta["dir"].as_str().unwrap_or("?"),
+        d.meta["filesystem"].as_str().unwrap_or("?"),
+        crate::kv_table::device(d),
+        d.meta["num"],
+        d.meta["threads"]
+    );
+    outln!();
+    out!("{}", crate::kv_table::workloads_table(&d.jobs));
+    let mut seen: Vec<&String> = Vec::new();
+    for n in d.jobs.iter().flat_map(|j| &j.notes) {
+        if !seen.contains(&n) {
+            outln!("- {n}");
+            seen.push(n);
+        }
+    }
+}
+
+/// One row per job and direction, then the jobs' notes.
+fn print_jobs(d: &RunRecord) {
     outln!();
     outln!("| job | group | engine | QD | rw | bs | dir | IOPS | MB/s | mean | p99 | p99.999 |");
     outln!("|---|---:|---|---:|---|---:|---|---:|---:|---:|---:|---:|");
-    for j in &s.jobs {
+    for j in &d.jobs {
         for dir in j.directions() {
             let m = |n: &str| j.metric(dir, n).unwrap_or(0.0);
             let kind = latency_kind(j, dir);
@@ -300,12 +314,11 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
             );
         }
     }
-    for j in &s.jobs {
+    for j in &d.jobs {
         for n in &j.notes {
             outln!("- {}: {n}", j.name);
         }
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

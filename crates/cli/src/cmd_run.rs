@@ -137,41 +137,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         .and_then(|_| store.finish_run(run_id, status))
         .map_err(CliError::failed)?;
     say!("iolab: saved as run {run_id} in {}", db_path.display());
-    let logs = iolab_fio::logs::write_logs(&outcome)
-        .context("writing I/O logs")
-        .map_err(CliError::failed)?;
-    if !logs.is_empty() {
-        say!(
-            "iolab: wrote {} log file(s), e.g. {}",
-            logs.len(),
-            logs[0].display()
-        );
-    }
-    for f in &cl.formats {
-        match f {
-            OutputFormat::Normal => {
-                // fio prints these as jobs start; here they head the report, so a run that
-                // fails to start leaves standard output empty.
-                cl.jobs
-                    .iter()
-                    .zip(&groups)
-                    .try_for_each(|(spec, g)| writeln!(out, "{}", job_line(spec, *g)))
-                    .and_then(|_| iolab_report::write_normal(&outcome, &mut out))
-            }
-            OutputFormat::Json | OutputFormat::JsonPlus => {
-                let ctx = JsonContext {
-                    global_options: &cl.global_options,
-                    job_options: &cl.job_options,
-                    plus: *f == OutputFormat::JsonPlus,
-                };
-                serde_json::to_writer_pretty(&mut out, &to_json(&outcome, &ctx))
-                    .map_err(std::io::Error::from)
-                    .and_then(|_| writeln!(out))
-            }
-        }
-        .context("writing results")
-        .map_err(CliError::failed)?;
-    }
+    write_logs(&outcome)?;
+    write_results(&mut out, &cl, &groups, &outcome)?;
     out.flush()
         .context("writing results")
         .map_err(CliError::failed)?;
@@ -180,4 +147,54 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::from(interrupted()));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The I/O logs the jobs asked for (`write_lat_log` and friends), in fio's format.
+fn write_logs(outcome: &iolab_runner::RunOutcome) -> Result<(), CliError> {
+    let logs = iolab_fio::logs::write_logs(outcome)
+        .context("writing I/O logs")
+        .map_err(CliError::failed)?;
+    if let Some(first) = logs.first() {
+        say!(
+            "iolab: wrote {} log file(s), e.g. {}",
+            logs.len(),
+            first.display()
+        );
+    }
+    Ok(())
+}
+
+/// The results in every format asked for, one after another, as fio prints them.
+fn write_results(
+    out: &mut dyn Write,
+    cl: &iolab_fio::CommandLine,
+    groups: &[u32],
+    outcome: &iolab_runner::RunOutcome,
+) -> Result<(), CliError> {
+    for f in &cl.formats {
+        match f {
+            OutputFormat::Normal => {
+                // fio prints these as jobs start; here they head the report, so a run that
+                // fails to start leaves standard output empty.
+                cl.jobs
+                    .iter()
+                    .zip(groups)
+                    .try_for_each(|(spec, g)| writeln!(out, "{}", job_line(spec, *g)))
+                    .and_then(|_| iolab_report::write_normal(outcome, &mut &mut *out))
+            }
+            OutputFormat::Json | OutputFormat::JsonPlus => {
+                let ctx = JsonContext {
+                    global_options: &cl.global_options,
+                    job_options: &cl.job_options,
+                    plus: *f == OutputFormat::JsonPlus,
+                };
+                serde_json::to_writer_pretty(&mut *out, &to_json(outcome, &ctx))
+                    .map_err(std::io::Error::from)
+                    .and_then(|_| writeln!(out))
+            }
+        }
+        .context("writing results")
+        .map_err(CliError::failed)?;
+    }
+    Ok(())
 }

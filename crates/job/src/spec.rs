@@ -390,15 +390,31 @@ impl JobSpec {
 
     /// Checks everything that can be checked without looking at the target.
     pub fn validate(&self) -> Result<(), JobError> {
+        self.validate_shape()?;
+        self.validate_pattern()?;
+        self.validate_extent()?;
+        if let Some(p) = self
+            .percentiles
+            .iter()
+            .find(|p| !(**p > 0.0 && **p <= 100.0))
+        {
+            return Err(JobError::invalid(
+                "percentile_list",
+                p,
+                "each percentile must be in (0, 100]",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Name, target, depth, block sizes and copies.
+    fn validate_shape(&self) -> Result<(), JobError> {
         if self.name.is_empty() {
             return Err(JobError::invalid("name", "", "a job needs a name"));
         }
         if self.filename.as_os_str().is_empty() {
-            return Err(JobError::invalid(
-                "filename",
-                "",
-                "a job needs a target file or device",
-            ));
+            let why = "a job needs a target file or device";
+            return Err(JobError::invalid("filename", "", why));
         }
         if self.iodepth == 0 {
             return Err(JobError::invalid("iodepth", 0, "must be at least 1"));
@@ -410,45 +426,47 @@ impl JobSpec {
                 "must be at most 65536",
             ));
         }
-        for d in self.directions() {
-            let bs = self.block_size[d.index()];
-            if bs == 0 {
-                return Err(JobError::invalid("bs", 0, "must be at least 1 byte"));
-            }
+        if self.directions().any(|d| self.block_size[d.index()] == 0) {
+            return Err(JobError::invalid("bs", 0, "must be at least 1 byte"));
         }
-        if let Some(a) = self.block_align {
-            if a == 0 {
-                return Err(JobError::invalid(
-                    "blockalign",
-                    0,
-                    "must be at least 1 byte",
-                ));
-            }
-        }
-        if self.read_percent > 100 {
+        if self.block_align == Some(0) {
             return Err(JobError::invalid(
-                "rwmixread",
-                self.read_percent,
-                "must be between 0 and 100",
+                "blockalign",
+                0,
+                "must be at least 1 byte",
             ));
         }
-        if let RandomDistribution::Zipf(t) = self.distribution {
-            if t.is_nan() || t <= 0.0 || t == 1.0 {
+        if self.loops == 0 {
+            return Err(JobError::invalid("loops", 0, "must be at least 1"));
+        }
+        if self.numjobs == 0 {
+            return Err(JobError::invalid("numjobs", 0, "must be at least 1"));
+        }
+        Ok(())
+    }
+
+    /// The mix, the random distribution, the rate and the write buffers.
+    fn validate_pattern(&self) -> Result<(), JobError> {
+        if self.read_percent > 100 {
+            let why = "must be between 0 and 100";
+            return Err(JobError::invalid("rwmixread", self.read_percent, why));
+        }
+        match self.distribution {
+            RandomDistribution::Zipf(t) if t.is_nan() || t <= 0.0 || t == 1.0 => {
                 return Err(JobError::invalid(
                     "random_distribution",
                     format!("zipf:{t}"),
                     "zipf's theta must be above 0 and not 1",
                 ));
             }
-        }
-        if let RandomDistribution::Pareto(h) = self.distribution {
-            if !(h > 0.0 && h < 1.0) {
+            RandomDistribution::Pareto(h) if !(h > 0.0 && h < 1.0) => {
                 return Err(JobError::invalid(
                     "random_distribution",
                     format!("pareto:{h}"),
                     "pareto's h must be between 0 and 1",
                 ));
             }
+            _ => {}
         }
         if self.rate_iops.contains(&Some(0)) {
             return Err(JobError::invalid("rate_iops", 0, "must be at least 1"));
@@ -460,18 +478,14 @@ impl JobSpec {
                 "must be between 0 and 100",
             ));
         }
-        if self.loops == 0 {
-            return Err(JobError::invalid("loops", 0, "must be at least 1"));
-        }
-        if self.numjobs == 0 {
-            return Err(JobError::invalid("numjobs", 0, "must be at least 1"));
-        }
+        Ok(())
+    }
+
+    /// How long and how much: runtime, size and offset.
+    fn validate_extent(&self) -> Result<(), JobError> {
         if self.time_based && self.runtime.is_none() {
-            return Err(JobError::invalid(
-                "time_based",
-                1,
-                "needs runtime to say how long to run",
-            ));
+            let why = "needs runtime to say how long to run";
+            return Err(JobError::invalid("time_based", 1, why));
         }
         if self.runtime == Some(Duration::ZERO) {
             return Err(JobError::invalid("runtime", 0, "must be longer than zero"));
@@ -489,17 +503,6 @@ impl JobSpec {
                     ));
                 }
             }
-        }
-        if let Some(p) = self
-            .percentiles
-            .iter()
-            .find(|p| !(**p > 0.0 && **p <= 100.0))
-        {
-            return Err(JobError::invalid(
-                "percentile_list",
-                p,
-                "each percentile must be in (0, 100]",
-            ));
         }
         Ok(())
     }

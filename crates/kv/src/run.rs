@@ -103,6 +103,65 @@ pub fn tail(text: &str, n: usize) -> String {
 /// How long db_bench has to stop after SIGINT before it is killed.
 pub const KILL_AFTER: Duration = Duration::from_secs(5);
 
+/// Sends `pid` SIGINT once `interrupt` is set, and SIGKILL when it ignores that for
+/// KILL_AFTER, so an interrupted iolab never waits for ever; returns when `stop` is set.
+fn forward_interrupt(pid: libc::pid_t, interrupt: &AtomicBool, stop: &AtomicBool) {
+    let mut sent: Option<Instant> = None;
+    while !stop.load(Ordering::Relaxed) {
+        if interrupt.load(Ordering::Relaxed) {
+            let sig = match sent {
+                None => Some(libc::SIGINT),
+                Some(t) if t.elapsed() >= KILL_AFTER => Some(libc::SIGKILL),
+                Some(_) => None,
+            };
+            if let Some(sig) = sig {
+                // SAFETY: pid is our child, not yet waited for (the caller's scope ends
+                // before wait), so it cannot have been reused.
+                unsafe { libc::kill(pid, sig) };
+                if sig == libc::SIGKILL {
+                    return;
+                }
+                sent = Some(Instant::now());
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// What db_bench said on stderr while it ran: its progress, its stall share, the text.
+#[derive(Default)]
+struct StderrSeen {
+    progress: Vec<(f64, u64, f64)>,
+    stall_percent: Option<f64>,
+    text: String,
+}
+
+/// Reads db_bench's stderr to its end, reporting progress as it comes.
+fn follow_stderr(
+    stderr: impl Read,
+    started: Instant,
+    on_progress: &mut impl FnMut(Duration, f64),
+) -> StderrSeen {
+    let mut seen = StderrSeen::default();
+    let mut sum = ProgressSum::default();
+    for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+        if let Some((thread, ops, _)) = parse_progress(&line) {
+            let el = started.elapsed();
+            if let Some((t, total, rate)) = sum.add(el.as_secs_f64(), thread, ops) {
+                seen.progress.push((t, total, rate));
+                on_progress(el, rate);
+            }
+        }
+        if let Some(p) = parse_cumulative_stall(&line) {
+            seen.stall_percent = Some(p);
+        }
+        seen.text.push_str(&line);
+        seen.text.push('\n');
+    }
+    seen.progress.extend(sum.finish());
+    seen
+}
+
 /// Runs `bin` with `args`; `on_progress(elapsed, ops/s of all threads)` is called about once a
 /// second while db_bench reports progress. `disk` (a /proc/diskstats name) is sampled every
 /// second meanwhile. When `interrupt` is set (iolab's own signal flag), db_bench is sent
@@ -115,104 +174,56 @@ pub fn run_db_bench(
     mut on_progress: impl FnMut(Duration, f64),
 ) -> Result<WorkloadRun, KvError> {
     let started = Instant::now();
+    let spawn_err = |e| KvError::Spawn {
+        bin: bin.display().to_string(),
+        source: e,
+    };
     let mut child = Command::new(bin)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| KvError::Spawn {
-            bin: bin.display().to_string(),
-            source: e,
-        })?;
+        .map_err(spawn_err)?;
     let mut stdout = child.stdout.take().expect("piped stdout");
     let stderr = child.stderr.take().expect("piped stderr");
     let stop = AtomicBool::new(false);
     let pid = child.id() as libc::pid_t;
     let mut disk_samples = Vec::new();
-    let mut progress = Vec::new();
-    let mut sum = ProgressSum::default();
-    let mut stall_percent = None;
-    let mut err_text = String::new();
-    let mut out_text = String::new();
-    std::thread::scope(|s| {
+    let (seen, out_text) = std::thread::scope(|s| {
         let out_reader = s.spawn(move || {
             let mut t = String::new();
             let _ = stdout.read_to_string(&mut t);
             t
         });
-        {
-            let stop = &stop;
-            s.spawn(move || {
-                // SIGINT first; a db_bench that ignores it for KILL_AFTER gets SIGKILL, so
-                // an interrupted iolab never waits for ever.
-                let mut sent: Option<Instant> = None;
-                while !stop.load(Ordering::Relaxed) {
-                    if interrupt.load(Ordering::Relaxed) {
-                        let sig = match sent {
-                            None => Some(libc::SIGINT),
-                            Some(t) if t.elapsed() >= KILL_AFTER => Some(libc::SIGKILL),
-                            Some(_) => None,
-                        };
-                        if let Some(sig) = sig {
-                            // SAFETY: pid is our child, not yet waited for (the scope ends
-                            // before wait), so it cannot have been reused.
-                            unsafe { libc::kill(pid, sig) };
-                            if sig == libc::SIGKILL {
-                                return;
-                            }
-                            sent = Some(Instant::now());
-                        }
-                    }
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-            });
-        }
+        let stop = &stop;
+        s.spawn(move || forward_interrupt(pid, interrupt, stop));
         if let Some(d) = disk {
-            let stop = &stop;
             let samples = &mut disk_samples;
             s.spawn(move || sample_until(d, Duration::from_secs(1), stop, samples));
         }
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some((thread, ops, _)) = parse_progress(&line) {
-                let el = started.elapsed();
-                if let Some((t, total, rate)) = sum.add(el.as_secs_f64(), thread, ops) {
-                    progress.push((t, total, rate));
-                    on_progress(el, rate);
-                }
-            }
-            if let Some(p) = parse_cumulative_stall(&line) {
-                stall_percent = Some(p);
-            }
-            err_text.push_str(&line);
-            err_text.push('\n');
-        }
-        out_text = out_reader.join().unwrap_or_default();
-        progress.extend(sum.finish());
+        let seen = follow_stderr(stderr, started, &mut on_progress);
+        let out_text = out_reader.join().unwrap_or_default();
         stop.store(true, Ordering::Relaxed);
+        (seen, out_text)
     });
-    let status = child.wait().map_err(|e| KvError::Spawn {
-        bin: bin.display().to_string(),
-        source: e,
-    })?;
+    let status = child.wait().map_err(spawn_err)?;
+    let failed = |status: String| KvError::Failed {
+        status,
+        stderr_tail: tail(&format!("{out_text}{}", seen.text), 8),
+    };
     if !status.success() {
-        return Err(KvError::Failed {
-            status: status.to_string(),
-            stderr_tail: tail(&format!("{out_text}{err_text}"), 8),
-        });
+        return Err(failed(status.to_string()));
     }
     let result = parse_stdout(&out_text)
         .into_iter()
         .next()
-        .ok_or_else(|| KvError::Failed {
-            status: "no result line in db_bench's output".into(),
-            stderr_tail: tail(&format!("{out_text}{err_text}"), 8),
-        })?;
+        .ok_or_else(|| failed("no result line in db_bench's output".into()))?;
     Ok(WorkloadRun {
         result,
-        stall_percent,
+        stall_percent: seen.stall_percent,
         disk: disk_samples,
-        progress,
+        progress: seen.progress,
         wall_seconds: started.elapsed().as_secs_f64(),
         assertions: assertions_enabled(&out_text),
     })

@@ -163,10 +163,35 @@ fn run_phase(
     let workers: Vec<(usize, u32)> = phase
         .flat_map(|i| (0..jobs[i].spec.numjobs).map(move |c| (i, c)))
         .collect();
+    let results = run_workers(jobs, &workers, first_number, opts);
+    let mut reports = Vec::new();
+    let mut first_err = None;
+    for (res, &(i, _)) in results.into_iter().zip(&workers) {
+        match res {
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+            Ok(None) => {}
+            Ok(Some(w)) => reports.push(report_of(&jobs[i], i, groups[i], w, opts)),
+        }
+    }
+    match first_err {
+        Some(e) => Err(e),
+        None => Ok(reports),
+    }
+}
+
+/// One thread per (job, copy), lined up at a start gate; each one's result, in order.
+fn run_workers(
+    jobs: &[PreparedJob],
+    workers: &[(usize, u32)],
+    first_number: u32,
+    opts: &RunOptions,
+) -> Vec<Result<Option<WorkerResult>, RunError>> {
     let barrier = StartGate::new(workers.len());
     let abort = AtomicBool::new(false);
     let stop = signal::stop_flag();
-    let results: Vec<Result<Option<WorkerResult>, RunError>> = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let handles: Vec<_> = workers
             .iter()
             .enumerate()
@@ -207,60 +232,49 @@ fn run_phase(
             let running: Vec<&PreparedJob> = workers.iter().map(|&(i, _)| &jobs[i]).collect();
             show_progress(&handles, &running);
         }
-        handles
-            .into_iter()
-            .zip(&workers)
-            .map(|(h, &(i, _))| {
-                h.join().unwrap_or_else(|_| {
-                    Err(RunError::Worker {
-                        job: jobs[i].spec.name.clone(),
-                        reason: "panicked".into(),
-                    })
-                })
+        let joined = handles.into_iter().zip(workers).map(|(h, &(i, _))| {
+            h.join().unwrap_or_else(|_| {
+                let job = jobs[i].spec.name.clone();
+                let reason = "panicked".into();
+                Err(RunError::Worker { job, reason })
             })
-            .collect()
-    });
+        });
+        joined.collect()
+    })
+}
 
-    let mut reports = Vec::new();
-    let mut first_err = None;
-    for (res, &(i, _)) in results.into_iter().zip(&workers) {
-        match res {
-            Err(e) => {
-                first_err.get_or_insert(e);
-            }
-            Ok(None) => {}
-            Ok(Some(w)) => {
-                let job = &jobs[i];
-                reports.push(JobReport {
-                    job_index: i,
-                    group_id: groups[i],
-                    setup: job.spec.setup(),
-                    clones: 1,
-                    dirs: w.dirs,
-                    runtime_ns: opts.clock.ticks_to_ns(w.runtime_ticks) as u64,
-                    total_runtime_ns: opts.clock.ticks_to_ns(w.runtime_ticks) as u64,
-                    elapsed_ns: opts.clock.ticks_to_ns(w.elapsed_ticks) as u64,
-                    cpu: CpuUsage {
-                        user_ns: w.cpu.user_ns,
-                        sys_ns: w.cpu.sys_ns,
-                        iowq_ns: w.cpu.iowq_ns,
-                        sqpoll_ns: w.cpu.sqpoll_ns,
-                        ctx: w.cpu.ctx,
-                        majflt: w.cpu.majflt,
-                        minflt: w.cpu.minflt,
-                    },
-                    depth: w.depth,
-                    sync: w.sync,
-                    logs: w.log.into_iter().collect(),
-                    target: job.facts.clone(),
-                    notes: w.notes,
-                    interrupted: w.interrupted,
-                });
-            }
-        }
-    }
-    match first_err {
-        Some(e) => Err(e),
-        None => Ok(reports),
+/// The report of one job copy (job `index` of the run, in reporting group `group`).
+fn report_of(
+    job: &PreparedJob,
+    index: usize,
+    group: u32,
+    w: WorkerResult,
+    opts: &RunOptions,
+) -> JobReport {
+    let ns = |ticks: u64| opts.clock.ticks_to_ns(ticks) as u64;
+    JobReport {
+        job_index: index,
+        group_id: group,
+        setup: job.spec.setup(),
+        clones: 1,
+        dirs: w.dirs,
+        runtime_ns: ns(w.runtime_ticks),
+        total_runtime_ns: ns(w.runtime_ticks),
+        elapsed_ns: ns(w.elapsed_ticks),
+        cpu: CpuUsage {
+            user_ns: w.cpu.user_ns,
+            sys_ns: w.cpu.sys_ns,
+            iowq_ns: w.cpu.iowq_ns,
+            sqpoll_ns: w.cpu.sqpoll_ns,
+            ctx: w.cpu.ctx,
+            majflt: w.cpu.majflt,
+            minflt: w.cpu.minflt,
+        },
+        depth: w.depth,
+        sync: w.sync,
+        logs: w.log.into_iter().collect(),
+        target: job.facts.clone(),
+        notes: w.notes,
+        interrupted: w.interrupted,
     }
 }

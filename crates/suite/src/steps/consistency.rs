@@ -63,72 +63,20 @@ pub fn run(
         ("randread", 100, Direction::Read),
         ("randwrite", 0, Direction::Write),
     ] {
-        let mut spec = point_spec(
-            cfg,
-            Step::Consistency,
-            format!("consistency-{rw}"),
-            Workload {
-                engine,
-                pattern: Pattern::Random,
-                read_percent: read,
-                bs: 4096,
-                iodepth: 1,
-            },
-        );
+        let w = Workload {
+            engine,
+            pattern: Pattern::Random,
+            read_percent: read,
+            bs: 4096,
+            iodepth: 1,
+        };
+        let mut spec = point_spec(cfg, Step::Consistency, format!("consistency-{rw}"), w);
         spec.latency_window = Some(Duration::from_secs(1));
-        match ex.run_point(
-            Step::Consistency,
-            &format!("4k {rw} QD1 per second"),
-            spec,
-            None,
-        )? {
+        let label = format!("4k {rw} QD1 per second");
+        match ex.run_point(Step::Consistency, &label, spec, None)? {
             Point::Done(r) => {
-                let w = r.dir(dir).map(|d| d.windows.clone()).unwrap_or_default();
-                let ns = |t: u64| ex.clock.ticks_to_ns(t);
-                let p99: Vec<f64> = w.iter().map(|x| ns(x.p99)).collect();
-                let p50: Vec<f64> = w.iter().map(|x| ns(x.p50)).collect();
-                let worst9999 = w.iter().map(|x| ns(x.p9999)).fold(0.0, f64::max);
-                let max = w.iter().map(|x| ns(x.max)).fold(0.0, f64::max);
-                match (spread(&p99, OUTLIER_FACTOR), spread(&p50, OUTLIER_FACTOR)) {
-                    (Some(s), Some(m)) => {
-                        t.row([
-                            format!("4k {rw} QD1"),
-                            w.len().to_string(),
-                            micros(m.median),
-                            micros(s.median),
-                            format!("{} – {}", micros(s.min), micros(s.max)),
-                            format!("{:.1}%", s.cv_pct),
-                            micros(worst9999),
-                            micros(max),
-                            if s.outliers.is_empty() {
-                                "none".to_string()
-                            } else {
-                                s.outliers
-                                    .iter()
-                                    .take(10)
-                                    .map(|i| (i + 1).to_string())
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            },
-                        ]);
-                        out.push(json!({
-                            "rw": rw,
-                            "seconds": w.len(),
-                            "p50_median_ns": m.median,
-                            "p99_median_ns": s.median,
-                            "p99_min_ns": s.min,
-                            "p99_max_ns": s.max,
-                            "p99_cv_pct": s.cv_pct,
-                            "p99_99_worst_ns": worst9999,
-                            "max_ns": max,
-                            "outlier_seconds": s.outliers.iter().map(|i| i + 1).collect::<Vec<_>>(),
-                        }));
-                    }
-                    _ => {
-                        t.row([format!("4k {rw} QD1"), "0".to_string()]);
-                        out.push(json!({"rw": rw, "seconds": 0}));
-                    }
-                }
+                let windows = r.dir(dir).map(|d| d.windows.clone()).unwrap_or_default();
+                out.push(summarize(&mut t, rw, &windows, &ex.clock));
             }
             Point::Unavailable(why) => {
                 t.row([format!("4k {rw} QD1"), format!("n/a: {why}")]);
@@ -148,4 +96,57 @@ pub fn run(
         json!({"engine": engine.label(), "workloads": out}),
         text,
     ))
+}
+
+/// One workload's seconds as a table row and the step's figures.
+fn summarize(
+    t: &mut Table,
+    rw: &str,
+    w: &[iolab_results::LatencyWindow],
+    clock: &iolab_stats::Clock,
+) -> serde_json::Value {
+    let ns = |t: u64| clock.ticks_to_ns(t);
+    let p99: Vec<f64> = w.iter().map(|x| ns(x.p99)).collect();
+    let p50: Vec<f64> = w.iter().map(|x| ns(x.p50)).collect();
+    let worst9999 = w.iter().map(|x| ns(x.p9999)).fold(0.0, f64::max);
+    let max = w.iter().map(|x| ns(x.max)).fold(0.0, f64::max);
+    let (Some(s), Some(m)) = (spread(&p99, OUTLIER_FACTOR), spread(&p50, OUTLIER_FACTOR)) else {
+        t.row([format!("4k {rw} QD1"), "0".to_string()]);
+        return json!({"rw": rw, "seconds": 0});
+    };
+    let outliers = match s.outliers.is_empty() {
+        true => "none".to_string(),
+        false => {
+            let first: Vec<String> = s
+                .outliers
+                .iter()
+                .take(10)
+                .map(|i| (i + 1).to_string())
+                .collect();
+            first.join(", ")
+        }
+    };
+    t.row([
+        format!("4k {rw} QD1"),
+        w.len().to_string(),
+        micros(m.median),
+        micros(s.median),
+        format!("{} – {}", micros(s.min), micros(s.max)),
+        format!("{:.1}%", s.cv_pct),
+        micros(worst9999),
+        micros(max),
+        outliers,
+    ]);
+    json!({
+        "rw": rw,
+        "seconds": w.len(),
+        "p50_median_ns": m.median,
+        "p99_median_ns": s.median,
+        "p99_min_ns": s.min,
+        "p99_max_ns": s.max,
+        "p99_cv_pct": s.cv_pct,
+        "p99_99_worst_ns": worst9999,
+        "max_ns": max,
+        "outlier_seconds": s.outliers.iter().map(|i| i + 1).collect::<Vec<_>>(),
+    })
 }

@@ -46,86 +46,10 @@ pub fn run(
     let qds = qd_points(cfg.max_qd);
     let mut curves: Vec<(&str, Vec<SweepPoint>)> = Vec::new();
     for (rw, read) in [("randread", 100), ("randwrite", 0)] {
-        let mut curve = Vec::new();
-        for &qd in &qds {
-            let spec = point_spec(
-                cfg,
-                Step::QdSweep,
-                format!("sweep-{rw}-qd{qd}"),
-                Workload {
-                    engine,
-                    pattern: Pattern::Random,
-                    read_percent: read,
-                    bs: 4096,
-                    iodepth: qd,
-                },
-            );
-            let label = format!("4k {rw} QD{qd} {}", engine.label());
-            match ex.run_point(Step::QdSweep, &label, spec, None)? {
-                Point::Done(r) => curve.push((qd, Nums::of(&r, &ex.clock), None)),
-                Point::Unavailable(why) => curve.push((qd, None, Some(why))),
-            }
-        }
-        curves.push((rw, curve));
+        curves.push((rw, measure_curve(cfg, ex, engine, rw, read, &qds)?));
     }
-    let mut t = Table::new([
-        "QD",
-        "read IOPS",
-        "read mean",
-        "read p99",
-        "write IOPS",
-        "write mean",
-        "write p99",
-    ]);
-    for (i, qd) in qds.iter().enumerate() {
-        let mut row = vec![qd.to_string()];
-        for (_, c) in &curves {
-            match &c[i].1 {
-                Some(n) => row.extend([compact(n.iops), micros(n.mean_ns), micros(n.p99_ns)]),
-                None => row.extend(["n/a".to_string(), "-".into(), "-".into()]),
-            }
-        }
-        t.row(row);
-    }
-    let mut sat_table = Table::new([
-        "workload",
-        "saturation QD",
-        "IOPS there",
-        "peak IOPS (QD)",
-        "mean latency there",
-    ]);
-    let mut sats = serde_json::Map::new();
-    let mut reasons = Vec::new();
-    for (rw, c) in &curves {
-        let pts: Vec<(u32, f64)> = c
-            .iter()
-            .filter_map(|(q, n, _)| n.map(|n| (*q, n.iops)))
-            .collect();
-        if let Some(why) = c.iter().find_map(|(_, _, w)| w.clone()) {
-            reasons.push(format!("{rw}: {why}"));
-        }
-        match saturation_point(&pts, cfg.tolerance_pct) {
-            Some(s) => {
-                let lat = c
-                    .iter()
-                    .find(|(q, _, _)| *q == s.qd)
-                    .and_then(|(_, n, _)| *n)
-                    .map_or("-".into(), |n| micros(n.mean_ns));
-                sat_table.row([
-                    format!("4k {rw}"),
-                    s.qd.to_string(),
-                    compact(s.iops),
-                    format!("{} ({})", compact(s.peak_iops), s.peak_qd),
-                    lat,
-                ]);
-                sats.insert(
-                    rw.to_string(),
-                    json!({"qd": s.qd, "iops": s.iops, "peak_qd": s.peak_qd, "peak_iops": s.peak_iops}),
-                );
-            }
-            None => sat_table.row([format!("4k {rw}"), "n/a".to_string()]),
-        }
-    }
+    let t = points_table(&qds, &curves);
+    let (sat_table, sats, reasons) = saturation(cfg, &curves);
     let points: Vec<_> = curves
         .iter()
         .flat_map(|(rw, c)| {
@@ -162,4 +86,107 @@ pub fn run(
         }),
         text,
     ))
+}
+
+/// One workload at every queue depth of the sweep.
+fn measure_curve(
+    cfg: &ReviewConfig,
+    ex: &mut Executor<'_>,
+    engine: iolab_engine::EngineConfig,
+    rw: &str,
+    read: u32,
+    qds: &[u32],
+) -> Result<Vec<SweepPoint>, SuiteError> {
+    let mut curve = Vec::new();
+    for &qd in qds {
+        let w = Workload {
+            engine,
+            pattern: Pattern::Random,
+            read_percent: read,
+            bs: 4096,
+            iodepth: qd,
+        };
+        let spec = point_spec(cfg, Step::QdSweep, format!("sweep-{rw}-qd{qd}"), w);
+        let label = format!("4k {rw} QD{qd} {}", engine.label());
+        match ex.run_point(Step::QdSweep, &label, spec, None)? {
+            Point::Done(r) => curve.push((qd, Nums::of(&r, &ex.clock), None)),
+            Point::Unavailable(why) => curve.push((qd, None, Some(why))),
+        }
+    }
+    Ok(curve)
+}
+
+/// One row per QD: each workload's IOPS, mean and p99.
+fn points_table(qds: &[u32], curves: &[(&str, Vec<SweepPoint>)]) -> Table {
+    let mut t = Table::new([
+        "QD",
+        "read IOPS",
+        "read mean",
+        "read p99",
+        "write IOPS",
+        "write mean",
+        "write p99",
+    ]);
+    for (i, qd) in qds.iter().enumerate() {
+        let mut row = vec![qd.to_string()];
+        for (_, c) in curves {
+            match &c[i].1 {
+                Some(n) => row.extend([compact(n.iops), micros(n.mean_ns), micros(n.p99_ns)]),
+                None => row.extend(["n/a".to_string(), "-".into(), "-".into()]),
+            }
+        }
+        t.row(row);
+    }
+    t
+}
+
+/// Each workload's saturation point: the table, the figures by workload, and why points
+/// were missing.
+fn saturation(
+    cfg: &ReviewConfig,
+    curves: &[(&str, Vec<SweepPoint>)],
+) -> (
+    Table,
+    serde_json::Map<String, serde_json::Value>,
+    Vec<String>,
+) {
+    let mut sat_table = Table::new([
+        "workload",
+        "saturation QD",
+        "IOPS there",
+        "peak IOPS (QD)",
+        "mean latency there",
+    ]);
+    let mut sats = serde_json::Map::new();
+    let mut reasons = Vec::new();
+    for (rw, c) in curves {
+        let pts: Vec<(u32, f64)> = c
+            .iter()
+            .filter_map(|(q, n, _)| n.map(|n| (*q, n.iops)))
+            .collect();
+        if let Some(why) = c.iter().find_map(|(_, _, w)| w.clone()) {
+            reasons.push(format!("{rw}: {why}"));
+        }
+        let Some(s) = saturation_point(&pts, cfg.tolerance_pct) else {
+            sat_table.row([format!("4k {rw}"), "n/a".to_string()]);
+            continue;
+        };
+        let lat = c
+            .iter()
+            .find(|(q, _, _)| *q == s.qd)
+            .and_then(|(_, n, _)| *n)
+            .map_or("-".into(), |n| micros(n.mean_ns));
+        sat_table.row([
+            format!("4k {rw}"),
+            s.qd.to_string(),
+            compact(s.iops),
+            format!("{} ({})", compact(s.peak_iops), s.peak_qd),
+            lat,
+        ]);
+        sats.insert(
+            rw.to_string(),
+            json!({"qd": s.qd, "iops": s.iops, "peak_qd": s.peak_qd, "peak_iops": s.peak_iops}),
+        );
+    }
+    (sat_table, sats, reasons)
 }
