@@ -55,22 +55,24 @@ fn read_input(file: &PathBuf) -> Result<String, CliError> {
 pub fn run(a: &ImportArgs) -> Result<ExitCode, CliError> {
     let text = read_input(&a.file)?;
     let name = a.file.display().to_string();
-    let mut record = iolab_fio::import::import(&text)
+    let records = iolab_fio::import::import(&text)
         .with_context(|| name.clone())
         .map_err(CliError::bad_input)?;
     let db_path = a.db.clone().unwrap_or_else(Store::default_path);
     iolab_sysinfo::check_database(&db_path, &[]).map_err(CliError::bad_input)?;
     let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
-    if record.kind == "fio" {
-        record.command = format!("iolab import {name} ({})", record.iolab_version);
+    for mut record in records {
+        if record.kind == "fio" {
+            record.command = format!("iolab import {name} ({})", record.iolab_version);
+        }
+        let id = store.insert_run(&record).map_err(CliError::failed)?;
+        outln!(
+            "imported run {id} ({}, {}, jobs: {}) from {name} into {}",
+            record.kind,
+            record.iolab_version,
+            record.jobs.len(),
+            db_path.display()
+        );
     }
-    let id = store.insert_run(&record).map_err(CliError::failed)?;
-    outln!(
-        "imported run {id} ({}, {}, {} jobs) from {name} into {}",
-        record.kind,
-        record.iolab_version,
-        record.jobs.len(),
-        db_path.display()
-    );
     Ok(ExitCode::SUCCESS)
 }

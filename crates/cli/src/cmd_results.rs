@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
+use iolab_report::export::{self, markdown::latency_kind, Exporter};
 use iolab_report::format::{compact, micros};
 use iolab_results::{JobRecord, RunRecord};
 use iolab_store::{Store, StoreError};
@@ -75,17 +76,6 @@ fn when(ms: i64) -> String {
         tm.tm_hour,
         tm.tm_min
     )
-}
-
-/// The latency a job's row shows: total latency where its percentiles were kept (always by
-/// iolab; by fio only with lat_percentiles=1), else completion latency, so mean and
-/// percentiles of one row are of one kind.
-fn latency_kind(j: &JobRecord, dir: &str) -> &'static str {
-    if j.metric(dir, "lat_p99_ns").is_some() || j.metric(dir, "clat_mean_ns").is_none() {
-        "lat"
-    } else {
-        "clat"
-    }
 }
 
 /// `qd1 read 129k IOPS, mean 7.72 µs` for a job's first direction.
@@ -288,37 +278,7 @@ fn print_kv(d: &RunRecord) {
 /// One row per job and direction, then the jobs' notes.
 fn print_jobs(d: &RunRecord) {
     outln!();
-    outln!("| job | group | engine | QD | rw | bs | dir | IOPS | MB/s | mean | p99 | p99.999 |");
-    outln!("|---|---:|---|---:|---|---:|---|---:|---:|---:|---:|---:|");
-    for j in &d.jobs {
-        for dir in j.directions() {
-            let m = |n: &str| j.metric(dir, n).unwrap_or(0.0);
-            let kind = latency_kind(j, dir);
-            let lat = |n: &str| {
-                j.metric(dir, &format!("{kind}_{n}"))
-                    .map_or("-".to_string(), micros)
-            };
-            outln!(
-                "| {} | {} | {} | {} | {} | {} | {dir} | {} | {:.1} | {} | {} | {} |",
-                j.name,
-                j.group_id,
-                j.engine,
-                j.iodepth,
-                j.rw,
-                j.block_size,
-                compact(m("iops")),
-                m("bw_bytes") / 1e6,
-                lat("mean_ns"),
-                lat("p99_ns"),
-                lat("p99.999_ns"),
-            );
-        }
-    }
-    for j in &d.jobs {
-        for n in &j.notes {
-            outln!("- {}: {n}", j.name);
-        }
-    }
+    let _ = export::markdown::jobs_table(&d.jobs, &mut std::io::stdout().lock());
 }
 
 #[cfg(test)]
@@ -368,13 +328,32 @@ pub struct CompareArgs {
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExportFormat {
+    /// The run record whole (histograms, series, steps): `iolab import` reads it back
     Json,
+    /// One row per job, direction and figure
     Csv,
+    /// The jobs table, as `iolab show` prints it
+    Markdown,
+    /// The charts, as `iolab report` draws them
+    Html,
+}
+
+impl ExportFormat {
+    fn exporter(self) -> Box<dyn Exporter> {
+        match self {
+            ExportFormat::Json => Box::new(export::Json),
+            ExportFormat::Csv => Box::new(export::Csv),
+            ExportFormat::Markdown => Box::new(export::Markdown),
+            ExportFormat::Html => Box::new(iolab_html::Html),
+        }
+    }
 }
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    pub run: i64,
+    /// Runs to export (several: one document; JSON makes an array, which import reads too)
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<i64>,
     #[arg(long, value_enum, default_value = "json")]
     pub format: ExportFormat,
     /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db).
@@ -600,41 +579,21 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// One run as JSON (as `show --json`) or CSV: one row per job, direction and metric.
+/// Stored runs in one of the export formats, on standard output.
 pub fn export(a: &ExportArgs) -> Result<ExitCode, CliError> {
     let store = open(&a.db)?;
-    let d = load(&store, a.run)?;
-    match a.format {
-        ExportFormat::Json => outln!(
-            "{}",
-            serde_json::to_string_pretty(&d.to_json()).unwrap_or_default()
-        ),
-        ExportFormat::Csv => {
-            outln!("run,job,step,group,engine,iodepth,rw,block_size,target,direction,metric,value");
-            let quote = |s: &str| {
-                if s.contains([',', '"', '\n']) {
-                    format!("\"{}\"", s.replace('"', "\"\""))
-                } else {
-                    s.to_string()
-                }
-            };
-            for j in &d.jobs {
-                for (dir, name, value) in j.metrics.iter() {
-                    outln!(
-                        "{},{},{},{},{},{},{},{},{},{dir},{name},{value}",
-                        d.id,
-                        quote(&j.name),
-                        j.step,
-                        j.group_id,
-                        j.engine,
-                        j.iodepth,
-                        j.rw,
-                        j.block_size,
-                        quote(&j.target)
-                    );
-                }
-            }
-        }
+    let runs = a
+        .runs
+        .iter()
+        .map(|&id| load(&store, id))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut out = std::io::stdout().lock();
+    match a.format.exporter().export(&runs, &mut out) {
+        // A reader that went away (`| head`) ends the output quietly.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        r => r
+            .context("writing the export")
+            .map_err(CliError::failed)
+            .map(|_| ExitCode::SUCCESS),
     }
-    Ok(ExitCode::SUCCESS)
 }

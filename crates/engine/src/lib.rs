@@ -71,7 +71,13 @@ pub trait IoEngine {
     fn capabilities(&self) -> Capabilities;
 
     /// Accepts one I/O. Synchronous engines perform it here.
-    fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError>;
+    ///
+    /// # Safety
+    /// `io.buf` must point to at least `io.len` bytes that stay valid, and are neither read
+    /// nor written by anyone else, until the I/O has completed: returned `Completed` here, or
+    /// reaped by [`IoEngine::reap`] for `Queued`. The kernel reads or writes that memory in
+    /// the meantime (the buffer pool's slot `io.slot` is such memory while its slot is busy).
+    unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError>;
 
     /// Issues everything queued since the last commit.
     fn commit(&mut self) -> Result<(), EngineError> {

@@ -79,7 +79,7 @@ impl IoEngine for Libaio {
     }
 
     #[inline]
-    fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
+    unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
         let Some(cb) = self.iocbs.get_mut(io.slot as usize) else {
             return Ok(QueueStatus::Busy);
         };

@@ -17,7 +17,7 @@ impl IoEngine for Null {
     }
 
     #[inline(always)]
-    fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
+    unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
         Ok(QueueStatus::Completed(io.len as i64))
     }
 }

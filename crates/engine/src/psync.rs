@@ -23,7 +23,7 @@ impl IoEngine for Psync {
     }
 
     #[inline]
-    fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
+    unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
         let fd = self.fds[io.file as usize];
         // SAFETY: io.buf points at a live buffer of at least io.len bytes owned by the worker.
         let ret = unsafe {

@@ -44,7 +44,7 @@ impl IoEngine for Pvsync2 {
     }
 
     #[inline]
-    fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
+    unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
         let iov = libc::iovec {
             iov_base: io.buf.cast(),
             iov_len: io.len as usize,

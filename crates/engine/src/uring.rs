@@ -173,7 +173,7 @@ impl IoEngine for Uring<'_> {
     }
 
     #[inline]
-    fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
+    unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
         let sqe = self.build_sqe(io);
         // SAFETY: the buffer behind io.buf belongs to the worker's pool and stays untouched
         // until this I/O's completion is reaped.

@@ -6,6 +6,7 @@
 //! output's latency bins become a histogram, so any percentile can be recomputed from it as
 //! from iolab's own. CPU is fio's usr/sys percentages of `job_runtime`, in ns.
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use iolab_results::{
@@ -27,26 +28,35 @@ pub enum ImportError {
     TooNew { found: u32, known: u32 },
 }
 
-/// Reads `text` as an iolab export (a run record) or fio's JSON output. fio may print notes
-/// before its JSON on stdout; anything before the first line starting with `{` is skipped.
-pub fn import(text: &str) -> Result<RunRecord, ImportError> {
-    let start = text
-        .find("\n{")
-        .map(|i| i + 1)
-        .filter(|_| !text.starts_with('{'))
-        .unwrap_or(0);
+/// Reads `text` as an iolab export (a run record, or an array of them) or fio's JSON output.
+/// fio may print notes before its JSON on stdout; anything before the first line starting
+/// with `{` is skipped.
+pub fn import(text: &str) -> Result<Vec<RunRecord>, ImportError> {
+    let trimmed = text.trim_start();
+    let start = match trimmed.starts_with(['{', '[']) {
+        true => text.len() - trimmed.len(),
+        false => text.find("\n{").map_or(0, |i| i + 1),
+    };
     let v: Value =
         serde_json::from_str(&text[start..]).map_err(|e| ImportError::NotJson(e.to_string()))?;
+    match v {
+        Value::Array(runs) => runs.iter().map(import_one).collect(),
+        one => import_one(&one).map(|r| vec![r]),
+    }
+}
+
+/// One document: an iolab run record or fio's JSON output.
+fn import_one(v: &Value) -> Result<RunRecord, ImportError> {
     if v["format"] == iolab_results::RECORD_FORMAT {
         let found = v["version"].as_u64().unwrap_or(0) as u32;
         if found > iolab_results::RECORD_VERSION {
             let known = iolab_results::RECORD_VERSION;
             return Err(ImportError::TooNew { found, known });
         }
-        return serde_json::from_value(v).map_err(|e| ImportError::NotJson(e.to_string()));
+        return RunRecord::deserialize(v).map_err(|e| ImportError::NotJson(e.to_string()));
     }
     if v.get("fio version").is_some() {
-        return from_fio(&v);
+        return from_fio(v);
     }
     Err(ImportError::Unknown)
 }
@@ -257,7 +267,7 @@ mod tests {
 
     #[test]
     fn fio_json_becomes_a_run_with_fio_figures() {
-        let r = import(FIO).unwrap();
+        let r = import(FIO).unwrap().remove(0);
         assert_eq!(
             (r.kind.as_str(), r.iolab_version.as_str()),
             ("fio", "fio-3.33")

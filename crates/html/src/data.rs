@@ -70,18 +70,22 @@ fn curve(j: &JobRecord) -> Option<Vec<(f64, f64)>> {
     Some(h.percentiles_ns(&CURVE_PERCENTILES))
 }
 
+impl RunData {
+    /// A run record with the curves the report draws from its histograms.
+    pub fn from_record(detail: RunRecord) -> RunData {
+        let curves = detail
+            .jobs
+            .iter()
+            .filter(|j| matches!(j.step.as_str(), "qd1-engines" | "poll-vs-irq"))
+            .filter_map(|j| Some((j.id, curve(j)?)))
+            .collect();
+        RunData { detail, curves }
+    }
+}
+
 /// Reads the runs `ids` (in that order) with their curves.
 pub fn load(store: &Store, ids: &[i64]) -> Result<Vec<RunData>, StoreError> {
     ids.iter()
-        .map(|&id| {
-            let detail = store.run(id)?;
-            let curves = detail
-                .jobs
-                .iter()
-                .filter(|j| matches!(j.step.as_str(), "qd1-engines" | "poll-vs-irq"))
-                .filter_map(|j| Some((j.id, curve(j)?)))
-                .collect();
-            Ok(RunData { detail, curves })
-        })
+        .map(|&id| Ok(RunData::from_record(store.run(id)?)))
         .collect()
 }

@@ -11,6 +11,24 @@ pub mod svg;
 
 pub use data::{load, RunData};
 
+/// The report as an exporter of stored runs, beside JSON, CSV and Markdown.
+pub struct Html;
+
+impl iolab_report::export::Exporter for Html {
+    fn name(&self) -> &'static str {
+        "html"
+    }
+
+    fn export(
+        &self,
+        runs: &[iolab_results::RunRecord],
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        let data: Vec<RunData> = runs.iter().cloned().map(RunData::from_record).collect();
+        out.write_all(build(&data).as_bytes())
+    }
+}
+
 /// The report of `runs` as one HTML document; sections without data are left out.
 pub fn build(runs: &[RunData]) -> String {
     let mut s = vec![sections::header(runs)];

@@ -1,7 +1,9 @@
 //! Human-readable output: per-job summaries in the shape of fio's normal report, and the QD1
 //! engine tables of the SPDK blog (engines as columns, the best marked), written as Markdown
-//! so they paste into a review as they are.
+//! so they paste into a review as they are; and stored runs exported as JSON, CSV or
+//! Markdown ([`export`]).
 
+pub mod export;
 pub mod format;
 pub mod normal;
 pub mod qd1;

@@ -225,6 +225,23 @@ fn an_export_imports_into_another_database_and_shows_the_same() {
         "{job}"
     );
     assert!(!job["series"].as_array().unwrap().is_empty(), "{job}");
+    // Several runs are one JSON array; import takes them all.
+    let both = iolab(&["export", "1", "1", "--db", b]).stdout;
+    let (code, stdout, stderr) = iolab_stdin(&["import", "-", "--db", b], &both);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    assert_eq!(shown_body(b, "3"), shown_body(a, "1"));
+    // The other exporters: the jobs table, and the report page.
+    let md = iolab(&["export", "1", "--format", "markdown", "--db", a]).stdout;
+    assert!(
+        md.contains("| job | group | engine | QD |") && md.contains("| mix | 0 | psync |"),
+        "{md}"
+    );
+    let html = iolab(&["export", "1", "--format", "html", "--db", a]).stdout;
+    assert!(
+        html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"),
+        "{html}"
+    );
     // Not JSON, or JSON of something else: one line, exit 2, nothing stored.
     let (code, _, stderr) = iolab_stdin(&["import", "-", "--db", b], "{\"a\": 1}");
     assert_eq!(code, 2);
@@ -233,7 +250,7 @@ fn an_export_imports_into_another_database_and_shows_the_same() {
         "{stderr}"
     );
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert_eq!(history(b).len(), 1);
+    assert_eq!(history(b).len(), 3);
 }
 
 #[test]

@@ -161,7 +161,10 @@ impl LoopState<'_, '_> {
                 // next_io may have waited for the rate limit: that is not latency.
                 t_start = self.clock.now();
             }
-            match engine.queue(&io).map_err(|e| self.engine_error(e))? {
+            // SAFETY: io.buf is the pool slot `slot`, free until now and kept out of the free
+            // list until its completion is reaped (or drained on an error); the pool outlives
+            // the engine.
+            match unsafe { engine.queue(&io) }.map_err(|e| self.engine_error(e))? {
                 QueueStatus::Queued => {
                     q.free.pop();
                     q.batch.push(slot);

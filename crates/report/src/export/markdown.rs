@@ -1,0 +1,86 @@
+//! The jobs of each run as a Markdown table (one row per job and direction: IOPS, MB/s,
+//! mean, p99, p99.999), as `iolab show` prints it: pastes into a review as it is.
+
+use std::io::{self, Write};
+
+use iolab_results::{JobRecord, RunRecord};
+
+use super::Exporter;
+use crate::format::{compact, micros};
+
+pub struct Markdown;
+
+/// The latency a row shows: total latency where its percentiles were kept (always by iolab;
+/// by fio only with lat_percentiles=1), else completion latency, so mean and percentiles of
+/// one row are of one kind.
+pub fn latency_kind(j: &JobRecord, dir: &str) -> &'static str {
+    if j.metric(dir, "lat_p99_ns").is_some() || j.metric(dir, "clat_mean_ns").is_none() {
+        "lat"
+    } else {
+        "clat"
+    }
+}
+
+/// One row per job and direction, then the jobs' notes.
+pub fn jobs_table(jobs: &[JobRecord], out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "| job | group | engine | QD | rw | bs | dir | IOPS | MB/s | mean | p99 | p99.999 |"
+    )?;
+    writeln!(
+        out,
+        "|---|---:|---|---:|---|---:|---|---:|---:|---:|---:|---:|"
+    )?;
+    for j in jobs {
+        for dir in j.directions() {
+            let m = |n: &str| j.metric(dir, n).unwrap_or(0.0);
+            let kind = latency_kind(j, dir);
+            let lat = |n: &str| {
+                j.metric(dir, &format!("{kind}_{n}"))
+                    .map_or("-".to_string(), micros)
+            };
+            writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {dir} | {} | {:.1} | {} | {} | {} |",
+                j.name,
+                j.group_id,
+                j.engine,
+                j.iodepth,
+                j.rw,
+                j.block_size,
+                compact(m("iops")),
+                m("bw_bytes") / 1e6,
+                lat("mean_ns"),
+                lat("p99_ns"),
+                lat("p99.999_ns"),
+            )?;
+        }
+    }
+    for j in jobs {
+        for n in &j.notes {
+            writeln!(out, "- {}: {n}", j.name)?;
+        }
+    }
+    Ok(())
+}
+
+impl Exporter for Markdown {
+    fn name(&self) -> &'static str {
+        "markdown"
+    }
+
+    fn export(&self, runs: &[RunRecord], out: &mut dyn Write) -> io::Result<()> {
+        for (i, r) in runs.iter().enumerate() {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            writeln!(
+                out,
+                "### run {} ({}, {}): {}\n",
+                r.id, r.kind, r.status, r.command
+            )?;
+            jobs_table(&r.jobs, out)?;
+        }
+        Ok(())
+    }
+}
