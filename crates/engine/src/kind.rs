@@ -23,22 +23,13 @@ impl EngineKind {
 
     /// The name fio uses for this engine.
     pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::Psync => "psync",
-            EngineKind::Pvsync2 => "pvsync2",
-            EngineKind::Libaio => "libaio",
-            EngineKind::IoUring => "io_uring",
-            EngineKind::Null => "null",
-        }
+        self.def().name
     }
 
     /// Engines whose every call blocks until the I/O is done: queue depth above 1 means
     /// nothing to them (fio caps them the same way).
     pub fn is_synchronous(self) -> bool {
-        matches!(
-            self,
-            EngineKind::Psync | EngineKind::Pvsync2 | EngineKind::Null
-        )
+        self.def().synchronous
     }
 }
 
@@ -50,14 +41,20 @@ impl fmt::Display for EngineKind {
 
 /// The name did not match any engine iolab has.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown ioengine '{0}' (iolab has: psync, pvsync2, libaio, io_uring, null)")]
+#[error("unknown ioengine '{0}' (iolab has: {names})", names = engine_names())]
 pub struct UnknownEngine(pub String);
+
+fn engine_names() -> String {
+    let names: Vec<&str> = crate::ENGINES.iter().map(|d| d.name).collect();
+    names.join(", ")
+}
 
 impl FromStr for EngineKind {
     type Err = UnknownEngine;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        EngineKind::ALL
-            .into_iter()
+        crate::ENGINES
+            .iter()
+            .map(|d| d.kind)
             .find(|k| k.name() == s)
             .ok_or_else(|| UnknownEngine(s.to_string()))
     }

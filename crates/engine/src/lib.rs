@@ -14,8 +14,10 @@ pub mod error;
 pub mod kind;
 pub mod libaio;
 pub mod null;
+mod open;
 pub mod psync;
 pub mod pvsync2;
+mod registry;
 pub mod uring;
 
 use std::os::fd::RawFd;
@@ -23,6 +25,8 @@ use std::os::fd::RawFd;
 pub use buffer::BufferPool;
 pub use error::EngineError;
 pub use kind::{EngineConfig, EngineKind, EngineOptions};
+pub use open::{open_targets, OpenHow};
+pub use registry::{engine_option, Accepts, EngineDef, ENGINES};
 
 /// Data direction of one I/O (a result type: every figure is kept per direction).
 pub use iolab_results::Direction;

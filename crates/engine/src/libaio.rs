@@ -40,6 +40,15 @@ struct IoEvent {
     res2: i64,
 }
 
+/// What `libaio` is, for the engine registry.
+pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
+    kind: crate::EngineKind::Libaio,
+    name: "libaio",
+    synchronous: false,
+    accepts: crate::Accepts::STORAGE,
+    options: &[],
+};
+
 pub struct Libaio {
     ctx: libc::c_ulong,
     fds: Vec<i32>,

@@ -3,6 +3,15 @@
 
 use crate::{Capabilities, EngineError, IoEngine, IoUnit, QueueStatus};
 
+/// What `null` is, for the engine registry.
+pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
+    kind: crate::EngineKind::Null,
+    name: "null",
+    synchronous: true,
+    accepts: crate::Accepts::NOTHING,
+    options: &[],
+};
+
 pub struct Null;
 
 impl Null {

@@ -5,6 +5,15 @@ use crate::{
     QueueStatus,
 };
 
+/// What `psync` is, for the engine registry.
+pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
+    kind: crate::EngineKind::Psync,
+    name: "psync",
+    synchronous: true,
+    accepts: crate::Accepts::STORAGE,
+    options: &[],
+};
+
 pub struct Psync {
     fds: Vec<i32>,
 }

@@ -8,6 +8,15 @@ use crate::{
     IoUnit, QueueStatus,
 };
 
+/// What `pvsync2` is, for the engine registry.
+pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
+    kind: crate::EngineKind::Pvsync2,
+    name: "pvsync2",
+    synchronous: true,
+    accepts: crate::Accepts::STORAGE,
+    options: &["hipri"],
+};
+
 pub struct Pvsync2 {
     fds: Vec<i32>,
     flags: i32,

@@ -19,6 +19,15 @@ const ENGINE: &str = "io_uring";
 /// How long the SQPOLL thread spins without work before it sleeps (ms).
 const SQPOLL_IDLE_MS: u32 = 1000;
 
+/// What `io_uring` is, for the engine registry.
+pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
+    kind: crate::EngineKind::IoUring,
+    name: "io_uring",
+    synchronous: false,
+    accepts: crate::Accepts::STORAGE,
+    options: &["hipri", "sqthread_poll", "fixedbufs", "registerfiles"],
+};
+
 /// The `'pool` lifetime ties the ring to the buffer pool whose buffers it may have registered.
 pub struct Uring<'pool> {
     ring: IoUring,

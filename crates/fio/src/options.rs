@@ -60,6 +60,8 @@ pub struct JobDraft {
     /// `directory`: where files named relatively (or by default) live.
     pub directory: Option<String>,
     pub set_options: Vec<(String, String)>,
+    /// Engine options given (`hipri`, `fixedbufs`, ...), checked against the engine at the end.
+    pub engine_options: Vec<&'static str>,
 }
 
 impl JobDraft {
@@ -72,6 +74,7 @@ impl JobDraft {
             filename: None,
             directory: None,
             set_options: Vec::new(),
+            engine_options: Vec::new(),
         }
     }
 
@@ -88,6 +91,9 @@ impl JobDraft {
             value: v.to_string(),
             reason,
         })?;
+        if iolab_engine::engine_option(def.name) && !self.engine_options.contains(&def.name) {
+            self.engine_options.push(def.name);
+        }
         self.set_options.retain(|(k, _)| k != def.name);
         // fio's JSON lists options given with a value; a bare flag (`stonewall`) is left out.
         if value.is_some() {
@@ -195,11 +201,38 @@ impl JobDraft {
         None
     }
 
+    /// An engine option the job's engine does not read is refused, as fio refuses it
+    /// ("unrecognized option"): silently ignoring `fixedbufs` on psync would measure
+    /// something else than asked.
+    fn check_engine_options(&self) -> Result<(), crate::FioError> {
+        let engine = self.spec.engine.kind.def();
+        match self
+            .engine_options
+            .iter()
+            .find(|o| !engine.options.contains(o))
+        {
+            None => Ok(()),
+            Some(o) => {
+                let owners: Vec<&str> = iolab_engine::ENGINES
+                    .iter()
+                    .filter(|d| d.options.contains(o))
+                    .map(|d| d.name)
+                    .collect();
+                Err(crate::FioError::Usage(format!(
+                    "option '{o}' belongs to ioengine {}, not to this job's {} (fio refuses it too)",
+                    owners.join(" and "),
+                    engine.name
+                )))
+            }
+        }
+    }
+
     /// The finished job spec, validated (the filename set by the caller).
     fn finish(mut self) -> Result<JobSpec, crate::FioError> {
         if let Some(c) = self.contradiction() {
             return Err(crate::FioError::Usage(c));
         }
+        self.check_engine_options()?;
         let (pattern, read) = match self.rw {
             Rw::Read => (Pattern::Sequential, 100),
             Rw::Write => (Pattern::Sequential, 0),
@@ -1123,6 +1156,23 @@ pub fn find(name: &str) -> Option<&'static OptionDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn engine_options_belong_to_their_engine_as_in_fio() {
+        let job = |engine: &str| {
+            let mut d = JobDraft::new("x");
+            d.apply("filename", Some("/tmp/x")).unwrap();
+            d.apply("fixedbufs", None).unwrap();
+            d.apply("ioengine", Some(engine)).unwrap();
+            d.finish_all()
+        };
+        let e = job("psync").unwrap_err().to_string();
+        assert!(
+            e.contains("'fixedbufs' belongs to ioengine io_uring, not to this job's psync"),
+            "{e}"
+        );
+        assert!(job("io_uring").unwrap()[0].engine.options.fixedbufs);
+    }
     use crate::FioError;
     use std::time::Duration;
 

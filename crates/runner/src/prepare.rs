@@ -11,7 +11,7 @@ use std::fs::OpenOptions;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use iolab_engine::{BufferPool, EngineKind};
+use iolab_engine::BufferPool;
 use iolab_job::{JobSpec, Region, SizeSpec};
 use iolab_sysinfo::guard::mark_created;
 use iolab_sysinfo::{check_target_write, probe, probe_new_file, Consent, TargetFacts, TargetKind};
@@ -85,9 +85,9 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
     } else {
         facts_for_new_file(spec)?
     };
-    let null = spec.engine.kind == EngineKind::Null;
-    if null && !exists {
-        // The null engine does no I/O: its "file" is never created, only sized.
+    let no_target = spec.engine.kind.def().accepts.nothing();
+    if no_target && !exists {
+        // An engine that does no I/O (null): its "file" is never created, only sized.
         if let Some(SizeSpec::Bytes(b)) = spec.size {
             facts.size_bytes = b.saturating_add(spec.offset.resolve(b));
         }
@@ -100,7 +100,7 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
     }
     // Writing, or laying out past an existing file's end, changes the target.
     let grows = exists && growable && region.end() > facts.size_bytes;
-    if !null && (spec.writes() || grows) {
+    if !no_target && (spec.writes() || grows) {
         check_target_write(&facts, consent)
             .map_err(|source| RunError::Safety { job: job(), source })?;
     }
@@ -171,7 +171,7 @@ pub fn layouts_needed(jobs: &[PreparedJob]) -> Vec<Layout> {
     let mut ends: BTreeMap<&Path, (u64, u64)> = BTreeMap::new();
     for (facts, region) in jobs
         .iter()
-        .filter(|j| j.spec.engine.kind != EngineKind::Null)
+        .filter(|j| !j.spec.engine.kind.def().accepts.nothing())
         .flat_map(|j| j.files())
         .filter(|(f, _)| f.kind == TargetKind::File)
     {

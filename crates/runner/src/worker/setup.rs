@@ -2,11 +2,10 @@
 //! asks (direct or buffered, read or read-write), the page-cache advice and invalidation
 //! fio gives a file it opens, and the buffer pool.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::os::fd::RawFd;
-use std::os::unix::fs::OpenOptionsExt;
 
-use iolab_engine::{BufferPool, Direction, EngineKind};
+use iolab_engine::{open_targets, BufferPool, Direction, OpenHow};
 use iolab_job::{JobSpec, Region};
 use iolab_sysinfo::{TargetFacts, TargetKind};
 
@@ -23,32 +22,25 @@ pub(super) fn pin(spec: &JobSpec) -> Result<(), RunError> {
     })
 }
 
-/// Opens every file of the job. The null engine does no I/O: it opens nothing (its file
-/// may not even exist).
+/// Opens every file of the job as its engine uses them (none for an engine that does no
+/// I/O, whose file may not even exist).
 pub(super) fn open_files(spec: &JobSpec) -> Result<Vec<File>, RunError> {
-    let mut opts = OpenOptions::new();
-    opts.read(true).write(spec.writes());
-    if spec.direct {
-        opts.custom_flags(libc::O_DIRECT);
-    }
-    let dir = if spec.writes() {
-        Direction::Write
-    } else {
-        Direction::Read
+    let how = OpenHow {
+        direct: spec.direct,
+        writes: spec.writes(),
     };
-    spec.files()
-        .filter(|_| spec.engine.kind != EngineKind::Null)
-        .map(|path| {
-            opts.open(path).map_err(|source| RunError::Io {
-                job: spec.name.clone(),
-                path: path.clone(),
-                dir,
-                offset: 0,
-                len: 0,
-                source,
-            })
-        })
-        .collect()
+    open_targets(spec.engine.kind, spec.files(), how).map_err(|(path, source)| RunError::Io {
+        job: spec.name.clone(),
+        path: path.to_path_buf(),
+        dir: if spec.writes() {
+            Direction::Write
+        } else {
+            Direction::Read
+        },
+        offset: 0,
+        len: 0,
+        source,
+    })
 }
 
 /// fio's open-time cache handling of each file: `invalidate` and `fadvise_hint`. What

@@ -1,0 +1,84 @@
+//! The engines iolab has, each declared by its own file (`DEF`): its fio name, whether every
+//! call completes its I/O, what it can be pointed at, and the fio options it reads. Adding an
+//! engine is its file, a variant of [`EngineKind`], its `DEF` in [`ENGINES`] and its arm in
+//! [`crate::open_engine`].
+
+use crate::EngineKind;
+
+/// What an engine can be pointed at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Accepts {
+    pub files: bool,
+    pub block_devices: bool,
+}
+
+impl Accepts {
+    /// Regular files and block devices.
+    pub const STORAGE: Accepts = Accepts {
+        files: true,
+        block_devices: true,
+    };
+    /// Nothing: the engine does no I/O (null), so its target is neither opened nor laid out.
+    pub const NOTHING: Accepts = Accepts {
+        files: false,
+        block_devices: false,
+    };
+
+    pub fn nothing(self) -> bool {
+        self == Accepts::NOTHING
+    }
+}
+
+/// One engine as iolab knows it.
+#[derive(Debug)]
+pub struct EngineDef {
+    pub kind: EngineKind,
+    /// fio's name for it (`ioengine=`).
+    pub name: &'static str,
+    /// Every call blocks until its I/O is done: queue depth above 1 means nothing to it (fio
+    /// caps such engines the same way).
+    pub synchronous: bool,
+    pub accepts: Accepts,
+    /// The fio options that belong to it (fio refuses them for other engines).
+    pub options: &'static [&'static str],
+}
+
+/// Every engine, in the order fio's docs and iolab's tables list them.
+pub static ENGINES: [&EngineDef; 5] = [
+    &crate::psync::DEF,
+    &crate::pvsync2::DEF,
+    &crate::libaio::DEF,
+    &crate::uring::DEF,
+    &crate::null::DEF,
+];
+
+/// The options some engine declares: fio's engine-specific options.
+pub fn engine_option(name: &str) -> bool {
+    ENGINES.iter().any(|d| d.options.contains(&name))
+}
+
+impl EngineKind {
+    /// What this engine declares about itself.
+    pub fn def(self) -> &'static EngineDef {
+        ENGINES
+            .iter()
+            .find(|d| d.kind == self)
+            .expect("every engine kind is registered in ENGINES")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_is_registered_once_under_its_name() {
+        for k in EngineKind::ALL {
+            assert_eq!(ENGINES.iter().filter(|d| d.kind == k).count(), 1, "{k:?}");
+            assert_eq!(k.def().name, k.name());
+        }
+        assert!(engine_option("fixedbufs") && engine_option("hipri"));
+        assert!(!engine_option("bs"));
+        assert!(EngineKind::Null.def().accepts.nothing());
+    }
+}
