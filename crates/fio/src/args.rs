@@ -44,52 +44,7 @@ pub struct CommandLine {
     pub job_files: Vec<PathBuf>,
 }
 
-/// A run-wide option (not a job option): name, value placeholder (empty for a flag), help.
-pub struct RunOptionDef {
-    pub name: &'static str,
-    pub value: &'static str,
-    pub help: &'static str,
-}
-
-/// Run-wide options, for `--help` and the README.
-pub static RUN_OPTIONS: &[RunOptionDef] = &[
-    RunOptionDef {
-        name: "output-format",
-        value: "normal|json|json+[,..]",
-        help: "normal: fio's report layout; json: fio's JSON schema (extras under \"iolab\"); \
-               json+: JSON with the latency histograms' bins. A comma list prints each.",
-    },
-    RunOptionDef {
-        name: "output",
-        value: "FILE",
-        help: "Write results to FILE instead of standard output.",
-    },
-    RunOptionDef {
-        name: "parse-only",
-        value: "",
-        help: "Check the options and job files, print the jobs, and exit without touching any \
-               target.",
-    },
-    RunOptionDef {
-        name: "allow-destroy",
-        value: "",
-        help: "(iolab) Allow the jobs to overwrite their targets: block devices, and existing \
-               files iolab did not create. Mounted devices, devices in use and the disk \
-               holding / are refused regardless.",
-    },
-    RunOptionDef {
-        name: "db",
-        value: "PATH",
-        help: "(iolab) Results database the run is recorded in (default: $IOLAB_DB, else \
-               $XDG_DATA_HOME/iolab/results.db); see iolab history and iolab show.",
-    },
-    RunOptionDef {
-        name: "runtime-cap",
-        value: "TIME",
-        help: "(iolab) Cut every job's ramp_time and runtime to at most TIME, to try a long job \
-               file quickly.",
-    },
-];
+pub use crate::run_options::{RunOptionDef, RUN_OPTIONS};
 
 fn parse_formats(v: &str) -> Result<Vec<OutputFormat>, FioError> {
     let mut out = Vec::new();

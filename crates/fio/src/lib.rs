@@ -13,6 +13,7 @@ pub mod json;
 pub mod known;
 pub mod logs;
 pub mod options;
+pub mod run_options;
 pub mod units;
 
 pub use args::{parse_command_line, parse_command_line_with, CommandLine, OutputFormat};

@@ -80,7 +80,7 @@ impl JobDraft {
 
     /// Applies one option by name; `value` is `None` for a bare `--flag`.
     pub fn apply(&mut self, name: &str, value: Option<&str>) -> Result<(), crate::FioError> {
-        let def = find(name).ok_or_else(|| crate::known::unknown_or_unsupported(name))?;
+        let def = find(name).ok_or_else(|| crate::known::unknown_or_unsupported(name, names()))?;
         let v = match (value, def.kind) {
             (Some(v), _) => v,
             (None, ValueKind::Bool) => "1",
@@ -1135,7 +1135,7 @@ pub fn markdown_table() -> String {
         };
         s.push_str(&format!("| {names} | {} | {} |\n", o.kind.label(), o.help));
     }
-    for o in crate::args::RUN_OPTIONS {
+    for o in crate::run_options::RUN_OPTIONS {
         let value = if o.value.is_empty() {
             "flag".to_string()
         } else {
@@ -1144,6 +1144,13 @@ pub fn markdown_table() -> String {
         s.push_str(&format!("| `--{}` | {value} | {} |\n", o.name, o.help));
     }
     s
+}
+
+/// Every option's name and alias.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    OPTIONS
+        .iter()
+        .flat_map(|o| std::iter::once(o.name).chain(o.alias))
 }
 
 /// Looks an option up by name or alias.
@@ -1156,6 +1163,17 @@ pub fn find(name: &str) -> Option<&'static OptionDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typos_get_a_suggestion_and_fio_only_options_say_so() {
+        assert_eq!(crate::known::suggest("runtme", names()), Some("runtime"));
+        assert_eq!(crate::known::suggest("ioengin", names()), Some("ioengine"));
+        // An option iolab supports is found in the table before fio's other names are
+        // consulted; that list may name it (fio has it too) but the table wins.
+        for o in OPTIONS {
+            assert!(find(o.name).is_some());
+        }
+    }
 
     #[test]
     fn engine_options_belong_to_their_engine_as_in_fio() {

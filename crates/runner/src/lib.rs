@@ -15,8 +15,10 @@ pub mod error;
 mod gate;
 pub mod iolog;
 pub mod limits;
+mod live;
 pub mod plan;
 pub mod prepare;
+mod prepared;
 pub mod run;
 pub mod signal;
 mod worker;
@@ -27,5 +29,6 @@ pub use iolab_results::{
     Sample, SAMPLE_INTERVAL_NS,
 };
 pub use iolog::{IoEntry, IoLog, WindowEntry};
+pub use live::LiveCounters;
 pub use prepare::{prepare, PreparedJob};
-pub use run::{run_jobs, LiveCounters, RunOptions};
+pub use run::{run_jobs, RunOptions};

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use iolab_job::JobSpec;
 
-use crate::prepare::{Layout, PreparedJob};
+use crate::prepared::{Layout, PreparedJob};
 use crate::RunError;
 
 /// Most worker threads one run starts: fio's own limit on jobs.

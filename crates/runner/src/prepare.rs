@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;
 use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use iolab_engine::BufferPool;
 use iolab_job::{JobSpec, Region, SizeSpec};
@@ -17,31 +17,8 @@ use iolab_sysinfo::guard::mark_created;
 use iolab_sysinfo::{check_target_write, probe, probe_new_file, Consent, TargetFacts, TargetKind};
 
 use crate::limits;
+pub use crate::prepared::{Layout, PreparedJob};
 use crate::RunError;
-
-/// A job that passed every check, with its target's facts and its region (and those of its
-/// further files, when it spreads over several).
-#[derive(Debug, Clone)]
-pub struct PreparedJob {
-    pub spec: JobSpec,
-    pub facts: TargetFacts,
-    pub region: Region,
-    /// Facts and region of each of `spec.extra_files`, in order.
-    pub extra: Vec<(TargetFacts, Region)>,
-    /// Most per-I/O log entries each copy of the job keeps in memory.
-    pub log_cap_entries: usize,
-}
-
-impl PreparedJob {
-    /// Facts and region of every file, the first file first.
-    pub fn files(&self) -> impl Iterator<Item = (&TargetFacts, &Region)> {
-        std::iter::once((&self.facts, &self.region)).chain(self.extra.iter().map(|(f, r)| (f, r)))
-    }
-
-    fn files_mut(&mut self) -> impl Iterator<Item = &mut TargetFacts> {
-        std::iter::once(&mut self.facts).chain(self.extra.iter_mut().map(|(f, _)| f))
-    }
-}
 
 /// Checks every job, and what they ask of this machine together; writes nothing. `consent`
 /// names the destinations the user allowed to be overwritten.
@@ -156,14 +133,6 @@ fn check_alignment(spec: &JobSpec, facts: &TargetFacts, region: &Region) -> Resu
         return Err(fail(format!("offset={}", region.start)));
     }
     Ok(())
-}
-
-/// A file that must be created or extended before the run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Layout {
-    pub path: PathBuf,
-    pub from_bytes: u64,
-    pub to_bytes: u64,
 }
 
 /// The files the prepared jobs need grown, each once, to the furthest end any job uses.

@@ -5,13 +5,14 @@
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::SystemTime;
 
 use iolab_stats::Clock;
 use iolab_sysinfo::diskstats::{read_diskstats, DiskCounters};
 
 use crate::gate::StartGate;
+use crate::live::LiveCounters;
 use crate::worker::{Worker, WorkerResult};
 use crate::{plan, signal, PreparedJob, RunError};
 use iolab_results::{CpuUsage, DiskUsage, JobReport, RunOutcome};
@@ -25,29 +26,6 @@ pub struct RunOptions<'a> {
     /// Totals the workers add to at each sample interval (every 500 ms of measured time), for
     /// a caller that shows live IOPS or MB/s from another thread.
     pub live: Option<&'a LiveCounters>,
-}
-
-/// Running totals of the measured I/O of a run, readable while it runs. Workers add to them
-/// once per sample interval (not per I/O), so the hot path never touches shared memory.
-#[derive(Debug, Default)]
-pub struct LiveCounters {
-    ios: AtomicU64,
-    bytes: AtomicU64,
-}
-
-impl LiveCounters {
-    pub(crate) fn add(&self, ios: u64, bytes: u64) {
-        self.ios.fetch_add(ios, Ordering::Relaxed);
-        self.bytes.fetch_add(bytes, Ordering::Relaxed);
-    }
-
-    /// (I/Os, bytes) measured so far.
-    pub fn totals(&self) -> (u64, u64) {
-        (
-            self.ios.load(Ordering::Relaxed),
-            self.bytes.load(Ordering::Relaxed),
-        )
-    }
 }
 
 /// Waits for the workers, printing elapsed against planned time on stderr.

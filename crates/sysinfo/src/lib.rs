@@ -7,10 +7,13 @@ pub mod diskstats;
 pub mod fsspace;
 pub mod guard;
 pub mod host;
+mod refusal;
 pub mod safety;
 pub mod signature;
+mod storage;
 pub mod target;
 
 pub use guard::{check_database, check_output, check_storage_path, check_target_write, Consent};
-pub use safety::{check_write_allowed, SafetyError};
+pub use refusal::SafetyError;
+pub use safety::check_write_allowed;
 pub use target::{probe, probe_new_file, TargetError, TargetFacts, TargetKind};

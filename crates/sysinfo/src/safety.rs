@@ -9,17 +9,12 @@
 use std::fs;
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::signature::{find_signature, PROBE_BYTES};
 use crate::target::{whole_disk_name, TargetFacts, TargetKind};
 
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("refusing to write to {}: {reason}", path.display())]
-pub struct SafetyError {
-    pub path: PathBuf,
-    pub reason: String,
-}
+pub use crate::refusal::SafetyError;
 
 /// Decides whether a write job may run against the block device `facts` describes, with
 /// `allow_destroy` the user's consent for this device and `flag` what gives it. Regular files
@@ -187,6 +182,7 @@ fn root_disk() -> Option<String> {
 mod tests {
     use super::*;
     use crate::target::probe;
+    use std::path::PathBuf;
 
     #[test]
     fn regular_files_are_always_writable() {

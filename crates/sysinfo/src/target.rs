@@ -33,7 +33,7 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TargetError + '_ {
 
 /// Facts about an existing target. Opens block devices read-only for the ioctls.
 pub fn probe(path: &Path) -> Result<TargetFacts, TargetError> {
-    crate::guard::check_storage_path(path).map_err(TargetError::NotStorage)?;
+    crate::storage::check_storage_path(path).map_err(TargetError::NotStorage)?;
     let meta = fs::metadata(path).map_err(io_err(path))?;
     let ft = meta.file_type();
     if ft.is_block_device() {
@@ -80,7 +80,7 @@ pub fn probe(path: &Path) -> Result<TargetFacts, TargetError> {
 /// Facts for a regular file that does not exist yet, from the directory it will be created
 /// in: size 0, and the block size and poll queues of the disk under that directory.
 pub fn probe_new_file(path: &Path) -> Result<TargetFacts, TargetError> {
-    crate::guard::check_storage_path(path).map_err(TargetError::NotStorage)?;
+    crate::storage::check_storage_path(path).map_err(TargetError::NotStorage)?;
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

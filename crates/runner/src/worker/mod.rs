@@ -34,7 +34,7 @@ use iolab_stats::Clock;
 use crate::cpu::CpuSnapshot;
 use crate::gate::StartGate;
 use crate::iolog::IoLogger;
-use crate::run::LiveCounters;
+use crate::live::LiveCounters;
 use crate::IoLog;
 use crate::{PreparedJob, RunError};
 
