@@ -26,6 +26,7 @@ use iolab_sysinfo::{check_database, check_output, Consent};
 use crate::cmd_review::command_line;
 use crate::exit::{self, CliError};
 use crate::output;
+use crate::targets::scratch_file;
 
 #[derive(Args, Debug, Clone)]
 pub struct Qd1Args {
@@ -214,13 +215,8 @@ fn target_of(
     if let Some(t) = &args.target {
         return Ok((t.clone(), args.size, None));
     }
-    let dir = tempfile::Builder::new()
-        .prefix("iolab-")
-        .tempdir()
-        .context("creating a scratch directory")
-        .map_err(CliError::failed)?;
-    let size = Some(args.size.unwrap_or(256 << 20));
-    Ok((dir.path().join("scratch"), size, Some(dir)))
+    let (path, dir) = scratch_file("iolab-")?;
+    Ok((path, Some(args.size.unwrap_or(256 << 20)), Some(dir)))
 }
 
 pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {

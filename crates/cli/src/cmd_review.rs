@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use clap::Args;
 use iolab_fio::units::{parse_size, parse_time};
 use iolab_stats::Clock;
@@ -247,13 +247,12 @@ fn target_of(
         check_user_target(a, t, steps, consent)?;
         return Ok((t.clone(), a.size, None));
     }
-    let dir = tempfile::Builder::new()
-        .prefix("iolab-review-")
-        .tempdir()
-        .context("creating a scratch directory")
-        .map_err(CliError::failed)?;
-    let size = Some(a.size.unwrap_or(effort.scratch_bytes()));
-    Ok((dir.path().join("scratch"), size, Some(dir)))
+    let (path, dir) = crate::targets::scratch_file("iolab-review-")?;
+    Ok((
+        path,
+        Some(a.size.unwrap_or(effort.scratch_bytes())),
+        Some(dir),
+    ))
 }
 
 /// Everything checked before any I/O; returns the config and the scratch directory to keep.

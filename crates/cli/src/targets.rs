@@ -13,6 +13,16 @@ use iolab_sysinfo::{check_database, check_output, Consent};
 
 use crate::exit::CliError;
 
+/// A scratch file in a fresh temporary directory (`PREFIX*` under $TMPDIR): its path, and the
+/// directory, removed with what is in it when the guard is dropped.
+pub fn scratch_file(prefix: &str) -> Result<(PathBuf, tempfile::TempDir), CliError> {
+    let dir = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|e| CliError::failed(anyhow!("creating a scratch directory: {e}")))?;
+    Ok((dir.path().join("scratch"), dir))
+}
+
 /// The consent `--allow-destroy` gives in `iolab run` and the main job: every target the
 /// jobs name on this command line.
 pub fn consent_for_jobs(specs: &[JobSpec], given: bool) -> Consent {

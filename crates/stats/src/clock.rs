@@ -13,8 +13,8 @@ pub use iolab_results::{ClockSource, TickRate, Timebase};
 /// A calibrated tick counter. `Copy`, so each worker holds its own and shares nothing.
 #[derive(Debug, Clone, Copy)]
 pub struct Clock {
-    source: ClockSource,
-    ticks_per_ns: f64,
+    /// The source and rate; the clock adds only reading it.
+    tb: Timebase,
 }
 
 /// Reads `CLOCK_MONOTONIC` in nanoseconds.
@@ -101,29 +101,25 @@ impl Clock {
             return Clock::monotonic();
         }
         Clock {
-            source: ClockSource::Tsc,
-            ticks_per_ns,
+            tb: Timebase {
+                source: ClockSource::Tsc,
+                ticks_per_ns,
+            },
         }
     }
 
     /// The fallback clock: `CLOCK_MONOTONIC`, one tick per nanosecond.
     pub fn monotonic() -> Clock {
         Clock {
-            source: ClockSource::Monotonic,
-            ticks_per_ns: 1.0,
+            tb: Timebase::NANOSECONDS,
         }
     }
 
     /// A TSC clock with a known rate, for converting ticks recorded earlier (a stored
     /// histogram) back to time. Reading it is reading the TSC.
     pub fn with_ticks_per_ns(ticks_per_ns: f64) -> Clock {
-        if (ticks_per_ns - 1.0).abs() < f64::EPSILON || ticks_per_ns.is_nan() || ticks_per_ns <= 0.0
-        {
-            return Clock::monotonic();
-        }
         Clock {
-            source: ClockSource::Tsc,
-            ticks_per_ns,
+            tb: Timebase::with_ticks_per_ns(ticks_per_ns),
         }
     }
 
@@ -131,27 +127,27 @@ impl Clock {
     /// predicts perfectly.
     #[inline(always)]
     pub fn now(&self) -> u64 {
-        match self.source {
+        match self.tb.source {
             ClockSource::Tsc => rdtsc(),
             ClockSource::Monotonic => monotonic_ns(),
         }
     }
 
     pub fn source(&self) -> ClockSource {
-        self.source
+        self.tb.source
     }
 
     /// Ticks per nanosecond (1.0 for the monotonic clock).
     pub fn ticks_per_ns(&self) -> f64 {
-        self.ticks_per_ns
+        self.tb.ticks_per_ns
     }
 
     pub fn ticks_to_ns(&self, ticks: u64) -> f64 {
-        ticks as f64 / self.ticks_per_ns
+        self.tb.ticks_to_ns(ticks)
     }
 
     pub fn ns_to_ticks(&self, ns: u64) -> u64 {
-        (ns as f64 * self.ticks_per_ns) as u64
+        self.tb.ns_to_ticks(ns)
     }
 
     pub fn duration_to_ticks(&self, d: Duration) -> u64 {
@@ -160,16 +156,13 @@ impl Clock {
 
     /// The source and rate a result recorded with this clock carries.
     pub fn timebase(&self) -> Timebase {
-        Timebase {
-            source: self.source,
-            ticks_per_ns: self.ticks_per_ns,
-        }
+        self.tb
     }
 }
 
 impl TickRate for Clock {
     fn ticks_per_ns(&self) -> f64 {
-        self.ticks_per_ns
+        self.tb.ticks_per_ns
     }
 }
 
