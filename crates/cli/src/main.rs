@@ -121,7 +121,12 @@ fn main() -> ExitCode {
         Err(e) => {
             // Bad input is one line naming the problem; clap's usage hint would make it three.
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or_default();
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            let mut first = lines.next().unwrap_or_default().to_string();
+            // "the following required arguments were not provided:" names them on the next line.
+            if first.ends_with(':') {
+                first = format!("{first} {}", lines.next().unwrap_or_default());
+            }
             say!("iolab: {first} (see iolab --help)");
             return ExitCode::from(exit::BAD_INPUT);
         }
