@@ -142,9 +142,10 @@ mod tests {
         assert_eq!(j.directions(), vec![APP_DIRECTION]);
         assert_eq!(d.jobs[1].iodepth, 32);
         assert_eq!(d.jobs[1].idx, 1);
+        assert_eq!(d.jobs[1].id, second);
         assert_eq!(
-            s.series(second, DISK_DIRECTION, "iops").unwrap(),
-            vec![(1000, 120.0), (2000, 80.0)]
+            d.jobs[1].series(DISK_DIRECTION, "iops"),
+            [(1000, 120.0), (2000, 80.0)]
         );
     }
 }

@@ -413,10 +413,10 @@ mod tests {
         // 20..20000 ticks at 2 ticks/ns: 10 ns .. 10 µs; the median is about 5 µs.
         let p50 = j.metric("read", "lat_p50_ns").unwrap();
         assert!((4900.0..5100.0).contains(&p50), "{p50}");
-        let again = s
-            .percentiles(j.id, "read", "lat", &[50.0, 75.0])
+        let again = j
+            .histogram("read", "lat")
             .unwrap()
-            .unwrap();
+            .percentiles_ns(&[50.0, 75.0]);
         assert_eq!(again[0].1, p50);
         assert!((7400.0..7600.0).contains(&again[1].1), "{again:?}");
         let n: i64 = s
@@ -480,9 +480,9 @@ mod tests {
         let j = &d.jobs[0];
         assert_eq!(j.step, "consistency");
         // 4000 ticks at 2 ticks/ns: 2 µs, one value per second.
-        let p99 = s.series(j.id, "read", "lat_p99_ns").unwrap();
-        assert_eq!(p99, vec![(1000, 2000.0), (2000, 2000.0), (3000, 2000.0)]);
-        assert_eq!(s.series(j.id, "read", "lat_max_ns").unwrap()[0].1, 4000.0);
+        let p99 = j.series("read", "lat_p99_ns");
+        assert_eq!(p99, [(1000, 2000.0), (2000, 2000.0), (3000, 2000.0)]);
+        assert_eq!(j.series("read", "lat_max_ns")[0].1, 4000.0);
     }
 
     #[test]

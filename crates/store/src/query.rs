@@ -1,12 +1,12 @@
-//! Reading runs back as records: the history list (runs with their jobs' figures), one run
-//! whole (with histograms, series and steps, what `export` writes and `import` reads), and
-//! percentiles recomputed from a stored histogram.
+//! Reading runs back as records: the history list (runs with their jobs' figures), and one
+//! run whole (with histograms, series and steps: what the report draws, `export` writes and
+//! `import` reads).
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::OptionalExtension;
 use serde_json::Value;
 
 use iolab_results::{
-    HistogramRecord, JobRecord, LatencyHistogram, RunRecord, SeriesRecord, StepRecord, Timebase,
+    HistogramRecord, JobRecord, LatencyHistogram, RunRecord, SeriesRecord, StepRecord,
 };
 
 use crate::{Store, StoreError};
@@ -99,25 +99,6 @@ impl Store {
         Ok(rows)
     }
 
-    /// A series of a job (`iops`, `bw_bytes`, `lat_p99_ns`, ...) as (t_ms, value).
-    pub fn series(
-        &self,
-        job_id: i64,
-        direction: &str,
-        name: &str,
-    ) -> Result<Vec<(i64, f64)>, StoreError> {
-        let mut stmt = self.conn().prepare_cached(
-            "SELECT t_ms, value FROM series WHERE job_id = ?1 AND direction = ?2 AND name = ?3
-             ORDER BY t_ms",
-        )?;
-        let rows = stmt
-            .query_map(params![job_id, direction, name], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(rows)
-    }
-
     fn jobs(&self, run: i64) -> Result<Vec<JobRecord>, StoreError> {
         let mut stmt = self.conn().prepare_cached(
             "SELECT id, idx, name, group_id, description, engine, iodepth, rw, block_size,
@@ -162,31 +143,6 @@ impl Store {
                 Ok(j)
             })
             .collect()
-    }
-
-    /// Percentiles (in ns) recomputed from a stored histogram: any percentile, not only the
-    /// ones stored as metrics.
-    pub fn percentiles(
-        &self,
-        job_id: i64,
-        direction: &str,
-        latency: &str,
-        pcts: &[f64],
-    ) -> Result<Option<Vec<(f64, f64)>>, StoreError> {
-        let row: Option<(f64, Vec<u8>)> = self
-            .conn()
-            .query_row(
-                "SELECT ticks_per_ns, data FROM histograms
-                 WHERE job_id = ?1 AND direction = ?2 AND latency = ?3",
-                params![job_id, direction, latency],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        Ok(row.and_then(|(tpn, data)| {
-            let h = LatencyHistogram::from_bytes(&data)?;
-            let clock = Timebase::with_ticks_per_ns(tpn);
-            Some(h.summarize(&clock, pcts).percentiles_ns)
-        }))
     }
 
     /// A job's stored histograms, whole.
