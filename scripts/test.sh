@@ -4,31 +4,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v fio >/dev/null 2>&1; then
-  echo "test.sh: installing fio (tests compare iolab's JSON with real fio's)"
+# Tools the tests compare against or drive, installed in one apt-get run when missing (as root;
+# otherwise the tests that need them are skipped with a printed reason).
+missing=()
+command -v fio >/dev/null 2>&1 || missing+=(fio)               # iolab's JSON against real fio's
+command -v db_bench >/dev/null 2>&1 || missing+=(rocksdb-tools) # iolab kv runs RocksDB's db_bench
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)     # the report, in a headless browser
+if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fio >/dev/null
+    echo "test.sh: installing ${missing[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "test.sh: not root: fio comparisons will be skipped" >&2
+    echo "test.sh: not root, cannot install ${missing[*]}: the tests that need them will be skipped" >&2
   fi
 fi
-if ! command -v db_bench >/dev/null 2>&1; then
-  echo "test.sh: installing rocksdb-tools (iolab kv runs RocksDB's db_bench)"
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rocksdb-tools >/dev/null
-  else
-    echo "test.sh: not root: the db_bench tests will be skipped" >&2
-  fi
+# A RAM block device for the device tests (skipped with a reason when unavailable): load zram
+# when the kernel has it as a module and it is not loaded yet, then give zram0 a size.
+if [ ! -e /sys/block/zram0 ] && [ "$(id -u)" = 0 ]; then
+  modprobe zram 2>/dev/null || echo "test.sh: no zram here: the zram tests will be skipped" >&2
 fi
-if ! command -v chromium >/dev/null 2>&1; then
-  echo "test.sh: installing chromium (the report is checked in a real, headless browser)"
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  else
-    echo "test.sh: not root: the browser checks will be skipped" >&2
-  fi
-fi
-# A RAM block device for the device tests (skipped with a reason when unavailable).
 if [ -e /sys/block/zram0/disksize ] && [ "$(cat /sys/block/zram0/disksize)" = 0 ]; then
   echo 1G > /sys/block/zram0/disksize 2>/dev/null || echo "test.sh: could not size zram0" >&2
 fi
@@ -37,6 +31,9 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --release -q -- -D warnings
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-cargo test --workspace --release 2>&1 | tee "$log"
-# One closing line with the totals (cargo's own last lines are the empty doc-test runs).
-awk '/^test result:/ { p += $4; f += $6 } END { printf "iolab tests: %d passed, %d failed\n", p, f }' "$log"
+# --no-fail-fast: every test binary runs, so the summary below names every failure.
+set +e
+cargo test --workspace --release --no-fail-fast 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+bash scripts/test-summary.sh "$log" "$status"
