@@ -41,6 +41,7 @@ mod cmd_report;
 mod cmd_results;
 mod cmd_review;
 mod cmd_run;
+mod cmd_shell;
 mod exit;
 mod kv_table;
 mod output;
@@ -74,7 +75,7 @@ use exit::CliError;
         iolab report 12 15 -o report.html       # charts of runs, overlaid, as one HTML page\n  \
         iolab import fio.json                   # fio's own JSON output, kept beside iolab's runs"
 )]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     #[command(flatten)]
@@ -108,6 +109,10 @@ enum Command {
     Export(cmd_results::ExportArgs),
     /// fio's JSON output or an iolab export into the results database: iolab import FILE|-
     Import(cmd_import::ImportArgs),
+    /// Shell completions from the same definitions as --help: iolab completions bash|zsh|fish
+    Completions(cmd_shell::CompletionsArgs),
+    /// The man page, from the same definitions as --help: iolab man | man -l -
+    Man(cmd_shell::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -146,6 +151,8 @@ fn main() -> ExitCode {
         Some(Command::Compare(a)) => cmd_results::compare(&a),
         Some(Command::Export(a)) => cmd_results::export(&a),
         Some(Command::Import(a)) => cmd_import::run(&a),
+        Some(Command::Completions(a)) => cmd_shell::completions(&a),
+        Some(Command::Man(a)) => cmd_shell::man(&a),
         None => cmd_qd1::run(&cli.qd1),
     };
     match result {

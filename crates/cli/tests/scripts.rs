@@ -29,14 +29,24 @@ fn a_failing_test_is_named_last_and_fails_the_script() {
     let (code, out) = summary(log, 101);
     assert_eq!(code, 101, "{out}");
     assert!(out.contains("iolab tests: 8 passed, 1 failed"), "{out}");
-    assert_eq!(out.lines().last(), Some("  results::export_round_trip"), "{out}");
+    assert_eq!(
+        out.lines().last(),
+        Some("  results::export_round_trip"),
+        "{out}"
+    );
 }
 
 #[test]
 fn a_build_error_fails_the_script_with_the_status() {
     let (code, out) = summary("error[E0425]: cannot find value\n", 101);
     assert_eq!(code, 101);
-    assert!(out.lines().last().unwrap().contains("exited with status 101"), "{out}");
+    assert!(
+        out.lines()
+            .last()
+            .unwrap()
+            .contains("exited with status 101"),
+        "{out}"
+    );
 }
 
 #[test]
