@@ -67,9 +67,9 @@ pub struct KvArgs {
     /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db)
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
-    /// Print the stored run as JSON at the end (as `iolab show RUN --json`)
-    #[arg(long)]
-    pub json: bool,
+    // json: only the stored run, one JSON document at the end (as `show --output-format=json`).
+    #[command(flatten)]
+    pub format: crate::output::FormatArg,
 }
 
 fn bad(msg: String) -> CliError {
@@ -385,7 +385,9 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
         match result {
             Ok(r) => {
                 let job = app_job(w, &r, &args, &db, &setup);
-                outln!("{}", summary_line(w, &r, &job));
+                if !a.format.json() {
+                    outln!("{}", summary_line(w, &r, &job));
+                }
                 store
                     .add_app_job(run_id, "kv", &job)
                     .map_err(CliError::failed)?;
@@ -419,7 +421,7 @@ fn finish(
     };
     store.finish_run(run_id, status).map_err(CliError::failed)?;
     let detail = store.run(run_id).map_err(CliError::failed)?;
-    if a.json {
+    if a.format.json() {
         outln!(
             "{}",
             serde_json::to_string_pretty(&detail.to_json()).unwrap_or_default()

@@ -19,9 +19,8 @@ pub struct HistoryArgs {
     /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db).
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub format: crate::output::FormatArg,
     /// How many of the newest runs to list.
     #[arg(short = 'n', long, default_value_t = 20)]
     pub limit: usize,
@@ -34,9 +33,8 @@ pub struct ShowArgs {
     /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db).
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
-    /// Print JSON instead of tables.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub format: crate::output::FormatArg,
     /// For a review: the table of every measured point as well as the steps' tables.
     #[arg(long)]
     pub jobs: bool,
@@ -171,7 +169,7 @@ pub fn history(a: &HistoryArgs) -> Result<ExitCode, CliError> {
         Err(StoreError::Missing(_)) => Vec::new(),
         Err(e) => return Err(CliError::failed(e)),
     };
-    if a.json {
+    if a.format.json() {
         let v: Vec<_> = runs.iter().map(RunRecord::to_json).collect();
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return Ok(ExitCode::SUCCESS);
@@ -198,7 +196,7 @@ pub fn history(a: &HistoryArgs) -> Result<ExitCode, CliError> {
 pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
     let store = open(&a.db)?;
     let d = load(&store, a.run)?;
-    if a.json {
+    if a.format.json() {
         outln!(
             "{}",
             serde_json::to_string_pretty(&d.to_json())
@@ -321,9 +319,8 @@ pub struct CompareArgs {
     /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db).
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub format: crate::output::FormatArg,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -354,7 +351,8 @@ pub struct ExportArgs {
     /// Runs to export (several: one document; JSON makes an array, which import reads too)
     #[arg(required = true, value_name = "RUN")]
     pub runs: Vec<i64>,
-    #[arg(long, value_enum, default_value = "json")]
+    /// What to write (--output-format is another name for it)
+    #[arg(long, alias = "output-format", value_enum, default_value = "json")]
     pub format: ExportFormat,
     /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db).
     #[arg(long, value_name = "PATH")]
@@ -501,11 +499,11 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
         .map(|&id| load(&store, id))
         .collect::<Result<Vec<_>, _>>()?;
     if runs.iter().all(|r| r.kind == "review") {
-        compare_reviews(&runs, a.json);
+        compare_reviews(&runs, a.format.json());
         return Ok(ExitCode::SUCCESS);
     }
     if runs.iter().all(|r| r.kind == "kv") {
-        if a.json {
+        if a.format.json() {
             let v = crate::kv_table::compare_json(&runs);
             outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         } else {
@@ -536,7 +534,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
             .unwrap_or(0.0);
         Some((iops, mean, p99))
     };
-    if a.json {
+    if a.format.json() {
         let v: Vec<_> = runs
             .iter()
             .map(|r| {

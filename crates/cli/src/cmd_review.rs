@@ -101,6 +101,10 @@ pub struct ReviewArgs {
     /// `iolab report RUN -o FILE` would
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    // json: no step tables, only the stored run as one JSON document at the end (as
+    // `iolab show RUN --output-format=json`).
+    #[command(flatten)]
+    pub format: crate::output::FormatArg,
 }
 
 fn bad(msg: String) -> CliError {
@@ -349,7 +353,11 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
         db_path.display()
     );
     let show = std::io::stdout().is_terminal() || std::env::var_os("IOLAB_PROGRESS").is_some();
-    let mut lock = crate::output::Quiet::new(std::io::stdout().lock());
+    // With --output-format=json the step tables are not printed: stdout holds one document.
+    let mut lock: Box<dyn std::io::Write> = match a.format.json() {
+        true => Box::new(std::io::sink()),
+        false => Box::new(crate::output::Quiet::new(std::io::stdout().lock())),
+    };
     let mut ex = Executor {
         store: &mut store,
         run_id,
@@ -376,6 +384,13 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
         RunStatus::Ok
     };
     store.finish_run(run_id, status).map_err(CliError::failed)?;
+    if a.format.json() {
+        let run = store.run(run_id).map_err(CliError::failed)?;
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&run.to_json()).unwrap_or_default()
+        );
+    }
     say!("iolab: saved as run {run_id} in {}", db_path.display());
     if let Some(r) = &a.report {
         let bytes = crate::cmd_report::write_report(&store, &[run_id], r)?;

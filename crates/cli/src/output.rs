@@ -9,6 +9,33 @@ use anyhow::Context;
 
 use crate::exit::CliError;
 
+/// `--output-format` of the results commands, as fio spells it.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Format {
+    /// Tables, as the terminal shows them
+    #[default]
+    Normal,
+    /// One JSON document on standard output and nothing else (messages go to stderr)
+    Json,
+}
+
+/// The one way every results command is asked for machine output.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct FormatArg {
+    /// normal (tables) or json (one JSON document on stdout, nothing else)
+    #[arg(long = "output-format", value_enum, default_value = "normal")]
+    pub output_format: Format,
+    /// The same as --output-format=json (kept for scripts written for it)
+    #[arg(long, hide = true)]
+    pub json: bool,
+}
+
+impl FormatArg {
+    pub fn json(&self) -> bool {
+        self.json || self.output_format == Format::Json
+    }
+}
+
 pub fn open(path: Option<&Path>) -> Result<Box<dyn Write>, CliError> {
     Ok(match path {
         Some(p) => Box::new(BufWriter::new(

@@ -31,7 +31,7 @@ fn show(db: &Path, run: i64) -> Value {
         &run.to_string(),
         "--db",
         db.to_str().unwrap(),
-        "--json",
+        "--output-format=json",
     ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     serde_json::from_str(&out.stdout).unwrap()
@@ -186,7 +186,7 @@ fn four_workloads_at_100k_keys_are_stored_with_device_series() {
         &run_id(&second.stderr).to_string(),
         "--db",
         dbs,
-        "--json",
+        "--output-format=json",
     ]);
     let v: Value = serde_json::from_str(&cj.stdout).unwrap();
     assert!(

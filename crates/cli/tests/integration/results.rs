@@ -344,3 +344,104 @@ fn the_main_job_is_recorded_like_a_review_step_when_a_database_is_named() {
         show.stdout
     );
 }
+
+/// One JSON document on stdout and nothing else: what a script parsing it needs.
+fn one_json_document(what: &str, stdout: &str) -> Value {
+    let mut docs = serde_json::Deserializer::from_str(stdout).into_iter::<Value>();
+    let first = docs
+        .next()
+        .unwrap_or_else(|| panic!("{what}: no JSON: {stdout}"));
+    let first = first.unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {stdout}"));
+    assert!(
+        docs.next().is_none(),
+        "{what}: more than one document: {stdout}"
+    );
+    first
+}
+
+#[test]
+fn every_results_command_prints_one_json_document_with_output_format_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    let file = format!("--filename={}", dir.path().join("t").display());
+    let json = "--output-format=json";
+    // run, with a warning on stderr (the runtime cap).
+    let out = iolab(&[
+        "run",
+        "--db",
+        db,
+        "--name=j",
+        &file,
+        "--size=1m",
+        "--time_based",
+        "--runtime=1s",
+        "--runtime-cap=200ms",
+        json,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("--runtime-cap"), "{}", out.stderr);
+    one_json_document("run", &out.stdout);
+    // The main job and a review (its info step: no I/O, quick).
+    let target = format!("{}", dir.path().join("m").display());
+    let main = iolab(&[
+        "--db",
+        db,
+        "--target",
+        &target,
+        "--size=1m",
+        "--engines=psync",
+        "--runtime=100ms",
+        "--ramp_time=0",
+        json,
+    ]);
+    assert_eq!(main.code, 0, "{}", main.stderr);
+    one_json_document("main job", &main.stdout);
+    let review = iolab(&["review", "--db", db, "--steps", "info", "--quick", json]);
+    assert_eq!(review.code, 0, "{}", review.stderr);
+    let r = one_json_document("review", &review.stdout);
+    assert_eq!(
+        (&r["kind"], &r["steps"][0]["name"]),
+        (&json!("review"), &json!("info"))
+    );
+    // The commands that read the database.
+    for (what, args) in [
+        ("history", vec!["history"]),
+        ("show", vec!["show", "1"]),
+        ("compare", vec!["compare", "1", "2"]),
+        ("export", vec!["export", "1"]),
+    ] {
+        let mut a = args.clone();
+        a.extend(["--db", db, json]);
+        let out = iolab(&a);
+        assert_eq!(out.code, 0, "{what}: {}", out.stderr);
+        one_json_document(what, &out.stdout);
+    }
+    let history = one_json_document("history", &iolab(&["history", "--db", db, json]).stdout);
+    assert_eq!(
+        history.as_array().unwrap().len(),
+        3,
+        "run, main job, review"
+    );
+    // The application load, where db_bench is installed.
+    if Command::new("db_bench").arg("--help").output().is_err() {
+        println!("skipping kv: db_bench is not installed (apt-get install rocksdb-tools)");
+        return;
+    }
+    let work = dir.path().to_str().unwrap();
+    let kv = iolab(&[
+        "kv",
+        "--dir",
+        work,
+        "--num",
+        "20000",
+        "--workloads",
+        "fillseq",
+        "--db",
+        db,
+        json,
+    ]);
+    assert_eq!(kv.code, 0, "{}", kv.stderr);
+    let k = one_json_document("kv", &kv.stdout);
+    assert_eq!(k["kind"], "kv");
+}
