@@ -99,6 +99,13 @@ pub trait IoEngine {
     fn notes(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// Why the I/O does not take the path asked for at all, when it does not (`hipri` whose
+    /// RWF_HIPRI the kernel ignores: every completion is an interrupt). A figure so measured
+    /// is not the asked path's: tables never mark it best.
+    fn fallback(&self) -> Option<String> {
+        None
+    }
 }
 
 /// What an engine is opened against.

@@ -72,4 +72,11 @@ impl IoEngine for Pvsync2 {
     fn notes(&self) -> Vec<String> {
         self.notes.clone()
     }
+
+    fn fallback(&self) -> Option<String> {
+        // Either note above means RWF_HIPRI is ignored: the I/O completes by interrupt.
+        (self.flags != 0)
+            .then(|| self.notes.first().cloned())
+            .flatten()
+    }
 }

@@ -75,6 +75,7 @@ th:first-child, td:first-child { text-align: left; }
 thead th { background: #eef1f4; }
 td.best { background: #e7f3e7; }
 td.na { color: var(--muted); }
+td.fallback { color: var(--muted); font-style: italic; }
 .facts td, .facts th { text-align: left; }
 .chart-block { margin: 12px 0 20px; }
 .chart-block svg { max-width: 100%; height: auto; display: block; border: 1px solid var(--line); }

@@ -237,10 +237,30 @@ fn qd1_table(html: &mut String, r: &RunData, rw: &str, title: &str, row: &[&Valu
     if !na.is_empty() {
         let _ = write!(html, "<p class=\"note\">n/a — {}</p>", esc(&na.join("; ")));
     }
+    // The kernel's word on a path it did not serve as asked, as the terminal printed it.
+    let mut seen: Vec<&str> = Vec::new();
+    for c in row {
+        if let (Some(engine), Some(why)) = (c["engine"].as_str(), fallback(c)) {
+            if !seen.contains(&engine) {
+                seen.push(engine);
+                let _ = write!(
+                    html,
+                    "<p class=\"note fallback\">† {}: not the path asked for, never marked best — {}</p>",
+                    esc(engine),
+                    esc(why)
+                );
+            }
+        }
+    }
 }
 
-/// One metric across the engines, the best marked (the null engine does no I/O: shown,
-/// never best).
+/// A cell whose I/O did not take the path asked for (hipri served by interrupts), with why.
+fn fallback(c: &Value) -> Option<&str> {
+    c.get("fallback").and_then(Value::as_str)
+}
+
+/// One metric across the engines, the best marked (the null engine does no I/O, and a cell
+/// that fell back to another path measured that path: shown, never best).
 fn qd1_row(
     html: &mut String,
     row: &[&Value],
@@ -253,12 +273,18 @@ fn qd1_row(
     let best = row
         .iter()
         .zip(&vals)
-        .filter(|(c, _)| c["engine"] != "null")
+        .filter(|(c, _)| c["engine"] != "null" && fallback(c).is_none())
         .filter_map(|(_, v)| *v)
         .reduce(|a, b| if (b > a) == *higher_better { b } else { a });
     let _ = write!(html, "<tr><th>{label}</th>");
     for (c, v) in row.iter().zip(&vals) {
         let _ = match v {
+            Some(v) if fallback(c).is_some() => write!(
+                html,
+                "<td class=\"fallback\" title=\"{}\">{} †</td>",
+                esc(fallback(c).unwrap_or_default()),
+                esc(&format.apply(*v))
+            ),
             Some(v) if Some(*v) == best => write!(
                 html,
                 "<td class=\"best\"><strong>{}</strong> ★</td>",
@@ -697,6 +723,7 @@ pub fn ladder(runs: &[RunData]) -> Option<Section> {
                 .as_array()?
                 .iter()
                 .filter(|c| c["rw"] == "randread" && c["engine"] != "null")
+                .filter(|c| fallback(c).is_none())
                 .filter_map(|c| Some((c["engine"].as_str()?.to_string(), fig(c, "mean_ns")?)))
                 .min_by(|a, b| a.1.total_cmp(&b.1))?;
             Some((format!("{} QD1 4k read ({})", r.label(), best.0), best.1))

@@ -149,3 +149,46 @@ fn one_run_has_unprefixed_names() {
     assert!(html.contains("data-name=\"randread io_uring\""));
     assert!(!html.contains("stroke-dasharray=\"6 4\""));
 }
+
+/// A hipri cell the kernel served by interrupts: shown with the kernel's note, never the best
+/// (not even when its figures are the best ones), never on the latency ladder.
+#[test]
+fn a_path_that_fell_back_shows_the_note_and_gets_no_star() {
+    let mut run = review(1, "Optane", 90_000.0);
+    let qd1 = run
+        .detail
+        .steps
+        .iter_mut()
+        .find(|s| s.name == "qd1-engines")
+        .unwrap();
+    let why = "pvsync2 --hipri: /dev/x has no poll queues (queue/io_poll=0), so the kernel ignores RWF_HIPRI and every I/O completes by interrupt";
+    qd1.data["cells"].as_array_mut().unwrap().push(json!({
+        "engine": "pvsync2+hipri", "rw": "randread", "fallback": why,
+        "figures": {"iops": 500_000.0, "mean_ns": 2_000.0, "p99_ns": 2_500.0, "p99.999_ns": 9_000.0}
+    }));
+    let html = build(&[run]);
+    assert!(
+        html.contains("<td class=\"fallback\""),
+        "the cell is marked"
+    );
+    assert!(
+        !html.contains("<strong>500.0k</strong>"),
+        "a fallen-back cell got the star"
+    );
+    assert!(
+        html.contains("<td class=\"best\"><strong>99.0k</strong> ★</td>"),
+        "io_uring stays best"
+    );
+    assert!(
+        html.contains("every I/O completes by interrupt"),
+        "the kernel's note is shown"
+    );
+    assert!(
+        html.contains("QD1 4k read (io_uring)"),
+        "the ladder keeps the path that polled nothing"
+    );
+    assert!(
+        !html.contains("QD1 4k read (pvsync2+hipri)"),
+        "a fallen-back cell on the ladder"
+    );
+}

@@ -57,6 +57,9 @@ pub struct Qd1Table {
     pub cells: Vec<Qd1Cell>,
     /// Columns that do no I/O (the null engine): shown, but never marked best.
     pub reference_only: Vec<String>,
+    /// Columns whose I/O did not take the path asked for (hipri served by interrupts):
+    /// shown, never marked best.
+    pub not_as_asked: Vec<String>,
     pub notes: Vec<String>,
 }
 
@@ -124,6 +127,12 @@ impl Qd1Table {
     }
 
     /// The tables as Markdown, then the reasons for n/a cells and the notes.
+    /// Whether a column may be marked best: it did I/O, on the path asked for.
+    fn may_be_best(&self, engine: &str) -> bool {
+        let e = engine.to_string();
+        !self.reference_only.contains(&e) && !self.not_as_asked.contains(&e)
+    }
+
     pub fn render(&self) -> String {
         let mut out = String::new();
         let w = self
@@ -148,7 +157,7 @@ impl Qd1Table {
                 let best = self
                     .engines
                     .iter()
-                    .filter(|e| !self.reference_only.contains(e))
+                    .filter(|e| self.may_be_best(e))
                     .filter_map(|e| self.cell(e, wl)?.result.as_ref().ok().map(m.value))
                     .filter(|v| *v > 0.0)
                     .fold(None, |b: Option<f64>, v| {
@@ -164,7 +173,7 @@ impl Qd1Table {
                         Some(Ok(n)) => {
                             let v = (m.value)(n);
                             let s = (m.show)(v);
-                            if Some(v) == best && !self.reference_only.contains(e) {
+                            if Some(v) == best && self.may_be_best(e) {
                                 format!("**{s}**")
                             } else {
                                 s
@@ -190,6 +199,16 @@ impl Qd1Table {
         }
         for r in reasons {
             let _ = writeln!(out, "{r}");
+        }
+        for e in self
+            .not_as_asked
+            .iter()
+            .filter(|e| self.engines.contains(e))
+        {
+            let _ = writeln!(
+                out,
+                "- {e} is never marked best: its I/O did not take the path asked for (see its note)."
+            );
         }
         for e in self
             .reference_only

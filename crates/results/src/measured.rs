@@ -265,6 +265,10 @@ pub struct JobReport {
     pub target: TargetFacts,
     /// Ways the kernel served the job differently from what was asked.
     pub notes: Vec<String>,
+    /// Why the job's I/O did not take the path asked for at all (hipri served by interrupts),
+    /// when it did not: its figures are not that path's, and no table marks them best.
+    #[serde(default)]
+    pub fallback: Option<String>,
     pub interrupted: bool,
 }
 
@@ -334,6 +338,9 @@ impl JobReport {
             }
         }
         self.interrupted |= other.interrupted;
+        if self.fallback.is_none() {
+            self.fallback = other.fallback.clone();
+        }
     }
 }
 

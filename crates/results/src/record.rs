@@ -112,6 +112,8 @@ pub struct JobRecord {
     pub notes: Vec<String>,
     /// The review step that measured it ('' outside reviews).
     pub step: String,
+    /// Why its I/O did not take the path asked for, when it did not (see `JobReport`).
+    pub fallback: Option<String>,
     /// Figures by direction (read, write, sync, app, disk) and name, in the order made.
     pub metrics: Metrics,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -185,6 +187,7 @@ impl JobRecord {
             },
             notes: job.notes.clone(),
             step: step.to_string(),
+            fallback: job.fallback.clone(),
             ..JobRecord::default()
         };
         let dirs = [Direction::Read, Direction::Write]

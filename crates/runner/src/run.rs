@@ -253,6 +253,7 @@ fn report_of(
         logs: w.log.into_iter().collect(),
         target: job.facts.clone(),
         notes: w.notes,
+        fallback: w.fallback,
         interrupted: w.interrupted,
     }
 }

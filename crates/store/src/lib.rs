@@ -358,6 +358,7 @@ mod tests {
                 polled: false,
             },
             notes: vec!["a note".into()],
+            fallback: None,
             interrupted: false,
         };
         RunOutcome {

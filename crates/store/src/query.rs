@@ -103,7 +103,7 @@ impl Store {
         let mut stmt = self.conn().prepare_cached(
             "SELECT id, idx, name, group_id, description, engine, iodepth, rw, block_size,
                     target, disk, disk_model, runtime_ns, notes, step, cpu, clones, target_kind,
-                    options
+                    options, fallback
              FROM jobs WHERE run_id = ?1 ORDER BY idx",
         )?;
         let jobs = stmt
@@ -128,6 +128,7 @@ impl Store {
                     clones: r.get(16)?,
                     target_kind: r.get(17)?,
                     options: options_from_json(&r.get::<_, String>(18)?),
+                    fallback: r.get(19)?,
                     ..JobRecord::default()
                 })
             })?

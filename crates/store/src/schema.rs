@@ -85,6 +85,8 @@ pub const MIGRATIONS: &[&str] = &[
     // 3: which process is running a run (hostname/boot id/pid/start time), so a run left
     // `running` by a process that died can be recognised and marked `crashed`.
     "ALTER TABLE runs ADD COLUMN owner TEXT;",
+    // 4: why a job's I/O did not take the path asked for (hipri served by interrupts).
+    "ALTER TABLE jobs ADD COLUMN fallback TEXT;",
 ];
 
 /// The schema version a database is at.

@@ -33,9 +33,9 @@ pub(crate) fn insert_job(
     tx.execute(
         "INSERT INTO jobs (run_id, idx, name, group_id, description, engine, iodepth, rw,
              block_size, clones, target, target_kind, disk, disk_model, options, runtime_ns,
-             cpu, notes, step)
+             cpu, notes, step, fallback)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                 ?19)",
+                 ?19, ?20)",
         params![
             run,
             idx,
@@ -56,6 +56,7 @@ pub(crate) fn insert_job(
             serde_json::to_string(&job.cpu).unwrap_or_default(),
             json!(job.notes).to_string(),
             job.step,
+            job.fallback,
         ],
     )?;
     let job_id = tx.last_insert_rowid();

@@ -61,6 +61,7 @@ impl LoopState<'_, '_> {
             sync: sync_result,
             log,
             notes,
+            fallback: None,
             interrupted: self.interrupted,
         }
     }

@@ -55,6 +55,8 @@ pub(crate) struct WorkerResult {
     pub sync: Option<DirResult>,
     pub log: Option<IoLog>,
     pub notes: Vec<String>,
+    /// Why the engine's I/O did not take the path asked for, when it did not.
+    pub fallback: Option<String>,
     pub interrupted: bool,
 }
 
@@ -169,13 +171,16 @@ impl EngineVisitor for Looper<'_, '_> {
         };
         let mut notes = self.setup_notes;
         notes.extend(engine.notes());
+        let fallback = engine.fallback();
         drop(engine);
         outcome?;
         if self.w.job.spec.end_fsync {
             st.syncer.fsync(&st.clock).map_err(|e| st.sync_error(e))?;
         }
         let elapsed = self.w.clock.now().saturating_sub(phase_start);
-        Ok(Some(st.finish(sync, notes, elapsed)))
+        let mut result = st.finish(sync, notes, elapsed);
+        result.fallback = fallback;
+        Ok(Some(result))
     }
 }
 

@@ -98,11 +98,16 @@ pub fn run(
                             table.notes.push(n.clone());
                         }
                     }
+                    if r.fallback.is_some() && !table.not_as_asked.contains(&label) {
+                        table.not_as_asked.push(label.clone());
+                    }
                     if let Some(n) = Nums::of(r, &ex.clock) {
-                        if read == 100 {
+                        // A path that fell back measures another path: never the best async
+                        // one for the sweeps either.
+                        if read == 100 && r.fallback.is_none() {
                             findings.qd1_read.push((label.clone(), n.iops, n.mean_ns));
                         }
-                        cells.push(json!({"engine": label, "rw": rw, "figures": n.to_json()}));
+                        cells.push(json!({"engine": label, "rw": rw, "figures": n.to_json(), "fallback": r.fallback}));
                     }
                     Qd1Numbers::from_report(r, &ex.clock).ok_or_else(|| "no I/O completed".into())
                 }
