@@ -99,6 +99,8 @@ fn review_headline(r: &RunRecord) -> String {
         .jobs
         .iter()
         .filter(|j| j.step == "qd1-engines" && j.rw == "randread")
+        // The null engine does no I/O, and a path that fell back measured another one.
+        .filter(|j| j.engine != "null" && j.fallback.is_none())
         .filter_map(|j| Some((j, j.metric("read", "iops")?)))
         .max_by(|a, b| a.1.total_cmp(&b.1));
     let points = format!("{} points", r.jobs.len());
@@ -133,13 +135,27 @@ fn kv_headline(r: &RunRecord) -> String {
     }
 }
 
-fn history_line(r: &RunRecord) -> String {
+/// Longest a target path is shown in `history`; longer ones keep their end (`…/db`).
+const TARGET_WIDTH: usize = 36;
+
+/// `text` cut to its last `width` characters, marked with `…` when cut.
+fn tail(text: &str, width: usize) -> String {
+    let n = text.chars().count();
+    if n <= width {
+        return text.to_string();
+    }
+    let kept: String = text.chars().skip(n - (width - 1)).collect();
+    format!("…{kept}")
+}
+
+/// One run's cells in `history`: id, started, kind, status, target, device, headline.
+fn history_cells(r: &RunRecord) -> [String; 7] {
     let first = r.jobs.first();
-    let target = first.map_or("-".to_string(), |j| j.target.clone());
+    let target = first.map_or("-".to_string(), |j| tail(&j.target, TARGET_WIDTH));
     let model = first
         .and_then(|j| j.disk_model.clone().or_else(|| j.disk.clone()))
         .unwrap_or_else(|| "-".into());
-    let head = if r.kind == "review" {
+    let head = if r.kind == "review" || r.kind == "qd1" {
         review_headline(r)
     } else if r.kind == "kv" {
         kv_headline(r)
@@ -151,15 +167,32 @@ fn history_line(r: &RunRecord) -> String {
     } else {
         String::new()
     };
-    format!(
-        "{:>5}  {}  {:<6} {:<11} {:<22} {:<10} {head}{more}",
-        r.id,
+    [
+        r.id.to_string(),
         when(r.started_ms),
-        r.kind,
-        r.status,
+        r.kind.clone(),
+        r.status.clone(),
         target,
-        model
-    )
+        model,
+        format!("{head}{more}"),
+    ]
+}
+
+/// Rows in columns as wide as their widest cell (the id right-aligned, the last left ragged).
+fn aligned(rows: &[[String; 7]]) -> Vec<String> {
+    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
+    let w: Vec<usize> = (0..7).map(width).collect();
+    rows.iter()
+        .map(|r| {
+            let mut line = format!("{:>w0$}", r[0], w0 = w[0]);
+            for i in 1..6 {
+                line.push_str(&format!("  {:<wi$}", r[i], wi = w[i]));
+            }
+            line.push_str("  ");
+            line.push_str(&r[6]);
+            line.trim_end().to_string()
+        })
+        .collect()
 }
 
 pub fn history(a: &HistoryArgs) -> Result<ExitCode, CliError> {
@@ -178,17 +211,13 @@ pub fn history(a: &HistoryArgs) -> Result<ExitCode, CliError> {
         say!("iolab: no runs yet in {}", path.display());
         return Ok(ExitCode::SUCCESS);
     }
-    outln!(
-        "{:>5}  {:<16}  {:<6} {:<11} {:<22} {:<10} headline",
-        "id",
-        "started",
-        "kind",
-        "status",
-        "target",
-        "device"
-    );
-    for r in &runs {
-        outln!("{}", history_line(r));
+    let header = [
+        "id", "started", "kind", "status", "target", "device", "headline",
+    ];
+    let mut rows = vec![header.map(String::from)];
+    rows.extend(runs.iter().map(history_cells));
+    for line in aligned(&rows) {
+        outln!("{line}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -498,6 +527,16 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
         .iter()
         .map(|&id| load(&store, id))
         .collect::<Result<Vec<_>, _>>()?;
+    let mut kinds: Vec<&str> = runs.iter().map(|r| r.kind.as_str()).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    if kinds.len() > 1 {
+        say!(
+            "iolab: note: these runs are of different kinds ({}): each column is one job, so \
+             runs without that job show n/a; compare runs of one kind for a table that lines up",
+            kinds.join(", ")
+        );
+    }
     if runs.iter().all(|r| r.kind == "review") {
         compare_reviews(&runs, a.format.json());
         return Ok(ExitCode::SUCCESS);

@@ -495,6 +495,9 @@ pub fn distribution(runs: &[RunData]) -> Option<Section> {
             latency(),
             series,
         )));
+        html.push_str(&tail_note(runs, |j| {
+            j.step == "qd1-engines" && j.rw == rw && j.engine != "null"
+        }));
     }
     let poll = curve_series(runs, |j| j.step == "poll-vs-irq");
     if !poll.is_empty() {
@@ -505,6 +508,7 @@ pub fn distribution(runs: &[RunData]) -> Option<Section> {
             latency(),
             poll,
         )));
+        html.push_str(&tail_note(runs, |j| j.step == "poll-vs-irq"));
     } else if let Some(s) = runs.iter().find_map(|r| {
         r.detail
             .step("poll-vs-irq")
@@ -523,6 +527,39 @@ pub fn distribution(runs: &[RunData]) -> Option<Section> {
             format!("<p>Percentiles of every I/O's latency, recomputed from the stored histograms, on a \"nines\" axis (the PC Perspective charts).</p>{html}"),
         )
     })
+}
+
+/// How far into the tail the curves of the jobs `pick` chooses can be trusted: fio's rule of
+/// thumb is 10^n samples for n nines, so a curve from 20k I/Os carries four (p99.99) and its
+/// points beyond rest on fewer than ten I/Os each. Empty when every curve carries six nines.
+fn tail_note(runs: &[RunData], pick: impl Fn(&JobRecord) -> bool) -> String {
+    let fewest = runs
+        .iter()
+        .flat_map(|r| r.jobs().iter().filter(|j| pick(j)))
+        .filter_map(|j| {
+            let dir = j
+                .directions()
+                .into_iter()
+                .find(|d| *d == "read" || *d == "write")?;
+            j.metric(dir, "ios")
+        })
+        .filter(|n| *n > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    if !fewest.is_finite() || fewest >= 1e6 {
+        return String::new();
+    }
+    let nines = fewest.log10().floor().max(0.0) as usize;
+    let trusted = match nines {
+        0 | 1 => "none of the tail".to_string(),
+        2 => "up to p99 (2 nines)".to_string(),
+        n => format!("up to p99.{} ({n} nines)", "9".repeat(n - 2)),
+    };
+    format!(
+        "<p class=\"note\">Tail: the fewest I/Os behind a curve here is {}; by fio's rule of thumb \
+         (10<sup>n</sup> samples for n nines) that carries {trusted}. Points further right \
+         rest on too few I/Os to mean much; a longer run (--runtime) carries more.</p>",
+        esc(&Format::Count.apply(fewest))
+    )
 }
 
 /// Per-second p50/p99/p99.99/max over the consistency run.
