@@ -389,7 +389,7 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
                     outln!("{}", summary_line(w, &r, &job));
                 }
                 store
-                    .add_app_job(run_id, "kv", &job)
+                    .add_app_job(run_id, "kv", job)
                     .map_err(CliError::failed)?;
             }
             Err(e) => {

@@ -32,8 +32,9 @@ pub use measured::{
 };
 pub use ordered::Metrics;
 pub use record::{
-    percentile_name, CpuRecord, HistogramRecord, HostRecord, JobRecord, RunRecord, SeriesRecord,
-    StepRecord, RECORD_FORMAT, RECORD_VERSION, SAMPLE_INTERVAL_NS, STORED_PERCENTILES,
+    options_of, percentile_name, CpuRecord, HistogramRecord, HostRecord, JobRecord, RunRecord,
+    SeriesRecord, StepRecord, RECORD_FORMAT, RECORD_VERSION, SAMPLE_INTERVAL_NS,
+    STORED_PERCENTILES,
 };
 pub use setup::{JobSetup, LogSpec, Recorded, RwReporting, DEFAULT_PERCENTILES};
 pub use summary::LatencySummary;

@@ -65,10 +65,6 @@ impl Metrics {
     pub fn iter(&self) -> impl Iterator<Item = &(String, String, f64)> {
         self.0.iter()
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 impl Serialize for Metrics {

@@ -28,6 +28,20 @@ pub fn percentile_name(p: f64) -> String {
     format!("p{p}")
 }
 
+/// Options kept as a JSON object, as (name, value) pairs in order: strings as they are, any
+/// other value as its JSON text (a db_bench argument list); anything but an object is none.
+pub fn options_of(v: Value) -> Vec<(String, String)> {
+    let Value::Object(m) = v else {
+        return Vec::new();
+    };
+    m.into_iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => (k, s),
+            other => (k, other.to_string()),
+        })
+        .collect()
+}
+
 /// The machine a run ran on.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]

@@ -46,16 +46,7 @@ impl AppJob {
     /// The job record it is kept as: the workload is also its rw, its threads its depth and
     /// copies, its directory a target of kind `Directory`.
     pub fn into_record(self, step: &str) -> JobRecord {
-        let options = match self.options {
-            serde_json::Value::Object(m) => m
-                .into_iter()
-                .map(|(k, v)| match v {
-                    serde_json::Value::String(s) => (k, s),
-                    other => (k, other.to_string()),
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
+        let options = iolab_results::options_of(self.options);
         let threads = self.threads.max(1) as i64;
         JobRecord {
             rw: self.name.clone(),
@@ -90,8 +81,8 @@ impl AppJob {
 impl Store {
     /// Stores one workload of an application load under `run` (review step `step`), in one
     /// transaction, after those already stored.
-    pub fn add_app_job(&mut self, run: i64, step: &str, job: &AppJob) -> Result<i64, StoreError> {
-        self.add_job(run, &job.clone().into_record(step))
+    pub fn add_app_job(&mut self, run: i64, step: &str, job: AppJob) -> Result<i64, StoreError> {
+        self.add_job(run, &job.into_record(step))
     }
 }
 
@@ -125,10 +116,10 @@ mod tests {
             )],
             ..AppJob::default()
         };
-        s.add_app_job(run, "kv", &job).unwrap();
+        s.add_app_job(run, "kv", job.clone()).unwrap();
         job.name = "readrandom".into();
         job.threads = 32;
-        let second = s.add_app_job(run, "kv", &job).unwrap();
+        let second = s.add_app_job(run, "kv", job).unwrap();
         s.finish_run(run, RunStatus::Ok).unwrap();
         let d = s.run(run).unwrap();
         assert_eq!(d.kind, "kv");

@@ -23,7 +23,7 @@ use iolab_results::{HostRecord, RunOutcome};
 use iolab_sysinfo::host::{disk_model, host_facts};
 
 pub use app::{AppJob, AppSeries, APP_DIRECTION, DISK_DIRECTION};
-pub use iolab_results::{percentile_name, JobRecord, RunRecord, StepRecord, STORED_PERCENTILES};
+pub use iolab_results::{JobRecord, RunRecord, StepRecord};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

@@ -6,7 +6,7 @@ use rusqlite::OptionalExtension;
 use serde_json::Value;
 
 use iolab_results::{
-    HistogramRecord, JobRecord, LatencyHistogram, RunRecord, SeriesRecord, StepRecord,
+    options_of, HistogramRecord, JobRecord, LatencyHistogram, RunRecord, SeriesRecord, StepRecord,
 };
 
 use crate::{Store, StoreError};
@@ -127,7 +127,9 @@ impl Store {
                     cpu: serde_json::from_str(&r.get::<_, String>(15)?).unwrap_or_default(),
                     clones: r.get(16)?,
                     target_kind: r.get(17)?,
-                    options: options_from_json(&r.get::<_, String>(18)?),
+                    options: options_of(
+                        serde_json::from_str(&r.get::<_, String>(18)?).unwrap_or(Value::Null),
+                    ),
                     fallback: r.get(19)?,
                     ..JobRecord::default()
                 })
@@ -201,17 +203,4 @@ impl Store {
         }
         Ok(out)
     }
-}
-
-/// A job's options as stored (a JSON object of strings; other values kept as JSON text).
-fn options_from_json(text: &str) -> Vec<(String, String)> {
-    let Ok(Value::Object(m)) = serde_json::from_str::<Value>(text) else {
-        return Vec::new();
-    };
-    m.into_iter()
-        .map(|(k, v)| match v {
-            Value::String(s) => (k, s),
-            other => (k, other.to_string()),
-        })
-        .collect()
 }
