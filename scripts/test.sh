@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: installs what the tests need (fio, to compare
-# against; rocksdb-tools, for db_bench; chromium, to check the report; a sized /dev/zram0), then format, lint and every test, unit and integration.
+# against; rocksdb-tools, for db_bench; chromium, to check the report; QEMU, a Debian kernel
+# and busybox for the NVMe lab; a sized /dev/zram0), then format, lint and every test, unit
+# and integration.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +12,10 @@ missing=()
 command -v fio >/dev/null 2>&1 || missing+=(fio)               # iolab's JSON against real fio's
 command -v db_bench >/dev/null 2>&1 || missing+=(rocksdb-tools) # iolab kv runs RocksDB's db_bench
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)     # the report, in a headless browser
+# The NVMe lab (scripts/nvme-lab.sh): an emulated NVMe drive with poll queues under QEMU.
+command -v qemu-system-x86_64 >/dev/null 2>&1 || missing+=(qemu-system-x86)
+ls /boot/vmlinuz-* >/dev/null 2>&1 || missing+=(linux-image-amd64)
+[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || missing+=(busybox-static)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "test.sh: installing ${missing[*]}"

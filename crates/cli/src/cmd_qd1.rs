@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::{anyhow, Context};
 use clap::Args;
-use iolab_engine::EngineConfig;
+use iolab_engine::{EngineConfig, EngineKind};
 use iolab_fio::json::{to_json, JsonContext};
 use iolab_fio::units::{parse_size, parse_time};
 use iolab_job::{JobSpec, SizeSpec};
@@ -21,6 +21,7 @@ use iolab_stats::Clock;
 use iolab_store::{RunStatus, Store};
 use iolab_suite::progress::Progress;
 use iolab_suite::{run_step, step_impl, Effort, Executor, Findings, PerStep, ReviewConfig, Step};
+use iolab_sysinfo::nvme::passthrough_of;
 use iolab_sysinfo::{check_database, check_output, Consent};
 
 use crate::cmd_review::command_line;
@@ -63,10 +64,16 @@ pub struct Qd1Args {
     pub db: Option<PathBuf>,
 }
 
-fn chosen_paths(args: &Qd1Args) -> Result<Vec<EngineConfig>, CliError> {
+/// The paths `--engines` names, or every path (NVMe passthrough only where the target has a
+/// generic char device).
+fn chosen_paths(args: &Qd1Args, target: &Path) -> Result<Vec<EngineConfig>, CliError> {
     let all = EngineConfig::paths();
     let Some(names) = &args.engines else {
-        return Ok(all);
+        let passthrough = passthrough_of(target).is_some();
+        return Ok(all
+            .into_iter()
+            .filter(|c| passthrough || c.kind != EngineKind::IoUringCmd)
+            .collect());
     };
     names
         .iter()
@@ -220,8 +227,8 @@ fn target_of(
 }
 
 pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
-    let paths = chosen_paths(args)?;
     let (target, size, _scratch) = target_of(args)?;
+    let paths = chosen_paths(args, &target)?;
     let cfg = config(args, target, size, paths);
     check_target(&cfg)?;
     let db = recording_db(args);

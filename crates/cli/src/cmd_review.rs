@@ -290,6 +290,7 @@ fn configure(
             a.allow_destroy_floor,
             [floor_device.as_path()],
         ),
+        qd1_paths: iolab_suite::default_qd1_paths(&target),
         target,
         size,
         effort,
@@ -300,7 +301,6 @@ fn configure(
         precondition_passes: a.passes.unwrap_or(effort.precondition_passes()),
         tolerance_pct: a.tolerance,
         floor_device: Some(floor_device),
-        qd1_paths: iolab_suite::default_qd1_paths(),
     };
     Ok((cfg, scratch))
 }

@@ -9,15 +9,17 @@ pub enum EngineKind {
     Pvsync2,
     Libaio,
     IoUring,
+    IoUringCmd,
     Null,
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 5] = [
+    pub const ALL: [EngineKind; 6] = [
         EngineKind::Psync,
         EngineKind::Pvsync2,
         EngineKind::Libaio,
         EngineKind::IoUring,
+        EngineKind::IoUringCmd,
         EngineKind::Null,
     ];
 
@@ -104,8 +106,16 @@ impl EngineConfig {
             EngineConfig::new(EngineKind::IoUring),
             with(EngineKind::IoUring, |o| o.hipri = true),
             with(EngineKind::IoUring, |o| o.sqthread_poll = true),
+            EngineConfig::new(EngineKind::IoUringCmd),
+            with(EngineKind::IoUringCmd, |o| o.hipri = true),
             EngineConfig::new(EngineKind::Null),
         ]
+    }
+
+    /// Whether the job asks for polled completion (`hipri` on an engine that reads it): the
+    /// runner then checks the disk's interrupts to see whether it really polled.
+    pub fn asks_polling(&self) -> bool {
+        self.options.hipri && self.kind.def().options.contains(&"hipri")
     }
 
     /// The path a label names (`io_uring+iopoll`), among [`EngineConfig::paths`].
@@ -120,7 +130,7 @@ impl EngineConfig {
         let o = &self.options;
         match self.kind {
             EngineKind::Pvsync2 if o.hipri => s.push_str("+hipri"),
-            EngineKind::IoUring => {
+            EngineKind::IoUring | EngineKind::IoUringCmd => {
                 if o.hipri {
                     s.push_str("+iopoll");
                 }

@@ -19,6 +19,7 @@ pub mod psync;
 pub mod pvsync2;
 mod registry;
 pub mod uring;
+pub mod uring_cmd;
 
 use std::os::fd::RawFd;
 
@@ -119,6 +120,8 @@ pub struct EngineTarget<'a> {
     pub polled_device: bool,
     /// Name to use in messages (the path).
     pub name: &'a str,
+    /// The target's logical block size (an NVMe namespace's LBA size for passthrough).
+    pub logical_block_size: u32,
 }
 
 /// Receives the concrete engine chosen by [`open_engine`]; lets a worker be monomorphised per
@@ -145,6 +148,12 @@ pub fn open_engine<V: EngineVisitor>(
         EngineKind::IoUring => {
             visitor.visit(uring::Uring::open(target, depth, &config.options, pool)?)
         }
+        EngineKind::IoUringCmd => visitor.visit(uring_cmd::UringCmd::open(
+            target,
+            depth,
+            &config.options,
+            pool,
+        )?),
         EngineKind::Null => visitor.visit(null::Null::open()),
     })
 }

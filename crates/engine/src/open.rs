@@ -27,7 +27,8 @@ pub fn open_targets<'a>(
     }
     let mut opts = OpenOptions::new();
     opts.read(true).write(how.writes);
-    if how.direct {
+    // A char device cannot be opened O_DIRECT (EINVAL); passthrough has no cache anyway.
+    if how.direct && !kind.def().accepts.nvme_generic {
         opts.custom_flags(libc::O_DIRECT);
     }
     paths

@@ -3,6 +3,8 @@
 //! engine is its file, a variant of [`EngineKind`], its `DEF` in [`ENGINES`] and its arm in
 //! [`crate::open_engine`].
 
+use iolab_results::TargetKind;
+
 use crate::EngineKind;
 
 /// What an engine can be pointed at.
@@ -10,6 +12,8 @@ use crate::EngineKind;
 pub struct Accepts {
     pub files: bool,
     pub block_devices: bool,
+    /// NVMe generic char devices (`/dev/ngXnY`), which take NVMe commands only.
+    pub nvme_generic: bool,
 }
 
 impl Accepts {
@@ -17,15 +21,32 @@ impl Accepts {
     pub const STORAGE: Accepts = Accepts {
         files: true,
         block_devices: true,
+        nvme_generic: false,
+    };
+    /// NVMe generic char devices only (io_uring_cmd).
+    pub const NVME_GENERIC: Accepts = Accepts {
+        files: false,
+        block_devices: false,
+        nvme_generic: true,
     };
     /// Nothing: the engine does no I/O (null), so its target is neither opened nor laid out.
     pub const NOTHING: Accepts = Accepts {
         files: false,
         block_devices: false,
+        nvme_generic: false,
     };
 
     pub fn nothing(self) -> bool {
         self == Accepts::NOTHING
+    }
+
+    /// Whether a target of `kind` can be given to the engine.
+    pub fn target(self, kind: TargetKind) -> bool {
+        match kind {
+            TargetKind::File => self.files,
+            TargetKind::BlockDevice => self.block_devices,
+            TargetKind::NvmeGeneric => self.nvme_generic,
+        }
     }
 }
 
@@ -44,11 +65,12 @@ pub struct EngineDef {
 }
 
 /// Every engine, in the order fio's docs and iolab's tables list them.
-pub static ENGINES: [&EngineDef; 5] = [
+pub static ENGINES: [&EngineDef; 6] = [
     &crate::psync::DEF,
     &crate::pvsync2::DEF,
     &crate::libaio::DEF,
     &crate::uring::DEF,
+    &crate::uring_cmd::DEF,
     &crate::null::DEF,
 ];
 

@@ -8,7 +8,7 @@
 
 use std::marker::PhantomData;
 
-use io_uring::{opcode, squeue, types, IoUring};
+use io_uring::{cqueue, opcode, squeue, types, IoUring, Submitter};
 
 use crate::{
     BufferPool, Capabilities, Completion, Direction, EngineError, EngineOptions, EngineTarget,
@@ -61,72 +61,8 @@ impl<'pool> Uring<'pool> {
                 ),
             });
         }
-        let entries = depth.max(1).next_power_of_two();
-        let build = |quiet_completions: bool| {
-            let mut builder = IoUring::builder();
-            builder.setup_cqsize(entries);
-            if opts.hipri {
-                builder.setup_iopoll();
-            }
-            if opts.sqthread_poll {
-                builder.setup_sqpoll(SQPOLL_IDLE_MS);
-            } else if quiet_completions {
-                // As fio does: the worker thread is the ring's only submitter and reaps its
-                // own completions, so the kernel need not interrupt it (IPI / task-work
-                // signal) for each one; completion work runs when it asks for events.
-                builder
-                    .setup_coop_taskrun()
-                    .setup_single_issuer()
-                    .setup_defer_taskrun();
-            }
-            builder.build(entries)
-        };
-        let ring = match build(true) {
-            // Kernels before 6.1 reject DEFER_TASKRUN: fall back to plain completion.
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => build(false),
-            r => r,
-        }
-        .map_err(|e| {
-            let disabled = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
-                .map(|s| s.trim() != "0")
-                .unwrap_or(false);
-            if disabled || e.raw_os_error() == Some(libc::ENOSYS) {
-                EngineError::Unsupported {
-                    engine: ENGINE,
-                    reason: format!(
-                        "io_uring is disabled on this kernel ({e}; see \
-                         /proc/sys/kernel/io_uring_disabled)"
-                    ),
-                }
-            } else {
-                EngineError::Setup {
-                    engine: ENGINE,
-                    op: "io_uring_setup",
-                    source: e,
-                }
-            }
-        })?;
-        if opts.fixedbufs {
-            let iovecs = pool.iovecs();
-            // SAFETY: the iovecs point into `pool`, which the `'pool` lifetime keeps alive for
-            // as long as the ring exists; the ring unregisters them when dropped.
-            unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
-                EngineError::Setup {
-                    engine: ENGINE,
-                    op: "IORING_REGISTER_BUFFERS",
-                    source: e,
-                }
-            })?;
-        }
-        if opts.registerfiles {
-            ring.submitter()
-                .register_files(target.fds)
-                .map_err(|e| EngineError::Setup {
-                    engine: ENGINE,
-                    op: "IORING_REGISTER_FILES",
-                    source: e,
-                })?;
-        }
+        let ring = build_ring(ENGINE, depth, opts)?;
+        register(&ring, ENGINE, opts, target.fds, pool)?;
         Ok(Uring {
             ring,
             fds: target.fds.to_vec(),
@@ -193,41 +129,12 @@ impl IoEngine for Uring<'_> {
     }
 
     fn commit(&mut self) -> Result<(), EngineError> {
-        loop {
-            match self.ring.submit() {
-                Ok(_) => return Ok(()),
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-                Err(e) => {
-                    return Err(EngineError::Syscall {
-                        engine: ENGINE,
-                        op: "io_uring_enter (submit)",
-                        source: e,
-                    })
-                }
-            }
-        }
+        submit(&self.ring.submitter(), ENGINE)
     }
 
     fn reap(&mut self, min: u32, out: &mut [Completion]) -> Result<usize, EngineError> {
         if min > 0 || self.opts.hipri {
-            loop {
-                match self.ring.submit_and_wait(min as usize) {
-                    Ok(_) => break,
-                    Err(e)
-                        if e.raw_os_error() == Some(libc::EINTR)
-                            || e.raw_os_error() == Some(libc::EAGAIN) =>
-                    {
-                        continue
-                    }
-                    Err(e) => {
-                        return Err(EngineError::Syscall {
-                            engine: ENGINE,
-                            op: "io_uring_enter (wait)",
-                            source: e,
-                        })
-                    }
-                }
-            }
+            wait(&self.ring.submitter(), ENGINE, min)?;
         }
         let mut n = 0;
         for (slot, cqe) in out.iter_mut().zip(self.ring.completion()) {
@@ -238,5 +145,131 @@ impl IoEngine for Uring<'_> {
             n += 1;
         }
         Ok(n)
+    }
+}
+
+/// A ring for `depth` I/Os in flight with the setup `opts` ask for (IOPOLL, SQPOLL) and,
+/// where the kernel has them, quiet completions.
+pub(crate) fn build_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    engine: &'static str,
+    depth: u32,
+    opts: &EngineOptions,
+) -> Result<IoUring<S, C>, EngineError> {
+    let entries = depth.max(1).next_power_of_two();
+    let build = |quiet_completions: bool| {
+        let mut builder = IoUring::<S, C>::builder();
+        builder.setup_cqsize(entries);
+        if opts.hipri {
+            builder.setup_iopoll();
+        }
+        if opts.sqthread_poll {
+            builder.setup_sqpoll(SQPOLL_IDLE_MS);
+        } else if quiet_completions {
+            // As fio does: the worker thread is the ring's only submitter and reaps its own
+            // completions, so the kernel need not interrupt it (IPI / task-work signal) for
+            // each one; completion work runs when it asks for events.
+            builder
+                .setup_coop_taskrun()
+                .setup_single_issuer()
+                .setup_defer_taskrun();
+        }
+        builder.build(entries)
+    };
+    match build(true) {
+        // Kernels before 6.1 reject DEFER_TASKRUN: fall back to plain completion.
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => build(false),
+        r => r,
+    }
+    .map_err(|e| ring_error(engine, e))
+}
+
+/// Why a ring could not be set up: io_uring disabled by the administrator, or the syscall's
+/// own error.
+pub(crate) fn ring_error(engine: &'static str, e: std::io::Error) -> EngineError {
+    let disabled = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
+        .map(|s| s.trim() != "0")
+        .unwrap_or(false);
+    if disabled || e.raw_os_error() == Some(libc::ENOSYS) {
+        EngineError::Unsupported {
+            engine,
+            reason: format!(
+                "io_uring is disabled on this kernel ({e}; see /proc/sys/kernel/io_uring_disabled)"
+            ),
+        }
+    } else {
+        EngineError::Setup {
+            engine,
+            op: "io_uring_setup",
+            source: e,
+        }
+    }
+}
+
+/// Registers the buffer pool (`fixedbufs`) and the files (`registerfiles`) with `ring`.
+pub(crate) fn register<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    ring: &IoUring<S, C>,
+    engine: &'static str,
+    opts: &EngineOptions,
+    fds: &[i32],
+    pool: &BufferPool,
+) -> Result<(), EngineError> {
+    if opts.fixedbufs {
+        let iovecs = pool.iovecs();
+        // SAFETY: the iovecs point into `pool`, which the engine's `'pool` lifetime keeps
+        // alive for as long as the ring exists; the ring unregisters them when dropped.
+        unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| EngineError::Setup {
+            engine,
+            op: "IORING_REGISTER_BUFFERS",
+            source: e,
+        })?;
+    }
+    if opts.registerfiles {
+        ring.submitter()
+            .register_files(fds)
+            .map_err(|e| EngineError::Setup {
+                engine,
+                op: "IORING_REGISTER_FILES",
+                source: e,
+            })?;
+    }
+    Ok(())
+}
+
+/// Issues what is queued (`io_uring_enter`), again after a signal.
+pub(crate) fn submit(s: &Submitter<'_>, engine: &'static str) -> Result<(), EngineError> {
+    loop {
+        match s.submit() {
+            Ok(_) => return Ok(()),
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+            Err(e) => {
+                return Err(EngineError::Syscall {
+                    engine,
+                    op: "io_uring_enter (submit)",
+                    source: e,
+                })
+            }
+        }
+    }
+}
+
+/// Issues what is queued and waits for `min` completions (polls for them under IOPOLL).
+pub(crate) fn wait(s: &Submitter<'_>, engine: &'static str, min: u32) -> Result<(), EngineError> {
+    loop {
+        match s.submit_and_wait(min as usize) {
+            Ok(_) => return Ok(()),
+            Err(e)
+                if e.raw_os_error() == Some(libc::EINTR)
+                    || e.raw_os_error() == Some(libc::EAGAIN) =>
+            {
+                continue
+            }
+            Err(e) => {
+                return Err(EngineError::Syscall {
+                    engine,
+                    op: "io_uring_enter (wait)",
+                    source: e,
+                })
+            }
+        }
     }
 }

@@ -359,6 +359,8 @@ fn iolab_object(job: &JobReport) -> Value {
         "iops_per_cpu_sec": round6(job.iops_per_cpu_sec()),
         "write_buffers": job.setup.write_buffers,
         "notes": job.notes,
+        "fallback": job.fallback,
+        "device_interrupts": job.device_interrupts,
         "interrupted": job.interrupted,
     })
 }

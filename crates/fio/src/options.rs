@@ -754,6 +754,18 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "cmd_type",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "io_uring_cmd: the command set sent; nvme (the only one, and the default).",
+        apply: |_, v| match v.trim() {
+            "nvme" => Ok(()),
+            other => Err(format!(
+                "'{other}' is not a command type iolab sends (it has nvme)"
+            )),
+        },
+    },
+    OptionDef {
         name: "sqthread_poll",
         alias: None,
         kind: ValueKind::Bool,

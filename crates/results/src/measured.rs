@@ -269,6 +269,11 @@ pub struct JobReport {
     /// when it did not: its figures are not that path's, and no table marks them best.
     #[serde(default)]
     pub fallback: Option<String>,
+    /// Interrupts the disk under the target raised while the job's phase ran (its PCI
+    /// function's lines in /proc/interrupts), where the disk has such lines: the evidence
+    /// that polled I/O polled (a poll queue raises none).
+    #[serde(default)]
+    pub device_interrupts: Option<u64>,
     pub interrupted: bool,
 }
 
@@ -341,6 +346,8 @@ impl JobReport {
         if self.fallback.is_none() {
             self.fallback = other.fallback.clone();
         }
+        // Copies of a phase share its disk's count.
+        self.device_interrupts = self.device_interrupts.or(other.device_interrupts);
     }
 }
 

@@ -211,6 +211,9 @@ impl JobRecord {
         for (dir, r) in dirs {
             rec.add_direction(dir, r, job, clock);
         }
+        if let Some(n) = job.device_interrupts {
+            rec.metrics.push("disk", "interrupts", n as f64);
+        }
         rec
     }
 

@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 pub enum TargetKind {
     File,
     BlockDevice,
+    /// An NVMe namespace's generic char device (`/dev/ngXnY`): NVMe commands only, through
+    /// the `io_uring_cmd` engine.
+    NvmeGeneric,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

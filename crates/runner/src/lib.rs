@@ -17,6 +17,7 @@ pub mod iolog;
 pub mod limits;
 mod live;
 pub mod plan;
+mod polling;
 pub mod prepare;
 mod prepared;
 pub mod run;

@@ -14,6 +14,7 @@ use std::path::Path;
 use iolab_engine::BufferPool;
 use iolab_job::{JobSpec, Region, SizeSpec};
 use iolab_sysinfo::guard::mark_created;
+use iolab_sysinfo::target::disk_max_io_bytes;
 use iolab_sysinfo::{check_target_write, probe, probe_new_file, Consent, TargetFacts, TargetKind};
 
 use crate::limits;
@@ -69,11 +70,15 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
             facts.size_bytes = b.saturating_add(spec.offset.resolve(b));
         }
     }
+    check_engine_takes(spec, &facts)?;
     let growable = facts.kind == TargetKind::File;
     let region = Region::resolve(spec, facts.size_bytes, growable)
         .map_err(|source| RunError::Job { job: job(), source })?;
-    if spec.direct {
+    if spec.direct || facts.kind == TargetKind::NvmeGeneric {
         check_alignment(spec, &facts, &region)?;
+        if spec.engine.asks_polling() && facts.polled {
+            check_polled_size(spec, &facts)?;
+        }
     }
     // Writing, or laying out past an existing file's end, changes the target.
     let grows = exists && growable && region.end() > facts.size_bytes;
@@ -133,6 +138,63 @@ fn check_alignment(spec: &JobSpec, facts: &TargetFacts, region: &Region) -> Resu
         return Err(fail(format!("offset={}", region.start)));
     }
     Ok(())
+}
+
+/// An NVMe generic char device takes NVMe commands only (io_uring_cmd), and io_uring_cmd
+/// sends nothing else, as fio refuses both ways.
+fn check_engine_takes(spec: &JobSpec, facts: &TargetFacts) -> Result<(), RunError> {
+    let def = spec.engine.kind.def();
+    if def.accepts.nothing() || def.accepts.target(facts.kind) {
+        return Ok(());
+    }
+    let path = facts.path.display();
+    let reason = if facts.kind == TargetKind::NvmeGeneric {
+        format!(
+            "{path} is an NVMe generic char device: it takes NVMe commands only, through \
+             --ioengine=io_uring_cmd --cmd_type=nvme, not {}",
+            def.name
+        )
+    } else {
+        format!(
+            "{} sends NVMe commands: it needs an NVMe generic char device (/dev/ngXnY), and \
+             {path} is a {}",
+            def.name,
+            if facts.kind == TargetKind::File {
+                "regular file"
+            } else {
+                "block device"
+            }
+        )
+    };
+    Err(RunError::Unusable {
+        job: spec.name.clone(),
+        reason,
+    })
+}
+
+/// Polled I/O larger than the disk takes in one request is split by the block layer, and
+/// split polled I/O can wait for ever (Linux 6.1 with an NVMe poll queue never completes a
+/// 1 MiB IOPOLL read, and the process cannot be killed; fio hangs the same way), so it is
+/// refused up front.
+fn check_polled_size(spec: &JobSpec, facts: &TargetFacts) -> Result<(), RunError> {
+    let Some(max) = facts.disk_name.as_deref().and_then(disk_max_io_bytes) else {
+        return Ok(());
+    };
+    let bs = spec.max_block_size() as u64;
+    if bs <= max {
+        return Ok(());
+    }
+    Err(RunError::Unusable {
+        job: spec.name.clone(),
+        reason: format!(
+            "bs={bs} with --hipri: polled I/O larger than {} takes in one request \
+             (queue/max_sectors_kb={}) is split by the block layer, and split polled I/O can \
+             hang for good; use bs<={}k or drop --hipri",
+            facts.path.display(),
+            max / 1024,
+            max / 1024
+        ),
+    })
 }
 
 /// The files the prepared jobs need grown, each once, to the furthest end any job uses.

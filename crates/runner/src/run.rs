@@ -13,6 +13,7 @@ use iolab_sysinfo::diskstats::{read_diskstats, DiskCounters};
 
 use crate::gate::StartGate;
 use crate::live::LiveCounters;
+use crate::polling::IrqWatch;
 use crate::worker::{Worker, WorkerResult};
 use crate::{plan, signal, PreparedJob, RunError};
 use iolab_results::{CpuUsage, DiskUsage, JobReport, RunOutcome};
@@ -138,6 +139,7 @@ fn run_phase(
     first_number: u32,
     opts: &RunOptions,
 ) -> Result<Vec<JobReport>, RunError> {
+    let irqs = IrqWatch::start(phase.clone().map(|i| &jobs[i]));
     let workers: Vec<(usize, u32)> = phase
         .flat_map(|i| (0..jobs[i].spec.numjobs).map(move |c| (i, c)))
         .collect();
@@ -155,7 +157,10 @@ fn run_phase(
     }
     match first_err {
         Some(e) => Err(e),
-        None => Ok(reports),
+        None => {
+            irqs.finish(jobs, &mut reports);
+            Ok(reports)
+        }
     }
 }
 
@@ -254,6 +259,7 @@ fn report_of(
         target: job.facts.clone(),
         notes: w.notes,
         fallback: w.fallback,
+        device_interrupts: None,
         interrupted: w.interrupted,
     }
 }

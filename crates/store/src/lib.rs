@@ -359,6 +359,7 @@ mod tests {
             },
             notes: vec!["a note".into()],
             fallback: None,
+            device_interrupts: None,
             interrupted: false,
         };
         RunOutcome {

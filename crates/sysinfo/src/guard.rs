@@ -161,6 +161,7 @@ pub fn check_target_write(facts: &TargetFacts, consent: &Consent) -> Result<(), 
     let allowed = consent.covers(&facts.path);
     match facts.kind {
         TargetKind::BlockDevice => check_write_allowed(facts, allowed, consent.flag()),
+        TargetKind::NvmeGeneric => check_generic_write(facts, consent),
         TargetKind::File => {
             let existing = fs::metadata(&facts.path).ok();
             match existing {
@@ -176,6 +177,42 @@ pub fn check_target_write(facts: &TargetFacts, consent: &Consent) -> Result<(), 
                 _ => Ok(()),
             }
         }
+    }
+}
+
+/// An NVMe generic char device carries its namespace's data: writing it is judged as writing
+/// the namespace's block device (mounted, partitioned, signed), with the consent given for
+/// either. Without a block device nothing can be checked, and the consent alone decides.
+fn check_generic_write(facts: &TargetFacts, consent: &Consent) -> Result<(), SafetyError> {
+    let name = facts
+        .path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    let block = crate::nvme::block_sibling(name);
+    let allowed =
+        consent.covers(&facts.path) || block.as_deref().is_some_and(|b| consent.covers(b));
+    let flag = consent.flag();
+    match block {
+        Some(block) => {
+            let blk = crate::probe(&block).map_err(|e| SafetyError {
+                path: facts.path.clone(),
+                reason: format!("cannot check its block device {}: {e}", block.display()),
+            })?;
+            check_write_allowed(&blk, allowed, flag).map_err(|e| SafetyError {
+                path: facts.path.clone(),
+                reason: format!(
+                    "it carries the data of {}, and {}",
+                    block.display(),
+                    e.reason
+                ),
+            })
+        }
+        None if allowed => Ok(()),
+        None => Err(SafetyError {
+            path: facts.path.clone(),
+            reason: format!("writing an NVMe namespace destroys its data; pass {flag} to allow it"),
+        }),
     }
 }
 

@@ -7,6 +7,8 @@ pub mod diskstats;
 pub mod fsspace;
 pub mod guard;
 pub mod host;
+pub mod interrupts;
+pub mod nvme;
 mod refusal;
 pub mod safety;
 pub mod signature;

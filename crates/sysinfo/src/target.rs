@@ -17,7 +17,7 @@ pub enum TargetError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{0}: not a regular file or block device")]
+    #[error("{0}: not a regular file, block device or NVMe generic char device (/dev/ngXnY)")]
     NotSupported(PathBuf),
     /// On a pseudo filesystem, or a new file in /dev: never a storage target.
     #[error("{}: {}", .0.path.display(), .0.reason)]
@@ -72,9 +72,36 @@ pub fn probe(path: &Path) -> Result<TargetFacts, TargetError> {
             disk_name: disk,
             device,
         })
+    } else if let Some(name) = crate::nvme::generic_name(path) {
+        probe_nvme_generic(path, &name)
     } else {
         Err(TargetError::NotSupported(path.to_path_buf()))
     }
+}
+
+/// An NVMe generic char device: its geometry from the drive (Identify Namespace); its disk,
+/// device number and poll queues those of the namespace's block device when there is one
+/// (the same data, so the same write checks).
+fn probe_nvme_generic(path: &Path, name: &str) -> Result<TargetFacts, TargetError> {
+    let file = fs::File::open(path).map_err(io_err(path))?;
+    let ns = crate::nvme::identify(&file).map_err(io_err(path))?;
+    let block = crate::nvme::block_sibling(name);
+    let rdev = fs::metadata(block.as_deref().unwrap_or(path))
+        .map_err(io_err(path))?
+        .rdev();
+    let disk = block
+        .as_ref()
+        .and_then(|_| name.strip_prefix("ng"))
+        .map(|n| format!("nvme{n}"));
+    Ok(TargetFacts {
+        path: path.to_path_buf(),
+        kind: TargetKind::NvmeGeneric,
+        size_bytes: ns.lbas * ns.lba_bytes as u64,
+        logical_block_size: ns.lba_bytes,
+        device: (libc::major(rdev), libc::minor(rdev)),
+        polled: disk.as_deref().is_some_and(disk_polls),
+        disk_name: disk,
+    })
 }
 
 /// Facts for a regular file that does not exist yet, from the directory it will be created
@@ -156,6 +183,11 @@ pub(crate) fn read_sys_u64(path: &str) -> Option<u64> {
 
 fn disk_polls(disk: &str) -> bool {
     read_sys_u64(&format!("/sys/block/{disk}/queue/io_poll")) == Some(1)
+}
+
+/// The largest I/O the disk takes without the block layer splitting it (`max_sectors_kb`).
+pub fn disk_max_io_bytes(disk: &str) -> Option<u64> {
+    read_sys_u64(&format!("/sys/block/{disk}/queue/max_sectors_kb")).map(|kb| kb * 1024)
 }
 
 /// The sysfs name of the whole disk for a device number: the device itself, or the parent of

@@ -106,6 +106,7 @@ impl Worker<'_> {
             direct: spec.direct,
             polled_device: self.job.facts.polled,
             name: &name,
+            logical_block_size: self.job.facts.logical_block_size,
         };
         let looper = Looper {
             w: self,

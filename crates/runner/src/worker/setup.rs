@@ -49,6 +49,9 @@ pub(super) fn prepare_cache(job: &PreparedJob, fds: &[RawFd]) -> Vec<String> {
     let spec = &job.spec;
     let mut notes = Vec::new();
     for (fd, (facts, region)) in fds.iter().zip(job.files()) {
+        if facts.kind == TargetKind::NvmeGeneric {
+            continue; // NVMe commands bypass every cache: nothing to drop or advise
+        }
         if spec.invalidate {
             if let Err(e) = invalidate_cache(*fd, facts, region) {
                 notes.push(format!(
@@ -109,6 +112,7 @@ pub(super) fn invalidate_cache(
                 0
             }
             TargetKind::BlockDevice => libc::ioctl(fd, BLKFLSBUF as _, 0),
+            TargetKind::NvmeGeneric => 0,
         }
     };
     if r < 0 {

@@ -65,6 +65,7 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
             fs.as_deref().unwrap_or("an unknown filesystem")
         ),
         TargetKind::BlockDevice => "block device".into(),
+        TargetKind::NvmeGeneric => "NVMe generic char device (passthrough)".into(),
     };
     t.row([
         "target".to_string(),

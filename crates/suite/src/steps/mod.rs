@@ -12,6 +12,7 @@ mod qd1;
 mod sweep;
 mod transfer;
 
+use std::path::Path;
 use std::time::Duration;
 
 use iolab_engine::{Direction, EngineConfig, EngineKind};
@@ -19,6 +20,7 @@ use iolab_job::{JobSpec, Pattern, SizeSpec};
 use iolab_runner::JobReport;
 use iolab_stats::Clock;
 use iolab_store::{now_ms, StepRecord};
+use iolab_sysinfo::nvme::passthrough_of;
 use serde_json::{json, Value};
 
 use crate::exec::Executor;
@@ -139,7 +141,12 @@ pub fn point_spec(cfg: &ReviewConfig, step: Step, name: String, w: Workload) -> 
         iodepth,
     } = w;
     let t = cfg.timing(step);
-    let mut j = JobSpec::new(name, &cfg.target);
+    // NVMe passthrough reaches the target's namespace through its generic char device.
+    let target = match engine.kind {
+        EngineKind::IoUringCmd => passthrough_of(&cfg.target).unwrap_or(cfg.target.clone()),
+        _ => cfg.target.clone(),
+    };
+    let mut j = JobSpec::new(name, &target);
     j.engine = engine;
     j.direct = engine.kind != EngineKind::Null;
     j.pattern = pattern;
@@ -204,10 +211,16 @@ pub fn estimate(
     step_impl(step).estimate(cfg, target_bytes, polled)
 }
 
-/// Every path but the null engine (the software-floor step measures that): what the QD1
-/// step measures unless told otherwise.
-pub fn default_qd1_paths() -> Vec<EngineConfig> {
-    qd1::PATHS.clone()
+/// Every path but the null engine (the software-floor step measures that), and NVMe
+/// passthrough only where `target` has a generic char device: what the QD1 step measures
+/// unless told otherwise.
+pub fn default_qd1_paths(target: &Path) -> Vec<EngineConfig> {
+    let passthrough = passthrough_of(target).is_some();
+    qd1::PATHS
+        .iter()
+        .filter(|c| passthrough || c.kind != EngineKind::IoUringCmd)
+        .copied()
+        .collect()
 }
 
 /// How a review ended.

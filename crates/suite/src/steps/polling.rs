@@ -62,8 +62,18 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
              driver's poll_queues=N parameter"
         )));
     }
-    let mut t = Table::new(["path", "mean", "p50", "p99", "p99.99", "p99.999", "IOPS"]);
+    let mut t = Table::new([
+        "path",
+        "completed by",
+        "mean",
+        "p50",
+        "p99",
+        "p99.99",
+        "p99.999",
+        "IOPS",
+    ]);
     let mut rows = Vec::new();
+    let mut notes = String::new();
     for (kind, hipri) in PATHS {
         let engine = EngineConfig {
             kind,
@@ -88,8 +98,13 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
         match ex.run_point(Step::PollVsIrq, &format!("4k randread {label}"), spec, None)? {
             Point::Done(r) => match Nums::of(&r, &ex.clock) {
                 Some(n) => {
+                    let polled = hipri && r.fallback.is_none();
+                    if let Some(why) = &r.fallback {
+                        notes.push_str(&format!("- {why}\n"));
+                    }
                     t.row([
                         label.clone(),
+                        completed_by(hipri, polled, r.device_interrupts),
                         micros(n.mean_ns),
                         micros(n.p50_ns),
                         micros(n.p99_ns),
@@ -97,7 +112,10 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
                         micros(n.p99999_ns),
                         iolab_report::format::compact(n.iops),
                     ]);
-                    rows.push(json!({"path": label, "polled": hipri, "figures": n.to_json()}));
+                    rows.push(
+                        json!({"path": label, "asked_polling": hipri, "polled": polled,
+                        "device_interrupts": r.device_interrupts, "figures": n.to_json()}),
+                    );
                 }
                 None => t.row([label.clone(), "no I/O".to_string()]),
             },
@@ -110,8 +128,19 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
     Ok(StepOutput::ok(
         json!({"paths": rows}),
         format!(
-            "QD1 4 KiB random read, interrupts vs polling.\n\n{}",
+            "QD1 4 KiB random read, interrupts vs polling; \"completed by\" is what the disk's \
+             interrupt count showed, not what was asked.\n\n{}{notes}",
             t.render()
         ),
     ))
+}
+
+/// How the path's I/O completed, as the disk's interrupt count (when it has one) showed.
+fn completed_by(asked: bool, polled: bool, interrupts: Option<u64>) -> String {
+    let count = interrupts.map_or(String::new(), |n| format!(" ({n} interrupts)"));
+    match (asked, polled) {
+        (true, true) => format!("polling{count}"),
+        (true, false) => format!("interrupts, not polling{count}"),
+        _ => format!("interrupts{count}"),
+    }
 }

@@ -1,0 +1,266 @@
+//! The NVMe lab (`scripts/nvme-lab.sh`): Debian's kernel under QEMU's software emulation with
+//! an emulated NVMe drive that has poll queues. One boot runs `nvme_lab/guest.sh`, whose
+//! sections every test here reads: polling that really polled (the drive's interrupts did not
+//! rise), pvsync2's hipri that the kernel served by interrupt, NVMe passthrough through
+//! `/dev/ng0n1`, iolab and fio agreeing on every engine, the main job and the quick review.
+//! Figures are emulation speed: only behaviour and counts are checked, never timings.
+//! Skipped with a printed reason where the lab cannot be set up (no QEMU, not root).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+/// Each section's stdout and exit status, by name; `None` when the lab could not run.
+type Sections = BTreeMap<String, (String, i32)>;
+
+fn lab() -> Option<&'static Sections> {
+    static LAB: OnceLock<Option<Sections>> = OnceLock::new();
+    LAB.get_or_init(boot).as_ref()
+}
+
+fn boot() -> Option<Sections> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/nvme-lab.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .args(["--timeout", "1200", "--"])
+        .arg(include_str!("nvme_lab/guest.sh"))
+        .env("IOLAB", env!("CARGO_BIN_EXE_iolab"))
+        .output()
+        .expect("bash runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(125) {
+        let why = stderr.lines().rev().find(|l| l.starts_with("nvme-lab:"));
+        eprintln!(
+            "skipped: the NVMe lab cannot be set up here: {}",
+            why.unwrap_or("")
+        );
+        return None;
+    }
+    assert!(
+        out.status.success(),
+        "the lab failed ({:?}); its stderr ends:\n{}",
+        out.status,
+        tail(&stderr, 60)
+    );
+    Some(sections(&String::from_utf8_lossy(&out.stdout)))
+}
+
+fn tail(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Splits the guest's output at its `=== NAME` / `=== rc NAME STATUS` frames.
+fn sections(out: &str) -> Sections {
+    let mut map = Sections::new();
+    let mut current: Option<(String, String)> = None;
+    for line in out.lines() {
+        if let Some(rest) = line.strip_prefix("=== rc ") {
+            let (name, rc) = rest.rsplit_once(' ').expect("rc line");
+            let (n, body) = current.take().expect("a section is open");
+            assert_eq!(n, name);
+            map.insert(n, (body, rc.parse().expect("status")));
+        } else if let Some(name) = line.strip_prefix("=== ") {
+            current = Some((name.to_string(), String::new()));
+        } else if let Some((_, body)) = current.as_mut() {
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    map
+}
+
+/// The section's stdout, after checking it exited 0.
+fn ok(s: &Sections, name: &str) -> String {
+    let (body, rc) = s.get(name).unwrap_or_else(|| panic!("no section {name}"));
+    assert_eq!(*rc, 0, "{name} exited {rc}:\n{body}");
+    body.clone()
+}
+
+/// The section's JSON (fio prints notes before it).
+fn json(s: &Sections, name: &str) -> Value {
+    let body = ok(s, name);
+    let start = body.find("\n{").map_or(0, |i| i + 1);
+    serde_json::from_str(&body[start..])
+        .unwrap_or_else(|e| panic!("{name}: not JSON ({e}):\n{body}"))
+}
+
+/// (read ios, read bytes, write ios, write bytes) of a fio-style JSON's first job.
+fn counts(v: &Value) -> (u64, u64, u64, u64) {
+    let j = &v["jobs"][0];
+    let n = |d: &str, k: &str| j[d][k].as_u64().unwrap_or(0);
+    (
+        n("read", "total_ios"),
+        n("read", "io_bytes"),
+        n("write", "total_ios"),
+        n("write", "io_bytes"),
+    )
+}
+
+#[test]
+fn the_drive_has_poll_queues() {
+    let Some(s) = lab() else { return };
+    assert_eq!(ok(s, "io_poll").trim(), "1");
+}
+
+#[test]
+fn io_uring_hipri_polls_and_says_nothing_fell_back() {
+    let Some(s) = lab() else { return };
+    let v = json(s, "uring_hipri");
+    assert_eq!(counts(&v).0, 16384);
+    let iolab = &v["jobs"][0]["iolab"];
+    assert!(iolab["fallback"].is_null(), "{iolab}");
+    let irqs = iolab["device_interrupts"]
+        .as_u64()
+        .expect("the drive's interrupts counted");
+    assert!(
+        irqs < 16384 / 20,
+        "{irqs} interrupts for 16384 polled reads"
+    );
+}
+
+#[test]
+fn pvsync2_hipri_carries_the_note_that_the_kernel_used_interrupts() {
+    let Some(s) = lab() else { return };
+    let v = json(s, "pvsync2_hipri");
+    assert_eq!(counts(&v).0, 16384);
+    let iolab = &v["jobs"][0]["iolab"];
+    let why = iolab["fallback"].as_str().expect("a fallback");
+    assert!(why.contains("by interrupt"), "{why}");
+    assert!(iolab["notes"].to_string().contains("by interrupt"));
+    assert!(iolab["device_interrupts"].as_u64().unwrap() >= 16384 / 2);
+}
+
+#[test]
+fn passthrough_reads_the_same_blocks_as_fio() {
+    let Some(s) = lab() else { return };
+    let ours = counts(&json(s, "cmd"));
+    assert_eq!(ours, (16384, 64 << 20, 0, 0));
+    assert_eq!(counts(&json(s, "cmd_fio")), ours);
+    let polled = json(s, "cmd_polled");
+    assert_eq!(counts(&polled).0, 16384);
+    let irqs = polled["jobs"][0]["iolab"]["device_interrupts"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        irqs < 16384 / 20,
+        "{irqs} interrupts for 16384 polled commands"
+    );
+}
+
+#[test]
+fn passthrough_writes_land_on_the_blocks_asked() {
+    let Some(s) = lab() else { return };
+    assert_eq!(counts(&json(s, "cmd_write")).2, 64);
+    let sums: Vec<String> = ok(s, "lba_check")
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(sums.len(), 2, "{sums:?}");
+    assert_eq!(
+        sums[0], sums[1],
+        "the drive's first 12 MiB are not rand|zeros|rand"
+    );
+}
+
+#[test]
+fn iolab_and_fio_agree_on_bytes_and_ios_on_every_engine() {
+    let Some(s) = lab() else { return };
+    for e in ["psync", "pvsync2", "libaio", "io_uring", "io_uring_cmd"] {
+        for rw in ["randread", "write"] {
+            let ours = counts(&json(s, &format!("iolab-{e}-{rw}")));
+            let fios = counts(&json(s, &format!("fio-{e}-{rw}")));
+            assert_eq!(
+                ours, fios,
+                "{e} {rw}: iolab (r ios, r bytes, w ios, w bytes) vs fio"
+            );
+            assert_eq!(ours.1 + ours.3, 8 << 20, "{e} {rw}");
+        }
+    }
+}
+
+#[test]
+fn the_main_job_has_every_path_and_what_claims_polling_polled() {
+    let Some(s) = lab() else { return };
+    let v = json(s, "main_job");
+    let jobs = v["jobs"].as_array().unwrap();
+    let names: Vec<&str> = jobs.iter().filter_map(|j| j["jobname"].as_str()).collect();
+    let paths = [
+        "psync",
+        "pvsync2",
+        "pvsync2+hipri",
+        "libaio",
+        "io_uring",
+        "io_uring+iopoll",
+        "io_uring+sqpoll",
+        "io_uring_cmd",
+        "io_uring_cmd+iopoll",
+        "null",
+    ];
+    for p in paths {
+        for rw in ["randread", "randwrite"] {
+            let n = format!("qd1-{rw}-{p}");
+            assert!(names.contains(&n.as_str()), "no {n} (n/a?) in {names:?}");
+        }
+    }
+    for j in jobs {
+        let name = j["jobname"].as_str().unwrap();
+        let iolab = &j["iolab"];
+        let ios =
+            j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap();
+        let irqs = iolab["device_interrupts"].as_u64();
+        if name.ends_with("+iopoll") {
+            assert!(
+                irqs.unwrap() * 20 < ios,
+                "{name}: {irqs:?} interrupts for {ios} I/Os"
+            );
+            assert!(iolab["fallback"].is_null(), "{name}");
+        }
+        if name.ends_with("pvsync2+hipri") {
+            assert!(
+                iolab["fallback"].is_string(),
+                "{name}: pvsync2 hipri said it polled"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_quick_review_completes_with_polling_beside_interrupts() {
+    let Some(s) = lab() else { return };
+    let out = ok(s, "review");
+    assert!(
+        out.contains("deallocated"),
+        "precondition did not deallocate:\n{out}"
+    );
+    let poll = out
+        .split("## 8. poll-vs-irq")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no polling step:\n{out}"));
+    // The "completed by" cell of a path's row.
+    let by = |p: &str| {
+        let row = poll
+            .lines()
+            .find(|l| l.split('|').nth(1).map(str::trim) == Some(p))
+            .unwrap_or_else(|| panic!("no {p} row:\n{poll}"));
+        row.split('|').nth(2).unwrap_or("").trim().to_string()
+    };
+    assert!(
+        by("io_uring+iopoll").starts_with("polling"),
+        "{}",
+        by("io_uring+iopoll")
+    );
+    assert!(
+        by("io_uring").starts_with("interrupts"),
+        "{}",
+        by("io_uring")
+    );
+    assert!(by("pvsync2+hipri").starts_with("interrupts, not polling"));
+    assert!(
+        out.contains("io_uring_cmd+iopoll"),
+        "passthrough not in the QD1 table"
+    );
+}

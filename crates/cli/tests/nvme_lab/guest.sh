@@ -1,0 +1,31 @@
+# Runs inside the NVMe lab's guest (scripts/nvme-lab.sh); each section's stdout is framed by
+# "=== NAME" and "=== rc NAME STATUS" for crates/cli/tests/nvme_lab.rs to take apart.
+run() { name=$1; shift; echo "=== $name"; "$@"; echo "=== rc $name $?"; }
+q="--name=p --rw=randread --bs=4k --size=64m --output-format=json"
+run io_poll cat /sys/block/nvme0n1/queue/io_poll
+run uring_hipri iolab run $q --filename=/dev/nvme0n1 --direct=1 --ioengine=io_uring --hipri
+run pvsync2_hipri iolab run $q --filename=/dev/nvme0n1 --direct=1 --ioengine=pvsync2 --hipri
+run cmd iolab run $q --filename=/dev/ng0n1 --ioengine=io_uring_cmd --cmd_type=nvme
+run cmd_fio fio $q --filename=/dev/ng0n1 --ioengine=io_uring_cmd --cmd_type=nvme
+run cmd_polled iolab run $q --filename=/dev/ng0n1 --ioengine=io_uring_cmd --hipri --fixedbufs --registerfiles
+# Every engine, iolab then fio, on the same size-based jobs: a random read and a sequential write.
+for e in psync pvsync2 libaio io_uring io_uring_cmd; do
+  # A char device cannot be opened O_DIRECT (fio: EINVAL); passthrough bypasses the cache.
+  f="/dev/nvme0n1 --direct=1"; [ $e = io_uring_cmd ] && f=/dev/ng0n1
+  for rw in randread write; do
+    j="--name=$e-$rw --filename=$f --ioengine=$e --rw=$rw --bs=8k --iodepth=4 --size=8m --output-format=json"
+    run "iolab-$e-$rw" iolab run $j --allow-destroy
+    run "fio-$e-$rw" fio $j
+  done
+done
+# Passthrough writes land on the LBAs asked: 4 MiB of zeros at 4 MiB, between random data.
+dd if=/dev/urandom of=/tmp/rand bs=1M count=12 2>/dev/null
+dd if=/tmp/rand of=/dev/nvme0n1 bs=1M count=12 conv=fsync 2>/dev/null
+run cmd_write iolab run --name=z --filename=/dev/ng0n1 --ioengine=io_uring_cmd --rw=write --bs=64k \
+  --offset=4m --size=4m --zero_buffers --allow-destroy --output-format=json
+echo 3 >/proc/sys/vm/drop_caches
+run lba_check sh -c 'dd if=/dev/nvme0n1 bs=1M count=12 2>/dev/null | md5sum;
+  { head -c 4194304 /tmp/rand; head -c 4194304 /dev/zero; tail -c 4194304 /tmp/rand; } | md5sum'
+run main_job iolab --target /dev/nvme0n1 --allow-destroy --runtime=1 --ramp_time=0 --output-format=json
+modprobe zram && echo 256M >/sys/block/zram0/disksize
+run review iolab review /dev/nvme0n1 --quick --allow-destroy --db /tmp/review.db

@@ -1,0 +1,235 @@
+//! NVMe generic char devices (`/dev/ngXnY`, Linux 5.19+): one per namespace, beside its block
+//! device when it has one, taking NVMe commands straight through (ioctl, or io_uring's
+//! `IORING_OP_URING_CMD`). No read(2) or write(2): the namespace's geometry comes from the
+//! drive itself (Identify Namespace), and writes are judged by the block device it shares
+//! its data with.
+
+use std::fs::{self, File};
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+/// An NVMe command as the kernel's passthrough takes it: `struct nvme_passthru_cmd` for the
+/// ioctls and, with the same layout, `struct nvme_uring_cmd` for io_uring (72 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NvmeCommand {
+    pub opcode: u8,
+    pub flags: u8,
+    pub rsvd1: u16,
+    pub nsid: u32,
+    pub cdw2: u32,
+    pub cdw3: u32,
+    pub metadata: u64,
+    pub addr: u64,
+    pub metadata_len: u32,
+    pub data_len: u32,
+    pub cdw10: u32,
+    pub cdw11: u32,
+    pub cdw12: u32,
+    pub cdw13: u32,
+    pub cdw14: u32,
+    pub cdw15: u32,
+    pub timeout_ms: u32,
+    /// The command's result dword (ioctl); reserved for io_uring.
+    pub result: u32,
+}
+
+impl NvmeCommand {
+    /// The command as the 80 bytes of a big SQE's command area (72 used, the rest zero).
+    pub fn to_sqe_bytes(&self) -> [u8; 80] {
+        let mut out = [0u8; 80];
+        // SAFETY: NvmeCommand is repr(C), 72 bytes of plain integers without padding.
+        let bytes: &[u8; 72] = unsafe { &*(self as *const NvmeCommand).cast() };
+        out[..72].copy_from_slice(bytes);
+        out
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<NvmeCommand>() == 72);
+
+/// NVMe I/O command set opcodes.
+pub const NVME_CMD_WRITE: u8 = 0x01;
+pub const NVME_CMD_READ: u8 = 0x02;
+const NVME_ADMIN_IDENTIFY: u8 = 0x06;
+
+/// `_IO('N', 0x40)`: the namespace id of the device opened.
+const NVME_IOCTL_ID: libc::c_ulong = 0x4e40;
+/// `_IOWR('N', 0x41, struct nvme_passthru_cmd)`: an admin command.
+const NVME_IOCTL_ADMIN_CMD: libc::c_ulong = 0xc048_4e41;
+/// `_IOWR('N', 0x80, struct nvme_uring_cmd)`: io_uring's `cmd_op` for an I/O command.
+pub const NVME_URING_CMD_IO: u32 = 0xc048_4e80;
+
+/// A namespace's geometry, as Identify Namespace reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Namespace {
+    pub nsid: u32,
+    /// Bytes per logical block of the format in use.
+    pub lba_bytes: u32,
+    /// Size in logical blocks (NSZE).
+    pub lbas: u64,
+}
+
+/// The generic char device's name (`ng0n1`) when `path` is one.
+pub fn generic_name(path: &Path) -> Option<String> {
+    let meta = fs::metadata(path).ok()?;
+    if !meta.file_type().is_char_device() {
+        return None;
+    }
+    let rdev = meta.rdev();
+    let sys = format!("/sys/dev/char/{}:{}", libc::major(rdev), libc::minor(rdev));
+    let class = fs::read_link(format!("{sys}/subsystem")).ok()?;
+    (class.file_name()? == "nvme-generic")
+        .then(|| {
+            fs::canonicalize(&sys)
+                .ok()?
+                .file_name()?
+                .to_str()
+                .map(String::from)
+        })
+        .flatten()
+}
+
+/// The block device of the namespace a generic device (`ng0n1`) stands for (`/dev/nvme0n1`),
+/// when the kernel made one (it makes none for formats or command sets it cannot drive).
+pub fn block_sibling(generic: &str) -> Option<PathBuf> {
+    let disk = format!("nvme{}", generic.strip_prefix("ng")?);
+    Path::new("/sys/block")
+        .join(&disk)
+        .exists()
+        .then(|| PathBuf::from("/dev").join(disk))
+}
+
+/// The generic device (`/dev/ng0n1`) beside the NVMe block device `disk` (`nvme0n1`).
+pub fn generic_sibling(disk: &str) -> Option<PathBuf> {
+    let path = PathBuf::from(format!("/dev/ng{}", disk.strip_prefix("nvme")?));
+    generic_name(&path).is_some().then_some(path)
+}
+
+/// The generic char device that reaches the same namespace as `target`: the target itself
+/// when it is one, the namespace's `/dev/ngXnY` when it is a whole NVMe namespace's block
+/// device (not a partition: the char device spans the whole namespace), else `None`.
+pub fn passthrough_of(target: &Path) -> Option<PathBuf> {
+    if generic_name(target).is_some() {
+        return Some(target.to_path_buf());
+    }
+    let meta = fs::metadata(target).ok()?;
+    if !meta.file_type().is_block_device() {
+        return None;
+    }
+    let rdev = meta.rdev();
+    let sys = fs::canonicalize(format!(
+        "/sys/dev/block/{}:{}",
+        libc::major(rdev),
+        libc::minor(rdev)
+    ))
+    .ok()?;
+    if sys.join("partition").exists() {
+        return None;
+    }
+    generic_sibling(sys.file_name()?.to_str()?)
+}
+
+/// The namespace id of the opened NVMe device.
+pub fn namespace_id(fd: std::os::fd::RawFd) -> io::Result<u32> {
+    // SAFETY: NVME_IOCTL_ID takes no argument and returns the id or -1.
+    let id = unsafe { libc::ioctl(fd, NVME_IOCTL_ID as _) };
+    if id < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(id as u32)
+}
+
+/// Identify Namespace on the opened device (an admin command: needs CAP_SYS_ADMIN).
+pub fn identify(file: &File) -> io::Result<Namespace> {
+    let nsid = namespace_id(file.as_raw_fd())?;
+    let mut data = vec![0u8; 4096];
+    let mut cmd = NvmeCommand {
+        opcode: NVME_ADMIN_IDENTIFY,
+        nsid,
+        addr: data.as_mut_ptr() as u64,
+        data_len: data.len() as u32,
+        cdw10: 0, // CNS 0: the namespace's own data structure
+        ..NvmeCommand::default()
+    };
+    // SAFETY: cmd is a valid nvme_passthru_cmd whose addr/data_len describe `data`, which
+    // lives across the call; the kernel writes at most data_len bytes there.
+    let ret = unsafe { libc::ioctl(file.as_raw_fd(), NVME_IOCTL_ADMIN_CMD as _, &mut cmd) };
+    if ret < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if ret > 0 {
+        return Err(io::Error::other(format!(
+            "Identify Namespace failed with NVMe status {ret:#x}"
+        )));
+    }
+    parse_identify(nsid, &data)
+}
+
+/// NSZE (bytes 0–7) and the LBA format FLBAS (byte 26) selects from the table at byte 128.
+fn parse_identify(nsid: u32, data: &[u8]) -> io::Result<Namespace> {
+    let lbas = u64::from_le_bytes(data[0..8].try_into().expect("8 bytes"));
+    let flbas = data[26];
+    // Bits 0–3, and 5–6 as the high bits when the drive has more than 16 formats.
+    let index = (flbas & 0x0f) as usize | (((flbas >> 5) & 0x03) as usize) << 4;
+    let lbads = data.get(128 + index * 4 + 2).copied().unwrap_or(0);
+    if !(9..=16).contains(&lbads) {
+        return Err(io::Error::other(format!(
+            "Identify Namespace gave an LBA data size of 2^{lbads} bytes (format {index})"
+        )));
+    }
+    Ok(Namespace {
+        nsid,
+        lba_bytes: 1 << lbads,
+        lbas,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identify_data_gives_size_and_the_format_in_use() {
+        let mut d = vec![0u8; 4096];
+        d[0..8].copy_from_slice(&(2_097_152u64).to_le_bytes());
+        d[26] = 1; // format 1
+        d[128 + 2] = 9; // format 0: 512 B
+        d[128 + 4 + 2] = 12; // format 1: 4 KiB
+        let ns = parse_identify(1, &d).unwrap();
+        assert_eq!((ns.lba_bytes, ns.lbas), (4096, 2_097_152));
+        d[26] = 0;
+        assert_eq!(parse_identify(1, &d).unwrap().lba_bytes, 512);
+        d[128 + 2] = 0;
+        assert!(parse_identify(1, &d).is_err());
+    }
+
+    #[test]
+    fn commands_fill_the_sqe_area_in_the_kernels_layout() {
+        let c = NvmeCommand {
+            opcode: NVME_CMD_READ,
+            nsid: 1,
+            addr: 0x1122_3344_5566_7788,
+            data_len: 4096,
+            cdw10: 8,
+            cdw12: 7,
+            ..NvmeCommand::default()
+        };
+        let b = c.to_sqe_bytes();
+        assert_eq!(b[0], 0x02);
+        assert_eq!(&b[4..8], &1u32.to_le_bytes());
+        assert_eq!(&b[24..32], &0x1122_3344_5566_7788u64.to_le_bytes());
+        assert_eq!(&b[36..40], &4096u32.to_le_bytes());
+        assert_eq!(&b[40..44], &8u32.to_le_bytes());
+        assert_eq!(&b[48..52], &7u32.to_le_bytes());
+        assert!(b[72..].iter().all(|&x| x == 0));
+    }
+
+    #[test]
+    fn names_map_between_generic_and_block_devices() {
+        assert_eq!(generic_name(Path::new("/dev/null")), None);
+        assert_eq!(block_sibling("zram0"), None);
+        assert_eq!(generic_sibling("vda"), None);
+    }
+}

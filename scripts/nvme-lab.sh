@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The NVMe lab: boots Debian's kernel under QEMU's software emulation (no KVM) with an emulated
+# NVMe drive that has poll queues, and runs one shell command inside with iolab and fio on PATH.
+#
+#   bash scripts/nvme-lab.sh [--zoned] [--timeout SECONDS] [--size SIZE] [--] COMMAND...
+#
+# Inside the guest: /dev/nvme0n1 (the namespace's block device, `nvme poll_queues=2`),
+# /dev/ng0n1 (its passthrough char device), debugfs at /sys/kernel/debug, a tmpfs at /tmp (the
+# working directory), zram loadable with `modprobe zram`. COMMAND runs with `/bin/sh -c`; its
+# stdout comes back on this script's stdout, and the script exits with COMMAND's status. The
+# guest's console (kernel log, COMMAND's stderr) and the lab's timings go to stderr.
+#
+# The drive is a sparse file in a temporary directory, removed afterwards: the lab never
+# touches the host's disks. Every boot is bounded by --timeout (default 900 s): polled I/O the
+# block layer must split can hang the guest for good, so a hung guest ends with exit 124.
+# Figures are emulation speed: compare ratios and behaviour, never absolute numbers.
+#
+# IOLAB=/path/to/iolab picks the binary (default: target/release/iolab, built when missing).
+# Exit status: COMMAND's; 2 for bad use; 124 on timeout; 125 when the lab cannot be set up.
+set -euo pipefail
+
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+die() { echo "nvme-lab: $*" >&2; exit 125; }
+
+zoned=0 timeout_s=900 size=1G
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --zoned) zoned=1; shift ;;
+    --timeout) timeout_s=${2:?--timeout needs seconds}; shift 2 ;;
+    --size) size=${2:?--size needs a size such as 1G}; shift 2 ;;
+    -h|--help) usage ;;
+    --) shift; break ;;
+    -*) echo "nvme-lab: unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+[ $# -gt 0 ] || { echo "nvme-lab: no command to run (see --help)" >&2; exit 2; }
+case "$timeout_s" in ''|*[!0-9]*) echo "nvme-lab: --timeout takes whole seconds, not '$timeout_s'" >&2; exit 2 ;; esac
+command="$*"
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache="$repo/target/nvme-lab"
+t0=$(date +%s.%N)
+elapsed() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# --- parts: installed with apt when missing (as root) ---
+need=()
+command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
+command -v busybox >/dev/null && busybox --list 2>/dev/null | grep -qx stty || need+=(busybox-static)
+ls /boot/vmlinuz-* >/dev/null 2>&1 || need+=(linux-image-amd64)
+command -v fio >/dev/null || need+=(fio)
+command -v cpio >/dev/null || need+=(cpio)
+if [ ${#need[@]} -gt 0 ]; then
+  [ "$(id -u)" = 0 ] || die "needs ${need[*]} (apt-get install as root)"
+  echo "nvme-lab: installing ${need[*]}" >&2
+  { apt-get install -y -qq "${need[@]}" || { apt-get update -qq && apt-get install -y -qq "${need[@]}"; }; } \
+    >/dev/null 2>&1 </dev/null || die "could not install ${need[*]}"
+fi
+busybox=$(command -v busybox)
+ldd "$busybox" >/dev/null 2>&1 && die "$busybox is not static (install busybox-static)"
+vmlinuz=$(ls /boot/vmlinuz-* | sort -V | tail -1)
+kver=${vmlinuz#/boot/vmlinuz-}
+[ -d "/lib/modules/$kver" ] || die "no /lib/modules/$kver for $vmlinuz"
+
+iolab=${IOLAB:-$repo/target/release/iolab}
+if [ -z "${IOLAB:-}" ] && [ ! -x "$iolab" ]; then
+  echo "nvme-lab: building iolab (cargo build --release)" >&2
+  (cd "$repo" && cargo build --release -q --bin iolab) || die "cargo build failed"
+fi
+[ -x "$iolab" ] || die "no iolab binary at $iolab"
+
+# --- the base initramfs (busybox, fio and its libraries, modules), cached per kernel ---
+mkdir -p "$cache"
+base="$cache/base-$kver.cpio.gz"
+add_with_libs() { # copy binary $1 and every library ldd names into root $2
+  local root=$2 lib
+  mkdir -p "$root$(dirname "$1")"; cp -L "$1" "$root$1"
+  for lib in $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*'); do
+    mkdir -p "$root$(dirname "$lib")"; cp -Ln "$lib" "$root$lib"
+  done
+}
+if [ ! -s "$base" ] || [ "$0" -nt "$base" ] || [ "$(command -v fio)" -nt "$base" ]; then
+  root=$(mktemp -d); trap 'rm -rf "$root"' EXIT
+  mkdir -p "$root"/{bin,sbin,usr/bin,proc,sys,dev,tmp,etc,lib64}
+  cp "$busybox" "$root/bin/busybox"
+  for a in $("$busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$root/bin/$a"; done
+  add_with_libs "$(command -v fio)" "$root"
+  for m in nvme zram; do
+    for ko in $(modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'); do
+      mkdir -p "$root$(dirname "$ko")"; cp -n "$ko" "$root$ko"
+    done
+  done
+  cp /lib/modules/"$kver"/modules.{dep,alias,symbols,builtin,order} "$root/lib/modules/$kver/" 2>/dev/null || true
+  (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$base.tmp" && mv "$base.tmp" "$base"
+  rm -rf "$root"; trap - EXIT
+  echo "nvme-lab: base initramfs for $kver built ($(du -h "$base" | cut -f1)) in $(elapsed) s" >&2
+fi
+
+# --- this run: iolab (debug info stripped, cached by its identity), /init and the command ---
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+stamp=$(stat -c '%s-%Y' "$iolab")
+stripped="$cache/iolab-$stamp"
+if [ ! -x "$stripped" ]; then
+  rm -f "$cache"/iolab-*
+  objcopy --strip-debug "$iolab" "$stripped.tmp" 2>/dev/null || cp "$iolab" "$stripped.tmp"
+  mv "$stripped.tmp" "$stripped"
+fi
+mkdir -p "$work/root/usr/bin" "$work/root/lab"
+cp "$stripped" "$work/root/usr/bin/iolab"
+for lib in $(ldd "$iolab" 2>/dev/null | grep -o '/[^ ]*'); do
+  mkdir -p "$work/root$(dirname "$lib")"; cp -Ln "$lib" "$work/root$lib"
+done
+printf '%s\n' "$command" >"$work/root/lab/command"
+cat >"$work/root/init" <<'INIT'
+#!/bin/sh
+export PATH=/usr/bin:/bin:/sbin:/usr/sbin HOME=/tmp
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+mount -t debugfs debugfs /sys/kernel/debug; mount -t tmpfs -o size=512m tmp /tmp
+echo "nvme-lab: guest up at $(cut -d' ' -f1 /proc/uptime) s"
+modprobe nvme poll_queues=2 || echo "nvme-lab: modprobe nvme failed"
+i=0; while [ ! -b /dev/nvme0n1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -b /dev/nvme0n1 ] || echo "nvme-lab: no /dev/nvme0n1"
+echo "nvme-lab: nvme ready at $(cut -d' ' -f1 /proc/uptime) s: $(dmesg | grep -o 'nvme0: [0-9/]* default/read/poll queues')"
+cd /tmp
+/bin/sh -c "$(cat /lab/command)" >/tmp/lab.out </dev/null
+status=$?
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+cat /tmp/lab.out >/dev/ttyS1
+echo "nvme-lab-exit: $status bytes: $(wc -c </tmp/lab.out) at $(cut -d' ' -f1 /proc/uptime) s"
+poweroff -f
+INIT
+chmod +x "$work/root/init"
+(cd "$work/root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/run.cpio.gz"
+cat "$base" "$work/run.cpio.gz" >"$work/initramfs.cpio.gz"
+
+# --- the drive and the boot ---
+truncate -s "$size" "$work/nvme.img"
+if [ "$zoned" = 1 ]; then
+  drive=(-device nvme,id=nvme0,serial=iolabz1
+         -device nvme-ns,drive=nvm,bus=nvme0,nsid=1,zoned=true,zoned.zone_size=64M,zoned.max_open=0,zoned.max_active=0)
+else
+  drive=(-device nvme,serial=iolab01,drive=nvm)
+fi
+echo "nvme-lab: booting $kver (TCG, 2 CPUs) with ${size} $([ $zoned = 1 ] && echo zoned) NVMe; set up in $(elapsed) s" >&2
+set +e
+timeout --kill-after=10 "$timeout_s" qemu-system-x86_64 -cpu qemu64 -m 2048 -smp 2 \
+  -display none -monitor none -no-reboot -serial stdio -serial "file:$work/out" \
+  -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
+  -append "console=ttyS0 rdinit=/init quiet panic=-1" \
+  -drive "file=$work/nvme.img,if=none,id=nvm,format=raw" "${drive[@]}" \
+  </dev/null 2>&1 | tr -d '\r' | tee "$work/console" >&2
+qemu=${PIPESTATUS[0]}
+set -e
+[ "$qemu" = 124 ] || [ "$qemu" = 137 ] && { echo "nvme-lab: guest did not finish within ${timeout_s} s" >&2; exit 124; }
+line=$(grep -a '^nvme-lab-exit: ' "$work/console" | tail -1)
+[ -n "$line" ] || die "the guest ended without running the command (qemu exit $qemu)"
+status=$(echo "$line" | awk '{ print $2 }')
+bytes=$(echo "$line" | awk '{ print $4 }')
+got=$(stat -c %s "$work/out" 2>/dev/null || echo 0)
+[ "$got" = "$bytes" ] || die "the command's output was cut short ($got of $bytes bytes came back)"
+cat "$work/out"
+echo "nvme-lab: done in $(elapsed) s, command exit $status" >&2
+exit "$status"
