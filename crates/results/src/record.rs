@@ -128,6 +128,10 @@ pub struct JobRecord {
     pub step: String,
     /// Why its I/O did not take the path asked for, when it did not (see `JobReport`).
     pub fallback: Option<String>,
+    /// Interrupts the target's disk raised while the job ran, where it has its own (see
+    /// `JobReport`): ~0 for I/O that polled, ~1 per I/O for I/O completed by interrupt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_interrupts: Option<i64>,
     /// Figures by direction (read, write, sync, app, disk) and name, in the order made.
     pub metrics: Metrics,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -202,6 +206,7 @@ impl JobRecord {
             notes: job.notes.clone(),
             step: step.to_string(),
             fallback: job.fallback.clone(),
+            device_interrupts: job.device_interrupts.map(|n| n as i64),
             ..JobRecord::default()
         };
         let dirs = [Direction::Read, Direction::Write]
@@ -210,9 +215,6 @@ impl JobRecord {
             .chain(job.sync.as_ref().map(|s| ("sync", s)));
         for (dir, r) in dirs {
             rec.add_direction(dir, r, job, clock);
-        }
-        if let Some(n) = job.device_interrupts {
-            rec.metrics.push("disk", "interrupts", n as f64);
         }
         rec
     }

@@ -14,7 +14,7 @@ use std::path::Path;
 use iolab_engine::BufferPool;
 use iolab_job::{JobSpec, Region, SizeSpec};
 use iolab_sysinfo::guard::mark_created;
-use iolab_sysinfo::target::disk_max_io_bytes;
+use iolab_sysinfo::target::{disk_max_io_bytes, disk_zoned};
 use iolab_sysinfo::{check_target_write, probe, probe_new_file, Consent, TargetFacts, TargetKind};
 
 use crate::limits;
@@ -71,6 +71,9 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
         }
     }
     check_engine_takes(spec, &facts)?;
+    if !no_target && spec.writes() {
+        check_not_zoned(spec, &facts)?;
+    }
     let growable = facts.kind == TargetKind::File;
     let region = Region::resolve(spec, facts.size_bytes, growable)
         .map_err(|source| RunError::Job { job: job(), source })?;
@@ -170,6 +173,25 @@ fn check_engine_takes(spec: &JobSpec, facts: &TargetFacts) -> Result<(), RunErro
         job: spec.name.clone(),
         reason,
     })
+}
+
+/// A host-managed zoned disk takes writes only in order at each zone's write pointer; any
+/// other write fails with a bare EIO. fio writes there with `zonemode=zbd` (write pointers,
+/// zone resets, open-zone limits), which iolab does not have yet: refused with the reason.
+fn check_not_zoned(spec: &JobSpec, facts: &TargetFacts) -> Result<(), RunError> {
+    let Some(disk) = facts.disk_name.as_deref() else {
+        return Ok(());
+    };
+    match disk_zoned(disk).as_deref() {
+        Some("host-managed") => Err(RunError::Unusable {
+            job: spec.name.clone(),
+            reason: format!(
+                "{disk} is a host-managed zoned device: it takes writes only in order at each \
+                 zone's write pointer, which fio's zonemode=zbd does and iolab does not yet"
+            ),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Polled I/O larger than the disk takes in one request is split by the block layer, and

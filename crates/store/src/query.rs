@@ -103,7 +103,7 @@ impl Store {
         let mut stmt = self.conn().prepare_cached(
             "SELECT id, idx, name, group_id, description, engine, iodepth, rw, block_size,
                     target, disk, disk_model, runtime_ns, notes, step, cpu, clones, target_kind,
-                    options, fallback
+                    options, fallback, device_interrupts
              FROM jobs WHERE run_id = ?1 ORDER BY idx",
         )?;
         let jobs = stmt
@@ -131,6 +131,7 @@ impl Store {
                         serde_json::from_str(&r.get::<_, String>(18)?).unwrap_or(Value::Null),
                     ),
                     fallback: r.get(19)?,
+                    device_interrupts: r.get(20)?,
                     ..JobRecord::default()
                 })
             })?

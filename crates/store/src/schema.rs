@@ -87,6 +87,8 @@ pub const MIGRATIONS: &[&str] = &[
     "ALTER TABLE runs ADD COLUMN owner TEXT;",
     // 4: why a job's I/O did not take the path asked for (hipri served by interrupts).
     "ALTER TABLE jobs ADD COLUMN fallback TEXT;",
+    // 5: the interrupts the target's disk raised during the job (polling evidence).
+    "ALTER TABLE jobs ADD COLUMN device_interrupts INTEGER;",
 ];
 
 /// The schema version a database is at.

@@ -185,6 +185,14 @@ fn disk_polls(disk: &str) -> bool {
     read_sys_u64(&format!("/sys/block/{disk}/queue/io_poll")) == Some(1)
 }
 
+/// The disk's zone model when it has zones (`host-managed`, `host-aware`), from
+/// `queue/zoned`; `None` for a conventional disk.
+pub fn disk_zoned(disk: &str) -> Option<String> {
+    let model = fs::read_to_string(format!("/sys/block/{disk}/queue/zoned")).ok()?;
+    let model = model.trim();
+    (model != "none" && !model.is_empty()).then(|| model.to_string())
+}
+
 /// The largest I/O the disk takes without the block layer splitting it (`max_sectors_kb`).
 pub fn disk_max_io_bytes(disk: &str) -> Option<u64> {
     read_sys_u64(&format!("/sys/block/{disk}/queue/max_sectors_kb")).map(|kb| kb * 1024)

@@ -227,7 +227,10 @@ fn pseudo_filesystems_and_invented_devices_are_never_targets() {
         ("/proc/sys/vm/drop_caches", "procfs"),
         ("/proc/self/status", "procfs"),
         ("/sys/kernel/mm/transparent_hugepage/enabled", "sysfs"),
-        ("/dev/null", "not a regular file or block device"),
+        (
+            "/dev/null",
+            "not a regular file, block device or NVMe generic",
+        ),
         ("/dev/iolab-loop6p2", "does not create files in /dev"),
     ];
     for (path, needle) in cases {

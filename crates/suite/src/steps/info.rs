@@ -116,6 +116,12 @@ fn disk_rows(t: &mut Table, d: &DiskFacts) {
     if let Some(q) = d.nvme_poll_queues {
         t.row(["nvme poll_queues".to_string(), q.to_string()]);
     }
+    if let Some(z) = iolab_sysinfo::target::disk_zoned(&d.name) {
+        t.row([
+            "zoned".to_string(),
+            format!("{z} (writes need fio's zonemode=zbd)"),
+        ]);
+    }
     t.row(["write cache".to_string(), opt(&d.write_cache)]);
     let discard = match d.discard_max_bytes {
         Some(0) => "not supported".into(),
