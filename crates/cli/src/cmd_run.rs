@@ -119,6 +119,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
             clock,
             progress,
             live: None,
+            watchdog: Some(iolab_runner::run::watchdog_grace()),
         },
     ) {
         Ok(o) => o,

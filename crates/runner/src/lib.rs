@@ -22,6 +22,7 @@ pub mod prepare;
 mod prepared;
 pub mod run;
 pub mod signal;
+mod watchdog;
 mod worker;
 
 pub use error::RunError;

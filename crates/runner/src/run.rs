@@ -14,6 +14,7 @@ use iolab_sysinfo::diskstats::{read_diskstats, DiskCounters};
 use crate::gate::StartGate;
 use crate::live::LiveCounters;
 use crate::polling::IrqWatch;
+use crate::watchdog::Watchdog;
 use crate::worker::{Worker, WorkerResult};
 use crate::{plan, signal, PreparedJob, RunError};
 use iolab_results::{CpuUsage, DiskUsage, JobReport, RunOutcome};
@@ -27,28 +28,41 @@ pub struct RunOptions<'a> {
     /// Totals the workers add to at each sample interval (every 500 ms of measured time), for
     /// a caller that shows live IOPS or MB/s from another thread.
     pub live: Option<&'a LiveCounters>,
+    /// How long a phase with a runtime may run past its planned end before the process gives
+    /// up on it (its I/O is stuck in the kernel); `None`: wait for ever, as fio does.
+    pub watchdog: Option<std::time::Duration>,
 }
 
-/// Waits for the workers, printing elapsed against planned time on stderr.
-fn show_progress<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], jobs: &[&PreparedJob]) {
-    let planned = jobs
-        .iter()
-        .map(|j| {
-            j.spec.time_based.then(|| {
-                (j.spec.start_delay + j.spec.ramp_time + j.spec.runtime.unwrap_or_default())
-                    .as_secs()
-            })
-        })
-        .collect::<Option<Vec<u64>>>()
-        .and_then(|v| v.into_iter().max());
+/// How long a phase may run past its planned end: `$IOLAB_WATCHDOG` seconds, else 60.
+pub fn watchdog_grace() -> std::time::Duration {
+    let secs = std::env::var("IOLAB_WATCHDOG")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60);
+    std::time::Duration::from_secs(secs)
+}
+
+/// Waits for the workers; with `progress`, prints elapsed against planned time on stderr.
+/// Gives up on the process when the watchdog expires.
+fn wait_for<T>(
+    handles: &[std::thread::ScopedJoinHandle<'_, T>],
+    progress: bool,
+    watchdog: &Watchdog,
+) {
+    let planned = watchdog.planned().map(|d| d.as_secs());
     let start = std::time::Instant::now();
     let mut shown = false;
+    let mut last_shown = 0;
     while !handles.iter().all(|h| h.is_finished()) {
-        std::thread::sleep(std::time::Duration::from_millis(200));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        if watchdog.expired() {
+            watchdog.give_up();
+        }
         let secs = start.elapsed().as_secs();
-        if secs == 0 {
+        if !progress || secs == last_shown {
             continue;
         }
+        last_shown = secs;
         match planned {
             Some(p) => eprint!(
                 "\riolab: {secs} s of {p} s, {} job(s) running ",
@@ -211,9 +225,10 @@ fn run_workers(
             return vec![Err(RunError::Worker { job, reason })];
         }
         let handles: Vec<_> = handles.into_iter().flatten().collect();
-        if opts.progress {
-            let running: Vec<&PreparedJob> = workers.iter().map(|&(i, _)| &jobs[i]).collect();
-            show_progress(&handles, &running);
+        let running: Vec<&PreparedJob> = workers.iter().map(|&(i, _)| &jobs[i]).collect();
+        let watchdog = Watchdog::start(&running, opts.watchdog);
+        if opts.progress || opts.watchdog.is_some() {
+            wait_for(&handles, opts.progress, &watchdog);
         }
         let joined = handles.into_iter().zip(workers).map(|(h, &(i, _))| {
             h.join().unwrap_or_else(|_| {

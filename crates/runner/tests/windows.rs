@@ -28,6 +28,7 @@ fn windows_cover_the_run_and_live_counters_add_up() {
             clock,
             progress: false,
             live: Some(&live),
+            watchdog: None,
         },
     )
     .unwrap();

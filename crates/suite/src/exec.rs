@@ -132,6 +132,7 @@ impl Executor<'_> {
             clock: self.clock,
             progress: false,
             live: Some(&live),
+            watchdog: Some(iolab_runner::run::watchdog_grace()),
         };
         let progress = &self.progress;
         let result = std::thread::scope(|s| {

@@ -1,0 +1,121 @@
+//! A phase of time-based jobs that runs far past its planned end has I/O the kernel is not
+//! completing: a device that stopped answering, or polled I/O the block layer split (on Linux
+//! 6.1 that never completes, and the thread cannot be killed). Waiting for ever helps nobody;
+//! the watchdog says which jobs are stuck and ends the process, so a review or a script sees
+//! a failure instead of a hang. What was recorded stays; the run is marked crashed.
+
+use std::time::{Duration, Instant};
+
+use iolab_job::JobSpec;
+
+use crate::PreparedJob;
+
+/// Watches one phase from its start.
+pub(crate) struct Watchdog {
+    /// When to give up; `None` when the phase has no planned end (size-based jobs) or the
+    /// caller asked for no watchdog.
+    deadline: Option<Instant>,
+    planned: Option<Duration>,
+    grace: Duration,
+    jobs: String,
+}
+
+impl Watchdog {
+    /// Starts watching `jobs` (the phase's), giving them `grace` past their planned end.
+    pub(crate) fn start(jobs: &[&PreparedJob], grace: Option<Duration>) -> Watchdog {
+        let planned = planned_end(jobs.iter().map(|j| &j.spec));
+        let mut names: Vec<&str> = jobs.iter().map(|j| j.spec.name.as_str()).collect();
+        names.dedup();
+        Watchdog {
+            deadline: grace.zip(planned).map(|(g, p)| Instant::now() + p + g),
+            planned,
+            grace: grace.unwrap_or_default(),
+            jobs: names.join("', '"),
+        }
+    }
+
+    /// When the phase should end, from its start; `None` for size-based jobs.
+    pub(crate) fn planned(&self) -> Option<Duration> {
+        self.planned
+    }
+
+    /// Whether the phase is past its deadline.
+    pub(crate) fn expired(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Says why, and ends the process with status 1.
+    pub(crate) fn give_up(&self) -> ! {
+        eprintln!(
+            "\riolab: error: job '{}' should have ended after {} s and is still running {} s \
+             later: its I/O is not completing (device not answering, or polled I/O split by \
+             the block layer); giving up",
+            self.jobs,
+            self.planned.unwrap_or_default().as_secs(),
+            self.grace.as_secs()
+        );
+        std::process::exit(1)
+    }
+}
+
+/// The latest planned end of the phase: start delay, ramp and runtime (which bounds a job,
+/// time-based or not); `None` when a job has no runtime (size-based: its time depends on
+/// the device) or ends with an fsync of everything it wrote (as long as the device takes).
+fn planned_end<'a>(specs: impl Iterator<Item = &'a JobSpec>) -> Option<Duration> {
+    specs
+        .map(|s| {
+            let bounded = s.runtime.filter(|_| !s.end_fsync);
+            bounded.map(|r| s.start_delay + s.ramp_time + r)
+        })
+        .collect::<Option<Vec<Duration>>>()?
+        .into_iter()
+        .max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(runtime: Option<u64>, ramp: u64) -> JobSpec {
+        let mut s = JobSpec::new("j", "/tmp/f");
+        s.runtime = runtime.map(Duration::from_secs);
+        s.ramp_time = Duration::from_secs(ramp);
+        s
+    }
+
+    #[test]
+    fn the_planned_end_is_the_latest_jobs_and_none_for_size_based_jobs() {
+        let a = spec(Some(10), 2);
+        let b = spec(Some(3), 0);
+        assert_eq!(
+            planned_end([&a, &b].into_iter()),
+            Some(Duration::from_secs(12))
+        );
+        let sized = spec(None, 0);
+        assert_eq!(planned_end([&a, &sized].into_iter()), None);
+        let mut synced = spec(Some(1), 0);
+        synced.end_fsync = true;
+        assert_eq!(planned_end([&synced].into_iter()), None);
+    }
+
+    #[test]
+    fn it_expires_only_past_the_planned_end_plus_grace() {
+        let w = Watchdog {
+            deadline: Some(Instant::now() - Duration::from_millis(1)),
+            planned: Some(Duration::ZERO),
+            grace: Duration::ZERO,
+            jobs: "j".into(),
+        };
+        assert!(w.expired());
+        let later = Watchdog {
+            deadline: Some(Instant::now() + Duration::from_secs(60)),
+            ..w
+        };
+        assert!(!later.expired());
+        let never = Watchdog {
+            deadline: None,
+            ..later
+        };
+        assert!(!never.expired());
+    }
+}
