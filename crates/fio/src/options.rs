@@ -1198,10 +1198,11 @@ mod tests {
         };
         let e = job("psync").unwrap_err().to_string();
         assert!(
-            e.contains("'fixedbufs' belongs to ioengine io_uring, not to this job's psync"),
+            e.contains("'fixedbufs' belongs to ioengine io_uring and io_uring_cmd, not to this job's psync"),
             "{e}"
         );
         assert!(job("io_uring").unwrap()[0].engine.options.fixedbufs);
+        assert!(job("io_uring_cmd").unwrap()[0].engine.options.fixedbufs);
     }
     use crate::FioError;
     use std::time::Duration;
