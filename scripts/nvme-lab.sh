@@ -19,7 +19,7 @@
 # Exit status: COMMAND's; 2 for bad use; 124 on timeout; 125 when the lab cannot be set up.
 set -euo pipefail
 
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "nvme-lab: $*" >&2; exit 125; }
 
 zoned=0 timeout_s=900 size=1G
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     --zoned) zoned=1; shift ;;
     --timeout) timeout_s=${2:?--timeout needs seconds}; shift 2 ;;
     --size) size=${2:?--size needs a size such as 1G}; shift 2 ;;
-    -h|--help) usage ;;
+    -h|--help) usage; exit 0 ;;
     --) shift; break ;;
     -*) echo "nvme-lab: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) break ;;
