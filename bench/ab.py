@@ -35,7 +35,9 @@ CASES = [
 
 def iops(binary, opts):
     cmd = [binary, "run", *opts, *TIMING, "--lat_percentiles=1", "--output-format=json",
-           "--allow-destroy", "--db=/tmp/iolab-bench-ab.db"]
+           "--allow-destroy",
+           # One database per build: the two may be at different schema versions.
+           f"--db=/tmp/iolab-bench-ab-{abs(hash(binary))}.db"]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr}")

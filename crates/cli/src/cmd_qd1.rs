@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::{anyhow, Context};
 use clap::Args;
-use iolab_engine::{EngineConfig, EngineKind};
+use iolab_engine::EngineConfig;
 use iolab_fio::json::{to_json, JsonContext};
 use iolab_fio::units::{parse_size, parse_time};
 use iolab_job::{JobSpec, SizeSpec};
@@ -21,7 +21,6 @@ use iolab_stats::Clock;
 use iolab_store::{RunStatus, Store};
 use iolab_suite::progress::Progress;
 use iolab_suite::{run_step, step_impl, Effort, Executor, Findings, PerStep, ReviewConfig, Step};
-use iolab_sysinfo::nvme::passthrough_of;
 use iolab_sysinfo::{check_database, check_output, Consent};
 
 use crate::cmd_review::command_line;
@@ -69,11 +68,7 @@ pub struct Qd1Args {
 fn chosen_paths(args: &Qd1Args, target: &Path) -> Result<Vec<EngineConfig>, CliError> {
     let all = EngineConfig::paths();
     let Some(names) = &args.engines else {
-        let passthrough = passthrough_of(target).is_some();
-        return Ok(all
-            .into_iter()
-            .filter(|c| passthrough || c.kind != EngineKind::IoUringCmd)
-            .collect());
+        return Ok(iolab_suite::paths_on(target, all));
     };
     names
         .iter()

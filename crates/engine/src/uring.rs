@@ -133,19 +133,41 @@ impl IoEngine for Uring<'_> {
     }
 
     fn reap(&mut self, min: u32, out: &mut [Completion]) -> Result<usize, EngineError> {
-        if min > 0 || self.opts.hipri {
-            wait(&self.ring.submitter(), ENGINE, min)?;
-        }
-        let mut n = 0;
-        for (slot, cqe) in out.iter_mut().zip(self.ring.completion()) {
-            *slot = Completion {
-                slot: cqe.user_data() as u32,
-                result: cqe.result() as i64,
-            };
-            n += 1;
-        }
-        Ok(n)
+        let hipri = self.opts.hipri;
+        reap_into(&mut self.ring, ENGINE, hipri, min, out, |_, res| res as i64)
     }
+}
+
+/// Waits for `min` completions (and always enters the kernel under IOPOLL, which finds
+/// completions only by polling), then copies up to `out.len()` of them out, each result as
+/// `result(slot, cqe result)` gives it.
+#[inline(always)]
+pub(crate) fn reap_into<S, C>(
+    ring: &mut IoUring<S, C>,
+    engine: &'static str,
+    hipri: bool,
+    min: u32,
+    out: &mut [Completion],
+    result: impl Fn(u32, i32) -> i64,
+) -> Result<usize, EngineError>
+where
+    S: squeue::EntryMarker,
+    C: cqueue::EntryMarker + Into<cqueue::Entry>,
+{
+    if min > 0 || hipri {
+        wait(&ring.submitter(), engine, min)?;
+    }
+    let mut n = 0;
+    for (o, cqe) in out.iter_mut().zip(ring.completion()) {
+        let cqe: cqueue::Entry = cqe.into();
+        let slot = cqe.user_data() as u32;
+        *o = Completion {
+            slot,
+            result: result(slot, cqe.result()),
+        };
+        n += 1;
+    }
+    Ok(n)
 }
 
 /// A ring for `depth` I/Os in flight with the setup `opts` ask for (IOPOLL, SQPOLL) and,
@@ -253,7 +275,7 @@ pub(crate) fn submit(s: &Submitter<'_>, engine: &'static str) -> Result<(), Engi
 }
 
 /// Issues what is queued and waits for `min` completions (polls for them under IOPOLL).
-pub(crate) fn wait(s: &Submitter<'_>, engine: &'static str, min: u32) -> Result<(), EngineError> {
+fn wait(s: &Submitter<'_>, engine: &'static str, min: u32) -> Result<(), EngineError> {
     loop {
         match s.submit_and_wait(min as usize) {
             Ok(_) => return Ok(()),

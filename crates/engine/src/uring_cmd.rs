@@ -13,7 +13,7 @@ use std::marker::PhantomData;
 use io_uring::{cqueue, opcode, squeue, types, IoUring};
 use iolab_sysinfo::nvme::{self, NvmeCommand, NVME_CMD_READ, NVME_CMD_WRITE, NVME_URING_CMD_IO};
 
-use crate::uring::{build_ring, register, submit, wait};
+use crate::uring::{build_ring, reap_into, register, submit};
 use crate::{
     BufferPool, Capabilities, Completion, Direction, EngineError, EngineOptions, EngineTarget,
     IoEngine, IoUnit, QueueStatus,
@@ -86,7 +86,7 @@ impl<'pool> UringCmd<'pool> {
             nsids,
             lba_shift: target.logical_block_size.max(512).trailing_zeros(),
             opts: *opts,
-            lens: vec![0; pool.iovecs().len()],
+            lens: vec![0; pool.slots()],
             _pool: PhantomData,
         })
     }
@@ -148,22 +148,18 @@ impl IoEngine for UringCmd<'_> {
     }
 
     fn reap(&mut self, min: u32, out: &mut [Completion]) -> Result<usize, EngineError> {
-        if min > 0 || self.opts.hipri {
-            wait(&self.ring.submitter(), ENGINE, min)?;
-        }
-        let mut n = 0;
-        for (slot, cqe) in out.iter_mut().zip(self.ring.completion()) {
-            let s = cqe.user_data() as u32;
-            *slot = Completion {
-                slot: s,
-                result: match cqe.result() {
-                    0 => self.lens[s as usize] as i64,
-                    err if err < 0 => err as i64,
-                    _nvme_status => -(libc::EIO as i64),
-                },
-            };
-            n += 1;
-        }
-        Ok(n)
+        let lens = &self.lens;
+        reap_into(
+            &mut self.ring,
+            ENGINE,
+            self.opts.hipri,
+            min,
+            out,
+            |slot, res| match res {
+                0 => lens[slot as usize] as i64,
+                err if err < 0 => err as i64,
+                _nvme_status => -(libc::EIO as i64),
+            },
+        )
     }
 }

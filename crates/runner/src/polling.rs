@@ -63,11 +63,11 @@ impl IrqWatch {
             // Another job's interrupts would be taken for this one's: judge only alone.
             if sharing.iter().all(|r| polled(r)) {
                 let ios: u64 = sharing.iter().map(|r| r.total_ios()).sum();
-                if let Some(v) = verdict(disk, count, ios) {
-                    for r in sharing {
-                        let asked = format!("{} --hipri", jobs[r.job_index].spec.engine.kind);
-                        r.apply(&v, &asked);
-                    }
+                let v = verdict(count, ios);
+                for r in sharing {
+                    let asked = format!("{} --hipri", jobs[r.job_index].spec.engine.kind);
+                    let said = format!("{asked}: {disk} raised {count} interrupts for {ios} I/Os");
+                    note(r, v, said);
                 }
             }
         }
@@ -75,46 +75,39 @@ impl IrqWatch {
 }
 
 /// What the count says of polled I/O.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Verdict {
+    /// Under 5% of the I/Os raised an interrupt (or nothing was done).
+    Polled,
+    /// 5–50%: polled in part.
+    Partly,
     /// About one interrupt per I/O or more: not polled at all.
-    ByInterrupt { disk: String, count: u64, ios: u64 },
-    /// Some completions by interrupt (at least 5%): polled in part.
-    Partly { disk: String, count: u64, ios: u64 },
+    ByInterrupt,
 }
 
-/// Judges `count` interrupts from `disk` against `ios` completed I/Os that asked for polling;
-/// `None` when it polled (under 5% of the I/Os raised an interrupt) or did nothing.
-fn verdict(disk: &str, count: u64, ios: u64) -> Option<Verdict> {
-    let disk = disk.to_string();
+/// Judges `count` interrupts against `ios` completed I/Os that asked for polling.
+fn verdict(count: u64, ios: u64) -> Verdict {
     if ios == 0 || count * 20 < ios {
-        None
+        Verdict::Polled
     } else if count * 2 >= ios {
-        Some(Verdict::ByInterrupt { disk, count, ios })
+        Verdict::ByInterrupt
     } else {
-        Some(Verdict::Partly { disk, count, ios })
+        Verdict::Partly
     }
 }
 
-trait ApplyVerdict {
-    fn apply(&mut self, v: &Verdict, label: &str);
-}
-
-impl ApplyVerdict for JobReport {
-    fn apply(&mut self, v: &Verdict, label: &str) {
-        match v {
-            Verdict::ByInterrupt { disk, count, ios } => {
-                let why = format!(
-                    "{label}: {disk} raised {count} interrupts for {ios} I/Os: the kernel \
-                     completed them by interrupt, not by polling"
-                );
-                self.notes.push(why.clone());
-                self.fallback.get_or_insert(why);
-            }
-            Verdict::Partly { disk, count, ios } => self.notes.push(format!(
-                "{label}: {disk} raised {count} interrupts for {ios} I/Os: some completions \
-                 were not polled"
-            )),
+/// Puts the verdict on the report: a note, and for I/O that did not poll at all, the
+/// fallback that keeps it from being marked best. `said` names the path and the count.
+fn note(r: &mut JobReport, v: Verdict, said: String) {
+    match v {
+        Verdict::Polled => {}
+        Verdict::Partly => r
+            .notes
+            .push(format!("{said}: some completions were not polled")),
+        Verdict::ByInterrupt => {
+            let why = format!("{said}: the kernel completed them by interrupt, not by polling");
+            r.notes.push(why.clone());
+            r.fallback.get_or_insert(why);
         }
     }
 }
@@ -125,17 +118,11 @@ mod tests {
 
     #[test]
     fn one_interrupt_per_io_is_not_polling_and_none_is() {
-        assert!(matches!(
-            verdict("nvme0n1", 16387, 16384),
-            Some(Verdict::ByInterrupt { .. })
-        ));
-        assert_eq!(verdict("nvme0n1", 0, 16384), None);
+        assert_eq!(verdict(16387, 16384), Verdict::ByInterrupt);
+        assert_eq!(verdict(0, 16384), Verdict::Polled);
         // The admin queue's odd interrupt does not count against a polled run.
-        assert_eq!(verdict("nvme0n1", 3, 16384), None);
-        assert!(matches!(
-            verdict("nvme0n1", 2000, 16384),
-            Some(Verdict::Partly { .. })
-        ));
-        assert_eq!(verdict("nvme0n1", 50, 0), None);
+        assert_eq!(verdict(3, 16384), Verdict::Polled);
+        assert_eq!(verdict(2000, 16384), Verdict::Partly);
+        assert_eq!(verdict(50, 0), Verdict::Polled);
     }
 }

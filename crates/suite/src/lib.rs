@@ -19,8 +19,8 @@ use std::str::FromStr;
 pub use effort::{Effort, PerStep, StepTiming};
 pub use exec::{Executor, Point};
 pub use steps::{
-    default_qd1_paths, run_review, run_step, step_impl, Findings, ReviewOutcome, ReviewStep,
-    StepEnd,
+    default_qd1_paths, paths_on, run_review, run_step, step_impl, Findings, ReviewOutcome,
+    ReviewStep, StepEnd,
 };
 
 /// The review's steps, in the order they run.

@@ -211,15 +211,18 @@ pub fn estimate(
     step_impl(step).estimate(cfg, target_bytes, polled)
 }
 
-/// Every path but the null engine (the software-floor step measures that), and NVMe
-/// passthrough only where `target` has a generic char device: what the QD1 step measures
-/// unless told otherwise.
+/// Every path but the null engine (the software-floor step measures that), of those
+/// `target` has: what the QD1 step measures unless told otherwise.
 pub fn default_qd1_paths(target: &Path) -> Vec<EngineConfig> {
+    paths_on(target, qd1::PATHS.clone())
+}
+
+/// `paths` without NVMe passthrough unless `target` has a generic char device to take it.
+pub fn paths_on(target: &Path, paths: Vec<EngineConfig>) -> Vec<EngineConfig> {
     let passthrough = passthrough_of(target).is_some();
-    qd1::PATHS
-        .iter()
+    paths
+        .into_iter()
         .filter(|c| passthrough || c.kind != EngineKind::IoUringCmd)
-        .copied()
         .collect()
 }
 
