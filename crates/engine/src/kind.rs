@@ -73,6 +73,13 @@ pub struct EngineOptions {
     pub fixedbufs: bool,
     /// io_uring: register the file and address it by index.
     pub registerfiles: bool,
+    /// io_uring: pin the SQPOLL thread to this CPU (fio's `sqthread_poll_cpu`).
+    pub sqthread_poll_cpu: Option<u32>,
+    /// io_uring: READ/WRITE (true, and the default where unset, as fio picks when the kernel
+    /// has them) or READV/WRITEV with one iovec (false). Fixed buffers ignore it, as in fio.
+    pub nonvectored: Option<bool>,
+    /// io_uring: every Nth request gets IOSQE_ASYNC, straight to io-wq (0: none).
+    pub force_async: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

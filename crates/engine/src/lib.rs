@@ -18,6 +18,7 @@ mod open;
 pub mod psync;
 pub mod pvsync2;
 mod registry;
+mod ring;
 pub mod uring;
 pub mod uring_cmd;
 
@@ -69,6 +70,22 @@ pub struct Capabilities {
     /// `queue` always completes the I/O itself (psync, pvsync2, null): the worker can skip
     /// commit/reap, and submission and completion latency are one and the same.
     pub synchronous: bool,
+    /// `reap` also submits what is queued, in the same system call (io_uring's one
+    /// `io_uring_enter` submits and waits, as t/io_uring drives it). The worker then leaves
+    /// out the commit just before a reap, where the job needs no issue time (no slat, no
+    /// clat: fio's `gtod_reduce`), saving a system call per round.
+    pub submits_on_reap: bool,
+}
+
+impl Capabilities {
+    pub const SYNCHRONOUS: Capabilities = Capabilities {
+        synchronous: true,
+        submits_on_reap: false,
+    };
+    pub const ASYNCHRONOUS: Capabilities = Capabilities {
+        synchronous: false,
+        submits_on_reap: false,
+    };
 }
 
 /// The contract every engine fulfils.
@@ -99,6 +116,12 @@ pub trait IoEngine {
     /// (for example `hipri` on a device without poll queues). Shown beside the results.
     fn notes(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    /// How the engine was set up where it chose (the io_uring flags the kernel took), for
+    /// the results: a figure is only comparable with one measured the same way.
+    fn setup(&self) -> Option<String> {
+        None
     }
 
     /// Why the I/O does not take the path asked for at all, when it does not (`hipri` whose

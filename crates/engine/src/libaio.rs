@@ -84,7 +84,7 @@ impl Libaio {
 
 impl IoEngine for Libaio {
     fn capabilities(&self) -> Capabilities {
-        Capabilities { synchronous: false }
+        Capabilities::ASYNCHRONOUS
     }
 
     #[inline]

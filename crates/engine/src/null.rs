@@ -22,7 +22,7 @@ impl Null {
 
 impl IoEngine for Null {
     fn capabilities(&self) -> Capabilities {
-        Capabilities { synchronous: true }
+        Capabilities::SYNCHRONOUS
     }
 
     #[inline(always)]

@@ -28,7 +28,7 @@ impl Psync {
 
 impl IoEngine for Psync {
     fn capabilities(&self) -> Capabilities {
-        Capabilities { synchronous: true }
+        Capabilities::SYNCHRONOUS
     }
 
     #[inline]

@@ -49,7 +49,7 @@ impl Pvsync2 {
 
 impl IoEngine for Pvsync2 {
     fn capabilities(&self) -> Capabilities {
-        Capabilities { synchronous: true }
+        Capabilities::SYNCHRONOUS
     }
 
     #[inline]

@@ -10,10 +10,10 @@
 
 use std::marker::PhantomData;
 
-use io_uring::{cqueue, opcode, squeue, types, IoUring};
+use io_uring::{cqueue, opcode, squeue, types};
 use iolab_sysinfo::nvme::{self, NvmeCommand, NVME_CMD_READ, NVME_CMD_WRITE, NVME_URING_CMD_IO};
 
-use crate::uring::{build_ring, reap_into, register, submit};
+use crate::ring::Ring;
 use crate::{
     BufferPool, Capabilities, Completion, Direction, EngineError, EngineOptions, EngineTarget,
     IoEngine, IoUnit, QueueStatus,
@@ -31,16 +31,15 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
         "cmd_type",
         "hipri",
         "sqthread_poll",
+        "sqthread_poll_cpu",
         "fixedbufs",
         "registerfiles",
     ],
 };
 
-type Ring = IoUring<squeue::Entry128, cqueue::Entry32>;
-
 /// The `'pool` lifetime ties the ring to the buffer pool whose buffers it may have registered.
 pub struct UringCmd<'pool> {
-    ring: Ring,
+    ring: Ring<squeue::Entry128, cqueue::Entry32>,
     fds: Vec<i32>,
     nsids: Vec<u32>,
     /// log2 of the namespace's logical block size: offsets and lengths become LBAs.
@@ -78,8 +77,7 @@ impl<'pool> UringCmd<'pool> {
                 op: "NVME_IOCTL_ID",
                 source,
             })?;
-        let ring: Ring = build_ring(ENGINE, depth, opts)?;
-        register(&ring, ENGINE, opts, target.fds, pool)?;
+        let ring = Ring::open(ENGINE, depth, opts, target.fds, pool)?;
         Ok(UringCmd {
             ring,
             fds: target.fds.to_vec(),
@@ -126,7 +124,10 @@ impl<'pool> UringCmd<'pool> {
 
 impl IoEngine for UringCmd<'_> {
     fn capabilities(&self) -> Capabilities {
-        Capabilities { synchronous: false }
+        Capabilities {
+            submits_on_reap: true,
+            ..Capabilities::ASYNCHRONOUS
+        }
     }
 
     #[inline]
@@ -134,32 +135,28 @@ impl IoEngine for UringCmd<'_> {
         let sqe = self.build_sqe(io);
         // SAFETY: the buffer behind io.buf belongs to the worker's pool and stays untouched
         // until this I/O's completion is reaped; the command carries its address.
-        match unsafe { self.ring.submission().push(&sqe) } {
-            Ok(()) => {
-                self.lens[io.slot as usize] = io.len;
-                Ok(QueueStatus::Queued)
-            }
-            Err(_) => Ok(QueueStatus::Busy),
+        if unsafe { self.ring.push(&sqe) } {
+            self.lens[io.slot as usize] = io.len;
+            Ok(QueueStatus::Queued)
+        } else {
+            Ok(QueueStatus::Busy)
         }
     }
 
     fn commit(&mut self) -> Result<(), EngineError> {
-        submit(&self.ring.submitter(), ENGINE)
+        self.ring.commit()
     }
 
     fn reap(&mut self, min: u32, out: &mut [Completion]) -> Result<usize, EngineError> {
         let lens = &self.lens;
-        reap_into(
-            &mut self.ring,
-            ENGINE,
-            self.opts.hipri,
-            min,
-            out,
-            |slot, res| match res {
-                0 => lens[slot as usize] as i64,
-                err if err < 0 => err as i64,
-                _nvme_status => -(libc::EIO as i64),
-            },
-        )
+        self.ring.reap_into(min, out, |slot, res| match res {
+            0 => lens[slot as usize] as i64,
+            err if err < 0 => err as i64,
+            _nvme_status => -(libc::EIO as i64),
+        })
+    }
+
+    fn setup(&self) -> Option<String> {
+        Some(self.ring.setup().to_string())
     }
 }

@@ -361,6 +361,7 @@ fn iolab_object(job: &JobReport) -> Value {
         "notes": job.notes,
         "fallback": job.fallback,
         "device_interrupts": job.device_interrupts,
+        "engine_setup": job.engine_setup,
         "interrupted": job.interrupted,
     })
 }

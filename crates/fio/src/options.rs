@@ -776,6 +776,39 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "sqthread_poll_cpu",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "io_uring: the CPU the SQPOLL thread runs on (with sqthread_poll).",
+        apply: |d, v| {
+            d.spec.engine.options.sqthread_poll_cpu = Some(parse_u32(v)?);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "nonvectored",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "io_uring: 1 READ/WRITE (the default, as fio picks on kernels that have them), 0 READV/WRITEV.",
+        apply: |d, v| {
+            d.spec.engine.options.nonvectored = match v.trim() {
+                "-1" => None,
+                other => Some(parse_bool(other)?),
+            };
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "force_async",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "io_uring: every Nth request is sent straight to io-wq workers (IOSQE_ASYNC); 0 none.",
+        apply: |d, v| {
+            d.spec.engine.options.force_async = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "fixedbufs",
         alias: None,
         kind: ValueKind::Bool,
@@ -1326,6 +1359,9 @@ mod tests {
             ("sqthread_poll", Some("1")),
             ("fixedbufs", Some("1")),
             ("registerfiles", Some("1")),
+            ("sqthread_poll_cpu", Some("1")),
+            ("nonvectored", Some("0")),
+            ("force_async", Some("4")),
             ("percentile_list", Some("50:99:99.999")),
             ("lat_percentiles", Some("1")),
             ("group_reporting", None),
@@ -1347,6 +1383,10 @@ mod tests {
         assert_eq!(s.seed, 42);
         let o = s.engine.options;
         assert!(o.hipri && o.sqthread_poll && o.fixedbufs && o.registerfiles);
+        assert_eq!(
+            (o.sqthread_poll_cpu, o.nonvectored, o.force_async),
+            (Some(1), Some(false), 4)
+        );
         assert_eq!(s.percentiles, vec![50.0, 99.0, 99.999]);
     }
 

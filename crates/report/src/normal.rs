@@ -211,6 +211,9 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
             pct(cpu.sqpoll_ns)
         )?;
     }
+    if let Some(s) = &job.engine_setup {
+        writeln!(w, "  engine setup : {s}")?;
+    }
     let level = &job.depth.level;
     let total: u64 = level.iter().sum();
     if total > 0 {

@@ -274,6 +274,10 @@ pub struct JobReport {
     /// that polled I/O polled (a poll queue raises none).
     #[serde(default)]
     pub device_interrupts: Option<u64>,
+    /// How the engine was set up where it chose for itself (the io_uring setup flags the
+    /// kernel accepted): a figure compares only with one measured the same way.
+    #[serde(default)]
+    pub engine_setup: Option<String>,
     pub interrupted: bool,
 }
 
@@ -348,6 +352,9 @@ impl JobReport {
         }
         // Copies of a phase share its disk's count.
         self.device_interrupts = self.device_interrupts.or(other.device_interrupts);
+        if self.engine_setup.is_none() {
+            self.engine_setup = other.engine_setup.clone();
+        }
     }
 }
 

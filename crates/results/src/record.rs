@@ -132,6 +132,9 @@ pub struct JobRecord {
     /// `JobReport`): ~0 for I/O that polled, ~1 per I/O for I/O completed by interrupt.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_interrupts: Option<i64>,
+    /// How the engine was set up where it chose (see `JobReport`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_setup: Option<String>,
     /// Figures by direction (read, write, sync, app, disk) and name, in the order made.
     pub metrics: Metrics,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -207,6 +210,7 @@ impl JobRecord {
             step: step.to_string(),
             fallback: job.fallback.clone(),
             device_interrupts: job.device_interrupts.map(|n| n as i64),
+            engine_setup: job.engine_setup.clone(),
             ..JobRecord::default()
         };
         let dirs = [Direction::Read, Direction::Write]

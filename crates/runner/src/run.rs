@@ -274,6 +274,7 @@ fn report_of(
         target: job.facts.clone(),
         notes: w.notes,
         fallback: w.fallback,
+        engine_setup: w.engine_setup,
         device_interrupts: None,
         interrupted: w.interrupted,
     }

@@ -360,6 +360,7 @@ mod tests {
             notes: vec!["a note".into()],
             fallback: None,
             device_interrupts: None,
+            engine_setup: Some("submit all".into()),
             interrupted: false,
         };
         RunOutcome {

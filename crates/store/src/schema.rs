@@ -89,6 +89,8 @@ pub const MIGRATIONS: &[&str] = &[
     "ALTER TABLE jobs ADD COLUMN fallback TEXT;",
     // 5: the interrupts the target's disk raised during the job (polling evidence).
     "ALTER TABLE jobs ADD COLUMN device_interrupts INTEGER;",
+    // 6: how the engine was set up where it chose (io_uring setup flags the kernel took).
+    "ALTER TABLE jobs ADD COLUMN engine_setup TEXT;",
 ];
 
 /// The schema version a database is at.

@@ -33,9 +33,9 @@ pub(crate) fn insert_job(
     tx.execute(
         "INSERT INTO jobs (run_id, idx, name, group_id, description, engine, iodepth, rw,
              block_size, clones, target, target_kind, disk, disk_model, options, runtime_ns,
-             cpu, notes, step, fallback, device_interrupts)
+             cpu, notes, step, fallback, device_interrupts, engine_setup)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                 ?19, ?20, ?21)",
+                 ?19, ?20, ?21, ?22)",
         params![
             run,
             idx,
@@ -58,6 +58,7 @@ pub(crate) fn insert_job(
             job.step,
             job.fallback,
             job.device_interrupts,
+            job.engine_setup,
         ],
     )?;
     let job_id = tx.last_insert_rowid();

@@ -8,6 +8,10 @@
 //! `iodepth_level` counts the call's I/Os in the bucket of the depth they make (fio's
 //! `io_u_mark_depth` with `cur_depth`), and `iodepth_submit` counts the call once in the
 //! bucket of its size.
+//!
+//! Where the job needs no issue time (no slat, no clat, no per-I/O log: fio's `gtod_reduce`)
+//! and the engine's reap submits too (io_uring), the last batch of a round is not committed
+//! on its own: the reap's one system call submits it and waits, as t/io_uring does.
 
 use iolab_engine::{BufferPool, Completion, Direction, IoEngine, IoUnit, QueueStatus};
 use iolab_results::DepthCounts;
@@ -49,16 +53,19 @@ struct Slots {
     batch: Vec<u32>,
     done: Vec<Completion>,
     inflight: usize,
+    /// Leave the round's last batch for the reap to submit (see the module's doc).
+    defer_last: bool,
 }
 
 impl Slots {
-    fn new(depth: usize) -> Slots {
+    fn new(depth: usize, defer_last: bool) -> Slots {
         Slots {
             free: (0..depth as u32).rev().collect(),
             flight: vec![InFlight::default(); depth],
             batch: Vec::with_capacity(depth),
             done: vec![Completion::default(); depth],
             inflight: 0,
+            defer_last,
         }
     }
 }
@@ -69,7 +76,12 @@ impl LoopState<'_, '_> {
         engine: &mut E,
         pool: &BufferPool,
     ) -> Result<(), RunError> {
-        let mut q = Slots::new(pool.slots());
+        let spec = &self.w.job.spec;
+        let no_issue_time = !spec.recorded.slat && !spec.recorded.clat && !spec.logs.any();
+        let mut q = Slots::new(
+            pool.slots(),
+            no_issue_time && engine.capabilities().submits_on_reap,
+        );
         let mut stopping = false;
         let mut now = self.clock.now();
         loop {
@@ -177,7 +189,8 @@ impl LoopState<'_, '_> {
                         // Let what is in flight finish, then sync (as fio's libaio).
                         self.syncer.pending = true;
                     }
-                    if q.batch.len() >= self.batch_submit {
+                    let last = q.defer_last && q.free.is_empty();
+                    if q.batch.len() >= self.batch_submit && !last {
                         submitted += self.commit(engine, q, submitted)?;
                     }
                 }
@@ -194,14 +207,16 @@ impl LoopState<'_, '_> {
             }
         }
         if !q.batch.is_empty() {
-            submitted += self.commit(engine, q, submitted)?;
+            submitted += if q.defer_last {
+                self.issued(q, submitted, None)
+            } else {
+                self.commit(engine, q, submitted)?
+            };
         }
         Ok(submitted)
     }
 
-    /// One submit call for the queued batch: stamps each I/O's issue time and slat and
-    /// counts the call in the depth distributions. `submitted` I/Os went in flight earlier
-    /// in this round, after the `q.inflight` before it.
+    /// One submit call for the queued batch, then [`Self::issued`] with its issue time.
     #[inline(always)]
     fn commit<E: IoEngine>(
         &mut self,
@@ -211,6 +226,15 @@ impl LoopState<'_, '_> {
     ) -> Result<usize, RunError> {
         engine.commit().map_err(|e| self.engine_error(e))?;
         let t_sub = self.clock.now();
+        Ok(self.issued(q, submitted, Some(t_sub)))
+    }
+
+    /// Counts the batch's submit call in the depth distributions and stamps each I/O's
+    /// issue time and slat; with no issue time (the reap submits it), slat is 0 and the
+    /// issue time the start. `submitted` I/Os went in flight earlier in this round, after
+    /// the `q.inflight` before it.
+    #[inline(always)]
+    fn issued(&mut self, q: &mut Slots, submitted: usize, t_sub: Option<u64>) -> usize {
         let n = q.batch.len();
         let depth_now = q.inflight + submitted + n;
         let depth = &mut self.rec.depth;
@@ -218,13 +242,11 @@ impl LoopState<'_, '_> {
         depth.submit[DepthCounts::batch_bucket(n)] += 1;
         for &slot in q.batch.iter() {
             let f = &mut q.flight[slot as usize];
-            f.submit_t = t_sub;
-            self.rec.stats[f.io.dir.index()]
-                .slat
-                .record(t_sub - f.start_t);
+            f.submit_t = t_sub.unwrap_or(f.start_t);
+            self.rec.submitted(f.io.dir, f.submit_t - f.start_t);
         }
         q.batch.clear();
-        Ok(n)
+        n
     }
 }
 

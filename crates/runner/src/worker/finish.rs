@@ -62,6 +62,7 @@ impl LoopState<'_, '_> {
             log,
             notes,
             fallback: None,
+            engine_setup: None,
             interrupted: self.interrupted,
         }
     }

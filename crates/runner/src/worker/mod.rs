@@ -57,6 +57,8 @@ pub(crate) struct WorkerResult {
     pub notes: Vec<String>,
     /// Why the engine's I/O did not take the path asked for, when it did not.
     pub fallback: Option<String>,
+    /// How the engine was set up where it chose (the io_uring flags the kernel took).
+    pub engine_setup: Option<String>,
     pub interrupted: bool,
 }
 
@@ -173,6 +175,7 @@ impl EngineVisitor for Looper<'_, '_> {
         let mut notes = self.setup_notes;
         notes.extend(engine.notes());
         let fallback = engine.fallback();
+        let engine_setup = engine.setup();
         drop(engine);
         outcome?;
         if self.w.job.spec.end_fsync {
@@ -181,6 +184,7 @@ impl EngineVisitor for Looper<'_, '_> {
         let elapsed = self.w.clock.now().saturating_sub(phase_start);
         let mut result = st.finish(sync, notes, elapsed);
         result.fallback = fallback;
+        result.engine_setup = engine_setup;
         Ok(Some(result))
     }
 }
@@ -383,5 +387,6 @@ fn recorder(w: &Worker<'_>, clock: &Clock) -> Recorder {
         ],
         depth: DepthCounts::default(),
         logger,
+        keep: spec.recorded,
     }
 }

@@ -3,7 +3,7 @@
 //! sized before the loop starts.
 
 use iolab_engine::Direction;
-use iolab_results::{DepthCounts, LatencyWindow, Sample};
+use iolab_results::{DepthCounts, LatencyWindow, Recorded, Sample};
 use iolab_stats::LatencyHistogram;
 
 use crate::iolog::IoLogger;
@@ -89,6 +89,10 @@ pub(super) struct Recorder {
     pub stats: [DirStats; 2],
     pub depth: DepthCounts,
     pub logger: Option<IoLogger>,
+    /// Which latencies the job reports (fio's `disable_*lat`, `gtod_reduce`): one that is
+    /// off is not recorded at all, so it costs nothing (a histogram bucket is a cache miss
+    /// per I/O when the loop has been away in the kernel).
+    pub keep: Recorded,
 }
 
 impl Recorder {
@@ -106,10 +110,22 @@ impl Recorder {
         let s = &mut self.stats[dir.index()];
         s.ios += 1;
         s.bytes += len as u64;
-        s.clat.record(clat);
-        s.record_lat(lat);
+        if self.keep.clat {
+            s.clat.record(clat);
+        }
+        if self.keep.lat {
+            s.record_lat(lat);
+        }
         if let Some(l) = &mut self.logger {
             l.record(now, dir, len, slat, clat, lat);
+        }
+    }
+
+    /// One I/O's submission latency, when the job reports it.
+    #[inline(always)]
+    pub fn submitted(&mut self, dir: Direction, slat: u64) {
+        if self.keep.slat {
+            self.stats[dir.index()].slat.record(slat);
         }
     }
 
