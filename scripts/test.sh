@@ -12,6 +12,7 @@ missing=()
 command -v fio >/dev/null 2>&1 || missing+=(fio)               # iolab's JSON against real fio's
 command -v db_bench >/dev/null 2>&1 || missing+=(rocksdb-tools) # iolab kv runs RocksDB's db_bench
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)     # the report, in a headless browser
+command -v strace >/dev/null 2>&1 || missing+=(strace)         # counts io_uring_enter calls
 # The NVMe lab (scripts/nvme-lab.sh): an emulated NVMe drive with poll queues under QEMU.
 command -v qemu-system-x86_64 >/dev/null 2>&1 || missing+=(qemu-system-x86)
 ls /boot/vmlinuz-* >/dev/null 2>&1 || missing+=(linux-image-amd64)

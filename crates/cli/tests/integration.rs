@@ -172,7 +172,7 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
         (&["--runtme=1"], "did you mean 'runtime'"),
         (
             &["--verify_pattern=0xff"],
-            "option 'verify_pattern' is not supported by iolab",
+            "option 'verify_pattern' is not supported by iolab yet",
         ),
         (&["--verify=md5"], "only verify=0 is accepted"),
         (&["--bs=4x", "--size=1m"], "unknown unit 'x'"),

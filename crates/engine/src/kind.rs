@@ -5,6 +5,7 @@ use std::str::FromStr;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EngineKind {
+    Sync,
     Psync,
     Pvsync2,
     Libaio,
@@ -14,7 +15,8 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 6] = [
+    pub const ALL: [EngineKind; 7] = [
+        EngineKind::Sync,
         EngineKind::Psync,
         EngineKind::Pvsync2,
         EngineKind::Libaio,

@@ -19,6 +19,7 @@ pub mod psync;
 pub mod pvsync2;
 mod registry;
 mod ring;
+pub mod sync;
 pub mod uring;
 pub mod uring_cmd;
 
@@ -165,6 +166,7 @@ pub fn open_engine<V: EngineVisitor>(
     visitor: V,
 ) -> Result<V::Output, EngineError> {
     Ok(match config.kind {
+        EngineKind::Sync => visitor.visit(sync::Sync::open(target)?),
         EngineKind::Psync => visitor.visit(psync::Psync::open(target)?),
         EngineKind::Pvsync2 => visitor.visit(pvsync2::Pvsync2::open(target, &config.options)?),
         EngineKind::Libaio => visitor.visit(libaio::Libaio::open(target, depth)?),

@@ -65,7 +65,8 @@ pub struct EngineDef {
 }
 
 /// Every engine, in the order fio's docs and iolab's tables list them.
-pub static ENGINES: [&EngineDef; 6] = [
+pub static ENGINES: [&EngineDef; 7] = [
+    &crate::sync::DEF,
     &crate::psync::DEF,
     &crate::pvsync2::DEF,
     &crate::libaio::DEF,

@@ -9,7 +9,10 @@
 //! - `COOP_TASKRUN` (5.19) where DEFER_TASKRUN is refused: no IPI per completion;
 //! - `SUBMIT_ALL` (5.18): a bad request does not stop the rest of a batch;
 //! - a registered ring fd (`IORING_REGISTER_RING_FDS`, 5.18): no fd lookup per enter;
-//! - `IORING_ENTER_GETEVENTS` only when the call waits (or polls, under IOPOLL);
+//! - `IORING_ENTER_GETEVENTS` only when the call waits (or polls, under IOPOLL), and on
+//!   submit calls under `DEFER_TASKRUN`, which posts completions only inside such a call:
+//!   asked without waiting, it posts those already done, so the reap after it often needs no
+//!   call of its own (fio's commit does the same);
 //! - no enter at all to reap completions already in the CQ ring, or to submit under SQPOLL
 //!   while its thread is awake.
 //!
@@ -57,6 +60,8 @@ pub(crate) struct Ring<S: squeue::EntryMarker, C: cqueue::EntryMarker> {
     enter_flags: u32,
     iopoll: bool,
     sqpoll: bool,
+    /// `DEFER_TASKRUN` is on: submit calls ask for events too (see the module's doc).
+    deferred: bool,
     setup: String,
 }
 
@@ -85,6 +90,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker + Into<cqueue::Entry>> Ring<
             },
             iopoll: opts.hipri,
             sqpoll: opts.sqthread_poll,
+            deferred: quiet.contains(&Quiet::DeferTaskrun),
             setup: String::new(),
         };
         r.setup = describe(opts, &quiet, registered.is_some());
@@ -146,7 +152,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker + Into<cqueue::Entry>> Ring<
         let sq = self.ring.submission();
         let to_submit = sq.len() as u32;
         let mut flags = self.enter_flags;
-        if min > 0 || self.iopoll || sq.cq_overflow() || sq.taskrun() {
+        if min > 0 || self.iopoll || self.deferred || sq.cq_overflow() || sq.taskrun() {
             flags |= ENTER_GETEVENTS;
         }
         if self.sqpoll {

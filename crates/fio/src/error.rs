@@ -9,7 +9,7 @@ pub enum FioError {
         name: String,
         suggestion: Option<&'static str>,
     },
-    #[error("option '{0}' is not supported by iolab")]
+    #[error("option '{0}' is not supported by iolab yet")]
     Unsupported(String),
     #[error("option '{name}': bad value '{value}': {reason}")]
     BadValue {

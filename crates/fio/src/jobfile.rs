@@ -2,9 +2,11 @@
 //! the file and line it came from so later errors can say `FILE:LINE:`.
 //!
 //! What fio accepts, and so what this accepts: `[global]` and `[job]` section headers; one
-//! option per line, `key=value` or a bare `key` (a boolean set to 1); lines starting with `#`
-//! or `;` are comments; `include FILE` anywhere (relative to the including file's directory);
-//! `${VAR}` replaced from the environment; fio's keywords `$ncpus`, `$pagesize`, `$mb_memory`.
+//! option per line, `key=value` or a bare `key` (a boolean set to 1); a `#` or `;` anywhere
+//! starts a comment that runs to the end of the line (`runtime=3600  # one hour`), as fio's
+//! `strip_blank_end()` cuts it; `include FILE` anywhere (relative to the including file's
+//! directory); `${VAR}` replaced from the environment (an unset one by nothing, as fio's
+//! `fio_option_dup_subs()` does); fio's keywords `$ncpus`, `$pagesize`, `$mb_memory`.
 //! A `[global]` section applies to the jobs that follow it, so several may appear. Values are
 //! kept exactly as written (quotes included), as fio keeps them for its JSON "job options".
 //!
@@ -196,8 +198,8 @@ impl Reader<'_> {
                 file: file.to_path_buf(),
                 line: i + 1,
             };
-            let line = raw.trim();
-            if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+            let line = strip_comment(raw);
+            if line.is_empty() {
                 continue;
             }
             if let Some(rest) = include_target(line) {
@@ -294,6 +296,13 @@ impl Reader<'_> {
     }
 }
 
+/// The line up to its first `;` or `#`, trimmed: fio cuts every job-file line there, value
+/// or not (`strip_blank_end()`, parse.c).
+fn strip_comment(raw: &str) -> &str {
+    let cut = raw.find([';', '#']).unwrap_or(raw.len());
+    raw[..cut].trim()
+}
+
 /// `include FILE` → `FILE`.
 fn include_target(line: &str) -> Option<&str> {
     let rest = line.strip_prefix("include")?;
@@ -305,8 +314,8 @@ fn include_target(line: &str) -> Option<&str> {
 }
 
 /// Replaces `${VAR}` from the environment and fio's `$ncpus`, `$pagesize`, `$mb_memory`.
-/// An unset variable is an error: running against a file literally named `${DEV}` is never
-/// what was meant.
+/// An unset variable becomes nothing, as in fio (`rw=${FIO_RW}` unset is `rw=`, which the
+/// option then refuses by name).
 fn expand(value: &str, env: &dyn Env) -> Result<String, FioError> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
@@ -319,11 +328,7 @@ fn expand(value: &str, env: &dyn Env) -> Result<String, FioError> {
                     "'{value}': '${{' without a closing '}}'"
                 )));
             };
-            let name = &body[..end];
-            let v = env.var(name).ok_or_else(|| {
-                FioError::Usage(format!("environment variable '{name}' is not set"))
-            })?;
-            out.push_str(&v);
+            out.push_str(&env.var(&body[..end]).unwrap_or_default());
             rest = &body[end + 1..];
             continue;
         }
@@ -409,8 +414,26 @@ mod tests {
         assert_eq!(e[0].value.as_deref(), Some("/dev/zram0"));
         assert_eq!(e[1].value.as_deref(), Some("2"));
         assert_eq!(e[2].value.as_deref(), Some("a$b"));
-        let err = read("[j]\n\nfilename=${NOPE}\n").unwrap_err().to_string();
-        assert_eq!(err, "t.fio:3: environment variable 'NOPE' is not set");
+        let f = read("[j]\n\nfilename=/a/${NOPE}b\n").unwrap();
+        assert_eq!(f.jobs[0].entries[0].value.as_deref(), Some("/a/b"));
+    }
+
+    #[test]
+    fn a_comment_may_follow_a_value_and_cuts_the_line_as_in_fio() {
+        let f = read(
+            "[j] ; the job\nruntime=3600  # one hour\nioengine=psync ; default\n\
+             filename=/tmp/a#b\n   # indented\n",
+        )
+        .unwrap();
+        assert_eq!(f.jobs[0].name, "j");
+        assert_eq!(
+            f.jobs[0].entries.iter().map(kv).collect::<Vec<_>>(),
+            vec![
+                ("runtime", Some("3600")),
+                ("ioengine", Some("psync")),
+                ("filename", Some("/tmp/a")),
+            ]
+        );
     }
 
     #[test]

@@ -624,7 +624,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "ioengine",
         alias: None,
         kind: ValueKind::Str,
-        help: "How I/O is issued: psync, pvsync2, libaio, io_uring, or null (no I/O: measures iolab itself).",
+        help: "How I/O is issued: sync, psync, pvsync2, libaio, io_uring, io_uring_cmd, or null (no I/O: measures iolab itself).",
         apply: |d, v| {
             d.spec.engine.kind = v.parse::<EngineKind>().map_err(|e| e.to_string())?;
             Ok(())
@@ -662,7 +662,7 @@ pub static OPTIONS: &[OptionDef] = &[
     },
     OptionDef {
         name: "offset",
-        alias: None,
+        alias: Some("fileoffset"),
         kind: ValueKind::Size,
         help: "Where in the target the job's region starts (bytes or percentage).",
         apply: |d, v| {
@@ -1492,7 +1492,7 @@ mod tests {
             d.apply("verify_pattern", Some("0xff"))
                 .unwrap_err()
                 .to_string(),
-            "option 'verify_pattern' is not supported by iolab"
+            "option 'verify_pattern' is not supported by iolab yet"
         );
         assert!(d
             .apply("verify", Some("md5"))

@@ -1,0 +1,64 @@
+//! `sync`: one blocking read(2)/write(2) per I/O at the file's position, moved with lseek(2)
+//! only when the I/O does not start where the file's last one ended (fio's
+//! `fio_syncio_prep()`): a sequential job makes one system call per I/O, a random one two.
+
+use crate::{
+    syscall_result, Capabilities, Direction, EngineError, EngineTarget, IoEngine, IoUnit,
+    QueueStatus,
+};
+
+/// What `sync` is, for the engine registry.
+pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
+    kind: crate::EngineKind::Sync,
+    name: "sync",
+    synchronous: true,
+    accepts: crate::Accepts::STORAGE,
+    options: &[],
+};
+
+pub struct Sync {
+    fds: Vec<i32>,
+    /// Each file's position after its last I/O (`u64::MAX`: unknown, seek first).
+    pos: Vec<u64>,
+}
+
+impl Sync {
+    pub fn open(target: EngineTarget<'_>) -> Result<Sync, EngineError> {
+        Ok(Sync {
+            fds: target.fds.to_vec(),
+            pos: vec![u64::MAX; target.fds.len()],
+        })
+    }
+}
+
+impl IoEngine for Sync {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::SYNCHRONOUS
+    }
+
+    #[inline]
+    unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
+        let file = io.file as usize;
+        let fd = self.fds[file];
+        if self.pos[file] != io.offset {
+            // SAFETY: lseek on an fd the worker keeps open; no pointers.
+            if unsafe { libc::lseek(fd, io.offset as i64, libc::SEEK_SET) } < 0 {
+                self.pos[file] = u64::MAX;
+                return Ok(QueueStatus::Completed(syscall_result(-1)));
+            }
+        }
+        // SAFETY: io.buf points at a live buffer of at least io.len bytes owned by the worker.
+        let ret = unsafe {
+            match io.dir {
+                Direction::Read => libc::read(fd, io.buf.cast(), io.len as usize),
+                Direction::Write => libc::write(fd, io.buf.cast(), io.len as usize),
+            }
+        };
+        self.pos[file] = if ret >= 0 {
+            io.offset + ret as u64
+        } else {
+            u64::MAX
+        };
+        Ok(QueueStatus::Completed(syscall_result(ret)))
+    }
+}
