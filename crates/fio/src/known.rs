@@ -45,7 +45,6 @@ pub static FIO_ONLY: &[&str] = &[
     "zone_reset_threshold",
     "zone_reset_frequency",
     "rw_sequencer",
-    "randrepeat",
     "allrandrepeat",
     "fallocate",
     "write_hint",

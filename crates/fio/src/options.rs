@@ -55,6 +55,10 @@ pub struct JobDraft {
     pub rw: Rw,
     pub rwmixread: Option<u32>,
     pub bs_set: bool,
+    /// `randrepeat` (default 1) and whether `randseed` was given: with randrepeat=0 and no
+    /// seed, the seed comes from the clock, so runs differ (fio's meaning).
+    pub randrepeat: bool,
+    pub randseed_set: bool,
     /// `filename` as given (None: fio's default name per job copy, `NAME.COPY.0`).
     pub filename: Option<String>,
     /// `directory`: where files named relatively (or by default) live.
@@ -71,6 +75,8 @@ impl JobDraft {
             rw: Rw::Read,
             rwmixread: None,
             bs_set: false,
+            randrepeat: true,
+            randseed_set: false,
             filename: None,
             directory: None,
             set_options: Vec::new(),
@@ -243,9 +249,28 @@ impl JobDraft {
         };
         self.spec.pattern = pattern;
         self.spec.read_percent = read;
+        if !self.randrepeat && !self.randseed_set {
+            self.spec.seed = clock_seed();
+        }
+        if self.spec.time_based && self.spec.runtime.is_none() {
+            // fio's fixup_options(): a warning, and the job runs size-based.
+            eprintln!(
+                "iolab: job '{}': time_based requires a runtime setting; ignored, as fio does",
+                self.spec.name
+            );
+            self.spec.time_based = false;
+        }
         self.spec.validate()?;
         Ok(self.spec)
     }
+}
+
+/// A seed that differs from run to run (`randrepeat=0`).
+fn clock_seed() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    (t.as_nanos() as u64) ^ ((std::process::id() as u64) << 32)
 }
 
 type Apply = fn(&mut JobDraft, &str) -> Result<(), String>;
@@ -287,6 +312,26 @@ fn parse_rw(v: &str) -> Result<Rw, String> {
             )
         }
     })
+}
+
+/// `rw=NAME:SUFFIX`, as fio's `str_rw_cb()` reads it: on random I/O, a new random offset
+/// every SUFFIX I/Os (`atoi`: 0 when not a number, which fio takes as never); on sequential
+/// I/O, a signed size added to each next offset (`read:8k` holes, `read:-8k` backwards).
+/// Returns (`seq_add`, `random_every`).
+fn parse_rw_suffix(rw: Rw, suffix: Option<&str>) -> Result<(i64, u32), String> {
+    let Some(s) = suffix.map(str::trim) else {
+        return Ok((0, 1));
+    };
+    if matches!(rw, Rw::RandRead | Rw::RandWrite | Rw::RandRw) {
+        let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
+        return Ok((0, digits.parse().unwrap_or(0)));
+    }
+    let (negative, size) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let n = i64::try_from(parse_size(size)?).map_err(|_| format!("'{s}' is too large"))?;
+    Ok((if negative { -n } else { n }, 1))
 }
 
 /// `bs=4k` or `bs=4k,64k` (read, write); an empty part keeps the default.
@@ -494,9 +539,14 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "rw",
         alias: Some("readwrite"),
         kind: ValueKind::Str,
-        help: "I/O pattern: read, write, randread, randwrite, rw (readwrite) or randrw.",
+        help: "I/O pattern: read, write, randread, randwrite, rw (readwrite) or randrw; read:8k leaves 8k holes, read:-8k steps back, randread:N draws a new offset every N I/Os.",
         apply: |d, v| {
-            d.rw = parse_rw(v)?;
+            let (name, suffix) = match v.split_once(':') {
+                Some((n, s)) => (n, Some(s)),
+                None => (v, None),
+            };
+            d.rw = parse_rw(name)?;
+            (d.spec.seq_add, d.spec.random_every) = parse_rw_suffix(d.rw, suffix)?;
             Ok(())
         },
     },
@@ -740,6 +790,17 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Seed for random offsets, the read/write mix and buffer contents (default 0x89: runs repeat).",
         apply: |d, v| {
             d.spec.seed = parse_size(v)?;
+            d.randseed_set = true;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "randrepeat",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "1 (default): random offsets, mix and buffers repeat from run to run; 0: seeded from the clock unless randseed is given.",
+        apply: |d, v| {
+            d.randrepeat = parse_bool(v)?;
             Ok(())
         },
     },
@@ -1303,6 +1364,46 @@ mod tests {
         let s = draft(&[("rw", Some("randwrite"))]).unwrap();
         assert_eq!((s.pattern, s.read_percent), (Pattern::Random, 0));
         assert!(draft(&[("rw", Some("sideways"))]).is_err());
+    }
+
+    #[test]
+    fn randrepeat_zero_seeds_from_the_clock_unless_randseed_is_given() {
+        assert_eq!(draft(&[("randrepeat", Some("1"))]).unwrap().seed, 0x89);
+        let a = draft(&[("randrepeat", Some("0"))]).unwrap().seed;
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let b = draft(&[("randrepeat", Some("0"))]).unwrap().seed;
+        assert_ne!(a, b);
+        let s = draft(&[("randrepeat", Some("0")), ("randseed", Some("7"))]).unwrap();
+        assert_eq!(s.seed, 7);
+    }
+
+    #[test]
+    fn time_based_without_runtime_is_dropped_as_fio_does() {
+        let s = draft(&[("time_based", None), ("size", Some("1m"))]).unwrap();
+        assert!(!s.time_based);
+        let s = draft(&[("time_based", None), ("runtime", Some("2"))]).unwrap();
+        assert!(s.time_based);
+    }
+
+    #[test]
+    fn rw_suffixes_are_fios_offset_modifiers() {
+        let s = draft(&[("rw", Some("read:-8k"))]).unwrap();
+        assert_eq!(
+            (s.pattern, s.seq_add, s.random_every),
+            (Pattern::Sequential, -8192, 1)
+        );
+        let s = draft(&[("rw", Some("write:112k"))]).unwrap();
+        assert_eq!(s.seq_add, 112 * 1024);
+        let s = draft(&[("rw", Some("randread:4"))]).unwrap();
+        assert_eq!(
+            (s.pattern, s.seq_add, s.random_every),
+            (Pattern::Random, 0, 4)
+        );
+        let s = draft(&[("rw", Some("randread:x"))]).unwrap();
+        assert_eq!(s.random_every, 0, "fio's atoi");
+        assert!(draft(&[("rw", Some("read:8q"))]).is_err());
+        let s = draft(&[("rw", Some("read"))]).unwrap();
+        assert_eq!((s.seq_add, s.random_every), (0, 1));
     }
 
     #[test]

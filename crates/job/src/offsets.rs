@@ -117,7 +117,12 @@ pub struct OffsetGen {
     align: u64,
     /// Number of aligned positions where the largest block still fits.
     units: u64,
+    /// Per direction: where the last I/O ended, relative to the region.
     seq_pos: [u64; 2],
+    /// `JobSpec::seq_add` and `random_every`, and the I/Os left before the next random one.
+    seq_add: i64,
+    random_every: u32,
+    countdown: u32,
     rng: Rng,
     map: Option<(Permutation, u64)>,
     ranks: RankGen,
@@ -148,6 +153,9 @@ impl OffsetGen {
             align,
             units,
             seq_pos: [0, 0],
+            seq_add: spec.seq_add,
+            random_every: spec.random_every,
+            countdown: spec.random_every,
             wrapped: false,
             rng,
             map,
@@ -166,33 +174,77 @@ impl OffsetGen {
     #[inline]
     pub fn next(&mut self, dir: Direction, bs: u64) -> u64 {
         match self.pattern {
-            Pattern::Sequential => {
-                let pos = &mut self.seq_pos[dir.index()];
-                if *pos + bs > self.region.len {
-                    *pos = 0;
-                    self.wrapped = true;
+            Pattern::Sequential => self.next_sequential(dir, bs),
+            Pattern::Random if self.random_every != 1 => {
+                if !self.random_due() {
+                    return self.next_sequential(dir, bs);
                 }
-                let off = self.region.start + *pos;
-                *pos += bs;
+                let off = self.next_random();
+                self.seq_pos[dir.index()] = off - self.region.start + bs;
                 off
             }
-            Pattern::Random => {
-                let unit = match &mut self.map {
-                    None => self.ranks.next(&mut self.rng, self.units),
-                    Some((perm, i)) => {
-                        if *i == self.units {
-                            *perm = Permutation::new(self.units, &mut self.rng);
-                            *i = 0;
-                            self.wrapped = true;
-                        }
-                        let u = perm.apply(*i);
-                        *i += 1;
-                        u
-                    }
-                };
-                self.region.start + unit * self.align
-            }
+            Pattern::Random => self.next_random(),
         }
+    }
+
+    /// The I/O after the direction's last one (plus `seq_add`, as fio's
+    /// `get_next_seq_offset()`: past either end, a hole wraps to the start and a step back to
+    /// the end); from the start again when the block no longer fits.
+    #[inline(always)]
+    fn next_sequential(&mut self, dir: Direction, bs: u64) -> u64 {
+        let len = self.region.len;
+        let pos = &mut self.seq_pos[dir.index()];
+        if *pos != 0 && self.seq_add != 0 {
+            let p = *pos as i128 + self.seq_add as i128;
+            *pos = if (0..len as i128).contains(&p) {
+                p as u64
+            } else if self.seq_add > 0 {
+                0
+            } else {
+                (len as i128 + self.seq_add as i128).max(0) as u64
+            };
+        }
+        if *pos + bs > len {
+            *pos = 0;
+            self.wrapped = true;
+        }
+        let off = self.region.start + *pos;
+        *pos += bs;
+        off
+    }
+
+    /// Whether this I/O of a `rw=randread:N` job is the every-Nth random one (fio's
+    /// `ddir_seq_nr` countdown, shared by both directions).
+    #[inline(always)]
+    fn random_due(&mut self) -> bool {
+        if self.random_every == 0 {
+            return false;
+        }
+        self.countdown -= 1;
+        if self.countdown == 0 {
+            self.countdown = self.random_every;
+            return true;
+        }
+        false
+    }
+
+    /// A random offset: the next of the random map's pass, or an independent draw.
+    #[inline(always)]
+    fn next_random(&mut self) -> u64 {
+        let unit = match &mut self.map {
+            None => self.ranks.next(&mut self.rng, self.units),
+            Some((perm, i)) => {
+                if *i == self.units {
+                    *perm = Permutation::new(self.units, &mut self.rng);
+                    *i = 0;
+                    self.wrapped = true;
+                }
+                let u = perm.apply(*i);
+                *i += 1;
+                u
+            }
+        };
+        self.region.start + unit * self.align
     }
 
     /// Draws the direction of the next I/O for a job that reads `read_percent` % of the time.
@@ -316,6 +368,54 @@ mod tests {
         let v: Vec<u64> = (0..4).map(|_| g.next(Direction::Read, 4096)).collect();
         assert_eq!(v, vec![4096, 8192, 12288, 4096]);
         assert_eq!(g.next(Direction::Write, 4096), 4096);
+    }
+
+    #[test]
+    fn a_sequential_suffix_leaves_holes_or_steps_back_as_fio() {
+        let region = Region {
+            start: 0,
+            len: 8 * 4096,
+        };
+        // rw=read:8k with bs=4k: a 4 KiB read, then an 8 KiB hole; past the end, from 0.
+        let mut s = spec(Pattern::Sequential, 4096);
+        s.seq_add = 8192;
+        let mut g = OffsetGen::new(&s, region, 0);
+        let v: Vec<u64> = (0..4)
+            .map(|_| g.next(Direction::Read, 4096) / 4096)
+            .collect();
+        assert_eq!(v, vec![0, 3, 6, 0]);
+        // rw=read:-8k (fio's backwards-read.fio): the first at 0, then from the end down.
+        s.seq_add = -8192;
+        let mut g = OffsetGen::new(&s, region, 0);
+        let v: Vec<u64> = (0..10)
+            .map(|_| g.next(Direction::Read, 4096) / 4096)
+            .collect();
+        assert_eq!(v, vec![0, 6, 5, 4, 3, 2, 1, 0, 6, 5]);
+    }
+
+    #[test]
+    fn a_random_suffix_draws_every_nth_and_runs_on_between() {
+        let mut s = spec(Pattern::Random, 4096);
+        s.random_every = 4;
+        let region = Region {
+            start: 0,
+            len: 1024 * 4096,
+        };
+        let mut g = OffsetGen::new(&s, region, 5);
+        let v: Vec<u64> = (0..12)
+            .map(|_| g.next(Direction::Read, 4096) / 4096)
+            .collect();
+        // fio's countdown starts at N: three sequential I/Os from 0, then a random one and
+        // three after it, and so on.
+        assert_eq!(&v[..3], &[0, 1, 2]);
+        assert_eq!(&v[4..7], &[v[3] + 1, v[3] + 2, v[3] + 3]);
+        assert_eq!(&v[8..11], &[v[7] + 1, v[7] + 2, v[7] + 3]);
+        s.random_every = 0;
+        let mut g = OffsetGen::new(&s, region, 5);
+        let v: Vec<u64> = (0..3)
+            .map(|_| g.next(Direction::Read, 4096) / 4096)
+            .collect();
+        assert_eq!(v, vec![0, 1, 2], "randread:0 never draws, as in fio");
     }
 
     #[test]

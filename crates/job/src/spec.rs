@@ -144,6 +144,12 @@ pub struct JobSpec {
     /// Open with O_DIRECT (bypass the page cache).
     pub direct: bool,
     pub pattern: Pattern,
+    /// Sequential I/O: bytes added to each next offset after the first (holes; negative steps
+    /// back, wrapping to the end), fio's `rw=read:8k` / `rw=read:-8k`. 0: none.
+    pub seq_add: i64,
+    /// Random I/O: a new random offset every this many I/Os, sequential in between, fio's
+    /// `rw=randread:N` (1: every I/O, the default; 0: never).
+    pub random_every: u32,
     /// Share of I/Os that are reads: 100 read-only, 0 write-only.
     pub read_percent: u32,
     /// Block size per direction, indexed by [`Direction::index`].
@@ -225,6 +231,8 @@ impl JobSpec {
             engine: EngineConfig::new(EngineKind::Psync),
             direct: false,
             pattern: Pattern::Sequential,
+            seq_add: 0,
+            random_every: 1,
             read_percent: 100,
             block_size: [4096, 4096],
             block_align: None,

@@ -311,3 +311,24 @@ fn the_sync_engine_does_fios_io() {
         assert_same_io(&ours, &theirs, rw);
     }
 }
+
+/// fio's offset modifiers on `rw` (`read:-8k` backwards as fio's backwards-read.fio,
+/// `write:8k` with holes, `randread:4`) are read as fio reads them and do fio's I/O.
+#[test]
+fn rw_offset_modifiers_do_fios_io() {
+    if !fio_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for rw in ["write:8k", "read:-8k", "randread:4", "randwrite:0"] {
+        let opts: Vec<String> = vec![
+            "--name=m".into(),
+            format!("--filename={}", dir.path().join("m").display()),
+            format!("--rw={rw}"),
+            "--bs=4k".into(),
+            "--size=2m".into(),
+        ];
+        let (ours, theirs) = both(&opts);
+        assert_same_io(&ours, &theirs, rw);
+    }
+}

@@ -10,8 +10,9 @@
 //! bucket of its size.
 //!
 //! Where the job needs no issue time (no slat, no clat, no per-I/O log: fio's `gtod_reduce`)
-//! and the engine's reap submits too (io_uring), the last batch of a round is not committed
-//! on its own: the reap's one system call submits it and waits, as t/io_uring does.
+//! and the engine's reap submits too (io_uring), the loop runs as t/io_uring's: a round
+//! queues one batch and the reap's one system call submits it, waiting for completions only
+//! once the queue is full.
 
 use iolab_engine::{BufferPool, Completion, Direction, IoEngine, IoUnit, QueueStatus};
 use iolab_results::DepthCounts;
@@ -106,7 +107,15 @@ impl LoopState<'_, '_> {
                 now = self.clock.now();
                 continue;
             }
-            now = self.reap(engine, &mut q, stopping)?;
+            // Deferring: wait only when another whole batch cannot go in flight
+            // (t/io_uring's `to_wait`).
+            let fill = q.defer_last
+                && q.free.len() >= self.batch_submit
+                && !stopping
+                && !self.bytes_done()
+                && !self.syncer.pending
+                && !self.rate.on;
+            now = self.reap(engine, &mut q, stopping, fill)?;
             if now >= self.time.next_sample && !stopping {
                 self.take_samples(now);
             }
@@ -121,13 +130,17 @@ impl LoopState<'_, '_> {
         engine: &mut E,
         q: &mut Slots,
         stopping: bool,
+        no_wait: bool,
     ) -> Result<u64, RunError> {
         let (min, max) = self.batch_complete;
+        let min = if no_wait { 0 } else { min.min(q.inflight) };
         let n = engine
-            .reap(min.min(q.inflight) as u32, &mut q.done[..max])
+            .reap(min as u32, &mut q.done[..max])
             .map_err(|e| self.engine_error(e))?;
         let now = self.clock.now();
-        self.rec.depth.complete[DepthCounts::batch_bucket(n)] += 1;
+        if n > 0 || min > 0 {
+            self.rec.depth.complete[DepthCounts::batch_bucket(n)] += 1;
+        }
         for i in 0..n {
             let c = q.done[i];
             let f = q.flight[c.slot as usize];
@@ -189,8 +202,11 @@ impl LoopState<'_, '_> {
                         // Let what is in flight finish, then sync (as fio's libaio).
                         self.syncer.pending = true;
                     }
-                    let last = q.defer_last && q.free.is_empty();
-                    if q.batch.len() >= self.batch_submit && !last {
+                    if q.batch.len() >= self.batch_submit {
+                        if q.defer_last {
+                            // The reap submits this batch.
+                            break;
+                        }
                         submitted += self.commit(engine, q, submitted)?;
                     }
                 }
