@@ -20,6 +20,22 @@ fn peak(m: &Value) -> String {
         .unwrap()
 }
 
+/// fio and a sized zram device, held for this test alone; None (with the reason printed)
+/// where either is missing.
+fn fio_and_zram() -> Option<(std::sync::MutexGuard<'static, ()>, std::path::PathBuf)> {
+    if !fio_available() {
+        return None;
+    }
+    let guard = device_lock();
+    match zram() {
+        Ok(d) => Some((guard, d)),
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            None
+        }
+    }
+}
+
 fn job_of(stdout: &[u8]) -> Value {
     let s = String::from_utf8_lossy(stdout);
     let v: Value = serde_json::from_str(&s[s.find('{').unwrap()..]).unwrap();
@@ -28,16 +44,8 @@ fn job_of(stdout: &[u8]) -> Value {
 
 #[test]
 fn async_latency_split_and_depth_distributions_match_fio() {
-    if !fio_available() {
+    let Some((_g, dev)) = fio_and_zram() else {
         return;
-    }
-    let _g = device_lock();
-    let dev = match zram() {
-        Ok(d) => d,
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            return;
-        }
     };
     for engine in ["libaio", "io_uring"] {
         for qd in [1, 8, 32] {
@@ -186,16 +194,8 @@ fn enters(args: &[String]) -> Option<u64> {
 /// a QD1 job makes about one call per I/O instead of two.
 #[test]
 fn gtod_reduce_does_fios_io_with_one_enter_per_round() {
-    if !fio_available() {
+    let Some((_g, dev)) = fio_and_zram() else {
         return;
-    }
-    let _g = device_lock();
-    let dev = match zram() {
-        Ok(d) => d,
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            return;
-        }
     };
     for engine in ["libaio", "io_uring"] {
         for qd in [1, 8] {
@@ -252,16 +252,8 @@ fn gtod_reduce_does_fios_io_with_one_enter_per_round() {
 /// do the same I/O as fio's, and the setup the kernel accepted is reported.
 #[test]
 fn io_uring_setup_options_do_fios_io_and_are_reported() {
-    if !fio_available() {
+    let Some((_g, dev)) = fio_and_zram() else {
         return;
-    }
-    let _g = device_lock();
-    let dev = match zram() {
-        Ok(d) => d,
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            return;
-        }
     };
     for (extra, shown) in [
         ("--nonvectored=0", "readv/writev"),

@@ -54,7 +54,8 @@ struct Slots {
     batch: Vec<u32>,
     done: Vec<Completion>,
     inflight: usize,
-    /// Leave the round's last batch for the reap to submit (see the module's doc).
+    /// t/io_uring's loop (see the module's doc): a round queues one batch, which the reap
+    /// submits.
     defer_last: bool,
 }
 
@@ -109,13 +110,13 @@ impl LoopState<'_, '_> {
             }
             // Deferring: wait only when another whole batch cannot go in flight
             // (t/io_uring's `to_wait`).
-            let fill = q.defer_last
+            let another_fits = q.defer_last
                 && q.free.len() >= self.batch_submit
                 && !stopping
                 && !self.bytes_done()
                 && !self.syncer.pending
                 && !self.rate.on;
-            now = self.reap(engine, &mut q, stopping, fill)?;
+            now = self.reap(engine, &mut q, stopping, another_fits)?;
             if now >= self.time.next_sample && !stopping {
                 self.take_samples(now);
             }
