@@ -9,7 +9,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::jobfiles::fio_available;
-use crate::support::{device_lock, iolab, zram};
+use crate::support::{device_lock, iolab_json, zram};
 
 fn peak(m: &Value) -> String {
     m.as_object()
@@ -63,22 +63,7 @@ fn async_latency_split_and_depth_distributions_match_fio() {
                 "--norandommap".into(),
                 "--output-format=json".into(),
             ];
-            let mut args = vec!["run"];
-            args.extend(opts.iter().map(String::as_str));
-            let ours = iolab(&args);
-            assert_eq!(ours.code, 0, "{}", ours.stderr);
-            let ours = job_of(ours.stdout.as_bytes());
-            let fio = Command::new("fio")
-                .args(&opts)
-                .arg("--thread")
-                .output()
-                .unwrap();
-            assert!(
-                fio.status.success(),
-                "{}",
-                String::from_utf8_lossy(&fio.stderr)
-            );
-            let theirs = job_of(&fio.stdout);
+            let (ours, theirs) = both(&opts);
             let what = format!("{engine} QD{qd}");
             for lat in ["slat_ns", "clat_ns", "lat_ns"] {
                 let (a, b) = (
@@ -118,19 +103,9 @@ fn job_runtime_of_a_group_is_summed_as_fios() {
         "--runtime=1".into(),
         "--output-format=json".into(),
     ];
-    let mut args = vec!["run", "--allow-destroy"];
-    args.extend(opts.iter().map(String::as_str));
-    let ours = iolab(&args);
-    assert_eq!(ours.code, 0, "{}", ours.stderr);
-    let ours = job_of(ours.stdout.as_bytes())["job_runtime"]
-        .as_f64()
-        .unwrap();
-    let fio = Command::new("fio")
-        .args(&opts)
-        .arg("--thread")
-        .output()
-        .unwrap();
-    let theirs = job_of(&fio.stdout)["job_runtime"].as_f64().unwrap();
+    let (ours, theirs) = both(&opts);
+    let ours = ours["job_runtime"].as_f64().unwrap();
+    let theirs = theirs["job_runtime"].as_f64().unwrap();
     assert!((1900.0..2300.0).contains(&ours), "iolab {ours} ms");
     assert!(
         (0.8..1.25).contains(&(ours / theirs)),
@@ -138,12 +113,12 @@ fn job_runtime_of_a_group_is_summed_as_fios() {
     );
 }
 
-/// `iolab run` (with consent to write the device) and `fio` on the same size-based job; both
-/// JSON jobs.
+/// `iolab run` (with consent to write the target) and `fio` on the same job; each one's
+/// first JSON job.
 fn both(opts: &[String]) -> (Value, Value) {
     let mut with_consent = opts.to_vec();
     with_consent.push("--allow-destroy".into());
-    let ours = crate::support::iolab_json(&with_consent);
+    let ours = iolab_json(&with_consent);
     let fio = Command::new("fio")
         .args(opts)
         .args(["--thread", "--output-format=json"])
