@@ -302,10 +302,19 @@ fn print_kv(d: &RunRecord) {
     }
 }
 
-/// One row per job and direction, then the jobs' notes.
+/// One row per job and direction, then the jobs' notes; for a run on many hosts (whose jobs
+/// are the hosts merged), a row per host after.
 fn print_jobs(d: &RunRecord) {
     outln!();
     let _ = export::markdown::jobs_table(&d.jobs, &mut std::io::stdout().lock());
+    print_hosts(d);
+}
+
+/// The per-host table of a run on many hosts; nothing for a run on one.
+fn print_hosts(d: &RunRecord) {
+    if let Some((head, rows)) = iolab_report::hosts::from_meta(&d.meta) {
+        let _ = iolab_report::hosts::write_hosts(&head, &rows, &mut std::io::stdout().lock());
+    }
 }
 
 #[cfg(test)]
@@ -589,7 +598,8 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
                     })
                     .collect();
                 let target = r.jobs.first().map(|j| j.target.clone());
-                serde_json::json!({"run": r.id, "target": target, "jobs": cells})
+                let hosts = &r.meta["per_host"];
+                serde_json::json!({"run": r.id, "target": target, "jobs": cells, "hosts": hosts})
             })
             .collect();
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
@@ -612,6 +622,10 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
             })
             .collect();
         outln!("| {} | {target} | {} |", r.id, cells.join(" | "));
+    }
+    for r in runs.iter().filter(|r| r.meta.get("per_host").is_some()) {
+        outln!("\nRun {}, each host:", r.id);
+        print_hosts(r);
     }
     Ok(ExitCode::SUCCESS)
 }

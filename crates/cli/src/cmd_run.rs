@@ -64,7 +64,7 @@ pub fn help() -> String {
 }
 
 /// The command as a shell would take it back (arguments with blanks or quotes quoted).
-fn command_line(args: &[String]) -> String {
+pub(crate) fn command_line(args: &[String]) -> String {
     let mut s = String::from("iolab run");
     for a in args {
         s.push(' ');
@@ -83,6 +83,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     if args.iter().any(|a| a == "--help" || a == "-h") || args.is_empty() {
         out!("{}", help());
         return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(launch) = crate::multihost::launched() {
+        return crate::multihost::run(args, launch);
     }
     let cl = parse_command_line(args).map_err(CliError::bad_input)?;
     let groups = group_ids(&cl.jobs);
@@ -120,6 +123,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
             progress,
             live: None,
             watchdog: Some(iolab_runner::run::watchdog_grace()),
+            peers: None,
         },
     ) {
         Ok(o) => o,
@@ -151,7 +155,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
 }
 
 /// The I/O logs the jobs asked for (`write_lat_log` and friends), in fio's format.
-fn write_logs(outcome: &iolab_runner::RunOutcome) -> Result<(), CliError> {
+pub(crate) fn write_logs(outcome: &iolab_runner::RunOutcome) -> Result<(), CliError> {
     let logs = iolab_fio::logs::write_logs(outcome)
         .context("writing I/O logs")
         .map_err(CliError::failed)?;

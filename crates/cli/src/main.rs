@@ -44,6 +44,7 @@ mod cmd_run;
 mod cmd_shell;
 mod exit;
 mod kv_table;
+mod multihost;
 mod output;
 mod targets;
 
@@ -158,7 +159,11 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(CliError { code, error }) => {
-            say!("iolab: error: {}", exit::one_line(&error));
+            // An empty error has been said by another process (an MPI rank) already.
+            let line = exit::one_line(&error);
+            if !line.is_empty() {
+                say!("iolab: error: {line}");
+            }
             ExitCode::from(code)
         }
     }

@@ -42,6 +42,9 @@ pub struct CommandLine {
     /// `--db`: where to record the run (None: the default database).
     pub db: Option<PathBuf>,
     pub job_files: Vec<PathBuf>,
+    /// iolab's `--stonewall-hosts`: on many hosts (MPI), stop every host's phase when the
+    /// first host finishes it (IOR's stonewalling).
+    pub stonewall_hosts: bool,
 }
 
 pub use crate::run_options::{RunOptionDef, RUN_OPTIONS};
@@ -138,6 +141,7 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         runtime_cap: o.runtime_cap,
         db: o.db,
         job_files: sc.job_files,
+        stonewall_hosts: o.stonewall_hosts,
     })
 }
 
@@ -159,6 +163,7 @@ struct RunOpts {
     parse_only: bool,
     runtime_cap: Option<std::time::Duration>,
     db: Option<PathBuf>,
+    stonewall_hosts: bool,
 }
 
 fn scan(args: &[String]) -> Result<Scanned, FioError> {
@@ -172,6 +177,7 @@ fn scan(args: &[String]) -> Result<Scanned, FioError> {
             parse_only: false,
             runtime_cap: None,
             db: None,
+            stonewall_hosts: false,
         },
         job_files: Vec::new(),
     };
@@ -220,7 +226,7 @@ fn scan(args: &[String]) -> Result<Scanned, FioError> {
 /// Whether `--key` takes the next argument as its value when written without `=`.
 fn takes_value(key: &str) -> bool {
     match key {
-        "allow-destroy" | "parse-only" => false,
+        "allow-destroy" | "parse-only" | "stonewall-hosts" => false,
         "output-format" | "output" | "runtime-cap" | "db" => true,
         k => find(k).is_some_and(|d| d.kind != ValueKind::Bool),
     }
@@ -238,6 +244,7 @@ fn run_option(o: &mut RunOpts, key: &str, value: &Option<String>) -> Result<bool
         "output" => o.output = Some(PathBuf::from(need()?)),
         "allow-destroy" => o.allow_destroy = true,
         "parse-only" => o.parse_only = true,
+        "stonewall-hosts" => o.stonewall_hosts = true,
         "db" => o.db = Some(PathBuf::from(need()?)),
         "runtime-cap" => {
             let v = need()?;

@@ -73,7 +73,7 @@ fn latency_object(
     Value::Object(o)
 }
 
-fn round6(x: f64) -> f64 {
+pub(crate) fn round6(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
@@ -235,7 +235,7 @@ fn latency_buckets(job: &JobReport, clock: &Timebase) -> [(String, Value); 3] {
     ]
 }
 
-fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
+pub(crate) fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -> Value {
     let opts = ctx
         .job_options
         .get(job.job_index)
@@ -367,7 +367,7 @@ fn iolab_object(job: &JobReport) -> Value {
 }
 
 /// fio's `disk_util` entry for one disk.
-fn disk_object(d: &DiskUsage) -> Value {
+pub(crate) fn disk_object(d: &DiskUsage) -> Value {
     let c = &d.counters;
     json!({
         "name": d.name,
@@ -384,18 +384,7 @@ fn disk_object(d: &DiskUsage) -> Value {
 
 /// The whole run as fio's JSON document.
 pub fn to_json(out: &RunOutcome, ctx: &JsonContext) -> Value {
-    let since = out.started.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let mut top = Map::new();
-    top.insert(
-        "fio version".into(),
-        json!(format!("iolab-{}", env!("CARGO_PKG_VERSION"))),
-    );
-    top.insert("timestamp".into(), json!(since.as_secs()));
-    top.insert("timestamp_ms".into(), json!(since.as_millis() as u64));
-    top.insert("time".into(), json!(ctime(since.as_secs() as i64)));
-    if !ctx.global_options.is_empty() {
-        top.insert("global options".into(), options_object(ctx.global_options));
-    }
+    let mut top = header(out, ctx);
     top.insert(
         "jobs".into(),
         Value::Array(out.jobs.iter().map(|j| job_object(j, out, ctx)).collect()),
@@ -416,6 +405,23 @@ pub fn to_json(out: &RunOutcome, ctx: &JsonContext) -> Value {
         }),
     );
     Value::Object(top)
+}
+
+/// The document's head as fio writes it: version, time, global options.
+pub(crate) fn header(out: &RunOutcome, ctx: &JsonContext) -> Map<String, Value> {
+    let since = out.started.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let mut top = Map::new();
+    top.insert(
+        "fio version".into(),
+        json!(format!("iolab-{}", env!("CARGO_PKG_VERSION"))),
+    );
+    top.insert("timestamp".into(), json!(since.as_secs()));
+    top.insert("timestamp_ms".into(), json!(since.as_millis() as u64));
+    top.insert("time".into(), json!(ctime(since.as_secs() as i64)));
+    if !ctx.global_options.is_empty() {
+        top.insert("global options".into(), options_object(ctx.global_options));
+    }
+    top
 }
 
 /// fio's "time" field: ctime(3) without the newline, in local time.

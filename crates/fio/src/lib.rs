@@ -6,6 +6,7 @@
 //! into results records; nothing else in iolab knows fio's spelling.
 
 pub mod args;
+pub mod client_json;
 pub mod error;
 pub mod import;
 pub mod jobfile;

@@ -47,4 +47,11 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
         help: "(iolab) Cut every job's ramp_time and runtime to at most TIME, to try a long job \
                file quickly.",
     },
+    RunOptionDef {
+        name: "stonewall-hosts",
+        value: "",
+        help: "(iolab, many hosts) Under mpirun: when the first host finishes a phase (a \
+               size-based job), stop it on every host, so stragglers do not stretch the \
+               aggregate's window (IOR's stonewalling). See docs/multihost.md.",
+    },
 ];

@@ -3,6 +3,7 @@
 //! store. Several runs overlay on every chart.
 
 pub mod data;
+pub mod hosts;
 pub mod ladder;
 pub mod page;
 pub mod scale;
@@ -40,6 +41,7 @@ pub fn build(runs: &[RunData]) -> String {
     s.extend(sections::profiles(runs));
     s.extend(sections::application(runs));
     s.extend(sections::ladder(runs));
+    s.extend(hosts::section(runs));
     let ids: Vec<String> = runs.iter().map(|r| r.label()).collect();
     page::document(
         "iolab report",

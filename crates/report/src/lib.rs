@@ -5,6 +5,7 @@
 
 pub mod export;
 pub mod format;
+pub mod hosts;
 pub mod normal;
 pub mod qd1;
 

@@ -14,6 +14,7 @@
 
 mod direction;
 pub mod histogram;
+pub mod hosts;
 pub mod iolog;
 pub mod measured;
 pub mod ordered;
@@ -25,6 +26,7 @@ pub mod timebase;
 
 pub use direction::Direction;
 pub use histogram::LatencyHistogram;
+pub use hosts::{HostOutcome, HostRow, MergeError, MultiHostOutcome};
 pub use iolog::{IoEntry, IoLog, WindowEntry};
 pub use measured::{
     CpuUsage, DepthCounts, DirResult, DiskUsage, JobReport, LatencyWindow, RateStats, RunOutcome,

@@ -28,6 +28,18 @@ impl StartGate {
         }
     }
 
+    /// Waits, without arriving, until `n` have arrived (the runner's own thread, which
+    /// arrives last once its peers on other hosts are ready too).
+    pub fn wait_for_arrivals(&self, n: usize) {
+        let mut arrived = self.arrived.lock().unwrap_or_else(|e| e.into_inner());
+        while *arrived < n {
+            arrived = self
+                .all_in
+                .wait(arrived)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
     /// Counts `missing` workers as arrived, without waiting.
     pub fn count_in(&self, missing: usize) {
         drop(self.arrive(missing));
@@ -36,9 +48,9 @@ impl StartGate {
     fn arrive(&self, k: usize) -> std::sync::MutexGuard<'_, usize> {
         let mut n = self.arrived.lock().unwrap_or_else(|e| e.into_inner());
         *n += k;
-        if *n >= self.expected {
-            self.all_in.notify_all();
-        }
+        // Everyone waiting is woken at each arrival: the runner's thread may be waiting for
+        // all but itself (`wait_for_arrivals`).
+        self.all_in.notify_all();
         n
     }
 }

@@ -19,6 +19,7 @@ mod live;
 pub mod plan;
 mod polling;
 pub mod prepare;
+mod peers;
 mod prepared;
 pub mod run;
 pub mod signal;
@@ -32,5 +33,6 @@ pub use iolab_results::{
 };
 pub use iolog::{IoEntry, IoLog, WindowEntry};
 pub use live::LiveCounters;
+pub use peers::Peers;
 pub use prepare::{prepare, PreparedJob};
 pub use run::{run_jobs, RunOptions};

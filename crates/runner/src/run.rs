@@ -5,7 +5,7 @@
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
 use iolab_stats::Clock;
@@ -16,7 +16,7 @@ use crate::live::LiveCounters;
 use crate::polling::IrqWatch;
 use crate::watchdog::Watchdog;
 use crate::worker::{Worker, WorkerResult};
-use crate::{plan, signal, PreparedJob, RunError};
+use crate::{plan, signal, Peers, PreparedJob, RunError};
 use iolab_results::{CpuUsage, DiskUsage, JobReport, RunOutcome};
 
 #[derive(Debug, Clone, Copy)]
@@ -31,6 +31,9 @@ pub struct RunOptions<'a> {
     /// How long a phase with a runtime may run past its planned end before the process gives
     /// up on it (its I/O is stuck in the kernel); `None`: wait for ever, as fio does.
     pub watchdog: Option<std::time::Duration>,
+    /// The same jobs running in other processes (MPI ranks on other hosts): each phase starts
+    /// when theirs does and may be stopped when one of them finishes first.
+    pub peers: Option<&'a dyn Peers>,
 }
 
 /// How long a phase may run past its planned end: `$IOLAB_WATCHDOG` seconds, else 60.
@@ -42,24 +45,43 @@ pub fn watchdog_grace() -> std::time::Duration {
     std::time::Duration::from_secs(secs)
 }
 
-/// Waits for the workers; with `progress`, prints elapsed against planned time on stderr.
-/// Gives up on the process when the watchdog expires.
-fn wait_for<T>(
-    handles: &[std::thread::ScopedJoinHandle<'_, T>],
+/// What the runner's own thread does while a phase's workers run.
+struct Waiting<'a> {
     progress: bool,
-    watchdog: &Watchdog,
-) {
-    let planned = watchdog.planned().map(|d| d.as_secs());
+    watchdog: &'a Watchdog,
+    /// Peers to poll (every millisecond) for a stonewall, with the phase's number and the
+    /// flag that stops this phase's workers.
+    peers: Option<(&'a dyn Peers, usize, &'a AtomicBool)>,
+}
+
+/// Waits for the workers; with `progress`, prints elapsed against planned time on stderr.
+/// Gives up on the process when the watchdog expires. With peers: passes a signal on to the
+/// phase's stop flag, and stops the phase when a peer says so.
+fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &Waiting) {
+    let planned = w.watchdog.planned().map(|d| d.as_secs());
     let start = std::time::Instant::now();
+    let tick = match w.peers {
+        Some(_) => std::time::Duration::from_millis(1),
+        None => std::time::Duration::from_millis(50),
+    };
     let mut shown = false;
     let mut last_shown = 0;
-    while !handles.iter().all(|h| h.is_finished()) {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        if watchdog.expired() {
-            watchdog.give_up();
+    loop {
+        let done = handles.iter().all(|h| h.is_finished());
+        if let Some((peers, phase, stop)) = w.peers {
+            if peers.poll(phase, done) || signal::stop_flag().load(Ordering::Relaxed) {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+        if done {
+            break;
+        }
+        std::thread::sleep(tick);
+        if w.watchdog.expired() {
+            w.watchdog.give_up();
         }
         let secs = start.elapsed().as_secs();
-        if !progress || secs == last_shown {
+        if !w.progress || secs == last_shown {
             continue;
         }
         last_shown = secs;
@@ -89,13 +111,17 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
     let mut reports: Vec<JobReport> = Vec::new();
     // fio numbers every job copy in run order from 1 (log files are named by it).
     let mut next_number = 1;
-    for phase in plan::phases(&specs) {
-        if signal::received().is_some() {
+    for (phase_no, phase) in plan::phases(&specs).into_iter().enumerate() {
+        if signal::received().is_some() && opts.peers.is_none() {
             break;
         }
         let first_number = next_number;
         next_number += phase.clone().map(|i| jobs[i].spec.numjobs).sum::<u32>();
-        for report in run_phase(jobs, phase, &groups, first_number, opts)? {
+        let at = PhaseAt {
+            number: phase_no,
+            first_job_number: first_number,
+        };
+        for report in run_phase(jobs, phase, &groups, at, opts)? {
             // Merge into the previous report when both report as a group and share it
             // (copies of one job are consecutive, and so are a group's jobs).
             match reports.last_mut() {
@@ -145,19 +171,28 @@ fn disk_usage(
         .collect()
 }
 
+/// Where a phase stands in the run.
+#[derive(Debug, Clone, Copy)]
+struct PhaseAt {
+    /// 0 for the first phase.
+    number: usize,
+    /// fio's job number of the phase's first job copy.
+    first_job_number: u32,
+}
+
 /// Runs the jobs `phase` names side by side: one thread per job copy, all released together.
 fn run_phase(
     jobs: &[PreparedJob],
     phase: Range<usize>,
     groups: &[u32],
-    first_number: u32,
+    at: PhaseAt,
     opts: &RunOptions,
 ) -> Result<Vec<JobReport>, RunError> {
     let irqs = IrqWatch::start(phase.clone().map(|i| &jobs[i]));
     let workers: Vec<(usize, u32)> = phase
         .flat_map(|i| (0..jobs[i].spec.numjobs).map(move |c| (i, c)))
         .collect();
-    let results = run_workers(jobs, &workers, first_number, opts);
+    let (results, stonewalled) = run_workers(jobs, &workers, at, opts);
     let mut reports = Vec::new();
     let mut first_err = None;
     for (res, &(i, _)) in results.into_iter().zip(&workers) {
@@ -169,6 +204,11 @@ fn run_phase(
             Ok(Some(w)) => reports.push(report_of(&jobs[i], i, groups[i], w, opts)),
         }
     }
+    if stonewalled {
+        for r in &mut reports {
+            stonewall(r);
+        }
+    }
     match first_err {
         Some(e) => Err(e),
         None => {
@@ -178,16 +218,34 @@ fn run_phase(
     }
 }
 
-/// One thread per (job, copy), lined up at a start gate; each one's result, in order.
+/// A job a peer stopped by finishing first: its window ended early on purpose, it was not
+/// interrupted.
+fn stonewall(r: &mut JobReport) {
+    if r.interrupted && signal::received().is_none() {
+        r.interrupted = false;
+        r.notes
+            .push("stonewalled: stopped when the first host finished its job".into());
+    }
+}
+
+/// One thread per (job, copy), lined up at a start gate; each one's result, in order, and
+/// whether a peer stopped the phase (stonewall).
 fn run_workers(
     jobs: &[PreparedJob],
     workers: &[(usize, u32)],
-    first_number: u32,
+    at: PhaseAt,
     opts: &RunOptions,
-) -> Vec<Result<Option<WorkerResult>, RunError>> {
-    let barrier = StartGate::new(workers.len());
+) -> (Vec<Result<Option<WorkerResult>, RunError>>, bool) {
+    // With peers, the runner's own thread is the gate's last arrival: it comes in once every
+    // peer is ready too.
+    let own = usize::from(opts.peers.is_some());
+    let barrier = StartGate::new(workers.len() + own);
     let abort = AtomicBool::new(false);
-    let stop = signal::stop_flag();
+    let phase_stop = AtomicBool::new(false);
+    let stop = match opts.peers {
+        Some(_) => &phase_stop,
+        None => signal::stop_flag(),
+    };
     std::thread::scope(|scope| {
         let handles: Vec<_> = workers
             .iter()
@@ -196,7 +254,7 @@ fn run_workers(
                 let w = Worker {
                     job: &jobs[i],
                     clone_index,
-                    job_number: first_number + n as u32,
+                    job_number: at.first_job_number + n as u32,
                     clock: opts.clock,
                     barrier: &barrier,
                     abort: &abort,
@@ -216,19 +274,35 @@ fn run_workers(
                 Err(e) => format!("could not start a thread: {e}"),
                 Ok(_) => unreachable!(),
             };
-            abort.store(true, std::sync::atomic::Ordering::SeqCst);
-            barrier.count_in(handles.iter().filter(|h| h.is_err()).count());
+            abort.store(true, Ordering::SeqCst);
+            if let Some(peers) = opts.peers {
+                peers.start_together(at.number, false);
+            }
+            barrier.count_in(handles.iter().filter(|h| h.is_err()).count() + own);
             for h in handles.into_iter().flatten() {
                 let _ = h.join();
             }
             let job = jobs[workers[pos].0].spec.name.clone();
-            return vec![Err(RunError::Worker { job, reason })];
+            return (vec![Err(RunError::Worker { job, reason })], false);
+        }
+        if let Some(peers) = opts.peers {
+            barrier.wait_for_arrivals(workers.len());
+            let ready = !abort.load(Ordering::SeqCst) && signal::received().is_none();
+            if !peers.start_together(at.number, ready) {
+                abort.store(true, Ordering::SeqCst);
+            }
+            barrier.count_in(own);
         }
         let handles: Vec<_> = handles.into_iter().flatten().collect();
         let running: Vec<&PreparedJob> = workers.iter().map(|&(i, _)| &jobs[i]).collect();
         let watchdog = Watchdog::start(&running, opts.watchdog);
-        if opts.progress || opts.watchdog.is_some() {
-            wait_for(&handles, opts.progress, &watchdog);
+        let waiting = Waiting {
+            progress: opts.progress,
+            watchdog: &watchdog,
+            peers: opts.peers.map(|p| (p, at.number, &phase_stop)),
+        };
+        if opts.progress || opts.watchdog.is_some() || opts.peers.is_some() {
+            wait_for(&handles, &waiting);
         }
         let joined = handles.into_iter().zip(workers).map(|(h, &(i, _))| {
             h.join().unwrap_or_else(|_| {
@@ -237,7 +311,11 @@ fn run_workers(
                 Err(RunError::Worker { job, reason })
             })
         });
-        joined.collect()
+        let results = joined.collect();
+        if let Some(peers) = opts.peers {
+            peers.phase_over(at.number);
+        }
+        (results, phase_stop.load(Ordering::Relaxed))
     })
 }
 

@@ -29,6 +29,7 @@ fn windows_cover_the_run_and_live_counters_add_up() {
             progress: false,
             live: Some(&live),
             watchdog: None,
+            peers: None,
         },
     )
     .unwrap();

@@ -133,6 +133,7 @@ impl Executor<'_> {
             progress: false,
             live: Some(&live),
             watchdog: Some(iolab_runner::run::watchdog_grace()),
+            peers: None,
         };
         let progress = &self.progress;
         let result = std::thread::scope(|s| {

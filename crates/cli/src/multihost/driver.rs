@@ -1,0 +1,272 @@
+//! One rank's `iolab run` under MPI: parse and check on every rank (agreeing before going
+//! on, so one rank's bad input stops all with one message), run with [`MpiPeers`] lining the
+//! phases up, send the typed result to rank 0, which merges, stores and prints it.
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, Context};
+use iolab_fio::client_json::to_client_json;
+use iolab_fio::json::JsonContext;
+use iolab_fio::logs::planned_log_paths;
+use iolab_fio::{parse_command_line, CommandLine, OutputFormat};
+use iolab_report::hosts::{write_hosts, HostsHead};
+use iolab_report::normal::job_line;
+use iolab_results::{HostOutcome, MultiHostOutcome};
+use iolab_runner::plan::group_ids;
+use iolab_runner::{run_jobs, signal, PreparedJob, RunOptions};
+use iolab_stats::Clock;
+use iolab_store::{RunStatus, Store};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+use super::peers::{first_failing, MpiPeers};
+use crate::exit::{interrupted, CliError, BAD_INPUT};
+use crate::output;
+use crate::targets::{check_all, consent_for_jobs, lay_out, run_outputs};
+
+/// Who this process is in the MPI job.
+struct Me {
+    world: SimpleCommunicator,
+    rank: u32,
+    hostname: String,
+}
+
+impl Me {
+    /// Every rank learns whether all got `res` right. The lowest failing rank returns its
+    /// error (said once, naming the rank when it is not 0); the others end quietly.
+    fn agree<T>(&self, res: Result<T, CliError>) -> Result<T, CliError> {
+        match (first_failing(&self.world, res.is_ok()), res) {
+            (None, Ok(v)) => Ok(v),
+            (Some(r), Err(mut e)) if r == self.rank as i32 => {
+                if r != 0 {
+                    e.error = e.error.context(format!("rank {r} ({})", self.hostname));
+                }
+                Err(e)
+            }
+            (_, _) => Err(CliError {
+                code: BAD_INPUT,
+                error: anyhow!(""),
+            }),
+        }
+    }
+}
+
+pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
+    let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Funneled)
+        .ok_or_else(|| CliError::failed(anyhow!("MPI could not be initialised")))?;
+    let world = universe.world();
+    let me = Me {
+        rank: world.rank() as u32,
+        hostname: mpi::environment::processor_name().unwrap_or_default(),
+        world,
+    };
+    // Single-threaded here, before any worker exists: job files may say ${IOLAB_RANK}.
+    std::env::set_var("IOLAB_RANK", me.rank.to_string());
+    let args = super::with_rank(args, me.rank);
+    let cl = me.agree(parse_command_line(&args).map_err(CliError::bad_input))?;
+    let groups = group_ids(&cl.jobs);
+    if cl.parse_only {
+        if me.rank == 0 {
+            for (spec, g) in cl.jobs.iter().zip(&groups) {
+                outln!("{}", job_line(spec, *g));
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (mut jobs, store) = me.agree(set_up(&cl, me.rank == 0))?;
+    me.agree(lay_out(&mut jobs))?;
+    let peers = MpiPeers::new(me.world.duplicate(), cl.stonewall_hosts);
+    let run_id = match &store {
+        Some(s) => Some(
+            s.begin_run("run", &crate::cmd_run::command_line(&args))
+                .map_err(CliError::failed)?,
+        ),
+        None => None,
+    };
+    // Every rank in nanoseconds, so histograms from different hosts add up exactly (TSC
+    // rates differ from host to host).
+    let clock = Clock::monotonic();
+    let opts = RunOptions {
+        clock,
+        progress: me.rank == 0 && std::io::stderr().is_terminal(),
+        live: None,
+        watchdog: Some(iolab_runner::run::watchdog_grace()),
+        peers: Some(&peers),
+    };
+    let outcome = match run_jobs(&jobs, &opts) {
+        Ok(o) => o,
+        Err(e) => {
+            let e: CliError = e.into();
+            say!(
+                "iolab: rank {} ({}): {}",
+                me.rank,
+                me.hostname,
+                crate::exit::one_line(&e.error)
+            );
+            me.world.abort(i32::from(e.code))
+        }
+    };
+    crate::cmd_run::write_logs(&outcome)?;
+    let mut outcome = outcome;
+    outcome.jobs.iter_mut().for_each(|j| j.logs.clear());
+    let host = HostOutcome {
+        rank: me.rank,
+        hostname: me.hostname.clone(),
+        phase_starts_ns: peers.starts(),
+        outcome,
+    };
+    let gathered = gather(&me, &host)?;
+    if peers.clocks_disagree.get() {
+        say!(
+            "iolab: rank {} ({}): its clock is more than a second from rank 0's: it started \
+             at once instead of at the common start time",
+            me.rank,
+            me.hostname
+        );
+    }
+    let Some(hosts) = gathered else {
+        return Ok(exit_status(host.outcome.interrupted));
+    };
+    let m = MultiHostOutcome::merge(hosts).map_err(CliError::failed)?;
+    let (store, run_id) = (store.expect("rank 0 has the store"), run_id.unwrap_or(0));
+    save(&store, run_id, &cl, &m)?;
+    let mut out = output::open(cl.output.as_deref())?;
+    write_results(&mut out, &cl, &groups, &m)?;
+    out.flush()
+        .context("writing results")
+        .map_err(CliError::failed)?;
+    Ok(exit_status(m.all.interrupted))
+}
+
+fn exit_status(interrupted_run: bool) -> ExitCode {
+    if interrupted_run {
+        say!("iolab: interrupted: the results above are partial");
+        return ExitCode::from(interrupted());
+    }
+    ExitCode::SUCCESS
+}
+
+/// Checks the jobs against this rank's targets; rank 0 also checks its outputs and opens the
+/// results database (the others write neither).
+fn set_up(cl: &CommandLine, first: bool) -> Result<(Vec<PreparedJob>, Option<Store>), CliError> {
+    let db_path = cl.db.clone().unwrap_or_else(Store::default_path);
+    let consent = consent_for_jobs(&cl.jobs, cl.allow_destroy);
+    let logs = planned_log_paths(&cl.jobs);
+    let output = if first { cl.output.as_deref() } else { None };
+    let outputs = run_outputs(output, &logs);
+    let db = first.then_some(db_path.as_path());
+    let jobs = check_all(&cl.jobs, &consent, &outputs, db)?;
+    let store = match first {
+        true => Some(Store::open(&db_path).map_err(CliError::bad_input)?),
+        false => None,
+    };
+    signal::install();
+    Ok((jobs, store))
+}
+
+/// Every rank's result, on rank 0 (`None` on the others): serde JSON bytes, lengths first.
+fn gather(me: &Me, host: &HostOutcome) -> Result<Option<Vec<HostOutcome>>, CliError> {
+    let bytes = serde_json::to_vec(host)
+        .context("encoding this host's results")
+        .map_err(CliError::failed)?;
+    let len = bytes.len() as i32;
+    let root = me.world.process_at_rank(0);
+    if me.rank != 0 {
+        root.gather_into(&len);
+        root.gather_varcount_into(&bytes[..]);
+        return Ok(None);
+    }
+    let mut lens = vec![0i32; me.world.size() as usize];
+    root.gather_into_root(&len, &mut lens[..]);
+    let displs: Vec<i32> = lens
+        .iter()
+        .scan(0, |at, &l| {
+            let d = *at;
+            *at += l;
+            Some(d)
+        })
+        .collect();
+    let mut all = vec![0u8; lens.iter().map(|&l| l as usize).sum()];
+    {
+        let mut part = mpi::datatype::PartitionMut::new(&mut all[..], &lens[..], &displs[..]);
+        root.gather_varcount_into_root(&bytes[..], &mut part);
+    }
+    lens.iter()
+        .zip(&displs)
+        .map(|(&l, &d)| {
+            serde_json::from_slice(&all[d as usize..(d + l) as usize])
+                .context("decoding a host's results")
+                .map_err(CliError::failed)
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// The merged jobs as the run's jobs; each host's figures, the hosts' count and start skew
+/// in the run's meta (what `show` and the report's per-host chart read).
+fn save(store: &Store, run_id: i64, cl: &CommandLine, m: &MultiHostOutcome) -> Result<(), CliError> {
+    let mut store_mut = Store::open(store.path()).map_err(CliError::failed)?;
+    let meta = serde_json::json!({
+        "hosts": m.hosts.len(),
+        "start_skew_ns": m.start_skew_ns,
+        "stonewalled": m.stonewalled(),
+        "per_host": m.host_rows(),
+    });
+    let status = if m.all.interrupted {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Ok
+    };
+    store_mut
+        .add_outcome(run_id, &m.all, &cl.job_options)
+        .and_then(|_| store_mut.set_run_meta(run_id, &meta))
+        .and_then(|_| store_mut.finish_run(run_id, status))
+        .map_err(CliError::failed)?;
+    say!(
+        "iolab: saved as run {run_id} ({} hosts) in {}",
+        m.hosts.len(),
+        store.path().display()
+    );
+    Ok(())
+}
+
+/// The results in every format asked for: normal (the aggregate as one run, then a row per
+/// host), json/json+ (fio's client/server JSON).
+fn write_results(
+    out: &mut dyn Write,
+    cl: &CommandLine,
+    groups: &[u32],
+    m: &MultiHostOutcome,
+) -> Result<(), CliError> {
+    let head = HostsHead {
+        hosts: m.hosts.len(),
+        start_skew_ns: m.start_skew_ns,
+        stonewalled: m.stonewalled(),
+    };
+    for f in &cl.formats {
+        match f {
+            OutputFormat::Normal => cl
+                .jobs
+                .iter()
+                .zip(groups)
+                .try_for_each(|(spec, g)| writeln!(out, "{}", job_line(spec, *g)))
+                .and_then(|_| writeln!(out, "All clients ({}):", head.line()))
+                .and_then(|_| iolab_report::write_normal(&m.all, &mut &mut *out))
+                .and_then(|_| write_hosts(&head, &m.host_rows(), &mut *out)),
+            OutputFormat::Json | OutputFormat::JsonPlus => {
+                let ctx = JsonContext {
+                    global_options: &cl.global_options,
+                    job_options: &cl.job_options,
+                    plus: *f == OutputFormat::JsonPlus,
+                };
+                serde_json::to_writer_pretty(&mut *out, &to_client_json(m, &ctx))
+                    .map_err(std::io::Error::from)
+                    .and_then(|_| writeln!(out))
+            }
+        }
+        .context("writing results")
+        .map_err(CliError::failed)?;
+    }
+    Ok(())
+}
