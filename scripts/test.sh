@@ -17,6 +17,9 @@ command -v strace >/dev/null 2>&1 || missing+=(strace)         # counts io_uring
 command -v qemu-system-x86_64 >/dev/null 2>&1 || missing+=(qemu-system-x86)
 ls /boot/vmlinuz-* >/dev/null 2>&1 || missing+=(linux-image-amd64)
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || missing+=(busybox-static)
+# Many hosts in one run (the `mpi` cargo feature): Open MPI, and libclang for its bindings.
+command -v mpicc >/dev/null 2>&1 || missing+=(openmpi-bin libopenmpi-dev)
+[ -e /usr/lib/llvm-14/lib/libclang.so ] || ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 || missing+=(libclang-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "test.sh: installing ${missing[*]}"
@@ -42,5 +45,14 @@ trap 'rm -f "$log"' EXIT
 set +e
 cargo test --workspace --release --no-fail-fast 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+# The default build above needs no MPI; the `mpi` feature is built, linted and tested apart
+# (mpirun -n 4 on this machine), where MPI is installed.
+if command -v mpicc >/dev/null 2>&1; then
+  cargo clippy -p iolab --features mpi --all-targets --release -q -- -D warnings || status=1
+  cargo test -p iolab --features mpi --release --no-fail-fast --test multihost 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+else
+  echo "test.sh: no MPI here: the multi-host tests of the mpi feature are skipped" >&2
+fi
 set -e
 bash scripts/test-summary.sh "$log" "$status"

@@ -37,7 +37,11 @@ fn row_label(r: &HostRow) -> String {
 /// Two bar columns, IOPS and p99, one row per host, each scaled to its column's largest.
 fn bars(title: &str, rows: &[HostRow]) -> String {
     let max_iops = rows.iter().map(|r| r.iops).fold(0.0, f64::max).max(1.0);
-    let max_p99 = rows.iter().map(|r| r.clat_p99_ns).fold(0.0, f64::max).max(1.0);
+    let max_p99 = rows
+        .iter()
+        .map(|r| r.clat_p99_ns)
+        .fold(0.0, f64::max)
+        .max(1.0);
     let width = LABEL_PX + 2 * (BAR_PX + 80);
     let height = 50 + ROW_PX * rows.len();
     let mut s = format!(

@@ -99,7 +99,9 @@ mod tests {
         let s = String::from_utf8(out).unwrap();
         assert!(s.contains("4 hosts, started within 0.042 ms"), "{s}");
         assert!(
-            s.contains("| 2 | node3 | rr | read | 1000 | 12.3k | 2.0 | 1.50 µs | 45.00 µs | 0.50 |"),
+            s.contains(
+                "| 2 | node3 | rr | read | 1000 | 12.3k | 2.0 | 1.50 µs | 45.00 µs | 0.50 |"
+            ),
             "{s}"
         );
         let meta = serde_json::json!({"hosts": 4, "start_skew_ns": 42_000, "per_host": [row]});

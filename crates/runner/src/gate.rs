@@ -33,10 +33,7 @@ impl StartGate {
     pub fn wait_for_arrivals(&self, n: usize) {
         let mut arrived = self.arrived.lock().unwrap_or_else(|e| e.into_inner());
         while *arrived < n {
-            arrived = self
-                .all_in
-                .wait(arrived)
-                .unwrap_or_else(|e| e.into_inner());
+            arrived = self.all_in.wait(arrived).unwrap_or_else(|e| e.into_inner());
         }
     }
 

@@ -205,7 +205,12 @@ fn gather(me: &Me, host: &HostOutcome) -> Result<Option<Vec<HostOutcome>>, CliEr
 
 /// The merged jobs as the run's jobs; each host's figures, the hosts' count and start skew
 /// in the run's meta (what `show` and the report's per-host chart read).
-fn save(store: &Store, run_id: i64, cl: &CommandLine, m: &MultiHostOutcome) -> Result<(), CliError> {
+fn save(
+    store: &Store,
+    run_id: i64,
+    cl: &CommandLine,
+    m: &MultiHostOutcome,
+) -> Result<(), CliError> {
     let mut store_mut = Store::open(store.path()).map_err(CliError::failed)?;
     let meta = serde_json::json!({
         "hosts": m.hosts.len(),

@@ -79,19 +79,16 @@ mod tests {
 
     #[test]
     fn launchers_are_recognised_by_their_environment() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
+        fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
             move |k: &str| {
                 pairs
                     .iter()
                     .find(|(n, _)| *n == k)
                     .map(|(_, v)| v.to_string())
             }
-        };
+        }
         let ompi = [("OMPI_COMM_WORLD_RANK", "2"), ("OMPI_COMM_WORLD_SIZE", "4")];
-        assert_eq!(
-            launched_from(env(&ompi)),
-            Some(Launch { rank: 2, size: 4 })
-        );
+        assert_eq!(launched_from(env(&ompi)), Some(Launch { rank: 2, size: 4 }));
         let slurm = [("SLURM_PROCID", "0"), ("SLURM_NTASKS", "8")];
         assert_eq!(
             launched_from(env(&slurm)),

@@ -15,10 +15,10 @@
 
 use std::cell::{Cell, RefCell};
 
+use iolab_runner::Peers;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use iolab_runner::Peers;
 
 /// How far ahead of the broadcast the start is set: long enough for the broadcast to reach
 /// every rank of a busy, oversubscribed machine.
@@ -63,7 +63,9 @@ impl Realtime {
     fn enter() -> Realtime {
         let p = libc::sched_param { sched_priority: 1 };
         // SAFETY: sets the calling thread's own policy.
-        Realtime(unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &p) } == 0)
+        Realtime(
+            unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &p) } == 0,
+        )
     }
 }
 
