@@ -126,22 +126,25 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         );
     }
     let Some(hosts) = gathered else {
-        return Ok(exit_status(host.outcome.interrupted));
+        return Ok(exit_status(host.outcome.interrupted, false));
     };
     let m = MultiHostOutcome::merge(hosts).map_err(CliError::failed)?;
-    let (store, run_id) = (store.expect("rank 0 has the store"), run_id.unwrap_or(0));
-    save(&store, run_id, &cl, &m)?;
+    let (mut store, run_id) = (store.expect("rank 0 has the store"), run_id.unwrap_or(0));
+    save(&mut store, run_id, &cl, &m)?;
     let mut out = output::open(cl.output.as_deref())?;
     write_results(&mut out, &cl, &groups, &m)?;
     out.flush()
         .context("writing results")
         .map_err(CliError::failed)?;
-    Ok(exit_status(m.all.interrupted))
+    Ok(exit_status(m.all.interrupted, true))
 }
 
-fn exit_status(interrupted_run: bool) -> ExitCode {
+/// 0, or the signal's status when interrupted (rank 0 says so, for all).
+fn exit_status(interrupted_run: bool, say_it: bool) -> ExitCode {
     if interrupted_run {
-        say!("iolab: interrupted: the results above are partial");
+        if say_it {
+            say!("iolab: interrupted: the results above are partial");
+        }
         return ExitCode::from(interrupted());
     }
     ExitCode::SUCCESS
@@ -206,12 +209,11 @@ fn gather(me: &Me, host: &HostOutcome) -> Result<Option<Vec<HostOutcome>>, CliEr
 /// The merged jobs as the run's jobs; each host's figures, the hosts' count and start skew
 /// in the run's meta (what `show` and the report's per-host chart read).
 fn save(
-    store: &Store,
+    store: &mut Store,
     run_id: i64,
     cl: &CommandLine,
     m: &MultiHostOutcome,
 ) -> Result<(), CliError> {
-    let mut store_mut = Store::open(store.path()).map_err(CliError::failed)?;
     let meta = serde_json::json!({
         "hosts": m.hosts.len(),
         "start_skew_ns": m.start_skew_ns,
@@ -223,10 +225,10 @@ fn save(
     } else {
         RunStatus::Ok
     };
-    store_mut
+    store
         .add_outcome(run_id, &m.all, &cl.job_options)
-        .and_then(|_| store_mut.set_run_meta(run_id, &meta))
-        .and_then(|_| store_mut.finish_run(run_id, status))
+        .and_then(|_| store.set_run_meta(run_id, &meta))
+        .and_then(|_| store.finish_run(run_id, status))
         .map_err(CliError::failed)?;
     say!(
         "iolab: saved as run {run_id} ({} hosts) in {}",
