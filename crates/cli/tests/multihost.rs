@@ -124,6 +124,7 @@ mod with_mpi {
         let skew = doc["iolab"]["start_skew_ns"].as_u64().unwrap();
         assert!(skew < 1_000_000, "start skew {skew} ns");
         assert_eq!(doc["iolab"]["hosts"], 4);
+        assert_eq!(doc["iolab"]["stonewall"], false);
         assert_eq!(doc["iolab"]["stonewalled"], false);
     }
 
@@ -163,6 +164,7 @@ mod with_mpi {
                 .starts_with("stonewalled"));
             assert_eq!(h["iolab"]["interrupted"], false);
         }
+        assert_eq!(doc["iolab"]["stonewall"], true);
         assert_eq!(doc["iolab"]["stonewalled"], true);
     }
 

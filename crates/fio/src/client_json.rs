@@ -67,7 +67,7 @@ fn tag_host(o: &mut Value, hostname: &str, rank: Option<u32>) {
 }
 
 /// What iolab knows of the run beyond fio: how many hosts, how far apart they started,
-/// whether a stonewall cut the jobs short.
+/// whether a stonewall was asked for and whether it cut any job short.
 fn run_object(m: &MultiHostOutcome) -> Value {
     let mut o = Map::new();
     o.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
@@ -77,6 +77,7 @@ fn run_object(m: &MultiHostOutcome) -> Value {
     );
     o.insert("hosts".into(), json!(m.hosts.len()));
     o.insert("start_skew_ns".into(), json!(m.start_skew_ns));
+    o.insert("stonewall".into(), json!(m.stonewall));
     o.insert("stonewalled".into(), json!(m.stonewalled()));
     o.insert("interrupted".into(), json!(m.all.interrupted));
     Value::Object(o)

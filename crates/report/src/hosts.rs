@@ -13,6 +13,9 @@ use crate::format::{compact, micros};
 pub struct HostsHead {
     pub hosts: usize,
     pub start_skew_ns: u64,
+    /// `--stonewall-hosts` was given.
+    pub stonewall: bool,
+    /// ...and it stopped some host's job.
     pub stonewalled: bool,
 }
 
@@ -22,10 +25,10 @@ impl HostsHead {
             "{} hosts, started within {:.3} ms of each other{}",
             self.hosts,
             self.start_skew_ns as f64 / 1e6,
-            if self.stonewalled {
-                "; stonewalled: every host stopped when the first finished"
-            } else {
-                ""
+            match (self.stonewall, self.stonewalled) {
+                (_, true) => "; stonewalled: every host stopped when the first finished",
+                (true, false) => "; stonewall on (no host was still running to stop)",
+                (false, false) => "; no stonewall",
             }
         )
     }
@@ -38,6 +41,7 @@ pub fn from_meta(meta: &serde_json::Value) -> Option<(HostsHead, Vec<HostRow>)> 
     let head = HostsHead {
         hosts: meta["hosts"].as_u64()? as usize,
         start_skew_ns: meta["start_skew_ns"].as_u64().unwrap_or(0),
+        stonewall: meta["stonewall"].as_bool().unwrap_or(false),
         stonewalled: meta["stonewalled"].as_bool().unwrap_or(false),
     };
     Some((head, rows))
@@ -92,6 +96,7 @@ mod tests {
         let head = HostsHead {
             hosts: 4,
             start_skew_ns: 42_000,
+            stonewall: false,
             stonewalled: false,
         };
         let mut out = Vec::new();

@@ -48,6 +48,9 @@ pub struct MultiHostOutcome {
     pub all: RunOutcome,
     /// Latest minus earliest host start, the largest over the run's phases, in ns.
     pub start_skew_ns: u64,
+    /// Whether the run asked for a stonewall across hosts (`--stonewall-hosts`); set by the
+    /// caller, which knows the options.
+    pub stonewall: bool,
 }
 
 impl MultiHostOutcome {
@@ -82,6 +85,7 @@ impl MultiHostOutcome {
             hosts,
             all,
             start_skew_ns,
+            stonewall: false,
         })
     }
 

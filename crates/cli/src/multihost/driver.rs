@@ -128,7 +128,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     let Some(hosts) = gathered else {
         return Ok(exit_status(host.outcome.interrupted, false));
     };
-    let m = MultiHostOutcome::merge(hosts).map_err(CliError::failed)?;
+    let mut m = MultiHostOutcome::merge(hosts).map_err(CliError::failed)?;
+    m.stonewall = cl.stonewall_hosts;
     let (mut store, run_id) = (store.expect("rank 0 has the store"), run_id.unwrap_or(0));
     save(&mut store, run_id, &cl, &m)?;
     let mut out = output::open(cl.output.as_deref())?;
@@ -217,6 +218,7 @@ fn save(
     let meta = serde_json::json!({
         "hosts": m.hosts.len(),
         "start_skew_ns": m.start_skew_ns,
+        "stonewall": m.stonewall,
         "stonewalled": m.stonewalled(),
         "per_host": m.host_rows(),
     });
@@ -249,6 +251,7 @@ fn write_results(
     let head = HostsHead {
         hosts: m.hosts.len(),
         start_skew_ns: m.start_skew_ns,
+        stonewall: m.stonewall,
         stonewalled: m.stonewalled(),
     };
     for f in &cl.formats {
