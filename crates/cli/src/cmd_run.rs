@@ -176,6 +176,24 @@ fn write_results(
     groups: &[u32],
     outcome: &iolab_runner::RunOutcome,
 ) -> Result<(), CliError> {
+    write_formats(
+        out,
+        cl,
+        groups,
+        |out| iolab_report::write_normal(outcome, &mut &mut *out),
+        |ctx| to_json(outcome, ctx),
+    )
+}
+
+/// Each format `cl` asks for: the job lines then `normal` for fio's normal output, `json`'s
+/// document for json and json+. `iolab run` and a multi-host run differ only in those two.
+pub(crate) fn write_formats(
+    out: &mut dyn Write,
+    cl: &iolab_fio::CommandLine,
+    groups: &[u32],
+    normal: impl Fn(&mut dyn Write) -> std::io::Result<()>,
+    json: impl Fn(&JsonContext) -> serde_json::Value,
+) -> Result<(), CliError> {
     for f in &cl.formats {
         match f {
             OutputFormat::Normal => {
@@ -185,7 +203,7 @@ fn write_results(
                     .iter()
                     .zip(groups)
                     .try_for_each(|(spec, g)| writeln!(out, "{}", job_line(spec, *g)))
-                    .and_then(|_| iolab_report::write_normal(outcome, &mut &mut *out))
+                    .and_then(|_| normal(&mut *out))
             }
             OutputFormat::Json | OutputFormat::JsonPlus => {
                 let ctx = JsonContext {
@@ -193,7 +211,7 @@ fn write_results(
                     job_options: &cl.job_options,
                     plus: *f == OutputFormat::JsonPlus,
                 };
-                serde_json::to_writer_pretty(&mut *out, &to_json(outcome, &ctx))
+                serde_json::to_writer_pretty(&mut *out, &json(&ctx))
                     .map_err(std::io::Error::from)
                     .and_then(|_| writeln!(out))
             }

@@ -6,7 +6,11 @@
 macro_rules! say {
     ($($a:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($a)*);
+        // One write per line: stderr is unbuffered, and `writeln!` would write each piece
+        // apart, so lines from processes sharing it (MPI ranks, mpirun) could interleave.
+        let mut line = format!($($a)*);
+        line.push('\n');
+        let _ = std::io::stderr().write_all(line.as_bytes());
     }};
 }
 

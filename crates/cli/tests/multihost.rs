@@ -155,6 +155,7 @@ mod with_mpi {
         let (hosts, _) = client_stats(&doc);
         assert_eq!(hosts[0]["read"]["total_ios"], 256);
         assert_eq!(hosts[0]["iolab"]["notes"], serde_json::json!([]));
+        assert_eq!(hosts[0]["iolab"]["stonewalled"], false);
         for h in &hosts[1..] {
             let ios = h["read"]["total_ios"].as_u64().unwrap();
             assert!(ios < 2816, "rank {}: {ios} I/Os", h["iolab"]["rank"]);
@@ -163,6 +164,7 @@ mod with_mpi {
                 .unwrap()
                 .starts_with("stonewalled"));
             assert_eq!(h["iolab"]["interrupted"], false);
+            assert_eq!(h["iolab"]["stonewalled"], true);
         }
         assert_eq!(doc["iolab"]["stonewall"], true);
         assert_eq!(doc["iolab"]["stonewalled"], true);

@@ -363,6 +363,7 @@ fn iolab_object(job: &JobReport) -> Value {
         "device_interrupts": job.device_interrupts,
         "engine_setup": job.engine_setup,
         "interrupted": job.interrupted,
+        "stonewalled": job.stonewalled,
     })
 }
 

@@ -94,12 +94,12 @@ impl MultiHostOutcome {
         self.hosts
             .iter()
             .flat_map(|h| &h.outcome.jobs)
-            .any(|j| j.notes.iter().any(|n| n.starts_with("stonewalled")))
+            .any(|j| j.stonewalled)
     }
 }
 
 /// One host's figures for one job and direction, as the store keeps them (in the run's
-/// `meta.hosts`) and as the per-host tables and charts show them.
+/// `meta.per_host`) and as the per-host tables and charts show them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HostRow {
     pub rank: u32,
@@ -237,6 +237,7 @@ mod tests {
             device_interrupts: None,
             engine_setup: None,
             interrupted: false,
+            stonewalled: false,
         };
         HostOutcome {
             rank,

@@ -279,6 +279,10 @@ pub struct JobReport {
     #[serde(default)]
     pub engine_setup: Option<String>,
     pub interrupted: bool,
+    /// Stopped early on purpose because another host finished first (`--stonewall-hosts`):
+    /// its window is short, but it was not interrupted.
+    #[serde(default)]
+    pub stonewalled: bool,
 }
 
 impl JobReport {
@@ -347,6 +351,7 @@ impl JobReport {
             }
         }
         self.interrupted |= other.interrupted;
+        self.stonewalled |= other.stonewalled;
         if self.fallback.is_none() {
             self.fallback = other.fallback.clone();
         }

@@ -223,9 +223,21 @@ fn run_phase(
 fn stonewall(r: &mut JobReport) {
     if r.interrupted && signal::received().is_none() {
         r.interrupted = false;
+        r.stonewalled = true;
         r.notes
             .push("stonewalled: stopped when the first host finished its job".into());
     }
+}
+
+/// With peers: once the `local` workers are at the gate, waits for every peer's (aborting
+/// the phase here when any was not ready), then arrives last and so releases them.
+fn line_up(peers: &dyn Peers, phase: usize, gate: &StartGate, local: usize, abort: &AtomicBool) {
+    gate.wait_for_arrivals(local);
+    let ready = !abort.load(Ordering::SeqCst) && signal::received().is_none();
+    if !peers.start_together(phase, ready) {
+        abort.store(true, Ordering::SeqCst);
+    }
+    gate.count_in(1);
 }
 
 /// One thread per (job, copy), lined up at a start gate; each one's result, in order, and
@@ -286,12 +298,7 @@ fn run_workers(
             return (vec![Err(RunError::Worker { job, reason })], false);
         }
         if let Some(peers) = opts.peers {
-            barrier.wait_for_arrivals(workers.len());
-            let ready = !abort.load(Ordering::SeqCst) && signal::received().is_none();
-            if !peers.start_together(at.number, ready) {
-                abort.store(true, Ordering::SeqCst);
-            }
-            barrier.count_in(own);
+            line_up(peers, at.number, &barrier, workers.len(), &abort);
         }
         let handles: Vec<_> = handles.into_iter().flatten().collect();
         let running: Vec<&PreparedJob> = workers.iter().map(|&(i, _)| &jobs[i]).collect();
@@ -355,5 +362,6 @@ fn report_of(
         engine_setup: w.engine_setup,
         device_interrupts: None,
         interrupted: w.interrupted,
+        stonewalled: false,
     }
 }

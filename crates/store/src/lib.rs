@@ -362,6 +362,7 @@ mod tests {
             device_interrupts: None,
             engine_setup: Some("submit all".into()),
             interrupted: false,
+            stonewalled: false,
         };
         RunOutcome {
             jobs: vec![job],

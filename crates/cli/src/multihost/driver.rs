@@ -7,9 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, Context};
 use iolab_fio::client_json::to_client_json;
-use iolab_fio::json::JsonContext;
 use iolab_fio::logs::planned_log_paths;
-use iolab_fio::{parse_command_line, CommandLine, OutputFormat};
+use iolab_fio::{parse_command_line, CommandLine};
 use iolab_report::hosts::{write_hosts, HostsHead};
 use iolab_report::normal::job_line;
 use iolab_results::{HostOutcome, MultiHostOutcome};
@@ -21,6 +20,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use super::peers::{first_failing, MpiPeers};
+use crate::cmd_run::write_formats;
 use crate::exit::{interrupted, CliError, BAD_INPUT};
 use crate::output;
 use crate::targets::{check_all, consent_for_jobs, lay_out, run_outputs};
@@ -33,22 +33,35 @@ struct Me {
 }
 
 impl Me {
-    /// Every rank learns whether all got `res` right. The lowest failing rank returns its
-    /// error (said once, naming the rank when it is not 0); the others end quietly.
+    /// Every rank learns whether all got `res` right. The lowest failing rank says why, once
+    /// (naming itself when it is not rank 0); then all end together, each with an error
+    /// already said, so mpirun does not end the job before the reason is out.
     fn agree<T>(&self, res: Result<T, CliError>) -> Result<T, CliError> {
-        match (first_failing(&self.world, res.is_ok()), res) {
-            (None, Ok(v)) => Ok(v),
-            (Some(r), Err(mut e)) if r == self.rank as i32 => {
-                if r != 0 {
-                    e.error = e.error.context(format!("rank {r} ({})", self.hostname));
-                }
-                Err(e)
+        let Some(first) = first_failing(&self.world, res.is_ok()) else {
+            return res;
+        };
+        let mut code = BAD_INPUT;
+        if let (Err(e), true) = (&res, first == self.rank as i32) {
+            let why = crate::exit::one_line(&e.error);
+            match first {
+                0 => say!("iolab: error: {why}"),
+                r => say!("iolab: error: rank {r} ({}): {why}", self.hostname),
             }
-            (_, _) => Err(CliError {
-                code: BAD_INPUT,
-                error: anyhow!(""),
-            }),
+            code = e.code;
         }
+        self.world.barrier();
+        Err(CliError {
+            code,
+            error: anyhow!(""),
+        })
+    }
+
+    /// A failure after the ranks started together: the others are waiting in a collective
+    /// call this rank will never make, so say why and end the whole MPI job.
+    fn fail(&self, e: CliError) -> ! {
+        let why = crate::exit::one_line(&e.error);
+        say!("iolab: rank {} ({}): {why}", self.rank, self.hostname);
+        self.world.abort(i32::from(e.code))
     }
 }
 
@@ -77,11 +90,14 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     let (mut jobs, store) = me.agree(set_up(&cl, me.rank == 0))?;
     me.agree(lay_out(&mut jobs))?;
     let peers = MpiPeers::new(me.world.duplicate(), cl.stonewall_hosts);
-    let run_id = match &store {
-        Some(s) => Some(
-            s.begin_run("run", &crate::cmd_run::command_line(&args))
-                .map_err(CliError::failed)?,
-        ),
+    // Rank 0 records the run from its first I/O on, as `iolab run` does.
+    let record = match store {
+        Some(s) => {
+            let id = s
+                .begin_run("run", &crate::cmd_run::command_line(&args))
+                .map_err(CliError::failed)?;
+            Some((s, id))
+        }
         None => None,
     };
     // Every rank in nanoseconds, so histograms from different hosts add up exactly (TSC
@@ -94,21 +110,11 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         watchdog: Some(iolab_runner::run::watchdog_grace()),
         peers: Some(&peers),
     };
-    let outcome = match run_jobs(&jobs, &opts) {
-        Ok(o) => o,
-        Err(e) => {
-            let e: CliError = e.into();
-            say!(
-                "iolab: rank {} ({}): {}",
-                me.rank,
-                me.hostname,
-                crate::exit::one_line(&e.error)
-            );
-            me.world.abort(i32::from(e.code))
-        }
-    };
-    crate::cmd_run::write_logs(&outcome)?;
-    let mut outcome = outcome;
+    let mut outcome = run_jobs(&jobs, &opts).unwrap_or_else(|e| me.fail(e.into()));
+    if let Err(e) = crate::cmd_run::write_logs(&outcome) {
+        me.fail(e);
+    }
+    // Each host has written its own logs; they do not travel.
     outcome.jobs.iter_mut().for_each(|j| j.logs.clear());
     let host = HostOutcome {
         rank: me.rank,
@@ -125,12 +131,12 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
             me.hostname
         );
     }
-    let Some(hosts) = gathered else {
+    // Rank 0 has both the hosts' results and the record; the others are done.
+    let (Some(hosts), Some((mut store, run_id))) = (gathered, record) else {
         return Ok(exit_status(host.outcome.interrupted, false));
     };
     let mut m = MultiHostOutcome::merge(hosts).map_err(CliError::failed)?;
     m.stonewall = cl.stonewall_hosts;
-    let (mut store, run_id) = (store.expect("rank 0 has the store"), run_id.unwrap_or(0));
     save(&mut store, run_id, &cl, &m)?;
     let mut out = output::open(cl.output.as_deref())?;
     write_results(&mut out, &cl, &groups, &m)?;
@@ -254,29 +260,10 @@ fn write_results(
         stonewall: m.stonewall,
         stonewalled: m.stonewalled(),
     };
-    for f in &cl.formats {
-        match f {
-            OutputFormat::Normal => cl
-                .jobs
-                .iter()
-                .zip(groups)
-                .try_for_each(|(spec, g)| writeln!(out, "{}", job_line(spec, *g)))
-                .and_then(|_| writeln!(out, "All clients ({}):", head.line()))
-                .and_then(|_| iolab_report::write_normal(&m.all, &mut &mut *out))
-                .and_then(|_| write_hosts(&head, &m.host_rows(), &mut *out)),
-            OutputFormat::Json | OutputFormat::JsonPlus => {
-                let ctx = JsonContext {
-                    global_options: &cl.global_options,
-                    job_options: &cl.job_options,
-                    plus: *f == OutputFormat::JsonPlus,
-                };
-                serde_json::to_writer_pretty(&mut *out, &to_client_json(m, &ctx))
-                    .map_err(std::io::Error::from)
-                    .and_then(|_| writeln!(out))
-            }
-        }
-        .context("writing results")
-        .map_err(CliError::failed)?;
-    }
-    Ok(())
+    let normal = |out: &mut dyn Write| {
+        writeln!(out, "All clients ({}):", head.line())?;
+        iolab_report::write_normal(&m.all, &mut &mut *out)?;
+        write_hosts(&head, &m.host_rows(), out)
+    };
+    write_formats(out, cl, groups, normal, |ctx| to_client_json(m, ctx))
 }

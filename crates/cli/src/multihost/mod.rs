@@ -61,7 +61,9 @@ pub fn run(args: &[String], launch: Launch) -> Result<ExitCode, CliError> {
     {
         let _ = args;
         if launch.rank != 0 {
-            // Rank 0 says why; the others only fail.
+            // Rank 0 says why; the others only fail, after giving it time to: mpirun ends the
+            // whole job at the first non-zero exit, possibly before rank 0 has written.
+            std::thread::sleep(std::time::Duration::from_secs(5));
             return Ok(ExitCode::from(crate::exit::BAD_INPUT));
         }
         Err(CliError::bad_input(anyhow::anyhow!(
