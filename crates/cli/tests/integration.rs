@@ -20,6 +20,8 @@ mod results;
 #[path = "integration/review.rs"]
 mod review;
 mod support;
+#[path = "integration/verify.rs"]
+mod verify;
 
 use std::fs;
 use std::os::unix::fs::FileExt;

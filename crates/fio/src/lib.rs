@@ -16,6 +16,7 @@ pub mod logs;
 pub mod options;
 pub mod run_options;
 pub mod units;
+pub mod verify_options;
 
 pub use args::{parse_command_line, parse_command_line_with, CommandLine, OutputFormat};
 pub use error::FioError;

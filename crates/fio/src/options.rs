@@ -66,6 +66,8 @@ pub struct JobDraft {
     pub set_options: Vec<(String, String)>,
     /// Engine options given (`hipri`, `fixedbufs`, ...), checked against the engine at the end.
     pub engine_options: Vec<&'static str>,
+    /// `verify` and its companions, resolved when the job is finished.
+    pub verify: crate::verify_options::VerifyDraft,
 }
 
 impl JobDraft {
@@ -81,6 +83,7 @@ impl JobDraft {
             directory: None,
             set_options: Vec::new(),
             engine_options: Vec::new(),
+            verify: Default::default(),
         }
     }
 
@@ -249,6 +252,18 @@ impl JobDraft {
         };
         self.spec.pattern = pattern;
         self.spec.read_percent = read;
+        self.spec.verify = self
+            .verify
+            .resolve()
+            .map_err(|reason| crate::FioError::BadValue {
+                name: "verify".into(),
+                value: self
+                    .set_options
+                    .iter()
+                    .find(|(k, _)| k == "verify")
+                    .map_or(String::new(), |(_, v)| v.clone()),
+                reason,
+            })?;
         if !self.randrepeat && !self.randseed_set {
             self.spec.seed = clock_seed();
         }
@@ -990,16 +1005,6 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
-        name: "verify",
-        alias: None,
-        kind: ValueKind::Str,
-        help: "Accepted as 0 (or none) only: iolab does not verify data it wrote.",
-        apply: |_, v| match v {
-            "0" | "none" => Ok(()),
-            _ => Err("iolab does not verify data; only verify=0 is accepted".into()),
-        },
-    },
-    OptionDef {
         name: "disable_slat",
         alias: None,
         kind: ValueKind::Bool,
@@ -1234,7 +1239,7 @@ pub static OPTIONS: &[OptionDef] = &[
 /// truth; a test keeps the README equal to this).
 pub fn markdown_table() -> String {
     let mut s = String::from("| option | value | meaning |\n|---|---|---|\n");
-    for o in OPTIONS {
+    for o in all() {
         let names = match o.alias {
             Some(a) => format!("`{}` / `{a}`", o.name),
             None => format!("`{}`", o.name),
@@ -1252,18 +1257,19 @@ pub fn markdown_table() -> String {
     s
 }
 
+/// Every option iolab has: the table here, then the verify options.
+pub fn all() -> impl Iterator<Item = &'static OptionDef> {
+    OPTIONS.iter().chain(crate::verify_options::VERIFY_OPTIONS)
+}
+
 /// Every option's name and alias.
 pub fn names() -> impl Iterator<Item = &'static str> {
-    OPTIONS
-        .iter()
-        .flat_map(|o| std::iter::once(o.name).chain(o.alias))
+    all().flat_map(|o| std::iter::once(o.name).chain(o.alias))
 }
 
 /// Looks an option up by name or alias.
 pub fn find(name: &str) -> Option<&'static OptionDef> {
-    OPTIONS
-        .iter()
-        .find(|o| o.name == name || o.alias == Some(name))
+    all().find(|o| o.name == name || o.alias == Some(name))
 }
 
 #[cfg(test)]
@@ -1276,7 +1282,7 @@ mod tests {
         assert_eq!(crate::known::suggest("ioengin", names()), Some("ioengine"));
         // An option iolab supports is found in the table before fio's other names are
         // consulted; that list may name it (fio has it too) but the table wins.
-        for o in OPTIONS {
+        for o in all() {
             assert!(find(o.name).is_some());
         }
     }

@@ -11,6 +11,7 @@ pub mod error;
 pub mod offsets;
 pub mod rng;
 pub mod spec;
+pub mod verify;
 
 pub use blocksize::{BlockDist, BlockSizer};
 pub use cpuset::CpuSet;
@@ -22,3 +23,4 @@ pub use spec::{
     BufferContent, FadviseHint, JobSpec, LogSpec, Pattern, Recorded, RwReporting, SizeSpec,
     DEFAULT_PERCENTILES,
 };
+pub use verify::{Checksum, Verify, VerifyKind};

@@ -218,6 +218,9 @@ pub struct JobSpec {
     /// Summarise latency (p50/p99/p99.99/max) per window of this length as well as over the
     /// whole run: latency over time, for consistency runs.
     pub latency_window: Option<Duration>,
+    /// Check what is read back (fio's `verify`): writes carry headers and checksums, reads
+    /// are checked, and a write job reads its blocks back when its writes are done.
+    pub verify: Option<crate::Verify>,
 }
 
 impl JobSpec {
@@ -269,6 +272,7 @@ impl JobSpec {
             buffers: BufferContent::default(),
             logs: LogSpec::default(),
             latency_window: None,
+            verify: None,
         }
     }
 
@@ -348,6 +352,12 @@ impl JobSpec {
 
     pub fn writes(&self) -> bool {
         self.read_percent < 100
+    }
+
+    /// Whether the job changes the target's data: it writes, and not `verify_only` (which
+    /// reads where the writes would go).
+    pub fn writes_data(&self) -> bool {
+        self.writes() && !self.verify.as_ref().is_some_and(|v| v.only)
     }
 
     /// The directions this job issues.

@@ -53,6 +53,15 @@ pub enum RunError {
         #[source]
         source: std::io::Error,
     },
+    /// A block read back is not what was written (fio's verify).
+    #[error("job '{job}': verify failed reading {}: {mismatch}{}", path.display(), dumped.as_ref().map(|d| format!("; the block read is in {}", d.display())).unwrap_or_default())]
+    Verify {
+        job: String,
+        path: PathBuf,
+        mismatch: Box<iolab_verify::Mismatch>,
+        /// Where `verify_dump` wrote the block read.
+        dumped: Option<PathBuf>,
+    },
     #[error("job '{job}': worker thread failed: {reason}")]
     Worker { job: String, reason: String },
     /// Stopped by SIGINT/SIGTERM before measuring (while laying out files).

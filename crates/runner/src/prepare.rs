@@ -40,6 +40,12 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
         source,
     })?;
     limits::check_cpus(spec)?;
+    if let Some(reason) = crate::worker::verify_unfit(spec) {
+        return Err(RunError::Unusable {
+            job: spec.name.clone(),
+            reason,
+        });
+    }
     let (facts, region) = prepare_file(&spec.for_file(0), consent)?;
     let extra = (1..=spec.extra_files.len())
         .map(|i| prepare_file(&spec.for_file(i), consent))
@@ -71,7 +77,7 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
         }
     }
     check_engine_takes(spec, &facts)?;
-    if !no_target && spec.writes() {
+    if !no_target && spec.writes_data() {
         check_not_zoned(spec, &facts)?;
     }
     let growable = facts.kind == TargetKind::File;
@@ -85,7 +91,7 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
     }
     // Writing, or laying out past an existing file's end, changes the target.
     let grows = exists && growable && region.end() > facts.size_bytes;
-    if !no_target && (spec.writes() || grows) {
+    if !no_target && (spec.writes_data() || grows) {
         check_target_write(&facts, consent)
             .map_err(|source| RunError::Safety { job: job(), source })?;
     }

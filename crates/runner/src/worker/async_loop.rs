@@ -158,6 +158,11 @@ impl LoopState<'_, '_> {
                 self.rec
                     .completed(now, io.dir, io.len, sub - start, now - sub, now - start);
             }
+            if let Err(e) = self.verify_completed(&f.io) {
+                q.inflight -= n;
+                drain(engine, &mut q.done, q.inflight);
+                return Err(e);
+            }
         }
         q.inflight -= n;
         Ok(now)
@@ -183,8 +188,9 @@ impl LoopState<'_, '_> {
             }
             let mut t_start = self.clock.now();
             let io = self.next_io(slot, pool, t_start);
-            if self.rate.on {
-                // next_io may have waited for the rate limit: that is not latency.
+            if self.rate.on || self.verify.is_some() {
+                // next_io may have waited for the rate limit or stamped a verify header:
+                // neither is latency.
                 t_start = self.clock.now();
             }
             // SAFETY: io.buf is the pool slot `slot`, free until now and kept out of the free
@@ -219,6 +225,7 @@ impl LoopState<'_, '_> {
                     let t = self.clock.now();
                     let lat = t - t_start;
                     self.rec.completed(t, io.dir, io.len, 0, lat, lat);
+                    self.verify_completed(&io)?;
                 }
                 QueueStatus::Completed(r) => return Err(self.io_error(&io, r)),
             }

@@ -44,7 +44,9 @@ impl LoopState<'_, '_> {
             samples: Vec::new(),
             windows: Vec::new(),
         });
-        let (reads, writes) = (spec.reads(), spec.writes());
+        // A write job that verified reports its reads back, as fio.
+        let verify_reads = self.verify.is_some() && self.rec.stats[0].ios > 0;
+        let (reads, writes) = (spec.reads() || verify_reads, spec.writes());
         let [read, write] = self.rec.stats;
         WorkerResult {
             dirs: [

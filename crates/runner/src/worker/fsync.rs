@@ -28,6 +28,11 @@ impl<'a> Syncer<'a> {
         }
     }
 
+    /// The job's files.
+    pub fn fds(&self) -> &'a [RawFd] {
+        self.fds
+    }
+
     /// Whether `fsync=N` calls for a sync now.
     #[inline(always)]
     pub fn due(&self) -> bool {

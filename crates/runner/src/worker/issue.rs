@@ -38,9 +38,11 @@ pub(super) struct WriteContent {
 
 impl WriteContent {
     fn new(spec: &JobSpec, seed: u64) -> WriteContent {
+        // Verified writes are filled by the verifier instead.
+        let own = spec.verify.is_none();
         WriteContent {
-            refill: spec.buffers.refill && !spec.buffers.zero,
-            scramble: spec.buffers.scrambles(),
+            refill: own && spec.buffers.refill && !spec.buffers.zero,
+            scramble: own && spec.buffers.scrambles(),
             compress_percent: spec.buffers.compress_percent,
             fill_state: seed ^ 0xF111,
         }

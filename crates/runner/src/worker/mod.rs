@@ -20,6 +20,7 @@ mod rate;
 mod setup;
 mod stats;
 mod sync_loop;
+mod verify;
 
 use std::cell::Cell;
 use std::os::fd::{AsRawFd, RawFd};
@@ -43,6 +44,12 @@ use fsync::Syncer;
 use issue::Issuer;
 use rate::RateLimit;
 use stats::{DirStats, Recorder};
+use verify::Verifier;
+
+/// Why a job's blocks cannot carry its verify headers, if they cannot.
+pub(crate) fn verify_unfit(spec: &iolab_job::JobSpec) -> Option<String> {
+    Verifier::unfit(spec)
+}
 
 pub(crate) struct WorkerResult {
     pub dirs: [Option<DirResult>; 2],
@@ -167,11 +174,13 @@ impl EngineVisitor for Looper<'_, '_> {
         }
         let mut st = LoopState::new(self.w, self.seed, self.fds);
         let sync = engine.capabilities().synchronous;
-        let outcome = if sync {
-            st.run_sync(&mut engine, self.pool)
-        } else {
-            st.run_async(&mut engine, self.pool)
-        };
+        let outcome = st.run_loop(&mut engine, self.pool, sync).and_then(|()| {
+            if st.begin_read_back() {
+                st.run_loop(&mut engine, self.pool, sync)
+            } else {
+                Ok(())
+            }
+        });
         let mut notes = self.setup_notes;
         notes.extend(engine.notes());
         let fallback = engine.fallback();
@@ -202,6 +211,8 @@ struct LoopState<'a, 'w> {
     batch_submit: usize,
     /// (fewest, most) completions per reap (fio's `iodepth_batch_complete_min/max`).
     batch_complete: (usize, usize),
+    /// fio's verify: stamps writes, checks reads, reads written blocks back.
+    verify: Option<Verifier>,
     interrupted: bool,
 }
 
@@ -228,6 +239,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             syncer: Syncer::new(fds, spec.fsync_every),
             batch_submit: spec.effective_batch_submit().max(1) as usize,
             batch_complete: (min as usize, max as usize),
+            verify: Verifier::new(spec, spec.effective_iodepth() as usize, w.job_number, seed),
             interrupted: false,
         };
         if spec.ramp_time.is_zero() {
@@ -289,15 +301,37 @@ impl<'a, 'w> LoopState<'a, 'w> {
         false
     }
 
+    /// Nothing more to issue: the job's bytes are issued and no read-back is due (or, in
+    /// the read-back after the writes, everything is read back).
     #[inline(always)]
     fn bytes_done(&self) -> bool {
-        self.issue.bytes_done()
+        match &self.verify {
+            None => self.issue.bytes_done(),
+            Some(v) if v.final_pass => v.all_read_back(),
+            Some(v) => self.issue.bytes_done() && !v.due(),
+        }
+    }
+
+    fn run_loop<E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        pool: &BufferPool,
+        sync: bool,
+    ) -> Result<(), RunError> {
+        if sync {
+            self.run_sync(engine, pool)
+        } else {
+            self.run_async(engine, pool)
+        }
     }
 
     /// The next I/O into `slot`: its direction (waiting for the rate limit), then its size,
     /// offset and content.
     #[inline(always)]
     fn next_io(&mut self, slot: u32, pool: &BufferPool, now: u64) -> IoUnit {
+        if let Some(v) = self.verify.as_mut().filter(|v| v.due()) {
+            return v.next_read_back(slot, pool);
+        }
         let dir = self.issue.next_direction();
         if self.rate.on {
             self.rate.wait(dir, &self.clock, self.w.stop);
@@ -306,8 +340,69 @@ impl<'a, 'w> LoopState<'a, 'w> {
             self.syncer.writes_since += 1;
         }
         let clock = self.clock;
-        self.issue
-            .next_io(dir, slot, pool, || clock.ticks_to_ns(now) as u64)
+        let mut io = self
+            .issue
+            .next_io(dir, slot, pool, || clock.ticks_to_ns(now) as u64);
+        if let Some(v) = self.verify.as_mut().filter(|_| io.dir == Direction::Write) {
+            if v.only {
+                io.dir = Direction::Read;
+            } else {
+                v.stamp(&io, clock.ticks_to_ns(now) as u64);
+            }
+        }
+        io
+    }
+
+    /// What the verifier makes of a completed I/O (after its latency was recorded).
+    #[inline(always)]
+    fn verify_completed(&mut self, io: &IoUnit) -> Result<(), RunError> {
+        match self.verify.as_mut().map(|v| v.completed(io)) {
+            Some(Err(mismatch)) => Err(self.verify_error(io, mismatch)),
+            _ => Ok(()),
+        }
+    }
+
+    /// The writes are done: starts reading them back if the job verifies after writing and
+    /// its writes ran to their end (not cut by runtime or a signal, as fio). The files are
+    /// synced and their cache dropped first, so the reads come from the device.
+    fn begin_read_back(&mut self) -> bool {
+        let ended = !self.interrupted && self.issue.bytes_done();
+        let Some(v) = self.verify.as_mut().filter(|_| ended) else {
+            return false;
+        };
+        if !v.begin_final_pass() {
+            return false;
+        }
+        let _ = self.syncer.fsync(&self.clock);
+        for (i, (facts, region)) in self.w.job.files().enumerate() {
+            if let Some(&fd) = self.syncer.fds().get(i) {
+                let _ = setup::invalidate_cache(fd, facts, region);
+            }
+        }
+        // fio's read-back is not cut by runtime: only size-based jobs get here.
+        self.time.deadline = u64::MAX;
+        true
+    }
+
+    #[cold]
+    fn verify_error(&self, io: &IoUnit, mismatch: iolab_verify::Mismatch) -> RunError {
+        let spec = &self.w.job.spec;
+        let path = spec
+            .files()
+            .nth(io.file as usize)
+            .cloned()
+            .unwrap_or_default();
+        let dumped = spec
+            .verify
+            .as_ref()
+            .filter(|v| v.dump)
+            .and_then(|_| dump_block(&path, io));
+        RunError::Verify {
+            job: spec.name.clone(),
+            path,
+            mismatch: Box::new(mismatch),
+            dumped,
+        }
     }
 
     #[cold]
@@ -359,6 +454,16 @@ impl<'a, 'w> LoopState<'a, 'w> {
             source,
         }
     }
+}
+
+/// fio's `verify_dump`: the block as read, in `NAME.OFFSET.received` in the current
+/// directory; its path, if it could be written.
+fn dump_block(path: &std::path::Path, io: &IoUnit) -> Option<std::path::PathBuf> {
+    let name = path.file_name()?.to_string_lossy();
+    let out = std::path::PathBuf::from(format!("{name}.{}.received", io.offset));
+    // SAFETY: the read has completed and its buffer holds `len` bytes.
+    let data = unsafe { std::slice::from_raw_parts(io.buf, io.len as usize) };
+    std::fs::write(&out, data).ok().map(|_| out)
 }
 
 /// What the worker records per I/O, sized for the whole run up front.

@@ -27,7 +27,7 @@ pub(super) fn pin(spec: &JobSpec) -> Result<(), RunError> {
 pub(super) fn open_files(spec: &JobSpec) -> Result<Vec<File>, RunError> {
     let how = OpenHow {
         direct: spec.direct,
-        writes: spec.writes(),
+        writes: spec.writes_data(),
     };
     open_targets(spec.engine.kind, spec.files(), how).map_err(|(path, source)| RunError::Io {
         job: spec.name.clone(),

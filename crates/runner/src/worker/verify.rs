@@ -1,0 +1,176 @@
+//! Data verification, as fio's `verify`: writes are stamped with fio's headers and
+//! checksums before their clock starts; reads are checked after their completion is timed,
+//! so neither checksum counts in a latency. A write job remembers each completed write and
+//! reads it back: every `verify_backlog` writes, and when its writes are done (`do_verify`).
+//! A read-only job (or `verify_only`) checks every read.
+
+use iolab_engine::{BufferPool, Direction, IoUnit};
+use iolab_job::{JobSpec, Rng};
+use iolab_verify::{Format, Mismatch, Stamp};
+
+/// A completed write to read back.
+#[derive(Debug, Clone, Copy)]
+struct Piece {
+    file: u32,
+    offset: u64,
+    len: u32,
+}
+
+pub(super) struct Verifier {
+    format: Format,
+    /// Check every read (read-only jobs and `verify_only`).
+    check_all_reads: bool,
+    /// Issue reads where the job would write (`verify_only`).
+    pub only: bool,
+    /// Completed writes, in completion order, and how many were read back.
+    log: Vec<Piece>,
+    keep_log: bool,
+    read_back: usize,
+    backlog: usize,
+    /// Reading back what is left, the writes being done.
+    pub final_pass: bool,
+    /// Slots whose I/O is a read-back (so its completion is checked).
+    from_log: Vec<bool>,
+    writes: u64,
+    thread: u16,
+    seeds: Rng,
+}
+
+impl Verifier {
+    pub fn new(spec: &JobSpec, depth: usize, thread: u32, seed: u64) -> Option<Verifier> {
+        let v = spec.verify.as_ref()?;
+        let interval = v.effective_interval(
+            spec.min_block_size(Direction::Write),
+            spec.block_size[Direction::Write.index()],
+            spec.min_block_size(Direction::Read),
+        );
+        let writes = spec.writes() && !v.only;
+        let keep_log = writes && (v.after_writes || v.backlog > 0);
+        Some(Verifier {
+            format: Format::new(v, interval),
+            check_all_reads: !spec.writes() || v.only,
+            only: v.only,
+            log: Vec::with_capacity(if keep_log { expected_writes(spec) } else { 0 }),
+            keep_log,
+            read_back: 0,
+            backlog: v.backlog as usize,
+            final_pass: false,
+            from_log: vec![false; depth],
+            writes: 0,
+            thread: thread as u16,
+            seeds: Rng::new(seed ^ 0x5E1F_1E55),
+        })
+    }
+
+    /// Whether a read-back is due before the next new I/O: a whole backlog has completed,
+    /// or the writes are done and some are left.
+    #[inline]
+    pub fn due(&self) -> bool {
+        let waiting = self.log.len() - self.read_back;
+        waiting > 0 && (self.final_pass || (self.backlog > 0 && waiting >= self.backlog))
+    }
+
+    /// The final pass has read everything back.
+    pub fn all_read_back(&self) -> bool {
+        self.read_back >= self.log.len()
+    }
+
+    /// Starts the final pass if the job asks for one (a write job with `do_verify`); true
+    /// when there is something to read.
+    pub fn begin_final_pass(&mut self) -> bool {
+        self.final_pass = self.keep_log;
+        self.final_pass && !self.all_read_back()
+    }
+
+    /// The next read-back, into `slot`.
+    pub fn next_read_back(&mut self, slot: u32, pool: &BufferPool) -> IoUnit {
+        let p = self.log[self.read_back];
+        self.read_back += 1;
+        self.from_log[slot as usize] = true;
+        IoUnit {
+            slot,
+            file: p.file,
+            dir: Direction::Read,
+            offset: p.offset,
+            len: p.len,
+            buf: pool.slot_ptr(slot as usize),
+        }
+    }
+
+    /// Fills a write's buffer with fio's headers and data.
+    pub fn stamp(&mut self, io: &IoUnit, now_ns: u64) {
+        let stamp = Stamp {
+            seed: self.seeds.next_u64(),
+            time_sec: (now_ns / 1_000_000_000) as u32,
+            time_nsec: (now_ns % 1_000_000_000) as u32,
+            thread: self.thread,
+            numberio: self.writes as u16,
+        };
+        self.writes += 1;
+        // SAFETY: the slot's buffer holds at least the largest block size and is not in
+        // flight (its slot was free).
+        let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len as usize) };
+        self.format.stamp(buf, io.offset, &stamp);
+    }
+
+    /// A completed I/O: a write is remembered for reading back, a read checked if it is one
+    /// that must be. Runs after the completion was timed.
+    #[inline]
+    pub fn completed(&mut self, io: &IoUnit) -> Result<(), Mismatch> {
+        match io.dir {
+            Direction::Write if self.keep_log => {
+                self.log.push(Piece {
+                    file: io.file,
+                    offset: io.offset,
+                    len: io.len,
+                });
+                Ok(())
+            }
+            Direction::Read => {
+                let slot = io.slot as usize;
+                if !(self.check_all_reads || std::mem::take(&mut self.from_log[slot])) {
+                    return Ok(());
+                }
+                // SAFETY: the read has completed; its slot is not reused until freed.
+                let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len as usize) };
+                self.format.check(buf, io.offset)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Why this job's blocks cannot carry its verify headers, if they cannot.
+    pub fn unfit(spec: &JobSpec) -> Option<String> {
+        let v = spec.verify.as_ref()?;
+        if let iolab_job::VerifyKind::Checksum(c) = v.kind {
+            let checks_others = !spec.writes() || v.only;
+            if checks_others && !iolab_verify::fio_compatible(c) {
+                return Some(format!(
+                    "verify={} can only check blocks this job wrote: fio's {0} is not the \
+                     standard algorithm iolab uses, so data fio wrote would read as corrupt; \
+                     write and verify in one job, or use md5, crc32c, crc64, sha1 or xxhash",
+                    c.name()
+                ));
+            }
+        }
+        let smallest = spec.min_block_size(Direction::Write);
+        let interval = v.effective_interval(
+            smallest,
+            spec.block_size[Direction::Write.index()],
+            spec.min_block_size(Direction::Read),
+        );
+        Format::new(v, interval).unfit(smallest)
+    }
+}
+
+/// Room for every write of a size-based job, so the log does not grow while it runs (a
+/// time-based one grows it, amortised).
+fn expected_writes(spec: &JobSpec) -> usize {
+    match spec.size {
+        Some(iolab_job::SizeSpec::Bytes(b)) if !spec.time_based => {
+            let per = spec.min_block_size(Direction::Write).max(1) as u64;
+            ((b / per) * spec.loops as u64).min(1 << 24) as usize
+        }
+        _ => 1 << 16,
+    }
+}
