@@ -1596,16 +1596,17 @@ mod tests {
             "unknown option 'iodepht' (did you mean 'iodepth'?)"
         );
         assert_eq!(
-            d.apply("verify_pattern", Some("0xff"))
+            d.apply("verify_state_save", Some("1"))
                 .unwrap_err()
                 .to_string(),
-            "option 'verify_pattern' is not supported by iolab yet"
+            "option 'verify_state_save' is not supported by iolab yet"
         );
         assert!(d
-            .apply("verify", Some("md5"))
+            .apply("verify", Some("md6"))
             .unwrap_err()
             .to_string()
-            .contains("only verify=0"));
+            .contains("expected 0, meta, pattern or a checksum"));
+        d.apply("verify", Some("md5")).unwrap();
         d.apply("verify", Some("0")).unwrap();
     }
 }
