@@ -173,10 +173,10 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
         (&["--bogus=1"], "unknown option 'bogus'"),
         (&["--runtme=1"], "did you mean 'runtime'"),
         (
-            &["--verify_pattern=0xff"],
-            "option 'verify_pattern' is not supported by iolab yet",
+            &["--cgroup=x"],
+            "option 'cgroup' is not supported by iolab yet",
         ),
-        (&["--verify=md5"], "only verify=0 is accepted"),
+        (&["--verify=bogus"], "option 'verify': bad value 'bogus'"),
         (&["--bs=4x", "--size=1m"], "unknown unit 'x'"),
         (&["--runtime=5parsecs", "--size=1m"], "unknown time unit"),
         (&["--iodepth=0", "--size=1m"], "iodepth"),

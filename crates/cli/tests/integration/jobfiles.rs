@@ -241,8 +241,8 @@ fn job_file_errors_name_file_and_line_and_nothing_runs() {
     );
     let cases = [
         (
-            "verify_pattern=0xff\n",
-            ":9: option 'verify_pattern' is not supported by iolab yet",
+            "cgroup=x\n",
+            ":9: option 'cgroup' is not supported by iolab yet",
         ),
         (
             "iodepht=4\n",

@@ -45,7 +45,9 @@ impl Verifier {
             spec.min_block_size(Direction::Read),
         );
         let writes = spec.writes() && !v.only;
-        let keep_log = writes && (v.after_writes || v.backlog > 0);
+        // A time-based job never reaches its read-back (as fio's), so it keeps a log only
+        // for a backlog, which is emptied as it is read.
+        let keep_log = writes && ((v.after_writes && !spec.time_based) || v.backlog > 0);
         Some(Verifier {
             format: Format::new(v, interval),
             check_all_reads: !spec.writes() || v.only,
@@ -86,6 +88,11 @@ impl Verifier {
     pub fn next_read_back(&mut self, slot: u32, pool: &BufferPool) -> IoUnit {
         let p = self.log[self.read_back];
         self.read_back += 1;
+        if self.read_back == self.log.len() {
+            // All read back: start over, so a long run's log stays as short as its backlog.
+            self.log.clear();
+            self.read_back = 0;
+        }
         self.from_log[slot as usize] = true;
         IoUnit {
             slot,
