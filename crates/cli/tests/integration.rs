@@ -9,6 +9,8 @@ mod cache;
 mod content;
 #[path = "integration/figures.rs"]
 mod figures;
+#[path = "integration/job_language.rs"]
+mod job_language;
 #[path = "integration/jobfiles.rs"]
 mod jobfiles;
 #[path = "integration/kv.rs"]

@@ -123,7 +123,6 @@ pub static FIO_ONLY: &[&str] = &[
     "log_hist_msec",
     "log_hist_coarseness",
     "log_max_value",
-    "log_offset",
     "log_prio",
     "log_compression",
     "log_compression_cpus",

@@ -61,7 +61,12 @@ fn render_into(
             Kind::Bw => e.len as u64 * 1_000_000 / ns(e.lat_ticks).max(1),
         };
         let ms = ns(e.at_ticks) / 1_000_000;
-        writeln!(out, "{ms}, {value}, {}, {}, 0", e.dir.index(), e.len)?;
+        let (d, bs) = (e.dir.index(), e.len);
+        if log.with_offset {
+            writeln!(out, "{ms}, {value}, {d}, {bs}, {}, 0", e.offset)?;
+        } else {
+            writeln!(out, "{ms}, {value}, {d}, {bs}, 0")?;
+        }
     }
     for w in &log.windows {
         // The last, partial window: fio's finalize_logs() writes it for the latency logs;
@@ -81,7 +86,9 @@ fn render_into(
             Kind::Iops => (w.ios as f64 / window_s).round() as u64,
             Kind::Bw => (w.bytes as f64 / 1024.0 / window_s).round() as u64,
         };
-        writeln!(out, "{}, {value}, {}, 0, 0", w.at_ms, w.dir.index())?;
+        // fio's averaged entries carry no block size or offset: zeros.
+        let offset = if log.with_offset { "0, " } else { "" };
+        writeln!(out, "{}, {value}, {}, 0, {offset}0", w.at_ms, w.dir.index())?;
     }
     Ok(())
 }
@@ -191,9 +198,11 @@ mod tests {
                 slat_ticks: 1000,
                 clat_ticks: 9000,
                 lat_ticks: 10_000,
+                offset: 8192,
             }],
             windows: vec![],
             dropped: 0,
+            with_offset: false,
         };
         let c = Timebase::NANOSECONDS;
         assert_eq!(render(&log, Kind::Lat, &c, true), "2, 10000, 1, 4096, 0\n");
@@ -202,6 +211,15 @@ mod tests {
         assert_eq!(render(&log, Kind::Iops, &c, true), "2, 1, 1, 4096, 0\n");
         // 4096 bytes in 10 µs: 409,600 bytes per ms.
         assert_eq!(render(&log, Kind::Bw, &c, true), "2, 409600, 1, 4096, 0\n");
+        // log_offset=1: the offset goes before the priority column.
+        let log = IoLog {
+            with_offset: true,
+            ..log
+        };
+        assert_eq!(
+            render(&log, Kind::Lat, &c, true),
+            "2, 10000, 1, 4096, 8192, 0\n"
+        );
     }
 
     #[test]
@@ -221,6 +239,7 @@ mod tests {
                 lat_ticks: 21_000.6,
             }],
             dropped: 0,
+            with_offset: false,
         };
         let c = Timebase::NANOSECONDS;
         assert_eq!(render(&log, Kind::Lat, &c, false), "500, 21001, 0, 0, 0\n");

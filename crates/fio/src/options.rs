@@ -492,9 +492,16 @@ fn parse_distribution(v: &str) -> Result<RandomDistribution, String> {
         "pareto" => RandomDistribution::Pareto(num(0.2)?),
         "normal" | "gauss" => RandomDistribution::Normal(num(0.0)?),
         "zoned" | "zoned_abs" => {
-            return Err("zoned distributions are not supported by iolab yet".into())
+            let body = arg.unwrap_or("");
+            let split = iolab_job::parse_zoned(body, kind == "zoned_abs", parse_size)?;
+            RandomDistribution::Zoned(std::sync::Arc::new(split))
         }
-        _ => return Err("expected random, zipf[:THETA], pareto[:H] or normal[:DEV]".into()),
+        _ => {
+            return Err(
+                "expected random, zipf[:THETA], pareto[:H], normal[:DEV], zoned:A/S:... or zoned_abs:A/SIZE:..."
+                    .into(),
+            )
+        }
     })
 }
 
@@ -1065,7 +1072,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "random_distribution",
         alias: None,
         kind: ValueKind::Str,
-        help: "Where random offsets fall: random (uniform), zipf[:THETA], pareto[:H] or normal[:DEV%], as fio defines them. Skewed ones draw independently (as norandommap).",
+        help: "Where random offsets fall: random (uniform), zipf[:THETA], pareto[:H], normal[:DEV%], zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/BYTES:... (READ,WRITE parts), as fio defines them. Non-uniform ones draw independently (as norandommap).",
         apply: |d, v| {
             d.spec.distribution = parse_distribution(v)?;
             Ok(())
@@ -1223,6 +1230,16 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Average log entries over windows of this many ms, one line per window and direction (default 0: every I/O).",
         apply: |d, v| {
             d.spec.logs.avg_msec = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "log_offset",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Per-I/O log lines also give the I/O's offset in bytes (fio's sixth column, before the priority).",
+        apply: |d, v| {
+            d.spec.logs.offset = parse_bool(v)?;
             Ok(())
         },
     },
@@ -1551,7 +1568,12 @@ mod tests {
                 .distribution,
             RandomDistribution::Normal(5.0)
         );
-        assert!(draft(&[("random_distribution", Some("zoned:50/5:50/95"))]).is_err());
+        let z = draft(&[("random_distribution", Some("zoned:50/5:50/95"))]).unwrap();
+        let RandomDistribution::Zoned(z) = z.distribution else {
+            panic!("not zoned: {:?}", z.distribution)
+        };
+        assert_eq!(z.zones[0][1].size, 95);
+        assert!(draft(&[("random_distribution", Some("zoned:50/5:40/95"))]).is_err());
         assert!(draft(&[("random_distribution", Some("zipf:1"))]).is_err());
         assert!(draft(&[("unified_rw_reporting", Some("sideways"))]).is_err());
         assert!(draft(&[("rate_iops", Some("0"))]).is_err());

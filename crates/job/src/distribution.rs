@@ -7,10 +7,15 @@
 //! With these distributions iolab draws offsets independently (as `norandommap`): a random
 //! map would send repeat hits elsewhere and flatten the very skew asked for.
 
+use std::sync::Arc;
+
+use iolab_engine::Direction;
+
+use crate::zoned::{ZoneTable, ZonedSplit};
 use crate::Rng;
 
 /// fio's `random_distribution`.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum RandomDistribution {
     #[default]
     Uniform,
@@ -20,6 +25,8 @@ pub enum RandomDistribution {
     Pareto(f64),
     /// fio's normal: deviation as a percentage of the range.
     Normal(f64),
+    /// fio's `zoned` / `zoned_abs`: shares of the accesses over consecutive zones.
+    Zoned(Arc<ZonedSplit>),
 }
 
 /// fio's hash for scattering ranks (`__hash_u64`: a golden-ratio multiply).
@@ -49,12 +56,14 @@ pub enum RankGen {
     Normal {
         stddev: u64,
     },
+    Zoned(ZoneTable),
 }
 
 impl RankGen {
-    pub fn new(dist: RandomDistribution, n: u64, rng: &mut Rng) -> RankGen {
+    /// Ranks over `n` positions of `align` bytes (zoned_abs zones are given in bytes).
+    pub fn new(dist: &RandomDistribution, n: u64, align: u64, rng: &mut Rng) -> RankGen {
         let n = n.max(1);
-        match dist {
+        match *dist {
             RandomDistribution::Uniform => RankGen::Uniform,
             RandomDistribution::Zipf(theta) => {
                 let zetan: f64 = (1..=n.min(ZIPF_MAX_TERMS))
@@ -76,12 +85,13 @@ impl RankGen {
             RandomDistribution::Normal(dev) => RankGen::Normal {
                 stddev: ((n as f64 * dev / 100.0).ceil() as u64).min(n / 2),
             },
+            RandomDistribution::Zoned(ref split) => RankGen::Zoned(ZoneTable::new(split, n, align)),
         }
     }
 
-    /// The next rank in `0..n`.
+    /// The next rank in `0..n` for an I/O in direction `dir`.
     #[inline]
-    pub fn next(&self, rng: &mut Rng, n: u64) -> u64 {
+    pub fn next(&self, rng: &mut Rng, dir: Direction, n: u64) -> u64 {
         let n = n.max(1);
         match *self {
             RankGen::Uniform => rng.below(n),
@@ -120,6 +130,7 @@ impl RankGen {
                 }
                 scatter(sum) % n
             }
+            RankGen::Zoned(ref t) => t.next(rng, dir, n),
         }
     }
 }
@@ -137,10 +148,10 @@ mod tests {
     fn top_share(dist: RandomDistribution) -> f64 {
         let n = 10_000u64;
         let mut rng = Rng::new(7);
-        let g = RankGen::new(dist, n, &mut rng);
+        let g = RankGen::new(&dist, n, 4096, &mut rng);
         let mut hits = vec![0u32; n as usize];
         for _ in 0..200_000 {
-            let r = g.next(&mut rng, n);
+            let r = g.next(&mut rng, Direction::Read, n);
             assert!(r < n);
             hits[r as usize] += 1;
         }
@@ -172,10 +183,10 @@ mod tests {
             RandomDistribution::Pareto(0.5),
             RandomDistribution::Normal(10.0),
         ] {
-            let g = RankGen::new(dist, 1, &mut rng);
-            assert_eq!(g.next(&mut rng, 1), 0);
-            let g = RankGen::new(dist, 3, &mut rng);
-            assert!((0..100).all(|_| g.next(&mut rng, 3) < 3));
+            let g = RankGen::new(&dist, 1, 4096, &mut rng);
+            assert_eq!(g.next(&mut rng, Direction::Read, 1), 0);
+            let g = RankGen::new(&dist, 3, 4096, &mut rng);
+            assert!((0..100).all(|_| g.next(&mut rng, Direction::Read, 3) < 3));
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod offsets;
 pub mod rng;
 pub mod spec;
 pub mod verify;
+pub mod zoned;
 
 pub use blocksize::{BlockDist, BlockSizer};
 pub use cpuset::CpuSet;
@@ -24,3 +25,4 @@ pub use spec::{
     DEFAULT_PERCENTILES,
 };
 pub use verify::{Checksum, Verify, VerifyKind};
+pub use zoned::{parse_zoned, Zone, ZoneTable, ZonedSplit};

@@ -44,6 +44,14 @@ impl Region {
                 spec.filename.display()
             )));
         }
+        if let RandomDistribution::Zoned(z) = &spec.distribution {
+            if z.absolute_bytes() > len {
+                return Err(JobError::Region(format!(
+                    "the zoned_abs zones ({} bytes) run past the job's size ({len} bytes)",
+                    z.absolute_bytes()
+                )));
+            }
+        }
         let bs = spec.max_block_size() as u64;
         if len < bs {
             return Err(JobError::Region(format!(
@@ -146,7 +154,7 @@ impl OffsetGen {
         let uniform = spec.distribution == RandomDistribution::Uniform;
         let map = (spec.pattern == Pattern::Random && spec.random_map && uniform)
             .then(|| (Permutation::new(units, &mut rng), 0));
-        let ranks = RankGen::new(spec.distribution, units, &mut rng);
+        let ranks = RankGen::new(&spec.distribution, units, align, &mut rng);
         OffsetGen {
             region,
             pattern: spec.pattern,
@@ -179,11 +187,11 @@ impl OffsetGen {
                 if !self.random_due() {
                     return self.next_sequential(dir, bs);
                 }
-                let off = self.next_random();
+                let off = self.next_random(dir);
                 self.seq_pos[dir.index()] = off - self.region.start + bs;
                 off
             }
-            Pattern::Random => self.next_random(),
+            Pattern::Random => self.next_random(dir),
         }
     }
 
@@ -230,9 +238,9 @@ impl OffsetGen {
 
     /// A random offset: the next of the random map's pass, or an independent draw.
     #[inline(always)]
-    fn next_random(&mut self) -> u64 {
+    fn next_random(&mut self, dir: Direction) -> u64 {
         let unit = match &mut self.map {
-            None => self.ranks.next(&mut self.rng, self.units),
+            None => self.ranks.next(&mut self.rng, dir, self.units),
             Some((perm, i)) => {
                 if *i == self.units {
                     *perm = Permutation::new(self.units, &mut self.rng);

@@ -147,16 +147,51 @@ pub fn rw_name(spec: &JobSpec) -> &'static str {
 }
 
 /// The line fio prints for each job before it starts (and for `--parse-only`):
-/// `name: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, ioengine=io_uring, iodepth=1`.
+/// `name: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B,
+/// ioengine=io_uring, iodepth=1`. Each direction shows its smallest and largest block size;
+/// trim shows write's (as fio's defaults make it).
 pub fn job_line(spec: &JobSpec, group: u32) -> String {
-    let [r, wr] = spec.block_size;
+    let range = |d: Direction| {
+        format!(
+            "{}-{}",
+            block_size_str(spec.min_block_size(d) as u64),
+            block_size_str(spec.block_size[d.index()] as u64)
+        )
+    };
+    let (r, w) = (range(Direction::Read), range(Direction::Write));
     format!(
-        "{}: (g={group}): rw={}, bs=(R) {r}B-{r}B, (W) {wr}B-{wr}B, ioengine={}, iodepth={}",
+        "{}: (g={group}): rw={}, bs=(R) {r}, (W) {w}, (T) {w}, ioengine={}, iodepth={}",
         spec.name,
         rw_name(spec),
         spec.engine.label(),
         spec.iodepth
     )
+}
+
+/// A byte count as fio's `num2str(n, 4, 1, 1, N2S_BYTE)` writes it: at most four digits,
+/// then KiB, MiB, ... with the decimals that fit (`4096B`, `16.0KiB`, `128KiB`).
+pub fn block_size_str(n: u64) -> String {
+    const PREFIX: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+    let (mut num, mut post, mut modulo) = (n, 0usize, None);
+    while post < PREFIX.len() && num.to_string().len() > 4 {
+        modulo = Some(num % 1024);
+        num /= 1024;
+        post += 1;
+    }
+    let Some(m) = modulo else {
+        return format!("{num}B");
+    };
+    let digits = num.to_string().len();
+    if 4 - digits as i32 <= 1 {
+        let carry = m >= 512;
+        return format!("{}{}B", num + carry as u64, PREFIX[post]);
+    }
+    let places = 4 - digits - 1;
+    let frac = format!("{:.*}", places, m as f64 / 1024.0);
+    if frac.starts_with('1') {
+        num += 1;
+    }
+    format!("{num}.{}{}B", &frac[2..], PREFIX[post])
 }
 
 fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Result<()> {
@@ -339,7 +374,7 @@ mod tests {
         j.iodepth = 8;
         assert_eq!(
             job_line(&j, 2),
-            "4k_randread_qd1: (g=2): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, \
+            "4k_randread_qd1: (g=2): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, \
              ioengine=psync, iodepth=8"
         );
         j.read_percent = 70;
@@ -347,6 +382,29 @@ mod tests {
         j.pattern = Pattern::Sequential;
         j.read_percent = 0;
         assert_eq!(rw_name(&j), "write");
+    }
+
+    #[test]
+    fn block_sizes_print_as_fios_num2str() {
+        let got: Vec<String> = [
+            512u64,
+            4096,
+            8192,
+            9216,
+            16384,
+            131072,
+            1 << 20,
+            1536,
+            65536,
+        ]
+        .iter()
+        .map(|&n| block_size_str(n))
+        .collect();
+        // As fio 3.33 printed them for bs=512 ... bs=64k.
+        let want = [
+            "512B", "4096B", "8192B", "9216B", "16.0KiB", "128KiB", "1024KiB", "1536B", "64.0KiB",
+        ];
+        assert_eq!(got, want);
     }
 
     #[test]

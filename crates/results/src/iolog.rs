@@ -16,6 +16,9 @@ pub struct IoEntry {
     pub slat_ticks: u64,
     pub clat_ticks: u64,
     pub lat_ticks: u64,
+    /// Where the I/O began, in bytes (fio's `log_offset` column).
+    #[serde(default)]
+    pub offset: u64,
 }
 
 /// One window of one direction (averaged mode).
@@ -42,6 +45,9 @@ pub struct IoLog {
     pub job_number: u32,
     /// Window length in ms; 0 for per-I/O entries.
     pub avg_ms: u32,
+    /// Lines carry the offset column (fio's `log_offset`).
+    #[serde(default)]
+    pub with_offset: bool,
     pub per_io: Vec<IoEntry>,
     pub windows: Vec<WindowEntry>,
     /// Per-I/O entries not kept because the log reached its memory cap.

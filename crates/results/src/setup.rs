@@ -51,6 +51,9 @@ pub struct LogSpec {
     pub bw: Option<String>,
     /// Average over windows of this many ms; 0 logs every I/O.
     pub avg_msec: u32,
+    /// Each line also says where its I/O began (fio's `log_offset`).
+    #[serde(default)]
+    pub offset: bool,
 }
 
 impl LogSpec {

@@ -94,15 +94,26 @@ mod tests {
 
     #[test]
     fn busy_thread_accumulates_cpu() {
+        // Spin until 30 ms of CPU are accounted, or 5 s of wall time pass (a loaded machine
+        // may give the thread only part of each millisecond): accounting that never grows
+        // fails, and what is accounted cannot exceed the wall time spent.
         let a = CpuSnapshot::of_current_thread();
         let t = std::time::Instant::now();
         let mut x = 0u64;
-        while t.elapsed().as_millis() < 60 {
-            x = x.wrapping_mul(31).wrapping_add(7);
+        let mut d = CpuSnapshot::of_current_thread().since(&a);
+        while d.user_ns + d.sys_ns < 30_000_000 && t.elapsed().as_secs() < 5 {
+            for _ in 0..100_000 {
+                x = x.wrapping_mul(31).wrapping_add(7);
+            }
+            std::hint::black_box(x);
+            d = CpuSnapshot::of_current_thread().since(&a);
         }
-        std::hint::black_box(x);
-        let d = CpuSnapshot::of_current_thread().since(&a);
+        let wall = t.elapsed().as_nanos() as u64;
         assert!(d.user_ns + d.sys_ns >= 30_000_000, "{d:?}");
+        assert!(
+            d.user_ns + d.sys_ns <= wall + 10_000_000,
+            "{d:?} in {wall} ns"
+        );
         assert_eq!(d.iowq_ns, 0);
     }
 }

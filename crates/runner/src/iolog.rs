@@ -39,7 +39,7 @@ impl IoLogger {
     /// reserved up front.
     pub fn new(
         job_number: u32,
-        avg_ms: u32,
+        (avg_ms, with_offset): (u32, bool),
         window_ticks: u64,
         expected: usize,
         cap: usize,
@@ -48,6 +48,7 @@ impl IoLogger {
             log: IoLog {
                 job_number,
                 avg_ms,
+                with_offset,
                 per_io: if avg_ms == 0 {
                     Vec::with_capacity(expected.min(cap))
                 } else {
@@ -78,8 +79,11 @@ impl IoLogger {
         }
     }
 
+    /// One I/O of `len` bytes at `offset` completed at `now`, with its submission,
+    /// completion and total latencies in ticks.
     #[inline]
-    pub fn record(&mut self, now: u64, dir: Direction, len: u32, slat: u64, clat: u64, lat: u64) {
+    pub fn record(&mut self, now: u64, dir: Direction, len: u32, offset: u64, lats: [u64; 3]) {
+        let [slat, clat, lat] = lats;
         if self.log.avg_ms == 0 {
             if self.log.per_io.len() >= self.cap {
                 self.log.dropped += 1;
@@ -92,6 +96,7 @@ impl IoLogger {
                 slat_ticks: slat,
                 clat_ticks: clat,
                 lat_ticks: lat,
+                offset,
             });
             return;
         }
@@ -161,10 +166,10 @@ mod tests {
 
     #[test]
     fn per_io_entries_stop_at_the_cap_and_are_counted() {
-        let mut l = IoLogger::new(1, 0, 1000, 100, 2);
+        let mut l = IoLogger::new(1, (0, false), 1000, 100, 2);
         l.start(0);
         for t in 1..=5 {
-            l.record(t, Direction::Read, 4096, 0, 1, 1);
+            l.record(t, Direction::Read, 4096, 0, [0, 1, 1]);
         }
         let log = l.finish(10, 1.0);
         assert_eq!((log.per_io.len(), log.dropped), (2, 3));
@@ -172,10 +177,10 @@ mod tests {
 
     #[test]
     fn per_io_entries_are_relative_to_the_window_start() {
-        let mut l = IoLogger::new(1, 0, 1000, 4, 1000);
-        l.record(50, Direction::Read, 4096, 0, 7, 7);
+        let mut l = IoLogger::new(1, (0, false), 1000, 4, 1000);
+        l.record(50, Direction::Read, 4096, 0, [0, 7, 7]);
         l.start(100);
-        l.record(150, Direction::Write, 8192, 1, 2, 3);
+        l.record(150, Direction::Write, 8192, 0, [1, 2, 3]);
         let log = l.finish(200, 1.0);
         assert_eq!(log.per_io.len(), 1);
         assert_eq!(log.per_io[0].at_ticks, 50);
@@ -185,15 +190,15 @@ mod tests {
     #[test]
     fn windows_average_per_direction_and_skip_idle_ones() {
         // 1 tick per ms: 100-tick windows are 100 ms.
-        let mut l = IoLogger::new(3, 100, 100, 0, 1000);
+        let mut l = IoLogger::new(3, (100, false), 100, 0, 1000);
         l.start(0);
-        l.record(10, Direction::Read, 4096, 0, 10, 10);
-        l.record(20, Direction::Read, 4096, 0, 30, 30);
-        l.record(30, Direction::Write, 4096, 0, 5, 5);
+        l.record(10, Direction::Read, 4096, 0, [0, 10, 10]);
+        l.record(20, Direction::Read, 4096, 0, [0, 30, 30]);
+        l.record(30, Direction::Write, 4096, 0, [0, 5, 5]);
         // Nothing in the second window; one read in the third.
-        l.record(250, Direction::Read, 4096, 0, 8, 8);
+        l.record(250, Direction::Read, 4096, 0, [0, 8, 8]);
         // The last window, cut at 320 by the job's end, is written too (as fio's).
-        l.record(310, Direction::Write, 4096, 0, 6, 6);
+        l.record(310, Direction::Write, 4096, 0, [0, 6, 6]);
         let log = l.finish(320, 1.0);
         let w: Vec<(u64, Direction, u64, f64)> = log
             .windows

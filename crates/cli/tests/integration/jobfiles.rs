@@ -298,8 +298,8 @@ fn parse_only_prints_the_jobs_and_touches_nothing() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(
         out.stdout,
-        "a: (g=0): rw=randwrite, bs=(R) 8192B-8192B, (W) 8192B-8192B, ioengine=libaio, iodepth=1\n\
-         b: (g=1): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, ioengine=libaio, iodepth=1\n"
+        "a: (g=0): rw=randwrite, bs=(R) 8192B-8192B, (W) 8192B-8192B, (T) 8192B-8192B, ioengine=libaio, iodepth=1\n\
+         b: (g=1): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=libaio, iodepth=1\n"
     );
     assert!(!target.exists());
 }

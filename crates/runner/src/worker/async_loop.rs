@@ -154,9 +154,8 @@ impl LoopState<'_, '_> {
             q.free.push(c.slot);
             if !stopping {
                 let (start, sub) = (f.start_t, f.submit_t);
-                let io = &f.io;
                 self.rec
-                    .completed(now, io.dir, io.len, sub - start, now - sub, now - start);
+                    .completed(now, &f.io, sub - start, now - sub, now - start);
             }
             if let Err(e) = self.verify_completed(&f.io) {
                 q.inflight -= n;
@@ -224,7 +223,7 @@ impl LoopState<'_, '_> {
                 QueueStatus::Completed(r) if r == io.len as i64 => {
                     let t = self.clock.now();
                     let lat = t - t_start;
-                    self.rec.completed(t, io.dir, io.len, 0, lat, lat);
+                    self.rec.completed(t, &io, 0, lat, lat);
                     self.verify_completed(&io)?;
                 }
                 QueueStatus::Completed(r) => return Err(self.io_error(&io, r)),

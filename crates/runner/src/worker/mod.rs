@@ -483,7 +483,8 @@ fn recorder(w: &Worker<'_>, clock: &Clock) -> Recorder {
         // Per-I/O logs of a time-based job grow while it runs; start with room for a
         // second at 100k IOPS so short runs never regrow.
         let room = if avg == 0 { 100_000 } else { 0 };
-        IoLogger::new(w.job_number, avg, window, room, w.job.log_cap_entries)
+        let layout = (avg, spec.logs.offset);
+        IoLogger::new(w.job_number, layout, window, room, w.job.log_cap_entries)
     });
     Recorder {
         stats: [

@@ -2,7 +2,7 @@
 //! distributions and the I/O log. Recording is O(1) and allocates nothing: every vector is
 //! sized before the loop starts.
 
-use iolab_engine::Direction;
+use iolab_engine::{Direction, IoUnit};
 use iolab_results::{DepthCounts, LatencyWindow, Recorded, Sample};
 use iolab_stats::LatencyHistogram;
 
@@ -98,18 +98,10 @@ pub(super) struct Recorder {
 impl Recorder {
     /// One I/O completed at `now`: submission, completion and total latency in ticks.
     #[inline(always)]
-    pub fn completed(
-        &mut self,
-        now: u64,
-        dir: Direction,
-        len: u32,
-        slat: u64,
-        clat: u64,
-        lat: u64,
-    ) {
-        let s = &mut self.stats[dir.index()];
+    pub fn completed(&mut self, now: u64, io: &IoUnit, slat: u64, clat: u64, lat: u64) {
+        let s = &mut self.stats[io.dir.index()];
         s.ios += 1;
-        s.bytes += len as u64;
+        s.bytes += io.len as u64;
         if self.keep.clat {
             s.clat.record(clat);
         }
@@ -117,7 +109,7 @@ impl Recorder {
             s.record_lat(lat);
         }
         if let Some(l) = &mut self.logger {
-            l.record(now, dir, len, slat, clat, lat);
+            l.record(now, io.dir, io.len, io.offset, [slat, clat, lat]);
         }
     }
 
@@ -132,13 +124,13 @@ impl Recorder {
     /// One I/O of a synchronous engine completed at `now`: submitting was completing, so
     /// only `lat` is recorded (its clat is the same histogram, copied at the end).
     #[inline(always)]
-    pub fn completed_sync(&mut self, now: u64, dir: Direction, len: u32, lat: u64) {
-        let s = &mut self.stats[dir.index()];
+    pub fn completed_sync(&mut self, now: u64, io: &IoUnit, lat: u64) {
+        let s = &mut self.stats[io.dir.index()];
         s.ios += 1;
-        s.bytes += len as u64;
+        s.bytes += io.len as u64;
         s.record_lat(lat);
         if let Some(l) = &mut self.logger {
-            l.record(now, dir, len, 0, lat, lat);
+            l.record(now, io.dir, io.len, io.offset, [0, lat, lat]);
         }
     }
 

@@ -26,7 +26,7 @@ impl LoopState<'_, '_> {
             now = self.clock.now();
             match status {
                 QueueStatus::Completed(r) if r == io.len as i64 => {
-                    self.rec.completed_sync(now, io.dir, io.len, now - t0);
+                    self.rec.completed_sync(now, &io, now - t0);
                     self.verify_completed(&io)?;
                     if now >= self.time.next_sample {
                         self.take_samples(now);

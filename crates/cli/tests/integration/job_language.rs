@@ -1,0 +1,95 @@
+//! fio job-language features beyond the basics, each run through iolab and fio on the same
+//! job file: the same I/O counts and bytes, and where the feature shapes where or when I/O
+//! happens, the same shape.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::jobfiles::fio_available;
+use crate::support::iolab;
+
+/// Runs `text` (a job file, `DIR` replaced by the temp dir) with `tool` ("iolab" or "fio"),
+/// returning fio-style JSON.
+fn run_job(tool: &str, dir: &Path, text: &str) -> Value {
+    let text = text.replace("DIR", dir.to_str().unwrap());
+    let text = text.replace("TOOL", tool);
+    let job = dir.join(format!("{tool}.fio"));
+    fs::write(&job, text).unwrap();
+    let job = job.to_str().unwrap();
+    let (code, stdout, stderr) = if tool == "fio" {
+        let o = Command::new("fio")
+            .args(["--output-format=json", job])
+            .output()
+            .expect("fio runs");
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        (o.status.code().unwrap_or(-1), out, err)
+    } else {
+        let o = iolab(&["run", "--output-format=json", job]);
+        (o.code, o.stdout, o.stderr)
+    };
+    assert_eq!(code, 0, "{tool}: {stderr}");
+    // fio may print notes before its JSON.
+    let json = &stdout[stdout.find('{').unwrap_or(0)..];
+    serde_json::from_str(json).unwrap_or_else(|e| panic!("{tool}: {e}: {stdout}"))
+}
+
+/// (I/Os, bytes) of read and write, summed over the jobs.
+fn totals(v: &Value) -> [(u64, u64); 2] {
+    let jobs = v["jobs"].as_array().unwrap();
+    ["read", "write"].map(|d| {
+        jobs.iter().fold((0, 0), |(n, b), j| {
+            (
+                n + j[d]["total_ios"].as_u64().unwrap(),
+                b + j[d]["io_bytes"].as_u64().unwrap(),
+            )
+        })
+    })
+}
+
+/// The offsets of a per-I/O log written with `log_offset=1` (fio's fifth column).
+fn logged_offsets(path: &Path) -> Vec<u64> {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .map(|l| {
+            let cols: Vec<&str> = l.split(", ").collect();
+            assert_eq!(cols.len(), 6, "six columns with log_offset: {l}");
+            cols[4].parse().unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn zoned_distribution_sends_each_zone_its_share_as_fio() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let job = "[zones]\nfilename=DIR/data\nsize=4m\nbs=4k\nrw=randread\nnorandommap\n\
+               random_distribution=zoned:50/5:30/15:20/\n\
+               write_lat_log=DIR/TOOL\nlog_offset=1\n";
+    let size = 4u64 << 20;
+    for tool in ["fio", "iolab"] {
+        let v = run_job(tool, dir.path(), job);
+        assert_eq!(totals(&v), [(1024, size), (0, 0)], "{tool}");
+        let offsets = logged_offsets(&dir.path().join(format!("{tool}_lat.1.log")));
+        assert_eq!(offsets.len(), 1024, "{tool}");
+        let mut shares = [0f64; 3];
+        for o in offsets {
+            let zone = match o * 100 / size {
+                0..5 => 0,
+                5..20 => 1,
+                _ => 2,
+            };
+            shares[zone] += 1.0 / 1024.0;
+        }
+        // 1024 draws: a share's standard deviation is at most 1.6 %.
+        for (got, want) in shares.iter().zip([0.5, 0.3, 0.2]) {
+            assert!((got - want).abs() < 0.07, "{tool}: {shares:?}");
+        }
+    }
+}
