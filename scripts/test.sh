@@ -19,7 +19,9 @@ ls /boot/vmlinuz-* >/dev/null 2>&1 || missing+=(linux-image-amd64)
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || missing+=(busybox-static)
 # Many hosts in one run (the `mpi` cargo feature): Open MPI, and libclang for its bindings.
 command -v mpicc >/dev/null 2>&1 || missing+=(openmpi-bin libopenmpi-dev)
-[ -e /usr/lib/llvm-14/lib/libclang.so ] || ls /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 || missing+=(libclang-dev)
+# (libclang-cpp, which other packages bring, is not the library bindgen loads.)
+ls /usr/lib/llvm-*/lib/libclang.so* /usr/lib/x86_64-linux-gnu/libclang-[0-9]*.so* >/dev/null 2>&1 \
+  || missing+=(libclang-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "test.sh: installing ${missing[*]}"

@@ -83,12 +83,7 @@ pub static FIO_ONLY: &[&str] = &[
     "thinktime_blocks",
     "thinktime_blocks_type",
     "thinktime_iotime",
-    "rate",
-    "rate_min",
-    "rate_process",
     "rate_ignore_thinktime",
-    "rate_iops_min",
-    "rate_cycle",
     "latency_target",
     "latency_window",
     "latency_percentile",
@@ -241,8 +236,6 @@ pub static FIO_ONLY: &[&str] = &[
     "program",
     "proto",
     "protocol",
-    "ratecycle",
-    "ratemin",
     "rbdname",
     "read-req-num-512-blocks",
     "read_iolog_chunked",
@@ -343,8 +336,8 @@ mod tests {
     fn fios_aliases_profile_and_engine_options_are_known() {
         // Seen refused as "unknown" in fio's own example job files.
         for name in [
-            "flow_sleep",
-            "ratemin",
+            "cgroup_weight",
+            "exec_prerun",
             "ss_dur",
             "nr_files",
             "threads",

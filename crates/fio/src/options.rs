@@ -505,15 +505,19 @@ fn parse_distribution(v: &str) -> Result<RandomDistribution, String> {
     })
 }
 
-/// `rate_iops=500` or `500,100` (read, write); an empty side is unlimited.
-fn parse_rate(v: &str) -> Result<[Option<u32>; 2], String> {
+/// A per-direction rate (`rate_iops=500` or `500,100`, `rate=1m,` ...; read, write, and a
+/// trim part iolab ignores). An empty side, or 0, is no limit, as in fio.
+fn parse_rate<T: Copy + Default + PartialEq>(
+    v: &str,
+    parse: fn(&str) -> Result<T, String>,
+) -> Result<[Option<T>; 2], String> {
     let parts: Vec<&str> = v.split(',').collect();
-    let one = |p: &str| -> Result<Option<u32>, String> {
+    let one = |p: &str| -> Result<Option<T>, String> {
         if p.trim().is_empty() {
-            Ok(None)
-        } else {
-            parse_u32(p).map(Some)
+            return Ok(None);
         }
+        let r = parse(p)?;
+        Ok((r != T::default()).then_some(r))
     };
     Ok(match parts.as_slice() {
         [a] => {
@@ -1079,12 +1083,66 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "rate",
+        alias: None,
+        kind: ValueKind::Size,
+        help: "Cap on bytes per second (READ,WRITE caps each direction; 0 or empty: none); each I/O falls due when the bytes before it allow, and a job that falls behind catches up.",
+        apply: |d, v| {
+            d.spec.rate.bytes = parse_rate(v, parse_size)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "rate_iops",
         alias: None,
         kind: ValueKind::Int,
-        help: "Cap on I/Os per second (READ,WRITE caps each direction); a job that falls behind catches up.",
+        help: "Cap on I/Os per second (READ,WRITE caps each direction), as rate= of IOPS x the smallest block size; a job that falls behind catches up.",
         apply: |d, v| {
-            d.spec.rate_iops = parse_rate(v)?;
+            d.spec.rate.iops = parse_rate(v, parse_u32)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "rate_min",
+        alias: Some("ratemin"),
+        kind: ValueKind::Size,
+        help: "Least bytes per second (READ,WRITE): after 2 s, a rate_cycle in which the job did less ends it with an error, as fio.",
+        apply: |d, v| {
+            d.spec.rate.min_bytes = parse_rate(v, parse_size)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "rate_iops_min",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Least I/Os per second (READ,WRITE), checked as rate_min; rate_min wins where both are given.",
+        apply: |d, v| {
+            d.spec.rate.min_iops = parse_rate(v, parse_u32)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "rate_cycle",
+        alias: Some("ratecycle"),
+        kind: ValueKind::Int,
+        help: "Milliseconds over which rate_min and rate_iops_min are averaged (default 1000).",
+        apply: |d, v| {
+            d.spec.rate.cycle = std::time::Duration::from_millis(parse_u32(v)? as u64);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "rate_process",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "How capped I/Os are spaced: linear (evenly, default) or poisson (random gaps of the same mean, as independent arrivals).",
+        apply: |d, v| {
+            d.spec.rate.process = match v.trim() {
+                "linear" => iolab_job::RateProcess::Linear,
+                "poisson" => iolab_job::RateProcess::Poisson,
+                _ => return Err("expected linear or poisson".into()),
+            };
             Ok(())
         },
     },
@@ -1553,7 +1611,7 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(s.distribution, RandomDistribution::Zipf(1.2));
-        assert_eq!(s.rate_iops, [Some(500), None]);
+        assert_eq!(s.rate.iops, [Some(500), None]);
         assert_eq!((s.fsync_every, s.end_fsync), (8, true));
         assert!(!s.invalidate);
         assert_eq!(s.fadvise_hint, FadviseHint::None);
@@ -1576,7 +1634,14 @@ mod tests {
         assert!(draft(&[("random_distribution", Some("zoned:50/5:40/95"))]).is_err());
         assert!(draft(&[("random_distribution", Some("zipf:1"))]).is_err());
         assert!(draft(&[("unified_rw_reporting", Some("sideways"))]).is_err());
-        assert!(draft(&[("rate_iops", Some("0"))]).is_err());
+        // 0 is no limit, as in fio.
+        assert_eq!(
+            draft(&[("rate_iops", Some("0"))]).unwrap().rate.iops,
+            [None; 2]
+        );
+        let s = draft(&[("rate", Some("1m,500k")), ("ratemin", Some("1k"))]).unwrap();
+        assert_eq!(s.rate.bytes, [Some(1 << 20), Some(500 << 10)]);
+        assert_eq!(s.rate.min_bytes, [Some(1024), Some(1024)]);
     }
 
     #[test]

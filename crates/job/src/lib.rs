@@ -9,6 +9,7 @@ pub mod cpuset;
 pub mod distribution;
 pub mod error;
 pub mod offsets;
+pub mod rate;
 pub mod rng;
 pub mod spec;
 pub mod verify;
@@ -19,6 +20,7 @@ pub use cpuset::CpuSet;
 pub use distribution::{RandomDistribution, RankGen};
 pub use error::JobError;
 pub use offsets::{OffsetGen, Region};
+pub use rate::{Rate, RateProcess};
 pub use rng::Rng;
 pub use spec::{
     BufferContent, FadviseHint, JobSpec, LogSpec, Pattern, Recorded, RwReporting, SizeSpec,

@@ -201,8 +201,8 @@ pub struct JobSpec {
     pub block_dist: [BlockDist; 2],
     /// Where random offsets fall (fio's `random_distribution`).
     pub distribution: RandomDistribution,
-    /// Most I/Os per second per direction (fio's `rate_iops`); `None`: as fast as it goes.
-    pub rate_iops: [Option<u32>; 2],
+    /// How fast the job may and must go (fio's `rate`, `rate_iops`, `rate_min`, ...).
+    pub rate: crate::Rate,
     /// fsync the file after every this many writes (fio's `fsync`); 0: never.
     pub fsync_every: u32,
     /// fsync the file once when the job ends (fio's `end_fsync`).
@@ -263,7 +263,7 @@ impl JobSpec {
             loops: 1,
             block_dist: [BlockDist::Fixed, BlockDist::Fixed],
             distribution: RandomDistribution::Uniform,
-            rate_iops: [None, None],
+            rate: crate::Rate::default(),
             fsync_every: 0,
             end_fsync: false,
             invalidate: true,
@@ -486,9 +486,7 @@ impl JobSpec {
             }
             _ => {}
         }
-        if self.rate_iops.contains(&Some(0)) {
-            return Err(JobError::invalid("rate_iops", 0, "must be at least 1"));
-        }
+        self.rate.check()?;
         if self.buffers.compress_percent > 100 {
             return Err(JobError::invalid(
                 "buffer_compress_percentage",

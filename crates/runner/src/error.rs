@@ -62,6 +62,9 @@ pub enum RunError {
         /// Where `verify_dump` wrote the block read.
         dumped: Option<PathBuf>,
     },
+    /// The job fell below its `rate_min` / `rate_iops_min` (fio ends it the same way).
+    #[error("job '{job}': {reason}")]
+    RateFloor { job: String, reason: String },
     #[error("job '{job}': worker thread failed: {reason}")]
     Worker { job: String, reason: String },
     /// Stopped by SIGINT/SIGTERM before measuring (while laying out files).

@@ -93,3 +93,82 @@ fn zoned_distribution_sends_each_zone_its_share_as_fio() {
         }
     }
 }
+
+/// Bandwidth (KiB/s) and I/Os per direction of the first job.
+fn bw_and_ios(v: &Value) -> [(u64, u64); 2] {
+    let j = &v["jobs"][0];
+    ["read", "write"].map(|d| {
+        (
+            j[d]["bw"].as_u64().unwrap(),
+            j[d]["total_ios"].as_u64().unwrap(),
+        )
+    })
+}
+
+#[test]
+fn rate_caps_each_direction_and_a_mixed_job_switches_as_fio() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Reads capped at 100 KiB/s, writes at 1 MiB/s, in a 95 % read mix: fio issues writes
+    // while reads wait, so each direction reaches its own cap.
+    let job = "[r]\nfilename=DIR/TOOL.data\nsize=8m\nbs=4k\nrw=randrw\nrwmixread=95\n\
+               rate=100k,1m\nruntime=3\ntime_based\n";
+    for tool in ["fio", "iolab"] {
+        let [(rbw, _), (wbw, _)] = bw_and_ios(&run_job(tool, dir.path(), job));
+        assert!((90..=110).contains(&rbw), "{tool}: read {rbw} KiB/s");
+        assert!((920..=1100).contains(&wbw), "{tool}: write {wbw} KiB/s");
+    }
+    // rate_iops, both directions: 50 each.
+    let job = "[r]\nfilename=DIR/TOOL.iops\nsize=8m\nbs=4k\nrw=randrw\nrate_iops=50\n\
+               runtime=2\ntime_based\n";
+    for tool in ["fio", "iolab"] {
+        for (d, (_, ios)) in bw_and_ios(&run_job(tool, dir.path(), job))
+            .iter()
+            .enumerate()
+        {
+            assert!((95..=106).contains(ios), "{tool}: {d}: {ios} I/Os in 2 s");
+        }
+    }
+}
+
+#[test]
+fn a_job_below_its_rate_min_ends_with_fios_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("floor");
+    // 10 I/Os of 4 KiB a second cannot reach 100 KiB/s: after fio's 2 s settle, the first
+    // rate_cycle says so.
+    let out = iolab(&[
+        "run",
+        "--name=floor",
+        &format!("--filename={}", f.display()),
+        "--size=1m",
+        "--rw=randread",
+        "--rate_iops=10",
+        "--rate_min=100k",
+        "--runtime=10",
+        "--time_based",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let got = out
+        .stderr
+        .split_once("job 'floor': rate_min=102400B/s not met, got ")
+        .and_then(|(_, g)| g.trim().strip_suffix("B/s"))
+        .and_then(|g| g.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("fio's message: {}", out.stderr));
+    assert!((38_000..44_000).contains(&got), "{got}");
+    // A floor above the cap is refused before anything runs, as fio refuses it.
+    let out = iolab(&[
+        "run",
+        "--name=floor",
+        &format!("--filename={}", dir.path().join("never").display()),
+        "--size=1m",
+        "--rate=100k",
+        "--rate_min=1m",
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("rate_min=1048576: exceeds rate=102400"));
+    assert!(!dir.path().join("never").exists());
+}

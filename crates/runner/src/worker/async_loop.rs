@@ -118,7 +118,7 @@ impl LoopState<'_, '_> {
                 && !self.rate.on;
             now = self.reap(engine, &mut q, stopping, another_fits)?;
             if now >= self.time.next_sample && !stopping {
-                self.take_samples(now);
+                self.take_samples(now)?;
             }
         }
     }

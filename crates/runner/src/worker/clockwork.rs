@@ -24,7 +24,9 @@ pub(super) struct Timeline {
     /// Ticks per latency window (0: none) and when the next ends.
     window_ticks: u64,
     pub window_due: u64,
-    /// The next sample or window due, whichever comes first.
+    /// When the rate floor is next checked (`u64::MAX`: never).
+    pub floor_due: u64,
+    /// The next sample, window or floor check due, whichever comes first.
     pub next_sample: u64,
     cpu_start: CpuSnapshot,
     pub cpu_used: CpuSnapshot,
@@ -50,6 +52,7 @@ impl Timeline {
             sample_due: u64::MAX,
             window_ticks: window.map_or(0, |d| clock.duration_to_ticks(d).max(1)),
             window_due: u64::MAX,
+            floor_due: u64::MAX,
             next_sample: u64::MAX,
             cpu_start: CpuSnapshot::default(),
             cpu_used: CpuSnapshot::default(),
@@ -71,7 +74,7 @@ impl Timeline {
         } else {
             u64::MAX
         };
-        self.next_sample = self.sample_due.min(self.window_due);
+        self.next_sample = self.sample_due.min(self.window_due).min(self.floor_due);
         self.deadline = now.saturating_add(self.run_ticks);
         self.cpu_start = CpuSnapshot::of_current_thread();
     }
@@ -79,13 +82,19 @@ impl Timeline {
     /// A sampling interval ended at or before `now`: move to the next.
     pub fn sample_taken(&mut self) {
         self.sample_due = self.sample_due.saturating_add(self.sample_ticks);
-        self.next_sample = self.sample_due.min(self.window_due);
+        self.next_sample = self.sample_due.min(self.window_due).min(self.floor_due);
+    }
+
+    /// The rate floor was checked; the next check is at `next`.
+    pub fn floor_checked(&mut self, next: u64) {
+        self.floor_due = next;
+        self.next_sample = self.sample_due.min(self.window_due).min(self.floor_due);
     }
 
     /// A latency window ended at or before `now`: move to the next.
     pub fn window_taken(&mut self) {
         self.window_due = self.window_due.saturating_add(self.window_ticks);
-        self.next_sample = self.sample_due.min(self.window_due);
+        self.next_sample = self.sample_due.min(self.window_due).min(self.floor_due);
     }
 
     pub fn end(&mut self, now: u64) {

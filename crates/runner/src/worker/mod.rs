@@ -235,7 +235,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             issue: Issuer::new(w.job, fds, seed),
             time,
             rec: recorder(w, &clock),
-            rate: RateLimit::new(&clock, spec.rate_iops, now),
+            rate: RateLimit::new(&clock, spec, seed, now),
             syncer: Syncer::new(fds, spec.fsync_every),
             batch_submit: spec.effective_batch_submit().max(1) as usize,
             batch_complete: (min as usize, max as usize),
@@ -256,13 +256,14 @@ impl<'a, 'w> LoopState<'a, 'w> {
         self.syncer.reset();
         self.rate.restart(now);
         self.time.begin(now, self.w.job.spec.recorded.bw);
+        self.time.floor_checked(self.rate.floor_due());
     }
 
     /// One bandwidth/IOPS sample per direction for each interval that has ended (an interval
     /// in which nothing completed gets a zero sample), and the summary of each latency window
     /// that has ended. Runs a few times a second, never per I/O.
     #[cold]
-    fn take_samples(&mut self, now: u64) {
+    fn take_samples(&mut self, now: u64) -> Result<(), RunError> {
         while now >= self.time.sample_due {
             let [r, w] = &mut self.rec.stats;
             let (a, b) = (r.sample(), w.sample());
@@ -275,6 +276,18 @@ impl<'a, 'w> LoopState<'a, 'w> {
             self.rec.stats.iter_mut().for_each(DirStats::close_window);
             self.time.window_taken();
         }
+        if now >= self.time.floor_due {
+            let [r, w] = &self.rec.stats;
+            let done = self
+                .rate
+                .check_floor(now, [r.bytes, w.bytes], [r.ios, w.ios]);
+            self.time.floor_checked(self.rate.floor_due());
+            done.map_err(|reason| RunError::RateFloor {
+                job: self.w.job.spec.name.clone(),
+                reason,
+            })?;
+        }
+        Ok(())
     }
 
     #[cold]
@@ -332,9 +345,10 @@ impl<'a, 'w> LoopState<'a, 'w> {
         if let Some(v) = self.verify.as_mut().filter(|v| v.due()) {
             return v.next_read_back(slot, pool);
         }
-        let dir = self.issue.next_direction();
+        let mut dir = self.issue.next_direction();
         if self.rate.on {
-            self.rate.wait(dir, &self.clock, self.w.stop);
+            let mixed = (1..100).contains(&self.w.job.spec.read_percent);
+            dir = self.rate.wait(dir, mixed, &self.clock, self.w.stop);
         }
         if dir == Direction::Write {
             self.syncer.writes_since += 1;
@@ -343,6 +357,9 @@ impl<'a, 'w> LoopState<'a, 'w> {
         let mut io = self
             .issue
             .next_io(dir, slot, pool, || clock.ticks_to_ns(now) as u64);
+        if self.rate.on {
+            self.rate.issued(dir, io.len);
+        }
         if let Some(v) = self.verify.as_mut().filter(|_| io.dir == Direction::Write) {
             if v.only {
                 io.dir = Direction::Read;

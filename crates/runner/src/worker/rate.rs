@@ -1,60 +1,190 @@
-//! `rate_iops`: each direction's I/Os are due at a fixed interval from the start of the
-//! measured window. A job that fell behind is not made to wait until it has caught up (fio
-//! does the same).
+//! fio's rate control. A cap (`rate`, `rate_iops`) makes each direction's next I/O due when
+//! the bytes issued before it allow, from the start of the measured window (fio's
+//! `usec_for_io()`); with `rate_process=poisson` the gaps are exponential with the same mean.
+//! A job that fell behind is not made to wait until it has caught up (fio does the same).
+//!
+//! A floor (`rate_min`, `rate_iops_min`) is checked as fio's `check_min_rate()` does: after
+//! a two-second settle, the bytes (or I/Os) completed over each `rate_cycle` must reach it, or
+//! the job ends with an error.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use iolab_engine::Direction;
+use iolab_job::{JobSpec, Rate, RateProcess, Rng};
 use iolab_stats::Clock;
 
+/// fio lets a job settle this long before its floor is checked.
+const SETTLE: Duration = Duration::from_secs(2);
+
 pub(super) struct RateLimit {
-    /// Any direction limited.
+    /// Any direction capped.
     pub on: bool,
-    /// Ticks per I/O per direction (0: none).
-    ticks: [u64; 2],
-    /// I/Os counted since `base`.
-    count: [u64; 2],
+    /// Cap per direction in bytes per second (0: none).
+    bps: [u64; 2],
+    ticks_per_sec: u64,
+    /// Bytes issued since `base`, and ticks from `base` to each direction's next I/O.
+    issued: [u64; 2],
+    next_due: [u64; 2],
     base: u64,
+    /// Poisson: mean ticks between I/Os.
+    poisson: Option<([f64; 2], Rng)>,
+    floor: Floor,
+}
+
+/// The floor's state: what it asks, and the completions at the last check.
+struct Floor {
+    min_bytes: [u64; 2],
+    min_ios: [u64; 2],
+    cycle: u64,
+    settle: u64,
+    /// Tick of the next check (`u64::MAX`: none), and the counters at the last one.
+    pub due: u64,
+    last: Option<(u64, [u64; 2], [u64; 2])>,
 }
 
 impl RateLimit {
-    pub fn new(clock: &Clock, rate_iops: [Option<u32>; 2], now: u64) -> RateLimit {
-        let per_sec = clock.duration_to_ticks(Duration::from_secs(1));
+    pub fn new(clock: &Clock, spec: &JobSpec, seed: u64, now: u64) -> RateLimit {
+        let r: &Rate = &spec.rate;
+        let ticks_per_sec = clock.duration_to_ticks(Duration::from_secs(1));
+        let min_bs = |i: usize| spec.min_block_size([Direction::Read, Direction::Write][i]);
+        let bps = [0, 1].map(|i| r.bytes_per_sec(i, min_bs(i)).unwrap_or(0));
+        let poisson = (r.process == RateProcess::Poisson).then(|| {
+            let mean = [0, 1].map(|i| {
+                let iops = bps[i] as f64 / min_bs(i).max(1) as f64;
+                ticks_per_sec as f64 / iops.max(f64::MIN_POSITIVE)
+            });
+            (mean, Rng::new(seed ^ 0x9e37_79b9))
+        });
+        let floor = Floor {
+            min_bytes: r.min_bytes.map(|b| b.unwrap_or(0)),
+            min_ios: r.min_iops.map(|i| i.unwrap_or(0) as u64),
+            cycle: clock.duration_to_ticks(r.cycle),
+            settle: clock.duration_to_ticks(SETTLE),
+            due: u64::MAX,
+            last: None,
+        };
         RateLimit {
-            on: rate_iops.iter().any(Option::is_some),
-            ticks: rate_iops.map(|r| r.map_or(0, |iops| per_sec / iops as u64)),
-            count: [0, 0],
+            on: bps.iter().any(|&b| b > 0),
+            bps,
+            ticks_per_sec,
+            issued: [0, 0],
+            next_due: [0, 0],
             base: now,
+            poisson,
+            floor,
         }
     }
 
     /// Counting starts again at `now` (the measured window began).
     pub fn restart(&mut self, now: u64) {
         self.base = now;
-        self.count = [0, 0];
+        self.issued = [0, 0];
+        self.next_due = [0, 0];
+        let f = &mut self.floor;
+        f.last = None;
+        let floored = f.min_bytes.iter().chain(f.min_ios.iter()).any(|&m| m > 0);
+        f.due = if floored {
+            now.saturating_add(f.settle)
+        } else {
+            u64::MAX
+        };
     }
 
-    /// Waits until direction `d` may issue its next I/O, or a stop is asked for.
+    /// When the floor is next checked (`u64::MAX`: never).
+    #[inline(always)]
+    pub fn floor_due(&self) -> u64 {
+        self.floor.due
+    }
+
+    /// Waits until an I/O may go, and says in which direction: `d` if it is due; in a mixed
+    /// job (`mixed`), the other direction instead if that one is due or falls due first (fio's
+    /// `rate_ddir()`). Returns early when a stop is asked for.
     #[cold]
-    pub fn wait(&mut self, d: Direction, clock: &Clock, stop: &AtomicBool) {
-        let per = self.ticks[d.index()];
-        if per == 0 {
-            return;
+    pub fn wait(
+        &mut self,
+        d: Direction,
+        mixed: bool,
+        clock: &Clock,
+        stop: &AtomicBool,
+    ) -> Direction {
+        let due = |s: &Self, d: Direction| s.base.saturating_add(s.next_due[d.index()]);
+        let now = clock.now();
+        let mut dir = d;
+        if due(self, d) > now && mixed {
+            let other = match d {
+                Direction::Read => Direction::Write,
+                Direction::Write => Direction::Read,
+            };
+            if due(self, other) <= now {
+                return other;
+            }
+            if due(self, other) < due(self, d) {
+                dir = other;
+            }
         }
-        let due = self.base + self.count[d.index()] * per;
-        self.count[d.index()] += 1;
+        let until = due(self, dir);
         loop {
             let now = clock.now();
-            if now >= due || stop.load(Ordering::Relaxed) {
-                return;
+            if now >= until || stop.load(Ordering::Relaxed) {
+                return dir;
             }
-            let left_ns = clock.ticks_to_ns(due - now);
+            let left_ns = clock.ticks_to_ns(until - now);
             if left_ns > 200_000.0 {
                 std::thread::sleep(Duration::from_nanos(left_ns as u64 - 100_000));
             } else {
                 std::hint::spin_loop();
             }
         }
+    }
+
+    /// An I/O of `len` bytes in direction `d` was issued: when the direction's next falls due
+    /// (fio's `usec_for_io()`).
+    #[inline(always)]
+    pub fn issued(&mut self, d: Direction, len: u32) {
+        let i = d.index();
+        if self.bps[i] == 0 {
+            return;
+        }
+        self.issued[i] += len as u64;
+        self.next_due[i] = match &mut self.poisson {
+            Some((mean, rng)) => {
+                let u = ((rng.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+                self.next_due[i].saturating_add((mean[i] * -u.ln()) as u64)
+            }
+            None => (self.issued[i] as u128 * self.ticks_per_sec as u128 / self.bps[i] as u128)
+                .min(u64::MAX as u128) as u64,
+        };
+    }
+
+    /// The floor's check at `now`, given the bytes and I/Os completed so far per direction:
+    /// fio's message when a direction that did any I/O fell below it.
+    #[cold]
+    pub fn check_floor(&mut self, now: u64, bytes: [u64; 2], ios: [u64; 2]) -> Result<(), String> {
+        let f = &mut self.floor;
+        f.due = now.saturating_add(f.cycle.max(1));
+        let Some((t, b0, i0)) = f.last.replace((now, bytes, ios)) else {
+            return Ok(());
+        };
+        let ms = ((now - t) as u128 * 1000 / self.ticks_per_sec.max(1) as u128).max(1);
+        for d in 0..2 {
+            if bytes[d] == 0 {
+                continue;
+            }
+            if f.min_bytes[d] > 0 {
+                let got = (bytes[d] - b0[d]) as u128 * 1000 / ms;
+                if got < f.min_bytes[d] as u128 {
+                    let want = f.min_bytes[d];
+                    return Err(format!("rate_min={want}B/s not met, got {got}B/s"));
+                }
+            } else if f.min_ios[d] > 0 {
+                let got = (ios[d] - i0[d]) as u128 * 1000 / ms;
+                if got < f.min_ios[d] as u128 {
+                    let want = f.min_ios[d];
+                    return Err(format!("rate_iops_min={want} not met, got {got} IOPS"));
+                }
+            }
+        }
+        Ok(())
     }
 }

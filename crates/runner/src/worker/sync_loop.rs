@@ -29,7 +29,7 @@ impl LoopState<'_, '_> {
                     self.rec.completed_sync(now, &io, now - t0);
                     self.verify_completed(&io)?;
                     if now >= self.time.next_sample {
-                        self.take_samples(now);
+                        self.take_samples(now)?;
                     }
                 }
                 QueueStatus::Completed(r) => return Err(self.io_error(&io, r)),
