@@ -1083,6 +1083,40 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "flow",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Weight (1-1000) in the job's flow group: the jobs of one flow_id issue I/O in the ratio of their weights, one ahead of its share waiting (0: no flow).",
+        apply: |d, v| {
+            let w = parse_u32(v)?;
+            if w > 1000 {
+                return Err("the most is 1000".into());
+            }
+            d.spec.flow.weight = w;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "flow_id",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "The flow group this job's flow weight counts in (default 0).",
+        apply: |d, v| {
+            d.spec.flow.id = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "flow_sleep",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Microseconds a job ahead of its flow share sleeps before asking again (0: it yields).",
+        apply: |d, v| {
+            d.spec.flow.sleep = std::time::Duration::from_micros(parse_u32(v)? as u64);
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "rate",
         alias: None,
         kind: ValueKind::Size,

@@ -23,8 +23,8 @@ pub use offsets::{OffsetGen, Region};
 pub use rate::{Rate, RateProcess};
 pub use rng::Rng;
 pub use spec::{
-    BufferContent, FadviseHint, JobSpec, LogSpec, Pattern, Recorded, RwReporting, SizeSpec,
-    DEFAULT_PERCENTILES,
+    BufferContent, FadviseHint, FlowSpec, JobSpec, LogSpec, Pattern, Recorded, RwReporting,
+    SizeSpec, DEFAULT_PERCENTILES,
 };
 pub use verify::{Checksum, Verify, VerifyKind};
 pub use zoned::{parse_zoned, Zone, ZoneTable, ZonedSplit};

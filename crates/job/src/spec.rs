@@ -131,6 +131,16 @@ impl Default for BufferContent {
 
 pub use iolab_results::LogSpec;
 
+/// fio's flow control: jobs with the same `id` issue I/O in the ratio of their `weight`s
+/// (`flow`, 0: not in a flow); one ahead of its share waits `sleep` (`flow_sleep`) and asks
+/// again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FlowSpec {
+    pub id: u32,
+    pub weight: u32,
+    pub sleep: Duration,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
     pub name: String,
@@ -194,6 +204,8 @@ pub struct JobSpec {
     pub new_group: bool,
     /// Wait this long after the others start before starting (not measured).
     pub start_delay: Duration,
+    /// Weighted pacing against the other jobs of the same flow id (fio's `flow`).
+    pub flow: FlowSpec,
     /// Repeat the job's work this many times (size-based jobs transfer `loops` × size).
     pub loops: u32,
     /// Block sizes other than the fixed `block_size` (fio's `bsrange`, `bssplit`); per
@@ -260,6 +272,7 @@ impl JobSpec {
             stonewall: false,
             new_group: false,
             start_delay: Duration::ZERO,
+            flow: FlowSpec::default(),
             loops: 1,
             block_dist: [BlockDist::Fixed, BlockDist::Fixed],
             distribution: RandomDistribution::Uniform,

@@ -11,6 +11,7 @@ use std::time::SystemTime;
 use iolab_stats::Clock;
 use iolab_sysinfo::diskstats::{read_diskstats, DiskCounters};
 
+use crate::flow::flows;
 use crate::gate::StartGate;
 use crate::live::LiveCounters;
 use crate::polling::IrqWatch;
@@ -258,6 +259,9 @@ fn run_workers(
         Some(_) => &phase_stop,
         None => signal::stop_flag(),
     };
+    let mut specs: Vec<usize> = workers.iter().map(|&(i, _)| i).collect();
+    specs.dedup();
+    let flows = flows(specs.iter().map(|&i| &jobs[i].spec));
     std::thread::scope(|scope| {
         let handles: Vec<_> = workers
             .iter()
@@ -273,6 +277,7 @@ fn run_workers(
                     stop,
                     started: Cell::new(false),
                     live: opts.live,
+                    flows: &flows,
                 };
                 std::thread::Builder::new()
                     .name(format!("iolab-{}-{clone_index}", i))

@@ -172,3 +172,29 @@ fn a_job_below_its_rate_min_ends_with_fios_message() {
     assert!(out.stderr.contains("rate_min=1048576: exceeds rate=102400"));
     assert!(!dir.path().join("never").exists());
 }
+
+#[test]
+fn flow_keeps_jobs_in_the_ratio_of_their_weights_as_fio() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for sleep in ["", "flow_sleep=100\n"] {
+        let job = format!(
+            "[global]\nfilename=DIR/TOOL.flow\nsize=8m\nbs=4k\nruntime=1\ntime_based\n{sleep}\
+             [light]\nrw=randread\nflow=1\n[heavy]\nrw=randread\nflow=3\n"
+        );
+        for tool in ["fio", "iolab"] {
+            let v = run_job(tool, dir.path(), &job);
+            let ios: Vec<f64> = v["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| j["read"]["total_ios"].as_f64().unwrap())
+                .collect();
+            let ratio = ios[1] / ios[0];
+            assert!((2.85..3.15).contains(&ratio), "{tool} {sleep}: {ios:?}");
+        }
+    }
+}

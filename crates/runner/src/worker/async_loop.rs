@@ -185,6 +185,9 @@ impl LoopState<'_, '_> {
             if self.bytes_done() || self.syncer.pending || (self.rate.on && one_done) {
                 break;
             }
+            if !self.flow_allows() {
+                break;
+            }
             let mut t_start = self.clock.now();
             let io = self.next_io(slot, pool, t_start);
             if self.rate.on || self.verify.is_some() {

@@ -33,6 +33,7 @@ use iolab_results::{DepthCounts, DirResult, SAMPLE_INTERVAL_NS};
 use iolab_stats::Clock;
 
 use crate::cpu::CpuSnapshot;
+use crate::flow::{Flow, FlowGate};
 use crate::gate::StartGate;
 use crate::iolog::IoLogger;
 use crate::live::LiveCounters;
@@ -84,6 +85,8 @@ pub(crate) struct Worker<'a> {
     pub started: Cell<bool>,
     /// Shared running totals for a live progress line, updated once per sample interval.
     pub live: Option<&'a LiveCounters>,
+    /// The phase's flow groups (fio's `flow_id`).
+    pub flows: &'a [Flow],
 }
 
 impl Worker<'_> {
@@ -213,6 +216,8 @@ struct LoopState<'a, 'w> {
     batch_complete: (usize, usize),
     /// fio's verify: stamps writes, checks reads, reads written blocks back.
     verify: Option<Verifier>,
+    /// This copy's place in its flow group (fio's `flow`), if any.
+    flow: Option<FlowGate<'w>>,
     interrupted: bool,
 }
 
@@ -240,6 +245,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             batch_submit: spec.effective_batch_submit().max(1) as usize,
             batch_complete: (min as usize, max as usize),
             verify: Verifier::new(spec, spec.effective_iodepth() as usize, w.job_number, seed),
+            flow: FlowGate::new(w.flows, spec.flow),
             interrupted: false,
         };
         if spec.ramp_time.is_zero() {
@@ -368,6 +374,20 @@ impl<'a, 'w> LoopState<'a, 'w> {
             }
         }
         io
+    }
+
+    /// Whether the job's flow group lets it issue now (always, outside a flow); when not, it
+    /// has paused (`flow_sleep`) before the caller asks again.
+    #[inline(always)]
+    fn flow_allows(&mut self) -> bool {
+        let Some(g) = &mut self.flow else {
+            return true;
+        };
+        if g.allows() {
+            return true;
+        }
+        g.pause();
+        false
     }
 
     /// What the verifier makes of a completed I/O (after its latency was recorded).

@@ -18,6 +18,10 @@ impl LoopState<'_, '_> {
             if self.syncer.due() {
                 self.do_sync()?;
             }
+            if !self.flow_allows() {
+                now = self.clock.now();
+                continue;
+            }
             let io = self.next_io(0, pool, now);
             let t0 = self.clock.now();
             // SAFETY: io.buf is slot 0 of the pool, which outlives the engine; a synchronous
