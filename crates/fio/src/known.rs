@@ -66,8 +66,6 @@ pub static FIO_ONLY: &[&str] = &[
     "iomem_align",
     "hugepage-size",
     "lockmem",
-    "io_size",
-    "io_limit",
     "filesize",
     "file_append",
     "fill_device",
@@ -162,8 +160,6 @@ pub static FIO_ONLY: &[&str] = &[
     "uncached",
     "mem_align",
     "offset_align",
-    "offset_increment",
-    "number_ios",
     // Aliases, profile options (tiobench's `threads`, act's) and the options of engines iolab
     // does not have, as fio 3.33's option tables name them: fio knows every one, so a job file
     // using one is refused as "not supported", never as "unknown".

@@ -747,6 +747,37 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "offset_increment",
+        alias: None,
+        kind: ValueKind::Size,
+        help: "Each job copy (numjobs) starts this much further than the one before (bytes or percentage of the target), so copies work on neighbouring regions.",
+        apply: |d, v| {
+            d.spec.offset_increment = size_spec(parse_size_or_percent(v)?);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "io_size",
+        alias: Some("io_limit"),
+        kind: ValueKind::Size,
+        help: "Bytes to transfer (bytes or percentage), when not size=: more goes over the region again, less stops early.",
+        apply: |d, v| {
+            d.spec.io_size = Some(size_spec(parse_size_or_percent(v)?));
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "number_ios",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Stop after this many I/Os (per loop), even before the bytes are done (0: no count); a time_based job runs its time regardless, as in fio.",
+        apply: |d, v| {
+            let n = parse_size(v)?;
+            d.spec.number_ios = (n > 0).then_some(n);
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "time_based",
         alias: None,
         kind: ValueKind::Bool,

@@ -44,6 +44,17 @@ impl Region {
                 spec.filename.display()
             )));
         }
+        let region = Region { start, len };
+        let last = region.of_copy(spec, spec.numjobs.saturating_sub(1), target_bytes);
+        if !growable && last.end() > target_bytes {
+            return Err(JobError::Region(format!(
+                "job copy {} (offset_increment) would start at {} and run past the end of {} \
+                 ({target_bytes} bytes)",
+                spec.numjobs,
+                last.start,
+                spec.filename.display()
+            )));
+        }
         if let RandomDistribution::Zoned(z) = &spec.distribution {
             if z.absolute_bytes() > len {
                 return Err(JobError::Region(format!(
@@ -63,6 +74,22 @@ impl Region {
 
     pub fn end(&self) -> u64 {
         self.start + self.len
+    }
+
+    /// The region of job copy `copy` (0-based): moved on by `offset_increment` per copy, as
+    /// fio's `get_start_offset()`.
+    pub fn of_copy(&self, spec: &JobSpec, copy: u32, target_bytes: u64) -> Region {
+        let step = spec.offset_increment.resolve(target_bytes);
+        Region {
+            start: self.start.saturating_add(step.saturating_mul(copy as u64)),
+            len: self.len,
+        }
+    }
+
+    /// Where the last job copy's region ends: how far the target must reach.
+    pub fn span_end(&self, spec: &JobSpec, target_bytes: u64) -> u64 {
+        let last = spec.numjobs.saturating_sub(1);
+        self.of_copy(spec, last, target_bytes).end()
     }
 }
 

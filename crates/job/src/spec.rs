@@ -179,6 +179,15 @@ pub struct JobSpec {
     pub size: Option<SizeSpec>,
     /// Where the region starts.
     pub offset: SizeSpec,
+    /// Added to `offset` for each job copy after the first (fio's `offset_increment`), so
+    /// `numjobs` copies work on neighbouring regions.
+    pub offset_increment: SizeSpec,
+    /// Bytes to transfer, when not `size` (fio's `io_size`): more wraps over the region,
+    /// less stops early.
+    pub io_size: Option<SizeSpec>,
+    /// Stop after this many I/Os (each loop), even before the bytes or the runtime are done
+    /// (fio's `number_ios`).
+    pub number_ios: Option<u64>,
     /// Keep going over the region until `runtime` ends.
     pub time_based: bool,
     pub runtime: Option<Duration>,
@@ -257,6 +266,9 @@ impl JobSpec {
             iodepth_batch_complete_max: 0,
             size: None,
             offset: SizeSpec::Bytes(0),
+            offset_increment: SizeSpec::Bytes(0),
+            io_size: None,
+            number_ios: None,
             time_based: false,
             runtime: None,
             ramp_time: Duration::ZERO,

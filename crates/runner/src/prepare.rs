@@ -90,7 +90,7 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
         }
     }
     // Writing, or laying out past an existing file's end, changes the target.
-    let grows = exists && growable && region.end() > facts.size_bytes;
+    let grows = exists && growable && region.span_end(spec, facts.size_bytes) > facts.size_bytes;
     if !no_target && (spec.writes_data() || grows) {
         check_target_write(&facts, consent)
             .map_err(|source| RunError::Safety { job: job(), source })?;
@@ -228,16 +228,16 @@ fn check_polled_size(spec: &JobSpec, facts: &TargetFacts) -> Result<(), RunError
 /// The files the prepared jobs need grown, each once, to the furthest end any job uses.
 pub fn layouts_needed(jobs: &[PreparedJob]) -> Vec<Layout> {
     let mut ends: BTreeMap<&Path, (u64, u64)> = BTreeMap::new();
-    for (facts, region) in jobs
+    for (spec, (facts, region)) in jobs
         .iter()
         .filter(|j| !j.spec.engine.kind.def().accepts.nothing())
-        .flat_map(|j| j.files())
-        .filter(|(f, _)| f.kind == TargetKind::File)
+        .flat_map(|j| j.files().map(move |f| (&j.spec, f)))
+        .filter(|(_, (f, _))| f.kind == TargetKind::File)
     {
         let e = ends
             .entry(&facts.path)
             .or_insert((facts.size_bytes, facts.size_bytes));
-        e.1 = e.1.max(region.end());
+        e.1 = e.1.max(region.span_end(spec, facts.size_bytes));
     }
     ends.into_iter()
         .filter(|(_, (from, to))| to > from)

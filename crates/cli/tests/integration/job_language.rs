@@ -198,3 +198,66 @@ fn flow_keeps_jobs_in_the_ratio_of_their_weights_as_fio() {
         }
     }
 }
+
+/// Per job: (I/Os, bytes) written, and the first and last offset its log shows.
+fn copies(dir: &Path, tool: &str, v: &Value) -> Vec<(u64, u64, u64, u64)> {
+    let mut out: Vec<(u64, u64, u64, u64)> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(n, j)| {
+            let log = dir.join(format!("{tool}_lat.{}.log", n + 1));
+            let offs = logged_offsets(&log);
+            let w = &j["write"];
+            (
+                w["total_ios"].as_u64().unwrap(),
+                w["io_bytes"].as_u64().unwrap(),
+                *offs.iter().min().unwrap(),
+                *offs.iter().max().unwrap(),
+            )
+        })
+        .collect();
+    // fio numbers the copies' logs in its own order; compare them as a set.
+    out.sort_unstable();
+    out
+}
+
+#[test]
+fn offset_increment_io_size_and_number_ios_do_fios_io() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Three copies, 2 MiB apart from 64 KiB on, each writing 512 KiB of its 1 MiB region.
+    let job = "[oi]\nfilename=DIR/TOOL.data\nsize=1m\noffset=64k\noffset_increment=2m\n\
+               numjobs=3\nrw=write\nbs=16k\nio_size=512k\nwrite_lat_log=DIR/TOOL\nlog_offset=1\n";
+    let mut seen = Vec::new();
+    for tool in ["fio", "iolab"] {
+        let v = run_job(tool, dir.path(), job);
+        let c = copies(dir.path(), tool, &v);
+        let len = fs::metadata(dir.path().join(format!("{tool}.data")))
+            .unwrap()
+            .len();
+        seen.push((c, len));
+    }
+    let want: Vec<(u64, u64, u64, u64)> = (0..3u64)
+        .map(|n| {
+            (
+                32,
+                512 << 10,
+                (64 << 10) + (n << 21),
+                (64 << 10) + (n << 21) + 496 * 1024,
+            )
+        })
+        .collect();
+    assert_eq!(seen[0], (want.clone(), (64 << 10) + (4 << 20) + (1 << 20)));
+    assert_eq!(seen[1], seen[0]);
+    // number_ios: 100 I/Os a loop, whatever the size.
+    let job = "[n]\nfilename=DIR/TOOL.n\nsize=1m\nrw=randwrite\nbs=4k\nnumber_ios=100\nloops=2\n";
+    for tool in ["fio", "iolab"] {
+        let t = totals(&run_job(tool, dir.path(), job));
+        assert_eq!(t, [(0, 0), (200, 200 * 4096)], "{tool}");
+    }
+}

@@ -22,6 +22,9 @@ pub(super) struct Issuer<'a> {
     /// Bytes to issue in the measured phase (`u64::MAX` when time-based).
     byte_limit: u64,
     pub issued: u64,
+    /// I/Os to issue (`number_ios` × loops; `u64::MAX`: no count) and issued.
+    io_limit: u64,
+    ios: u64,
     /// Drop the page cache again at each new pass over a file (fio's `loop_cache_invalidate`:
     /// buffered, invalidating jobs that go over their region more than once).
     invalidate_per_pass: bool,
@@ -73,13 +76,17 @@ impl WriteContent {
 }
 
 impl<'a> Issuer<'a> {
-    pub fn new(job: &'a PreparedJob, fds: &'a [RawFd], seed: u64) -> Issuer<'a> {
+    /// The issuer of job copy `copy` (its region moved by `offset_increment`).
+    pub fn new(job: &'a PreparedJob, copy: u32, fds: &'a [RawFd], seed: u64) -> Issuer<'a> {
         let spec = &job.spec;
-        let byte_limit = if spec.time_based {
-            u64::MAX
-        } else {
-            let total: u64 = job.files().map(|(_, r)| r.len).sum();
-            total.saturating_mul(spec.loops as u64)
+        let loops = spec.loops as u64;
+        let byte_limit = match (spec.time_based, spec.io_size) {
+            (true, _) => u64::MAX,
+            (false, Some(io)) => io.resolve(job.facts.size_bytes).saturating_mul(loops),
+            (false, None) => {
+                let total: u64 = job.files().map(|(_, r)| r.len).sum();
+                total.saturating_mul(loops)
+            }
         };
         Issuer {
             job,
@@ -87,8 +94,9 @@ impl<'a> Issuer<'a> {
             offsets: job
                 .files()
                 .enumerate()
-                .map(|(i, (_, region))| {
-                    OffsetGen::new(spec, *region, seed.wrapping_add(i as u64 * 0x5EED))
+                .map(|(i, (facts, region))| {
+                    let region = region.of_copy(spec, copy, facts.size_bytes);
+                    OffsetGen::new(spec, region, seed.wrapping_add(i as u64 * 0x5EED))
                 })
                 .collect(),
             next_file: 0,
@@ -100,6 +108,12 @@ impl<'a> Issuer<'a> {
             read_percent: spec.read_percent,
             byte_limit,
             issued: 0,
+            // fio's loop ignores the count of a time-based job, as it ignores the bytes.
+            io_limit: match spec.number_ios {
+                Some(n) if !spec.time_based => n.saturating_mul(loops),
+                _ => u64::MAX,
+            },
+            ios: 0,
             invalidate_per_pass: spec.invalidate
                 && !spec.direct
                 && (spec.time_based || spec.loops > 1),
@@ -109,7 +123,7 @@ impl<'a> Issuer<'a> {
 
     #[inline(always)]
     pub fn bytes_done(&self) -> bool {
-        self.issued >= self.byte_limit
+        self.issued >= self.byte_limit || self.ios >= self.io_limit
     }
 
     /// The direction of the next I/O (drawn first, so the rate limit can wait for it).
@@ -144,6 +158,7 @@ impl<'a> Issuer<'a> {
             self.invalidate_again(file);
         }
         self.issued += len;
+        self.ios += 1;
         let buf = pool.slot_ptr(slot as usize);
         if dir == Direction::Write {
             self.writes.prepare(buf, len as usize, offset, now_ns);
@@ -161,11 +176,13 @@ impl<'a> Issuer<'a> {
     /// An I/O the engine could not take (busy): not issued after all.
     pub fn unissue(&mut self, len: u32) {
         self.issued -= len as u64;
+        self.ios -= 1;
     }
 
     /// Forgets the ramp's bytes.
     pub fn reset(&mut self) {
         self.issued = 0;
+        self.ios = 0;
     }
 
     /// A new pass over `file` began: drop its region's page cache, as fio does, so every
