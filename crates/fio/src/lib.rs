@@ -14,6 +14,7 @@ pub mod json;
 pub mod known;
 pub mod logs;
 pub mod options;
+pub mod profile_options;
 pub mod run_options;
 pub mod units;
 pub mod verify_options;

@@ -68,6 +68,8 @@ pub struct JobDraft {
     pub engine_options: Vec<&'static str>,
     /// `verify` and its companions, resolved when the job is finished.
     pub verify: crate::verify_options::VerifyDraft,
+    /// `filesize`: the file's size, making `size` the bytes to transfer (resolved at the end).
+    pub filesize: Option<u64>,
 }
 
 impl JobDraft {
@@ -84,6 +86,7 @@ impl JobDraft {
             set_options: Vec::new(),
             engine_options: Vec::new(),
             verify: Default::default(),
+            filesize: None,
         }
     }
 
@@ -237,10 +240,33 @@ impl JobDraft {
     }
 
     /// The finished job spec, validated (the filename set by the caller).
+    /// fio's `filesize`: the file is that big, and a smaller `size` is the bytes to transfer
+    /// (as `io_size`).
+    fn apply_filesize(&mut self) -> Result<(), crate::FioError> {
+        let Some(bytes) = self.filesize else {
+            return Ok(());
+        };
+        if !self.spec.extra_files.is_empty() {
+            return Err(crate::FioError::Unsupported(
+                "filesize with several files".into(),
+            ));
+        }
+        // fio caps size at the files' total (`setup_files()`): less than the file is the
+        // bytes to transfer, more is the whole file.
+        if let (None, Some(SizeSpec::Bytes(size))) = (self.spec.io_size, self.spec.size) {
+            if size < bytes {
+                self.spec.io_size = Some(SizeSpec::Bytes(size));
+            }
+        }
+        self.spec.size = Some(SizeSpec::Bytes(bytes));
+        Ok(())
+    }
+
     fn finish(mut self) -> Result<JobSpec, crate::FioError> {
         if let Some(c) = self.contradiction() {
             return Err(crate::FioError::Usage(c));
         }
+        self.apply_filesize()?;
         self.check_engine_options()?;
         let (pattern, read) = match self.rw {
             Rw::Read => (Pattern::Sequential, 100),
@@ -763,6 +789,29 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Bytes to transfer (bytes or percentage), when not size=: more goes over the region again, less stops early.",
         apply: |d, v| {
             d.spec.io_size = Some(size_spec(parse_size_or_percent(v)?));
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "filesize",
+        alias: Some("file_size"),
+        kind: ValueKind::Size,
+        help: "The file's size; a smaller size= is then the bytes to transfer over the whole file, a larger one is capped at the file, as in fio. A range (LOW-HIGH) is not supported yet.",
+        apply: |d, v| {
+            if v.contains('-') || v.contains(':') {
+                return Err("a range of file sizes is not supported by iolab yet".into());
+            }
+            d.filesize = Some(parse_size(v)?);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "wait_for",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Start only once every copy of the earlier job of this name has finished (the others in its phase run on).",
+        apply: |d, v| {
+            d.spec.wait_for = Some(v.trim().to_string());
             Ok(())
         },
     },
@@ -1397,9 +1446,13 @@ pub fn markdown_table() -> String {
     s
 }
 
-/// Every option iolab has: the table here, then the verify options.
+/// Every option iolab has: the table here, the verify options, then the profile options fio
+/// accepts and ignores.
 pub fn all() -> impl Iterator<Item = &'static OptionDef> {
-    OPTIONS.iter().chain(crate::verify_options::VERIFY_OPTIONS)
+    OPTIONS
+        .iter()
+        .chain(crate::verify_options::VERIFY_OPTIONS)
+        .chain(crate::profile_options::PROFILE_OPTIONS)
 }
 
 /// Every option's name and alias.

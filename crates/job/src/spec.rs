@@ -215,6 +215,9 @@ pub struct JobSpec {
     pub start_delay: Duration,
     /// Weighted pacing against the other jobs of the same flow id (fio's `flow`).
     pub flow: FlowSpec,
+    /// Start only when every copy of the earlier job of this name has finished (fio's
+    /// `wait_for`).
+    pub wait_for: Option<String>,
     /// Repeat the job's work this many times (size-based jobs transfer `loops` × size).
     pub loops: u32,
     /// Block sizes other than the fixed `block_size` (fio's `bsrange`, `bssplit`); per
@@ -285,6 +288,7 @@ impl JobSpec {
             new_group: false,
             start_delay: Duration::ZERO,
             flow: FlowSpec::default(),
+            wait_for: None,
             loops: 1,
             block_dist: [BlockDist::Fixed, BlockDist::Fixed],
             distribution: RandomDistribution::Uniform,

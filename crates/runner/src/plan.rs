@@ -18,6 +18,30 @@ pub fn phases(jobs: &[JobSpec]) -> Vec<Range<usize>> {
     out
 }
 
+/// For each job, the earlier job its `wait_for` names (the nearest before it), or why the name
+/// does not resolve: fio only waits for a job defined before the waiting one.
+pub fn wait_targets<'a>(
+    jobs: impl IntoIterator<Item = &'a JobSpec>,
+) -> Result<Vec<Option<usize>>, (usize, String)> {
+    let jobs: Vec<&JobSpec> = jobs.into_iter().collect();
+    jobs.iter()
+        .enumerate()
+        .map(|(i, j)| match &j.wait_for {
+            None => Ok(None),
+            Some(name) => jobs[..i]
+                .iter()
+                .rposition(|e| &e.name == name)
+                .map(Some)
+                .ok_or_else(|| {
+                    (
+                        i,
+                        format!("wait_for={name}: no job of that name before this one"),
+                    )
+                }),
+        })
+        .collect()
+}
+
 /// fio's group ids: 0 for the first job, one more at each job that sets `stonewall` or
 /// `new_group`.
 pub fn group_ids(jobs: &[JobSpec]) -> Vec<u32> {

@@ -24,6 +24,10 @@ use crate::RunError;
 /// Checks every job, and what they ask of this machine together; writes nothing. `consent`
 /// names the destinations the user allowed to be overwritten.
 pub fn prepare(specs: &[JobSpec], consent: &Consent) -> Result<Vec<PreparedJob>, RunError> {
+    crate::plan::wait_targets(specs).map_err(|(i, reason)| RunError::Unusable {
+        job: specs[i].name.clone(),
+        reason,
+    })?;
     let mut jobs = specs
         .iter()
         .map(|s| prepare_one(s, consent))

@@ -5,7 +5,7 @@
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::SystemTime;
 
 use iolab_stats::Clock;
@@ -14,6 +14,7 @@ use iolab_sysinfo::diskstats::{read_diskstats, DiskCounters};
 use crate::flow::flows;
 use crate::gate::StartGate;
 use crate::live::LiveCounters;
+use crate::plan::wait_targets;
 use crate::polling::IrqWatch;
 use crate::watchdog::Watchdog;
 use crate::worker::{Worker, WorkerResult};
@@ -262,6 +263,11 @@ fn run_workers(
     let mut specs: Vec<usize> = workers.iter().map(|&(i, _)| i).collect();
     specs.dedup();
     let flows = flows(specs.iter().map(|&i| &jobs[i].spec));
+    let running: Vec<AtomicU32> = (0..jobs.len())
+        .map(|i| AtomicU32::new(workers.iter().filter(|w| w.0 == i).count() as u32))
+        .collect();
+    // Checked when the jobs were prepared; a name that does not resolve waits for nothing.
+    let targets = wait_targets(jobs.iter().map(|j| &j.spec)).unwrap_or_default();
     std::thread::scope(|scope| {
         let handles: Vec<_> = workers
             .iter()
@@ -278,6 +284,9 @@ fn run_workers(
                     started: Cell::new(false),
                     live: opts.live,
                     flows: &flows,
+                    running: &running,
+                    waits_on: targets.get(i).copied().flatten(),
+                    index: i,
                 };
                 std::thread::Builder::new()
                     .name(format!("iolab-{}-{clone_index}", i))

@@ -60,11 +60,14 @@ impl Watchdog {
 
 /// The latest planned end of the phase: start delay, ramp and runtime (which bounds a job,
 /// time-based or not); `None` when a job has no runtime (size-based: its time depends on
-/// the device) or ends with an fsync of everything it wrote (as long as the device takes).
+/// the device), ends with an fsync of everything it wrote (as long as the device takes) or
+/// waits for another job.
 fn planned_end<'a>(specs: impl Iterator<Item = &'a JobSpec>) -> Option<Duration> {
     specs
         .map(|s| {
-            let bounded = s.runtime.filter(|_| !s.end_fsync);
+            // A job that waits for another (wait_for) starts when that one ends: no fixed
+            // end to plan for.
+            let bounded = s.runtime.filter(|_| !s.end_fsync && s.wait_for.is_none());
             bounded.map(|r| s.start_delay + s.ramp_time + r)
         })
         .collect::<Option<Vec<Duration>>>()?

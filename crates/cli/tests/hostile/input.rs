@@ -67,7 +67,7 @@ fn name_global_is_fios_global_section() {
         lines[0]
     );
     assert!(
-        lines[1].starts_with("b:") && lines[1].contains("65536B"),
+        lines[1].starts_with("b:") && lines[1].contains("64.0KiB"),
         "{}",
         lines[1]
     );

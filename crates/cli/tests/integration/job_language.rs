@@ -261,3 +261,32 @@ fn offset_increment_io_size_and_number_ios_do_fios_io() {
         assert_eq!(t, [(0, 0), (200, 200 * 4096)], "{tool}");
     }
 }
+
+#[test]
+fn wait_for_starts_a_job_when_the_one_it_names_has_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    // `first` runs a second; `after` waits for it and runs a second; `beside` runs alongside.
+    // Run together they would take one second; waiting makes it two.
+    let job = "[global]\nfilename=DIR/data\nfilesize=1m\nbs=4k\nrw=randread\nruntime=1\n\
+               time_based\n[first]\nnumjobs=2\n[after]\nwait_for=first\n[beside]\n";
+    let t = std::time::Instant::now();
+    let v = run_job("iolab", dir.path(), job);
+    let took = t.elapsed().as_secs_f64();
+    assert!(took >= 1.9, "took {took} s: `after` did not wait");
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 4);
+    // A name that no earlier job has is refused before anything runs.
+    let bad = dir.path().join("bad.fio");
+    fs::write(
+        &bad,
+        "[a]\nfilename=/nonexistent/x\nsize=1m\nwait_for=b\n[b]\n",
+    )
+    .unwrap();
+    let out = iolab(&["run", bad.to_str().unwrap()]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("wait_for=b: no job of that name before this one"),
+        "{}",
+        out.stderr
+    );
+}

@@ -24,7 +24,7 @@ mod verify;
 
 use std::cell::Cell;
 use std::os::fd::{AsRawFd, RawFd};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use iolab_engine::{
     open_engine, BufferPool, Direction, EngineTarget, EngineVisitor, IoEngine, IoUnit,
@@ -87,12 +87,19 @@ pub(crate) struct Worker<'a> {
     pub live: Option<&'a LiveCounters>,
     /// The phase's flow groups (fio's `flow_id`).
     pub flows: &'a [Flow],
+    /// Copies still running, per job of the run; and the job this one waits for (`wait_for`).
+    pub running: &'a [AtomicU32],
+    pub waits_on: Option<usize>,
+    /// This copy's job, as an index into `running`.
+    pub index: usize,
 }
 
 impl Worker<'_> {
     /// Sets up and runs; `Ok(None)` when another worker failed to start.
     pub fn run(self) -> Result<Option<WorkerResult>, RunError> {
         let result = self.setup_and_run();
+        // Finished, however: a job waiting for this one (`wait_for`) may go once all are.
+        self.running[self.index].fetch_sub(1, Ordering::Release);
         if result.is_err() && !self.started.get() {
             // Failed before reaching the barrier: release the others and tell them.
             self.abort.store(true, Ordering::SeqCst);
@@ -133,9 +140,19 @@ impl Worker<'_> {
             .map_err(|source| RunError::Engine { job, source })?
     }
 
-    /// Sleeps through the job's `startdelay`, waking to notice a stop request; false if one
-    /// came.
+    /// Waits for the job `wait_for` names to finish, then sleeps through the job's
+    /// `startdelay`, waking to notice a stop request; false if one came.
     fn delay_start(&self) -> bool {
+        let waiting = || {
+            self.waits_on
+                .is_some_and(|j| self.running[j].load(Ordering::Acquire) > 0)
+        };
+        while waiting() {
+            if self.stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         let until = std::time::Instant::now() + self.job.spec.start_delay;
         loop {
             if self.stop.load(Ordering::Relaxed) {
