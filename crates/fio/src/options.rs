@@ -4,11 +4,13 @@
 
 use iolab_engine::EngineKind;
 use iolab_job::{
-    BlockDist, CpuSet, FadviseHint, JobSpec, Pattern, RandomDistribution, RwReporting, SizeSpec,
+    BlockDist, CpuSet, ExitWhat, FadviseHint, JobSpec, Pattern, RandomDistribution, RwReporting,
+    SizeSpec,
 };
 
 use crate::units::{
-    parse_bool, parse_size, parse_size_or_percent, parse_time, parse_u32, SizeOrPercent,
+    parse_bool, parse_size, parse_size_or_percent, parse_time, parse_time_us, parse_u32,
+    SizeOrPercent,
 };
 
 /// The kind of value an option takes, for help text and for bare `--flag` handling.
@@ -1183,6 +1185,85 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "The flow group this job's flow weight counts in (default 0).",
         apply: |d, v| {
             d.spec.flow.id = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "exitall",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "When a job ends, stop other jobs (those `exit_what` names); set on any job, it holds for every job of the run, as in fio.",
+        apply: |d, v| {
+            d.spec.exitall = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "exit_what",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "What `exitall` stops when this job ends: `group` (its reporting group, default), `stonewall` (every job running beside it), `all` (everything; no later job starts).",
+        apply: |d, v| {
+            d.spec.exit_what = match v.trim() {
+                "group" => ExitWhat::Group,
+                "stonewall" => ExitWhat::Stonewall,
+                "all" => ExitWhat::All,
+                _ => return Err(format!("'{v}' is not group, stonewall or all")),
+            };
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "thinktime",
+        alias: None,
+        kind: ValueKind::Time,
+        help: "Pause after each I/O (or each `thinktime_blocks`), microseconds unless a unit is given; what is in flight completes first, and the pause is never latency.",
+        apply: |d, v| {
+            d.spec.think.time = parse_time_us(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "thinktime_spin",
+        alias: None,
+        kind: ValueKind::Time,
+        help: "The part of `thinktime` spent busy on the CPU rather than asleep (microseconds unless a unit is given).",
+        apply: |d, v| {
+            d.spec.think.spin = parse_time_us(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "thinktime_blocks",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "I/Os between `thinktime` pauses (default 1).",
+        apply: |d, v| {
+            d.spec.think.blocks = Some(parse_u32(v)?);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "thinktime_blocks_type",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "`complete` (default): count I/Os completed toward `thinktime_blocks`; `issue`: count I/Os issued.",
+        apply: |d, v| {
+            d.spec.think.on_issue = match v.trim() {
+                "complete" => false,
+                "issue" => true,
+                _ => return Err(format!("'{v}' is not complete or issue")),
+            };
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "thinktime_iotime",
+        alias: None,
+        kind: ValueKind::Time,
+        help: "Pause once this long has passed doing I/O (seconds unless a unit is given), besides or instead of `thinktime_blocks`.",
+        apply: |d, v| {
+            d.spec.think.iotime = parse_time(v)?;
             Ok(())
         },
     },

@@ -101,6 +101,19 @@ pub fn parse_time(s: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("'{s}' is too long"))
 }
 
+/// A time given in microseconds unless a unit says otherwise (fio's `is_time` integer
+/// options such as `thinktime`).
+pub fn parse_time_us(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        return t
+            .parse()
+            .map(Duration::from_micros)
+            .map_err(|e| format!("'{s}': {e}"));
+    }
+    parse_time(s)
+}
+
 /// fio's booleans: `1`/`0`, and the words people type.
 pub fn parse_bool(s: &str) -> Result<bool, String> {
     match s.trim().to_ascii_lowercase().as_str() {

@@ -12,6 +12,7 @@ pub mod offsets;
 pub mod rate;
 pub mod rng;
 pub mod spec;
+pub mod think;
 pub mod verify;
 pub mod zoned;
 
@@ -23,8 +24,9 @@ pub use offsets::{OffsetGen, Region};
 pub use rate::{Rate, RateProcess};
 pub use rng::Rng;
 pub use spec::{
-    BufferContent, FadviseHint, FlowSpec, JobSpec, LogSpec, Pattern, Recorded, RwReporting,
-    SizeSpec, DEFAULT_PERCENTILES,
+    BufferContent, ExitWhat, FadviseHint, FlowSpec, JobSpec, LogSpec, Pattern, Recorded,
+    RwReporting, SizeSpec, DEFAULT_PERCENTILES,
 };
+pub use think::Think;
 pub use verify::{Checksum, Verify, VerifyKind};
 pub use zoned::{parse_zoned, Zone, ZoneTable, ZonedSplit};

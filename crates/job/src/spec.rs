@@ -141,6 +141,19 @@ pub struct FlowSpec {
     pub sleep: Duration,
 }
 
+/// Which jobs stop when a job ends, in a run where any job sets fio's `exitall`
+/// (`exit_what`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExitWhat {
+    /// The jobs of the ending job's reporting group (fio's default).
+    #[default]
+    Group,
+    /// Every job running in the ending job's stonewall phase; the next phase still runs.
+    Stonewall,
+    /// Every job, and no later phase starts.
+    All,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
     pub name: String,
@@ -215,6 +228,9 @@ pub struct JobSpec {
     pub start_delay: Duration,
     /// Weighted pacing against the other jobs of the same flow id (fio's `flow`).
     pub flow: FlowSpec,
+    /// fio's `exitall`: once any job sets it, every job that ends stops others (`exit_what`).
+    pub exitall: bool,
+    pub exit_what: ExitWhat,
     /// Start only when every copy of the earlier job of this name has finished (fio's
     /// `wait_for`).
     pub wait_for: Option<String>,
@@ -227,6 +243,8 @@ pub struct JobSpec {
     pub distribution: RandomDistribution,
     /// How fast the job may and must go (fio's `rate`, `rate_iops`, `rate_min`, ...).
     pub rate: crate::Rate,
+    /// Pauses between I/Os (fio's `thinktime`).
+    pub think: crate::Think,
     /// fsync the file after every this many writes (fio's `fsync`); 0: never.
     pub fsync_every: u32,
     /// fsync the file once when the job ends (fio's `end_fsync`).
@@ -288,11 +306,14 @@ impl JobSpec {
             new_group: false,
             start_delay: Duration::ZERO,
             flow: FlowSpec::default(),
+            exitall: false,
+            exit_what: ExitWhat::Group,
             wait_for: None,
             loops: 1,
             block_dist: [BlockDist::Fixed, BlockDist::Fixed],
             distribution: RandomDistribution::Uniform,
             rate: crate::Rate::default(),
+            think: crate::Think::default(),
             fsync_every: 0,
             end_fsync: false,
             invalidate: true,

@@ -12,6 +12,7 @@
 
 pub mod cpu;
 pub mod error;
+mod exits;
 mod flow;
 mod gate;
 pub mod iolog;

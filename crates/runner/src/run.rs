@@ -11,6 +11,7 @@ use std::time::SystemTime;
 use iolab_stats::Clock;
 use iolab_sysinfo::diskstats::{read_diskstats, DiskCounters};
 
+use crate::exits::ExitScope;
 use crate::flow::flows;
 use crate::gate::StartGate;
 use crate::live::LiveCounters;
@@ -54,6 +55,8 @@ struct Waiting<'a> {
     /// Peers to poll (every millisecond) for a stonewall, with the phase's number and the
     /// flag that stops this phase's workers.
     peers: Option<(&'a dyn Peers, usize, &'a AtomicBool)>,
+    /// With `exitall`: the workers' own stop flags, which a signal or a peer's stop must set.
+    exits: Option<ExitScope<'a>>,
 }
 
 /// Waits for the workers; with `progress`, prints elapsed against planned time on stderr.
@@ -70,10 +73,15 @@ fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &Waiting) {
     let mut last_shown = 0;
     loop {
         let done = handles.iter().all(|h| h.is_finished());
+        let mut stop_all = signal::stop_flag().load(Ordering::Relaxed);
         if let Some((peers, phase, stop)) = w.peers {
-            if peers.poll(phase, done) || signal::stop_flag().load(Ordering::Relaxed) {
+            if peers.poll(phase, done) || stop_all {
                 stop.store(true, Ordering::Relaxed);
+                stop_all = true;
             }
+        }
+        if let Some(scope) = w.exits.filter(|_| stop_all) {
+            scope.stop_all();
         }
         if done {
             break;
@@ -113,8 +121,14 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
     let mut reports: Vec<JobReport> = Vec::new();
     // fio numbers every job copy in run order from 1 (log files are named by it).
     let mut next_number = 1;
+    // fio's `exitall` is one switch for the whole run, whichever job sets it.
+    let run_over = AtomicBool::new(false);
+    let exitall = specs.iter().any(|s| s.exitall).then_some(&run_over);
     for (phase_no, phase) in plan::phases(&specs).into_iter().enumerate() {
         if signal::received().is_some() && opts.peers.is_none() {
+            break;
+        }
+        if run_over.load(Ordering::Relaxed) {
             break;
         }
         let first_number = next_number;
@@ -122,6 +136,7 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
         let at = PhaseAt {
             number: phase_no,
             first_job_number: first_number,
+            exitall,
         };
         for report in run_phase(jobs, phase, &groups, at, opts)? {
             // Merge into the previous report when both report as a group and share it
@@ -175,11 +190,13 @@ fn disk_usage(
 
 /// Where a phase stands in the run.
 #[derive(Debug, Clone, Copy)]
-struct PhaseAt {
+struct PhaseAt<'a> {
     /// 0 for the first phase.
     number: usize,
     /// fio's job number of the phase's first job copy.
     first_job_number: u32,
+    /// With `exitall` in the run: the flag that ends the run after this phase.
+    exitall: Option<&'a AtomicBool>,
 }
 
 /// Runs the jobs `phase` names side by side: one thread per job copy, all released together.
@@ -194,7 +211,7 @@ fn run_phase(
     let workers: Vec<(usize, u32)> = phase
         .flat_map(|i| (0..jobs[i].spec.numjobs).map(move |c| (i, c)))
         .collect();
-    let (results, stonewalled) = run_workers(jobs, &workers, at, opts);
+    let (results, stonewalled) = run_workers(jobs, &workers, groups, at, opts);
     let mut reports = Vec::new();
     let mut first_err = None;
     for (res, &(i, _)) in results.into_iter().zip(&workers) {
@@ -210,6 +227,9 @@ fn run_phase(
         for r in &mut reports {
             stonewall(r);
         }
+    } else if at.exitall.is_some() && signal::received().is_none() {
+        // Stopped because another job ended (`exitall`): the window ended on purpose.
+        reports.iter_mut().for_each(|r| r.interrupted = false);
     }
     match first_err {
         Some(e) => Err(e),
@@ -247,6 +267,7 @@ fn line_up(peers: &dyn Peers, phase: usize, gate: &StartGate, local: usize, abor
 fn run_workers(
     jobs: &[PreparedJob],
     workers: &[(usize, u32)],
+    groups: &[u32],
     at: PhaseAt,
     opts: &RunOptions,
 ) -> (Vec<Result<Option<WorkerResult>, RunError>>, bool) {
@@ -260,6 +281,16 @@ fn run_workers(
         Some(_) => &phase_stop,
         None => signal::stop_flag(),
     };
+    let exit_flags: Vec<AtomicBool> = match at.exitall {
+        Some(_) => workers.iter().map(|_| AtomicBool::new(false)).collect(),
+        None => Vec::new(),
+    };
+    let worker_groups: Vec<u32> = workers.iter().map(|&(i, _)| groups[i]).collect();
+    let exits = at.exitall.map(|run_over| ExitScope {
+        flags: &exit_flags,
+        groups: &worker_groups,
+        run_over,
+    });
     let mut specs: Vec<usize> = workers.iter().map(|&(i, _)| i).collect();
     specs.dedup();
     let flows = flows(specs.iter().map(|&i| &jobs[i].spec));
@@ -280,13 +311,14 @@ fn run_workers(
                     clock: opts.clock,
                     barrier: &barrier,
                     abort: &abort,
-                    stop,
+                    stop: exits.map_or(stop, |e| &e.flags[n]),
                     started: Cell::new(false),
                     live: opts.live,
                     flows: &flows,
                     running: &running,
                     waits_on: targets.get(i).copied().flatten(),
                     index: i,
+                    exit: exits.map(|e| (e, n)),
                 };
                 std::thread::Builder::new()
                     .name(format!("iolab-{}-{clone_index}", i))
@@ -321,8 +353,9 @@ fn run_workers(
             progress: opts.progress,
             watchdog: &watchdog,
             peers: opts.peers.map(|p| (p, at.number, &phase_stop)),
+            exits,
         };
-        if opts.progress || opts.watchdog.is_some() || opts.peers.is_some() {
+        if opts.progress || opts.watchdog.is_some() || opts.peers.is_some() || exits.is_some() {
             wait_for(&handles, &waiting);
         }
         let joined = handles.into_iter().zip(workers).map(|(h, &(i, _))| {

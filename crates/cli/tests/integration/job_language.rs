@@ -290,3 +290,80 @@ fn wait_for_starts_a_job_when_the_one_it_names_has_finished() {
         out.stderr
     );
 }
+
+#[test]
+fn thinktime_pauses_between_io_as_fio_and_is_never_latency() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // 128 reads, a 10 ms pause after every 8: at least 160 ms; 128 async reads at depth 4,
+    // a 20 ms pause (5 ms of it spinning) after every 32 issued: at least 80 ms.
+    let job = "[global]\nfilename=DIR/think\nsize=512k\nbs=4k\n\
+               [sync]\nrw=read\nioengine=psync\nthinktime=10ms\nthinktime_blocks=8\n\
+               [async]\nstonewall\nrw=randread\nioengine=libaio\niodepth=4\nthinktime=20000\n\
+               thinktime_spin=5000\nthinktime_blocks=32\nthinktime_blocks_type=issue\n";
+    for tool in ["fio", "iolab"] {
+        let v = run_job(tool, dir.path(), job);
+        for (j, pauses_ms) in v["jobs"].as_array().unwrap().iter().zip([160, 80]) {
+            let r = &j["read"];
+            let name = j["jobname"].as_str().unwrap();
+            assert_eq!(r["total_ios"], 128, "{tool} {name}");
+            let ms = r["runtime"].as_u64().unwrap();
+            assert!(
+                (pauses_ms..pauses_ms + 3000).contains(&ms),
+                "{tool} {name}: {ms} ms for {pauses_ms} ms of pauses"
+            );
+            let mean_us = r["lat_ns"]["mean"].as_f64().unwrap() / 1000.0;
+            assert!(mean_us < 5000.0, "{tool} {name}: mean latency {mean_us} µs");
+        }
+    }
+}
+
+#[test]
+fn exitall_stops_what_exit_what_names_as_fio() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // `slow` ends after about 200 ms; `fast` (its group) would run 30 s; `other` (a group of
+    // its own beside them) and `later` (the next phase) run a second each unless stopped.
+    let job = "[global]\nfilename=DIR/TOOL.g\nsize=1m\nbs=4k\nrw=randread\nexitall\n\
+               [slow]\nioengine=psync\nthinktime=10ms\nnumber_ios=20\nexit_what=WHAT\n\
+               [fast]\ntime_based\nruntime=30\nrate_iops=50\n\
+               [other]\nnew_group\ntime_based\nruntime=1\n\
+               [later]\nstonewall\ntime_based\nruntime=1\n";
+    for what in ["group", "stonewall", "all"] {
+        for tool in ["fio", "iolab"] {
+            let v = run_job(tool, dir.path(), &job.replace("WHAT", what));
+            let ran: Vec<(String, u64, u64)> = v["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| {
+                    let r = &j["read"];
+                    let name = j["jobname"].as_str().unwrap().to_string();
+                    (
+                        name,
+                        r["total_ios"].as_u64().unwrap(),
+                        r["runtime"].as_u64().unwrap(),
+                    )
+                })
+                .filter(|(_, ios, _)| *ios > 0)
+                .collect();
+            let ms = |name: &str| ran.iter().find(|r| r.0 == name).map(|r| r.2);
+            let ctx = format!("{tool} exit_what={what}: {ran:?}");
+            assert_eq!(ran[0].1, 20, "{ctx}");
+            assert!(ms("fast").unwrap() < 2000, "fast was not stopped: {ctx}");
+            let other_stopped = what != "group";
+            assert_eq!(ms("other").unwrap() < 900, other_stopped, "{ctx}");
+            match what {
+                // fio lists the job that never started with no I/O; iolab leaves it out.
+                "all" => assert_eq!(ms("later"), None, "{ctx}"),
+                _ => assert!(ms("later").unwrap() >= 900, "{ctx}"),
+            }
+        }
+    }
+}

@@ -94,6 +94,10 @@ impl LoopState<'_, '_> {
             if !stopping && !self.bytes_done() && !q.free.is_empty() && !self.syncer.pending {
                 q.inflight += self.submit(engine, pool, &mut q)?;
             }
+            if !stopping && self.think.as_ref().is_some_and(|t| t.pending) {
+                now = self.think_pause(engine, &mut q, stopping)?;
+                continue;
+            }
             if q.inflight == 0 {
                 if self.syncer.pending {
                     self.do_sync()?;
@@ -164,7 +168,26 @@ impl LoopState<'_, '_> {
             }
         }
         q.inflight -= n;
+        if let Some(t) = self.think.as_mut() {
+            t.completed(n);
+        }
         Ok(now)
+    }
+
+    /// fio's thinktime: everything in flight completes, then the job pauses.
+    #[cold]
+    fn think_pause<E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        q: &mut Slots,
+        stopping: bool,
+    ) -> Result<u64, RunError> {
+        while q.inflight > 0 {
+            self.reap(engine, q, stopping, false)?;
+        }
+        let t = self.think.as_mut().expect("a pending pause has a pauser");
+        t.pending = false;
+        Ok(t.pause(&self.clock, self.w.stop))
     }
 
     /// Queues I/Os into the free slots and submits them `iodepth_batch_submit` at a time;
@@ -185,11 +208,16 @@ impl LoopState<'_, '_> {
             if self.bytes_done() || self.syncer.pending || (self.rate.on && one_done) {
                 break;
             }
+            if self.think.as_ref().is_some_and(|t| t.pending) {
+                break;
+            }
             if !self.flow_allows() {
                 break;
             }
             let mut t_start = self.clock.now();
-            let io = self.next_io(slot, pool, t_start);
+            let Some(io) = self.next_io(slot, pool, t_start) else {
+                break;
+            };
             if self.rate.on || self.verify.is_some() {
                 // next_io may have waited for the rate limit or stamped a verify header:
                 // neither is latency.
@@ -207,6 +235,10 @@ impl LoopState<'_, '_> {
                         start_t: t_start,
                         submit_t: 0,
                     };
+                    if let Some(t) = self.think.as_mut() {
+                        t.issued(1);
+                        t.pending = t.due(t_start);
+                    }
                     if self.syncer.due() && !self.bytes_done() {
                         // Let what is in flight finish, then sync (as fio's libaio).
                         self.syncer.pending = true;
@@ -228,6 +260,11 @@ impl LoopState<'_, '_> {
                     let lat = t - t_start;
                     self.rec.completed(t, &io, 0, lat, lat);
                     self.verify_completed(&io)?;
+                    if let Some(th) = self.think.as_mut() {
+                        th.issued(1);
+                        th.completed(1);
+                        th.pending = th.due(t);
+                    }
                 }
                 QueueStatus::Completed(r) => return Err(self.io_error(&io, r)),
             }

@@ -20,6 +20,7 @@ mod rate;
 mod setup;
 mod stats;
 mod sync_loop;
+mod think;
 mod verify;
 
 use std::cell::Cell;
@@ -33,6 +34,7 @@ use iolab_results::{DepthCounts, DirResult, SAMPLE_INTERVAL_NS};
 use iolab_stats::Clock;
 
 use crate::cpu::CpuSnapshot;
+use crate::exits::ExitScope;
 use crate::flow::{Flow, FlowGate};
 use crate::gate::StartGate;
 use crate::iolog::IoLogger;
@@ -92,6 +94,9 @@ pub(crate) struct Worker<'a> {
     pub waits_on: Option<usize>,
     /// This copy's job, as an index into `running`.
     pub index: usize,
+    /// With `exitall` in the run: the phase's stop flags (`stop` is this worker's), and this
+    /// worker's place among them.
+    pub exit: Option<(ExitScope<'a>, usize)>,
 }
 
 impl Worker<'_> {
@@ -100,6 +105,9 @@ impl Worker<'_> {
         let result = self.setup_and_run();
         // Finished, however: a job waiting for this one (`wait_for`) may go once all are.
         self.running[self.index].fetch_sub(1, Ordering::Release);
+        if let Some((scope, me)) = &self.exit {
+            scope.ended(*me, self.job.spec.exit_what);
+        }
         if result.is_err() && !self.started.get() {
             // Failed before reaching the barrier: release the others and tell them.
             self.abort.store(true, Ordering::SeqCst);
@@ -235,6 +243,8 @@ struct LoopState<'a, 'w> {
     verify: Option<Verifier>,
     /// This copy's place in its flow group (fio's `flow`), if any.
     flow: Option<FlowGate<'w>>,
+    /// Pauses between I/Os (fio's `thinktime`), if the job has them.
+    think: Option<think::Pauser>,
     interrupted: bool,
 }
 
@@ -263,6 +273,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             batch_complete: (min as usize, max as usize),
             verify: Verifier::new(spec, spec.effective_iodepth() as usize, w.job_number, seed),
             flow: FlowGate::new(w.flows, spec.flow),
+            think: think::Pauser::new(&spec.think, &clock, now),
             interrupted: false,
         };
         if spec.ramp_time.is_zero() {
@@ -362,16 +373,20 @@ impl<'a, 'w> LoopState<'a, 'w> {
     }
 
     /// The next I/O into `slot`: its direction (waiting for the rate limit), then its size,
-    /// offset and content.
+    /// offset and content; `None` when a stop came while waiting for the rate limit.
     #[inline(always)]
-    fn next_io(&mut self, slot: u32, pool: &BufferPool, now: u64) -> IoUnit {
+    fn next_io(&mut self, slot: u32, pool: &BufferPool, now: u64) -> Option<IoUnit> {
         if let Some(v) = self.verify.as_mut().filter(|v| v.due()) {
-            return v.next_read_back(slot, pool);
+            return Some(v.next_read_back(slot, pool));
         }
         let mut dir = self.issue.next_direction();
         if self.rate.on {
             let mixed = (1..100).contains(&self.w.job.spec.read_percent);
             dir = self.rate.wait(dir, mixed, &self.clock, self.w.stop);
+            if self.w.stop.load(Ordering::Relaxed) {
+                // Stopped while waiting for the rate: no further I/O.
+                return None;
+            }
         }
         if dir == Direction::Write {
             self.syncer.writes_since += 1;
@@ -390,7 +405,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 v.stamp(&io, clock.ticks_to_ns(now) as u64);
             }
         }
-        io
+        Some(io)
     }
 
     /// Whether the job's flow group lets it issue now (always, outside a flow); when not, it

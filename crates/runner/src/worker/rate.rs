@@ -131,7 +131,9 @@ impl RateLimit {
             }
             let left_ns = clock.ticks_to_ns(until - now);
             if left_ns > 200_000.0 {
-                std::thread::sleep(Duration::from_nanos(left_ns as u64 - 100_000));
+                // In slices, so a stop is heard while a slow rate waits.
+                let left = Duration::from_nanos(left_ns as u64 - 100_000);
+                std::thread::sleep(left.min(Duration::from_millis(50)));
             } else {
                 std::hint::spin_loop();
             }

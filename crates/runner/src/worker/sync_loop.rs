@@ -22,7 +22,10 @@ impl LoopState<'_, '_> {
                 now = self.clock.now();
                 continue;
             }
-            let io = self.next_io(0, pool, now);
+            let Some(io) = self.next_io(0, pool, now) else {
+                now = self.clock.now();
+                continue;
+            };
             let t0 = self.clock.now();
             // SAFETY: io.buf is slot 0 of the pool, which outlives the engine; a synchronous
             // engine is done with it when queue returns.
@@ -32,6 +35,13 @@ impl LoopState<'_, '_> {
                 QueueStatus::Completed(r) if r == io.len as i64 => {
                     self.rec.completed_sync(now, &io, now - t0);
                     self.verify_completed(&io)?;
+                    if let Some(t) = self.think.as_mut() {
+                        t.issued(1);
+                        t.completed(1);
+                        if t.due(now) {
+                            now = t.pause(&self.clock, self.w.stop);
+                        }
+                    }
                     if now >= self.time.next_sample {
                         self.take_samples(now)?;
                     }

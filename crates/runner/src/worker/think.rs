@@ -1,0 +1,158 @@
+//! fio's `thinktime` (its `handle_thinktime()`): after every `thinktime_blocks` I/Os
+//! (completed, or issued with `thinktime_blocks_type=issue`), or once `thinktime_iotime` has
+//! passed, the job lets what is in flight complete, busy-waits `thinktime_spin`, then sleeps
+//! the rest of `thinktime`. The loops drain the queue; this decides when and pauses.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use iolab_job::Think;
+use iolab_stats::Clock;
+
+/// Sleeps are cut into slices this long so a stop is heard.
+const SLICE: Duration = Duration::from_millis(50);
+
+pub(super) struct Pauser {
+    spin: u64,
+    sleep: Duration,
+    blocks: u64,
+    on_issue: bool,
+    /// Only by time: `thinktime_iotime` set and `thinktime_blocks` not (fio skips the count).
+    time_only: bool,
+    /// Ticks of I/O (plus the pause) between pauses by time (`u64::MAX`: not by time).
+    every: u64,
+    issued: u64,
+    completed: u64,
+    /// The count and the tick at the last pause.
+    last: u64,
+    last_t: u64,
+    /// An async loop found a pause due while submitting; it drains, then pauses.
+    pub pending: bool,
+}
+
+impl Pauser {
+    /// `None` when the job does not think (fio skips it all when `thinktime` is 0).
+    pub fn new(think: &Think, clock: &Clock, now: u64) -> Option<Pauser> {
+        if think.time.is_zero() {
+            return None;
+        }
+        let by_time = !think.iotime.is_zero();
+        Some(Pauser {
+            spin: clock.duration_to_ticks(think.spin()),
+            sleep: think.time - think.spin(),
+            blocks: think.blocks(),
+            on_issue: think.on_issue,
+            time_only: by_time && think.blocks.is_none(),
+            every: if by_time {
+                clock.duration_to_ticks(think.iotime + think.time)
+            } else {
+                u64::MAX
+            },
+            issued: 0,
+            completed: 0,
+            last: 0,
+            last_t: now,
+            pending: false,
+        })
+    }
+
+    #[inline(always)]
+    pub fn issued(&mut self, n: usize) {
+        self.issued += n as u64;
+    }
+
+    #[inline(always)]
+    pub fn completed(&mut self, n: usize) {
+        self.completed += n as u64;
+    }
+
+    fn count(&self) -> u64 {
+        if self.on_issue {
+            self.issued
+        } else {
+            self.completed
+        }
+    }
+
+    /// Whether the job pauses now, checked after each I/O goes in (as fio does).
+    #[inline(always)]
+    pub fn due(&self, now: u64) -> bool {
+        if now.saturating_sub(self.last_t) >= self.every {
+            return true;
+        }
+        !self.time_only && self.count() >= self.last + self.blocks
+    }
+
+    /// The pause itself, once nothing is in flight; returns the clock after it. A stop cuts
+    /// the sleep short.
+    #[cold]
+    pub fn pause(&mut self, clock: &Clock, stop: &AtomicBool) -> u64 {
+        let start = clock.now();
+        while clock.now() - start < self.spin {
+            std::hint::spin_loop();
+        }
+        let mut left = self.sleep;
+        while !left.is_zero() && !stop.load(Ordering::Relaxed) {
+            let step = left.min(SLICE);
+            std::thread::sleep(step);
+            left -= step;
+        }
+        self.last = self.count();
+        self.last_t = start;
+        clock.now()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pauser(think: Think) -> (Pauser, Clock) {
+        let clock = Clock::monotonic();
+        (Pauser::new(&think, &clock, 0).unwrap(), clock)
+    }
+
+    #[test]
+    fn pauses_every_thinktime_blocks_completions_by_default() {
+        let (mut p, _) = pauser(Think {
+            time: Duration::from_micros(1),
+            blocks: Some(3),
+            ..Think::default()
+        });
+        p.issued(5);
+        p.completed(2);
+        assert!(!p.due(0), "issued I/Os do not count by default");
+        p.completed(1);
+        assert!(p.due(0));
+        p.last = p.count();
+        assert!(!p.due(0));
+    }
+
+    #[test]
+    fn issue_counting_and_time_only() {
+        let (mut p, _) = pauser(Think {
+            time: Duration::from_micros(1),
+            blocks: Some(2),
+            on_issue: true,
+            ..Think::default()
+        });
+        p.issued(2);
+        assert!(p.due(0));
+        let (mut p, clock) = pauser(Think {
+            time: Duration::from_millis(1),
+            iotime: Duration::from_millis(10),
+            ..Think::default()
+        });
+        p.completed(1000);
+        assert!(
+            !p.due(0),
+            "with thinktime_iotime alone the count does not matter"
+        );
+        assert!(p.due(clock.duration_to_ticks(Duration::from_millis(11))));
+    }
+
+    #[test]
+    fn no_thinktime_no_pauser() {
+        assert!(Pauser::new(&Think::default(), &Clock::monotonic(), 0).is_none());
+    }
+}
