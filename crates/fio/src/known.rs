@@ -30,11 +30,7 @@ pub static FIO_ONLY: &[&str] = &[
     "pre_read",
     "unlink",
     "unlink_each_loop",
-    "zonemode",
-    "zonerange",
-    "zonesize",
     "zonecapacity",
-    "zoneskip",
     "read_beyond_wp",
     "max_open_zones",
     "job_max_open_zones",
@@ -300,7 +296,7 @@ mod tests {
         assert_eq!(suggest("ioengin", have.clone()), Some("ioengine"));
         assert_eq!(suggest("zzzzzzzz", have), None);
         assert!(matches!(
-            unknown_or_unsupported("zonemode", std::iter::empty()),
+            unknown_or_unsupported("zonecapacity", std::iter::empty()),
             FioError::Unsupported(_)
         ));
     }

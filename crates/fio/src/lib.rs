@@ -18,6 +18,7 @@ pub mod profile_options;
 pub mod run_options;
 pub mod units;
 pub mod verify_options;
+pub mod zone_options;
 
 pub use args::{parse_command_line, parse_command_line_with, CommandLine, OutputFormat};
 pub use error::FioError;

@@ -72,7 +72,12 @@ pub struct JobDraft {
     pub verify: crate::verify_options::VerifyDraft,
     /// `filesize`: the file's size, making `size` the bytes to transfer (resolved at the end).
     pub filesize: Option<u64>,
+    /// `zonemode` and its companions, resolved when the job is finished.
+    pub zones: crate::zone_options::ZoneDraft,
 }
+
+/// The log options that may be given bare, meaning "named after the job" (as fio).
+const LOG_OPTIONS: [&str; 3] = ["write_lat_log", "write_iops_log", "write_bw_log"];
 
 impl JobDraft {
     pub fn new(name: &str) -> JobDraft {
@@ -89,6 +94,7 @@ impl JobDraft {
             engine_options: Vec::new(),
             verify: Default::default(),
             filesize: None,
+            zones: Default::default(),
         }
     }
 
@@ -98,6 +104,8 @@ impl JobDraft {
         let v = match (value, def.kind) {
             (Some(v), _) => v,
             (None, ValueKind::Bool) => "1",
+            // fio names a bare log after the job (`JOBNAME_bw.N.log`): resolved at the end.
+            (None, _) if LOG_OPTIONS.contains(&def.name) => "",
             (None, _) => return Err(crate::FioError::MissingValue(def.name.to_string())),
         };
         (def.apply)(self, v).map_err(|reason| crate::FioError::BadValue {
@@ -280,6 +288,13 @@ impl JobDraft {
         };
         self.spec.pattern = pattern;
         self.spec.read_percent = read;
+        self.spec.zones = self.zones.resolve()?;
+        let logs = &mut self.spec.logs;
+        for prefix in [&mut logs.lat, &mut logs.iops, &mut logs.bw] {
+            if prefix.as_deref() == Some("") {
+                *prefix = Some(self.spec.name.clone());
+            }
+        }
         self.spec.verify = self
             .verify
             .resolve()
@@ -1533,6 +1548,7 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
     OPTIONS
         .iter()
         .chain(crate::verify_options::VERIFY_OPTIONS)
+        .chain(crate::zone_options::ZONE_OPTIONS)
         .chain(crate::profile_options::PROFILE_OPTIONS)
 }
 
@@ -1894,5 +1910,22 @@ mod tests {
             .contains("expected 0, meta, pattern or a checksum"));
         d.apply("verify", Some("md5")).unwrap();
         d.apply("verify", Some("0")).unwrap();
+    }
+
+    #[test]
+    fn a_bare_log_option_is_named_after_the_job() {
+        let mut d = JobDraft::new("global");
+        d.apply("write_bw_log", None).unwrap();
+        d.apply("write_lat_log", Some("lat")).unwrap();
+        d.apply("filename", Some("/tmp/x")).unwrap();
+        let mut job = d.clone();
+        job.spec.name = "reader".into();
+        let spec = &job.finish_all().unwrap()[0];
+        assert_eq!(spec.logs.bw.as_deref(), Some("reader"));
+        assert_eq!(spec.logs.lat.as_deref(), Some("lat"));
+        assert!(matches!(
+            d.apply("runtime", None),
+            Err(crate::FioError::MissingValue(_))
+        ));
     }
 }

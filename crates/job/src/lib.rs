@@ -25,7 +25,7 @@ pub use rate::{Rate, RateProcess};
 pub use rng::Rng;
 pub use spec::{
     BufferContent, ExitWhat, FadviseHint, FlowSpec, JobSpec, LogSpec, Pattern, Recorded,
-    RwReporting, SizeSpec, DEFAULT_PERCENTILES,
+    RwReporting, SizeSpec, StridedZones, DEFAULT_PERCENTILES,
 };
 pub use think::Think;
 pub use verify::{Checksum, Verify, VerifyKind};

@@ -8,7 +8,7 @@
 
 use iolab_engine::Direction;
 
-use crate::{JobError, JobSpec, Pattern, RandomDistribution, RankGen, Rng};
+use crate::{JobError, JobSpec, Pattern, RandomDistribution, RankGen, Rng, StridedZones};
 
 /// The byte range a job addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,6 +164,20 @@ pub struct OffsetGen {
     /// The last offset began a new pass over the region (fio then drops the region's page
     /// cache again, for buffered I/O).
     wrapped: bool,
+    /// fio's strided zones: `region` is then the current zone.
+    zones: Option<ZoneWalk>,
+}
+
+/// Where a strided job is in its walk over the zones (fio's `setup_strided_zone_mode()`).
+#[derive(Debug, Clone)]
+struct ZoneWalk {
+    zones: StridedZones,
+    /// The first zone's start, and the end of the file (past it, the walk starts over).
+    first: u64,
+    end: u64,
+    max_bs: u64,
+    /// Bytes done in the current zone.
+    bytes: u64,
 }
 
 impl OffsetGen {
@@ -195,7 +209,57 @@ impl OffsetGen {
             rng,
             map,
             ranks,
+            zones: None,
         }
+    }
+
+    /// An offset generator walking fio's strided zones from `region`'s start over a file of
+    /// `file_end` bytes. A zone that would pass the end of the file is cut short (fio ends a
+    /// random job there instead).
+    pub fn strided(spec: &JobSpec, region: Region, file_end: u64, seed: u64) -> OffsetGen {
+        let Some(zones) = spec.zones else {
+            return OffsetGen::new(spec, region, seed);
+        };
+        let walk = ZoneWalk {
+            zones,
+            first: region.start,
+            end: file_end.max(region.end()),
+            max_bs: spec.max_block_size() as u64,
+            bytes: 0,
+        };
+        let zone = Region {
+            start: region.start,
+            len: zones.range.min(walk.end - region.start),
+        };
+        let mut gen = OffsetGen::new(spec, zone, seed);
+        gen.zones = Some(walk);
+        gen
+    }
+
+    /// Moves to the next zone once `zonesize` bytes are done in this one.
+    #[inline(always)]
+    fn zone_step(&mut self, bs: u64) {
+        let Some(w) = self.zones.as_mut() else {
+            return;
+        };
+        if w.bytes >= w.zones.size {
+            w.bytes = 0;
+            let mut start = self.region.start + w.zones.range + w.zones.skip;
+            if start >= w.end || w.end - start < w.max_bs {
+                start = w.first;
+            }
+            self.region = Region {
+                start,
+                len: w.zones.range.min(w.end - start),
+            };
+            self.units = (self.region.len - w.max_bs) / self.align + 1;
+            self.seq_pos = [0, 0];
+            if let Some((perm, i)) = &mut self.map {
+                *perm = Permutation::new(self.units, &mut self.rng);
+                *i = 0;
+            }
+        }
+        w.bytes += bs;
     }
 
     /// True once after an offset that started a new pass over the region (a sequential
@@ -208,6 +272,7 @@ impl OffsetGen {
     /// The offset of the next I/O of `bs` bytes in direction `dir`.
     #[inline]
     pub fn next(&mut self, dir: Direction, bs: u64) -> u64 {
+        self.zone_step(bs);
         match self.pattern {
             Pattern::Sequential => self.next_sequential(dir, bs),
             Pattern::Random if self.random_every != 1 => {

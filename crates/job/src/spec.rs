@@ -141,6 +141,16 @@ pub struct FlowSpec {
     pub sleep: Duration,
 }
 
+/// fio's `zonemode=strided`: the job does `size` bytes (`zonesize`) in a zone of `range`
+/// bytes (`zonerange`), then moves on by the range and `skip` (`zoneskip`), from the start
+/// again past the end of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StridedZones {
+    pub size: u64,
+    pub range: u64,
+    pub skip: u64,
+}
+
 /// Which jobs stop when a job ends, in a run where any job sets fio's `exitall`
 /// (`exit_what`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -231,6 +241,8 @@ pub struct JobSpec {
     /// fio's `exitall`: once any job sets it, every job that ends stops others (`exit_what`).
     pub exitall: bool,
     pub exit_what: ExitWhat,
+    /// fio's strided zones (`zonemode=strided`), if any.
+    pub zones: Option<StridedZones>,
     /// Start only when every copy of the earlier job of this name has finished (fio's
     /// `wait_for`).
     pub wait_for: Option<String>,
@@ -308,6 +320,7 @@ impl JobSpec {
             flow: FlowSpec::default(),
             exitall: false,
             exit_what: ExitWhat::Group,
+            zones: None,
             wait_for: None,
             loops: 1,
             block_dist: [BlockDist::Fixed, BlockDist::Fixed],

@@ -96,7 +96,8 @@ impl<'a> Issuer<'a> {
                 .enumerate()
                 .map(|(i, (facts, region))| {
                     let region = region.of_copy(spec, copy, facts.size_bytes);
-                    OffsetGen::new(spec, region, seed.wrapping_add(i as u64 * 0x5EED))
+                    let seed = seed.wrapping_add(i as u64 * 0x5EED);
+                    OffsetGen::strided(spec, region, facts.size_bytes, seed)
                 })
                 .collect(),
             next_file: 0,
