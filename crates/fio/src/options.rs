@@ -4,8 +4,8 @@
 
 use iolab_engine::EngineKind;
 use iolab_job::{
-    BlockDist, CpuSet, ExitWhat, FadviseHint, JobSpec, Pattern, RandomDistribution, RwReporting,
-    SizeSpec,
+    BlockDist, CpuSet, ExitWhat, FadviseHint, FileService, JobSpec, Pattern, RandomDistribution,
+    RwReporting, SizeSpec,
 };
 
 use crate::units::{
@@ -74,6 +74,27 @@ pub struct JobDraft {
     pub filesize: Option<u64>,
     /// `zonemode` and its companions, resolved when the job is finished.
     pub zones: crate::zone_options::ZoneDraft,
+    /// `nrfiles`: files per job copy when no `filename` names them (fio's `NAME.COPY.FILE`).
+    pub nrfiles: u32,
+    /// `openfiles`, checked against the number of files at the end.
+    pub openfiles: Option<u32>,
+}
+
+/// fio's `file_service_type` values iolab has (the zipf, pareto and normal choices are not).
+fn parse_file_service(v: &str) -> Result<FileService, String> {
+    let (kind, n) = match v.trim().split_once(':') {
+        Some((k, n)) => (k, Some(parse_u32(n)?.max(1))),
+        None => (v.trim(), None),
+    };
+    match kind {
+        "roundrobin" => Ok(FileService::RoundRobin(n.unwrap_or(1))),
+        "sequential" => Ok(FileService::Sequential),
+        "random" => Ok(FileService::Random(n.unwrap_or(1))),
+        "zipf" | "pareto" | "normal" | "gauss" => {
+            Err(format!("{kind} is not supported by iolab yet"))
+        }
+        _ => Err(format!("'{v}' is not roundrobin, sequential or random")),
+    }
 }
 
 /// The log options that may be given bare, meaning "named after the job" (as fio).
@@ -95,6 +116,8 @@ impl JobDraft {
             verify: Default::default(),
             filesize: None,
             zones: Default::default(),
+            nrfiles: 1,
+            openfiles: None,
         }
     }
 
@@ -175,13 +198,21 @@ impl JobDraft {
                         reason: format!("must be at most {MAX_NUMJOBS}"),
                     });
                 }
+                let files = self.nrfiles.max(1);
+                let extra = |copy: u32| -> Vec<std::path::PathBuf> {
+                    (1..files)
+                        .map(|f| place(&format!("{name}.{copy}.{f}")))
+                        .collect()
+                };
                 self.spec.filename = place(&format!("{name}.0.0"));
+                self.spec.extra_files = extra(0);
                 let base = self.finish()?;
                 Ok((0..copies)
                     .map(|i| {
                         let mut s = base.clone();
                         s.numjobs = 1;
                         s.filename = place(&format!("{name}.{i}.0"));
+                        s.extra_files = extra(i);
                         // Copies start together: only the first waits or starts a group.
                         if i > 0 {
                             s.stonewall = false;
@@ -256,19 +287,16 @@ impl JobDraft {
         let Some(bytes) = self.filesize else {
             return Ok(());
         };
-        if !self.spec.extra_files.is_empty() {
-            return Err(crate::FioError::Unsupported(
-                "filesize with several files".into(),
-            ));
-        }
-        // fio caps size at the files' total (`setup_files()`): less than the file is the
-        // bytes to transfer, more is the whole file.
+        // Every file is `filesize` long; `size` is split over the files evenly.
+        let total = bytes.saturating_mul(1 + self.spec.extra_files.len() as u64);
+        // fio caps size at the files' total (`setup_files()`): less than the files is the
+        // bytes to transfer, more is the whole of them.
         if let (None, Some(SizeSpec::Bytes(size))) = (self.spec.io_size, self.spec.size) {
-            if size < bytes {
+            if size < total {
                 self.spec.io_size = Some(SizeSpec::Bytes(size));
             }
         }
-        self.spec.size = Some(SizeSpec::Bytes(bytes));
+        self.spec.size = Some(SizeSpec::Bytes(total));
         Ok(())
     }
 
@@ -277,6 +305,12 @@ impl JobDraft {
             return Err(crate::FioError::Usage(c));
         }
         self.apply_filesize()?;
+        let files = 1 + self.spec.extra_files.len() as u32;
+        if self.openfiles.is_some_and(|n| n < files) {
+            return Err(crate::FioError::Unsupported(
+                "openfiles (fewer open files than the job has)".into(),
+            ));
+        }
         self.check_engine_options()?;
         let (pattern, read) = match self.rw {
             Rw::Read => (Pattern::Sequential, 100),
@@ -1200,6 +1234,36 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "The flow group this job's flow weight counts in (default 0).",
         apply: |d, v| {
             d.spec.flow.id = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "nrfiles",
+        alias: Some("nr_files"),
+        kind: ValueKind::Int,
+        help: "Files per job copy when `filename` is not given (NAME.COPY.FILE), `size` split between them.",
+        apply: |d, v| {
+            d.nrfiles = parse_u32(v)?.max(1);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "file_service_type",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Which file the next I/O goes to: `roundrobin[:N]` (default, N I/Os each in turn), `sequential` (one file's I/O, then the next), `random[:N]`.",
+        apply: |d, v| {
+            d.spec.file_service = parse_file_service(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "openfiles",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Most files open at once; iolab keeps every file of a job open, so it must be at least their number.",
+        apply: |d, v| {
+            d.openfiles = Some(parse_u32(v)?).filter(|&n| n > 0);
             Ok(())
         },
     },

@@ -24,8 +24,8 @@ pub use offsets::{OffsetGen, Region};
 pub use rate::{Rate, RateProcess};
 pub use rng::Rng;
 pub use spec::{
-    BufferContent, ExitWhat, FadviseHint, FlowSpec, JobSpec, LogSpec, Pattern, Recorded,
-    RwReporting, SizeSpec, StridedZones, DEFAULT_PERCENTILES,
+    BufferContent, ExitWhat, FadviseHint, FileService, FlowSpec, JobSpec, LogSpec, Pattern,
+    Recorded, RwReporting, SizeSpec, StridedZones, DEFAULT_PERCENTILES,
 };
 pub use think::Think;
 pub use verify::{Checksum, Verify, VerifyKind};

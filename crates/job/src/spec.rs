@@ -151,6 +151,17 @@ pub struct StridedZones {
     pub skip: u64,
 }
 
+/// fio's `file_service_type`: which file the next I/O goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileService {
+    /// The files in turn, this many I/Os each (`roundrobin[:N]`, the default).
+    RoundRobin(u32),
+    /// All of a file's I/O before the next file (`sequential`).
+    Sequential,
+    /// A file drawn at random, for this many I/Os (`random[:N]`).
+    Random(u32),
+}
+
 /// Which jobs stop when a job ends, in a run where any job sets fio's `exitall`
 /// (`exit_what`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -170,9 +181,11 @@ pub struct JobSpec {
     /// Free text shown beside the results.
     pub description: String,
     pub filename: PathBuf,
-    /// Further files the job spreads its I/O over, one I/O each in turn after `filename`
-    /// (fio's `filename=a:b:c`, file_service_type=roundrobin). `size` is split evenly.
+    /// Further files the job spreads its I/O over after `filename` (fio's `filename=a:b:c`
+    /// or `nrfiles`), as `file_service` says. `size` is split evenly.
     pub extra_files: Vec<PathBuf>,
+    /// How the next I/O's file is chosen when there are several (fio's `file_service_type`).
+    pub file_service: FileService,
     pub engine: EngineConfig,
     /// Open with O_DIRECT (bypass the page cache).
     pub direct: bool,
@@ -285,6 +298,7 @@ impl JobSpec {
             description: String::new(),
             filename: filename.into(),
             extra_files: Vec::new(),
+            file_service: FileService::RoundRobin(1),
             engine: EngineConfig::new(EngineKind::Psync),
             direct: false,
             pattern: Pattern::Sequential,

@@ -417,3 +417,50 @@ fn strided_zones_visit_the_same_offsets_as_fio() {
     };
     assert_eq!(first, want);
 }
+
+#[test]
+fn nrfiles_and_file_service_type_spread_io_as_fio() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Three files of 1 MiB per copy; each file's offsets show the order the files were
+    // served in (round robin: 0,0,0,256k,...; sequential: 0,256k,512k,768k,0,...).
+    let job = "[j]\ndirectory=DIR/TOOL\nnrfiles=3\nsize=3m\nbs=256k\nrw=write\nnumjobs=2\n\
+               file_service_type=SERVICE\nwrite_lat_log=DIR/TOOL\nlog_offset=1\n";
+    for service in ["roundrobin", "roundrobin:2", "sequential", "random"] {
+        let mut seen = Vec::new();
+        for tool in ["fio", "iolab"] {
+            let files = dir.path().join(tool);
+            let _ = fs::remove_dir_all(&files);
+            fs::create_dir(&files).unwrap();
+            let v = run_job(tool, dir.path(), &job.replace("SERVICE", service));
+            assert_eq!(totals(&v), [(0, 0), (24, 6 << 20)], "{tool} {service}");
+            let mut sizes: Vec<(String, u64)> = fs::read_dir(&files)
+                .unwrap()
+                .map(|e| {
+                    let e = e.unwrap();
+                    (
+                        e.file_name().into_string().unwrap(),
+                        e.metadata().unwrap().len(),
+                    )
+                })
+                .collect();
+            sizes.sort();
+            let names: Vec<String> = (0..2)
+                .flat_map(|c| (0..3).map(move |f| format!("j.{c}.{f}")))
+                .collect();
+            assert_eq!(
+                sizes,
+                names.into_iter().map(|n| (n, 1 << 20)).collect::<Vec<_>>()
+            );
+            let mut offsets = logged_offsets(&dir.path().join(format!("{tool}_lat.1.log")));
+            if service == "random" {
+                offsets.sort_unstable();
+            }
+            seen.push(offsets);
+        }
+        assert_eq!(seen[0], seen[1], "fio, then iolab: {service}");
+    }
+}

@@ -7,14 +7,16 @@ use std::os::fd::RawFd;
 use iolab_engine::{BufferPool, Direction, IoUnit};
 use iolab_job::{BlockSizer, JobSpec, OffsetGen, Rng};
 
+use super::file_pick::FilePicker;
 use crate::PreparedJob;
 
 pub(super) struct Issuer<'a> {
     job: &'a PreparedJob,
     fds: &'a [RawFd],
-    /// One offset generator per file; I/Os go to the files in turn.
+    /// One offset generator per file.
     offsets: Vec<OffsetGen>,
-    next_file: usize,
+    /// Which file the next I/O goes to (`file_service_type`).
+    files: FilePicker,
     sizers: [BlockSizer; 2],
     /// Draws block sizes (its own stream, so fixed-size jobs keep their offset sequence).
     size_rng: Rng,
@@ -100,7 +102,11 @@ impl<'a> Issuer<'a> {
                     OffsetGen::strided(spec, region, facts.size_bytes, seed)
                 })
                 .collect(),
-            next_file: 0,
+            files: FilePicker::new(
+                spec.file_service,
+                job.files().map(|(_, r)| r.len).collect(),
+                seed,
+            ),
             sizers: [
                 BlockSizer::new(&spec.block_dist[0], spec.block_size[0]),
                 BlockSizer::new(&spec.block_dist[1], spec.block_size[1]),
@@ -143,10 +149,6 @@ impl<'a> Issuer<'a> {
         pool: &BufferPool,
         now_ns: impl Fn() -> u64,
     ) -> IoUnit {
-        let file = self.next_file;
-        if self.offsets.len() > 1 {
-            self.next_file = (file + 1) % self.offsets.len();
-        }
         let sizer = &self.sizers[dir.index()];
         let mut len = sizer.next(&mut self.size_rng);
         let room = self.byte_limit - self.issued;
@@ -154,6 +156,7 @@ impl<'a> Issuer<'a> {
             // The last I/Os of a size-based job shrink to end exactly at its size, as fio's.
             len = sizer.largest_fitting(room).unwrap_or(len);
         }
+        let file = self.files.next(len);
         let offset = self.offsets[file].next(dir, len);
         if self.offsets[file].take_wrapped() && self.invalidate_per_pass {
             self.invalidate_again(file);

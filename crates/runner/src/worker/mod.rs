@@ -13,6 +13,7 @@
 
 mod async_loop;
 mod clockwork;
+mod file_pick;
 mod finish;
 mod fsync;
 mod issue;
