@@ -75,8 +75,6 @@ pub static FIO_ONLY: &[&str] = &[
     "prioclass",
     "cmdprio_percentage",
     "cpus_allowed_policy",
-    "numa_cpu_nodes",
-    "numa_mem_policy",
     "nice",
     "rate_ign_think",
     "exitall_on_error",

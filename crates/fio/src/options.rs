@@ -4,8 +4,8 @@
 
 use iolab_engine::EngineKind;
 use iolab_job::{
-    BlockDist, CpuSet, ExitWhat, FadviseHint, FileService, JobSpec, Pattern, RandomDistribution,
-    RwReporting, SizeSpec,
+    BlockDist, CpuSet, ExitWhat, FadviseHint, FileService, JobSpec, MemPolicy, Pattern,
+    RandomDistribution, RwReporting, SizeSpec,
 };
 
 use crate::units::{
@@ -1234,6 +1234,29 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "The flow group this job's flow weight counts in (default 0).",
         apply: |d, v| {
             d.spec.flow.id = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "numa_cpu_nodes",
+        alias: None,
+        kind: ValueKind::List,
+        help: "Run the job on the CPUs of these NUMA nodes, e.g. 0 or 0-1 (with `cpus_allowed`, on the CPUs in both).",
+        apply: |d, v| {
+            let nodes = v
+                .parse::<CpuSet>()
+                .map_err(|_| format!("'{v}' is not a node list like 0-1,3"))?;
+            d.spec.numa.cpu_nodes = Some(nodes);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "numa_mem_policy",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Where the job's buffers live: `default`, `prefer:N`, `bind:NODES`, `interleave:NODES` or `local` (Linux's set_mempolicy).",
+        apply: |d, v| {
+            d.spec.numa.mem = Some(MemPolicy::parse(v)?);
             Ok(())
         },
     },

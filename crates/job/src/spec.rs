@@ -254,6 +254,8 @@ pub struct JobSpec {
     /// fio's `exitall`: once any job sets it, every job that ends stops others (`exit_what`).
     pub exitall: bool,
     pub exit_what: ExitWhat,
+    /// NUMA placement (`numa_cpu_nodes`, `numa_mem_policy`).
+    pub numa: crate::Numa,
     /// fio's strided zones (`zonemode=strided`), if any.
     pub zones: Option<StridedZones>,
     /// Start only when every copy of the earlier job of this name has finished (fio's
@@ -334,6 +336,7 @@ impl JobSpec {
             flow: FlowSpec::default(),
             exitall: false,
             exit_what: ExitWhat::Group,
+            numa: crate::Numa::default(),
             zones: None,
             wait_for: None,
             loops: 1,

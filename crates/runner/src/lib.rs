@@ -18,6 +18,7 @@ mod gate;
 pub mod iolog;
 pub mod limits;
 mod live;
+mod numa;
 mod peers;
 pub mod plan;
 mod polling;

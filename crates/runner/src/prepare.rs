@@ -44,6 +44,7 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
         source,
     })?;
     limits::check_cpus(spec)?;
+    crate::numa::check(spec)?;
     if let Some(reason) = crate::worker::verify_unfit(spec) {
         return Err(RunError::Unusable {
             job: spec.name.clone(),

@@ -11,15 +11,22 @@ use iolab_sysinfo::{TargetFacts, TargetKind};
 
 use crate::{PreparedJob, RunError};
 
-/// Pins the calling thread to the job's `cpus_allowed`, if any.
+/// Pins the calling thread to the job's `cpus_allowed` or NUMA nodes, if any, and sets its
+/// NUMA memory policy (before the buffers are allocated, so they follow it).
 pub(super) fn pin(spec: &JobSpec) -> Result<(), RunError> {
-    let Some(cpus) = &spec.cpus_allowed else {
-        return Ok(());
-    };
-    pin_to(cpus.cpus()).map_err(|e| RunError::Unusable {
+    let unusable = |option: &str, e: std::io::Error| RunError::Unusable {
         job: spec.name.clone(),
-        reason: format!("cpus_allowed={cpus}: {e}"),
-    })
+        reason: format!("{option}: {e}"),
+    };
+    if let Some(cpus) = crate::numa::pinned_cpus(spec) {
+        pin_to(&cpus).map_err(|e| unusable("numa_cpu_nodes", e))?;
+    } else if let Some(cpus) = &spec.cpus_allowed {
+        pin_to(cpus.cpus()).map_err(|e| unusable(&format!("cpus_allowed={cpus}"), e))?;
+    }
+    if let Some(policy) = &spec.numa.mem {
+        crate::numa::set_mem_policy(policy).map_err(|e| unusable("numa_mem_policy", e))?;
+    }
+    Ok(())
 }
 
 /// Opens every file of the job as its engine uses them (none for an engine that does no
