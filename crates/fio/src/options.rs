@@ -78,6 +78,8 @@ pub struct JobDraft {
     pub nrfiles: u32,
     /// `openfiles`, checked against the number of files at the end.
     pub openfiles: Option<u32>,
+    /// `random_generator=lfsr`: every block once per pass even with `norandommap`.
+    pub lfsr: bool,
 }
 
 /// fio's `file_service_type` values iolab has (the zipf, pareto and normal choices are not).
@@ -118,6 +120,7 @@ impl JobDraft {
             zones: Default::default(),
             nrfiles: 1,
             openfiles: None,
+            lfsr: false,
         }
     }
 
@@ -323,6 +326,8 @@ impl JobDraft {
         self.spec.pattern = pattern;
         self.spec.read_percent = read;
         self.spec.zones = self.zones.resolve()?;
+        // fio's LFSR has a full period: no block twice in a pass, random map or not.
+        self.spec.random_map |= self.lfsr;
         let logs = &mut self.spec.logs;
         for prefix in [&mut logs.lat, &mut logs.iops, &mut logs.bw] {
             if prefix.as_deref() == Some("") {
@@ -1235,6 +1240,31 @@ pub static OPTIONS: &[OptionDef] = &[
         apply: |d, v| {
             d.spec.flow.id = parse_u32(v)?;
             Ok(())
+        },
+    },
+    OptionDef {
+        name: "random_generator",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "`tausworthe` (default), `tausworthe64` or `lfsr`. iolab draws offsets with its own generator; as with fio's `lfsr`, `lfsr` visits every block once per pass even with `norandommap`.",
+        apply: |d, v| {
+            d.lfsr = match v.trim() {
+                "tausworthe" | "tausworthe64" => false,
+                "lfsr" => true,
+                _ => return Err(format!("'{v}' is not tausworthe, tausworthe64 or lfsr")),
+            };
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "io_submit_mode",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "`inline` (default): the job's thread submits its own I/O. (`offload` is not supported yet.)",
+        apply: |_, v| match v.trim() {
+            "inline" => Ok(()),
+            "offload" => Err("io_submit_mode=offload is not supported by iolab yet".into()),
+            _ => Err(format!("'{v}' is not inline or offload")),
         },
     },
     OptionDef {

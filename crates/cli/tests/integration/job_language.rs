@@ -464,3 +464,35 @@ fn nrfiles_and_file_service_type_spread_io_as_fio() {
         assert_eq!(seen[0], seen[1], "fio, then iolab: {service}");
     }
 }
+
+#[test]
+fn lfsr_visits_every_block_once_even_without_the_random_map_as_fio() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let job = "[r]\nfilename=DIR/rg\nsize=1m\nbs=4k\nrw=randread\nnorandommap\n\
+               random_generator=GEN\nwrite_lat_log=DIR/TOOL\nlog_offset=1\n";
+    for tool in ["fio", "iolab"] {
+        for (generator, all_distinct) in [("lfsr", true), ("tausworthe", false)] {
+            run_job(tool, dir.path(), &job.replace("GEN", generator));
+            let mut offsets = logged_offsets(&dir.path().join(format!("{tool}_lat.1.log")));
+            assert_eq!(offsets.len(), 256);
+            offsets.sort_unstable();
+            offsets.dedup();
+            // 256 independent draws from 256 blocks leave about 162 distinct.
+            assert_eq!(offsets.len() == 256, all_distinct, "{tool} {generator}");
+        }
+    }
+    let bad = dir.path().join("offload.fio");
+    fs::write(
+        &bad,
+        "[o]\nfilename=DIR/o\nsize=1m\nio_submit_mode=offload\n",
+    )
+    .unwrap();
+    let out = iolab(&["run", bad.to_str().unwrap()]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(out.stderr.contains("offload is not supported by iolab yet"));
+}
