@@ -63,20 +63,31 @@ fn async_latency_split_and_depth_distributions_match_fio() {
                 "--norandommap".into(),
                 "--output-format=json".into(),
             ];
-            let (ours, theirs) = both(&opts);
             let what = format!("{engine} QD{qd}");
-            for lat in ["slat_ns", "clat_ns", "lat_ns"] {
-                let (a, b) = (
-                    ours["read"][lat]["mean"].as_f64().unwrap(),
-                    theirs["read"][lat]["mean"].as_f64().unwrap(),
-                );
-                let r = a / b;
-                println!("{what} {lat} mean iolab/fio: {r:.2} ({a:.0} / {b:.0} ns)");
-                assert!(
-                    (1.0 / 3.0..=3.0).contains(&r),
-                    "{what} {lat}: {a:.0} vs {b:.0} ns"
-                );
-            }
+            // A busy moment on a 2-CPU machine can land on one tool's second only: a pair
+            // out of range is run again (twice at most) before it counts as a difference.
+            let mut attempt = 0;
+            let (ours, theirs) = loop {
+                attempt += 1;
+                let (ours, theirs) = both(&opts);
+                let mut off = None;
+                for lat in ["slat_ns", "clat_ns", "lat_ns"] {
+                    let (a, b) = (
+                        ours["read"][lat]["mean"].as_f64().unwrap(),
+                        theirs["read"][lat]["mean"].as_f64().unwrap(),
+                    );
+                    let r = a / b;
+                    println!("{what} {lat} mean iolab/fio: {r:.2} ({a:.0} / {b:.0} ns)");
+                    if !(1.0 / 3.0..=3.0).contains(&r) {
+                        off.get_or_insert(format!("{what} {lat}: {a:.0} vs {b:.0} ns"));
+                    }
+                }
+                match off {
+                    None => break (ours, theirs),
+                    Some(why) if attempt == 3 => panic!("{why}, three times"),
+                    Some(_) => continue,
+                }
+            };
             for dist in ["iodepth_level", "iodepth_submit", "iodepth_complete"] {
                 assert_eq!(peak(&ours[dist]), peak(&theirs[dist]), "{what} {dist}");
             }
