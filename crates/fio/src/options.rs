@@ -156,10 +156,11 @@ impl JobDraft {
     /// whether they share a file or not.
     pub fn finish_all(mut self) -> Result<Vec<JobSpec>, crate::FioError> {
         let dir = self.directory.clone();
+        // fio puts `directory` before every name, absolute ones too (`add_file()`).
         let place = |name: &str| -> std::path::PathBuf {
             match &dir {
-                Some(d) if !name.starts_with('/') => std::path::Path::new(d).join(name),
-                _ => name.into(),
+                Some(d) => format!("{}/{name}", d.trim_end_matches('/')).into(),
+                None => name.into(),
             }
         };
         match self.filename.clone() {
@@ -637,7 +638,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "directory",
         alias: None,
         kind: ValueKind::Str,
-        help: "Directory for files named relatively or by default.",
+        help: "Directory put before every file name, absolute ones too (as fio), and for default names.",
         apply: |d, v| {
             d.directory = Some(v.to_string());
             Ok(())
@@ -1758,12 +1759,13 @@ mod tests {
         d.apply("filename", Some("/a:b:/c")).unwrap();
         d.apply("directory", Some("/d")).unwrap();
         let j = d.finish_all().unwrap().remove(0);
-        assert_eq!(j.filename, std::path::PathBuf::from("/a"));
+        // fio joins absolute names to the directory too (it made DIR/tmp/x/f for /tmp/x/f).
+        assert_eq!(j.filename, std::path::PathBuf::from("/d/a"));
         assert_eq!(
             j.extra_files,
             vec![
                 std::path::PathBuf::from("/d/b"),
-                std::path::PathBuf::from("/c")
+                std::path::PathBuf::from("/d/c")
             ]
         );
     }
@@ -2044,5 +2046,15 @@ mod tests {
             d.apply("runtime", None),
             Err(crate::FioError::MissingValue(_))
         ));
+    }
+
+    #[test]
+    fn directory_goes_before_every_name_as_fio() {
+        let mut d = JobDraft::new("j");
+        d.apply("directory", Some("/data/")).unwrap();
+        d.apply("filename", Some("/abs/f:rel")).unwrap();
+        let spec = &d.finish_all().unwrap()[0];
+        assert_eq!(spec.filename, std::path::Path::new("/data//abs/f"));
+        assert_eq!(spec.extra_files, [std::path::PathBuf::from("/data/rel")]);
     }
 }

@@ -1,6 +1,7 @@
 //! fio's zone options for `zonemode=strided` (`zonesize`, `zonerange`, `zoneskip`), gathered
 //! while a job's options are read and resolved when the job is finished, as fio's
-//! `fixup_options()` does: `zonesize` alone means strided, `zonerange` defaults to `zonesize`.
+//! `fixup_options()` does: `zonemode` defaults to `none`, which refuses a `zonesize` (fio 3.33
+//! exits with the same complaint), and `zonerange` defaults to `zonesize`.
 
 use iolab_job::StridedZones;
 
@@ -29,7 +30,7 @@ impl ZoneDraft {
     pub fn resolve(&self) -> Result<Option<StridedZones>, FioError> {
         let size = self.size.filter(|&s| s > 0);
         let strided = match (self.mode, size) {
-            (Some(ZoneMode::None), Some(_)) => {
+            (Some(ZoneMode::None) | None, Some(_)) => {
                 return Err(FioError::Usage(
                     "zonemode=none and zonesize are not compatible".into(),
                 ))
@@ -40,7 +41,7 @@ impl ZoneDraft {
                 ))
             }
             (Some(ZoneMode::None), None) | (None, None) => return Ok(None),
-            (_, Some(s)) => s,
+            (Some(ZoneMode::Strided), Some(s)) => s,
         };
         Ok(Some(StridedZones {
             size: strided,
@@ -75,7 +76,7 @@ pub static ZONE_OPTIONS: &[OptionDef] = &[
         name: "zonesize",
         alias: None,
         kind: ValueKind::Size,
-        help: "Bytes done in each strided zone before moving on (alone, it means `zonemode=strided`).",
+        help: "Bytes done in each strided zone before moving on (needs `zonemode=strided`, as in fio).",
         apply: |d, v| {
             d.zones.size = Some(size_of(v)?);
             Ok(())
@@ -121,10 +122,16 @@ mod tests {
     }
 
     #[test]
-    fn zonesize_alone_is_strided_and_the_range_defaults_to_it() {
-        let z = resolve(None, Some(1 << 20)).unwrap().unwrap();
+    fn the_range_defaults_to_zonesize_and_zonesize_needs_strided() {
+        let z = resolve(Some(ZoneMode::Strided), Some(1 << 20))
+            .unwrap()
+            .unwrap();
         assert_eq!((z.size, z.range, z.skip), (1 << 20, 1 << 20, 3));
         assert_eq!(resolve(None, None).unwrap(), None);
+        assert!(
+            resolve(None, Some(4096)).is_err(),
+            "fio 3.33's default is none"
+        );
         assert!(resolve(Some(ZoneMode::Strided), None).is_err());
         assert!(resolve(Some(ZoneMode::None), Some(4096)).is_err());
     }

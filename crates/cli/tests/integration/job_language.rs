@@ -496,3 +496,56 @@ fn lfsr_visits_every_block_once_even_without_the_random_map_as_fio() {
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
     assert!(out.stderr.contains("offload is not supported by iolab yet"));
 }
+
+/// Job names, I/O counts and bytes per direction of every reported job.
+fn per_job(v: &Value) -> Vec<(String, u64, u64, u64, u64)> {
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let d = |dir: &str, k: &str| j[dir][k].as_u64().unwrap();
+            (
+                j["jobname"].as_str().unwrap().to_string(),
+                d("read", "total_ios"),
+                d("read", "io_bytes"),
+                d("write", "total_ios"),
+                d("write", "io_bytes"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn files_sizes_and_zones_together_do_fios_io() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let job = "[global]\ndirectory=DIR/TOOL\nbs=4k\n\
+               [a]\nnrfiles=4\nsize=8m\nrw=randwrite\nnumjobs=2\n\
+               [b]\nfilename=x1:x2\nfilesize=1m\nrw=read\n\
+               [c]\nnrfiles=2\nfilesize=512k\nsize=256k\nrw=randread\nfile_service_type=sequential\n\
+               [d]\nnrfiles=3\nsize=3m\nrw=write\nzonemode=strided\nzonesize=256k\nzoneskip=256k\n";
+    let mut seen = Vec::new();
+    for tool in ["fio", "iolab"] {
+        fs::create_dir(dir.path().join(tool)).unwrap();
+        let v = run_job(tool, dir.path(), job);
+        let mut files: Vec<(String, u64)> = fs::read_dir(dir.path().join(tool))
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().into_string().unwrap(),
+                    e.metadata().unwrap().len(),
+                )
+            })
+            .collect();
+        files.sort();
+        seen.push((per_job(&v), files));
+    }
+    assert_eq!(seen[0], seen[1], "fio, then iolab");
+    assert_eq!(seen[1].0.len(), 5);
+    assert_eq!(seen[1].1.len(), 15, "8 + 2 + 2 + 3 files");
+}
