@@ -51,6 +51,20 @@ fn totals(v: &Value) -> [(u64, u64); 2] {
 }
 
 /// The offsets of a per-I/O log written with `log_offset=1` (fio's fifth column).
+/// The names and sizes of the entries of `dir`, sorted by name.
+fn files_in(dir: &Path) -> Vec<(String, u64)> {
+    let mut files: Vec<(String, u64)> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().into_string().unwrap();
+            (name, e.metadata().unwrap().len())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
 fn logged_offsets(path: &Path) -> Vec<u64> {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
@@ -437,17 +451,7 @@ fn nrfiles_and_file_service_type_spread_io_as_fio() {
             fs::create_dir(&files).unwrap();
             let v = run_job(tool, dir.path(), &job.replace("SERVICE", service));
             assert_eq!(totals(&v), [(0, 0), (24, 6 << 20)], "{tool} {service}");
-            let mut sizes: Vec<(String, u64)> = fs::read_dir(&files)
-                .unwrap()
-                .map(|e| {
-                    let e = e.unwrap();
-                    (
-                        e.file_name().into_string().unwrap(),
-                        e.metadata().unwrap().len(),
-                    )
-                })
-                .collect();
-            sizes.sort();
+            let sizes = files_in(&files);
             let names: Vec<String> = (0..2)
                 .flat_map(|c| (0..3).map(move |f| format!("j.{c}.{f}")))
                 .collect();
@@ -532,18 +536,7 @@ fn files_sizes_and_zones_together_do_fios_io() {
     for tool in ["fio", "iolab"] {
         fs::create_dir(dir.path().join(tool)).unwrap();
         let v = run_job(tool, dir.path(), job);
-        let mut files: Vec<(String, u64)> = fs::read_dir(dir.path().join(tool))
-            .unwrap()
-            .map(|e| {
-                let e = e.unwrap();
-                (
-                    e.file_name().into_string().unwrap(),
-                    e.metadata().unwrap().len(),
-                )
-            })
-            .collect();
-        files.sort();
-        seen.push((per_job(&v), files));
+        seen.push((per_job(&v), files_in(&dir.path().join(tool))));
     }
     assert_eq!(seen[0], seen[1], "fio, then iolab");
     assert_eq!(seen[1].0.len(), 5);
