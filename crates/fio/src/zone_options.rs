@@ -51,10 +51,6 @@ impl ZoneDraft {
     }
 }
 
-fn size_of(v: &str) -> Result<u64, String> {
-    parse_size(v)
-}
-
 /// The zone options iolab has (`zonemode=zbd` and `zonecapacity` are not yet).
 pub static ZONE_OPTIONS: &[OptionDef] = &[
     OptionDef {
@@ -78,7 +74,7 @@ pub static ZONE_OPTIONS: &[OptionDef] = &[
         kind: ValueKind::Size,
         help: "Bytes done in each strided zone before moving on (needs `zonemode=strided`, as in fio).",
         apply: |d, v| {
-            d.zones.size = Some(size_of(v)?);
+            d.zones.size = Some(parse_size(v)?);
             Ok(())
         },
     },
@@ -88,7 +84,7 @@ pub static ZONE_OPTIONS: &[OptionDef] = &[
         kind: ValueKind::Size,
         help: "The size of a strided zone (default `zonesize`); smaller than `zonesize`, the zone is gone over again.",
         apply: |d, v| {
-            d.zones.range = Some(size_of(v)?);
+            d.zones.range = Some(parse_size(v)?);
             Ok(())
         },
     },
@@ -98,7 +94,7 @@ pub static ZONE_OPTIONS: &[OptionDef] = &[
         kind: ValueKind::Size,
         help: "Bytes skipped after each strided zone; past the end of the file the walk starts over.",
         apply: |d, v| {
-            d.zones.skip = Some(size_of(v)?);
+            d.zones.skip = Some(parse_size(v)?);
             Ok(())
         },
     },
