@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use iolab_job::RwReporting;
 use iolab_results::Direction;
-use iolab_results::{DirResult, DiskUsage, JobReport, RunOutcome};
+use iolab_results::{DirResult, DiskUsage, JobReport, RunOutcome, SteadyResult};
 use iolab_results::{LatencyHistogram, Timebase};
 
 /// What the JSON needs besides the outcome: the options as the user wrote them, and whether
@@ -264,8 +264,31 @@ pub(crate) fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -
     o.insert("latency_target".into(), json!(0));
     o.insert("latency_percentile".into(), json!(100.0));
     o.insert("latency_window".into(), json!(0));
+    if let Some(ss) = &job.steady {
+        o.insert("steadystate".into(), steady_object(ss));
+    }
     o.insert("iolab".into(), iolab_object(job));
     Value::Object(o)
+}
+
+/// fio's `steadystate` block: the criterion as given, what was found, and the window (bytes/s
+/// and IOPS, oldest first).
+fn steady_object(ss: &SteadyResult) -> Value {
+    let pct = if ss.percent { "%" } else { "" };
+    json!({
+        "ss": ss.criterion_spec,
+        "duration": ss.duration_s,
+        "attained": u8::from(ss.attained),
+        "criterion": format!("{:.6}{pct}", ss.criterion as f32),
+        "max_deviation": ss.max_deviation,
+        "slope": ss.slope_value,
+        "data": {
+            "bw_mean": ss.bw_mean(),
+            "iops_mean": ss.iops_mean(),
+            "iops": ss.iops,
+            "bw": ss.bw_bytes_per_sec,
+        },
+    })
 }
 
 /// read, write, trim (always empty), mixed and sync, as `unified_rw_reporting` asks.

@@ -16,6 +16,7 @@ pub mod logs;
 pub mod options;
 pub mod profile_options;
 pub mod run_options;
+pub mod steady_options;
 pub mod units;
 pub mod verify_options;
 pub mod zone_options;

@@ -1668,6 +1668,7 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
         .chain(crate::verify_options::VERIFY_OPTIONS)
         .chain(crate::zone_options::ZONE_OPTIONS)
         .chain(crate::profile_options::PROFILE_OPTIONS)
+        .chain(crate::steady_options::STEADY_OPTIONS)
 }
 
 /// Every option's name and alias.

@@ -13,6 +13,7 @@ pub mod offsets;
 pub mod rate;
 pub mod rng;
 pub mod spec;
+pub mod steady;
 pub mod think;
 pub mod verify;
 pub mod zoned;
@@ -29,6 +30,7 @@ pub use spec::{
     BufferContent, ExitWhat, FadviseHint, FileService, FlowSpec, JobSpec, LogSpec, Pattern,
     Recorded, RwReporting, SizeSpec, StridedZones, DEFAULT_PERCENTILES,
 };
+pub use steady::{Judgement, SteadyMetric, SteadyState};
 pub use think::Think;
 pub use verify::{Checksum, Verify, VerifyKind};
 pub use zoned::{parse_zoned, Zone, ZoneTable, ZonedSplit};

@@ -272,6 +272,8 @@ pub struct JobSpec {
     pub rate: crate::Rate,
     /// Pauses between I/Os (fio's `thinktime`).
     pub think: crate::Think,
+    /// End the job (or its reporting group) once it reaches steady state (fio's `ss`).
+    pub steady: crate::SteadyState,
     /// fsync the file after every this many writes (fio's `fsync`); 0: never.
     pub fsync_every: u32,
     /// fsync the file once when the job ends (fio's `end_fsync`).
@@ -344,6 +346,7 @@ impl JobSpec {
             distribution: RandomDistribution::Uniform,
             rate: crate::Rate::default(),
             think: crate::Think::default(),
+            steady: crate::SteadyState::default(),
             fsync_every: 0,
             end_fsync: false,
             invalidate: true,

@@ -265,6 +265,20 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
         job.dir(Direction::Read).map_or(0, |r| r.ios),
         job.dir(Direction::Write).map_or(0, |r| r.ios)
     )?;
+    if let Some(ss) = &job.steady {
+        writeln!(
+            w,
+            "  steadystate  : attained={}, bw={}/s ({}/s), iops={}, {}{}={:.3}{}",
+            if ss.attained { "yes" } else { "no" },
+            bytes_binary(ss.bw_mean() as f64),
+            bytes_decimal(ss.bw_mean() as f64),
+            compact(ss.iops_mean() as f64),
+            ss.metric,
+            if ss.slope { " slope" } else { " mean dev" },
+            ss.criterion,
+            if ss.percent { "%" } else { "" }
+        )?;
+    }
     for n in &job.notes {
         writeln!(w, "  note: {n}")?;
     }

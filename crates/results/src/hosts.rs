@@ -238,6 +238,7 @@ mod tests {
             engine_setup: None,
             interrupted: false,
             stonewalled: false,
+            steady: None,
         };
         HostOutcome {
             rank,

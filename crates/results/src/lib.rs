@@ -20,6 +20,7 @@ pub mod measured;
 pub mod ordered;
 pub mod record;
 pub mod setup;
+pub mod steady;
 pub mod summary;
 pub mod target;
 pub mod timebase;
@@ -39,6 +40,7 @@ pub use record::{
     STORED_PERCENTILES,
 };
 pub use setup::{JobSetup, LogSpec, Recorded, RwReporting, DEFAULT_PERCENTILES};
+pub use steady::SteadyResult;
 pub use summary::LatencySummary;
 pub use target::{DiskCounters, TargetFacts, TargetKind};
 pub use timebase::{ClockSource, TickRate, Timebase};

@@ -283,6 +283,10 @@ pub struct JobReport {
     /// its window is short, but it was not interrupted.
     #[serde(default)]
     pub stonewalled: bool,
+    /// What the steady-state check found (fio's `ss`), for a job that asked for one; with
+    /// group reporting, the group's.
+    #[serde(default)]
+    pub steady: Option<crate::SteadyResult>,
 }
 
 impl JobReport {
@@ -359,6 +363,9 @@ impl JobReport {
         self.device_interrupts = self.device_interrupts.or(other.device_interrupts);
         if self.engine_setup.is_none() {
             self.engine_setup = other.engine_setup.clone();
+        }
+        if self.steady.is_none() {
+            self.steady = other.steady.clone();
         }
     }
 }

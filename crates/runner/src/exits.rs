@@ -32,13 +32,6 @@ impl ExitScope<'_> {
             self.run_over.store(true, Ordering::Relaxed);
         }
     }
-
-    /// Stops every worker of the phase (a signal, or a peer's stonewall).
-    pub fn stop_all(&self) {
-        self.flags
-            .iter()
-            .for_each(|f| f.store(true, Ordering::Relaxed));
-    }
 }
 
 #[cfg(test)]

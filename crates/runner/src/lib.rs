@@ -26,6 +26,7 @@ pub mod prepare;
 mod prepared;
 pub mod run;
 pub mod signal;
+mod steady;
 mod watchdog;
 mod worker;
 

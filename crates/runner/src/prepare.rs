@@ -28,6 +28,7 @@ pub fn prepare(specs: &[JobSpec], consent: &Consent) -> Result<Vec<PreparedJob>,
         job: specs[i].name.clone(),
         reason,
     })?;
+    steady_consistent(specs)?;
     let mut jobs = specs
         .iter()
         .map(|s| prepare_one(s, consent))
@@ -36,6 +37,26 @@ pub fn prepare(specs: &[JobSpec], consent: &Consent) -> Result<Vec<PreparedJob>,
     let cap = limits::log_cap_entries(specs);
     jobs.iter_mut().for_each(|j| j.log_cap_entries = cap);
     Ok(jobs)
+}
+
+/// fio rejects a job whose steady-state options differ from another's in its reporting
+/// group (its check runs over the group's threads, with or without `ss`).
+fn steady_consistent(specs: &[JobSpec]) -> Result<(), RunError> {
+    let groups = crate::plan::group_ids(specs);
+    for (i, s) in specs.iter().enumerate().skip(1) {
+        let first = groups.iter().position(|&g| g == groups[i]).unwrap_or(i);
+        if specs[first].steady != s.steady {
+            return Err(RunError::Unusable {
+                job: s.name.clone(),
+                reason: format!(
+                    "its steady-state options (ss, ss_dur, ss_ramp) differ from job '{}' in \
+                     the same reporting group; fio rejects this too",
+                    specs[first].name
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunError> {

@@ -17,6 +17,7 @@ use crate::gate::StartGate;
 use crate::live::LiveCounters;
 use crate::plan::wait_targets;
 use crate::polling::IrqWatch;
+use crate::steady::{SteadyMonitor, Tally};
 use crate::watchdog::Watchdog;
 use crate::worker::{Worker, WorkerResult};
 use crate::{plan, signal, Peers, PreparedJob, RunError};
@@ -55,14 +56,17 @@ struct Waiting<'a> {
     /// Peers to poll (every millisecond) for a stonewall, with the phase's number and the
     /// flag that stops this phase's workers.
     peers: Option<(&'a dyn Peers, usize, &'a AtomicBool)>,
-    /// With `exitall`: the workers' own stop flags, which a signal or a peer's stop must set.
-    exits: Option<ExitScope<'a>>,
+    /// The workers' own stop flags (with `exitall` or a steady-state check), which a signal
+    /// or a peer's stop must set; empty when they watch the run's flag.
+    own_flags: &'a [AtomicBool],
+    /// The steady-state check, looked at once a second.
+    steady: Option<SteadyMonitor<'a>>,
 }
 
 /// Waits for the workers; with `progress`, prints elapsed against planned time on stderr.
 /// Gives up on the process when the watchdog expires. With peers: passes a signal on to the
-/// phase's stop flag, and stops the phase when a peer says so.
-fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &Waiting) {
+/// phase's stop flag, and stops the phase when a peer says so. Runs the steady-state check.
+fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &mut Waiting) {
     let planned = w.watchdog.planned().map(|d| d.as_secs());
     let start = std::time::Instant::now();
     let tick = match w.peers {
@@ -80,13 +84,19 @@ fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &Waiting) {
                 stop_all = true;
             }
         }
-        if let Some(scope) = w.exits.filter(|_| stop_all) {
-            scope.stop_all();
+        if stop_all {
+            w.own_flags
+                .iter()
+                .for_each(|f| f.store(true, Ordering::Relaxed));
         }
         if done {
             break;
         }
-        std::thread::sleep(tick);
+        if let Some(m) = w.steady.as_mut() {
+            m.tick(|n| handles[n].is_finished());
+        }
+        let nap = w.steady.as_ref().map_or(tick, |m| m.due_in().min(tick));
+        std::thread::sleep(nap);
         if w.watchdog.expired() {
             w.watchdog.give_up();
         }
@@ -281,13 +291,27 @@ fn run_workers(
         Some(_) => &phase_stop,
         None => signal::stop_flag(),
     };
-    let exit_flags: Vec<AtomicBool> = match at.exitall {
-        Some(_) => workers.iter().map(|_| AtomicBool::new(false)).collect(),
-        None => Vec::new(),
+    // Each worker watches a flag of its own when something may stop it alone: `exitall`,
+    // or a steady-state check.
+    let steady_specs: Vec<_> = workers
+        .iter()
+        .map(|&(i, _)| {
+            let s = &jobs[i].spec;
+            (s.steady.clone(), groups[i], s.group_reporting)
+        })
+        .collect();
+    let checks_steady = steady_specs.iter().any(|s| s.0.on());
+    let own_flags: Vec<AtomicBool> = match at.exitall.is_some() || checks_steady {
+        true => workers.iter().map(|_| AtomicBool::new(false)).collect(),
+        false => Vec::new(),
+    };
+    let tallies: Vec<Tally> = match checks_steady {
+        true => workers.iter().map(|_| Tally::default()).collect(),
+        false => Vec::new(),
     };
     let worker_groups: Vec<u32> = workers.iter().map(|&(i, _)| groups[i]).collect();
     let exits = at.exitall.map(|run_over| ExitScope {
-        flags: &exit_flags,
+        flags: &own_flags,
         groups: &worker_groups,
         run_over,
     });
@@ -311,7 +335,7 @@ fn run_workers(
                     clock: opts.clock,
                     barrier: &barrier,
                     abort: &abort,
-                    stop: exits.map_or(stop, |e| &e.flags[n]),
+                    stop: own_flags.get(n).unwrap_or(stop),
                     started: Cell::new(false),
                     live: opts.live,
                     flows: &flows,
@@ -319,6 +343,7 @@ fn run_workers(
                     waits_on: targets.get(i).copied().flatten(),
                     index: i,
                     exit: exits.map(|e| (e, n)),
+                    tally: tallies.get(n).filter(|_| steady_specs[n].0.on()),
                 };
                 std::thread::Builder::new()
                     .name(format!("iolab-{}-{clone_index}", i))
@@ -349,14 +374,16 @@ fn run_workers(
         let handles: Vec<_> = handles.into_iter().flatten().collect();
         let running: Vec<&PreparedJob> = workers.iter().map(|&(i, _)| &jobs[i]).collect();
         let watchdog = Watchdog::start(&running, opts.watchdog);
-        let waiting = Waiting {
+        let mut waiting = Waiting {
             progress: opts.progress,
             watchdog: &watchdog,
             peers: opts.peers.map(|p| (p, at.number, &phase_stop)),
-            exits,
+            own_flags: &own_flags,
+            steady: SteadyMonitor::new(&steady_specs, &tallies, &own_flags),
         };
-        if opts.progress || opts.watchdog.is_some() || opts.peers.is_some() || exits.is_some() {
-            wait_for(&handles, &waiting);
+        let busy = opts.progress || opts.watchdog.is_some() || opts.peers.is_some();
+        if busy || !own_flags.is_empty() {
+            wait_for(&handles, &mut waiting);
         }
         let joined = handles.into_iter().zip(workers).map(|(h, &(i, _))| {
             h.join().unwrap_or_else(|_| {
@@ -365,12 +392,31 @@ fn run_workers(
                 Err(RunError::Worker { job, reason })
             })
         });
-        let results = joined.collect();
+        let mut results: Vec<_> = joined.collect();
+        if let Some(m) = waiting.steady {
+            steady_results(m, &mut results);
+        }
         if let Some(peers) = opts.peers {
             peers.phase_over(at.number);
         }
         (results, phase_stop.load(Ordering::Relaxed))
     })
+}
+
+/// Gives each steady-state window's result to the worker that carries it; a worker its
+/// window stopped ended on purpose, not interrupted (unless a signal came too).
+fn steady_results(m: SteadyMonitor, results: &mut [Result<Option<WorkerResult>, RunError>]) {
+    let (found, stopped) = m.results();
+    for (n, r) in found {
+        if let Ok(Some(w)) = &mut results[n] {
+            w.steady = Some(r);
+        }
+    }
+    for n in stopped {
+        if let Ok(Some(w)) = &mut results[n] {
+            w.interrupted &= signal::received().is_some();
+        }
+    }
 }
 
 /// The report of one job copy (job `index` of the run, in reporting group `group`).
@@ -410,5 +456,6 @@ fn report_of(
         device_interrupts: None,
         interrupted: w.interrupted,
         stonewalled: false,
+        steady: w.steady,
     }
 }

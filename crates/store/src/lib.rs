@@ -363,6 +363,7 @@ mod tests {
             engine_setup: Some("submit all".into()),
             interrupted: false,
             stonewalled: false,
+            steady: None,
         };
         RunOutcome {
             jobs: vec![job],

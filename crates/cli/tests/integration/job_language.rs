@@ -542,3 +542,63 @@ fn files_sizes_and_zones_together_do_fios_io() {
     assert_eq!(seen[1].0.len(), 5);
     assert_eq!(seen[1].1.len(), 15, "8 + 2 + 2 + 3 files");
 }
+
+#[test]
+fn steadystate_ends_a_flat_group_early_and_reports_its_window_as_fio() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Two copies at 200 IOPS each: flat from the first second, so the group attains after
+    // its 2 s window, long before its 30 s runtime. `never` can not attain (a slope below
+    // 0) and runs its 3 s.
+    let job = "[global]\nfilename=DIR/TOOL.s\nsize=1m\nbs=4k\nrw=randread\ntime_based\n\
+               [flat]\nnumjobs=2\ngroup_reporting\nruntime=30\nrate_iops=200\n\
+               ss=iops:10%\nss_dur=2\n\
+               [never]\nstonewall\nruntime=3\nrate_iops=100\nss=iops_slope:0\nss_dur=2s\n";
+    for tool in ["fio", "iolab"] {
+        let v = run_job(tool, dir.path(), job);
+        let jobs = v["jobs"].as_array().unwrap();
+        let ctx = format!(
+            "{tool}: {:?}",
+            jobs.iter().map(|j| &j["steadystate"]).collect::<Vec<_>>()
+        );
+        assert_eq!(jobs.len(), 2, "{ctx}");
+        let (flat, never) = (&jobs[0]["steadystate"], &jobs[1]["steadystate"]);
+        assert_eq!(flat["ss"], "iops:10.000000%", "{ctx}");
+        assert_eq!(
+            (flat["duration"].as_u64(), flat["attained"].as_u64()),
+            (Some(2), Some(1)),
+            "{ctx}"
+        );
+        let iops = flat["data"]["iops"].as_array().unwrap();
+        assert_eq!(iops.len(), 2, "{ctx}");
+        let mean = flat["data"]["iops_mean"].as_u64().unwrap();
+        assert!((360..=440).contains(&mean), "two copies at 200 IOPS: {ctx}");
+        // The group stopped at steady state (fio's runtime is summed over the copies).
+        let runtime = jobs[0]["read"]["runtime"].as_u64().unwrap();
+        assert!(runtime < 6000, "not stopped early ({runtime} ms): {ctx}");
+        assert_eq!(never["ss"], "iops_slope:0.000000", "{ctx}");
+        assert_eq!(never["attained"].as_u64(), Some(0), "{ctx}");
+        assert_eq!(never["data"]["iops"].as_array().unwrap().len(), 2, "{ctx}");
+        let runtime = jobs[1]["read"]["runtime"].as_u64().unwrap();
+        assert!(runtime >= 2900, "ran its runtime ({runtime} ms): {ctx}");
+    }
+}
+
+#[test]
+fn steadystate_options_must_agree_within_a_group_as_fio_requires() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("j.fio");
+    let text = format!(
+        "[global]\nfilename={}/f\nsize=64k\n[a]\nrw=read\nss=iops:10%\nss_dur=2\n[b]\nrw=read\n",
+        dir.path().display()
+    );
+    fs::write(&job, text).unwrap();
+    let o = iolab(&["run", job.to_str().unwrap()]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert_eq!(o.stderr.trim().lines().count(), 1, "{}", o.stderr);
+    assert!(o.stderr.contains("steady-state options"), "{}", o.stderr);
+    assert!(!dir.path().join("f").exists(), "nothing laid out");
+}

@@ -28,7 +28,13 @@ fn json(out: &Out, what: &str) -> Value {
 }
 
 fn fio(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new("fio").args(args).output().expect("fio runs");
+    // A failed verify makes fio save its state (`local-NAME-N-verify.state`) in the
+    // current directory: not the checkout's.
+    let o = Command::new("fio")
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("fio runs");
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into_owned(),

@@ -26,6 +26,10 @@ pub(super) struct Timeline {
     pub window_due: u64,
     /// When the rate floor is next checked (`u64::MAX`: never).
     pub floor_due: u64,
+    /// Ticks between publishing totals for the steady-state check (0: not published), and
+    /// when next.
+    tally_ticks: u64,
+    pub tally_due: u64,
     /// The next sample, window or floor check due, whichever comes first.
     pub next_sample: u64,
     cpu_start: CpuSnapshot,
@@ -39,6 +43,7 @@ impl Timeline {
         ramp: Duration,
         runtime: Option<Duration>,
         window: Option<Duration>,
+        tally: bool,
     ) -> Timeline {
         Timeline {
             measuring: false,
@@ -53,6 +58,12 @@ impl Timeline {
             window_ticks: window.map_or(0, |d| clock.duration_to_ticks(d).max(1)),
             window_due: u64::MAX,
             floor_due: u64::MAX,
+            tally_ticks: if tally {
+                clock.duration_to_ticks(Duration::from_millis(1)).max(1)
+            } else {
+                0
+            },
+            tally_due: u64::MAX,
             next_sample: u64::MAX,
             cpu_start: CpuSnapshot::default(),
             cpu_used: CpuSnapshot::default(),
@@ -74,7 +85,10 @@ impl Timeline {
         } else {
             u64::MAX
         };
-        self.next_sample = self.sample_due.min(self.window_due).min(self.floor_due);
+        if self.tally_ticks > 0 {
+            self.tally_due = now.saturating_add(self.tally_ticks);
+        }
+        self.renext();
         self.deadline = now.saturating_add(self.run_ticks);
         self.cpu_start = CpuSnapshot::of_current_thread();
     }
@@ -82,19 +96,33 @@ impl Timeline {
     /// A sampling interval ended at or before `now`: move to the next.
     pub fn sample_taken(&mut self) {
         self.sample_due = self.sample_due.saturating_add(self.sample_ticks);
-        self.next_sample = self.sample_due.min(self.window_due).min(self.floor_due);
+        self.renext();
     }
 
     /// The rate floor was checked; the next check is at `next`.
     pub fn floor_checked(&mut self, next: u64) {
         self.floor_due = next;
-        self.next_sample = self.sample_due.min(self.window_due).min(self.floor_due);
+        self.renext();
     }
 
     /// A latency window ended at or before `now`: move to the next.
     pub fn window_taken(&mut self) {
         self.window_due = self.window_due.saturating_add(self.window_ticks);
-        self.next_sample = self.sample_due.min(self.window_due).min(self.floor_due);
+        self.renext();
+    }
+
+    /// Totals were published at `now`: the next time is a millisecond on.
+    pub fn tally_taken(&mut self, now: u64) {
+        self.tally_due = now.saturating_add(self.tally_ticks);
+        self.renext();
+    }
+
+    fn renext(&mut self) {
+        self.next_sample = self
+            .sample_due
+            .min(self.window_due)
+            .min(self.floor_due)
+            .min(self.tally_due);
     }
 
     pub fn end(&mut self, now: u64) {

@@ -66,6 +66,7 @@ impl LoopState<'_, '_> {
             fallback: None,
             engine_setup: None,
             interrupted: self.interrupted,
+            steady: None,
         }
     }
 

@@ -40,6 +40,7 @@ use crate::flow::{Flow, FlowGate};
 use crate::gate::StartGate;
 use crate::iolog::IoLogger;
 use crate::live::LiveCounters;
+use crate::steady::Tally;
 use crate::IoLog;
 use crate::{PreparedJob, RunError};
 
@@ -71,6 +72,8 @@ pub(crate) struct WorkerResult {
     /// How the engine was set up where it chose (the io_uring flags the kernel took).
     pub engine_setup: Option<String>,
     pub interrupted: bool,
+    /// What the steady-state check found, on the worker that carries its window.
+    pub steady: Option<iolab_results::SteadyResult>,
 }
 
 pub(crate) struct Worker<'a> {
@@ -98,6 +101,8 @@ pub(crate) struct Worker<'a> {
     /// With `exitall` in the run: the phase's stop flags (`stop` is this worker's), and this
     /// worker's place among them.
     pub exit: Option<(ExitScope<'a>, usize)>,
+    /// Where this worker publishes its totals for the steady-state check, if its job has one.
+    pub tally: Option<&'a Tally>,
 }
 
 impl Worker<'_> {
@@ -260,6 +265,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             spec.ramp_time,
             spec.runtime,
             spec.latency_window,
+            w.tally.is_some(),
         );
         let (min, max) = spec.effective_batch_complete();
         let mut st = LoopState {
@@ -310,6 +316,13 @@ impl<'a, 'w> LoopState<'a, 'w> {
         while now >= self.time.window_due {
             self.rec.stats.iter_mut().for_each(DirStats::close_window);
             self.time.window_taken();
+        }
+        if now >= self.time.tally_due {
+            if let Some(t) = self.w.tally {
+                let [r, w] = &self.rec.stats;
+                t.publish(r.ios + w.ios, r.bytes + w.bytes);
+            }
+            self.time.tally_taken(now);
         }
         if now >= self.time.floor_due {
             let [r, w] = &self.rec.stats;
