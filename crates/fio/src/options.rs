@@ -4,7 +4,7 @@
 
 use iolab_engine::EngineKind;
 use iolab_job::{
-    BlockDist, CpuSet, ExitWhat, FadviseHint, FileService, JobSpec, MemPolicy, Pattern,
+    BlockDist, CpuSet, DedupeMode, ExitWhat, FadviseHint, FileService, JobSpec, MemPolicy, Pattern,
     RandomDistribution, RwReporting, SizeSpec,
 };
 
@@ -327,6 +327,12 @@ impl JobDraft {
         self.spec.pattern = pattern;
         self.spec.read_percent = read;
         self.spec.zones = self.zones.resolve()?;
+        // fio's fixup_options(): compressible data is refilled before every write unless
+        // refill_buffers says otherwise (a buffer written twice would dedupe).
+        let refill_given = self.set_options.iter().any(|(k, _)| k == "refill_buffers");
+        if self.spec.buffers.compress_percent > 0 && !refill_given {
+            self.spec.buffers.refill = true;
+        }
         // fio's LFSR has a full period: no block twice in a pass, random map or not.
         self.spec.random_map |= self.lfsr;
         let logs = &mut self.spec.logs;
@@ -360,6 +366,14 @@ impl JobDraft {
         }
         self.spec.validate()?;
         Ok(self.spec)
+    }
+}
+
+/// A percentage, 0 to 100.
+fn percent(v: &str) -> Result<u8, String> {
+    match parse_u32(v)? {
+        p @ 0..=100 => Ok(p as u8),
+        _ => Err("must be between 0 and 100".into()),
     }
 }
 
@@ -1571,11 +1585,52 @@ pub static OPTIONS: &[OptionDef] = &[
         kind: ValueKind::Int,
         help: "Make written data compress by about this percentage (zeros in each 512-byte chunk); default 0: incompressible.",
         apply: |d, v| {
-            let p = parse_u32(v)?;
-            if p > 100 {
-                return Err("must be between 0 and 100".into());
-            }
-            d.spec.buffers.compress_percent = p as u8;
+            d.spec.buffers.compress_percent = percent(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "dedupe_percentage",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Share of writes (0-100) that repeat data already written, for deduplicating devices; implies refill_buffers, as fio.",
+        apply: |d, v| {
+            d.spec.buffers.dedupe.percent = percent(v)?;
+            d.spec.buffers.refill = true;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "dedupe_mode",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "What a repeating write repeats: `repeat` (the last unique buffer, default) or `working_set` (a random page of the first dedupe_working_set_percentage of the size).",
+        apply: |d, v| {
+            d.spec.buffers.dedupe.mode = match v.trim() {
+                "repeat" => DedupeMode::Repeat,
+                "working_set" => DedupeMode::WorkingSet,
+                _ => return Err(format!("'{v}' is not repeat or working_set")),
+            };
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "dedupe_working_set_percentage",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "The working set of dedupe_mode=working_set, as a percentage of the size (default 5).",
+        apply: |d, v| {
+            d.spec.buffers.dedupe.working_set_percent = percent(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "dedupe_global",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Share the dedupe working set among the jobs that set this, so their writes repeat each other's data.",
+        apply: |d, v| {
+            d.spec.buffers.dedupe.global = parse_bool(v)?;
             Ok(())
         },
     },

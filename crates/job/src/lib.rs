@@ -6,6 +6,7 @@
 
 pub mod blocksize;
 pub mod cpuset;
+pub mod dedupe;
 pub mod distribution;
 pub mod error;
 pub mod numa;
@@ -20,6 +21,7 @@ pub mod zoned;
 
 pub use blocksize::{BlockDist, BlockSizer};
 pub use cpuset::CpuSet;
+pub use dedupe::{Dedupe, DedupeMode};
 pub use distribution::{RandomDistribution, RankGen};
 pub use error::JobError;
 pub use numa::{MemPolicy, Numa};

@@ -63,6 +63,8 @@ pub struct BufferContent {
     /// Stamp every 512-byte block of each write with its offset and the submit time, as
     /// fio's `small_content_scramble()` (`scramble_buffers`, fio's default).
     pub scramble: bool,
+    /// A share of writes that repeat earlier data (fio's `dedupe_percentage`).
+    pub dedupe: crate::Dedupe,
 }
 
 impl BufferContent {
@@ -83,6 +85,10 @@ impl BufferContent {
             )
         } else {
             "random".to_string()
+        };
+        let base = match self.dedupe.percent {
+            0 => base,
+            p => format!("{base}, {p}% of writes repeating earlier data"),
         };
         let how = if self.refill && !self.zero {
             ", refilled before every write (refill_buffers)"
@@ -125,6 +131,7 @@ impl Default for BufferContent {
             compress_percent: 0,
             refill: false,
             scramble: true,
+            dedupe: crate::Dedupe::default(),
         }
     }
 }
@@ -576,6 +583,10 @@ impl JobSpec {
                 self.buffers.compress_percent,
                 "must be between 0 and 100",
             ));
+        }
+        let files = 1 + self.extra_files.len();
+        if let Some(why) = self.buffers.dedupe.unfit(files, self.size.is_some()) {
+            return Err(JobError::invalid("dedupe_mode", "working_set", why));
         }
         Ok(())
     }

@@ -300,6 +300,7 @@ fn run_workers(
             (s.steady.clone(), groups[i], s.group_reporting)
         })
         .collect();
+    let run_copies = jobs.iter().map(|j| j.spec.numjobs).sum();
     let checks_steady = steady_specs.iter().any(|s| s.0.on());
     let own_flags: Vec<AtomicBool> = match at.exitall.is_some() || checks_steady {
         true => workers.iter().map(|_| AtomicBool::new(false)).collect(),
@@ -344,6 +345,7 @@ fn run_workers(
                     index: i,
                     exit: exits.map(|e| (e, n)),
                     tally: tallies.get(n).filter(|_| steady_specs[n].0.on()),
+                    run_copies,
                 };
                 std::thread::Builder::new()
                     .name(format!("iolab-{}-{clone_index}", i))

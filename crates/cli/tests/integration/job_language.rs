@@ -602,3 +602,74 @@ fn steadystate_options_must_agree_within_a_group_as_fio_requires() {
     assert!(o.stderr.contains("steady-state options"), "{}", o.stderr);
     assert!(!dir.path().join("f").exists(), "nothing laid out");
 }
+
+/// (blocks, distinct 4 KiB blocks over all files, distinct blocks two files share) of the
+/// files in `dir`.
+fn block_census(dir: &Path) -> (usize, usize, usize) {
+    use std::collections::HashSet;
+    let sets: Vec<HashSet<Vec<u8>>> = files_in(dir)
+        .iter()
+        .map(|(name, _)| {
+            let data = fs::read(dir.join(name)).unwrap();
+            data.chunks(4096).map(|c| c.to_vec()).collect()
+        })
+        .collect();
+    let blocks: u64 = files_in(dir).iter().map(|(_, n)| n / 4096).sum();
+    let all: HashSet<&Vec<u8>> = sets.iter().flatten().collect();
+    let shared = sets[0].intersection(&sets[1]).count();
+    (blocks as usize, all.len(), shared)
+}
+
+#[test]
+fn dedupe_makes_the_same_share_of_writes_repeats_as_fio() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    // fio's examples/dedupe-global.fio, shrunk: two jobs, half their writes repeats, the
+    // data half compressible; with a global working set the jobs repeat each other's pages.
+    let job = "[global]\nioengine=libaio\niodepth=16\nsize=4m\nblocksize=4k\nrw=write\n\
+               dedupe_mode=MODE\ndedupe_global=GLOBAL\ndedupe_percentage=50\n\
+               buffer_compress_percentage=50\ndedupe_working_set_percentage=50\n\
+               directory=DIR/TOOL\n[a]\n[b]\n";
+    for (mode, global) in [("repeat", 0), ("working_set", 0), ("working_set", 1)] {
+        for tool in ["fio", "iolab"] {
+            let dir = tempfile::tempdir().unwrap();
+            fs::create_dir(dir.path().join(tool)).unwrap();
+            let text = job
+                .replace("MODE", mode)
+                .replace("GLOBAL", &global.to_string());
+            run_job(tool, dir.path(), &text);
+            let (blocks, distinct, shared) = block_census(&dir.path().join(tool));
+            let ctx = format!("{tool} {mode} global={global}: {blocks} blocks, {distinct} distinct, {shared} shared");
+            assert_eq!(blocks, 2048, "{ctx}");
+            let pct = distinct * 100 / blocks;
+            assert!((44..=56).contains(&pct), "about half repeats: {ctx}");
+            assert_eq!(shared > blocks / 20, global == 1, "{ctx}");
+            // Half of each 512 bytes is zeros: the data compresses by about half.
+            let data = fs::read(dir.path().join(tool).join("a.0.0")).unwrap();
+            let zeros = data.iter().filter(|&&b| b == 0).count();
+            assert!(
+                (45..=55).contains(&(zeros * 100 / data.len())),
+                "{ctx}: {zeros} zeros"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_working_set_that_leaves_no_room_for_unique_pages_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("j.fio");
+    let text = format!(
+        "[d]\nfilename={}/f\nsize=64k\nrw=write\ndedupe_percentage=60\n\
+         dedupe_mode=working_set\ndedupe_working_set_percentage=50\n",
+        dir.path().display()
+    );
+    fs::write(&job, text).unwrap();
+    let o = iolab(&["run", job.to_str().unwrap()]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert_eq!(o.stderr.trim().lines().count(), 1, "{}", o.stderr);
+    assert!(o.stderr.contains("cannot be reached"), "{}", o.stderr);
+    assert!(!dir.path().join("f").exists(), "nothing laid out");
+}

@@ -7,6 +7,7 @@ use std::os::fd::RawFd;
 use iolab_engine::{BufferPool, Direction, IoUnit};
 use iolab_job::{BlockSizer, JobSpec, OffsetGen, Rng};
 
+use super::dedupe::DedupeGen;
 use super::file_pick::FilePicker;
 use crate::PreparedJob;
 
@@ -39,6 +40,8 @@ pub(super) struct WriteContent {
     scramble: bool,
     compress_percent: u8,
     fill_state: u64,
+    /// Which earlier data a repeating write carries (`dedupe_percentage`), if any.
+    pub dedupe: Option<DedupeGen>,
 }
 
 impl WriteContent {
@@ -50,6 +53,7 @@ impl WriteContent {
             scramble: own && spec.buffers.scrambles(),
             compress_percent: spec.buffers.compress_percent,
             fill_state: seed ^ 0xF111,
+            dedupe: None,
         }
     }
 
@@ -64,12 +68,11 @@ impl WriteContent {
         // flight (its slot was free).
         let b = unsafe { std::slice::from_raw_parts_mut(buf, len) };
         if self.refill {
-            iolab_engine::buffer::fill_buffer(
-                b,
-                &mut self.fill_state,
-                false,
-                self.compress_percent,
-            );
+            let state = match self.dedupe.as_mut() {
+                Some(d) => &mut d.next_state(),
+                None => &mut self.fill_state,
+            };
+            iolab_engine::buffer::fill_buffer(b, state, false, self.compress_percent);
         } else {
             let ns = now_ns();
             iolab_engine::buffer::scramble(b, offset, ns / 1_000_000_000, ns % 1_000_000_000);

@@ -13,6 +13,7 @@
 
 mod async_loop;
 mod clockwork;
+mod dedupe;
 mod file_pick;
 mod finish;
 mod fsync;
@@ -45,6 +46,7 @@ use crate::IoLog;
 use crate::{PreparedJob, RunError};
 
 use clockwork::Timeline;
+use dedupe::DedupeGen;
 use fsync::Syncer;
 use issue::Issuer;
 use rate::RateLimit;
@@ -103,6 +105,9 @@ pub(crate) struct Worker<'a> {
     pub exit: Option<(ExitScope<'a>, usize)>,
     /// Where this worker publishes its totals for the steady-state check, if its job has one.
     pub tally: Option<&'a Tally>,
+    /// Job copies in the whole run (fio's `thread_number`), over which `dedupe_global`
+    /// spreads its working set.
+    pub run_copies: u32,
 }
 
 impl Worker<'_> {
@@ -283,6 +288,8 @@ impl<'a, 'w> LoopState<'a, 'w> {
             think: think::Pauser::new(&spec.think, &clock, now),
             interrupted: false,
         };
+        let size = w.job.files().map(|(_, r)| r.len).sum();
+        st.issue.writes.dedupe = DedupeGen::new(spec, w.job_number, w.run_copies, seed, size);
         if spec.ramp_time.is_zero() {
             st.begin_measuring(now);
         }
