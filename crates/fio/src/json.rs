@@ -260,10 +260,21 @@ pub(crate) fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -
     for (k, v) in latency_buckets(job, &out.clock) {
         o.insert(k, v);
     }
-    o.insert("latency_depth".into(), json!(job.setup.iodepth));
-    o.insert("latency_target".into(), json!(0));
-    o.insert("latency_percentile".into(), json!(100.0));
-    o.insert("latency_window".into(), json!(0));
+    let lt = job.lat_target.as_ref();
+    let depth = lt.map_or(job.setup.iodepth, |t| t.depth);
+    o.insert("latency_depth".into(), json!(depth));
+    o.insert(
+        "latency_target".into(),
+        json!(lt.map_or(0, |t| t.target_ns)),
+    );
+    o.insert(
+        "latency_percentile".into(),
+        json!(lt.map_or(100.0, |t| t.percentile)),
+    );
+    o.insert(
+        "latency_window".into(),
+        json!(lt.map_or(0, |t| t.window_us)),
+    );
     if let Some(ss) = &job.steady {
         o.insert("steadystate".into(), steady_object(ss));
     }

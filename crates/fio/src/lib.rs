@@ -12,6 +12,7 @@ pub mod import;
 pub mod jobfile;
 pub mod json;
 pub mod known;
+pub mod lat_target_options;
 pub mod logs;
 pub mod options;
 pub mod profile_options;

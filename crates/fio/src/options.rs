@@ -1724,6 +1724,7 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
         .chain(crate::zone_options::ZONE_OPTIONS)
         .chain(crate::profile_options::PROFILE_OPTIONS)
         .chain(crate::steady_options::STEADY_OPTIONS)
+        .chain(crate::lat_target_options::LAT_TARGET_OPTIONS)
 }
 
 /// Every option's name and alias.

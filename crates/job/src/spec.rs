@@ -281,6 +281,8 @@ pub struct JobSpec {
     pub think: crate::Think,
     /// End the job (or its reporting group) once it reaches steady state (fio's `ss`).
     pub steady: crate::SteadyState,
+    /// Search for the deepest queue that meets a latency target (fio's `latency_target`).
+    pub lat_target: crate::LatTarget,
     /// fsync the file after every this many writes (fio's `fsync`); 0: never.
     pub fsync_every: u32,
     /// fsync the file once when the job ends (fio's `end_fsync`).
@@ -354,6 +356,7 @@ impl JobSpec {
             rate: crate::Rate::default(),
             think: crate::Think::default(),
             steady: crate::SteadyState::default(),
+            lat_target: crate::LatTarget::default(),
             fsync_every: 0,
             end_fsync: false,
             invalidate: true,

@@ -265,6 +265,16 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
         job.dir(Direction::Read).map_or(0, |r| r.ios),
         job.dir(Direction::Write).map_or(0, |r| r.ios)
     )?;
+    if let Some(t) = &job.lat_target {
+        writeln!(
+            w,
+            "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
+            t.target_ns / 1000,
+            t.window_us,
+            t.percentile,
+            t.depth
+        )?;
+    }
     if let Some(ss) = &job.steady {
         writeln!(
             w,

@@ -239,6 +239,7 @@ mod tests {
             interrupted: false,
             stonewalled: false,
             steady: None,
+            lat_target: None,
         };
         HostOutcome {
             rank,

@@ -287,6 +287,19 @@ pub struct JobReport {
     /// group reporting, the group's.
     #[serde(default)]
     pub steady: Option<crate::SteadyResult>,
+    /// What fio's latency-target search found, for a job that had a target.
+    #[serde(default)]
+    pub lat_target: Option<LatTargetResult>,
+}
+
+/// The queue depth a job's latency-target search settled on (fio's `latency_depth`), and
+/// the target it searched for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LatTargetResult {
+    pub depth: u32,
+    pub target_ns: u64,
+    pub window_us: u64,
+    pub percentile: f64,
 }
 
 impl JobReport {
@@ -366,6 +379,9 @@ impl JobReport {
         }
         if self.steady.is_none() {
             self.steady = other.steady.clone();
+        }
+        if self.lat_target.is_none() {
+            self.lat_target = other.lat_target.clone();
         }
     }
 }

@@ -65,6 +65,9 @@ pub enum RunError {
     /// The job fell below its `rate_min` / `rate_iops_min` (fio ends it the same way).
     #[error("job '{job}': {reason}")]
     RateFloor { job: String, reason: String },
+    /// An I/O missed `latency_target` at queue depth 1 with `latency_percentile=100`.
+    #[error("job '{job}': {reason}")]
+    LatencyTarget { job: String, reason: String },
     #[error("job '{job}': worker thread failed: {reason}")]
     Worker { job: String, reason: String },
     /// Stopped by SIGINT/SIGTERM before measuring (while laying out files).

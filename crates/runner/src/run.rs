@@ -459,5 +459,6 @@ fn report_of(
         interrupted: w.interrupted,
         stonewalled: false,
         steady: w.steady,
+        lat_target: w.lat_target,
     }
 }

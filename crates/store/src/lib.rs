@@ -364,6 +364,7 @@ mod tests {
             interrupted: false,
             stonewalled: false,
             steady: None,
+            lat_target: None,
         };
         RunOutcome {
             jobs: vec![job],

@@ -673,3 +673,59 @@ fn a_working_set_that_leaves_no_room_for_unique_pages_is_refused() {
     assert!(o.stderr.contains("cannot be reached"), "{}", o.stderr);
     assert!(!dir.path().join("f").exists(), "nothing laid out");
 }
+
+#[test]
+fn latency_target_settles_on_a_depth_and_measures_one_window_there_as_fio() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // A target every I/O meets: depth doubles 1, 2, 4, 8 a window each, stays at 8, then one
+    // final window is measured and the job ends, long before its runtime.
+    let job = "[j]\nfilename=DIR/TOOL.t\nsize=8m\nrw=randread\nioengine=libaio\n\
+               iodepth=8\ntime_based\nruntime=20\nlatency_target=1s\nlatency_window=100ms\n";
+    for tool in ["fio", "iolab"] {
+        let v = run_job(tool, dir.path(), job);
+        let j = &v["jobs"][0];
+        let got = [
+            &j["latency_depth"],
+            &j["latency_target"],
+            &j["latency_window"],
+        ]
+        .map(|x| x.as_u64());
+        assert_eq!(got, [Some(8), Some(1_000_000_000), Some(100_000)], "{tool}");
+        let runtime = j["read"]["runtime"].as_u64().unwrap();
+        assert!(
+            (90..400).contains(&runtime),
+            "{tool}: one final window, not {runtime} ms"
+        );
+        assert!(j["elapsed"].as_u64().unwrap() < 5, "{tool}: ended early");
+    }
+}
+
+#[test]
+fn a_latency_target_missed_at_depth_one_ends_the_job_as_fio() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("late.fio");
+    let text = format!(
+        "[j]\nfilename={}/f\nsize=1m\nrw=randread\nioengine=libaio\niodepth=4\n\
+         time_based\nruntime=10\nlatency_target=1\n",
+        dir.path().display()
+    );
+    fs::write(&job, text).unwrap();
+    let fio = Command::new("fio").arg(&job).output().unwrap();
+    assert_eq!(fio.status.code(), Some(1));
+    let o = iolab(&["run", job.to_str().unwrap()]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("exceeds latency_target (1000 nsec) at queue depth 1"),
+        "{}",
+        o.stderr
+    );
+}

@@ -87,11 +87,13 @@ impl LoopState<'_, '_> {
         let mut stopping = false;
         let mut now = self.clock.now();
         loop {
-            if !stopping && self.window_over(now) {
+            if !stopping && (self.window_over(now) || self.search_done(now)) {
                 stopping = true;
                 self.end_measuring(now);
             }
-            if !stopping && !self.bytes_done() && !q.free.is_empty() && !self.syncer.pending {
+            let room =
+                !q.free.is_empty() && self.search.as_ref().is_none_or(|s| s.room(q.inflight));
+            if !stopping && !self.bytes_done() && room && !self.syncer.pending {
                 q.inflight += self.submit(engine, pool, &mut q)?;
             }
             if !stopping && self.think.as_ref().is_some_and(|t| t.pending) {
@@ -99,6 +101,9 @@ impl LoopState<'_, '_> {
                 continue;
             }
             if q.inflight == 0 {
+                if self.search.as_ref().is_some_and(|s| s.quiescing) {
+                    self.drained(self.clock.now());
+                }
                 if self.syncer.pending {
                     self.do_sync()?;
                 }
@@ -119,7 +124,8 @@ impl LoopState<'_, '_> {
                 && !stopping
                 && !self.bytes_done()
                 && !self.syncer.pending
-                && !self.rate.on;
+                && !self.rate.on
+                && self.search.is_none();
             now = self.reap(engine, &mut q, stopping, another_fits)?;
             if now >= self.time.next_sample && !stopping {
                 self.take_samples(now)?;
@@ -160,6 +166,11 @@ impl LoopState<'_, '_> {
                 let (start, sub) = (f.start_t, f.submit_t);
                 self.rec
                     .completed(now, &f.io, sub - start, now - sub, now - start);
+                if let Err(e) = self.lat_checked(&f.io, now - start, now) {
+                    q.inflight -= n;
+                    drain(engine, &mut q.done, q.inflight);
+                    return Err(e);
+                }
             }
             if let Err(e) = self.verify_completed(&f.io) {
                 q.inflight -= n;
@@ -212,6 +223,10 @@ impl LoopState<'_, '_> {
                 break;
             }
             if !self.flow_allows() {
+                break;
+            }
+            let in_flight = q.inflight + submitted + q.batch.len();
+            if self.search.as_ref().is_some_and(|s| !s.room(in_flight)) {
                 break;
             }
             let mut t_start = self.clock.now();

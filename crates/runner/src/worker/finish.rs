@@ -67,6 +67,15 @@ impl LoopState<'_, '_> {
             engine_setup: None,
             interrupted: self.interrupted,
             steady: None,
+            lat_target: self.search.as_ref().map(|s| {
+                let t = &spec.lat_target;
+                iolab_results::LatTargetResult {
+                    depth: s.qd,
+                    target_ns: t.target.as_nanos() as u64,
+                    window_us: t.window.as_micros() as u64,
+                    percentile: t.percentile,
+                }
+            }),
         }
     }
 

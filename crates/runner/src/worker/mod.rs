@@ -14,6 +14,7 @@
 mod async_loop;
 mod clockwork;
 mod dedupe;
+mod depth_search;
 mod file_pick;
 mod finish;
 mod fsync;
@@ -47,6 +48,7 @@ use crate::{PreparedJob, RunError};
 
 use clockwork::Timeline;
 use dedupe::DedupeGen;
+use depth_search::{DepthSearch, Step};
 use fsync::Syncer;
 use issue::Issuer;
 use rate::RateLimit;
@@ -76,6 +78,8 @@ pub(crate) struct WorkerResult {
     pub interrupted: bool,
     /// What the steady-state check found, on the worker that carries its window.
     pub steady: Option<iolab_results::SteadyResult>,
+    /// The queue depth the latency-target search settled on, if the job had a target.
+    pub lat_target: Option<iolab_results::LatTargetResult>,
 }
 
 pub(crate) struct Worker<'a> {
@@ -256,6 +260,10 @@ struct LoopState<'a, 'w> {
     flow: Option<FlowGate<'w>>,
     /// Pauses between I/Os (fio's `thinktime`), if the job has them.
     think: Option<think::Pauser>,
+    /// The search for the deepest queue meeting `latency_target`, if the job has one; and
+    /// whether its final window starts once the queue has drained.
+    search: Option<DepthSearch>,
+    restart_when_drained: bool,
     interrupted: bool,
 }
 
@@ -286,6 +294,10 @@ impl<'a, 'w> LoopState<'a, 'w> {
             verify: Verifier::new(spec, spec.effective_iodepth() as usize, w.job_number, seed),
             flow: FlowGate::new(w.flows, spec.flow),
             think: think::Pauser::new(&spec.think, &clock, now),
+            // Bounded by iodepth as given, as fio's search is even for a synchronous engine
+            // (its latency_depth then names a depth the engine never reaches).
+            search: DepthSearch::new(&spec.lat_target, spec.iodepth, &clock, now),
+            restart_when_drained: false,
             interrupted: false,
         };
         let size = w.job.files().map(|(_, r)| r.len).sum();
@@ -305,6 +317,77 @@ impl<'a, 'w> LoopState<'a, 'w> {
         self.rate.restart(now);
         self.time.begin(now, self.w.job.spec.recorded.bw);
         self.time.floor_checked(self.rate.floor_due());
+        if let Some(s) = self.search.as_mut() {
+            s.restarted(now);
+        }
+    }
+
+    /// I/Os completed in the measured window so far.
+    fn completed_ios(&self) -> u64 {
+        self.rec.stats.iter().map(|s| s.ios).sum()
+    }
+
+    /// Tells the depth search an I/O took `lat` ticks; the job's error when the target
+    /// cannot be met even at depth 1.
+    #[inline(always)]
+    fn lat_checked(&mut self, io: &IoUnit, lat: u64, now: u64) -> Result<(), RunError> {
+        if self.search.is_none() {
+            return Ok(());
+        }
+        let ios = self.completed_ios();
+        let s = self.search.as_mut().expect("checked above");
+        s.completed(lat, now, ios)
+            .map_err(|()| self.late_error(io, lat))
+    }
+
+    #[cold]
+    fn late_error(&self, io: &IoUnit, lat: u64) -> RunError {
+        let spec = &self.w.job.spec;
+        RunError::LatencyTarget {
+            job: spec.name.clone(),
+            reason: format!(
+                "latency of {} nsec exceeds latency_target ({} nsec) at queue depth 1: {} \
+                 offset {} length {}",
+                self.clock.ticks_to_ns(lat) as u64,
+                spec.lat_target.target.as_nanos(),
+                io.dir.name(),
+                io.offset,
+                io.len
+            ),
+        }
+    }
+
+    /// Judges the depth search's window when it is over; true once its final window is
+    /// done (the job ends, as fio's `td->done`).
+    #[inline(always)]
+    fn search_done(&mut self, now: u64) -> bool {
+        if !self.time.measuring {
+            return false;
+        }
+        let ios = self.completed_ios();
+        let Some(s) = self.search.as_mut() else {
+            return false;
+        };
+        match s.check(now, ios) {
+            Step::Go | Step::Quiesce => false,
+            Step::FinalRun => {
+                self.restart_when_drained = true;
+                false
+            }
+            Step::Done => true,
+        }
+    }
+
+    /// The queue has drained after a depth change: go on at the new depth, measuring
+    /// afresh when that is the final window.
+    #[cold]
+    fn drained(&mut self, now: u64) {
+        if let Some(s) = self.search.as_mut() {
+            s.quiescing = false;
+        }
+        if std::mem::take(&mut self.restart_when_drained) {
+            self.begin_measuring(now);
+        }
     }
 
     /// One bandwidth/IOPS sample per direction for each interval that has ended (an interval
