@@ -14,6 +14,7 @@ pub mod numa;
 pub mod offsets;
 pub mod rate;
 pub mod rng;
+pub mod run_map;
 pub mod spec;
 pub mod steady;
 pub mod think;
@@ -30,6 +31,7 @@ pub use numa::{MemPolicy, Numa};
 pub use offsets::{OffsetGen, Region};
 pub use rate::{Rate, RateProcess};
 pub use rng::Rng;
+pub use run_map::RunMap;
 pub use spec::{
     BufferContent, ExitWhat, FadviseHint, FileService, FlowSpec, JobSpec, LogSpec, Pattern,
     Recorded, RwReporting, SizeSpec, StridedZones, DEFAULT_PERCENTILES,

@@ -8,7 +8,7 @@
 
 use iolab_engine::Direction;
 
-use crate::{JobError, JobSpec, Pattern, RandomDistribution, RankGen, Rng, StridedZones};
+use crate::{JobError, JobSpec, Pattern, RandomDistribution, RankGen, Rng, RunMap, StridedZones};
 
 /// The byte range a job addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,6 +160,9 @@ pub struct OffsetGen {
     countdown: u32,
     rng: Rng,
     map: Option<(Permutation, u64)>,
+    /// fio's random map where block sizes vary: I/Os start at free units and are cut short
+    /// at done ones.
+    runs: Option<RunMap>,
     ranks: RankGen,
     /// The last offset began a new pass over the region (fio then drops the region's page
     /// cache again, for buffered I/O).
@@ -193,8 +196,10 @@ impl OffsetGen {
         let units = (region.len - max_bs) / align + 1;
         let mut rng = Rng::new(seed);
         let uniform = spec.distribution == RandomDistribution::Uniform;
-        let map = (spec.pattern == Pattern::Random && spec.random_map && uniform)
-            .then(|| (Permutation::new(units, &mut rng), 0));
+        let mapped = spec.pattern == Pattern::Random && spec.random_map && uniform;
+        let mixed = min_bs < max_bs && spec.zones.is_none() && spec.random_every == 1;
+        let runs = (mapped && mixed).then(|| RunMap::new(region.len / align));
+        let map = (mapped && runs.is_none()).then(|| (Permutation::new(units, &mut rng), 0));
         let ranks = RankGen::new(&spec.distribution, units, align, &mut rng);
         OffsetGen {
             region,
@@ -208,6 +213,7 @@ impl OffsetGen {
             wrapped: false,
             rng,
             map,
+            runs,
             ranks,
             zones: None,
         }
@@ -267,6 +273,34 @@ impl OffsetGen {
     #[inline(always)]
     pub fn take_wrapped(&mut self) -> bool {
         std::mem::take(&mut self.wrapped)
+    }
+
+    /// The offset and length of the next I/O of up to `bs` bytes in direction `dir`: `bs`
+    /// itself, except where the random map of mixed block sizes cuts it short at a block
+    /// already done this pass (fio's `mark_random_map()`).
+    #[inline]
+    pub fn place(&mut self, dir: Direction, bs: u64) -> (u64, u64) {
+        match self.runs.is_some() {
+            true => self.next_run(bs),
+            false => (self.next(dir, bs), bs),
+        }
+    }
+
+    /// A random free unit (the first free one at or after a random pick, as fio's
+    /// `get_next_rand_offset()`), and as many free units after it as `bs` covers.
+    fn next_run(&mut self, bs: u64) -> (u64, u64) {
+        let runs = self.runs.as_mut().expect("called with a run map");
+        if runs.full() {
+            runs.clear();
+            self.wrapped = true;
+        }
+        let pick = self.rng.below(runs.units().max(1));
+        let unit = runs.next_free(pick).unwrap_or(0);
+        let n = runs.claim(unit, bs.div_ceil(self.align)).max(1);
+        (
+            self.region.start + unit * self.align,
+            (n * self.align).min(bs),
+        )
     }
 
     /// The offset of the next I/O of `bs` bytes in direction `dir`.
@@ -413,6 +447,38 @@ mod tests {
                 assert!(got.iter().all(|o| o + 4096 <= region.end()));
             }
         }
+    }
+
+    #[test]
+    fn mixed_block_sizes_never_cover_a_unit_twice_in_a_pass() {
+        // fio's bssplit with its random map: I/Os are cut short at units already done, so a
+        // pass covers the region exactly once.
+        let mut s = spec(Pattern::Random, 65536);
+        s.block_dist = [
+            crate::BlockDist::Split(vec![(4096, 60), (65536, 40)]),
+            crate::BlockDist::Fixed,
+        ];
+        let region = Region {
+            start: 4096,
+            len: 256 * 4096,
+        };
+        let mut g = OffsetGen::new(&s, region, 5);
+        let mut covered = vec![0u32; 256];
+        let mut bytes = 0;
+        let mut sizes = crate::Rng::new(9);
+        while bytes < region.len {
+            let want = if sizes.percent() < 60 { 4096 } else { 65536 };
+            let (off, len) = g.place(Direction::Read, want);
+            assert!(len <= want && len % 4096 == 0 && off + len <= region.end());
+            for u in (off - 4096) / 4096..(off - 4096 + len) / 4096 {
+                covered[u as usize] += 1;
+            }
+            bytes += len;
+        }
+        assert!(covered.iter().all(|&c| c == 1), "{covered:?}");
+        assert!(!g.take_wrapped());
+        g.place(Direction::Read, 4096);
+        assert!(g.take_wrapped(), "the next I/O starts a new pass");
     }
 
     #[test]

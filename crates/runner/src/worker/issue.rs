@@ -160,7 +160,7 @@ impl<'a> Issuer<'a> {
             len = sizer.largest_fitting(room).unwrap_or(len);
         }
         let file = self.files.next(len);
-        let offset = self.offsets[file].next(dir, len);
+        let (offset, len) = self.offsets[file].place(dir, len);
         if self.offsets[file].take_wrapped() && self.invalidate_per_pass {
             self.invalidate_again(file);
         }
