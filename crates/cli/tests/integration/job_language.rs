@@ -753,3 +753,33 @@ fn random_mixed_block_sizes_cut_io_at_done_blocks_as_fios_random_map() {
         fio.0
     );
 }
+
+#[test]
+fn without_the_random_map_the_last_io_overshoots_the_size_as_fios() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // fio's sizes only fit the file's end: with norandommap and mixed sizes the last I/O
+    // runs past the job's size instead of shrinking to it.
+    let job = "[j]\nfilename=DIR/TOOL.n\nsize=8m\nrw=randread\nnorandommap\n\
+               bssplit=4k/50:64k/50\nrandseed=SEED\n";
+    let mut over = [0, 0];
+    for seed in 1..=3 {
+        let job = job.replace("SEED", &seed.to_string());
+        for (t, tool) in ["fio", "iolab"].into_iter().enumerate() {
+            let (ios, bytes) = totals(&run_job(tool, dir.path(), &job))[0];
+            assert!(
+                (8 << 20..(8 << 20) + 65536).contains(&bytes),
+                "{tool}: {bytes} bytes"
+            );
+            assert!((200..500).contains(&ios), "{tool}: {ios} I/Os");
+            over[t] += usize::from(bytes > 8 << 20);
+        }
+    }
+    assert!(
+        over[0] > 0 && over[1] > 0,
+        "seeds that overshot (fio, iolab): {over:?}"
+    );
+}

@@ -24,6 +24,10 @@ pub(super) struct Issuer<'a> {
     read_percent: u32,
     /// Bytes to issue in the measured phase (`u64::MAX` when time-based).
     byte_limit: u64,
+    /// Whether the last I/O shrinks to end exactly at the byte limit. fio's sizes only ever
+    /// fit the file's end, which a sequential job or a random map reaches exactly; a random
+    /// job without the map (`norandommap`) overshoots its size by part of its last I/O.
+    exact_end: bool,
     pub issued: u64,
     /// I/Os to issue (`number_ios` × loops; `u64::MAX`: no count) and issued.
     io_limit: u64,
@@ -117,6 +121,7 @@ impl<'a> Issuer<'a> {
             size_rng: Rng::new(seed ^ 0xB5B5_B5B5),
             read_percent: spec.read_percent,
             byte_limit,
+            exact_end: !(spec.pattern == iolab_job::Pattern::Random && !spec.random_map),
             issued: 0,
             // fio's loop ignores the count of a time-based job, as it ignores the bytes.
             io_limit: match spec.number_ios {
@@ -155,7 +160,7 @@ impl<'a> Issuer<'a> {
         let sizer = &self.sizers[dir.index()];
         let mut len = sizer.next(&mut self.size_rng);
         let room = self.byte_limit - self.issued;
-        if len > room {
+        if len > room && self.exact_end {
             // The last I/Os of a size-based job shrink to end exactly at its size, as fio's.
             len = sizer.largest_fitting(room).unwrap_or(len);
         }
