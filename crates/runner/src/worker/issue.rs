@@ -121,7 +121,7 @@ impl<'a> Issuer<'a> {
             size_rng: Rng::new(seed ^ 0xB5B5_B5B5),
             read_percent: spec.read_percent,
             byte_limit,
-            exact_end: !(spec.pattern == iolab_job::Pattern::Random && !spec.random_map),
+            exact_end: spec.pattern != iolab_job::Pattern::Random || spec.random_map,
             issued: 0,
             // fio's loop ignores the count of a time-based job, as it ignores the bytes.
             io_limit: match spec.number_ios {
