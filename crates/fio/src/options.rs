@@ -156,6 +156,7 @@ impl JobDraft {
     /// whether they share a file or not.
     pub fn finish_all(mut self) -> Result<Vec<JobSpec>, crate::FioError> {
         let dir = self.directory.clone();
+        self.spec.directory = dir.as_ref().map(Into::into);
         // fio puts `directory` before every name, absolute ones too (`add_file()`).
         let place = |name: &str| -> std::path::PathBuf {
             match &dir {

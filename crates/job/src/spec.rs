@@ -279,6 +279,9 @@ pub struct JobSpec {
     pub rate: crate::Rate,
     /// Pauses between I/Os (fio's `thinktime`).
     pub think: crate::Think,
+    /// The directory the job's files are named in (fio's `directory`): it must exist, as
+    /// fio requires; missing directories below it are created with the files.
+    pub directory: Option<PathBuf>,
     /// End the job (or its reporting group) once it reaches steady state (fio's `ss`).
     pub steady: crate::SteadyState,
     /// Search for the deepest queue that meets a latency target (fio's `latency_target`).
@@ -355,6 +358,7 @@ impl JobSpec {
             distribution: RandomDistribution::Uniform,
             rate: crate::Rate::default(),
             think: crate::Think::default(),
+            directory: None,
             steady: crate::SteadyState::default(),
             lat_target: crate::LatTarget::default(),
             fsync_every: 0,

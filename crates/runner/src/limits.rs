@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+use std::path::PathBuf;
 
 use iolab_job::JobSpec;
 
@@ -119,16 +119,15 @@ fn cpu_list(cpus: &[usize]) -> String {
 /// Every filesystem keeps 5 % of itself free after the layouts it receives.
 pub fn check_free_space(layouts: &[Layout], jobs: &[PreparedJob]) -> Result<(), RunError> {
     // Bytes to lay out per filesystem (by device number), with one layout to name.
-    let mut per_fs: BTreeMap<u64, (u64, &Layout, &Path)> = BTreeMap::new();
+    let mut per_fs: BTreeMap<u64, (u64, &Layout, PathBuf)> = BTreeMap::new();
     for l in layouts {
-        let dir = match l.path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let dev = std::fs::metadata(dir).map(|m| m.dev()).unwrap_or(0);
+        // A missing directory is created on the filesystem of its nearest existing ancestor.
+        let dir = iolab_sysinfo::existing_dir(&l.path);
+        let dev = std::fs::metadata(&dir).map(|m| m.dev()).unwrap_or(0);
         per_fs.entry(dev).or_insert((0, l, dir)).0 += l.to_bytes - l.from_bytes;
     }
-    for &(need, l, dir) in per_fs.values() {
+    for (need, l, dir) in per_fs.values() {
+        let (need, l, dir) = (*need, *l, dir.as_path());
         let Ok(space) = iolab_sysinfo::fsspace::fs_space(dir) else {
             continue;
         };

@@ -8,8 +8,8 @@
 
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;
-use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::os::unix::fs::{DirBuilderExt, FileExt};
+use std::path::{Path, PathBuf};
 
 use iolab_engine::BufferPool;
 use iolab_job::{JobSpec, Region, SizeSpec};
@@ -60,6 +60,16 @@ fn steady_consistent(specs: &[JobSpec]) -> Result<(), RunError> {
 }
 
 fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunError> {
+    if let Some(d) = spec.directory.as_ref().filter(|d| !d.is_dir()) {
+        return Err(RunError::Unusable {
+            job: spec.name.clone(),
+            reason: format!(
+                "directory={}: not an existing directory (fio requires it to exist; missing \
+                 directories in a file's name are created)",
+                d.display()
+            ),
+        });
+    }
     spec.validate().map_err(|source| RunError::Job {
         job: spec.name.clone(),
         source,
@@ -303,11 +313,22 @@ fn lay_out(layout: &Layout, jobs: &mut [PreparedJob]) -> Result<(), RunError> {
         .map(|j| j.spec.name.clone())
         .unwrap_or_default();
     let created = !layout.path.exists();
-    let result = fill(layout);
+    let new_dirs = make_parent_dirs(&layout.path);
+    let result = match &new_dirs {
+        Ok(_) => fill(layout),
+        Err(e) => Err(Some(std::io::Error::new(
+            e.kind(),
+            format!("creating its directory: {e}"),
+        ))),
+    };
     if let Err(e) = result {
-        // Leave the file as it was: gone when iolab made it, its old length otherwise.
+        // Leave the file as it was: gone when iolab made it, its old length otherwise; and
+        // the directories made for it gone too (only while empty).
         if created {
             let _ = std::fs::remove_file(&layout.path);
+            for d in new_dirs.unwrap_or_default().iter().rev() {
+                let _ = std::fs::remove_dir(d);
+            }
         } else if let Ok(f) = OpenOptions::new().write(true).open(&layout.path) {
             let _ = f.set_len(layout.from_bytes);
         }
@@ -331,6 +352,29 @@ fn lay_out(layout: &Layout, jobs: &mut [PreparedJob]) -> Result<(), RunError> {
         f.size_bytes = layout.to_bytes;
     }
     Ok(())
+}
+
+/// Creates the missing directories above `path` (fio's `mkdir -p` for a new file's
+/// directory); the ones it made, outermost first.
+fn make_parent_dirs(path: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) else {
+        return Ok(Vec::new());
+    };
+    let mut missing: Vec<PathBuf> = parent
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+        .map(Path::to_path_buf)
+        .collect();
+    missing.reverse();
+    if let Some(first) = missing.first() {
+        // fio makes them private (0700).
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(parent)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", first.display())))?;
+    }
+    Ok(missing)
 }
 
 /// Writes the layout's bytes; `Err(None)` when a signal stopped it.

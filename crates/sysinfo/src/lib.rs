@@ -18,4 +18,5 @@ pub mod target;
 pub use guard::{check_database, check_output, check_storage_path, check_target_write, Consent};
 pub use refusal::SafetyError;
 pub use safety::check_write_allowed;
+pub use storage::existing_dir;
 pub use target::{probe, probe_new_file, TargetError, TargetFacts, TargetKind};

@@ -53,13 +53,24 @@ pub(crate) fn parent_dir(path: &Path) -> PathBuf {
     }
 }
 
+/// The directory a new file at `path` would be made under: its parent, or when that does
+/// not exist yet (fio creates missing directories, and so does iolab), the nearest ancestor
+/// that does.
+pub fn existing_dir(path: &Path) -> PathBuf {
+    let parent = parent_dir(path);
+    parent
+        .ancestors()
+        .find(|p| !p.as_os_str().is_empty() && p.exists())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
 /// True when a new file at `path` would be created in `/dev` (devtmpfs holds device nodes;
 /// a file made there is a typo'd device name, e.g. a missing `/dev/loop6p2`).
 pub fn new_file_in_dev(path: &Path) -> bool {
     if path.exists() {
         return false;
     }
-    let dir = parent_dir(path);
+    let dir = existing_dir(path);
     match (fs::metadata(dir), fs::metadata("/dev")) {
         (Ok(d), Ok(dev)) => d.dev() == dev.dev(),
         _ => false,

@@ -108,10 +108,10 @@ fn probe_nvme_generic(path: &Path, name: &str) -> Result<TargetFacts, TargetErro
 /// in: size 0, and the block size and poll queues of the disk under that directory.
 pub fn probe_new_file(path: &Path) -> Result<TargetFacts, TargetError> {
     crate::storage::check_storage_path(path).map_err(TargetError::NotStorage)?;
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    // Missing directories are created with the file (as fio's): the facts are the nearest
+    // existing one's.
+    let parent = crate::storage::existing_dir(path);
+    let parent = parent.as_path();
     let meta = fs::metadata(parent).map_err(io_err(parent))?;
     if !meta.is_dir() {
         return Err(TargetError::NotSupported(parent.to_path_buf()));
@@ -256,7 +256,10 @@ mod tests {
         let f = probe_new_file(&dir.path().join("new")).unwrap();
         assert_eq!((f.kind, f.size_bytes), (TargetKind::File, 0));
         assert!(f.logical_block_size >= 512);
-        assert!(probe_new_file(Path::new("/nonexistent/dir/f")).is_err());
+        // A missing directory is made with the file: its facts are the nearest existing one's.
+        let deep = probe_new_file(&dir.path().join("a/b/new")).unwrap();
+        assert_eq!(deep.device, f.device);
+        assert!(probe_new_file(Path::new("/proc/nonexistent/f")).is_err());
     }
 
     #[test]

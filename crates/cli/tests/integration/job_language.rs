@@ -783,3 +783,38 @@ fn without_the_random_map_the_last_io_overshoots_the_size_as_fios() {
         "seeds that overshot (fio, iolab): {over:?}"
     );
 }
+
+#[test]
+fn missing_directories_of_a_new_file_are_created_as_fio_does() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // `directory` must exist (fio refuses it otherwise); what a file name adds is made.
+    let job = "[j]\ndirectory=DIR/TOOL\nfilename=a/b/c.dat\nsize=256k\nrw=write\n";
+    for tool in ["fio", "iolab"] {
+        fs::create_dir(dir.path().join(tool)).unwrap();
+        let v = run_job(tool, dir.path(), job);
+        assert_eq!(totals(&v)[1].1, 256 << 10, "{tool}");
+        let made = dir.path().join(tool).join("a/b/c.dat");
+        assert_eq!(
+            fs::metadata(&made).map(|m| m.len()).ok(),
+            Some(256 << 10),
+            "{tool}"
+        );
+    }
+    let missing = dir.path().join("j.fio");
+    let text = format!(
+        "[j]\ndirectory={}/none\nfilename=f\nsize=64k\n",
+        dir.path().display()
+    );
+    fs::write(&missing, text).unwrap();
+    let o = iolab(&["run", missing.to_str().unwrap()]);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("not an existing directory"),
+        "{}",
+        o.stderr
+    );
+}
