@@ -818,3 +818,25 @@ fn missing_directories_of_a_new_file_are_created_as_fio_does() {
         o.stderr
     );
 }
+
+#[test]
+fn holes_in_a_region_past_the_file_start_end_after_one_pass_as_fio() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // fio's examples/cross-stripe-verify.fio pattern: 16 KiB every 128 KiB. At offset 0 fio
+    // wraps until `size` is moved; from any other offset it makes one pass per loop.
+    for (offset, loops, writes) in [(0, 1, 256), (120, 1, 32), (120, 2, 64), (4, 1, 32)] {
+        let job = format!(
+            "[j]\nfilename=DIR/TOOL.h\nsize=4m\nbs=16k\nrw=write:112k\noffset={offset}k\n\
+             loops={loops}\n"
+        );
+        for tool in ["fio", "iolab"] {
+            let _ = fs::remove_file(dir.path().join(format!("{tool}.h")));
+            let got = totals(&run_job(tool, dir.path(), &job))[1].0;
+            assert_eq!(got, writes, "{tool} offset={offset}k loops={loops}");
+        }
+    }
+}

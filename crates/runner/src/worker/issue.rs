@@ -5,7 +5,7 @@
 use std::os::fd::RawFd;
 
 use iolab_engine::{BufferPool, Direction, IoUnit};
-use iolab_job::{BlockSizer, JobSpec, OffsetGen, Rng};
+use iolab_job::{BlockSizer, JobSpec, OffsetGen, Region, Rng};
 
 use super::dedupe::DedupeGen;
 use super::file_pick::FilePicker;
@@ -84,6 +84,25 @@ impl WriteContent {
     }
 }
 
+/// The bytes a size-based job moves in `region` per loop: the region's length, except for
+/// fio's quirk with holes (`rw=write:112k`) in a region that starts past the file's start:
+/// fio's `get_next_seq_offset()` compares the offset within the region against the file's
+/// end, never wraps, and so ends the job after one pass (the I/Os that fit, a block and a
+/// hole apart), where a region at offset 0 wraps until `size` bytes are moved.
+fn one_pass_bytes(spec: &JobSpec, region: Region) -> u64 {
+    let bs = spec.block_size.iter().copied().max().unwrap_or(0) as u64;
+    let fixed = spec
+        .block_dist
+        .iter()
+        .all(|d| *d == iolab_job::BlockDist::Fixed);
+    let holed = spec.pattern == iolab_job::Pattern::Sequential && spec.seq_add > 0;
+    if !(holed && fixed && region.start > 0 && bs > 0 && region.len >= bs) {
+        return region.len;
+    }
+    let stride = bs + spec.seq_add as u64;
+    ((region.len - bs) / stride + 1) * bs
+}
+
 impl<'a> Issuer<'a> {
     /// The issuer of job copy `copy` (its region moved by `offset_increment`).
     pub fn new(job: &'a PreparedJob, copy: u32, fds: &'a [RawFd], seed: u64) -> Issuer<'a> {
@@ -93,7 +112,10 @@ impl<'a> Issuer<'a> {
             (true, _) => u64::MAX,
             (false, Some(io)) => io.resolve(job.facts.size_bytes).saturating_mul(loops),
             (false, None) => {
-                let total: u64 = job.files().map(|(_, r)| r.len).sum();
+                let total: u64 = job
+                    .files()
+                    .map(|(f, r)| one_pass_bytes(spec, r.of_copy(spec, copy, f.size_bytes)))
+                    .sum();
                 total.saturating_mul(loops)
             }
         };
