@@ -133,7 +133,7 @@ fn config(
 fn check_target(cfg: &ReviewConfig) -> Result<(), CliError> {
     let mut spec = JobSpec::new("qd1", &cfg.target);
     spec.direct = true;
-    spec.block_size = [4096, 4096];
+    spec.block_size = [4096; 3];
     spec.size = cfg.size.map(SizeSpec::Bytes);
     prepare(&[spec], &cfg.consent)
         .map(|_| ())

@@ -22,6 +22,8 @@ mod results;
 #[path = "integration/review.rs"]
 mod review;
 mod support;
+#[path = "integration/trim.rs"]
+mod trim;
 #[path = "integration/verify.rs"]
 mod verify;
 

@@ -20,6 +20,7 @@ pub mod pvsync2;
 mod registry;
 mod ring;
 pub mod sync;
+mod trim;
 pub mod uring;
 pub mod uring_cmd;
 
@@ -30,6 +31,7 @@ pub use error::EngineError;
 pub use kind::{EngineConfig, EngineKind, EngineOptions};
 pub use open::{open_targets, OpenHow};
 pub use registry::{engine_option, Accepts, EngineDef, ENGINES};
+pub use trim::Trimmer;
 
 /// Data direction of one I/O (a result type: every figure is kept per direction).
 pub use iolab_results::Direction;

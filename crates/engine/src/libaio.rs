@@ -57,6 +57,7 @@ pub struct Libaio {
     /// Pointers to the control blocks queued since the last commit.
     pending: Vec<*mut IoCb>,
     events: Vec<IoEvent>,
+    trimmer: crate::Trimmer,
 }
 
 impl Libaio {
@@ -78,6 +79,7 @@ impl Libaio {
             iocbs: vec![IoCb::default(); depth as usize],
             pending: Vec::with_capacity(depth as usize),
             events: vec![IoEvent::default(); depth as usize],
+            trimmer: crate::Trimmer::new(target.fds),
         })
     }
 }
@@ -89,6 +91,12 @@ impl IoEngine for Libaio {
 
     #[inline]
     unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
+        if io.dir == Direction::Trim {
+            // As fio's libaio: a trim is done at once, not through the kernel's AIO.
+            let fd = self.fds[io.file as usize];
+            let r = self.trimmer.trim(io.file as usize, fd, io.offset, io.len);
+            return Ok(QueueStatus::Completed(r));
+        }
         let Some(cb) = self.iocbs.get_mut(io.slot as usize) else {
             return Ok(QueueStatus::Busy);
         };
@@ -97,6 +105,7 @@ impl IoEngine for Libaio {
             aio_lio_opcode: match io.dir {
                 Direction::Read => IOCB_CMD_PREAD,
                 Direction::Write => IOCB_CMD_PWRITE,
+                Direction::Trim => unreachable!("trims are done above"),
             },
             aio_fildes: self.fds[io.file as usize] as u32,
             aio_buf: io.buf as u64,

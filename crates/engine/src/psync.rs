@@ -16,12 +16,14 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
 
 pub struct Psync {
     fds: Vec<i32>,
+    trimmer: crate::Trimmer,
 }
 
 impl Psync {
     pub fn open(target: EngineTarget<'_>) -> Result<Psync, EngineError> {
         Ok(Psync {
             fds: target.fds.to_vec(),
+            trimmer: crate::Trimmer::new(target.fds),
         })
     }
 }
@@ -42,6 +44,10 @@ impl IoEngine for Psync {
                 }
                 Direction::Write => {
                     libc::pwrite(fd, io.buf.cast(), io.len as usize, io.offset as i64)
+                }
+                Direction::Trim => {
+                    let r = self.trimmer.trim(io.file as usize, fd, io.offset, io.len);
+                    return Ok(QueueStatus::Completed(r));
                 }
             }
         };

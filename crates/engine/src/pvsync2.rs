@@ -21,6 +21,7 @@ pub struct Pvsync2 {
     fds: Vec<i32>,
     flags: i32,
     notes: Vec<String>,
+    trimmer: crate::Trimmer,
 }
 
 impl Pvsync2 {
@@ -43,6 +44,7 @@ impl Pvsync2 {
             fds: target.fds.to_vec(),
             flags: if opts.hipri { libc::RWF_HIPRI } else { 0 },
             notes,
+            trimmer: crate::Trimmer::new(target.fds),
         })
     }
 }
@@ -64,6 +66,10 @@ impl IoEngine for Pvsync2 {
             match io.dir {
                 Direction::Read => libc::preadv2(fd, &iov, 1, io.offset as i64, self.flags),
                 Direction::Write => libc::pwritev2(fd, &iov, 1, io.offset as i64, self.flags),
+                Direction::Trim => {
+                    let r = self.trimmer.trim(io.file as usize, fd, io.offset, io.len);
+                    return Ok(QueueStatus::Completed(r));
+                }
             }
         };
         Ok(QueueStatus::Completed(syscall_result(ret)))

@@ -20,6 +20,7 @@ pub struct Sync {
     fds: Vec<i32>,
     /// Each file's position after its last I/O (`u64::MAX`: unknown, seek first).
     pos: Vec<u64>,
+    trimmer: crate::Trimmer,
 }
 
 impl Sync {
@@ -27,6 +28,7 @@ impl Sync {
         Ok(Sync {
             fds: target.fds.to_vec(),
             pos: vec![u64::MAX; target.fds.len()],
+            trimmer: crate::Trimmer::new(target.fds),
         })
     }
 }
@@ -40,6 +42,12 @@ impl IoEngine for Sync {
     unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
         let file = io.file as usize;
         let fd = self.fds[file];
+        if io.dir == Direction::Trim {
+            // fio's sync engine trims by offset, without a seek.
+            return Ok(QueueStatus::Completed(
+                self.trimmer.trim(file, fd, io.offset, io.len),
+            ));
+        }
         if self.pos[file] != io.offset {
             // SAFETY: lseek on an fd the worker keeps open; no pointers.
             if unsafe { libc::lseek(fd, io.offset as i64, libc::SEEK_SET) } < 0 {
@@ -52,6 +60,7 @@ impl IoEngine for Sync {
             match io.dir {
                 Direction::Read => libc::read(fd, io.buf.cast(), io.len as usize),
                 Direction::Write => libc::write(fd, io.buf.cast(), io.len as usize),
+                Direction::Trim => unreachable!("trims return above"),
             }
         };
         self.pos[file] = if ret >= 0 {

@@ -48,6 +48,7 @@ pub struct Uring<'pool> {
     iovecs: Vec<libc::iovec>,
     /// I/Os queued since the last one forced to io-wq (`force_async=N`).
     since_async: u32,
+    trimmer: crate::Trimmer,
     _pool: PhantomData<&'pool BufferPool>,
 }
 
@@ -92,6 +93,7 @@ impl<'pool> Uring<'pool> {
                 Vec::new()
             },
             since_async: 0,
+            trimmer: crate::Trimmer::new(target.fds),
             _pool: PhantomData,
         })
     }
@@ -139,6 +141,7 @@ impl<'pool> Uring<'pool> {
         match io.dir {
             Direction::Read => with_fd!(Readv),
             Direction::Write => with_fd!(Writev),
+            Direction::Trim => unreachable!("trims are done in queue"),
         }
     }
 
@@ -179,6 +182,7 @@ impl<'pool> Uring<'pool> {
                         .build()
                 )
             }
+            (Direction::Trim, _) => unreachable!("trims are done in queue"),
         }
     }
 }
@@ -193,6 +197,12 @@ impl IoEngine for Uring<'_> {
 
     #[inline]
     unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
+        if io.dir == Direction::Trim {
+            // As fio's io_uring engine: a trim is done at once, outside the ring.
+            let fd = self.fds[io.file as usize];
+            let r = self.trimmer.trim(io.file as usize, fd, io.offset, io.len);
+            return Ok(QueueStatus::Completed(r));
+        }
         let sqe = self.build_sqe(io);
         // SAFETY: the buffer behind io.buf belongs to the worker's pool and stays untouched
         // until this I/O's completion is reaped.

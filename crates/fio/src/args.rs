@@ -341,8 +341,8 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(c.jobs.len(), 2);
-        assert_eq!(c.jobs[0].block_size, [8192, 8192]);
-        assert_eq!(c.jobs[1].block_size, [16384, 16384]);
+        assert_eq!(c.jobs[0].block_size, [8192; 3]);
+        assert_eq!(c.jobs[1].block_size, [16384; 3]);
         assert_eq!(c.jobs[1].read_percent, 0);
         assert_eq!(c.global_options.len(), 2);
         assert_eq!(

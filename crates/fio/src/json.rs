@@ -302,7 +302,7 @@ fn steady_object(ss: &SteadyResult) -> Value {
     })
 }
 
-/// read, write, trim (always empty), mixed and sync, as `unified_rw_reporting` asks.
+/// read, write, trim, mixed and sync, as `unified_rw_reporting` asks.
 fn insert_directions(o: &mut Map<String, Value>, job: &JobReport, out: &RunOutcome, plus: bool) {
     let clock = &out.clock;
     let group_kib_s = |d: Option<Direction>| -> f64 {
@@ -318,12 +318,11 @@ fn insert_directions(o: &mut Map<String, Value>, job: &JobReport, out: &RunOutco
     let empty = DirResult::empty();
     let apart = job.setup.rw_reporting != RwReporting::Mixed;
     if apart {
-        for (d, key) in [(Direction::Read, "read"), (Direction::Write, "write")] {
+        for d in Direction::ALL {
             let r = job.dir(d).unwrap_or(&empty);
             let v = dir_object(job, r, clock, group_kib_s(Some(d)), plus);
-            o.insert(key.into(), v);
+            o.insert(d.name().into(), v);
         }
-        o.insert("trim".into(), dir_object(job, &empty, clock, 0.0, false));
     }
     if job.setup.rw_reporting != RwReporting::Separate {
         let v = dir_object(job, &job.mixed(), clock, group_kib_s(None), plus);

@@ -5,7 +5,7 @@
 use iolab_engine::EngineKind;
 use iolab_job::{
     BlockDist, CpuSet, DedupeMode, ExitWhat, FadviseHint, FileService, JobSpec, MemPolicy, Pattern,
-    RandomDistribution, RwReporting, SizeSpec,
+    RandomDistribution, RwReporting, SizeSpec, TrimMix,
 };
 
 use crate::units::{
@@ -46,6 +46,10 @@ pub enum Rw {
     RandWrite,
     ReadWrite,
     RandRw,
+    Trim,
+    RandTrim,
+    TrimWrite,
+    RandTrimWrite,
 }
 
 /// A job being built from options: the job model plus what fio keeps separately until the
@@ -317,16 +321,25 @@ impl JobDraft {
             ));
         }
         self.check_engine_options()?;
-        let (pattern, read) = match self.rw {
-            Rw::Read => (Pattern::Sequential, 100),
-            Rw::Write => (Pattern::Sequential, 0),
-            Rw::RandRead => (Pattern::Random, 100),
-            Rw::RandWrite => (Pattern::Random, 0),
-            Rw::ReadWrite => (Pattern::Sequential, self.rwmixread.unwrap_or(50)),
-            Rw::RandRw => (Pattern::Random, self.rwmixread.unwrap_or(50)),
+        let (pattern, read, trim) = match self.rw {
+            Rw::Read => (Pattern::Sequential, 100, TrimMix::None),
+            Rw::Write => (Pattern::Sequential, 0, TrimMix::None),
+            Rw::RandRead => (Pattern::Random, 100, TrimMix::None),
+            Rw::RandWrite => (Pattern::Random, 0, TrimMix::None),
+            Rw::ReadWrite => (
+                Pattern::Sequential,
+                self.rwmixread.unwrap_or(50),
+                TrimMix::None,
+            ),
+            Rw::RandRw => (Pattern::Random, self.rwmixread.unwrap_or(50), TrimMix::None),
+            Rw::Trim => (Pattern::Sequential, 0, TrimMix::Only),
+            Rw::RandTrim => (Pattern::Random, 0, TrimMix::Only),
+            Rw::TrimWrite => (Pattern::Sequential, 0, TrimMix::ThenWrite),
+            Rw::RandTrimWrite => (Pattern::Random, 0, TrimMix::ThenWrite),
         };
         self.spec.pattern = pattern;
         self.spec.read_percent = read;
+        self.spec.trim = trim;
         self.spec.zones = self.zones.resolve()?;
         // fio's fixup_options(): compressible data is refilled before every write unless
         // refill_buffers says otherwise (a buffer written twice would dedupe).
@@ -416,12 +429,15 @@ fn parse_rw(v: &str) -> Result<Rw, String> {
         "randwrite" => Rw::RandWrite,
         "rw" | "readwrite" => Rw::ReadWrite,
         "randrw" => Rw::RandRw,
-        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
-            return Err("trim workloads are not supported by iolab yet".into())
-        }
+        "trim" => Rw::Trim,
+        "randtrim" => Rw::RandTrim,
+        "trimwrite" => Rw::TrimWrite,
+        "randtrimwrite" => Rw::RandTrimWrite,
         _ => {
             return Err(
-                "expected read, write, randread, randwrite, rw (readwrite) or randrw".into(),
+                "expected read, write, randread, randwrite, rw (readwrite), randrw, \
+                 trim, randtrim, trimwrite or randtrimwrite"
+                    .into(),
             )
         }
     })
@@ -435,7 +451,14 @@ fn parse_rw_suffix(rw: Rw, suffix: Option<&str>) -> Result<(i64, u32), String> {
     let Some(s) = suffix.map(str::trim) else {
         return Ok((0, 1));
     };
-    if matches!(rw, Rw::RandRead | Rw::RandWrite | Rw::RandRw) {
+    let random = [
+        Rw::RandRead,
+        Rw::RandWrite,
+        Rw::RandRw,
+        Rw::RandTrim,
+        Rw::RandTrimWrite,
+    ];
+    if random.contains(&rw) {
         let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
         return Ok((0, digits.parse().unwrap_or(0)));
     }
@@ -447,27 +470,21 @@ fn parse_rw_suffix(rw: Rw, suffix: Option<&str>) -> Result<(i64, u32), String> {
     Ok((if negative { -n } else { n }, 1))
 }
 
-/// `bs=4k` or `bs=4k,64k` (read, write); an empty part keeps the default.
-fn parse_bs_pair(v: &str, current: [u32; 2]) -> Result<[u32; 2], String> {
+/// `bs=4k`, `bs=4k,64k` or `bs=4k,64k,1m` (read, write, trim); an empty part keeps the
+/// default. As fio's parser, the last value given also serves the directions after it.
+fn parse_bs_pair(v: &str, current: [u32; 3]) -> Result<[u32; 3], String> {
     let parts: Vec<&str> = v.split(',').collect();
     if parts.len() > 3 {
         return Err("expected SIZE or READ,WRITE[,TRIM]".into());
     }
-    if parts.len() == 3 {
-        return Err(
-            "the third value is the trim block size, and iolab does not trim yet; \
-                    give SIZE or READ,WRITE"
-                .into(),
-        );
-    }
     let mut out = current;
-    for (i, p) in parts.iter().enumerate().take(2) {
+    for (i, p) in parts.iter().enumerate() {
         if !p.trim().is_empty() {
             out[i] = parse_u32(p)?;
         }
     }
-    if parts.len() == 1 {
-        out[1] = out[0];
+    for i in parts.len()..3 {
+        out[i] = out[parts.len() - 1];
     }
     Ok(out)
 }
@@ -506,10 +523,11 @@ fn parse_cpumask(v: &str) -> Result<CpuSet, String> {
     ))
 }
 
-/// fio's `bsrange=1k-4k` (or `1k-4k,2k-8k` for read, write): (min, max) per direction.
+/// fio's `bsrange=1k-4k` (or `1k-4k,2k-8k[,4k-4k]` for read, write, trim): (min, max) per
+/// direction.
 fn parse_bsrange(v: &str) -> Result<Vec<(u32, u32)>, String> {
     let mut out = Vec::new();
-    for part in v.split(',').take(2) {
+    for part in v.split(',').take(3) {
         let (lo, hi) = part
             .split_once('-')
             .ok_or_else(|| format!("'{part}': expected MIN-MAX, e.g. 4k-64k"))?;
@@ -522,11 +540,12 @@ fn parse_bsrange(v: &str) -> Result<Vec<(u32, u32)>, String> {
     Ok(out)
 }
 
-/// fio's `bssplit=4k/10:64k/50:32k/40` (a comma gives writes their own list). Sizes without
+/// fio's `bssplit=4k/10:64k/50:32k/40` (commas give writes, then trims, their own list; the
+/// last list also serves the directions after it). Sizes without
 /// a share split what the others leave, evenly.
 fn parse_bssplit(v: &str) -> Result<Vec<Vec<(u32, u32)>>, String> {
     let mut out = Vec::new();
-    for list in v.split(',').take(2) {
+    for list in v.split(',').take(3) {
         let mut pairs: Vec<(u32, Option<u32>)> = Vec::new();
         for item in list.split(':').filter(|s| !s.trim().is_empty()) {
             let (bs, pct) = match item.split_once('/') {
@@ -603,12 +622,13 @@ fn parse_distribution(v: &str) -> Result<RandomDistribution, String> {
     })
 }
 
-/// A per-direction rate (`rate_iops=500` or `500,100`, `rate=1m,` ...; read, write, and a
-/// trim part iolab ignores). An empty side, or 0, is no limit, as in fio.
+/// A per-direction rate (`rate_iops=500` or `500,100`, `rate=1m,` ...; read, write, trim;
+/// the last value given serves the directions after it, as fio's parser has it). An empty
+/// side, or 0, is no limit, as in fio.
 fn parse_rate<T: Copy + Default + PartialEq>(
     v: &str,
     parse: fn(&str) -> Result<T, String>,
-) -> Result<[Option<T>; 2], String> {
+) -> Result<[Option<T>; 3], String> {
     let parts: Vec<&str> = v.split(',').collect();
     let one = |p: &str| -> Result<Option<T>, String> {
         if p.trim().is_empty() {
@@ -620,10 +640,14 @@ fn parse_rate<T: Copy + Default + PartialEq>(
     Ok(match parts.as_slice() {
         [a] => {
             let r = one(a)?;
-            [r, r]
+            [r, r, r]
         }
-        [a, b, ..] => [one(a)?, one(b)?],
-        [] => [None, None],
+        [a, b] => {
+            let w = one(b)?;
+            [one(a)?, w, w]
+        }
+        [a, b, c, ..] => [one(a)?, one(b)?, one(c)?],
+        [] => [None, None, None],
     })
 }
 
@@ -663,7 +687,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "rw",
         alias: Some("readwrite"),
         kind: ValueKind::Str,
-        help: "I/O pattern: read, write, randread, randwrite, rw (readwrite) or randrw; read:8k leaves 8k holes, read:-8k steps back, randread:N draws a new offset every N I/Os.",
+        help: "I/O pattern: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite (trim a block, then write it) or randtrimwrite; trims are BLKDISCARD on a block device and punched holes in a file, and need --allow-destroy as writes do; read:8k leaves 8k holes, read:-8k steps back, randread:N draws a new offset every N I/Os.",
         apply: |d, v| {
             let (name, suffix) = match v.split_once(':') {
                 Some((n, s)) => (n, Some(s)),
@@ -706,7 +730,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "bs",
         alias: Some("blocksize"),
         kind: ValueKind::Size,
-        help: "Block size of each I/O (default 4k); READ,WRITE sets each direction.",
+        help: "Block size of each I/O (default 4k); READ,WRITE[,TRIM] sets each direction (the last given serves the rest).",
         apply: |d, v| {
             d.spec.block_size = parse_bs_pair(v, d.spec.block_size)?;
             d.spec.block_dist = Default::default();
@@ -718,11 +742,11 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "bsrange",
         alias: Some("blocksize_range"),
         kind: ValueKind::Str,
-        help: "Block sizes drawn uniformly from MIN-MAX, in steps of MIN (MIN-MAX,MIN-MAX for read, write).",
+        help: "Block sizes drawn uniformly from MIN-MAX, in steps of MIN (MIN-MAX,MIN-MAX[,MIN-MAX] for read, write, trim).",
         apply: |d, v| {
             let r = parse_bsrange(v)?;
-            for (i, side) in [0, 1].into_iter().enumerate() {
-                let (lo, hi) = r[i.min(r.len() - 1)];
+            for side in 0..3 {
+                let (lo, hi) = r[side.min(r.len() - 1)];
                 d.spec.block_size[side] = hi;
                 d.spec.block_dist[side] = BlockDist::Range { min: lo };
             }
@@ -733,10 +757,10 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "bssplit",
         alias: None,
         kind: ValueKind::Str,
-        help: "Block sizes with shares, e.g. 4k/10:64k/50:32k/40 (a comma gives writes their own list).",
+        help: "Block sizes with shares, e.g. 4k/10:64k/50:32k/40 (commas give writes, then trims, their own lists).",
         apply: |d, v| {
             let lists = parse_bssplit(v)?;
-            for side in 0..2 {
+            for side in 0..3 {
                 let l = &lists[side.min(lists.len() - 1)];
                 d.spec.block_size[side] = l.iter().map(|p| p.0).max().unwrap_or(4096);
                 d.spec.block_dist[side] = BlockDist::Split(l.clone());
@@ -750,7 +774,7 @@ pub static OPTIONS: &[OptionDef] = &[
         kind: ValueKind::Size,
         help: "Align random offsets to this many bytes (default: the block size), e.g. 512 for misaligned transfers.",
         apply: |d, v| {
-            d.spec.block_align = Some(parse_bs_pair(v, [0, 0])?[0] as u64);
+            d.spec.block_align = Some(parse_bs_pair(v, [0; 3])?[0] as u64);
             Ok(())
         },
     },
@@ -1228,7 +1252,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "random_distribution",
         alias: None,
         kind: ValueKind::Str,
-        help: "Where random offsets fall: random (uniform), zipf[:THETA], pareto[:H], normal[:DEV%], zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/BYTES:... (READ,WRITE parts), as fio defines them. Non-uniform ones draw independently (as norandommap).",
+        help: "Where random offsets fall: random (uniform), zipf[:THETA], pareto[:H], normal[:DEV%], zoned:ACCESS%/SIZE%:... or zoned_abs:ACCESS%/BYTES:... (READ,WRITE,TRIM parts), as fio defines them. Non-uniform ones draw independently (as norandommap).",
         apply: |d, v| {
             d.spec.distribution = parse_distribution(v)?;
             Ok(())
@@ -1429,7 +1453,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "rate",
         alias: None,
         kind: ValueKind::Size,
-        help: "Cap on bytes per second (READ,WRITE caps each direction; 0 or empty: none); each I/O falls due when the bytes before it allow, and a job that falls behind catches up.",
+        help: "Cap on bytes per second (READ,WRITE,TRIM caps each direction; 0 or empty: none); each I/O falls due when the bytes before it allow, and a job that falls behind catches up.",
         apply: |d, v| {
             d.spec.rate.bytes = parse_rate(v, parse_size)?;
             Ok(())
@@ -1439,7 +1463,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "rate_iops",
         alias: None,
         kind: ValueKind::Int,
-        help: "Cap on I/Os per second (READ,WRITE caps each direction), as rate= of IOPS x the smallest block size; a job that falls behind catches up.",
+        help: "Cap on I/Os per second (READ,WRITE,TRIM caps each direction), as rate= of IOPS x the smallest block size; a job that falls behind catches up.",
         apply: |d, v| {
             d.spec.rate.iops = parse_rate(v, parse_u32)?;
             Ok(())
@@ -1449,7 +1473,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "rate_min",
         alias: Some("ratemin"),
         kind: ValueKind::Size,
-        help: "Least bytes per second (READ,WRITE): after 2 s, a rate_cycle in which the job did less ends it with an error, as fio.",
+        help: "Least bytes per second (READ,WRITE,TRIM): after 2 s, a rate_cycle in which the job did less ends it with an error, as fio.",
         apply: |d, v| {
             d.spec.rate.min_bytes = parse_rate(v, parse_size)?;
             Ok(())
@@ -1459,7 +1483,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "rate_iops_min",
         alias: None,
         kind: ValueKind::Int,
-        help: "Least I/Os per second (READ,WRITE), checked as rate_min; rate_min wins where both are given.",
+        help: "Least I/Os per second (READ,WRITE,TRIM), checked as rate_min; rate_min wins where both are given.",
         apply: |d, v| {
             d.spec.rate.min_iops = parse_rate(v, parse_u32)?;
             Ok(())
@@ -1942,7 +1966,7 @@ mod tests {
             ("thread", None),
         ])
         .unwrap();
-        assert_eq!(s.block_size, [65536, 65536]);
+        assert_eq!(s.block_size, [65536; 3]);
         assert_eq!(s.block_align, Some(512));
         assert_eq!(s.iodepth, 32);
         assert_eq!(s.engine.kind, EngineKind::IoUring);
@@ -1971,16 +1995,17 @@ mod tests {
             s.block_dist[0],
             BlockDist::Split(vec![(4096, 10), (65536, 50), (32768, 40)])
         );
-        assert_eq!(s.block_size, [65536, 65536]);
+        assert_eq!(s.block_size, [65536; 3]);
         let s = draft(&[("bssplit", Some("4k:8k,16k/100"))]).unwrap();
         assert_eq!(
             s.block_dist[0],
             BlockDist::Split(vec![(4096, 50), (8192, 50)])
         );
         assert_eq!(s.block_dist[1], BlockDist::Split(vec![(16384, 100)]));
+        assert_eq!(s.block_dist[2], s.block_dist[1], "trims take the last list");
         let s = draft(&[("bsrange", Some("4k-16k"))]).unwrap();
         assert_eq!(s.block_dist[1], BlockDist::Range { min: 4096 });
-        assert_eq!(s.block_size, [16384, 16384]);
+        assert_eq!(s.block_size, [16384; 3]);
         let s = draft(&[("bsrange", Some("4k-16k")), ("bs", Some("8k"))]).unwrap();
         assert_eq!(s.block_dist[0], BlockDist::Fixed, "bs after bsrange wins");
         assert!(draft(&[("bssplit", Some("4k/60:8k/60"))]).is_err());
@@ -2003,7 +2028,7 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(s.distribution, RandomDistribution::Zipf(1.2));
-        assert_eq!(s.rate.iops, [Some(500), None]);
+        assert_eq!(s.rate.iops, [Some(500), None, None]);
         assert_eq!((s.fsync_every, s.end_fsync), (8, true));
         assert!(!s.invalidate);
         assert_eq!(s.fadvise_hint, FadviseHint::None);
@@ -2029,20 +2054,31 @@ mod tests {
         // 0 is no limit, as in fio.
         assert_eq!(
             draft(&[("rate_iops", Some("0"))]).unwrap().rate.iops,
-            [None; 2]
+            [None; 3]
         );
         let s = draft(&[("rate", Some("1m,500k")), ("ratemin", Some("1k"))]).unwrap();
-        assert_eq!(s.rate.bytes, [Some(1 << 20), Some(500 << 10)]);
-        assert_eq!(s.rate.min_bytes, [Some(1024), Some(1024)]);
+        assert_eq!(
+            s.rate.bytes,
+            [Some(1 << 20), Some(500 << 10), Some(500 << 10)]
+        );
+        assert_eq!(s.rate.min_bytes, [Some(1024); 3]);
     }
 
     #[test]
     fn split_block_sizes_and_buffered() {
         let s = draft(&[("bs", Some("4k,1m")), ("buffered", Some("0"))]).unwrap();
-        assert_eq!(s.block_size, [4096, 1 << 20]);
+        assert_eq!(s.block_size, [4096, 1 << 20, 1 << 20]);
         assert!(s.direct);
         let s = draft(&[("blocksize", Some(",8k"))]).unwrap();
-        assert_eq!(s.block_size, [4096, 8192]);
+        assert_eq!(s.block_size, [4096, 8192, 8192]);
+        let s = draft(&[("bs", Some("4k,8k,1m")), ("rw", Some("trimwrite"))]).unwrap();
+        assert_eq!(s.block_size, [4096, 8192, 1 << 20]);
+        assert_eq!(
+            (s.trim, s.pattern),
+            (TrimMix::ThenWrite, Pattern::Sequential)
+        );
+        let s = draft(&[("rw", Some("randtrim"))]).unwrap();
+        assert_eq!((s.trim, s.pattern), (TrimMix::Only, Pattern::Random));
     }
 
     #[test]

@@ -58,7 +58,7 @@ impl RunData {
 fn first_direction(j: &JobRecord) -> Option<&str> {
     j.directions()
         .into_iter()
-        .find(|d| *d == "read" || *d == "write")
+        .find(|d| ["read", "write", "trim"].contains(d))
 }
 
 /// The total-latency curve of a job (its completion latency when total is not recorded).

@@ -540,7 +540,7 @@ fn tail_note(runs: &[RunData], pick: impl Fn(&JobRecord) -> bool) -> String {
             let dir = j
                 .directions()
                 .into_iter()
-                .find(|d| *d == "read" || *d == "write")?;
+                .find(|d| ["read", "write", "trim"].contains(d))?;
             j.metric(dir, "ios")
         })
         .filter(|n| *n > 0.0)

@@ -34,7 +34,7 @@ pub use rng::Rng;
 pub use run_map::RunMap;
 pub use spec::{
     BufferContent, ExitWhat, FadviseHint, FileService, FlowSpec, JobSpec, LogSpec, Pattern,
-    Recorded, RwReporting, SizeSpec, StridedZones, DEFAULT_PERCENTILES,
+    Recorded, RwReporting, SizeSpec, StridedZones, TrimMix, DEFAULT_PERCENTILES,
 };
 pub use steady::{Judgement, SteadyMetric, SteadyState};
 pub use think::Think;

@@ -153,7 +153,7 @@ pub struct OffsetGen {
     /// Number of aligned positions where the largest block still fits.
     units: u64,
     /// Per direction: where the last I/O ended, relative to the region.
-    seq_pos: [u64; 2],
+    seq_pos: [u64; Direction::COUNT],
     /// `JobSpec::seq_add` and `random_every`, and the I/Os left before the next random one.
     seq_add: i64,
     random_every: u32,
@@ -206,7 +206,7 @@ impl OffsetGen {
             pattern: spec.pattern,
             align,
             units,
-            seq_pos: [0, 0],
+            seq_pos: [0; Direction::COUNT],
             seq_add: spec.seq_add,
             random_every: spec.random_every,
             countdown: spec.random_every,
@@ -259,7 +259,7 @@ impl OffsetGen {
                 len: w.zones.range.min(w.end - start),
             };
             self.units = (self.region.len - w.max_bs) / self.align + 1;
-            self.seq_pos = [0, 0];
+            self.seq_pos = [0; Direction::COUNT];
             if let Some((perm, i)) = &mut self.map {
                 *perm = Permutation::new(self.units, &mut self.rng);
                 *i = 0;
@@ -402,7 +402,7 @@ mod tests {
     fn spec(pattern: Pattern, bs: u32) -> JobSpec {
         let mut s = JobSpec::new("t", "/tmp/t");
         s.pattern = pattern;
-        s.block_size = [bs, bs];
+        s.block_size = [bs; 3];
         s
     }
 
@@ -456,6 +456,7 @@ mod tests {
         let mut s = spec(Pattern::Random, 65536);
         s.block_dist = [
             crate::BlockDist::Split(vec![(4096, 60), (65536, 40)]),
+            crate::BlockDist::Fixed,
             crate::BlockDist::Fixed,
         ];
         let region = Region {

@@ -1,5 +1,5 @@
 //! How fast a job may go and must go (fio's `rate`, `rate_iops`, `rate_min`,
-//! `rate_iops_min`, `rate_cycle`, `rate_process`), per direction (read, write). As in fio,
+//! `rate_iops_min`, `rate_cycle`, `rate_process`), per direction (read, write, trim). As in fio,
 //! 0 (or nothing) means no cap and no floor.
 
 use std::time::Duration;
@@ -19,13 +19,13 @@ pub enum RateProcess {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rate {
     /// Most bytes per second (`rate`).
-    pub bytes: [Option<u64>; 2],
+    pub bytes: [Option<u64>; 3],
     /// Most I/Os per second (`rate_iops`), used where `bytes` is not given.
-    pub iops: [Option<u32>; 2],
+    pub iops: [Option<u32>; 3],
     /// Least bytes per second, checked every `cycle` after two seconds (`rate_min`).
-    pub min_bytes: [Option<u64>; 2],
+    pub min_bytes: [Option<u64>; 3],
     /// Least I/Os per second, where `min_bytes` is not given (`rate_iops_min`).
-    pub min_iops: [Option<u32>; 2],
+    pub min_iops: [Option<u32>; 3],
     /// How often the minimum is checked (`rate_cycle`, fio's default 1000 ms).
     pub cycle: Duration,
     pub process: RateProcess,
@@ -34,10 +34,10 @@ pub struct Rate {
 impl Default for Rate {
     fn default() -> Rate {
         Rate {
-            bytes: [None; 2],
-            iops: [None; 2],
-            min_bytes: [None; 2],
-            min_iops: [None; 2],
+            bytes: [None; 3],
+            iops: [None; 3],
+            min_bytes: [None; 3],
+            min_iops: [None; 3],
             cycle: Duration::from_millis(1000),
             process: RateProcess::Linear,
         }
@@ -66,8 +66,8 @@ impl Rate {
     /// fio's checks (`fixup_options()`): a cap in bytes and one in I/Os exclude each other, as
     /// do the two floors, and a floor may not exceed its direction's cap.
     pub fn check(&self) -> Result<(), JobError> {
-        let given = |v: [Option<u64>; 2]| v.iter().flatten().next().copied();
-        let widen = |v: [Option<u32>; 2]| v.map(|x| x.map(u64::from));
+        let given = |v: [Option<u64>; 3]| v.iter().flatten().next().copied();
+        let widen = |v: [Option<u32>; 3]| v.map(|x| x.map(u64::from));
         let exclusive = [
             ("rate", self.bytes, "rate_iops", widen(self.iops)),
             (

@@ -16,6 +16,16 @@ pub enum Pattern {
     Random,
 }
 
+/// Whether a job trims (discards) and how: fio's `rw=trim` / `randtrim` trim only;
+/// `trimwrite` / `randtrimwrite` trim a block, then write the same block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TrimMix {
+    #[default]
+    None,
+    Only,
+    ThenWrite,
+}
+
 /// A byte count, or a share of the target's size.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SizeSpec {
@@ -203,10 +213,12 @@ pub struct JobSpec {
     /// Random I/O: a new random offset every this many I/Os, sequential in between, fio's
     /// `rw=randread:N` (1: every I/O, the default; 0: never).
     pub random_every: u32,
-    /// Share of I/Os that are reads: 100 read-only, 0 write-only.
+    /// Share of I/Os that are reads: 100 read-only, 0 write-only (ignored by trim jobs).
     pub read_percent: u32,
+    /// Whether the job trims, and how (fio's `rw=trim`, `randtrim`, `trimwrite`).
+    pub trim: TrimMix,
     /// Block size per direction, indexed by [`Direction::index`].
-    pub block_size: [u32; 2],
+    pub block_size: [u32; Direction::COUNT],
     /// Random offsets are multiples of this (bytes); `None` means the block size.
     pub block_align: Option<u64>,
     pub iodepth: u32,
@@ -272,7 +284,7 @@ pub struct JobSpec {
     pub loops: u32,
     /// Block sizes other than the fixed `block_size` (fio's `bsrange`, `bssplit`); per
     /// direction. `block_size` then holds the largest.
-    pub block_dist: [BlockDist; 2],
+    pub block_dist: [BlockDist; Direction::COUNT],
     /// Where random offsets fall (fio's `random_distribution`).
     pub distribution: RandomDistribution,
     /// How fast the job may and must go (fio's `rate`, `rate_iops`, `rate_min`, ...).
@@ -321,7 +333,8 @@ impl JobSpec {
             seq_add: 0,
             random_every: 1,
             read_percent: 100,
-            block_size: [4096, 4096],
+            trim: TrimMix::None,
+            block_size: [4096; Direction::COUNT],
             block_align: None,
             iodepth: 1,
             iodepth_batch_submit: 1,
@@ -354,7 +367,7 @@ impl JobSpec {
             zones: None,
             wait_for: None,
             loops: 1,
-            block_dist: [BlockDist::Fixed, BlockDist::Fixed],
+            block_dist: [BlockDist::Fixed, BlockDist::Fixed, BlockDist::Fixed],
             distribution: RandomDistribution::Uniform,
             rate: crate::Rate::default(),
             think: crate::Think::default(),
@@ -375,6 +388,13 @@ impl JobSpec {
 
     /// fio's name for the job's pattern and mix (`randread`, `rw`, ...).
     pub fn rw_name(&self) -> &'static str {
+        match (self.pattern, self.trim) {
+            (Pattern::Sequential, TrimMix::Only) => return "trim",
+            (Pattern::Random, TrimMix::Only) => return "randtrim",
+            (Pattern::Sequential, TrimMix::ThenWrite) => return "trimwrite",
+            (Pattern::Random, TrimMix::ThenWrite) => return "randtrimwrite",
+            (_, TrimMix::None) => {}
+        }
         match (self.pattern, self.read_percent) {
             (Pattern::Sequential, 100) => "read",
             (Pattern::Sequential, 0) => "write",
@@ -444,27 +464,34 @@ impl JobSpec {
     }
 
     pub fn reads(&self) -> bool {
-        self.read_percent > 0
+        self.trim == TrimMix::None && self.read_percent > 0
     }
 
     pub fn writes(&self) -> bool {
-        self.read_percent < 100
+        match self.trim {
+            TrimMix::None => self.read_percent < 100,
+            TrimMix::Only => false,
+            TrimMix::ThenWrite => true,
+        }
     }
 
-    /// Whether the job changes the target's data: it writes, and not `verify_only` (which
-    /// reads where the writes would go).
+    pub fn trims(&self) -> bool {
+        self.trim != TrimMix::None
+    }
+
+    /// Whether the job changes the target's data: it writes or trims, and not `verify_only`
+    /// (which reads where the writes would go).
     pub fn writes_data(&self) -> bool {
-        self.writes() && !self.verify.as_ref().is_some_and(|v| v.only)
+        self.trims() || (self.writes() && !self.verify.as_ref().is_some_and(|v| v.only))
     }
 
     /// The directions this job issues.
     pub fn directions(&self) -> impl Iterator<Item = Direction> + '_ {
-        [Direction::Read, Direction::Write]
-            .into_iter()
-            .filter(|d| match d {
-                Direction::Read => self.reads(),
-                Direction::Write => self.writes(),
-            })
+        Direction::ALL.into_iter().filter(|d| match d {
+            Direction::Read => self.reads(),
+            Direction::Write => self.writes(),
+            Direction::Trim => self.trims(),
+        })
     }
 
     /// The largest block size any of its directions uses (buffers are this big).
@@ -550,6 +577,14 @@ impl JobSpec {
                 0,
                 "must be at least 1 byte",
             ));
+        }
+        if self.trims() && self.engine.kind == EngineKind::IoUringCmd {
+            let why = "the io_uring_cmd engine cannot trim yet (fio 3.33's cannot either)";
+            return Err(JobError::invalid("rw", self.rw_name(), why));
+        }
+        if self.trims() && self.verify.is_some() {
+            let why = "verify of a trim workload is not supported by iolab yet";
+            return Err(JobError::invalid("rw", self.rw_name(), why));
         }
         if self.loops == 0 {
             return Err(JobError::invalid("loops", 0, "must be at least 1"));
@@ -640,7 +675,7 @@ mod tests {
         type Breaker = Box<dyn Fn(&mut JobSpec)>;
         let cases: Vec<(&str, Breaker)> = vec![
             ("iodepth", Box::new(|j| j.iodepth = 0)),
-            ("bs", Box::new(|j| j.block_size = [0, 0])),
+            ("bs", Box::new(|j| j.block_size = [0; 3])),
             ("numjobs", Box::new(|j| j.numjobs = 0)),
             ("loops", Box::new(|j| j.loops = 0)),
             ("rwmixread", Box::new(|j| j.read_percent = 101)),
@@ -673,8 +708,15 @@ mod tests {
         j.read_percent = 0;
         assert_eq!(j.directions().collect::<Vec<_>>(), vec![Direction::Write]);
         j.read_percent = 70;
-        j.block_size = [4096, 65536];
+        j.block_size = [4096, 65536, 4096];
         assert_eq!(j.directions().count(), 2);
         assert_eq!(j.max_block_size(), 65536);
+        j.trim = TrimMix::Only;
+        assert_eq!(j.directions().collect::<Vec<_>>(), vec![Direction::Trim]);
+        assert!(j.writes_data() && !j.writes());
+        j.trim = TrimMix::ThenWrite;
+        let both = vec![Direction::Write, Direction::Trim];
+        assert_eq!(j.directions().collect::<Vec<_>>(), both);
+        assert_eq!(j.rw_name(), "trimwrite");
     }
 }

@@ -24,7 +24,7 @@ pub struct Zone {
 pub struct ZonedSplit {
     /// Sizes are bytes (`zoned_abs`), not percentages of the range.
     pub absolute: bool,
-    pub zones: [Vec<Zone>; 2],
+    pub zones: [Vec<Zone>; Direction::COUNT],
 }
 
 impl ZonedSplit {
@@ -35,7 +35,7 @@ impl ZonedSplit {
             return 0;
         }
         let sum = |z: &Vec<Zone>| z.iter().map(|z| z.size).sum::<u64>();
-        sum(&self.zones[0]).max(sum(&self.zones[1]))
+        self.zones.iter().map(sum).max().unwrap_or(0)
     }
 }
 
@@ -45,7 +45,7 @@ type Percentiles = Box<[(u64, u64); 100]>;
 /// A worker's lookup table, per direction; `None` draws uniformly over the whole range.
 #[derive(Debug, Clone)]
 pub struct ZoneTable {
-    dirs: [Option<Percentiles>; 2],
+    dirs: [Option<Percentiles>; Direction::COUNT],
 }
 
 impl ZoneTable {
@@ -77,7 +77,11 @@ impl ZoneTable {
             Some(t)
         };
         ZoneTable {
-            dirs: [table(&split.zones[0]), table(&split.zones[1])],
+            dirs: [
+                table(&split.zones[0]),
+                table(&split.zones[1]),
+                table(&split.zones[2]),
+            ],
         }
     }
 
@@ -95,7 +99,7 @@ impl ZoneTable {
 }
 
 /// Parses fio's `zoned:A/S:A/S...` (or `zoned_abs:`) body after the prefix, with `,` between
-/// read and write parts (a third, trim, part is accepted and ignored, as iolab does not trim).
+/// read, write and trim parts (one part serves all three; with two, trims are uniform).
 /// Follows fio's `zone_split_ddir()`: a missing size shares what is left; accesses must add
 /// up to 100.
 pub fn parse_zoned(
@@ -108,9 +112,10 @@ pub fn parse_zoned(
     let zones = match parts.as_slice() {
         [all] => {
             let z = one(all)?;
-            [z.clone(), z]
+            [z.clone(), z.clone(), z]
         }
-        [r, w, ..] if parts.len() <= 3 => [one(r)?, one(w)?],
+        [r, w] => [one(r)?, one(w)?, Vec::new()],
+        [r, w, t] => [one(r)?, one(w)?, one(t)?],
         _ => return Err("more than three comma-separated parts (read,write,trim)".into()),
     };
     Ok(ZonedSplit { absolute, zones })

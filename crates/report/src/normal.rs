@@ -214,7 +214,8 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
         writeln!(w, "  Description  : [{}]", job.setup.description)?;
     }
     if job.setup.rw_reporting != RwReporting::Mixed {
-        for (d, name) in [(Direction::Read, "read"), (Direction::Write, "write")] {
+        for d in Direction::ALL {
+            let name = d.name();
             if let Some(r) = job.dir(d) {
                 write_dir(w, job, name, r, clock)?;
             }
@@ -261,9 +262,10 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
     }
     writeln!(
         w,
-        "     issued rwts: total={},{},0,0",
+        "     issued rwts: total={},{},{},0",
         job.dir(Direction::Read).map_or(0, |r| r.ios),
-        job.dir(Direction::Write).map_or(0, |r| r.ios)
+        job.dir(Direction::Write).map_or(0, |r| r.ios),
+        job.dir(Direction::Trim).map_or(0, |r| r.ios)
     )?;
     if let Some(t) = &job.lat_target {
         writeln!(
@@ -300,7 +302,7 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
 fn write_group(w: &mut impl Write, out: &RunOutcome, group: u32) -> io::Result<()> {
     writeln!(w, "Run status group {group} (all jobs):")?;
     let jobs: Vec<&JobReport> = out.jobs.iter().filter(|j| j.group_id == group).collect();
-    for d in [Direction::Read, Direction::Write] {
+    for d in Direction::ALL {
         let with: Vec<&&JobReport> = jobs.iter().filter(|j| j.dir(d).is_some()).collect();
         let bytes: u64 = with.iter().map(|j| j.dir(d).map_or(0, |r| r.bytes)).sum();
         if bytes == 0 {
@@ -314,10 +316,10 @@ fn write_group(w: &mut impl Write, out: &RunOutcome, group: u32) -> io::Result<(
         writeln!(
             w,
             "  {}: bw={}/s ({}/s), {}/s-{}/s ({}/s-{}/s), io={} ({}), run={}-{}msec",
-            if d == Direction::Read {
-                " READ"
-            } else {
-                "WRITE"
+            match d {
+                Direction::Read => " READ",
+                Direction::Write => "WRITE",
+                Direction::Trim => " TRIM",
             },
             bytes_binary(total),
             bytes_decimal(total),

@@ -25,9 +25,7 @@ pub struct Qd1Numbers {
 impl Qd1Numbers {
     /// Takes the figures of the job's first direction (QD1 jobs are read-only or write-only).
     pub fn from_report(job: &JobReport, clock: &impl TickRate) -> Option<Qd1Numbers> {
-        let d = [Direction::Read, Direction::Write]
-            .into_iter()
-            .find(|d| job.dir(*d).is_some())?;
+        let d = Direction::ALL.into_iter().find(|d| job.dir(*d).is_some())?;
         let r = job.dir(d)?;
         let s = r.lat.summarize(clock, &[99.0, 99.999]);
         Some(Qd1Numbers {

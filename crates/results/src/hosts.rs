@@ -212,7 +212,7 @@ mod tests {
             group_id: 0,
             setup: JobSetup::named("j"),
             clones: 1,
-            dirs: [Some(read), None],
+            dirs: [Some(read), None, None],
             runtime_ns,
             total_runtime_ns: runtime_ns,
             elapsed_ns: runtime_ns,

@@ -25,7 +25,7 @@ pub mod summary;
 pub mod target;
 pub mod timebase;
 
-pub use direction::Direction;
+pub use direction::{per_direction, Direction};
 pub use histogram::LatencyHistogram;
 pub use hosts::{HostOutcome, HostRow, MergeError, MultiHostOutcome};
 pub use iolog::{IoEntry, IoLog, WindowEntry};

@@ -248,7 +248,8 @@ pub struct JobReport {
     /// How many job copies this report covers.
     pub clones: u32,
     /// Indexed by [`Direction::index`]; `None` for directions the job does not issue.
-    pub dirs: [Option<DirResult>; 2],
+    #[serde(deserialize_with = "crate::direction::per_direction")]
+    pub dirs: [Option<DirResult>; Direction::COUNT],
     /// Length of the measured window (after the ramp), in ns; the longest copy's.
     pub runtime_ns: u64,
     /// The copies' measured windows summed (fio's `total_run_time`, summed over a reporting

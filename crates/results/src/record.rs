@@ -213,7 +213,7 @@ impl JobRecord {
             engine_setup: job.engine_setup.clone(),
             ..JobRecord::default()
         };
-        let dirs = [Direction::Read, Direction::Write]
+        let dirs = Direction::ALL
             .into_iter()
             .filter_map(|d| job.dir(d).map(|r| (d.name(), r)))
             .chain(job.sync.as_ref().map(|s| ("sync", s)));

@@ -28,7 +28,7 @@ pub(crate) struct IoLogger {
     /// Tick the current window ends at, and the window's accumulators per direction.
     window_end: u64,
     windows_done: u64,
-    acc: [Acc; 2],
+    acc: [Acc; Direction::COUNT],
     start: u64,
     /// Most per-I/O entries kept.
     cap: usize,
@@ -60,7 +60,7 @@ impl IoLogger {
             window_ticks: window_ticks.max(1),
             window_end: u64::MAX,
             windows_done: 0,
-            acc: [Acc::default(); 2],
+            acc: [Acc::default(); Direction::COUNT],
             start: 0,
             cap,
         }
@@ -71,7 +71,7 @@ impl IoLogger {
         self.log.per_io.clear();
         self.log.windows.clear();
         self.log.dropped = 0;
-        self.acc = [Acc::default(); 2];
+        self.acc = [Acc::default(); Direction::COUNT];
         self.start = now;
         self.windows_done = 0;
         if self.log.avg_ms > 0 {
@@ -124,7 +124,7 @@ impl IoLogger {
 
     /// One entry per direction with I/O in the window, from its accumulators.
     fn emit(&mut self, at_ms: u64, span_ms: f64) {
-        for dir in [Direction::Read, Direction::Write] {
+        for dir in Direction::ALL {
             let a = std::mem::take(&mut self.acc[dir.index()]);
             if a.ios == 0 {
                 continue;

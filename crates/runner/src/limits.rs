@@ -186,7 +186,7 @@ mod tests {
         s.numjobs = 1;
         s.engine = iolab_engine::EngineConfig::new(iolab_engine::EngineKind::Libaio);
         s.iodepth = 65536;
-        s.block_size = [1 << 20, 1 << 20];
+        s.block_size = [1 << 20; 3];
         let e = check(&[s.clone()]).unwrap_err().to_string();
         assert!(e.contains("64.0 GiB"), "{e}");
         s.iodepth = 32;

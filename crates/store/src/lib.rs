@@ -340,7 +340,7 @@ mod tests {
             group_id: 0,
             setup: spec.setup(),
             clones: 1,
-            dirs: [Some(read), None],
+            dirs: [Some(read), None, None],
             runtime_ns: 1_000_000_000,
             total_runtime_ns: 1_000_000_000,
             elapsed_ns: 1_000_000_000,

@@ -16,7 +16,7 @@ fn bad_input_has_no_side_effects() {
             &["--rwmixread=30", "--rwmixwrite=30"],
             "add up to 60, not 100",
         ),
-        (&["--bs=4k,8k,16k"], "trim block size"),
+        (&["--bs=4k,8k,16k,32k"], "READ,WRITE[,TRIM]"),
         (&["--cpus_allowed=999"], "CPU 999"),
         (&["--db=/proc/iolab.db"], "procfs"),
         (&["--db=/"], "it is a directory"),

@@ -267,7 +267,7 @@ impl LoopState<'_, '_> {
                     }
                 }
                 QueueStatus::Busy => {
-                    self.issue.unissue(io.len);
+                    self.issue.unissue(&io);
                     break;
                 }
                 QueueStatus::Completed(r) if r == io.len as i64 => {

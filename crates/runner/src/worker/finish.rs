@@ -46,12 +46,13 @@ impl LoopState<'_, '_> {
         });
         // A write job that verified reports its reads back, as fio.
         let verify_reads = self.verify.is_some() && self.rec.stats[0].ios > 0;
-        let (reads, writes) = (spec.reads() || verify_reads, spec.writes());
-        let [read, write] = self.rec.stats;
+        let issued = [spec.reads() || verify_reads, spec.writes(), spec.trims()];
+        let [read, write, trim] = self.rec.stats;
         WorkerResult {
             dirs: [
-                reads.then(|| dir_result(read, sync)),
-                writes.then(|| dir_result(write, sync)),
+                issued[0].then(|| dir_result(read, sync)),
+                issued[1].then(|| dir_result(write, sync)),
+                issued[2].then(|| dir_result(trim, sync)),
             ],
             runtime_ticks: self
                 .time
@@ -100,7 +101,7 @@ fn dir_result(st: DirStats, sync: bool) -> DirResult {
 }
 
 /// A synchronous engine's depths: one I/O in flight, one per call, always.
-fn sync_depth(stats: &[DirStats; 2]) -> DepthCounts {
+fn sync_depth(stats: &[DirStats]) -> DepthCounts {
     let ios: u64 = stats.iter().map(|s| s.ios).sum();
     let mut depth = DepthCounts::default();
     depth.level[0] = ios;

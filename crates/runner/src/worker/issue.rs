@@ -5,7 +5,7 @@
 use std::os::fd::RawFd;
 
 use iolab_engine::{BufferPool, Direction, IoUnit};
-use iolab_job::{BlockSizer, JobSpec, OffsetGen, Region, Rng};
+use iolab_job::{BlockSizer, JobSpec, OffsetGen, Region, Rng, TrimMix};
 
 use super::dedupe::DedupeGen;
 use super::file_pick::FilePicker;
@@ -18,10 +18,13 @@ pub(super) struct Issuer<'a> {
     offsets: Vec<OffsetGen>,
     /// Which file the next I/O goes to (`file_service_type`).
     files: FilePicker,
-    sizers: [BlockSizer; 2],
+    sizers: [BlockSizer; Direction::COUNT],
     /// Draws block sizes (its own stream, so fixed-size jobs keep their offset sequence).
     size_rng: Rng,
     read_percent: u32,
+    trim: TrimMix,
+    /// `trimwrite`: the place of the trim whose write comes next (file, offset, length).
+    trimmed: Option<(usize, u64, u64)>,
     /// Bytes to issue in the measured phase (`u64::MAX` when time-based).
     byte_limit: u64,
     /// Whether the last I/O shrinks to end exactly at the byte limit. fio's sizes only ever
@@ -108,6 +111,13 @@ impl<'a> Issuer<'a> {
     pub fn new(job: &'a PreparedJob, copy: u32, fds: &'a [RawFd], seed: u64) -> Issuer<'a> {
         let spec = &job.spec;
         let loops = spec.loops as u64;
+        // fio's trimwrite trims each byte and then writes it: twice the bytes and I/Os.
+        let pairs = if spec.trim == TrimMix::ThenWrite {
+            2
+        } else {
+            1
+        };
+        let loops = loops * pairs;
         let byte_limit = match (spec.time_based, spec.io_size) {
             (true, _) => u64::MAX,
             (false, Some(io)) => io.resolve(job.facts.size_bytes).saturating_mul(loops),
@@ -136,12 +146,13 @@ impl<'a> Issuer<'a> {
                 job.files().map(|(_, r)| r.len).collect(),
                 seed,
             ),
-            sizers: [
-                BlockSizer::new(&spec.block_dist[0], spec.block_size[0]),
-                BlockSizer::new(&spec.block_dist[1], spec.block_size[1]),
-            ],
+            sizers: std::array::from_fn(|d| {
+                BlockSizer::new(&spec.block_dist[d], spec.block_size[d])
+            }),
             size_rng: Rng::new(seed ^ 0xB5B5_B5B5),
             read_percent: spec.read_percent,
+            trim: spec.trim,
+            trimmed: None,
             byte_limit,
             exact_end: spec.pattern != iolab_job::Pattern::Random || spec.random_map,
             issued: 0,
@@ -166,7 +177,11 @@ impl<'a> Issuer<'a> {
     /// The direction of the next I/O (drawn first, so the rate limit can wait for it).
     #[inline(always)]
     pub fn next_direction(&mut self) -> Direction {
-        self.offsets[0].next_direction(self.read_percent)
+        match (self.trim, self.trimmed) {
+            (TrimMix::None, _) => self.offsets[0].next_direction(self.read_percent),
+            (TrimMix::Only, _) | (TrimMix::ThenWrite, None) => Direction::Trim,
+            (TrimMix::ThenWrite, Some(_)) => Direction::Write,
+        }
     }
 
     /// The next I/O in direction `dir`, into `slot`'s buffer; `now_ns` stamps scrambled
@@ -179,6 +194,9 @@ impl<'a> Issuer<'a> {
         pool: &BufferPool,
         now_ns: impl Fn() -> u64,
     ) -> IoUnit {
+        if let (Direction::Write, Some((file, offset, len))) = (dir, self.trimmed.take()) {
+            return self.write_after_trim(slot, pool, file, offset, len, now_ns);
+        }
         let sizer = &self.sizers[dir.index()];
         let mut len = sizer.next(&mut self.size_rng);
         let room = self.byte_limit - self.issued;
@@ -193,6 +211,9 @@ impl<'a> Issuer<'a> {
         }
         self.issued += len;
         self.ios += 1;
+        if dir == Direction::Trim && self.trim == TrimMix::ThenWrite {
+            self.trimmed = Some((file, offset, len));
+        }
         let buf = pool.slot_ptr(slot as usize);
         if dir == Direction::Write {
             self.writes.prepare(buf, len as usize, offset, now_ns);
@@ -207,10 +228,38 @@ impl<'a> Issuer<'a> {
         }
     }
 
-    /// An I/O the engine could not take (busy): not issued after all.
-    pub fn unissue(&mut self, len: u32) {
-        self.issued -= len as u64;
+    /// `trimwrite`'s write: the block just trimmed, as fio's (same offset and length).
+    fn write_after_trim(
+        &mut self,
+        slot: u32,
+        pool: &BufferPool,
+        file: usize,
+        offset: u64,
+        len: u64,
+        now_ns: impl Fn() -> u64,
+    ) -> IoUnit {
+        self.issued += len;
+        self.ios += 1;
+        let buf = pool.slot_ptr(slot as usize);
+        self.writes.prepare(buf, len as usize, offset, now_ns);
+        IoUnit {
+            slot,
+            file: file as u32,
+            dir: Direction::Write,
+            offset,
+            len: len as u32,
+            buf,
+        }
+    }
+
+    /// An I/O the engine could not take (busy): not issued after all. A `trimwrite` write
+    /// stays due.
+    pub fn unissue(&mut self, io: &IoUnit) {
+        self.issued -= io.len as u64;
         self.ios -= 1;
+        if io.dir == Direction::Write && self.trim == TrimMix::ThenWrite {
+            self.trimmed = Some((io.file as usize, io.offset, io.len as u64));
+        }
     }
 
     /// Forgets the ramp's bytes.

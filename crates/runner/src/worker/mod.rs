@@ -61,7 +61,7 @@ pub(crate) fn verify_unfit(spec: &iolab_job::JobSpec) -> Option<String> {
 }
 
 pub(crate) struct WorkerResult {
-    pub dirs: [Option<DirResult>; 2],
+    pub dirs: [Option<DirResult>; Direction::COUNT],
     pub runtime_ticks: u64,
     /// From the phase's start (the barrier) to the end of this worker's I/O.
     pub elapsed_ticks: u64,
@@ -396,10 +396,13 @@ impl<'a, 'w> LoopState<'a, 'w> {
     #[cold]
     fn take_samples(&mut self, now: u64) -> Result<(), RunError> {
         while now >= self.time.sample_due {
-            let [r, w] = &mut self.rec.stats;
-            let (a, b) = (r.sample(), w.sample());
+            let (mut ios, mut bytes) = (0, 0);
+            for s in &mut self.rec.stats {
+                let a = s.sample();
+                (ios, bytes) = (ios + a.ios, bytes + a.bytes);
+            }
             if let Some(live) = self.w.live {
-                live.add(a.ios + b.ios, a.bytes + b.bytes);
+                live.add(ios, bytes);
             }
             self.time.sample_taken();
         }
@@ -409,16 +412,19 @@ impl<'a, 'w> LoopState<'a, 'w> {
         }
         if now >= self.time.tally_due {
             if let Some(t) = self.w.tally {
-                let [r, w] = &self.rec.stats;
-                t.publish(r.ios + w.ios, r.bytes + w.bytes);
+                let st = &self.rec.stats;
+                let ios = st.iter().map(|s| s.ios).sum();
+                t.publish(ios, st.iter().map(|s| s.bytes).sum());
             }
             self.time.tally_taken(now);
         }
         if now >= self.time.floor_due {
-            let [r, w] = &self.rec.stats;
-            let done = self
-                .rate
-                .check_floor(now, [r.bytes, w.bytes], [r.ios, w.ios]);
+            let stats = &self.rec.stats;
+            let done = self.rate.check_floor(
+                now,
+                stats.each_ref().map(|s| s.bytes),
+                stats.each_ref().map(|s| s.ios),
+            );
             self.time.floor_checked(self.rate.floor_due());
             done.map_err(|reason| RunError::RateFloor {
                 job: self.w.job.spec.name.clone(),
@@ -660,10 +666,10 @@ fn recorder(w: &Worker<'_>, clock: &Clock) -> Recorder {
         IoLogger::new(w.job_number, layout, window, room, w.job.log_cap_entries)
     });
     Recorder {
-        stats: [
-            DirStats::new(expected_samples, expected_windows),
-            DirStats::new(expected_samples, expected_windows),
-        ],
+        stats: std::array::from_fn(|d| match spec.directions().any(|x| x.index() == d) {
+            true => DirStats::new(expected_samples, expected_windows),
+            false => DirStats::new(0, None),
+        }),
         depth: DepthCounts::default(),
         logger,
         keep: spec.recorded,

@@ -21,36 +21,36 @@ pub(super) struct RateLimit {
     /// Any direction capped.
     pub on: bool,
     /// Cap per direction in bytes per second (0: none).
-    bps: [u64; 2],
+    bps: [u64; 3],
     ticks_per_sec: u64,
     /// Bytes issued since `base`, and ticks from `base` to each direction's next I/O.
-    issued: [u64; 2],
-    next_due: [u64; 2],
+    issued: [u64; 3],
+    next_due: [u64; 3],
     base: u64,
     /// Poisson: mean ticks between I/Os.
-    poisson: Option<([f64; 2], Rng)>,
+    poisson: Option<([f64; 3], Rng)>,
     floor: Floor,
 }
 
 /// The floor's state: what it asks, and the completions at the last check.
 struct Floor {
-    min_bytes: [u64; 2],
-    min_ios: [u64; 2],
+    min_bytes: [u64; 3],
+    min_ios: [u64; 3],
     cycle: u64,
     settle: u64,
     /// Tick of the next check (`u64::MAX`: none), and the counters at the last one.
     pub due: u64,
-    last: Option<(u64, [u64; 2], [u64; 2])>,
+    last: Option<(u64, [u64; 3], [u64; 3])>,
 }
 
 impl RateLimit {
     pub fn new(clock: &Clock, spec: &JobSpec, seed: u64, now: u64) -> RateLimit {
         let r: &Rate = &spec.rate;
         let ticks_per_sec = clock.duration_to_ticks(Duration::from_secs(1));
-        let min_bs = |i: usize| spec.min_block_size([Direction::Read, Direction::Write][i]);
-        let bps = [0, 1].map(|i| r.bytes_per_sec(i, min_bs(i)).unwrap_or(0));
+        let min_bs = |i: usize| spec.min_block_size(Direction::ALL[i]);
+        let bps = [0, 1, 2].map(|i| r.bytes_per_sec(i, min_bs(i)).unwrap_or(0));
         let poisson = (r.process == RateProcess::Poisson).then(|| {
-            let mean = [0, 1].map(|i| {
+            let mean = [0, 1, 2].map(|i| {
                 let iops = bps[i] as f64 / min_bs(i).max(1) as f64;
                 ticks_per_sec as f64 / iops.max(f64::MIN_POSITIVE)
             });
@@ -68,8 +68,8 @@ impl RateLimit {
             on: bps.iter().any(|&b| b > 0),
             bps,
             ticks_per_sec,
-            issued: [0, 0],
-            next_due: [0, 0],
+            issued: [0; 3],
+            next_due: [0; 3],
             base: now,
             poisson,
             floor,
@@ -79,8 +79,8 @@ impl RateLimit {
     /// Counting starts again at `now` (the measured window began).
     pub fn restart(&mut self, now: u64) {
         self.base = now;
-        self.issued = [0, 0];
-        self.next_due = [0, 0];
+        self.issued = [0; 3];
+        self.next_due = [0; 3];
         let f = &mut self.floor;
         f.last = None;
         let floored = f.min_bytes.iter().chain(f.min_ios.iter()).any(|&m| m > 0);
@@ -115,6 +115,7 @@ impl RateLimit {
             let other = match d {
                 Direction::Read => Direction::Write,
                 Direction::Write => Direction::Read,
+                Direction::Trim => Direction::Trim,
             };
             if due(self, other) <= now {
                 return other;
@@ -162,14 +163,14 @@ impl RateLimit {
     /// The floor's check at `now`, given the bytes and I/Os completed so far per direction:
     /// fio's message when a direction that did any I/O fell below it.
     #[cold]
-    pub fn check_floor(&mut self, now: u64, bytes: [u64; 2], ios: [u64; 2]) -> Result<(), String> {
+    pub fn check_floor(&mut self, now: u64, bytes: [u64; 3], ios: [u64; 3]) -> Result<(), String> {
         let f = &mut self.floor;
         f.due = now.saturating_add(f.cycle.max(1));
         let Some((t, b0, i0)) = f.last.replace((now, bytes, ios)) else {
             return Ok(());
         };
         let ms = ((now - t) as u128 * 1000 / self.ticks_per_sec.max(1) as u128).max(1);
-        for d in 0..2 {
+        for d in 0..Direction::COUNT {
             if bytes[d] == 0 {
                 continue;
             }

@@ -86,7 +86,7 @@ impl DirStats {
 
 /// Everything recorded per I/O.
 pub(super) struct Recorder {
-    pub stats: [DirStats; 2],
+    pub stats: [DirStats; Direction::COUNT],
     pub depth: DepthCounts,
     pub logger: Option<IoLogger>,
     /// Which latencies the job reports (fio's `disable_*lat`, `gtod_reduce`): one that is

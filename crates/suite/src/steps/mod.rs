@@ -90,7 +90,7 @@ pub struct Nums {
 
 impl Nums {
     pub fn of(r: &JobReport, clock: &Clock) -> Option<Nums> {
-        let d = [Direction::Read, Direction::Write]
+        let d = Direction::ALL
             .into_iter()
             .find(|d| r.dir(*d).is_some_and(|x| x.ios > 0))?;
         let s = r.dir(d)?.lat.summarize(clock, &[50.0, 99.0, 99.99, 99.999]);
@@ -151,7 +151,7 @@ pub fn point_spec(cfg: &ReviewConfig, step: Step, name: String, w: Workload) -> 
     j.direct = engine.kind != EngineKind::Null;
     j.pattern = pattern;
     j.read_percent = read_percent;
-    j.block_size = [bs, bs];
+    j.block_size = [bs; 3];
     j.iodepth = iodepth;
     j.size = cfg.size.map(SizeSpec::Bytes);
     j.time_based = true;
