@@ -115,6 +115,10 @@ impl LoopState<'_, '_> {
                     return Ok(());
                 }
                 now = self.clock.now();
+                if now >= self.time.next_sample {
+                    // Everything completed inside queue (trims): samples are due all the same.
+                    self.take_samples(now)?;
+                }
                 continue;
             }
             // Deferring: wait only when another whole batch cannot go in flight
@@ -211,6 +215,9 @@ impl LoopState<'_, '_> {
         q: &mut Slots,
     ) -> Result<usize, RunError> {
         let mut submitted = 0;
+        // I/Os the engine completed inside queue (trims): their slots stay free, so the
+        // round ends after a depth of them, to let the loop look at the clock.
+        let mut inline = 0;
         q.batch.clear();
         while let Some(&slot) = q.free.last() {
             // A rate-limited job submits one I/O a round and reaps before the next, so
@@ -279,6 +286,10 @@ impl LoopState<'_, '_> {
                         th.issued(1);
                         th.completed(1);
                         th.pending = th.due(t);
+                    }
+                    inline += 1;
+                    if inline >= q.flight.len() {
+                        break;
                     }
                 }
                 QueueStatus::Completed(r) => return Err(self.io_error(&io, r)),
