@@ -132,3 +132,36 @@ fn verify_of_a_trim_workload_is_refused_on_one_line() {
         o.stderr
     );
 }
+
+#[test]
+fn time_based_trims_on_an_asynchronous_engine_end_on_time_with_samples() {
+    // Trims complete inside queue even on io_uring: the loop must still see the clock.
+    let dir = tempfile::tempdir().unwrap();
+    let name = format!("--filename={}", dir.path().join("f").display());
+    let started = std::time::Instant::now();
+    let o = iolab(&[
+        "run",
+        "--output-format=json",
+        "--name=t",
+        &name,
+        "--size=4m",
+        "--rw=randtrim",
+        "--ioengine=io_uring",
+        "--iodepth=8",
+        "--time_based",
+        "--runtime=1",
+    ]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        started.elapsed().as_secs() < 10,
+        "took {:?}",
+        started.elapsed()
+    );
+    let v: Value = serde_json::from_str(&o.stdout).unwrap();
+    let t = &v["jobs"][0]["trim"];
+    assert!(t["total_ios"].as_u64().unwrap() > 64, "{t}");
+    assert!(
+        t["bw_samples"].as_u64().unwrap() >= 1,
+        "bandwidth samples: {t}"
+    );
+}
