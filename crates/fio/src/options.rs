@@ -1308,6 +1308,52 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "prio",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "I/O priority level of the job's threads, 0 (highest) to 7 (lowest), in prioclass (best effort if none), set with ioprio_set as fio does; every request they issue carries it.",
+        apply: |d, v| {
+            let level = parse_u32(v)?;
+            if level > 7 {
+                return Err("must be between 0 (highest) and 7 (lowest)".into());
+            }
+            d.spec.priority.io_level = level as u8;
+            d.spec.priority.io_class.get_or_insert(0);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "prioclass",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "I/O priority class of the job's threads: 1 realtime, 2 best effort, 3 idle (0: best effort).",
+        apply: |d, v| {
+            let class = parse_u32(v)?;
+            if class > 3 {
+                return Err("must be 1 (realtime), 2 (best effort) or 3 (idle)".into());
+            }
+            d.spec.priority.io_class = Some(class as u8);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "nice",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "CPU nice value of the job's threads, -20 to 19 (default 0: unchanged).",
+        apply: |d, v| {
+            let n: i32 = v
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{v}' is not a whole number"))?;
+            if !(-20..=19).contains(&n) {
+                return Err("must be between -20 and 19".into());
+            }
+            d.spec.priority.nice = n;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "numa_cpu_nodes",
         alias: None,
         kind: ValueKind::List,

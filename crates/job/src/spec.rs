@@ -275,6 +275,8 @@ pub struct JobSpec {
     pub exit_what: ExitWhat,
     /// NUMA placement (`numa_cpu_nodes`, `numa_mem_policy`).
     pub numa: crate::Numa,
+    /// I/O priority and nice value of the worker threads (`prio`, `prioclass`, `nice`).
+    pub priority: crate::Priority,
     /// fio's strided zones (`zonemode=strided`), if any.
     pub zones: Option<StridedZones>,
     /// Start only when every copy of the earlier job of this name has finished (fio's
@@ -364,6 +366,7 @@ impl JobSpec {
             exitall: false,
             exit_what: ExitWhat::Group,
             numa: crate::Numa::default(),
+            priority: crate::Priority::default(),
             zones: None,
             wait_for: None,
             loops: 1,

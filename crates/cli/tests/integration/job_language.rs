@@ -840,3 +840,70 @@ fn holes_in_a_region_past_the_file_start_end_after_one_pass_as_fio() {
         }
     }
 }
+
+/// fio's `prio`, `prioclass` and `nice` reach the worker thread: `ionice` and the thread's
+/// stat show them while the job runs; out-of-range values are refused on one line.
+#[test]
+fn prio_prioclass_and_nice_reach_the_worker_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = format!("--filename={}", dir.path().join("f").display());
+    let args = [
+        "run",
+        "--name=p",
+        &file,
+        "--size=1m",
+        "--rw=randread",
+        "--time_based",
+        "--runtime=2",
+        "--prioclass=1",
+        "--prio=2",
+        "--nice=5",
+    ];
+    let bin = env!("CARGO_BIN_EXE_iolab");
+    let mut child = Command::new(bin)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    let mut seen = Vec::new();
+    for t in fs::read_dir(format!("/proc/{}/task", child.id())).unwrap() {
+        let tid = t.unwrap().file_name().into_string().unwrap();
+        let Ok(o) = Command::new("ionice").args(["-p", &tid]).output() else {
+            eprintln!("skipped: no ionice");
+            let _ = child.wait();
+            return;
+        };
+        let stat = fs::read_to_string(format!("/proc/{}/task/{tid}/stat", child.id()));
+        let nice = stat.map(|s| {
+            s.rsplit(')')
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .nth(16)
+                .unwrap()
+                .to_string()
+        });
+        seen.push((
+            String::from_utf8_lossy(&o.stdout).trim().to_string(),
+            nice.unwrap_or_default(),
+        ));
+    }
+    assert!(child.wait().unwrap().success());
+    let want = ("realtime: prio 2".to_string(), "5".to_string());
+    assert!(seen.contains(&want), "threads: {seen:?}");
+    for (opt, why) in [
+        ("--prio=8", "between 0"),
+        ("--prioclass=4", "realtime"),
+        ("--nice=20", "-20"),
+    ] {
+        let o = iolab(&["run", "--name=p", &file, "--size=1m", opt]);
+        assert_eq!(o.code, 2, "{opt}: {}", o.stderr);
+        assert!(
+            o.stderr.contains(why) && o.stderr.trim().lines().count() == 1,
+            "{opt}: {}",
+            o.stderr
+        );
+    }
+}

@@ -134,6 +134,7 @@ impl Worker<'_> {
     fn setup_and_run(&self) -> Result<Option<WorkerResult>, RunError> {
         let spec = &self.job.spec;
         setup::pin(spec)?;
+        setup::prioritize(spec)?;
         let files = setup::open_files(spec)?;
         let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
         let setup_notes = setup::prepare_cache(self.job, &fds);

@@ -11,6 +11,38 @@ use iolab_sysinfo::{TargetFacts, TargetKind};
 
 use crate::{PreparedJob, RunError};
 
+/// Gives the calling thread the job's I/O priority and nice value (fio's `prio`,
+/// `prioclass`, `nice`), before its files are opened, as fio does.
+pub(super) fn prioritize(spec: &JobSpec) -> Result<(), RunError> {
+    let failed = |option: &str| RunError::Unusable {
+        job: spec.name.clone(),
+        reason: format!("{option}: {}", std::io::Error::last_os_error()),
+    };
+    if let Some(value) = spec.priority.ioprio() {
+        const IOPRIO_WHO_PROCESS: libc::c_long = 1;
+        // SAFETY: ioprio_set takes integers only; who 0 is the calling thread.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_ioprio_set,
+                IOPRIO_WHO_PROCESS,
+                0,
+                value as libc::c_long,
+            )
+        };
+        if r == -1 {
+            return Err(failed("prio/prioclass (ioprio_set)"));
+        }
+    }
+    if spec.priority.nice != 0 {
+        // SAFETY: plain system call; on Linux it sets the calling thread's nice value.
+        let r = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, spec.priority.nice) };
+        if r == -1 {
+            return Err(failed("nice (setpriority)"));
+        }
+    }
+    Ok(())
+}
+
 /// Pins the calling thread to the job's `cpus_allowed` or NUMA nodes, if any, and sets its
 /// NUMA memory policy (before the buffers are allocated, so they follow it).
 pub(super) fn pin(spec: &JobSpec) -> Result<(), RunError> {
