@@ -334,7 +334,8 @@ fn insert_directions(o: &mut Map<String, Value>, job: &JobReport, out: &RunOutco
             .clat_percentiles
             .then_some(job.setup.percentiles.as_slice());
         let sync = match &job.sync {
-            Some(s) if s.ios > 0 => json!({
+            // fio's `total_ios` counts fsyncs only; its latencies take fdatasyncs too.
+            Some(s) if s.lat.count() > 0 => json!({
                 "total_ios": s.ios,
                 "lat_ns": latency_object(Some(&s.lat), clock, pcts, plus),
             }),

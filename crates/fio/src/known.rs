@@ -38,7 +38,6 @@ pub static FIO_ONLY: &[&str] = &[
     "allrandrepeat",
     "fallocate",
     "write_hint",
-    "fdatasync",
     "write_barrier",
     "sync_file_range",
     "overwrite",

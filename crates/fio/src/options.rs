@@ -1570,6 +1570,16 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "fdatasync",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "fdatasync the file after every N writes (data, not metadata), as fsync=N otherwise; reported under sync.",
+        apply: |d, v| {
+            d.spec.fdatasync_every = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "end_fsync",
         alias: None,
         kind: ValueKind::Bool,
@@ -2064,6 +2074,7 @@ mod tests {
             ("random_distribution", Some("zipf:1.2")),
             ("rate_iops", Some("500,")),
             ("fsync", Some("8")),
+            ("fdatasync", Some("3")),
             ("end_fsync", None),
             ("invalidate", Some("0")),
             ("fadvise_hint", Some("0")),
@@ -2075,7 +2086,10 @@ mod tests {
         .unwrap();
         assert_eq!(s.distribution, RandomDistribution::Zipf(1.2));
         assert_eq!(s.rate.iops, [Some(500), None, None]);
-        assert_eq!((s.fsync_every, s.end_fsync), (8, true));
+        assert_eq!(
+            (s.fsync_every, s.fdatasync_every, s.end_fsync),
+            (8, 3, true)
+        );
         assert!(!s.invalidate);
         assert_eq!(s.fadvise_hint, FadviseHint::None);
         assert_eq!(s.rw_reporting, RwReporting::Mixed);

@@ -302,6 +302,8 @@ pub struct JobSpec {
     pub lat_target: crate::LatTarget,
     /// fsync the file after every this many writes (fio's `fsync`); 0: never.
     pub fsync_every: u32,
+    /// fdatasync the file after every this many writes (fio's `fdatasync`); 0: never.
+    pub fdatasync_every: u32,
     /// fsync the file once when the job ends (fio's `end_fsync`).
     pub end_fsync: bool,
     /// Drop the target region's page cache when the job opens its files (fio's `invalidate`,
@@ -378,6 +380,7 @@ impl JobSpec {
             steady: crate::SteadyState::default(),
             lat_target: crate::LatTarget::default(),
             fsync_every: 0,
+            fdatasync_every: 0,
             end_fsync: false,
             invalidate: true,
             fadvise_hint: FadviseHint::Type,

@@ -224,8 +224,14 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
     if job.setup.rw_reporting != RwReporting::Separate {
         write_dir(w, job, "mixed", &job.mixed(), clock)?;
     }
-    if let Some(s) = job.sync.as_ref().filter(|s| s.ios > 0) {
-        writeln!(w, "  fsync: {} calls", s.ios)?;
+    if let Some(s) = job.sync.as_ref().filter(|s| s.lat.count() > 0) {
+        // fio's heading; the count takes fsyncs and fdatasyncs (JSON's total_ios, as fio's,
+        // only fsyncs).
+        writeln!(
+            w,
+            "  fsync/fdatasync/sync_file_range: {} calls",
+            s.lat.count()
+        )?;
         lat_line(w, "sync", &s.lat, clock)?;
     }
     let cpu = &job.cpu;

@@ -342,6 +342,11 @@ const CASES: &[Case] = &[
         agree: Agree::Exact,
     },
     Case {
+        name: "fdatasync-every-3",
+        text: "[global]\nfilename=@T@\nsize=256k\n[s]\nrw=write\nfdatasync=3\n",
+        agree: Agree::Exact,
+    },
+    Case {
         name: "unified-mixed",
         text: "[global]\nfilename=@T@\nsize=256k\n[m]\nrw=randrw\nunified_rw_reporting=mixed\n",
         agree: Agree::Exact,

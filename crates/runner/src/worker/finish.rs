@@ -35,7 +35,7 @@ impl LoopState<'_, '_> {
                 l.dropped
             ));
         }
-        let sync_result = (spec.fsync_every > 0).then(|| DirResult {
+        let sync_result = (spec.fsync_every > 0 || spec.fdatasync_every > 0).then(|| DirResult {
             ios: self.syncer.count,
             bytes: 0,
             slat: None,

@@ -1,5 +1,6 @@
-//! `fsync=N` and `end_fsync`: syncs of the job's files, timed, after every N writes (once
-//! the writes in flight have finished, as fio's libaio does).
+//! `fsync=N`, `fdatasync=N` and `end_fsync`: syncs of the job's files, timed, after every
+//! N writes (once the writes in flight have finished, as fio's libaio does). fio counts
+//! both kinds in one `sync` figure, and so does iolab.
 
 use std::os::fd::RawFd;
 
@@ -7,20 +8,25 @@ use iolab_stats::{Clock, LatencyHistogram};
 
 pub(super) struct Syncer<'a> {
     fds: &'a [RawFd],
-    /// Sync after this many writes (0: never).
+    /// fsync after this many writes (0: never).
     every: u64,
+    /// fdatasync after this many writes (0: never).
+    data_every: u64,
     pub writes_since: u64,
     /// A sync is due once the I/O in flight has finished.
     pub pending: bool,
+    /// fsyncs done (fio's `sync.total_ios`, which leaves fdatasyncs out).
     pub count: u64,
+    /// Every sync's latency, fsync and fdatasync alike.
     pub lat: LatencyHistogram,
 }
 
 impl<'a> Syncer<'a> {
-    pub fn new(fds: &'a [RawFd], every: u32) -> Syncer<'a> {
+    pub fn new(fds: &'a [RawFd], every: u32, data_every: u32) -> Syncer<'a> {
         Syncer {
             fds,
             every: every as u64,
+            data_every: data_every as u64,
             writes_since: 0,
             pending: false,
             count: 0,
@@ -36,28 +42,44 @@ impl<'a> Syncer<'a> {
     /// Whether `fsync=N` calls for a sync now.
     #[inline(always)]
     pub fn due(&self) -> bool {
-        self.every > 0 && self.writes_since >= self.every
+        let after = |n: u64| n > 0 && self.writes_since >= n;
+        after(self.every) || after(self.data_every)
     }
 
     /// fsyncs every file; the latency in ticks.
     pub fn fsync(&self, clock: &Clock) -> std::io::Result<u64> {
+        self.each_file(clock, libc::fsync)
+    }
+
+    /// Calls `sync` (fsync or fdatasync) on every file; the latency in ticks.
+    fn each_file(
+        &self,
+        clock: &Clock,
+        sync: unsafe extern "C" fn(i32) -> i32,
+    ) -> std::io::Result<u64> {
         let t0 = clock.now();
         for &fd in self.fds {
             // SAFETY: fd is one of the job's files, open for the whole loop.
-            if unsafe { libc::fsync(fd) } != 0 {
+            if unsafe { sync(fd) } != 0 {
                 return Err(std::io::Error::last_os_error());
             }
         }
         Ok(clock.now() - t0)
     }
 
-    /// The due sync, recorded.
+    /// The due sync (fsync where `fsync=N` is due, else fdatasync), recorded.
     #[cold]
     pub fn sync(&mut self, clock: &Clock) -> std::io::Result<()> {
-        let ticks = self.fsync(clock)?;
+        let full = self.every > 0 && self.writes_since >= self.every;
+        let ticks = match full {
+            true => self.fsync(clock)?,
+            false => self.each_file(clock, libc::fdatasync)?,
+        };
         self.writes_since = 0;
         self.pending = false;
-        self.count += 1;
+        // fio counts only fsyncs in `sync.total_ios` (`total_io_u[DDIR_SYNC]`); its latency
+        // figures take fdatasyncs too.
+        self.count += full as u64;
         self.lat.record(ticks);
         Ok(())
     }

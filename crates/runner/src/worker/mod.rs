@@ -289,7 +289,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             time,
             rec: recorder(w, &clock),
             rate: RateLimit::new(&clock, spec, seed, now),
-            syncer: Syncer::new(fds, spec.fsync_every),
+            syncer: Syncer::new(fds, spec.fsync_every, spec.fdatasync_every),
             batch_submit: spec.effective_batch_submit().max(1) as usize,
             batch_complete: (min as usize, max as usize),
             verify: Verifier::new(spec, spec.effective_iodepth() as usize, w.job_number, seed),
