@@ -6,7 +6,8 @@
 Each example whose engines iolab has (psync, sync, pvsync2, libaio, io_uring, null) is
 rewritten so it can run on any machine without touching a disk: every `filename` and
 `directory` points into a fresh temporary directory, every `size`, `filesize`, `io_size` and
-`offset_increment` becomes 4 MiB (64 MiB with `randrepeat=0`), an offset in GiB or TiB 0, `runtime` 1 s, `ss_dur` 2 s, and
+`offset_increment` becomes 4 MiB (64 MiB with `randrepeat=0`, 8 KiB under a `rate` of a few
+KB/s), an offset in GiB or TiB 0, `loops` at most 2, `runtime` 1 s, `ss_dur` 2 s, and
 `ramp_time`, `startdelay` and `ss_ramp` go. Both tools then run the rewritten file with
 --output-format=json, each process unable to write a file past 1 GiB (RLIMIT_FSIZE), so no
 example can fill the disk. fio does not run an example with `fill_device` at all (it would
@@ -44,6 +45,9 @@ def shrink(text, tmp):
     tools, sizes are 64 MiB: over 4 MiB a random block-size mix (jesd219's bssplit) moves its
     bytes in a count of I/Os that varies by ~6% from run to run in either tool."""
     size = "64m" if re.search(r"^\s*randrepeat\s*=\s*0", text, re.M) else "4m"
+    if slow_rate(text):
+        # A job capped at a few KB/s (1mbs_clients: 1250 B/s) moves two blocks, not 4 MiB.
+        size = "8k"
     out = []
     # With a directory, file names stay relative to it (fio puts the directory before
     # every name, absolute ones too).
@@ -63,6 +67,9 @@ def shrink(text, tmp):
             line = f"{key}={size}"
         elif key == "offset" and re.search(r"[gGtT]", line.split("=", 1)[1]):
             line = "offset=0"
+        elif key == "loops":
+            # fsx.fio's 500000 loops would take hours in either tool.
+            line = f"loops={min(int(line.split('=', 1)[1].split()[0]), 2)}"
         elif key == "runtime":
             line = "runtime=1"
         elif key in ("ss_dur", "steadystate_duration"):
@@ -72,6 +79,15 @@ def shrink(text, tmp):
         out.append(line)
     # Jobs without a size (devices in the original) get one.
     return f"[global]\nsize={size}\n" + "\n".join(out) + "\n"
+
+
+def slow_rate(text):
+    """Whether a `rate=` (bytes per second, fio's suffixes) is under 64 KiB/s."""
+    mult = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    for v in re.findall(r"^\s*rate\s*=\s*([0-9]+)([kKmMgG]?)", text, re.M):
+        if int(v[0]) * mult[v[1].lower()] < 64 << 10:
+            return True
+    return False
 
 
 FILE_LIMIT = 1 << 30

@@ -828,15 +828,34 @@ fn holes_in_a_region_past_the_file_start_end_after_one_pass_as_fio() {
     let dir = tempfile::tempdir().unwrap();
     // fio's examples/cross-stripe-verify.fio pattern: 16 KiB every 128 KiB. At offset 0 fio
     // wraps until `size` is moved; from any other offset it makes one pass per loop.
-    for (offset, loops, writes) in [(0, 1, 256), (120, 1, 32), (120, 2, 64), (4, 1, 32)] {
+    // With io_size, the passes go on past `loops` until io_size is reached, a write job's
+    // verify reads counted too (cross-stripe-verify.fio itself: io_size, verify, loops=2).
+    let io_size = |io: &str, extra: &str| format!("io_size={io}\n{extra}");
+    let cases = [
+        (0, 1, 256, String::new()),
+        (120, 1, 32, String::new()),
+        (120, 2, 64, String::new()),
+        (4, 1, 32, String::new()),
+        (120, 2, 128, io_size("2m", "")),
+        (120, 3, 256, io_size("4m", "")),
+        (
+            120,
+            2,
+            128,
+            io_size("4m", "verify=crc32c\nverify_backlog=1\n"),
+        ),
+        (120, 5, 160, io_size("2m", "verify=crc32c\n")),
+        (120, 1, 32, io_size("4m", "verify=crc32c\ndo_verify=0\n")),
+    ];
+    for (offset, loops, writes, extra) in cases {
         let job = format!(
             "[j]\nfilename=DIR/TOOL.h\nsize=4m\nbs=16k\nrw=write:112k\noffset={offset}k\n\
-             loops={loops}\n"
+             loops={loops}\n{extra}"
         );
         for tool in ["fio", "iolab"] {
             let _ = fs::remove_file(dir.path().join(format!("{tool}.h")));
             let got = totals(&run_job(tool, dir.path(), &job))[1].0;
-            assert_eq!(got, writes, "{tool} offset={offset}k loops={loops}");
+            assert_eq!(got, writes, "{tool} offset={offset}k loops={loops} {extra}");
         }
     }
 }

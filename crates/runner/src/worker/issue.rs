@@ -106,6 +106,31 @@ fn one_pass_bytes(spec: &JobSpec, region: Region) -> u64 {
     ((region.len - bs) / stride + 1) * bs
 }
 
+/// The bytes a size-based job with `io_size` moves when its region takes one pass per loop
+/// (see [`one_pass_bytes`]: `pass` bytes of `region` bytes; `io_size` = `want`). fio's
+/// `keep_running()` runs `loops` passes, then, as long as `io_size` is not reached (counting
+/// a write job's verify reads too) by at least a block, one more pass each; a pass after
+/// the first only happens where fio resets its done files (`loops` > 1 or `do_verify`), and
+/// the writes never pass `io_size` × `loops` (`io_issue_bytes_exceeded()`).
+fn one_pass_io_size_bytes(spec: &JobSpec, pass: u64, want: u64) -> u64 {
+    let loops = spec.loops.max(1) as u64;
+    let do_verify = spec.verify.as_ref().is_none_or(|v| v.after_writes);
+    let reads_back = !spec.reads()
+        && spec
+            .verify
+            .as_ref()
+            .is_some_and(|v| !v.only && (v.after_writes || v.backlog > 0));
+    let counted = pass * if reads_back { 2 } else { 1 };
+    let bs = spec.block_size.iter().copied().max().unwrap_or(0) as u64;
+    let mut passes = loops;
+    if (loops > 1 || do_verify) && counted > 0 {
+        while passes * counted < want && want - passes * counted >= bs.max(1) {
+            passes += 1;
+        }
+    }
+    (passes * pass).min(want.saturating_mul(loops))
+}
+
 impl<'a> Issuer<'a> {
     /// The issuer of job copy `copy` (its region moved by `offset_increment`).
     pub fn new(job: &'a PreparedJob, copy: u32, fds: &'a [RawFd], seed: u64) -> Issuer<'a> {
@@ -118,16 +143,19 @@ impl<'a> Issuer<'a> {
             1
         };
         let loops = loops * pairs;
+        let regions = || {
+            job.files()
+                .map(|(f, r)| r.of_copy(spec, copy, f.size_bytes))
+        };
+        let pass: u64 = regions().map(|r| one_pass_bytes(spec, r)).sum();
+        let one_pass = pass < regions().map(|r| r.len).sum();
         let byte_limit = match (spec.time_based, spec.io_size) {
             (true, _) => u64::MAX,
-            (false, Some(io)) => io.resolve(job.facts.size_bytes).saturating_mul(loops),
-            (false, None) => {
-                let total: u64 = job
-                    .files()
-                    .map(|(f, r)| one_pass_bytes(spec, r.of_copy(spec, copy, f.size_bytes)))
-                    .sum();
-                total.saturating_mul(loops)
+            (false, Some(io)) if one_pass && pairs == 1 => {
+                one_pass_io_size_bytes(spec, pass, io.resolve(job.facts.size_bytes))
             }
+            (false, Some(io)) => io.resolve(job.facts.size_bytes).saturating_mul(loops),
+            (false, None) => pass.saturating_mul(loops),
         };
         Issuer {
             job,
