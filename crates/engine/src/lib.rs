@@ -47,7 +47,21 @@ pub struct IoUnit {
     pub offset: u64,
     pub len: u32,
     pub buf: *mut u8,
+    /// A priority of the request's own (fio's `cmdprio*`, engines that take one); `None`:
+    /// the thread's.
+    pub ioprio: Option<u16>,
+    /// Which of the job's priorities the I/O's latency is reported under (0: the
+    /// thread's; see `iolab_job::PrioTable`).
+    pub prio_index: u8,
 }
+
+/// fio's per-I/O priority options, which the engines that set a request's priority take.
+pub const CMDPRIO_OPTIONS: &[&str] = &[
+    "cmdprio_percentage",
+    "cmdprio_class",
+    "cmdprio",
+    "cmdprio_bssplit",
+];
 
 /// A finished I/O: its slot and the kernel's result (bytes transferred, or `-errno`).
 #[derive(Debug, Clone, Copy, Default)]

@@ -30,6 +30,9 @@ struct IoCb {
     aio_resfd: u32,
 }
 
+/// `IOCB_FLAG_IOPRIO` from <linux/aio_abi.h>: `aio_reqprio` holds the request's priority.
+const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
+
 /// `struct io_event` from <linux/aio_abi.h>.
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
@@ -46,7 +49,7 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     name: "libaio",
     synchronous: false,
     accepts: crate::Accepts::STORAGE,
-    options: &[],
+    options: crate::CMDPRIO_OPTIONS,
 };
 
 pub struct Libaio {
@@ -111,6 +114,13 @@ impl IoEngine for Libaio {
             aio_buf: io.buf as u64,
             aio_nbytes: io.len as u64,
             aio_offset: io.offset as i64,
+            // A priority of the request's own (fio's cmdprio), else the thread's.
+            aio_reqprio: io.ioprio.map_or(0, |p| p as i16),
+            aio_flags: if io.ioprio.is_some() {
+                IOCB_FLAG_IOPRIO
+            } else {
+                0
+            },
             ..IoCb::default()
         };
         self.pending.push(cb);

@@ -35,6 +35,11 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
         "registerfiles",
         "nonvectored",
         "force_async",
+        // fio's cmdprio options (crate::CMDPRIO_OPTIONS).
+        "cmdprio_percentage",
+        "cmdprio_class",
+        "cmdprio",
+        "cmdprio_bssplit",
     ],
 };
 
@@ -125,15 +130,19 @@ impl<'pool> Uring<'pool> {
         iov.iov_len = io.len as usize;
         let iov: *const libc::iovec = iov;
         let fd = self.fds[io.file as usize];
+        // 0: the thread's priority (the kernel takes the submitter's).
+        let prio = io.ioprio.unwrap_or(0);
         macro_rules! with_fd {
             ($op:ident) => {
                 if self.opts.registerfiles {
                     opcode::$op::new(types::Fixed(io.file), iov, 1)
                         .offset(io.offset)
+                        .ioprio(prio)
                         .build()
                 } else {
                     opcode::$op::new(types::Fd(fd), iov, 1)
                         .offset(io.offset)
+                        .ioprio(prio)
                         .build()
                 }
             };
@@ -148,6 +157,8 @@ impl<'pool> Uring<'pool> {
     /// READ/WRITE, or READ_FIXED/WRITE_FIXED on registered buffers.
     #[inline(always)]
     fn build_plain(&self, io: &IoUnit) -> squeue::Entry {
+        // 0: the thread's priority (the kernel takes the submitter's).
+        let prio = io.ioprio.unwrap_or(0);
         macro_rules! with_fd {
             ($op:expr) => {
                 if self.opts.registerfiles {
@@ -161,17 +172,20 @@ impl<'pool> Uring<'pool> {
             (Direction::Read, false) => {
                 with_fd!(|f| opcode::Read::new(f, io.buf, io.len)
                     .offset(io.offset)
+                    .ioprio(prio)
                     .build())
             }
             (Direction::Write, false) => {
                 with_fd!(|f| opcode::Write::new(f, io.buf, io.len)
                     .offset(io.offset)
+                    .ioprio(prio)
                     .build())
             }
             (Direction::Read, true) => {
                 with_fd!(
                     |f| opcode::ReadFixed::new(f, io.buf, io.len, io.slot as u16)
                         .offset(io.offset)
+                        .ioprio(prio)
                         .build()
                 )
             }
@@ -179,6 +193,7 @@ impl<'pool> Uring<'pool> {
                 with_fd!(
                     |f| opcode::WriteFixed::new(f, io.buf, io.len, io.slot as u16)
                         .offset(io.offset)
+                        .ioprio(prio)
                         .build()
                 )
             }

@@ -162,8 +162,38 @@ fn dir_object(
             plus,
         ),
     );
+    if r.prios_with_samples() >= 2 {
+        let pcts = (spec.clat_percentiles || spec.lat_percentiles).then_some(pcts);
+        o.insert(
+            "prios".into(),
+            prios_array(r, spec.lat_percentiles, clock, pcts, plus),
+        );
+    }
     sample_fields(&mut o, r, rec.bw, group_kib_s);
     Value::Object(o)
+}
+
+/// fio's `prios`: each priority with latencies, its class, level and completion latency
+/// (total latency, named so, with `lat_percentiles`).
+fn prios_array(
+    r: &DirResult,
+    total_lat: bool,
+    clock: &Timebase,
+    pcts: Option<&[f64]>,
+    plus: bool,
+) -> Value {
+    let key = if total_lat { "lat_ns" } else { "clat_ns" };
+    r.prios
+        .iter()
+        .filter(|p| p.lat.count() > 0)
+        .map(|p| {
+            json!({
+                "prioclass": p.class(),
+                "prio": p.level(),
+                key: latency_object(Some(&p.lat), clock, pcts, plus),
+            })
+        })
+        .collect()
 }
 
 /// fio's percentage maps: each bucket as a share of `total`.

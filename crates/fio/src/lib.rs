@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod client_json;
+pub mod cmdprio_options;
 pub mod error;
 pub mod import;
 pub mod jobfile;

@@ -61,11 +61,11 @@ fn render_into(
             Kind::Bw => e.len as u64 * 1_000_000 / ns(e.lat_ticks).max(1),
         };
         let ms = ns(e.at_ticks) / 1_000_000;
-        let (d, bs) = (e.dir.index(), e.len);
+        let (d, bs, p) = (e.dir.index(), e.len, prio_column(log, e.prio));
         if log.with_offset {
-            writeln!(out, "{ms}, {value}, {d}, {bs}, {}, 0", e.offset)?;
+            writeln!(out, "{ms}, {value}, {d}, {bs}, {}, {p}", e.offset)?;
         } else {
-            writeln!(out, "{ms}, {value}, {d}, {bs}, 0")?;
+            writeln!(out, "{ms}, {value}, {d}, {bs}, {p}")?;
         }
     }
     for w in &log.windows {
@@ -88,9 +88,24 @@ fn render_into(
         };
         // fio's averaged entries carry no block size or offset: zeros.
         let offset = if log.with_offset { "0, " } else { "" };
-        writeln!(out, "{}, {value}, {}, 0, {offset}0", w.at_ms, w.dir.index())?;
+        let p = prio_column(log, 0);
+        writeln!(
+            out,
+            "{}, {value}, {}, 0, {offset}{p}",
+            w.at_ms,
+            w.dir.index()
+        )?;
     }
     Ok(())
+}
+
+/// fio's last column: the priority value in hex with `log_prio`, else 1 for a realtime
+/// I/O and 0 for any other (`ioprio_value_is_class_rt()`).
+fn prio_column(log: &IoLog, prio: u16) -> String {
+    match log.with_prio {
+        true => format!("0x{prio:04x}"),
+        false => u8::from(prio >> 13 == 1).to_string(),
+    }
 }
 
 /// One log file to write: where, from which job copy's log, and what it holds.
@@ -199,10 +214,12 @@ mod tests {
                 clat_ticks: 9000,
                 lat_ticks: 10_000,
                 offset: 8192,
+                prio: 0,
             }],
             windows: vec![],
             dropped: 0,
             with_offset: false,
+            with_prio: false,
         };
         let c = Timebase::NANOSECONDS;
         assert_eq!(render(&log, Kind::Lat, &c, true), "2, 10000, 1, 4096, 0\n");
@@ -219,6 +236,18 @@ mod tests {
         assert_eq!(
             render(&log, Kind::Lat, &c, true),
             "2, 10000, 1, 4096, 8192, 0\n"
+        );
+        // A realtime I/O: 1, or with log_prio its value in hex.
+        let mut log = IoLog {
+            with_offset: false,
+            ..log
+        };
+        log.per_io[0].prio = (1 << 13) | 4;
+        assert_eq!(render(&log, Kind::Lat, &c, true), "2, 10000, 1, 4096, 1\n");
+        log.with_prio = true;
+        assert_eq!(
+            render(&log, Kind::Lat, &c, true),
+            "2, 10000, 1, 4096, 0x2004\n"
         );
     }
 
@@ -240,6 +269,7 @@ mod tests {
             }],
             dropped: 0,
             with_offset: false,
+            with_prio: false,
         };
         let c = Timebase::NANOSECONDS;
         assert_eq!(render(&log, Kind::Lat, &c, false), "500, 21001, 0, 0, 0\n");

@@ -74,6 +74,8 @@ pub struct JobDraft {
     pub engine_options: Vec<&'static str>,
     /// `verify` and its companions, resolved when the job is finished.
     pub verify: crate::verify_options::VerifyDraft,
+    /// `cmdprio*`, resolved when the job is finished.
+    pub cmdprio: crate::cmdprio_options::CmdPrioDraft,
     /// `filesize`: the file's size, making `size` the bytes to transfer (resolved at the end).
     pub filesize: Option<u64>,
     /// `zonemode` and its companions, resolved when the job is finished.
@@ -120,6 +122,7 @@ impl JobDraft {
             set_options: Vec::new(),
             engine_options: Vec::new(),
             verify: Default::default(),
+            cmdprio: Default::default(),
             filesize: None,
             zones: Default::default(),
             nrfiles: 1,
@@ -341,6 +344,10 @@ impl JobDraft {
         self.spec.read_percent = read;
         self.spec.trim = trim;
         self.spec.zones = self.zones.resolve()?;
+        self.spec.cmdprio = self
+            .cmdprio
+            .resolve([self.spec.reads(), self.spec.writes()])
+            .map_err(crate::FioError::Usage)?;
         // fio's fixup_options(): compressible data is refilled before every write unless
         // refill_buffers says otherwise (a buffer written twice would dedupe).
         let refill_given = self.set_options.iter().any(|(k, _)| k == "refill_buffers");
@@ -1802,6 +1809,7 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
     OPTIONS
         .iter()
         .chain(crate::verify_options::VERIFY_OPTIONS)
+        .chain(crate::cmdprio_options::CMDPRIO_OPTIONS)
         .chain(crate::zone_options::ZONE_OPTIONS)
         .chain(crate::profile_options::PROFILE_OPTIONS)
         .chain(crate::steady_options::STEADY_OPTIONS)

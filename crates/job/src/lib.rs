@@ -5,6 +5,7 @@
 //! fio job files and the review planner later) translate into [`JobSpec`]; the runner reads it.
 
 pub mod blocksize;
+pub mod cmdprio;
 pub mod cpuset;
 pub mod dedupe;
 pub mod distribution;
@@ -23,6 +24,7 @@ pub mod verify;
 pub mod zoned;
 
 pub use blocksize::{BlockDist, BlockSizer};
+pub use cmdprio::{CmdPrio, PrioShare, PrioTable, SizePrios};
 pub use cpuset::CpuSet;
 pub use dedupe::{Dedupe, DedupeMode};
 pub use distribution::{RandomDistribution, RankGen};

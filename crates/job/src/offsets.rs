@@ -163,6 +163,11 @@ pub struct OffsetGen {
     /// fio's random map where block sizes vary: I/Os start at free units and are cut short
     /// at done ones.
     runs: Option<RunMap>,
+    /// Per direction, for the run map: fio's unit of marking (`min_bs[ddir]`), alignment
+    /// (`ba[ddir]`) and number of blocks to draw from (`last_block()`). fio indexes its one
+    /// map by each direction's own unit, so where reads and writes have different smallest
+    /// sizes a write's block number lands on a read's bit; kept so, for fio's I/O counts.
+    run_units: [(u64, u64, u64); Direction::COUNT],
     ranks: RankGen,
     /// The last offset began a new pass over the region (fio then drops the region's page
     /// cache again, for buffered I/O).
@@ -199,6 +204,12 @@ impl OffsetGen {
         let mapped = spec.pattern == Pattern::Random && spec.random_map && uniform;
         let mixed = min_bs < max_bs && spec.zones.is_none() && spec.random_every == 1;
         let runs = (mapped && mixed).then(|| RunMap::new(region.len / align));
+        let run_units = std::array::from_fn(|d| {
+            let unit = spec.min_block_size(Direction::ALL[d]).max(1) as u64;
+            let ba = spec.block_align.unwrap_or(unit).max(1);
+            let room = region.len.saturating_sub(unit.saturating_sub(ba));
+            (unit, ba, room / ba)
+        });
         let map = (mapped && runs.is_none()).then(|| (Permutation::new(units, &mut rng), 0));
         let ranks = RankGen::new(&spec.distribution, units, align, &mut rng);
         OffsetGen {
@@ -214,6 +225,7 @@ impl OffsetGen {
             rng,
             map,
             runs,
+            run_units,
             ranks,
             zones: None,
         }
@@ -277,30 +289,34 @@ impl OffsetGen {
 
     /// The offset and length of the next I/O of up to `bs` bytes in direction `dir`: `bs`
     /// itself, except where the random map of mixed block sizes cuts it short at a block
-    /// already done this pass (fio's `mark_random_map()`).
+    /// already done this pass (fio's `mark_random_map()`). `None`: the map sends the I/O
+    /// past the region's end, where fio takes the file as done and the job ends.
     #[inline]
-    pub fn place(&mut self, dir: Direction, bs: u64) -> (u64, u64) {
+    pub fn place(&mut self, dir: Direction, bs: u64) -> Option<(u64, u64)> {
         match self.runs.is_some() {
-            true => self.next_run(bs),
-            false => (self.next(dir, bs), bs),
+            true => self.next_run(dir, bs),
+            false => Some((self.next(dir, bs), bs)),
         }
     }
 
-    /// A random free unit (the first free one at or after a random pick, as fio's
-    /// `get_next_rand_offset()`), and as many free units after it as `bs` covers.
-    fn next_run(&mut self, bs: u64) -> (u64, u64) {
+    /// A random free block (the first free one at or after a random pick, as fio's
+    /// `get_next_rand_offset()`), and as many free units after it as `bs` covers, in the
+    /// direction's own units (see `run_units`).
+    fn next_run(&mut self, dir: Direction, bs: u64) -> Option<(u64, u64)> {
+        let (unit, ba, blocks) = self.run_units[dir.index()];
         let runs = self.runs.as_mut().expect("called with a run map");
         if runs.full() {
             runs.clear();
             self.wrapped = true;
         }
-        let pick = self.rng.below(runs.units().max(1));
-        let unit = runs.next_free(pick).unwrap_or(0);
-        let n = runs.claim(unit, bs.div_ceil(self.align)).max(1);
-        (
-            self.region.start + unit * self.align,
-            (n * self.align).min(bs),
-        )
+        let pick = self.rng.below(blocks.max(1));
+        let block = runs.next_free(pick).unwrap_or(0);
+        let offset = block * ba;
+        if offset >= self.region.len {
+            return None;
+        }
+        let n = runs.claim(offset / unit, bs.div_ceil(unit)).max(1);
+        Some((self.region.start + offset, (n * unit).min(bs)))
     }
 
     /// The offset of the next I/O of `bs` bytes in direction `dir`.
@@ -469,7 +485,7 @@ mod tests {
         let mut sizes = crate::Rng::new(9);
         while bytes < region.len {
             let want = if sizes.percent() < 60 { 4096 } else { 65536 };
-            let (off, len) = g.place(Direction::Read, want);
+            let (off, len) = g.place(Direction::Read, want).unwrap();
             assert!(len <= want && len % 4096 == 0 && off + len <= region.end());
             for u in (off - 4096) / 4096..(off - 4096 + len) / 4096 {
                 covered[u as usize] += 1;
@@ -480,6 +496,31 @@ mod tests {
         assert!(!g.take_wrapped());
         g.place(Direction::Read, 4096);
         assert!(g.take_wrapped(), "the next I/O starts a new pass");
+    }
+
+    #[test]
+    fn each_direction_marks_the_map_in_its_own_units_as_fio() {
+        // Reads of 64k, writes of 1m over 2 MiB: 32 bits of 64k. A write's block number
+        // (of 1m) is used as a bit number, as fio's get_next_rand_offset() does, so two
+        // writes take bits 0 and 1, and a third finds the next free bit, 2, which is 2 MiB
+        // in its units: past the region, where fio's file (and job) is done.
+        let mut s = spec(Pattern::Random, 65536);
+        s.block_size = [65536, 1 << 20, 65536];
+        s.read_percent = 50;
+        let region = Region {
+            start: 0,
+            len: 2 << 20,
+        };
+        let mut g = OffsetGen::new(&s, region, 7);
+        let mut writes: Vec<u64> = (0..2)
+            .map(|_| g.place(Direction::Write, 1 << 20).unwrap().0)
+            .collect();
+        writes.sort();
+        assert_eq!(writes, [0, 1 << 20]);
+        assert_eq!(g.place(Direction::Write, 1 << 20), None);
+        // Reads still find their free 64k units (bits 2 and on).
+        let (off, len) = g.place(Direction::Read, 65536).unwrap();
+        assert!(off >= 2 * 65536 && len == 65536, "{off}");
     }
 
     #[test]

@@ -277,6 +277,8 @@ pub struct JobSpec {
     pub numa: crate::Numa,
     /// I/O priority and nice value of the worker threads (`prio`, `prioclass`, `nice`).
     pub priority: crate::Priority,
+    /// Per-I/O priorities (fio's `cmdprio*` options of libaio and io_uring).
+    pub cmdprio: crate::CmdPrio,
     /// fio's strided zones (`zonemode=strided`), if any.
     pub zones: Option<StridedZones>,
     /// Start only when every copy of the earlier job of this name has finished (fio's
@@ -369,6 +371,7 @@ impl JobSpec {
             exit_what: ExitWhat::Group,
             numa: crate::Numa::default(),
             priority: crate::Priority::default(),
+            cmdprio: crate::CmdPrio::default(),
             zones: None,
             wait_for: None,
             loops: 1,

@@ -106,11 +106,33 @@ fn write_dir(
     if rec.lat {
         lat_line(w, " lat", &r.lat, clock)?;
     }
+    // Per priority from two priorities with latencies on, as fio's show_ddir_status().
+    let prios = || r.prios.iter().filter(|p| p.lat.count() > 0);
+    let by_prio = r.prios_with_samples() >= 2;
+    let prio_kind = if job.setup.lat_percentiles {
+        " lat"
+    } else {
+        "clat"
+    };
+    for p in prios().filter(|_| by_prio) {
+        let label = format!("{prio_kind} prio {}/{}", p.class(), p.level());
+        lat_line(w, &label, &p.lat, clock)?;
+    }
     if job.setup.clat_percentiles && rec.clat {
         percentile_block(w, "clat", &r.clat, clock, &job.setup.percentiles)?;
     }
     if job.setup.lat_percentiles && rec.lat {
         percentile_block(w, " lat", &r.lat, clock, &job.setup.percentiles)?;
+    }
+    let any_pcts = job.setup.clat_percentiles || job.setup.lat_percentiles;
+    for p in prios().filter(|_| by_prio && any_pcts) {
+        let share = p.lat.count() as f64 * 100.0 / r.ios.max(1) as f64;
+        let label = format!(
+            "{prio_kind} prio {}/{} ({share:.2}% of IOs)",
+            p.class(),
+            p.level()
+        );
+        percentile_block(w, &label, &p.lat, clock, &job.setup.percentiles)?;
     }
     if rec.bw && !r.samples.is_empty() {
         sample_lines(w, r)?;

@@ -19,6 +19,10 @@ pub struct IoEntry {
     /// Where the I/O began, in bytes (fio's `log_offset` column).
     #[serde(default)]
     pub offset: u64,
+    /// The I/O's priority value (`ioprio`: class << 13 | level; the thread's unless it had
+    /// one of its own), fio's last column.
+    #[serde(default)]
+    pub prio: u16,
 }
 
 /// One window of one direction (averaged mode).
@@ -48,6 +52,9 @@ pub struct IoLog {
     /// Lines carry the offset column (fio's `log_offset`).
     #[serde(default)]
     pub with_offset: bool,
+    /// The last column is the priority value, not whether it was realtime (`log_prio`).
+    #[serde(default)]
+    pub with_prio: bool,
     pub per_io: Vec<IoEntry>,
     pub windows: Vec<WindowEntry>,
     /// Per-I/O entries not kept because the log reached its memory cap.

@@ -31,7 +31,7 @@ pub use hosts::{HostOutcome, HostRow, MergeError, MultiHostOutcome};
 pub use iolog::{IoEntry, IoLog, WindowEntry};
 pub use measured::{
     CpuUsage, DepthCounts, DirResult, DiskUsage, JobReport, LatTargetResult, LatencyWindow,
-    RateStats, RunOutcome, Sample,
+    PrioLatency, RateStats, RunOutcome, Sample,
 };
 pub use ordered::Metrics;
 pub use record::{

@@ -27,6 +27,29 @@ pub struct DirResult {
     /// Latency summaries of consecutive windows of the measured time (`latency_window`);
     /// empty unless the job asks for them.
     pub windows: Vec<LatencyWindow>,
+    /// Completion latencies per I/O priority (fio's `clat_prio`: clat, or total latency
+    /// with `lat_percentiles`), the thread's priority first; empty unless the job set
+    /// priorities per I/O (`cmdprio*`).
+    #[serde(default)]
+    pub prios: Vec<PrioLatency>,
+}
+
+/// The latencies of the I/Os of one priority.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrioLatency {
+    /// The `ioprio` value: class << 13 | level.
+    pub ioprio: u16,
+    pub lat: LatencyHistogram,
+}
+
+impl PrioLatency {
+    pub fn class(&self) -> u16 {
+        self.ioprio >> 13
+    }
+
+    pub fn level(&self) -> u16 {
+        self.ioprio & 7
+    }
 }
 
 /// What the latencies of one window looked like, in clock ticks: enough to draw latency over
@@ -114,12 +137,25 @@ impl DirResult {
             lat: LatencyHistogram::new(),
             samples: Vec::new(),
             windows: Vec::new(),
+            prios: Vec::new(),
         }
+    }
+
+    /// How many priorities have latencies: fio reports them apart from two on.
+    pub fn prios_with_samples(&self) -> usize {
+        self.prios.iter().filter(|p| p.lat.count() > 0).count()
     }
 
     pub fn merge(&mut self, other: &DirResult) {
         self.ios += other.ios;
         self.bytes += other.bytes;
+        // By priority value, as fio's clat_prio_stats_add (a new value is added at the end).
+        for p in &other.prios {
+            match self.prios.iter_mut().find(|q| q.ioprio == p.ioprio) {
+                Some(q) => q.lat.merge(&p.lat),
+                None => self.prios.push(p.clone()),
+            }
+        }
         // Copies run over the same windows: their samples add up to the group's rate.
         if self.samples.len() < other.samples.len() {
             self.samples.resize(other.samples.len(), Sample::default());

@@ -54,6 +54,10 @@ pub struct LogSpec {
     /// Each line also says where its I/O began (fio's `log_offset`).
     #[serde(default)]
     pub offset: bool,
+    /// The last column is the I/O's whole priority value, not whether it was realtime
+    /// (fio's `log_prio`).
+    #[serde(default)]
+    pub prio: bool,
 }
 
 impl LogSpec {

@@ -8,7 +8,7 @@
 //! and the run says so (fio would grow until the OOM killer came). `log_avg_msec` keeps a log
 //! to a few entries a second.
 
-use iolab_engine::Direction;
+use iolab_engine::{Direction, IoUnit};
 pub use iolab_results::{IoEntry, IoLog, WindowEntry};
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -39,7 +39,7 @@ impl IoLogger {
     /// reserved up front.
     pub fn new(
         job_number: u32,
-        (avg_ms, with_offset): (u32, bool),
+        (avg_ms, with_offset, with_prio): (u32, bool, bool),
         window_ticks: u64,
         expected: usize,
         cap: usize,
@@ -49,6 +49,7 @@ impl IoLogger {
                 job_number,
                 avg_ms,
                 with_offset,
+                with_prio,
                 per_io: if avg_ms == 0 {
                     Vec::with_capacity(expected.min(cap))
                 } else {
@@ -82,8 +83,9 @@ impl IoLogger {
     /// One I/O of `len` bytes at `offset` completed at `now`, with its submission,
     /// completion and total latencies in ticks.
     #[inline]
-    pub fn record(&mut self, now: u64, dir: Direction, len: u32, offset: u64, lats: [u64; 3]) {
+    pub fn record(&mut self, now: u64, io: &IoUnit, prio: u16, lats: [u64; 3]) {
         let [slat, clat, lat] = lats;
+        let (dir, len, offset) = (io.dir, io.len, io.offset);
         if self.log.avg_ms == 0 {
             if self.log.per_io.len() >= self.cap {
                 self.log.dropped += 1;
@@ -97,6 +99,7 @@ impl IoLogger {
                 clat_ticks: clat,
                 lat_ticks: lat,
                 offset,
+                prio,
             });
             return;
         }
@@ -164,12 +167,25 @@ impl IoLogger {
 mod tests {
     use super::*;
 
+    fn io(dir: Direction, len: u32) -> IoUnit {
+        IoUnit {
+            slot: 0,
+            file: 0,
+            dir,
+            offset: 0,
+            len,
+            buf: std::ptr::null_mut(),
+            ioprio: None,
+            prio_index: 0,
+        }
+    }
+
     #[test]
     fn per_io_entries_stop_at_the_cap_and_are_counted() {
-        let mut l = IoLogger::new(1, (0, false), 1000, 100, 2);
+        let mut l = IoLogger::new(1, (0, false, false), 1000, 100, 2);
         l.start(0);
         for t in 1..=5 {
-            l.record(t, Direction::Read, 4096, 0, [0, 1, 1]);
+            l.record(t, &io(Direction::Read, 4096), 0, [0, 1, 1]);
         }
         let log = l.finish(10, 1.0);
         assert_eq!((log.per_io.len(), log.dropped), (2, 3));
@@ -177,10 +193,10 @@ mod tests {
 
     #[test]
     fn per_io_entries_are_relative_to_the_window_start() {
-        let mut l = IoLogger::new(1, (0, false), 1000, 4, 1000);
-        l.record(50, Direction::Read, 4096, 0, [0, 7, 7]);
+        let mut l = IoLogger::new(1, (0, false, false), 1000, 4, 1000);
+        l.record(50, &io(Direction::Read, 4096), 0, [0, 7, 7]);
         l.start(100);
-        l.record(150, Direction::Write, 8192, 0, [1, 2, 3]);
+        l.record(150, &io(Direction::Write, 8192), 0, [1, 2, 3]);
         let log = l.finish(200, 1.0);
         assert_eq!(log.per_io.len(), 1);
         assert_eq!(log.per_io[0].at_ticks, 50);
@@ -190,15 +206,15 @@ mod tests {
     #[test]
     fn windows_average_per_direction_and_skip_idle_ones() {
         // 1 tick per ms: 100-tick windows are 100 ms.
-        let mut l = IoLogger::new(3, (100, false), 100, 0, 1000);
+        let mut l = IoLogger::new(3, (100, false, false), 100, 0, 1000);
         l.start(0);
-        l.record(10, Direction::Read, 4096, 0, [0, 10, 10]);
-        l.record(20, Direction::Read, 4096, 0, [0, 30, 30]);
-        l.record(30, Direction::Write, 4096, 0, [0, 5, 5]);
+        l.record(10, &io(Direction::Read, 4096), 0, [0, 10, 10]);
+        l.record(20, &io(Direction::Read, 4096), 0, [0, 30, 30]);
+        l.record(30, &io(Direction::Write, 4096), 0, [0, 5, 5]);
         // Nothing in the second window; one read in the third.
-        l.record(250, Direction::Read, 4096, 0, [0, 8, 8]);
+        l.record(250, &io(Direction::Read, 4096), 0, [0, 8, 8]);
         // The last window, cut at 320 by the job's end, is written too (as fio's).
-        l.record(310, Direction::Write, 4096, 0, [0, 6, 6]);
+        l.record(310, &io(Direction::Write, 4096), 0, [0, 6, 6]);
         let log = l.finish(320, 1.0);
         let w: Vec<(u64, Direction, u64, f64)> = log
             .windows

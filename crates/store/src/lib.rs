@@ -333,6 +333,7 @@ mod tests {
                 2
             ],
             windows: Vec::new(),
+            prios: Vec::new(),
         };
         let spec = JobSpec::new("qd1", "/dev/zram0");
         let job = JobReport {

@@ -926,3 +926,110 @@ fn prio_prioclass_and_nice_reach_the_worker_thread() {
         );
     }
 }
+
+/// (class, level, I/Os) of each priority fio's JSON reports for a job's reads.
+fn read_prios(v: &Value) -> Vec<(u64, u64, u64)> {
+    let prios = v["jobs"][0]["read"]["prios"].as_array();
+    prios
+        .map(|a| {
+            a.iter()
+                .map(|p| {
+                    let n = p["clat_ns"]["N"].as_u64().unwrap();
+                    (
+                        p["prioclass"].as_u64().unwrap(),
+                        p["prio"].as_u64().unwrap(),
+                        n,
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// fio's cmdprio options: a share of the requests carries a priority of its own (on the
+/// iocb itself: strace shows it), latencies are reported per priority in fio's `prios`,
+/// and log_prio logs each I/O's priority value; both tools on the same job.
+#[test]
+fn cmdprio_gives_a_share_of_requests_their_own_priority_as_fio() {
+    if !fio_available() {
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let job = "[global]\nfilename=DIR/TOOL.dat\nsize=8m\nbs=4k\nioengine=libaio\niodepth=4\n\
+               direct=1\nwrite_lat_log=DIR/TOOL\nlog_prio=1\n[p]\nrw=randread\n\
+               cmdprio_percentage=30\ncmdprio_class=2\ncmdprio=3\n";
+    for tool in ["fio", "iolab"] {
+        let v = run_job(tool, dir.path(), job);
+        let prios = read_prios(&v);
+        assert_eq!(prios.len(), 2, "{tool}: {prios:?}");
+        assert_eq!(
+            (prios[0].0, prios[0].1, prios[1].0, prios[1].1),
+            (0, 0, 2, 3)
+        );
+        assert_eq!(prios[0].2 + prios[1].2, 2048, "{tool}");
+        let share = prios[1].2 as f64 / 2048.0;
+        assert!((0.25..0.35).contains(&share), "{tool}: {share}");
+        let log = fs::read_to_string(dir.path().join(format!("{tool}_clat.1.log"))).unwrap();
+        let mut last: Vec<&str> = log.lines().filter_map(|l| l.rsplit(", ").next()).collect();
+        last.sort();
+        last.dedup();
+        assert_eq!(last, ["0x0000", "0x4003"], "{tool}");
+    }
+    // The priority is on the request: io_submit's iocbs carry it, flagged.
+    let target = format!("--filename={}", dir.path().join("s.dat").display());
+    let trace = dir.path().join("strace.txt");
+    let o = Command::new("strace")
+        .args(["-f", "-e", "trace=io_submit", "-o", trace.to_str().unwrap()])
+        .arg(env!("CARGO_BIN_EXE_iolab"))
+        .args(["run", "--name=s", &target, "--size=1m", "--rw=randread"])
+        .args(["--ioengine=libaio", "--direct=1", "--cmdprio_percentage=50"])
+        .args(["--cmdprio_class=3", "--cmdprio=1"])
+        .output();
+    match o {
+        Ok(o) if o.status.success() => {
+            let t = fs::read_to_string(&trace).unwrap();
+            let with = t.matches("IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 1)").count();
+            let flagged = t.matches("aio_flags=IOCB_FLAG_IOPRIO").count();
+            assert!(
+                (80..180).contains(&with) && with == flagged,
+                "{with} {flagged}"
+            );
+        }
+        _ => eprintln!("skipped the strace check: strace did not run"),
+    }
+    // Engines without per-request priorities and fio's own conflicts are refused.
+    let file = format!("--filename={}", dir.path().join("r.dat").display());
+    for (args, why) in [
+        (
+            &["--ioengine=psync", "--cmdprio_percentage=10"][..],
+            "belongs to ioengine",
+        ),
+        (
+            &[
+                "--ioengine=libaio",
+                "--cmdprio_percentage=10",
+                "--cmdprio_bssplit=4k/10",
+            ][..],
+            "mutually exclusive",
+        ),
+        (
+            &[
+                "--ioengine=io_uring",
+                "--cmdprio_bssplit=4k/60/1/0:4k/50/2/0",
+            ][..],
+            "exceeds 100",
+        ),
+    ] {
+        let mut a = vec!["run", "--name=r", &file, "--size=1m", "--rw=randread"];
+        a.extend_from_slice(args);
+        let o = iolab(&a);
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert!(
+            o.stderr.contains(why) && o.stderr.trim().lines().count() == 1,
+            "{args:?}: {}",
+            o.stderr
+        );
+        assert!(!dir.path().join("r.dat").exists());
+    }
+}

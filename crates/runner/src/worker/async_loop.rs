@@ -39,6 +39,8 @@ impl Default for InFlight {
                 offset: 0,
                 len: 0,
                 buf: std::ptr::null_mut(),
+                ioprio: None,
+                prio_index: 0,
             },
             start_t: 0,
             submit_t: 0,

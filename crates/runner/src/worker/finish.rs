@@ -2,7 +2,7 @@
 //! distributions, fsyncs, the I/O log, CPU, and the notes on how the kernel served it.
 
 use iolab_engine::EngineKind;
-use iolab_results::{DepthCounts, DirResult};
+use iolab_results::{DepthCounts, DirResult, PrioLatency};
 
 use super::stats::DirStats;
 use super::{LoopState, WorkerResult};
@@ -43,6 +43,7 @@ impl LoopState<'_, '_> {
             lat: self.syncer.lat.clone(),
             samples: Vec::new(),
             windows: Vec::new(),
+            prios: Vec::new(),
         });
         // A write job that verified reports its reads back, as fio.
         let verify_reads = self.verify.is_some() && self.rec.stats[0].ios > 0;
@@ -97,6 +98,11 @@ fn dir_result(st: DirStats, sync: bool) -> DirResult {
         // Synchronous engines record one latency: submitting is completing.
         clat: if sync { st.lat.clone() } else { st.clat },
         lat: st.lat,
+        prios: st
+            .prios
+            .into_iter()
+            .map(|(ioprio, lat)| PrioLatency { ioprio, lat })
+            .collect(),
     }
 }
 

@@ -5,7 +5,7 @@
 use std::os::fd::RawFd;
 
 use iolab_engine::{BufferPool, Direction, IoUnit};
-use iolab_job::{BlockSizer, JobSpec, OffsetGen, Region, Rng, TrimMix};
+use iolab_job::{BlockSizer, JobSpec, OffsetGen, PrioTable, Region, Rng, TrimMix};
 
 use super::dedupe::DedupeGen;
 use super::file_pick::FilePicker;
@@ -35,6 +35,13 @@ pub(super) struct Issuer<'a> {
     /// I/Os to issue (`number_ios` × loops; `u64::MAX`: no count) and issued.
     io_limit: u64,
     ios: u64,
+    /// The random map placed an I/O past the region's end: fio's file, and so the job, is
+    /// done (see `OffsetGen::place`).
+    exhausted: bool,
+    /// Per-I/O priorities of reads and writes (fio's `cmdprio*`), drawn from their own
+    /// stream (fio's `prio_state`).
+    prios: [PrioTable; 2],
+    prio_rng: Rng,
     /// Drop the page cache again at each new pass over a file (fio's `loop_cache_invalidate`:
     /// buffered, invalidating jobs that go over their region more than once).
     invalidate_per_pass: bool,
@@ -178,6 +185,8 @@ impl<'a> Issuer<'a> {
                 BlockSizer::new(&spec.block_dist[d], spec.block_size[d])
             }),
             size_rng: Rng::new(seed ^ 0xB5B5_B5B5),
+            prios: std::array::from_fn(|d| PrioTable::new(&spec.cmdprio, d, &spec.priority)),
+            prio_rng: Rng::new(seed ^ 0x9210),
             read_percent: spec.read_percent,
             trim: spec.trim,
             trimmed: None,
@@ -190,6 +199,7 @@ impl<'a> Issuer<'a> {
                 _ => u64::MAX,
             },
             ios: 0,
+            exhausted: false,
             invalidate_per_pass: spec.invalidate
                 && !spec.direct
                 && (spec.time_based || spec.loops > 1),
@@ -199,7 +209,7 @@ impl<'a> Issuer<'a> {
 
     #[inline(always)]
     pub fn bytes_done(&self) -> bool {
-        self.issued >= self.byte_limit || self.ios >= self.io_limit
+        self.issued >= self.byte_limit || self.ios >= self.io_limit || self.exhausted
     }
 
     /// The direction of the next I/O (drawn first, so the rate limit can wait for it).
@@ -221,9 +231,9 @@ impl<'a> Issuer<'a> {
         slot: u32,
         pool: &BufferPool,
         now_ns: impl Fn() -> u64,
-    ) -> IoUnit {
+    ) -> Option<IoUnit> {
         if let (Direction::Write, Some((file, offset, len))) = (dir, self.trimmed.take()) {
-            return self.write_after_trim(slot, pool, file, offset, len, now_ns);
+            return Some(self.write_after_trim(slot, pool, file, offset, len, now_ns));
         }
         let sizer = &self.sizers[dir.index()];
         let mut len = sizer.next(&mut self.size_rng);
@@ -233,7 +243,11 @@ impl<'a> Issuer<'a> {
             len = sizer.largest_fitting(room).unwrap_or(len);
         }
         let file = self.files.next(len);
-        let (offset, len) = self.offsets[file].place(dir, len);
+        let Some((offset, len)) = self.offsets[file].place(dir, len) else {
+            // fio's file is done: with one file, so is the job.
+            self.exhausted = true;
+            return None;
+        };
         if self.offsets[file].take_wrapped() && self.invalidate_per_pass {
             self.invalidate_again(file);
         }
@@ -246,14 +260,17 @@ impl<'a> Issuer<'a> {
         if dir == Direction::Write {
             self.writes.prepare(buf, len as usize, offset, now_ns);
         }
-        IoUnit {
+        let (ioprio, prio_index) = self.prio(dir, len);
+        Some(IoUnit {
             slot,
             file: file as u32,
             dir,
             offset,
             len: len as u32,
             buf,
-        }
+            ioprio,
+            prio_index,
+        })
     }
 
     /// `trimwrite`'s write: the block just trimmed, as fio's (same offset and length).
@@ -270,6 +287,7 @@ impl<'a> Issuer<'a> {
         self.ios += 1;
         let buf = pool.slot_ptr(slot as usize);
         self.writes.prepare(buf, len as usize, offset, now_ns);
+        let (ioprio, prio_index) = self.prio(Direction::Write, len);
         IoUnit {
             slot,
             file: file as u32,
@@ -277,6 +295,21 @@ impl<'a> Issuer<'a> {
             offset,
             len: len as u32,
             buf,
+            ioprio,
+            prio_index,
+        }
+    }
+
+    /// The priority of an I/O of `len` bytes in direction `dir`, as fio's
+    /// `fio_cmdprio_set_ioprio()`: a draw decides whether it takes one of its own.
+    #[inline(always)]
+    fn prio(&mut self, dir: Direction, len: u64) -> (Option<u16>, u8) {
+        let Some(t) = self.prios.get(dir.index()).filter(|t| t.is_on()) else {
+            return (None, 0);
+        };
+        match t.pick(len, self.prio_rng.below(100) as u32) {
+            Some(i) => (Some(t.values[i as usize]), i),
+            None => (None, 0),
         }
     }
 

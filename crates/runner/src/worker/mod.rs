@@ -499,13 +499,13 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 return None;
             }
         }
-        if dir == Direction::Write {
-            self.syncer.writes_since += 1;
-        }
         let clock = self.clock;
         let mut io = self
             .issue
-            .next_io(dir, slot, pool, || clock.ticks_to_ns(now) as u64);
+            .next_io(dir, slot, pool, || clock.ticks_to_ns(now) as u64)?;
+        if dir == Direction::Write {
+            self.syncer.writes_since += 1;
+        }
         if self.rate.on {
             self.rate.issued(dir, io.len);
         }
@@ -663,16 +663,30 @@ fn recorder(w: &Worker<'_>, clock: &Clock) -> Recorder {
         // Per-I/O logs of a time-based job grow while it runs; start with room for a
         // second at 100k IOPS so short runs never regrow.
         let room = if avg == 0 { 100_000 } else { 0 };
-        let layout = (avg, spec.logs.offset);
+        let layout = (avg, spec.logs.offset, spec.logs.prio);
         IoLogger::new(w.job_number, layout, window, room, w.job.log_cap_entries)
     });
-    Recorder {
-        stats: std::array::from_fn(|d| match spec.directions().any(|x| x.index() == d) {
+    let mut stats: [DirStats; 3] =
+        std::array::from_fn(|d| match spec.directions().any(|x| x.index() == d) {
             true => DirStats::new(expected_samples, expected_windows),
             false => DirStats::new(0, None),
-        }),
+        });
+    for (d, s) in stats.iter_mut().take(2).enumerate() {
+        let table = iolab_job::PrioTable::new(&spec.cmdprio, d, &spec.priority);
+        if table.is_on() {
+            s.prios = table
+                .values
+                .iter()
+                .map(|&v| (v, Default::default()))
+                .collect();
+        }
+    }
+    Recorder {
+        stats,
         depth: DepthCounts::default(),
         logger,
         keep: spec.recorded,
+        prio_total_lat: spec.lat_percentiles,
+        thread_prio: spec.priority.ioprio().unwrap_or(0) as u16,
     }
 }

@@ -21,6 +21,9 @@ pub(super) struct DirStats {
     /// Latencies of the current latency window, when the job asks for windows.
     pub window: Option<LatencyHistogram>,
     pub windows: Vec<LatencyWindow>,
+    /// Completion latencies per priority (fio's `clat_prio`), one per value of the job's
+    /// priority table; empty unless the job sets priorities per I/O.
+    pub prios: Vec<(u16, LatencyHistogram)>,
 }
 
 impl DirStats {
@@ -35,6 +38,7 @@ impl DirStats {
             sampled: Sample::default(),
             window: expected_windows.map(|_| LatencyHistogram::new()),
             windows: Vec::with_capacity(expected_windows.unwrap_or(0)),
+            prios: Vec::new(),
         }
     }
 
@@ -59,6 +63,9 @@ impl DirStats {
         self.slat.reset();
         self.clat.reset();
         self.lat.reset();
+        for (_, h) in &mut self.prios {
+            h.reset();
+        }
     }
 
     /// Closes the current sampling interval: its I/Os and bytes as one sample.
@@ -93,6 +100,10 @@ pub(super) struct Recorder {
     /// off is not recorded at all, so it costs nothing (a histogram bucket is a cache miss
     /// per I/O when the loop has been away in the kernel).
     pub keep: Recorded,
+    /// Per-priority latencies are total latencies (fio's `lat_percentiles`), not clat.
+    pub prio_total_lat: bool,
+    /// The thread's own `ioprio` value, which I/Os without one of their own carry in logs.
+    pub thread_prio: u16,
 }
 
 impl Recorder {
@@ -108,8 +119,12 @@ impl Recorder {
         if self.keep.lat {
             s.record_lat(lat);
         }
+        if let Some((_, h)) = s.prios.get_mut(io.prio_index as usize) {
+            h.record(if self.prio_total_lat { lat } else { clat });
+        }
         if let Some(l) = &mut self.logger {
-            l.record(now, io.dir, io.len, io.offset, [slat, clat, lat]);
+            let prio = io.ioprio.unwrap_or(self.thread_prio);
+            l.record(now, io, prio, [slat, clat, lat]);
         }
     }
 
@@ -130,7 +145,7 @@ impl Recorder {
         s.bytes += io.len as u64;
         s.record_lat(lat);
         if let Some(l) = &mut self.logger {
-            l.record(now, io.dir, io.len, io.offset, [0, lat, lat]);
+            l.record(now, io, self.thread_prio, [0, lat, lat]);
         }
     }
 

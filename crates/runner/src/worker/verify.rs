@@ -101,6 +101,8 @@ impl Verifier {
             offset: p.offset,
             len: p.len,
             buf: pool.slot_ptr(slot as usize),
+            ioprio: None,
+            prio_index: 0,
         }
     }
 
