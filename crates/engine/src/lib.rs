@@ -47,9 +47,10 @@ pub struct IoUnit {
     pub offset: u64,
     pub len: u32,
     pub buf: *mut u8,
-    /// A priority of the request's own (fio's `cmdprio*`, engines that take one); `None`:
-    /// the thread's.
-    pub ioprio: Option<u16>,
+    /// A priority of the request's own (fio's `cmdprio*`, engines that take one), as
+    /// `ioprio_set` values (class << 13 | level); 0, no class: the thread's. (A u16, not an
+    /// Option, keeps the unit in 32 bytes.)
+    pub ioprio: u16,
     /// Which of the job's priorities the I/O's latency is reported under (0: the
     /// thread's; see `iolab_job::PrioTable`).
     pub prio_index: u8,

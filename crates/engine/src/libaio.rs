@@ -115,12 +115,8 @@ impl IoEngine for Libaio {
             aio_nbytes: io.len as u64,
             aio_offset: io.offset as i64,
             // A priority of the request's own (fio's cmdprio), else the thread's.
-            aio_reqprio: io.ioprio.map_or(0, |p| p as i16),
-            aio_flags: if io.ioprio.is_some() {
-                IOCB_FLAG_IOPRIO
-            } else {
-                0
-            },
+            aio_reqprio: io.ioprio as i16,
+            aio_flags: if io.ioprio != 0 { IOCB_FLAG_IOPRIO } else { 0 },
             ..IoCb::default()
         };
         self.pending.push(cb);

@@ -131,7 +131,7 @@ impl<'pool> Uring<'pool> {
         let iov: *const libc::iovec = iov;
         let fd = self.fds[io.file as usize];
         // 0: the thread's priority (the kernel takes the submitter's).
-        let prio = io.ioprio.unwrap_or(0);
+        let prio = io.ioprio;
         macro_rules! with_fd {
             ($op:ident) => {
                 if self.opts.registerfiles {
@@ -158,7 +158,7 @@ impl<'pool> Uring<'pool> {
     #[inline(always)]
     fn build_plain(&self, io: &IoUnit) -> squeue::Entry {
         // 0: the thread's priority (the kernel takes the submitter's).
-        let prio = io.ioprio.unwrap_or(0);
+        let prio = io.ioprio;
         macro_rules! with_fd {
             ($op:expr) => {
                 if self.opts.registerfiles {

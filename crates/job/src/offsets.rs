@@ -168,6 +168,9 @@ pub struct OffsetGen {
     /// map by each direction's own unit, so where reads and writes have different smallest
     /// sizes a write's block number lands on a read's bit; kept so, for fio's I/O counts.
     run_units: [(u64, u64, u64); Direction::COUNT],
+    /// Where the run map sends an I/O past the end, start the map over instead of ending
+    /// (fio's `get_next_rand_block()` resets a time-based job's file).
+    restart_at_end: bool,
     ranks: RankGen,
     /// The last offset began a new pass over the region (fio then drops the region's page
     /// cache again, for buffered I/O).
@@ -226,6 +229,7 @@ impl OffsetGen {
             map,
             runs,
             run_units,
+            restart_at_end: spec.time_based,
             ranks,
             zones: None,
         }
@@ -313,7 +317,13 @@ impl OffsetGen {
         let block = runs.next_free(pick).unwrap_or(0);
         let offset = block * ba;
         if offset >= self.region.len {
-            return None;
+            if !self.restart_at_end {
+                return None;
+            }
+            // A fresh map: the next pick is free, and within the region.
+            runs.clear();
+            self.wrapped = true;
+            return self.next_run(dir, bs);
         }
         let n = runs.claim(offset / unit, bs.div_ceil(unit)).max(1);
         Some((self.region.start + offset, (n * unit).min(bs)))
@@ -521,6 +531,13 @@ mod tests {
         // Reads still find their free 64k units (bits 2 and on).
         let (off, len) = g.place(Direction::Read, 65536).unwrap();
         assert!(off >= 2 * 65536 && len == 65536, "{off}");
+        // A time-based job starts the map over instead (fio resets the file).
+        s.time_based = true;
+        let mut g = OffsetGen::new(&s, region, 7);
+        for _ in 0..3 {
+            assert!(g.place(Direction::Write, 1 << 20).is_some());
+        }
+        assert!(g.take_wrapped());
     }
 
     #[test]

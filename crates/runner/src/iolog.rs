@@ -175,7 +175,7 @@ mod tests {
             offset: 0,
             len,
             buf: std::ptr::null_mut(),
-            ioprio: None,
+            ioprio: 0,
             prio_index: 0,
         }
     }

@@ -39,7 +39,7 @@ impl Default for InFlight {
                 offset: 0,
                 len: 0,
                 buf: std::ptr::null_mut(),
-                ioprio: None,
+                ioprio: 0,
                 prio_index: 0,
             },
             start_t: 0,

@@ -35,12 +35,10 @@ pub(super) struct Issuer<'a> {
     /// I/Os to issue (`number_ios` × loops; `u64::MAX`: no count) and issued.
     io_limit: u64,
     ios: u64,
-    /// The random map placed an I/O past the region's end: fio's file, and so the job, is
-    /// done (see `OffsetGen::place`).
-    exhausted: bool,
     /// Per-I/O priorities of reads and writes (fio's `cmdprio*`), drawn from their own
-    /// stream (fio's `prio_state`).
+    /// stream (fio's `prio_state`); `prios_on`: either direction has any.
     prios: [PrioTable; 2],
+    prios_on: bool,
     prio_rng: Rng,
     /// Drop the page cache again at each new pass over a file (fio's `loop_cache_invalidate`:
     /// buffered, invalidating jobs that go over their region more than once).
@@ -186,6 +184,7 @@ impl<'a> Issuer<'a> {
             }),
             size_rng: Rng::new(seed ^ 0xB5B5_B5B5),
             prios: std::array::from_fn(|d| PrioTable::new(&spec.cmdprio, d, &spec.priority)),
+            prios_on: spec.cmdprio.dirs.iter().any(|d| !d.is_empty()),
             prio_rng: Rng::new(seed ^ 0x9210),
             read_percent: spec.read_percent,
             trim: spec.trim,
@@ -199,7 +198,6 @@ impl<'a> Issuer<'a> {
                 _ => u64::MAX,
             },
             ios: 0,
-            exhausted: false,
             invalidate_per_pass: spec.invalidate
                 && !spec.direct
                 && (spec.time_based || spec.loops > 1),
@@ -209,7 +207,7 @@ impl<'a> Issuer<'a> {
 
     #[inline(always)]
     pub fn bytes_done(&self) -> bool {
-        self.issued >= self.byte_limit || self.ios >= self.io_limit || self.exhausted
+        self.issued >= self.byte_limit || self.ios >= self.io_limit
     }
 
     /// The direction of the next I/O (drawn first, so the rate limit can wait for it).
@@ -244,9 +242,7 @@ impl<'a> Issuer<'a> {
         }
         let file = self.files.next(len);
         let Some((offset, len)) = self.offsets[file].place(dir, len) else {
-            // fio's file is done: with one file, so is the job.
-            self.exhausted = true;
-            return None;
+            return self.file_done();
         };
         if self.offsets[file].take_wrapped() && self.invalidate_per_pass {
             self.invalidate_again(file);
@@ -300,16 +296,35 @@ impl<'a> Issuer<'a> {
         }
     }
 
-    /// The priority of an I/O of `len` bytes in direction `dir`, as fio's
-    /// `fio_cmdprio_set_ioprio()`: a draw decides whether it takes one of its own.
+    /// fio's file is done (the random map sent the I/O past its end): with one file, so is
+    /// the job. No flag of its own: the limits are checked on every I/O's path, this is
+    /// not, and out of line it leaves that path as it was.
+    #[cold]
+    #[inline(never)]
+    fn file_done(&mut self) -> Option<IoUnit> {
+        self.io_limit = self.ios;
+        None
+    }
+
+    /// The priority of an I/O of `len` bytes in direction `dir` (0: the thread's) and its
+    /// index among the job's, as fio's `fio_cmdprio_set_ioprio()`: a draw decides whether
+    /// it takes one of its own.
     #[inline(always)]
-    fn prio(&mut self, dir: Direction, len: u64) -> (Option<u16>, u8) {
+    fn prio(&mut self, dir: Direction, len: u64) -> (u16, u8) {
+        match self.prios_on {
+            false => (0, 0),
+            true => self.draw_prio(dir, len),
+        }
+    }
+
+    #[inline(never)]
+    fn draw_prio(&mut self, dir: Direction, len: u64) -> (u16, u8) {
         let Some(t) = self.prios.get(dir.index()).filter(|t| t.is_on()) else {
-            return (None, 0);
+            return (0, 0);
         };
         match t.pick(len, self.prio_rng.below(100) as u32) {
-            Some(i) => (Some(t.values[i as usize]), i),
-            None => (None, 0),
+            Some(i) => (t.values[i as usize], i),
+            None => (0, 0),
         }
     }
 

@@ -123,7 +123,11 @@ impl Recorder {
             h.record(if self.prio_total_lat { lat } else { clat });
         }
         if let Some(l) = &mut self.logger {
-            let prio = io.ioprio.unwrap_or(self.thread_prio);
+            let prio = if io.ioprio == 0 {
+                self.thread_prio
+            } else {
+                io.ioprio
+            };
             l.record(now, io, prio, [slat, clat, lat]);
         }
     }

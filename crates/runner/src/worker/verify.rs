@@ -101,7 +101,7 @@ impl Verifier {
             offset: p.offset,
             len: p.len,
             buf: pool.slot_ptr(slot as usize),
-            ioprio: None,
+            ioprio: 0,
             prio_index: 0,
         }
     }
