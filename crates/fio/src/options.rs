@@ -362,6 +362,7 @@ impl JobDraft {
                 *prefix = Some(self.spec.name.clone());
             }
         }
+        self.spec.do_verify = self.verify.settings.after_writes;
         self.spec.verify = self
             .verify
             .resolve()

@@ -304,6 +304,10 @@ pub struct JobSpec {
     pub lat_target: crate::LatTarget,
     /// fsync the file after every this many writes (fio's `fsync`); 0: never.
     pub fsync_every: u32,
+    /// fio's `do_verify` as given (default 1), with or without `verify`: besides reading
+    /// back, it decides whether fio starts a done file over for another pass
+    /// (`reset_io_counters()`).
+    pub do_verify: bool,
     /// fdatasync the file after every this many writes (fio's `fdatasync`); 0: never.
     pub fdatasync_every: u32,
     /// fsync the file once when the job ends (fio's `end_fsync`).
@@ -383,6 +387,7 @@ impl JobSpec {
             steady: crate::SteadyState::default(),
             lat_target: crate::LatTarget::default(),
             fsync_every: 0,
+            do_verify: true,
             fdatasync_every: 0,
             end_fsync: false,
             invalidate: true,

@@ -846,6 +846,7 @@ fn holes_in_a_region_past_the_file_start_end_after_one_pass_as_fio() {
         ),
         (120, 5, 160, io_size("2m", "verify=crc32c\n")),
         (120, 1, 32, io_size("4m", "verify=crc32c\ndo_verify=0\n")),
+        (120, 1, 32, io_size("4m", "do_verify=0\n")),
     ];
     for (offset, loops, writes, extra) in cases {
         let job = format!(

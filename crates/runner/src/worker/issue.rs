@@ -119,7 +119,7 @@ fn one_pass_bytes(spec: &JobSpec, region: Region) -> u64 {
 /// the writes never pass `io_size` × `loops` (`io_issue_bytes_exceeded()`).
 fn one_pass_io_size_bytes(spec: &JobSpec, pass: u64, want: u64) -> u64 {
     let loops = spec.loops.max(1) as u64;
-    let do_verify = spec.verify.as_ref().is_none_or(|v| v.after_writes);
+    let do_verify = spec.do_verify;
     let reads_back = !spec.reads()
         && spec
             .verify
