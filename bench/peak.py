@@ -16,6 +16,11 @@ suite when there is none), then runs, interleaved on the same device, for QD 1..
             slat, clat and lat per I/O as fio does;
   libaio:   iolab and fio with the same options and batches.
 
+With --cpus (default: the last CPU), every tool runs under `taskset -c CPUS`: its threads
+and the io-wq workers its ring creates (they inherit the mask) share those CPUs, so one CPU
+is literally IOPS per core, and the runs are far steadier than unpinned ones (`--cpus all`),
+where each I/O pays a wake-up across CPUs between the submitter and its io-wq worker.
+
 Each figure is the median of --pairs runs per tool. IOPS is each tool's own figure (t/io_uring:
 the mean of its once-a-second IOPS lines). CPU is the same for all three tools: the process's
 user + system time from wait4() (it includes io-wq workers, which are threads of the process),
@@ -25,7 +30,7 @@ cycles go per I/O.
 
 Usage (root; overwrites /dev/zram0, sizing it to 1 GiB when it has no size):
     python3 bench/peak.py [--pairs 5] [--runtime 3] [--depths 1,2,4,8,16,32,64,128]
-                          [--perf] [--out BENCHMARKS.md]
+                          [--cpus N|all] [--perf] [--out BENCHMARKS.md]
 """
 
 import argparse
@@ -47,6 +52,7 @@ ROOT = c.ROOT
 IOLAB = c.IOLAB
 ZRAM = c.ZRAM
 GTOD = "iolab gtod_reduce"
+CPUS = "all"
 CACHE = os.path.join(ROOT, "target", "peak")
 BEGIN = "<!-- bench/peak.py: begin -->"
 END = "<!-- bench/peak.py: end -->"
@@ -126,6 +132,11 @@ def fill_device():
        capture_output=True)
 
 
+def pinned(cmd):
+    """`cmd` under taskset when --cpus pins the tools."""
+    return ["taskset", "-c", CPUS, *cmd] if CPUS != "all" else cmd
+
+
 def batch(qd):
     return max(1, qd // 4)
 
@@ -160,7 +171,7 @@ def measure(tools, engine, qd, runtime, pairs):
 
 def timed(tool, engine, qd, runtime):
     """Runs one tool once under wait4 and returns (IOPS, IOPS per CPU-second)."""
-    cmd = commands(tool, engine, qd, runtime)
+    cmd = pinned(commands(tool, engine, qd, runtime))
     with tempfile.TemporaryFile() as errf:
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf)
         out = p.stdout.read().decode()
@@ -186,7 +197,7 @@ def perf_top(tool, engine, qd, runtime, n=10):
     space (the tool and its libraries) and the top `n` symbols."""
     data = f"/tmp/iolab-peak-{re.sub('[^a-z]', '_', tool)}-{engine}-{qd}.perf"
     cmd = ["perf", "record", "-q", "-e", "cpu-clock", "-F", "4999", "-o", data, "--",
-           *commands(tool, engine, qd, runtime)]
+           *pinned(commands(tool, engine, qd, runtime))]
     subprocess.run(cmd, check=True, capture_output=True)
 
     def report(sort):
@@ -209,12 +220,16 @@ def main():
     ap.add_argument("--runtime", type=int, default=3)
     ap.add_argument("--depths", default="1,2,4,8,16,32,64,128")
     ap.add_argument("--engines", default="io_uring,libaio")
+    ap.add_argument("--cpus", default=str(os.cpu_count() - 1),
+                    help="taskset CPU list every tool runs on (default: the last CPU); "
+                         "'all': not pinned")
     ap.add_argument("--perf", action="store_true", help="also sample each tool with perf")
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"),
                     help="file whose peak section is replaced ('-': print only)")
     a = ap.parse_args()
-    global T_IO_URING
+    global T_IO_URING, CPUS
     T_IO_URING = t_io_uring()
+    CPUS = a.cpus
     if not os.path.exists(IOLAB):
         sh(["cargo", "build", "--release", "-p", "iolab"], cwd=ROOT)
     fill_device()
@@ -225,7 +240,7 @@ def main():
     say(BEGIN)
     say("## Peak IOPS per core: iolab, t/io_uring and fio at every depth (issue 17)\n")
     say(f"Measured by `bench/peak.py` (re-run: `python3 bench/peak.py --pairs {a.pairs} "
-        f"--runtime {a.runtime}{' --perf' if a.perf else ''}`, as root).\n")
+        f"--runtime {a.runtime} --cpus {a.cpus}{' --perf' if a.perf else ''}`, as root).\n")
     say(f"- date: {started}; host: {platform.node()}, {os.cpu_count()} CPUs "
         f"({cpu_model()}), kernel {platform.release()}")
     say(f"- fio {fio_version()} (Debian) and t/io_uring built from its Debian source; "
@@ -235,7 +250,9 @@ def main():
     say("- batches: submit and complete-min b = max(1, QD/4) (t/io_uring `-s b -c b`), "
         "complete-max = QD; io_uring with fixed buffers and registered files (`-B1 -F1`).")
     say("- CPU-seconds: the process's user + system time (wait4), the same for every tool; "
-        "it includes io-wq workers (zram has no NOWAIT, so io_uring hands every read to one).\n")
+        "it includes io-wq workers (zram has no NOWAIT, so io_uring hands every read to one).")
+    say(f"- CPUs: {'not pinned' if a.cpus == 'all' else f'every tool under `taskset -c {a.cpus}`'}"
+        f"{'' if a.cpus == 'all' else ': its threads and its io-wq workers share them (one CPU: IOPS per core)'}.\n")
     medians = {}
     for engine in a.engines.split(","):
         tools = ["iolab", GTOD, "t/io_uring", "fio"] if engine == "io_uring" else ["iolab", "fio"]

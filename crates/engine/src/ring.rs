@@ -48,6 +48,7 @@ enum Quiet {
     SubmitAll,
     CoopTaskrun,
     DeferTaskrun,
+    NoSqArray,
 }
 
 /// A ring and how to enter it.
@@ -245,7 +246,12 @@ fn build<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
         // The SQPOLL thread submits: no single issuer, nothing deferred to this thread.
         vec![Quiet::SubmitAll]
     } else {
-        vec![Quiet::SubmitAll, Quiet::CoopTaskrun, Quiet::DeferTaskrun]
+        vec![
+            Quiet::SubmitAll,
+            Quiet::CoopTaskrun,
+            Quiet::DeferTaskrun,
+            Quiet::NoSqArray,
+        ]
     };
     loop {
         let mut b = IoUring::<S, C>::builder();
@@ -264,6 +270,7 @@ fn build<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
                 Quiet::SubmitAll => b.setup_submit_all(),
                 Quiet::CoopTaskrun => b.setup_coop_taskrun(),
                 Quiet::DeferTaskrun => b.setup_single_issuer().setup_defer_taskrun(),
+                Quiet::NoSqArray => b.setup_no_sqarray(),
             };
         }
         match b.build(entries) {
@@ -294,6 +301,7 @@ fn describe(opts: &EngineOptions, quiet: &[Quiet], registered_ring: bool) -> Str
                 Quiet::SubmitAll => "submit all",
                 Quiet::CoopTaskrun => "coop taskrun",
                 Quiet::DeferTaskrun => "single issuer, defer taskrun",
+                Quiet::NoSqArray => "no sq array",
             }
             .into(),
         );

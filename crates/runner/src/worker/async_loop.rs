@@ -12,7 +12,9 @@
 //! Where the job needs no issue time (no slat, no clat, no per-I/O log: fio's `gtod_reduce`)
 //! and the engine's reap submits too (io_uring), the loop runs as t/io_uring's: a round
 //! queues one batch and the reap's one system call submits it, waiting for completions only
-//! once the queue is full.
+//! once the queue is full. Where nothing needs an I/O's own start either (no latency at all,
+//! no thinktime, rate, verify or latency search), its start is the clock read after the
+//! last reap, as fio's gtod_reduce reads the clock only now and then.
 
 use iolab_engine::{BufferPool, Completion, Direction, IoEngine, IoUnit, QueueStatus};
 use iolab_results::DepthCounts;
@@ -59,10 +61,12 @@ struct Slots {
     /// t/io_uring's loop (see the module's doc): a round queues one batch, which the reap
     /// submits.
     defer_last: bool,
+    /// Each I/O reads the clock for its start; false: it starts at the loop's last read.
+    start_each: bool,
 }
 
 impl Slots {
-    fn new(depth: usize, defer_last: bool) -> Slots {
+    fn new(depth: usize, defer_last: bool, start_each: bool) -> Slots {
         Slots {
             free: (0..depth as u32).rev().collect(),
             flight: vec![InFlight::default(); depth],
@@ -70,6 +74,7 @@ impl Slots {
             done: vec![Completion::default(); depth],
             inflight: 0,
             defer_last,
+            start_each,
         }
     }
 }
@@ -82,9 +87,17 @@ impl LoopState<'_, '_> {
     ) -> Result<(), RunError> {
         let spec = &self.w.job.spec;
         let no_issue_time = !spec.recorded.slat && !spec.recorded.clat && !spec.logs.any();
+        let start_each = !no_issue_time
+            || spec.recorded.lat
+            || self.rec.stats.iter().any(|s| !s.prios.is_empty())
+            || self.think.is_some()
+            || self.rate.on
+            || self.verify.is_some()
+            || self.search.is_some();
         let mut q = Slots::new(
             pool.slots(),
             no_issue_time && engine.capabilities().submits_on_reap,
+            start_each,
         );
         let mut stopping = false;
         let mut now = self.clock.now();
@@ -96,7 +109,7 @@ impl LoopState<'_, '_> {
             let room =
                 !q.free.is_empty() && self.search.as_ref().is_none_or(|s| s.room(q.inflight));
             if !stopping && !self.bytes_done() && room && !self.syncer.pending {
-                q.inflight += self.submit(engine, pool, &mut q)?;
+                q.inflight += self.submit(engine, pool, &mut q, now)?;
             }
             if !stopping && self.think.as_ref().is_some_and(|t| t.pending) {
                 now = self.think_pause(engine, &mut q, stopping)?;
@@ -208,13 +221,14 @@ impl LoopState<'_, '_> {
     }
 
     /// Queues I/Os into the free slots and submits them `iodepth_batch_submit` at a time;
-    /// returns how many went in flight.
+    /// returns how many went in flight. `now` is the loop's last clock read.
     #[inline(always)]
     fn submit<E: IoEngine>(
         &mut self,
         engine: &mut E,
         pool: &BufferPool,
         q: &mut Slots,
+        now: u64,
     ) -> Result<usize, RunError> {
         let mut submitted = 0;
         // I/Os the engine completed inside queue (trims): their slots stay free, so the
@@ -238,7 +252,7 @@ impl LoopState<'_, '_> {
             if self.search.as_ref().is_some_and(|s| !s.room(in_flight)) {
                 break;
             }
-            let mut t_start = self.clock.now();
+            let mut t_start = if q.start_each { self.clock.now() } else { now };
             let Some(io) = self.next_io(slot, pool, t_start) else {
                 break;
             };

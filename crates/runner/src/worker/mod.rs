@@ -452,7 +452,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 return true;
             }
         }
-        if self.w.stop.load(Ordering::Relaxed) {
+        if self.time.stop_check_due(now) && self.w.stop.load(Ordering::Relaxed) {
             self.interrupted = true;
             return true;
         }
