@@ -8,6 +8,8 @@
 //!   work waits until that thread asks for events instead of interrupting it;
 //! - `COOP_TASKRUN` (5.19) where DEFER_TASKRUN is refused: no IPI per completion;
 //! - `SUBMIT_ALL` (5.18): a bad request does not stop the rest of a batch;
+//! - `NO_SQARRAY` (6.6): the kernel takes SQEs in ring order, without the index array's
+//!   extra cache line per batch (~1 % more IOPS at QD32 on zram, pinned to one core);
 //! - a registered ring fd (`IORING_REGISTER_RING_FDS`, 5.18): no fd lookup per enter;
 //! - `IORING_ENTER_GETEVENTS` only when the call waits (or polls, under IOPOLL), and on
 //!   submit calls under `DEFER_TASKRUN`, which posts completions only inside such a call:
