@@ -9,6 +9,14 @@
 //! Workers are generic over the engine, so every per-I/O call is a direct, inlinable call;
 //! [`open_engine`] picks the concrete type once and hands it to an [`EngineVisitor`].
 
+/// An engine's option names followed by fio's per-I/O priority options (`cmdprio*`), which
+/// every engine that sets a request's priority takes: one list of those names for all.
+macro_rules! with_cmdprio_options {
+    ($($own:literal),* $(,)?) => {
+        &[$($own,)* "cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit"]
+    };
+}
+
 pub mod buffer;
 pub mod error;
 pub mod kind;
@@ -57,12 +65,7 @@ pub struct IoUnit {
 }
 
 /// fio's per-I/O priority options, which the engines that set a request's priority take.
-pub const CMDPRIO_OPTIONS: &[&str] = &[
-    "cmdprio_percentage",
-    "cmdprio_class",
-    "cmdprio",
-    "cmdprio_bssplit",
-];
+pub const CMDPRIO_OPTIONS: &[&str] = with_cmdprio_options!();
 
 /// A finished I/O: its slot and the kernel's result (bytes transferred, or `-errno`).
 #[derive(Debug, Clone, Copy, Default)]

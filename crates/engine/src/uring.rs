@@ -27,7 +27,7 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     name: "io_uring",
     synchronous: false,
     accepts: crate::Accepts::STORAGE,
-    options: &[
+    options: with_cmdprio_options![
         "hipri",
         "sqthread_poll",
         "sqthread_poll_cpu",
@@ -35,11 +35,6 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
         "registerfiles",
         "nonvectored",
         "force_async",
-        // fio's cmdprio options (crate::CMDPRIO_OPTIONS).
-        "cmdprio_percentage",
-        "cmdprio_class",
-        "cmdprio",
-        "cmdprio_bssplit",
     ],
 };
 

@@ -42,8 +42,13 @@ impl<'a> Syncer<'a> {
     /// Whether `fsync=N` calls for a sync now.
     #[inline(always)]
     pub fn due(&self) -> bool {
-        let after = |n: u64| n > 0 && self.writes_since >= n;
-        after(self.every) || after(self.data_every)
+        self.fsync_due() || (self.data_every > 0 && self.writes_since >= self.data_every)
+    }
+
+    /// Whether `fsync=N` (not only `fdatasync=N`) calls for a sync now.
+    #[inline(always)]
+    fn fsync_due(&self) -> bool {
+        self.every > 0 && self.writes_since >= self.every
     }
 
     /// fsyncs every file; the latency in ticks.
@@ -70,7 +75,7 @@ impl<'a> Syncer<'a> {
     /// The due sync (fsync where `fsync=N` is due, else fdatasync), recorded.
     #[cold]
     pub fn sync(&mut self, clock: &Clock) -> std::io::Result<()> {
-        let full = self.every > 0 && self.writes_since >= self.every;
+        let full = self.fsync_due();
         let ticks = match full {
             true => self.fsync(clock)?,
             false => self.each_file(clock, libc::fdatasync)?,

@@ -162,6 +162,9 @@ impl<'a> Issuer<'a> {
             (false, Some(io)) => io.resolve(job.facts.size_bytes).saturating_mul(loops),
             (false, None) => pass.saturating_mul(loops),
         };
+        let prios: [PrioTable; 2] =
+            std::array::from_fn(|d| PrioTable::new(&spec.cmdprio, d, &spec.priority));
+        let prios_on = prios.iter().any(PrioTable::is_on);
         Issuer {
             job,
             fds,
@@ -183,8 +186,8 @@ impl<'a> Issuer<'a> {
                 BlockSizer::new(&spec.block_dist[d], spec.block_size[d])
             }),
             size_rng: Rng::new(seed ^ 0xB5B5_B5B5),
-            prios: std::array::from_fn(|d| PrioTable::new(&spec.cmdprio, d, &spec.priority)),
-            prios_on: spec.cmdprio.dirs.iter().any(|d| !d.is_empty()),
+            prios,
+            prios_on,
             prio_rng: Rng::new(seed ^ 0x9210),
             read_percent: spec.read_percent,
             trim: spec.trim,
