@@ -124,6 +124,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
             live: None,
             watchdog: Some(iolab_runner::run::watchdog_grace()),
             peers: None,
+            keep_rseq: cl.keep_rseq,
+            lean_loop: true,
         },
     ) {
         Ok(o) => o,

@@ -45,6 +45,8 @@ pub struct CommandLine {
     /// iolab's `--stonewall-hosts`: on many hosts (MPI), stop every host's phase when the
     /// first host finishes it (IOR's stonewalling).
     pub stonewall_hosts: bool,
+    /// iolab's `--keep-rseq`: the workers keep glibc's rseq registration.
+    pub keep_rseq: bool,
 }
 
 pub use crate::run_options::{RunOptionDef, RUN_OPTIONS};
@@ -142,6 +144,7 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         db: o.db,
         job_files: sc.job_files,
         stonewall_hosts: o.stonewall_hosts,
+        keep_rseq: o.keep_rseq,
     })
 }
 
@@ -164,6 +167,7 @@ struct RunOpts {
     runtime_cap: Option<std::time::Duration>,
     db: Option<PathBuf>,
     stonewall_hosts: bool,
+    keep_rseq: bool,
 }
 
 fn scan(args: &[String]) -> Result<Scanned, FioError> {
@@ -178,6 +182,7 @@ fn scan(args: &[String]) -> Result<Scanned, FioError> {
             runtime_cap: None,
             db: None,
             stonewall_hosts: false,
+            keep_rseq: false,
         },
         job_files: Vec::new(),
     };
@@ -226,7 +231,7 @@ fn scan(args: &[String]) -> Result<Scanned, FioError> {
 /// Whether `--key` takes the next argument as its value when written without `=`.
 fn takes_value(key: &str) -> bool {
     match key {
-        "allow-destroy" | "parse-only" | "stonewall-hosts" => false,
+        "allow-destroy" | "parse-only" | "stonewall-hosts" | "keep-rseq" => false,
         "output-format" | "output" | "runtime-cap" | "db" => true,
         k => find(k).is_some_and(|d| d.kind != ValueKind::Bool),
     }
@@ -245,6 +250,7 @@ fn run_option(o: &mut RunOpts, key: &str, value: &Option<String>) -> Result<bool
         "allow-destroy" => o.allow_destroy = true,
         "parse-only" => o.parse_only = true,
         "stonewall-hosts" => o.stonewall_hosts = true,
+        "keep-rseq" => o.keep_rseq = true,
         "db" => o.db = Some(PathBuf::from(need()?)),
         "runtime-cap" => {
             let v = need()?;
@@ -362,6 +368,16 @@ mod tests {
         assert_eq!(c.formats, vec![OutputFormat::Json]);
         assert_eq!(c.output, Some(PathBuf::from("/tmp/o")));
         assert!(c.allow_destroy);
+    }
+
+    #[test]
+    fn keep_rseq_is_a_flag_of_the_run() {
+        let c =
+            parse_command_line(&args("--name=j --filename=/tmp/f --keep-rseq --bs=8k")).unwrap();
+        assert!(c.keep_rseq);
+        assert_eq!(c.jobs[0].block_size, [8192; 3], "the flag took no value");
+        let c = parse_command_line(&args("--name=j --filename=/tmp/f")).unwrap();
+        assert!(!c.keep_rseq);
     }
 
     #[test]

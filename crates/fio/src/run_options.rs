@@ -48,6 +48,14 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
                file quickly.",
     },
     RunOptionDef {
+        name: "keep-rseq",
+        value: "",
+        help: "(iolab) Keep glibc's restartable-sequence (rseq) registration on the I/O \
+               threads. By default each drops it, as GLIBC_TUNABLES=glibc.pthread.rseq=0 \
+               would: the kernel updates it after every sleep, which costs an I/O that waits \
+               for its completion 100-200 ns. The setup line says \"rseq off\".",
+    },
+    RunOptionDef {
         name: "stonewall-hosts",
         value: "",
         help: "(iolab, many hosts) Under mpirun: when the first host finishes a phase (a \

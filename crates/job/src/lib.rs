@@ -31,7 +31,7 @@ pub use distribution::{RandomDistribution, RankGen};
 pub use error::JobError;
 pub use lat_target::LatTarget;
 pub use numa::{MemPolicy, Numa};
-pub use offsets::{OffsetGen, Region};
+pub use offsets::{LeanOffsets, OffsetGen, Region};
 pub use priority::Priority;
 pub use rate::{Rate, RateProcess};
 pub use rng::Rng;

@@ -10,6 +10,9 @@ use iolab_engine::Direction;
 
 use crate::{JobError, JobSpec, Pattern, RandomDistribution, RankGen, Rng, RunMap, StridedZones};
 
+mod lean;
+pub use lean::LeanOffsets;
+
 /// The byte range a job addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Region {

@@ -24,6 +24,7 @@ pub mod plan;
 mod polling;
 pub mod prepare;
 mod prepared;
+mod rseq;
 pub mod run;
 pub mod signal;
 mod steady;

@@ -38,6 +38,13 @@ pub struct RunOptions<'a> {
     /// The same jobs running in other processes (MPI ranks on other hosts): each phase starts
     /// when theirs does and may be stopped when one of them finishes first.
     pub peers: Option<&'a dyn Peers>,
+    /// Keep glibc's rseq registration on the worker threads (see `rseq`): each worker drops
+    /// it otherwise, to spare the kernel's update of it after every sleep.
+    pub keep_rseq: bool,
+    /// Run simple jobs in the lean loop (one file, one direction, one block size, no
+    /// per-I/O latency): the same I/O at less cost. False: every job in the general loop,
+    /// to compare the two.
+    pub lean_loop: bool,
 }
 
 /// How long a phase may run past its planned end: `$IOLAB_WATCHDOG` seconds, else 60.
@@ -346,6 +353,8 @@ fn run_workers(
                     exit: exits.map(|e| (e, n)),
                     tally: tallies.get(n).filter(|_| steady_specs[n].0.on()),
                     run_copies,
+                    keep_rseq: opts.keep_rseq,
+                    lean_loop: opts.lean_loop,
                 };
                 std::thread::Builder::new()
                     .name(format!("iolab-{}-{clone_index}", i))

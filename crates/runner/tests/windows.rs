@@ -30,6 +30,8 @@ fn windows_cover_the_run_and_live_counters_add_up() {
             live: Some(&live),
             watchdog: None,
             peers: None,
+            keep_rseq: false,
+            lean_loop: true,
         },
     )
     .unwrap();

@@ -134,6 +134,8 @@ impl Executor<'_> {
             live: Some(&live),
             watchdog: Some(iolab_runner::run::watchdog_grace()),
             peers: None,
+            keep_rseq: false,
+            lean_loop: true,
         };
         let progress = &self.progress;
         let result = std::thread::scope(|s| {

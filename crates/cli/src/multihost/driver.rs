@@ -109,6 +109,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         live: None,
         watchdog: Some(iolab_runner::run::watchdog_grace()),
         peers: Some(&peers),
+        keep_rseq: cl.keep_rseq,
+        lean_loop: true,
     };
     let mut outcome = run_jobs(&jobs, &opts).unwrap_or_else(|e| me.fail(e.into()));
     if let Err(e) = crate::cmd_run::write_logs(&outcome) {

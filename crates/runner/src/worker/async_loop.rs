@@ -94,11 +94,12 @@ impl LoopState<'_, '_> {
             || self.rate.on
             || self.verify.is_some()
             || self.search.is_some();
-        let mut q = Slots::new(
-            pool.slots(),
-            no_issue_time && engine.capabilities().submits_on_reap,
-            start_each,
-        );
+        let defer_last = no_issue_time && engine.capabilities().submits_on_reap;
+        if let Some(job) = self.lean_job(defer_last && !start_each) {
+            self.lean = true;
+            return self.run_lean(engine, pool, job);
+        }
+        let mut q = Slots::new(pool.slots(), defer_last, start_each);
         let mut stopping = false;
         let mut now = self.clock.now();
         loop {
@@ -150,6 +151,18 @@ impl LoopState<'_, '_> {
                 self.take_samples(now)?;
             }
         }
+    }
+
+    /// The job as the lean loop runs it, where it may: the loop is t/io_uring's (`fits`:
+    /// the reap submits, and nothing needs an I/O's start), nothing paces or syncs the
+    /// job, and its issuer is simple (see [`super::lean_loop`]).
+    fn lean_job(&self, fits: bool) -> Option<super::lean_loop::LeanIssue> {
+        let spec = &self.w.job.spec;
+        let paced = self.flow.is_some() || spec.fsync_every > 0 || spec.fdatasync_every > 0;
+        if !fits || paced || !self.w.lean_loop {
+            return None;
+        }
+        self.issue.lean()
     }
 
     /// One reap call: records what completed (unless the window is over) and frees the
@@ -356,7 +369,7 @@ impl LoopState<'_, '_> {
 }
 
 /// Reaps until nothing is in flight, ignoring results (used on the error path).
-fn drain<E: IoEngine>(engine: &mut E, done: &mut [Completion], mut inflight: usize) {
+pub(super) fn drain<E: IoEngine>(engine: &mut E, done: &mut [Completion], mut inflight: usize) {
     while inflight > 0 {
         match engine.reap(1, done) {
             Ok(n) => inflight -= n.min(inflight),

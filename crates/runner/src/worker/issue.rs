@@ -7,6 +7,8 @@ use std::os::fd::RawFd;
 use iolab_engine::{BufferPool, Direction, IoUnit};
 use iolab_job::{BlockSizer, JobSpec, OffsetGen, PrioTable, Region, Rng, TrimMix};
 
+use super::lean_loop::LeanIssue;
+
 use super::dedupe::DedupeGen;
 use super::file_pick::FilePicker;
 use crate::PreparedJob;
@@ -67,6 +69,11 @@ impl WriteContent {
             fill_state: seed ^ 0xF111,
             dedupe: None,
         }
+    }
+
+    /// Whether writes carry the pool's contents as they are.
+    fn plain(&self) -> bool {
+        !self.refill && !self.scramble && self.dedupe.is_none()
     }
 
     /// Fresh random data (`refill_buffers`) or fio's stamps (`scramble_buffers`, with the
@@ -206,6 +213,34 @@ impl<'a> Issuer<'a> {
                 && (spec.time_based || spec.loops > 1),
             writes: WriteContent::new(spec, seed),
         }
+    }
+
+    /// What the lean loop needs to issue this job's I/Os from here on, when the job is
+    /// simple enough for it: one file, one direction (no trims), one block size, plain
+    /// writes, no per-I/O priorities, no cache drop per pass, and offsets its generator can
+    /// hand out lean. The I/Os are the ones [`Self::next_io`] would give, in the same order.
+    pub fn lean(&self) -> Option<LeanIssue> {
+        let dir = match (self.trim, self.read_percent) {
+            (TrimMix::None, 100) => Direction::Read,
+            (TrimMix::None, 0) => Direction::Write,
+            _ => return None,
+        };
+        let BlockSizer::Fixed(bs) = self.sizers[dir.index()] else {
+            return None;
+        };
+        let simple = self.offsets.len() == 1 && !self.prios_on && !self.invalidate_per_pass;
+        if !simple || (dir == Direction::Write && !self.writes.plain()) {
+            return None;
+        }
+        Some(LeanIssue {
+            offsets: self.offsets[0].lean(dir, bs)?,
+            dir,
+            bs: u32::try_from(bs).ok()?,
+            issued: self.issued,
+            ios: self.ios,
+            byte_limit: self.byte_limit,
+            io_limit: self.io_limit,
+        })
     }
 
     #[inline(always)]

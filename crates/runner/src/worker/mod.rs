@@ -19,6 +19,7 @@ mod file_pick;
 mod finish;
 mod fsync;
 mod issue;
+mod lean_loop;
 mod rate;
 mod setup;
 mod stats;
@@ -112,6 +113,10 @@ pub(crate) struct Worker<'a> {
     /// Job copies in the whole run (fio's `thread_number`), over which `dedupe_global`
     /// spreads its working set.
     pub run_copies: u32,
+    /// Keep the thread's rseq registration (`--keep-rseq`).
+    pub keep_rseq: bool,
+    /// Run a simple job in the lean loop (see `lean_loop`); false: always the general one.
+    pub lean_loop: bool,
 }
 
 impl Worker<'_> {
@@ -133,6 +138,10 @@ impl Worker<'_> {
 
     fn setup_and_run(&self) -> Result<Option<WorkerResult>, RunError> {
         let spec = &self.job.spec;
+        let rseq = match self.keep_rseq {
+            true => crate::rseq::Rseq::None,
+            false => crate::rseq::unregister_this_thread(),
+        };
         setup::pin(spec)?;
         setup::prioritize(spec)?;
         let files = setup::open_files(spec)?;
@@ -157,6 +166,7 @@ impl Worker<'_> {
             seed,
             fds: &fds,
             setup_notes,
+            rseq,
         };
         let job = spec.name.clone();
         // The engine (and any buffers it registered) is dropped before `pool` and `files`.
@@ -200,6 +210,8 @@ struct Looper<'a, 'w> {
     fds: &'a [RawFd],
     /// What setting up said (a cache invalidation that failed).
     setup_notes: Vec<String>,
+    /// Whether the thread dropped its rseq registration.
+    rseq: crate::rseq::Rseq,
 }
 
 impl EngineVisitor for Looper<'_, '_> {
@@ -235,11 +247,27 @@ impl EngineVisitor for Looper<'_, '_> {
             st.syncer.fsync(&st.clock).map_err(|e| st.sync_error(e))?;
         }
         let elapsed = self.w.clock.now().saturating_sub(phase_start);
+        let lean = st.lean;
         let mut result = st.finish(sync, notes, elapsed);
         result.fallback = fallback;
-        result.engine_setup = engine_setup;
+        result.engine_setup = setup_line(engine_setup, lean, self.rseq);
         Ok(Some(result))
     }
+}
+
+/// The setup line: the engine's, then whether the lean loop ran the job and what became of
+/// the thread's rseq registration, where it was there to drop.
+fn setup_line(engine: Option<String>, lean: bool, rseq: crate::rseq::Rseq) -> Option<String> {
+    let rseq = match rseq {
+        crate::rseq::Rseq::None => None,
+        crate::rseq::Rseq::Dropped => Some("rseq off".to_string()),
+        crate::rseq::Rseq::Kept(e) => Some(format!("rseq kept (errno {e})")),
+    };
+    let parts: Vec<String> = [engine, lean.then(|| "lean loop".to_string()), rseq]
+        .into_iter()
+        .flatten()
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
 }
 
 /// A worker's loop state: a part per concern, each a dozen fields at most.
@@ -266,6 +294,8 @@ struct LoopState<'a, 'w> {
     search: Option<DepthSearch>,
     restart_when_drained: bool,
     interrupted: bool,
+    /// The job ran in the lean loop.
+    lean: bool,
 }
 
 impl<'a, 'w> LoopState<'a, 'w> {
@@ -300,6 +330,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             search: DepthSearch::new(&spec.lat_target, spec.iodepth, &clock, now),
             restart_when_drained: false,
             interrupted: false,
+            lean: false,
         };
         let size = w.job.files().map(|(_, r)| r.len).sum();
         st.issue.writes.dedupe = DedupeGen::new(spec, w.job_number, w.run_copies, seed, size);
