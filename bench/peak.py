@@ -13,7 +13,9 @@ suite when there is none), then runs, interleaved on the same device, for QD 1..
             t/io_uring reaps all it finds). t/io_uring reads no clock per I/O; iolab with
             gtod_reduce=1 neither (and then submits and waits in one io_uring_enter, as
             t/io_uring does), so that column is the like-for-like one; plain iolab measures
-            slat, clat and lat per I/O as fio does;
+            slat, clat and lat per I/O as fio does. iolab's workers drop glibc's rseq
+            registration (see README, --keep-rseq); t/io_uring runs twice, as it is and
+            with GLIBC_TUNABLES=glibc.pthread.rseq=0, so both ratios are in the table;
   libaio:   iolab and fio with the same options and batches.
 
 With --cpus (default: the last CPU), every tool runs under `taskset -c CPUS`: its threads
@@ -24,7 +26,10 @@ where each I/O pays a wake-up across CPUs between the submitter and its io-wq wo
 Each figure is the median of --pairs runs per tool. IOPS is each tool's own figure (t/io_uring:
 the mean of its once-a-second IOPS lines). CPU is the same for all three tools: the process's
 user + system time from wait4() (it includes io-wq workers, which are threads of the process),
-so IOPS per CPU-second = IOPS x runtime / CPU-seconds. With --perf, each tool is also sampled
+so IOPS per CPU-second = IOPS x runtime / CPU-seconds. Sleeps per I/O, from the same
+rusage (voluntary context switches over the I/Os done), show how often the submitter and its
+io-wq worker hand the CPU to each other, which on one CPU decides much of io_uring's figure
+on zram (BENCHMARKS.md: the QD4 row against fio). With --perf, each tool is also sampled
 with `perf record -e cpu-clock` at QD1 and QD32 and the top symbols are listed: where the
 cycles go per I/O.
 
@@ -52,6 +57,9 @@ ROOT = c.ROOT
 IOLAB = c.IOLAB
 ZRAM = c.ZRAM
 GTOD = "iolab gtod_reduce"
+# t/io_uring with glibc's rseq registration off, as iolab's workers run (--keep-rseq keeps
+# it): the like-for-like reference for the kernel's per-sleep rseq update.
+T_NORSEQ = "t/io_uring rseq off"
 CPUS = "all"
 CACHE = os.path.join(ROOT, "target", "peak")
 BEGIN = "<!-- bench/peak.py: begin -->"
@@ -146,6 +154,9 @@ def commands(tool, engine, qd, runtime):
     extra = []
     if tool == GTOD:
         tool, extra = "iolab", ["--gtod_reduce=1"]
+    if tool == T_NORSEQ:
+        return ["env", "GLIBC_TUNABLES=glibc.pthread.rseq=0",
+                *commands("t/io_uring", engine, qd, runtime)]
     if tool == "t/io_uring":
         return [T_IO_URING, f"-d{qd}", f"-s{b}", f"-c{b}", "-b4096", "-p0", "-B1", "-F1", "-n1",
                 "-R1", "-X1", f"-r{runtime}", ZRAM]
@@ -165,12 +176,14 @@ def measure(tools, engine, qd, runtime, pairs):
     for _ in range(pairs):
         for t in tools:
             got[t].append(timed(t, engine, qd, runtime))
-    return {t: (statistics.median(i for i, _ in v), statistics.median(e for _, e in v))
+    return {t: tuple(statistics.median(run[k] for run in v) for k in range(3))
             for t, v in got.items()}
 
 
 def timed(tool, engine, qd, runtime):
-    """Runs one tool once under wait4 and returns (IOPS, IOPS per CPU-second)."""
+    """Runs one tool once under wait4 and returns (IOPS, IOPS per CPU-second, sleeps per
+    I/O): the process's voluntary context switches (its threads' and its io-wq workers')
+    over the I/Os it did, read from the same rusage, so nothing traces the run."""
     cmd = pinned(commands(tool, engine, qd, runtime))
     with tempfile.TemporaryFile() as errf:
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf)
@@ -180,7 +193,7 @@ def timed(tool, engine, qd, runtime):
         err = errf.read().decode()
     if status != 0:
         sys.exit(f"failed ({status}): {' '.join(cmd)}\n{err}")
-    if tool == "t/io_uring":
+    if tool.startswith("t/io_uring"):
         lines = [float(m.group(1)) * {"": 1, "K": 1e3, "M": 1e6}[m.group(2)]
                  for m in re.finditer(r"^IOPS=([\d.]+)([KM]?),", out, re.M)]
         if not lines:
@@ -189,7 +202,10 @@ def timed(tool, engine, qd, runtime):
     else:
         iops = json.loads(out[out.find("{"):])["jobs"][0]["read"]["iops"]
     cpu = ru.ru_utime + ru.ru_stime
-    return iops, iops * runtime / cpu if cpu > 0 else 0.0
+    sleeps = ru.ru_nvcsw / (iops * runtime) if iops > 0 else 0.0
+    print(f"  {tool} {engine} QD{qd}: {iops:,.0f} IOPS, {cpu:.2f} CPU-s, "
+          f"{sleeps:.2f} sleeps per I/O", file=sys.stderr)
+    return iops, iops * runtime / cpu if cpu > 0 else 0.0, sleeps
 
 
 def perf_top(tool, engine, qd, runtime, n=10):
@@ -255,14 +271,17 @@ def main():
         f"{'' if a.cpus == 'all' else ': its threads and its io-wq workers share them (one CPU: IOPS per core)'}.\n")
     medians = {}
     for engine in a.engines.split(","):
-        tools = ["iolab", GTOD, "t/io_uring", "fio"] if engine == "io_uring" else ["iolab", "fio"]
+        tools = (["iolab", GTOD, "t/io_uring", T_NORSEQ, "fio"] if engine == "io_uring"
+                 else ["iolab", "fio"])
         say(f"### {engine}\n")
         if engine == "io_uring":
-            say("| QD | batch | iolab IOPS | iolab gtod_reduce IOPS | t/io_uring IOPS | fio IOPS | "
-                "iolab gtod_reduce / t/io_uring | iolab / t/io_uring | iolab / fio | "
+            say("| QD | batch | iolab IOPS | iolab gtod_reduce IOPS | t/io_uring IOPS | "
+                "t/io_uring rseq off IOPS | fio IOPS | "
+                "iolab gtod_reduce / t/io_uring | iolab gtod_reduce / t/io_uring rseq off | "
+                "iolab / t/io_uring | iolab / fio | "
                 "iolab IOPS/CPU-s | iolab gtod_reduce IOPS/CPU-s | t/io_uring IOPS/CPU-s | "
                 "fio IOPS/CPU-s |")
-            say("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+            say("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         else:
             say("| QD | batch | iolab IOPS | fio IOPS | iolab/fio | iolab IOPS/CPU-s | "
                 "fio IOPS/CPU-s |")
@@ -274,15 +293,18 @@ def main():
                 medians[(engine, qd, t)] = v
             i, f = m["iolab"], m["fio"]
             if engine == "io_uring":
-                t, g = m["t/io_uring"], m[GTOD]
+                t, g, tn = m["t/io_uring"], m[GTOD], m[T_NORSEQ]
                 say(f"| {qd} | {batch(qd)} | {i[0]:,.0f} | {g[0]:,.0f} | {t[0]:,.0f} | "
-                    f"{f[0]:,.0f} | **{g[0] / t[0]:.2f}** | {i[0] / t[0]:.2f} | "
+                    f"{tn[0]:,.0f} | {f[0]:,.0f} | **{g[0] / t[0]:.2f}** | {g[0] / tn[0]:.2f} | "
+                    f"{i[0] / t[0]:.2f} | "
                     f"**{i[0] / f[0]:.2f}** | {i[1]:,.0f} | {g[1]:,.0f} | {t[1]:,.0f} | "
                     f"{f[1]:,.0f} |")
             else:
                 say(f"| {qd} | {batch(qd)} | {i[0]:,.0f} | {f[0]:,.0f} | {i[0] / f[0]:.2f} | "
                     f"{i[1]:,.0f} | {f[1]:,.0f} |")
         say("")
+        if engine == "io_uring":
+            sleeps_table(engine, tools, depths, medians, say)
     if a.perf:
         perf_section(a, say, medians)
     say(END)
@@ -291,6 +313,20 @@ def main():
     if a.out != "-":
         write_section(a.out, text)
         print(f"wrote the peak section of {a.out}", file=sys.stderr)
+
+
+def sleeps_table(engine, tools, depths, medians, say):
+    """Voluntary context switches per I/O, the medians' runs: on one CPU, each is the
+    submitter (or the io-wq worker) going to sleep, and the other taking the CPU."""
+    say(f"Sleeps per I/O, {engine} (voluntary context switches of the process, its io-wq "
+        "workers included, from the same wait4 rusage over the I/Os done; median of the runs "
+        "above):\n")
+    say("| QD | " + " | ".join(tools) + " |")
+    say("|---:|" + "---:|" * len(tools))
+    for qd in depths:
+        say(f"| {qd} | " + " | ".join(f"{medians[(engine, qd, t)][2]:.2f}" for t in tools)
+            + " |")
+    say("")
 
 
 def perf_section(a, say, medians):
@@ -304,7 +340,7 @@ def perf_section(a, say, medians):
     for qd in (1, 32):
         for tool in ("iolab", GTOD, "t/io_uring"):
             user, rows = perf_top(tool, "io_uring", qd, a.runtime)
-            per_cpu_s = medians.get(("io_uring", qd, tool), (0, 0))[1]
+            per_cpu_s = medians.get(("io_uring", qd, tool), (0, 0, 0))[1]
             ns = f"{1e9 / per_cpu_s:,.0f} CPU ns per I/O, " if per_cpu_s else ""
             say(f"**{tool}, QD{qd}** (batch {batch(qd)}): {ns}{user:.1f} % of samples in "
                 f"user space\n")

@@ -7,10 +7,9 @@ use std::os::fd::RawFd;
 use iolab_engine::{BufferPool, Direction, IoUnit};
 use iolab_job::{BlockSizer, JobSpec, OffsetGen, PrioTable, Region, Rng, TrimMix};
 
-use super::lean_loop::LeanIssue;
-
 use super::dedupe::DedupeGen;
 use super::file_pick::FilePicker;
+use super::lean_loop::LeanIssue;
 use crate::PreparedJob;
 
 pub(super) struct Issuer<'a> {
