@@ -175,15 +175,7 @@ impl LoopState<'_, '_> {
         stopping: bool,
         no_wait: bool,
     ) -> Result<u64, RunError> {
-        let (min, max) = self.batch_complete;
-        let min = if no_wait { 0 } else { min.min(q.inflight) };
-        let n = engine
-            .reap(min as u32, &mut q.done[..max])
-            .map_err(|e| self.engine_error(e))?;
-        let now = self.clock.now();
-        if n > 0 || min > 0 {
-            self.rec.depth.complete[DepthCounts::batch_bucket(n)] += 1;
-        }
+        let (n, now) = self.reap_call(engine, &mut q.done, q.inflight, no_wait)?;
         for i in 0..n {
             let c = q.done[i];
             let f = q.flight[c.slot as usize];
@@ -215,6 +207,30 @@ impl LoopState<'_, '_> {
             t.completed(n);
         }
         Ok(now)
+    }
+
+    /// The reap call both loops make: waits for `iodepth_batch_complete_min` of the
+    /// `inflight` I/Os (none when `no_wait`), takes up to `iodepth_batch_complete_max` into
+    /// `done`, and counts the call in fio's `iodepth_complete` distribution; returns how many
+    /// completed and the clock read after it.
+    #[inline(always)]
+    pub(super) fn reap_call<E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        done: &mut [Completion],
+        inflight: usize,
+        no_wait: bool,
+    ) -> Result<(usize, u64), RunError> {
+        let (min, max) = self.batch_complete;
+        let min = if no_wait { 0 } else { min.min(inflight) };
+        let n = engine
+            .reap(min as u32, &mut done[..max])
+            .map_err(|e| self.engine_error(e))?;
+        let now = self.clock.now();
+        if n > 0 || min > 0 {
+            self.rec.depth.complete[DepthCounts::batch_bucket(n)] += 1;
+        }
+        Ok((n, now))
     }
 
     /// fio's thinktime: everything in flight completes, then the job pauses.

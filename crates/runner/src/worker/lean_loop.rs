@@ -189,15 +189,7 @@ impl LoopState<'_, '_> {
         stopping: bool,
         no_wait: bool,
     ) -> Result<u64, RunError> {
-        let (min, max) = self.batch_complete;
-        let min = if no_wait { 0 } else { min.min(q.inflight) };
-        let n = engine
-            .reap(min as u32, &mut q.done[..max])
-            .map_err(|e| self.engine_error(e))?;
-        let now = self.clock.now();
-        if n > 0 || min > 0 {
-            self.rec.depth.complete[DepthCounts::batch_bucket(n)] += 1;
-        }
+        let (n, now) = self.reap_call(engine, &mut q.done, q.inflight, no_wait)?;
         for i in 0..n {
             let c = q.done[i];
             if c.result != job.bs as i64 {
