@@ -3,6 +3,7 @@
 buffers, registered files, batches of max(1, QD/4)), pinned to one CPU, interleaved with the
 newer build under --keep-rseq and with t/io_uring: did a change move peak IOPS per core, and
 what does dropping rseq give? Medians of --pairs runs per variant, each run's figure printed.
+The commands and the measuring are peak.py's own.
 
 Run as root from the repository, the older build first (see bench/ab.py for making one):
 
@@ -11,40 +12,10 @@ Run as root from the repository, the older build first (see bench/ab.py for maki
 """
 
 import argparse
-import json
-import re
 import statistics
-import subprocess
 import sys
 
 import peak
-
-
-def command(variant, binary, qd, runtime):
-    """The command of one variant: t/io_uring, or an iolab build (with --keep-rseq)."""
-    b = peak.batch(qd)
-    if variant == "t/io_uring":
-        return [peak.T_IO_URING, f"-d{qd}", f"-s{b}", f"-c{b}", "-b4096", "-p0", "-B1", "-F1",
-                "-n1", "-R1", "-X1", f"-r{runtime}", peak.ZRAM]
-    cmd = [binary, "run", "--name=peak", f"--filename={peak.ZRAM}", "--direct=1",
-           "--rw=randread", "--bs=4k", "--ioengine=io_uring", f"--iodepth={qd}",
-           f"--iodepth_batch_submit={b}", f"--iodepth_batch_complete_min={b}",
-           f"--iodepth_batch_complete_max={qd}", "--norandommap", "--time_based",
-           f"--runtime={runtime}", "--output-format=json", "--fixedbufs", "--registerfiles",
-           "--gtod_reduce=1", "--allow-destroy",
-           # One database per build: the two may be at different schema versions.
-           f"--db=/tmp/iolab-bench-ab-peak-{abs(hash(binary))}.db"]
-    return cmd + (["--keep-rseq"] if variant.endswith("--keep-rseq") else [])
-
-
-def iops(cmd, cpus, variant):
-    out = subprocess.run(["taskset", "-c", cpus, *cmd], capture_output=True, text=True,
-                         check=True).stdout
-    if variant == "t/io_uring":
-        lines = [float(v) * {"": 1, "K": 1e3, "M": 1e6}[u]
-                 for v, u in re.findall(r"^IOPS=([\d.]+)([KM]?),", out, re.M)]
-        return statistics.mean(lines)
-    return json.loads(out[out.find("{"):])["jobs"][0]["read"]["iops"]
 
 
 def main():
@@ -58,16 +29,23 @@ def main():
     ap.add_argument("--cpus", default="1")
     a = ap.parse_args()
     peak.T_IO_URING = peak.t_io_uring()
+    peak.CPUS = a.cpus
     peak.fill_device()
-    variants = {"A (old)": a.old, "B (new)": a.new, "B --keep-rseq": a.new, "t/io_uring": None}
+    # Each variant: (peak.py's tool, iolab binary, extra iolab options).
+    variants = {
+        "A (old)": (peak.GTOD, a.old, ()),
+        "B (new)": (peak.GTOD, a.new, ()),
+        "B --keep-rseq": (peak.GTOD, a.new, ("--keep-rseq",)),
+        "t/io_uring": ("t/io_uring", None, ()),
+    }
     print("| QD | " + " | ".join(variants) + " | B/A | B --keep-rseq / B | B / t/io_uring |")
     print("|---:|" + "---:|" * (len(variants) + 3))
     for qd in (int(d) for d in a.depths.split(",")):
         got = {v: [] for v in variants}
         for _ in range(a.pairs):
-            for v, binary in variants.items():
-                got[v].append(iops(command(v, binary, qd, a.runtime), a.cpus, v))
-                print(f"  QD{qd} {v}: {got[v][-1]:,.0f} IOPS", file=sys.stderr)
+            for v, (tool, binary, extra) in variants.items():
+                got[v].append(peak.timed(tool, "io_uring", qd, a.runtime, binary, extra)[0])
+                print(f"    (that was {v})", file=sys.stderr)
         m = {v: statistics.median(x) for v, x in got.items()}
         old, new, keep, t = m.values()
         print(f"| {qd} | " + " | ".join(f"{x:,.0f}" for x in m.values())

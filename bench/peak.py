@@ -149,11 +149,13 @@ def batch(qd):
     return max(1, qd // 4)
 
 
-def commands(tool, engine, qd, runtime):
+def commands(tool, engine, qd, runtime, iolab=None, extra=()):
+    """One run's command; `iolab` (default: this checkout's build, with this benchmark's
+    database) and `extra` (more iolab options) let bench/ab_peak.py run other builds."""
     b = batch(qd)
-    extra = []
+    extra = list(extra)
     if tool == GTOD:
-        tool, extra = "iolab", ["--gtod_reduce=1"]
+        tool, extra = "iolab", ["--gtod_reduce=1", *extra]
     if tool == T_NORSEQ:
         return ["env", "GLIBC_TUNABLES=glibc.pthread.rseq=0",
                 *commands("t/io_uring", engine, qd, runtime)]
@@ -167,7 +169,10 @@ def commands(tool, engine, qd, runtime):
     if engine == "io_uring":
         opts += ["--fixedbufs", "--registerfiles"]
     if tool == "iolab":
-        return [IOLAB, "run", *opts, *extra, "--allow-destroy", "--db=/tmp/iolab-bench-peak.db"]
+        # One database per build: two builds may be at different schema versions.
+        db = ("/tmp/iolab-bench-peak.db" if iolab is None
+              else f"/tmp/iolab-bench-peak-{re.sub('[^A-Za-z0-9]', '_', iolab)}.db")
+        return [iolab or IOLAB, "run", *opts, *extra, "--allow-destroy", f"--db={db}"]
     return ["fio", *opts, "--thread"]
 
 
@@ -180,11 +185,11 @@ def measure(tools, engine, qd, runtime, pairs):
             for t, v in got.items()}
 
 
-def timed(tool, engine, qd, runtime):
+def timed(tool, engine, qd, runtime, iolab=None, extra=()):
     """Runs one tool once under wait4 and returns (IOPS, IOPS per CPU-second, sleeps per
     I/O): the process's voluntary context switches (its threads' and its io-wq workers')
     over the I/Os it did, read from the same rusage, so nothing traces the run."""
-    cmd = pinned(commands(tool, engine, qd, runtime))
+    cmd = pinned(commands(tool, engine, qd, runtime, iolab, extra))
     with tempfile.TemporaryFile() as errf:
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf)
         out = p.stdout.read().decode()
