@@ -152,7 +152,8 @@ fn open_output(
     if let Some(db) = db {
         check_database(db, &[target]).map_err(CliError::bad_input)?;
     }
-    output::open(args.output.as_deref())
+    let protected: Vec<&Path> = std::iter::once(target).chain(db).collect();
+    output::open(args.output.as_deref(), &protected)
 }
 
 /// fio's JSON of every measured cell, one job each.

@@ -2,6 +2,7 @@
 //! reported as fio does.
 
 use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -18,7 +19,7 @@ use iolab_store::{RunStatus, Store};
 
 use crate::exit::{interrupted, CliError};
 use crate::output;
-use crate::targets::{check_all, consent_for_jobs, lay_out, run_outputs};
+use crate::targets::{check_all, consent_for_jobs, lay_out, protected_paths, run_outputs};
 
 pub fn help() -> String {
     let mut s = String::from(
@@ -109,7 +110,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
     signal::install();
     lay_out(&mut jobs)?;
-    let mut out = output::open(cl.output.as_deref())?;
+    let protected = protected_paths(&jobs, Some(&db_path));
+    let protected: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
+    let mut out = output::open(cl.output.as_deref(), &protected)?;
     // Recorded from the first I/O on, so a failed or interrupted run is on record too.
     let run_id = store
         .begin_run("run", &command_line(args))
@@ -122,7 +125,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
             clock,
             progress,
             live: None,
-            watchdog: Some(iolab_runner::run::watchdog_grace()),
+            watchdog: iolab_runner::run::watchdog_grace(),
             peers: None,
             keep_rseq: cl.keep_rseq,
             lean_loop: true,
@@ -134,31 +137,60 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
             return Err(e.into());
         }
     };
-    let status = if outcome.interrupted {
-        RunStatus::Interrupted
-    } else {
-        RunStatus::Ok
-    };
-    store
-        .add_outcome(run_id, &outcome, &cl.job_options)
-        .and_then(|_| store.finish_run(run_id, status))
-        .map_err(CliError::failed)?;
-    say!("iolab: saved as run {run_id} in {}", db_path.display());
-    write_logs(&outcome)?;
-    write_results(&mut out, &cl, &groups, &outcome)?;
-    out.flush()
-        .context("writing results")
-        .map_err(CliError::failed)?;
+    // Results first: what was measured reaches the user before anything can fail to keep it.
+    let shown = write_logs(&outcome, &protected)
+        .and_then(|_| write_results(&mut out, &cl, &groups, &outcome))
+        .and_then(|_| {
+            out.flush()
+                .context("writing results")
+                .map_err(CliError::failed)
+        });
+    let saved = save(&mut store, run_id, &outcome, &cl.job_options);
+    match &saved {
+        Ok(()) => say!("iolab: saved as run {run_id} in {}", db_path.display()),
+        Err(e) => say!(
+            "iolab: error: the results were not saved in {}: {}",
+            db_path.display(),
+            crate::exit::one_line(e)
+        ),
+    }
+    shown?;
+    if let Some(e) = outcome.first_error() {
+        return Err(CliError::failed(anyhow::anyhow!("{e}")));
+    }
     if outcome.interrupted {
         say!("iolab: interrupted: the results above are partial");
         return Ok(ExitCode::from(interrupted()));
     }
+    saved.map_err(CliError::failed)?;
     Ok(ExitCode::SUCCESS)
 }
 
+/// Keeps the run's figures and its end: failed when a job failed, interrupted, or ok.
+fn save(
+    store: &mut Store,
+    run_id: i64,
+    outcome: &iolab_runner::RunOutcome,
+    job_options: &[Vec<(String, String)>],
+) -> anyhow::Result<()> {
+    let status = if outcome.first_error().is_some() {
+        RunStatus::Failed
+    } else if outcome.interrupted {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Ok
+    };
+    store.add_outcome(run_id, outcome, job_options)?;
+    store.finish_run(run_id, status)?;
+    Ok(())
+}
+
 /// The I/O logs the jobs asked for (`write_lat_log` and friends), in fio's format.
-pub(crate) fn write_logs(outcome: &iolab_runner::RunOutcome) -> Result<(), CliError> {
-    let logs = iolab_fio::logs::write_logs(outcome)
+pub(crate) fn write_logs(
+    outcome: &iolab_runner::RunOutcome,
+    protected: &[&Path],
+) -> Result<(), CliError> {
+    let logs = iolab_fio::logs::write_logs(outcome, |p| output::open_log(p, protected))
         .context("writing I/O logs")
         .map_err(CliError::failed)?;
     if let Some(first) = logs.first() {

@@ -145,6 +145,10 @@ fn main() -> ExitCode {
         say!("iolab: error: {e}");
         return ExitCode::from(exit::BAD_INPUT);
     }
+    if let Err(e) = iolab_runner::run::check_watchdog_env() {
+        say!("iolab: error: {e}");
+        return ExitCode::from(exit::BAD_INPUT);
+    }
     let result = match cli.command {
         Some(Command::Run { args }) => cmd_run::run(&args),
         Some(Command::Qd1(a)) => cmd_qd1::run(&a),

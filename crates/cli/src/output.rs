@@ -5,8 +5,6 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use anyhow::Context;
-
 use crate::exit::CliError;
 
 /// `--output-format` of the results commands, as fio spells it.
@@ -36,15 +34,21 @@ impl FormatArg {
     }
 }
 
-pub fn open(path: Option<&Path>) -> Result<Box<dyn Write>, CliError> {
+/// Standard output, or the `--output` file opened through the guard: decided on the open
+/// descriptor, never one of `protected` (the targets, the results database) whatever the
+/// path has been swapped for since it was checked.
+pub fn open(path: Option<&Path>, protected: &[&Path]) -> Result<Box<dyn Write>, CliError> {
     Ok(match path {
         Some(p) => Box::new(BufWriter::new(
-            File::create(p)
-                .with_context(|| format!("--output={}", p.display()))
-                .map_err(CliError::bad_input)?,
+            iolab_sysinfo::open_output(p, "--output", protected).map_err(CliError::bad_input)?,
         )),
         None => Box::new(Quiet::new(io::stdout().lock())),
     })
+}
+
+/// A log file (`write_lat_log` and friends) opened through the guard, as [`open`] does.
+pub fn open_log(path: &Path, protected: &[&Path]) -> io::Result<File> {
+    iolab_sysinfo::open_output(path, "log file", protected).map_err(io::Error::other)
 }
 
 /// A writer for which a closed pipe is the end of the output, not an error.

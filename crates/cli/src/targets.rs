@@ -54,6 +54,18 @@ pub fn check_all(
     Ok(jobs)
 }
 
+/// What no output may overwrite: every target, as named and as checked (resolved), and the
+/// results database.
+pub fn protected_paths(jobs: &[PreparedJob], db: Option<&Path>) -> Vec<PathBuf> {
+    jobs.iter()
+        .flat_map(|j| {
+            let named = j.files().map(|(f, _)| f.path.clone());
+            named.chain(j.pins.iter().map(|p| p.resolved.clone()))
+        })
+        .chain(db.map(Path::to_path_buf))
+        .collect()
+}
+
 /// Lays out the files the jobs need, saying so on stderr.
 pub fn lay_out(jobs: &mut [PreparedJob]) -> Result<(), CliError> {
     let layouts = layouts_needed(jobs);

@@ -14,6 +14,8 @@ mod input;
 mod limits;
 #[path = "hostile/pipes.rs"]
 mod pipes;
+#[path = "hostile/race.rs"]
+mod race;
 mod support;
 
 use std::collections::hash_map::DefaultHasher;

@@ -6,9 +6,11 @@
 //! the device node's access time (`touch_atime()` in the read path, ~65 ns per read on zram),
 //! work fio does not do and that would make iolab's figures for the device worse than its.
 
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::path::Path;
+
+use iolab_sysinfo::Pin;
 
 use crate::EngineKind;
 
@@ -21,10 +23,12 @@ pub struct OpenHow {
     pub writes: bool,
 }
 
-/// Opens each of `paths` for `kind`; the path that failed, with why.
+/// Opens each checked target (`pins`, see [`iolab_sysinfo::pinned`]) for `kind`: no symlink
+/// followed, and the descriptor must be what the guard checked; the path that failed, with
+/// why.
 pub fn open_targets<'a>(
     kind: EngineKind,
-    paths: impl Iterator<Item = &'a PathBuf>,
+    pins: impl Iterator<Item = &'a Pin>,
     how: OpenHow,
 ) -> Result<Vec<File>, (&'a Path, std::io::Error)> {
     if kind.def().accepts.nothing() {
@@ -32,30 +36,36 @@ pub fn open_targets<'a>(
     }
     // A char device cannot be opened O_DIRECT (EINVAL); passthrough has no cache anyway.
     let direct = how.direct && !kind.def().accepts.nvme_generic;
-    let flags = if direct { libc::O_DIRECT } else { 0 };
-    paths
-        .map(|p| open_one(p, how.writes, flags).map_err(|e| (p.as_path(), e)))
+    let mut flags = if how.writes {
+        libc::O_RDWR
+    } else {
+        libc::O_RDONLY
+    };
+    if direct {
+        flags |= libc::O_DIRECT;
+    }
+    pins.map(|p| open_one(p, flags).map_err(|e| (p.resolved.as_path(), e)))
         .collect()
 }
 
-/// Opens one target with `flags`, adding `O_NOATIME` for a device; as fio, retried without
-/// it where the caller may not set it (EPERM: not the owner and no CAP_FOWNER).
-fn open_one(path: &Path, writes: bool, flags: i32) -> std::io::Result<File> {
-    let open = |flags| {
-        OpenOptions::new()
-            .read(true)
-            .write(writes)
-            .custom_flags(flags)
-            .open(path)
-    };
-    let device = std::fs::metadata(path).is_ok_and(|m| !m.is_file());
-    if !device {
-        return open(flags);
+/// Opens one target with `flags`, adding `O_NOATIME` for a device; as fio, left without it
+/// where the caller may not set it (EPERM: not the owner and no CAP_FOWNER).
+fn open_one(pin: &Pin, flags: i32) -> std::io::Result<File> {
+    let file = pin.open(flags).map_err(|e| match e {
+        iolab_sysinfo::PinError::Io(e) => e,
+        other => std::io::Error::other(other.to_string()),
+    })?;
+    if !file.metadata()?.is_file() {
+        let fd = file.as_raw_fd();
+        // SAFETY: F_GETFL/F_SETFL on a descriptor we own; a refusal (EPERM) is ignored.
+        unsafe {
+            let now = libc::fcntl(fd, libc::F_GETFL);
+            if now >= 0 {
+                libc::fcntl(fd, libc::F_SETFL, now | libc::O_NOATIME);
+            }
+        }
     }
-    match open(flags | libc::O_NOATIME) {
-        Err(e) if e.raw_os_error() == Some(libc::EPERM) => open(flags),
-        r => r,
-    }
+    Ok(file)
 }
 
 #[cfg(test)]
@@ -73,12 +83,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("f");
         std::fs::write(&file, b"x").unwrap();
-        let files = [file, PathBuf::from("/dev/null")];
+        let pins = [
+            Pin::existing(&file).unwrap(),
+            Pin::existing(Path::new("/dev/null")).unwrap(),
+        ];
         let how = OpenHow {
             direct: false,
             writes: false,
         };
-        let opened = open_targets(EngineKind::Psync, files.iter(), how).unwrap();
+        let opened = open_targets(EngineKind::Psync, pins.iter(), how).unwrap();
         assert_eq!(status_flags(&opened[0]) & libc::O_NOATIME, 0);
         assert_ne!(status_flags(&opened[1]) & libc::O_NOATIME, 0);
     }

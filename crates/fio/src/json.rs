@@ -274,7 +274,10 @@ pub(crate) fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -
     let mut o = Map::new();
     o.insert("jobname".into(), json!(job.setup.name));
     o.insert("groupid".into(), json!(job.group_id));
-    o.insert("error".into(), json!(0));
+    o.insert(
+        "error".into(),
+        json!(job.error.as_ref().map_or(0, |e| e.errno)),
+    );
     o.insert("eta".into(), json!(0));
     o.insert(
         "elapsed".into(),

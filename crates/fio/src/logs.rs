@@ -7,7 +7,7 @@
 //! I/O's latency (fio's figure), per-window bandwidth KiB/s, per-window IOPS I/Os per second.
 //! Averaged lines (`log_avg_msec`) carry 0 as block size.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use iolab_results::Timebase;
 use iolab_results::{IoLog, RunOutcome};
@@ -177,11 +177,15 @@ pub fn planned_log_paths(specs: &[iolab_job::JobSpec]) -> Vec<PathBuf> {
 }
 
 /// Writes the run's log files; returns their paths.
-pub fn write_logs(out: &RunOutcome) -> std::io::Result<Vec<PathBuf>> {
+/// `create` opens each log file for writing (the caller's guard decides on the descriptor).
+pub fn write_logs(
+    out: &RunOutcome,
+    create: impl Fn(&Path) -> std::io::Result<std::fs::File>,
+) -> std::io::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for f in log_files(out) {
         let write = || -> std::io::Result<()> {
-            let mut w = std::io::BufWriter::new(std::fs::File::create(&f.path)?);
+            let mut w = std::io::BufWriter::new(create(&f.path)?);
             if f.on {
                 render_into(f.log, f.kind, &out.clock, f.has_slat, &mut w)?;
             }

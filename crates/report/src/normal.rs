@@ -219,10 +219,14 @@ pub fn block_size_str(n: u64) -> String {
 fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Result<()> {
     writeln!(
         w,
-        "{}: (groupid={}, jobs={}): err= 0: engine={} iodepth={} target={}{}",
+        "{}: (groupid={}, jobs={}): err={}: engine={} iodepth={} target={}{}",
         job.setup.name,
         job.group_id,
         job.clones,
+        match &job.error {
+            None => " 0".to_string(),
+            Some(e) => format!(" {} (error={e})", e.errno),
+        },
         job.setup.engine.clone(),
         job.setup.iodepth,
         job.target.path.display(),

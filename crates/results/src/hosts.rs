@@ -240,6 +240,7 @@ mod tests {
             stonewalled: false,
             steady: None,
             lat_target: None,
+            error: None,
         };
         HostOutcome {
             rank,

@@ -30,8 +30,8 @@ pub use histogram::LatencyHistogram;
 pub use hosts::{HostOutcome, HostRow, MergeError, MultiHostOutcome};
 pub use iolog::{IoEntry, IoLog, WindowEntry};
 pub use measured::{
-    CpuUsage, DepthCounts, DirResult, DiskUsage, JobReport, LatTargetResult, LatencyWindow,
-    PrioLatency, RateStats, RunOutcome, Sample,
+    CpuUsage, DepthCounts, DirResult, DiskUsage, JobError, JobReport, LatTargetResult,
+    LatencyWindow, PrioLatency, RateStats, RunOutcome, Sample,
 };
 pub use ordered::Metrics;
 pub use record::{

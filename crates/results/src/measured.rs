@@ -327,6 +327,23 @@ pub struct JobReport {
     /// What fio's latency-target search found, for a job that had a target.
     #[serde(default)]
     pub lat_target: Option<LatTargetResult>,
+    /// The error that ended the job early (fio's `err=`), with the figures it measured until
+    /// then kept above; `None` for a job that ran to its end.
+    #[serde(default)]
+    pub error: Option<JobError>,
+}
+
+/// Why a job ended early: the errno fio reports as `err=`, and the whole message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobError {
+    pub errno: i32,
+    pub message: String,
+}
+
+impl std::fmt::Display for JobError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 /// The queue depth a job's latency-target search settled on (fio's `latency_depth`), and
@@ -405,6 +422,9 @@ impl JobReport {
             }
         }
         self.interrupted |= other.interrupted;
+        if self.error.is_none() {
+            self.error = other.error.clone();
+        }
         self.stonewalled |= other.stonewalled;
         if self.fallback.is_none() {
             self.fallback = other.fallback.clone();
@@ -461,6 +481,13 @@ pub struct RunOutcome {
     pub started: SystemTime,
     /// Stopped early by SIGINT/SIGTERM.
     pub interrupted: bool,
+}
+
+impl RunOutcome {
+    /// The first job error, when a job ended on one.
+    pub fn first_error(&self) -> Option<&JobError> {
+        self.jobs.iter().find_map(|j| j.error.as_ref())
+    }
 }
 
 #[cfg(test)]

@@ -206,7 +206,16 @@ impl JobRecord {
                 ctx: cpu.ctx as f64,
                 iops_per_cpu_sec: job.iops_per_cpu_sec(),
             },
-            notes: job.notes.clone(),
+            notes: job
+                .notes
+                .iter()
+                .cloned()
+                .chain(
+                    job.error
+                        .iter()
+                        .map(|e| format!("error (err={}): {e}", e.errno)),
+                )
+                .collect(),
             step: step.to_string(),
             fallback: job.fallback.clone(),
             device_interrupts: job.device_interrupts.map(|n| n as i64),

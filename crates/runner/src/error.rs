@@ -79,6 +79,16 @@ pub enum RunError {
 }
 
 impl RunError {
+    /// The errno fio would report for this error as `err=` (EILSEQ for a verify mismatch,
+    /// as fio's; EIO where the cause carries none).
+    pub fn errno(&self) -> i32 {
+        match self {
+            RunError::Io { source, .. } => source.raw_os_error().unwrap_or(libc::EIO),
+            RunError::Verify { .. } => libc::EILSEQ,
+            _ => libc::EIO,
+        }
+    }
+
     /// True for errors found before any I/O that the user can fix by asking differently.
     pub fn is_bad_input(&self) -> bool {
         match self {

@@ -10,6 +10,7 @@
 //!
 //! [`JobSpec`]: iolab_job::JobSpec
 
+mod claim;
 pub mod cpu;
 pub mod error;
 mod exits;

@@ -7,7 +7,6 @@
 //! does not finish.
 
 use std::collections::BTreeMap;
-use std::fs::OpenOptions;
 use std::os::unix::fs::{DirBuilderExt, FileExt};
 use std::path::{Path, PathBuf};
 
@@ -15,7 +14,9 @@ use iolab_engine::BufferPool;
 use iolab_job::{JobSpec, Region, SizeSpec};
 use iolab_sysinfo::guard::mark_created;
 use iolab_sysinfo::target::{disk_max_io_bytes, disk_zoned};
-use iolab_sysinfo::{check_target_write, probe, probe_new_file, Consent, TargetFacts, TargetKind};
+use iolab_sysinfo::{
+    check_target_write, probe, probe_new_file, Consent, Pin, SafetyError, TargetFacts, TargetKind,
+};
 
 use crate::limits;
 pub use crate::prepared::{Layout, PreparedJob};
@@ -36,6 +37,7 @@ pub fn prepare(specs: &[JobSpec], consent: &Consent) -> Result<Vec<PreparedJob>,
     limits::check(specs)?;
     let cap = limits::log_cap_entries(specs);
     jobs.iter_mut().for_each(|j| j.log_cap_entries = cap);
+    crate::claim::claim_written_devices(&mut jobs)?;
     Ok(jobs)
 }
 
@@ -82,21 +84,66 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
             reason,
         });
     }
-    let (facts, region) = prepare_file(&spec.for_file(0), consent)?;
-    let extra = (1..=spec.extra_files.len())
-        .map(|i| prepare_file(&spec.for_file(i), consent))
-        .collect::<Result<Vec<_>, _>>()?;
+    let (facts, region, pin) = prepare_file(&spec.for_file(0), consent)?;
+    let mut pins = vec![pin];
+    let mut extra = Vec::new();
+    for i in 1..=spec.extra_files.len() {
+        let (f, r, p) = prepare_file(&spec.for_file(i), consent)?;
+        extra.push((f, r));
+        pins.push(p);
+    }
     Ok(PreparedJob {
         spec: spec.clone(),
         facts,
         region,
         extra,
         log_cap_entries: usize::MAX,
+        pins,
+        claims: Vec::new(),
+    })
+}
+
+/// Resolves the job's file once; everything after judges and opens what this found.
+fn pin_file(spec: &JobSpec, exists: bool) -> Result<Pin, RunError> {
+    let path = &spec.filename;
+    let pinned = match exists {
+        true => Pin::existing(path),
+        false => Pin::new_file(path),
+    };
+    pinned.map_err(|e| RunError::Safety {
+        job: spec.name.clone(),
+        source: SafetyError {
+            path: path.clone(),
+            reason: e.to_string(),
+        },
+    })
+}
+
+/// The guard's verdict on the pinned file: judged at its resolved path (a symlink swapped
+/// at the user's name after the pin changes nothing), said of the user's name.
+fn check_pinned_write(
+    spec: &JobSpec,
+    facts: &TargetFacts,
+    pin: &Pin,
+    consent: &Consent,
+) -> Result<(), RunError> {
+    let judged = TargetFacts {
+        path: pin.resolved.clone(),
+        ..facts.clone()
+    };
+    check_target_write(&judged, consent).map_err(|mut source| {
+        if source.path == pin.resolved {
+            source.path = facts.path.clone();
+        }
+        RunError::Safety {
+            job: spec.name.clone(),
+            source,
+        }
     })
 }
 
 /// Checks one file of a job (`spec` as seen from that file).
-fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Region), RunError> {
+fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Region, Pin), RunError> {
     let job = || spec.name.clone();
     let path = &spec.filename;
     let exists = path.exists();
@@ -105,6 +152,7 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
     } else {
         facts_for_new_file(spec)?
     };
+    let pin = pin_file(spec, exists)?;
     let no_target = spec.engine.kind.def().accepts.nothing();
     if no_target && !exists {
         // An engine that does no I/O (null): its "file" is never created, only sized.
@@ -128,10 +176,9 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
     // Writing, or laying out past an existing file's end, changes the target.
     let grows = exists && growable && region.span_end(spec, facts.size_bytes) > facts.size_bytes;
     if !no_target && (spec.writes_data() || grows) {
-        check_target_write(&facts, consent)
-            .map_err(|source| RunError::Safety { job: job(), source })?;
+        check_pinned_write(spec, &facts, &pin, consent)?;
     }
-    Ok((facts, region))
+    Ok((facts, region, pin))
 }
 
 /// Facts for a file iolab will create: it needs a byte size to be created with.
@@ -263,24 +310,25 @@ fn check_polled_size(spec: &JobSpec, facts: &TargetFacts) -> Result<(), RunError
 
 /// The files the prepared jobs need grown, each once, to the furthest end any job uses.
 pub fn layouts_needed(jobs: &[PreparedJob]) -> Vec<Layout> {
-    let mut ends: BTreeMap<&Path, (u64, u64)> = BTreeMap::new();
-    for (spec, (facts, region)) in jobs
+    let mut ends: BTreeMap<&Path, (u64, u64, &Pin)> = BTreeMap::new();
+    for (spec, ((facts, region), pin)) in jobs
         .iter()
         .filter(|j| !j.spec.engine.kind.def().accepts.nothing())
-        .flat_map(|j| j.files().map(move |f| (&j.spec, f)))
-        .filter(|(_, (f, _))| f.kind == TargetKind::File)
+        .flat_map(|j| j.files().zip(&j.pins).map(move |f| (&j.spec, f)))
+        .filter(|(_, ((f, _), _))| f.kind == TargetKind::File)
     {
         let e = ends
             .entry(&facts.path)
-            .or_insert((facts.size_bytes, facts.size_bytes));
+            .or_insert((facts.size_bytes, facts.size_bytes, pin));
         e.1 = e.1.max(region.span_end(spec, facts.size_bytes));
     }
     ends.into_iter()
-        .filter(|(_, (from, to))| to > from)
-        .map(|(p, (from, to))| Layout {
+        .filter(|(_, (from, to, _))| to > from)
+        .map(|(p, (from, to, pin))| Layout {
             path: p.to_path_buf(),
             from_bytes: from,
             to_bytes: to,
+            pin: pin.clone(),
         })
         .collect()
 }
@@ -305,33 +353,26 @@ pub fn lay_out_all(
 }
 
 /// Creates or extends the file with incompressible data and syncs it, then refreshes the
-/// size in the jobs' facts. Undoes itself when it does not finish.
+/// size in the jobs' facts (and, for a file it created, the identity in their pins). Undoes
+/// itself when it does not finish.
 fn lay_out(layout: &Layout, jobs: &mut [PreparedJob]) -> Result<(), RunError> {
     let job = jobs
         .iter()
         .find(|j| j.files().any(|(f, _)| f.path == layout.path))
         .map(|j| j.spec.name.clone())
         .unwrap_or_default();
-    let created = !layout.path.exists();
-    let new_dirs = make_parent_dirs(&layout.path);
+    let mut pin = layout.pin.clone();
+    let created = pin.identity.is_none();
+    let new_dirs = make_parent_dirs(&pin.resolved);
     let result = match &new_dirs {
-        Ok(_) => fill(layout),
+        Ok(_) => fill(layout, &mut pin),
         Err(e) => Err(Some(std::io::Error::new(
             e.kind(),
             format!("creating its directory: {e}"),
         ))),
     };
     if let Err(e) = result {
-        // Leave the file as it was: gone when iolab made it, its old length otherwise; and
-        // the directories made for it gone too (only while empty).
-        if created {
-            let _ = std::fs::remove_file(&layout.path);
-            for d in new_dirs.unwrap_or_default().iter().rev() {
-                let _ = std::fs::remove_dir(d);
-            }
-        } else if let Ok(f) = OpenOptions::new().write(true).open(&layout.path) {
-            let _ = f.set_len(layout.from_bytes);
-        }
+        undo_layout(layout, &pin, created, new_dirs.unwrap_or_default());
         return Err(match e {
             None => RunError::Interrupted,
             Some(source) => RunError::Layout {
@@ -341,17 +382,32 @@ fn lay_out(layout: &Layout, jobs: &mut [PreparedJob]) -> Result<(), RunError> {
             },
         });
     }
-    if created {
-        mark_created(&layout.path);
-    }
-    for f in jobs
-        .iter_mut()
-        .flat_map(|j| j.files_mut())
-        .filter(|f| f.path == layout.path)
-    {
-        f.size_bytes = layout.to_bytes;
+    for j in jobs.iter_mut() {
+        let at: Vec<bool> = j.files().map(|(f, _)| f.path == layout.path).collect();
+        j.files_mut()
+            .filter(|f| f.path == layout.path)
+            .for_each(|f| f.size_bytes = layout.to_bytes);
+        for (p, _) in j.pins.iter_mut().zip(at).filter(|(_, here)| *here) {
+            *p = pin.clone();
+        }
     }
     Ok(())
+}
+
+/// Leaves the file as it was: gone when iolab made it (and its name still leads to what iolab
+/// made), its old length otherwise; and the directories made for it gone too (only while
+/// empty).
+fn undo_layout(layout: &Layout, pin: &Pin, created: bool, new_dirs: Vec<PathBuf>) {
+    if created {
+        if pin.still_there() {
+            let _ = std::fs::remove_file(&pin.resolved);
+        }
+        for d in new_dirs.iter().rev() {
+            let _ = std::fs::remove_dir(d);
+        }
+    } else if let Ok(f) = pin.open(libc::O_WRONLY) {
+        let _ = f.set_len(layout.from_bytes);
+    }
 }
 
 /// Creates the missing directories above `path` (fio's `mkdir -p` for a new file's
@@ -377,14 +433,18 @@ fn make_parent_dirs(path: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(missing)
 }
 
-/// Writes the layout's bytes; `Err(None)` when a signal stopped it.
-fn fill(layout: &Layout) -> Result<(), Option<std::io::Error>> {
+/// Writes the layout's bytes into the pinned file (created exclusively when new, and marked
+/// as iolab's); `Err(None)` when a signal stopped it.
+fn fill(layout: &Layout, pin: &mut Pin) -> Result<(), Option<std::io::Error>> {
     const CHUNK: usize = 1 << 20;
-    let f = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&layout.path)?;
+    let pinned = match pin.identity {
+        None => pin.create(libc::O_WRONLY).inspect(mark_created),
+        Some(_) => pin.open(libc::O_WRONLY),
+    };
+    let f = pinned.map_err(|e| match e {
+        iolab_sysinfo::PinError::Io(e) => e,
+        other => std::io::Error::other(other.to_string()),
+    })?;
     let pool = BufferPool::new(1, CHUNK, 0x10ad);
     // SAFETY: slot 0 of the pool is CHUNK bytes, alive for this function.
     let data = unsafe { std::slice::from_raw_parts(pool.slot_ptr(0), CHUNK) };

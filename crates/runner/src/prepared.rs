@@ -3,8 +3,11 @@
 
 use std::path::PathBuf;
 
+use std::fs::File;
+use std::sync::Arc;
+
 use iolab_job::{JobSpec, Region};
-use iolab_sysinfo::TargetFacts;
+use iolab_sysinfo::{Pin, TargetFacts};
 
 /// A job that passed every check, with its target's facts and its region (and those of its
 /// further files, when it spreads over several).
@@ -17,6 +20,12 @@ pub struct PreparedJob {
     pub extra: Vec<(TargetFacts, Region)>,
     /// Most per-I/O log entries each copy of the job keeps in memory.
     pub log_cap_entries: usize,
+    /// What the guard checked for each file, in `files()` order: every open goes through
+    /// it, so a path swapped after the check opens nothing.
+    pub pins: Vec<Pin>,
+    /// Exclusive claims (`O_EXCL`) on the block devices this job writes, held from the check
+    /// to the end of the run: nobody mounts or claims them meanwhile.
+    pub claims: Vec<Arc<File>>,
 }
 
 impl PreparedJob {
@@ -36,4 +45,6 @@ pub struct Layout {
     pub path: PathBuf,
     pub from_bytes: u64,
     pub to_bytes: u64,
+    /// The file as the guard checked it: laid out through this, never through `path` again.
+    pub pin: Pin,
 }

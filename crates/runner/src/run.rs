@@ -47,13 +47,34 @@ pub struct RunOptions<'a> {
     pub lean_loop: bool,
 }
 
-/// How long a phase may run past its planned end: `$IOLAB_WATCHDOG` seconds, else 60.
-pub fn watchdog_grace() -> std::time::Duration {
-    let secs = std::env::var("IOLAB_WATCHDOG")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(60);
-    std::time::Duration::from_secs(secs)
+/// How long a phase may run past its planned end: `$IOLAB_WATCHDOG` seconds, else 60;
+/// `None` (no watchdog) for `0`. A value that is not a whole number of seconds is refused
+/// by [`check_watchdog_env`] before anything runs.
+pub fn watchdog_grace() -> Option<std::time::Duration> {
+    parse_watchdog(std::env::var("IOLAB_WATCHDOG").ok().as_deref())
+        .unwrap_or(Some(std::time::Duration::from_secs(DEFAULT_WATCHDOG_SECS)))
+}
+
+const DEFAULT_WATCHDOG_SECS: u64 = 60;
+
+/// Refuses an `IOLAB_WATCHDOG` that is not a whole number of seconds.
+pub fn check_watchdog_env() -> Result<(), String> {
+    parse_watchdog(std::env::var("IOLAB_WATCHDOG").ok().as_deref()).map(|_| ())
+}
+
+fn parse_watchdog(v: Option<&str>) -> Result<Option<std::time::Duration>, String> {
+    let Some(v) = v else {
+        return Ok(Some(std::time::Duration::from_secs(DEFAULT_WATCHDOG_SECS)));
+    };
+    match v.trim().parse::<u64>() {
+        Ok(0) => Ok(None),
+        Ok(s) => Ok(Some(std::time::Duration::from_secs(s))),
+        Err(_) => Err(format!(
+            "IOLAB_WATCHDOG={}: not a whole number of seconds (how long a run may go past its \
+             planned end before iolab gives up on it; 0 turns the watchdog off)",
+            v.escape_debug()
+        )),
+    }
 }
 
 /// What the runner's own thread does while a phase's workers run.
@@ -469,5 +490,9 @@ fn report_of(
         stonewalled: false,
         steady: w.steady,
         lat_target: w.lat_target,
+        error: w.error.map(|e| iolab_results::JobError {
+            errno: e.errno(),
+            message: e.to_string(),
+        }),
     }
 }

@@ -366,6 +366,7 @@ mod tests {
             stonewalled: false,
             steady: None,
             lat_target: None,
+            error: None,
         };
         RunOutcome {
             jobs: vec![job],

@@ -132,7 +132,7 @@ impl Executor<'_> {
             clock: self.clock,
             progress: false,
             live: Some(&live),
-            watchdog: Some(iolab_runner::run::watchdog_grace()),
+            watchdog: iolab_runner::run::watchdog_grace(),
             peers: None,
             keep_rseq: false,
             lean_loop: true,

@@ -22,14 +22,14 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use crate::safety::check_write_allowed;
+use crate::safety::{backs_loop_device, check_write_allowed};
 use crate::storage::parent_dir;
 pub use crate::storage::{check_storage_path, new_file_in_dev, pseudo_filesystem};
 use crate::SafetyError;
 use iolab_results::{TargetFacts, TargetKind};
 
 /// What a path is, for telling destinations apart across symlinks and `mknod` aliases.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Identity {
     /// A block device, by its device number.
     Block(u64),
@@ -97,19 +97,17 @@ impl Consent {
 const MARK_NAME: &str = "user.iolab";
 const MARK_VALUE: &[u8] = b"layout";
 
-/// Marks a file iolab has just created, so later runs know it holds only iolab's data.
-/// Best effort: a filesystem without user xattrs keeps no mark.
-pub fn mark_created(path: &Path) {
-    let (Ok(p), Ok(n)) = (
-        CString::new(path.as_os_str().as_bytes()),
-        CString::new(MARK_NAME),
-    ) else {
+/// Marks a file iolab has just created (on its open descriptor), so later runs know it holds
+/// only iolab's data. Best effort: a filesystem without user xattrs keeps no mark.
+pub fn mark_created(file: &fs::File) {
+    use std::os::fd::AsRawFd;
+    let Ok(n) = CString::new(MARK_NAME) else {
         return;
     };
-    // SAFETY: valid NUL-terminated strings and a readable value buffer of the given length.
+    // SAFETY: a valid NUL-terminated name and a readable value buffer of the given length.
     unsafe {
-        libc::setxattr(
-            p.as_ptr(),
+        libc::fsetxattr(
+            file.as_raw_fd(),
             n.as_ptr(),
             MARK_VALUE.as_ptr().cast(),
             MARK_VALUE.len(),
@@ -141,10 +139,14 @@ fn same_place(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// `path` with its directory resolved (symlinks, `..`), for comparing places.
+/// `path` with its directory resolved (symlinks, `..`), for comparing places; a dangling
+/// symlink's place is where it leads.
 fn absolute(path: &Path) -> Option<PathBuf> {
     if let Ok(p) = fs::canonicalize(path) {
         return Some(p);
+    }
+    if let Some(to) = crate::storage::dangling_link(path) {
+        return absolute(&to);
     }
     Some(
         fs::canonicalize(parent_dir(path))
@@ -163,6 +165,15 @@ pub fn check_target_write(facts: &TargetFacts, consent: &Consent) -> Result<(), 
         TargetKind::BlockDevice => check_write_allowed(facts, allowed, consent.flag()),
         TargetKind::NvmeGeneric => check_generic_write(facts, consent),
         TargetKind::File => {
+            if let Some(l) = identity(&facts.path).and_then(|id| backs_loop_device(&id)) {
+                return Err(SafetyError {
+                    path: facts.path.clone(),
+                    reason: format!(
+                        "it backs {l}; detach it first (losetup -d; {} does not override this)",
+                        consent.flag()
+                    ),
+                });
+            }
             let existing = fs::metadata(&facts.path).ok();
             match existing {
                 Some(m) if !allowed && !created_by_iolab(&facts.path) => Err(SafetyError {
@@ -251,13 +262,105 @@ fn check_output_in(
     } else if dir_must_exist && !parent_dir(path).is_dir() {
         return Err(refuse("its directory does not exist".to_string()));
     }
-    if let Some(p) = protected.iter().find(|p| same_place(path, p)) {
+    if let Some(p) = guarded_places(protected).find(|p| same_place(path, p)) {
         return Err(refuse(format!(
             "it is {}, which this run reads or writes; name another file",
             p.display()
         )));
     }
     Ok(())
+}
+
+/// The protected paths and the files SQLite keeps beside a database (`-wal`, `-shm`,
+/// `-journal`): writing over a WAL file wipes committed rows.
+fn guarded_places<'a>(protected: &'a [&'a Path]) -> impl Iterator<Item = PathBuf> + 'a {
+    protected.iter().flat_map(|p| {
+        let mut v = vec![p.to_path_buf()];
+        for suffix in ["-wal", "-shm", "-journal"] {
+            let mut s = p.as_os_str().to_os_string();
+            s.push(suffix);
+            v.push(PathBuf::from(s));
+        }
+        v
+    })
+}
+
+/// Opens an output [`check_output`] passed, deciding again on the open descriptor, since the
+/// path may have been swapped since: an existing file is opened where its path leads, a
+/// missing one created exclusively (never through a symlink that appeared at its name), and
+/// the descriptor must be a regular file, pipe, terminal or `/dev/null`, and none of
+/// `protected` (or their SQLite companions) as they are now. Only then is a regular file
+/// emptied.
+pub fn open_output(
+    path: &Path,
+    option: &str,
+    protected: &[&Path],
+) -> Result<fs::File, SafetyError> {
+    let refuse = |reason: String| SafetyError {
+        path: path.to_path_buf(),
+        reason: format!("{option}: {reason}"),
+    };
+    let (file, created) = open_or_create(path).map_err(|e| refuse(e.to_string()))?;
+    let undo = |reason: String| {
+        if let Some(made) = &created {
+            let _ = fs::remove_file(made);
+        }
+        refuse(reason)
+    };
+    match crate::pinned::is_output_sink(&file) {
+        Ok(Ok(())) => {}
+        Ok(Err(why)) => return Err(undo(why.to_string())),
+        Err(e) => return Err(undo(e.to_string())),
+    }
+    let id = crate::pinned::identity_of(&file).map_err(|e| undo(e.to_string()))?;
+    if let Some(p) = guarded_places(protected).find(|p| identity(p) == Some(id)) {
+        return Err(undo(format!(
+            "it is {}, which this run reads or writes; name another file",
+            p.display()
+        )));
+    }
+    let meta = file.metadata().map_err(|e| undo(e.to_string()))?;
+    let dev_fs = fs::metadata("/dev").map(|d| d.dev()).ok();
+    if created.is_some() && meta.is_file() && Some(meta.dev()) == dev_fs {
+        return Err(undo(
+            "it would be a new file in /dev; iolab does not create files there".to_string(),
+        ));
+    }
+    if meta.is_file() {
+        file.set_len(0).map_err(|e| refuse(e.to_string()))?;
+    }
+    Ok(file)
+}
+
+/// Opens `path` for writing where it leads, or creates it exclusively when missing (where a
+/// dangling link leads, never through the link); whether it was created.
+fn open_or_create(path: &Path) -> std::io::Result<(fs::File, Option<PathBuf>)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    for _ in 0..3 {
+        match fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(path)
+        {
+            Ok(f) => return Ok((f, None)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        let at = crate::storage::dangling_link(path).unwrap_or_else(|| path.to_path_buf());
+        check_storage_path(&at).map_err(|e| std::io::Error::other(e.reason))?;
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&at)
+        {
+            Ok(f) => return Ok((f, Some(at))),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other(
+        "it keeps changing while iolab opens it",
+    ))
 }
 
 #[cfg(test)]
@@ -283,7 +386,7 @@ mod tests {
         let new = dir.path().join("new");
         check_target_write(&probe_new_file(&new).unwrap(), &none).unwrap();
         fs::write(&new, b"fill").unwrap();
-        mark_created(&new);
+        mark_created(&fs::File::open(&new).unwrap());
         if created_by_iolab(&new) {
             check_target_write(&probe(&new).unwrap(), &none).unwrap();
         } else {

@@ -9,13 +9,17 @@ pub mod guard;
 pub mod host;
 pub mod interrupts;
 pub mod nvme;
+pub mod pinned;
 mod refusal;
 pub mod safety;
 pub mod signature;
 mod storage;
 pub mod target;
 
-pub use guard::{check_database, check_output, check_storage_path, check_target_write, Consent};
+pub use guard::{
+    check_database, check_output, check_storage_path, check_target_write, open_output, Consent,
+};
+pub use pinned::{Pin, PinError};
 pub use refusal::SafetyError;
 pub use safety::check_write_allowed;
 pub use storage::existing_dir;

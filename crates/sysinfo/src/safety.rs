@@ -60,6 +60,12 @@ pub fn check_write_allowed(
              ({flag} does not override this)"
         ));
     }
+    let rdev = libc::makedev(facts.device.0, facts.device.1);
+    if let Some(l) = backs_loop_device(&crate::guard::Identity::Block(rdev)) {
+        return refuse(format!(
+            "it backs {l}; detach it first (losetup -d; {flag} does not override this)"
+        ));
+    }
     let partitions: Vec<String> = family.iter().skip(1).map(|(n, _)| n.clone()).collect();
     if !partitions.is_empty() && !allow_destroy {
         return refuse(format!(
@@ -170,6 +176,26 @@ fn holders(device: (u32, u32)) -> Option<String> {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     (!names.is_empty()).then(|| names.join(", "))
+}
+
+/// The loop device (`/dev/loopN`) whose backing file or device is `id`, if any: writing
+/// under a loop device changes what is on it, whatever holds it.
+pub fn backs_loop_device(id: &crate::guard::Identity) -> Option<String> {
+    for entry in fs::read_dir("/sys/block").ok()?.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.starts_with("loop") {
+            continue;
+        }
+        let Ok(backing) = fs::read_to_string(entry.path().join("loop/backing_file")) else {
+            continue;
+        };
+        let backing = backing.trim_end_matches('\n');
+        let backing = backing.strip_suffix(" (deleted)").unwrap_or(backing);
+        if crate::guard::identity(Path::new(backing)).as_ref() == Some(id) {
+            return Some(format!("/dev/{name}"));
+        }
+    }
+    None
 }
 
 /// The whole disk holding `/`.

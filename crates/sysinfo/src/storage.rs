@@ -94,5 +94,31 @@ pub fn check_storage_path(path: &Path) -> Result<(), SafetyError> {
             "there is no such device, and iolab does not create files in /dev".to_string(),
         ));
     }
+    if let Some(to) = dangling_link(path) {
+        // Creating `path` creates what the link points to: that is what is judged.
+        return check_storage_path(&to).map_err(|e| {
+            refuse(format!(
+                "it is a symbolic link to {}: {}",
+                to.display(),
+                e.reason
+            ))
+        });
+    }
     Ok(())
+}
+
+/// Where a chain of symlinks at `path` ends, when what it ends at does not exist (creating
+/// `path` would create that, wherever it is: `/dev`, the results database, a target).
+pub fn dangling_link(path: &Path) -> Option<PathBuf> {
+    let mut at = path.to_path_buf();
+    let mut hops = 0;
+    while fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+        if path.exists() || hops == 40 {
+            return None;
+        }
+        let to = fs::read_link(&at).ok()?;
+        at = parent_dir(&at).join(to);
+        hops += 1;
+    }
+    (hops > 0).then_some(at)
 }

@@ -23,7 +23,7 @@ use super::peers::{first_failing, MpiPeers};
 use crate::cmd_run::write_formats;
 use crate::exit::{interrupted, CliError, BAD_INPUT};
 use crate::output;
-use crate::targets::{check_all, consent_for_jobs, lay_out, run_outputs};
+use crate::targets::{check_all, consent_for_jobs, lay_out, protected_paths, run_outputs};
 
 /// Who this process is in the MPI job.
 struct Me {
@@ -107,13 +107,16 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         clock,
         progress: me.rank == 0 && std::io::stderr().is_terminal(),
         live: None,
-        watchdog: Some(iolab_runner::run::watchdog_grace()),
+        watchdog: iolab_runner::run::watchdog_grace(),
         peers: Some(&peers),
         keep_rseq: cl.keep_rseq,
         lean_loop: true,
     };
     let mut outcome = run_jobs(&jobs, &opts).unwrap_or_else(|e| me.fail(e.into()));
-    if let Err(e) = crate::cmd_run::write_logs(&outcome) {
+    let db_path = cl.db.clone().unwrap_or_else(Store::default_path);
+    let protected = protected_paths(&jobs, Some(&db_path));
+    let protected: Vec<&std::path::Path> = protected.iter().map(|p| p.as_path()).collect();
+    if let Err(e) = crate::cmd_run::write_logs(&outcome, &protected) {
         me.fail(e);
     }
     // Each host has written its own logs; they do not travel.
@@ -139,12 +142,13 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     };
     let mut m = MultiHostOutcome::merge(hosts).map_err(CliError::failed)?;
     m.stonewall = cl.stonewall_hosts;
-    save(&mut store, run_id, &cl, &m)?;
-    let mut out = output::open(cl.output.as_deref())?;
+    // Results first: printed before anything can fail to keep them.
+    let mut out = output::open(cl.output.as_deref(), &protected)?;
     write_results(&mut out, &cl, &groups, &m)?;
     out.flush()
         .context("writing results")
         .map_err(CliError::failed)?;
+    save(&mut store, run_id, &cl, &m)?;
     Ok(exit_status(m.all.interrupted, true))
 }
 
@@ -230,7 +234,9 @@ fn save(
         "stonewalled": m.stonewalled(),
         "per_host": m.host_rows(),
     });
-    let status = if m.all.interrupted {
+    let status = if m.all.first_error().is_some() {
+        RunStatus::Failed
+    } else if m.all.interrupted {
         RunStatus::Interrupted
     } else {
         RunStatus::Ok

@@ -244,9 +244,10 @@ impl LoopState<'_, '_> {
         while q.inflight > 0 {
             self.reap(engine, q, stopping, false)?;
         }
+        let end = self.time.final_end();
         let t = self.think.as_mut().expect("a pending pause has a pauser");
         t.pending = false;
-        Ok(t.pause(&self.clock, self.w.stop))
+        Ok(t.pause(&self.clock, self.w.stop, end))
     }
 
     /// Queues I/Os into the free slots and submits them `iodepth_batch_submit` at a time;

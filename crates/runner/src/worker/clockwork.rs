@@ -102,6 +102,16 @@ impl Timeline {
         self.cpu_start = CpuSnapshot::of_current_thread();
     }
 
+    /// When the job's time runs out: the measured window's end, or, during the ramp, the
+    /// ramp's end plus the runtime (`u64::MAX` without a runtime). A pause (rate, thinktime)
+    /// ends there, as fio's do, instead of outliving the job.
+    pub fn final_end(&self) -> u64 {
+        match self.measuring {
+            true => self.deadline,
+            false => self.deadline.saturating_add(self.run_ticks),
+        }
+    }
+
     /// Whether to look at the stop flag at `now`: once per [`STOP_CHECK`], not per I/O. The
     /// flag is written by another thread, so its cache line is cold after every context
     /// switch: a look per I/O cost ~25 ns at QD1 on zram, where the io-wq worker shares the

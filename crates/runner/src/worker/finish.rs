@@ -69,6 +69,7 @@ impl LoopState<'_, '_> {
             engine_setup: None,
             interrupted: self.interrupted,
             steady: None,
+            error: None,
             lat_target: self.search.as_ref().map(|s| {
                 let t = &spec.lat_target;
                 iolab_results::LatTargetResult {

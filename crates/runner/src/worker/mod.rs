@@ -81,6 +81,8 @@ pub(crate) struct WorkerResult {
     pub steady: Option<iolab_results::SteadyResult>,
     /// The queue depth the latency-target search settled on, if the job had a target.
     pub lat_target: Option<iolab_results::LatTargetResult>,
+    /// The error that ended the job early; what it measured until then is kept.
+    pub error: Option<RunError>,
 }
 
 pub(crate) struct Worker<'a> {
@@ -144,7 +146,7 @@ impl Worker<'_> {
         };
         setup::pin(spec)?;
         setup::prioritize(spec)?;
-        let files = setup::open_files(spec)?;
+        let files = setup::open_files(self.job)?;
         let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
         let setup_notes = setup::prepare_cache(self.job, &fds);
         let depth = spec.effective_iodepth();
@@ -242,13 +244,25 @@ impl EngineVisitor for Looper<'_, '_> {
         let fallback = engine.fallback();
         let engine_setup = engine.setup();
         drop(engine);
-        outcome?;
-        if self.w.job.spec.end_fsync {
-            st.syncer.fsync(&st.clock).map_err(|e| st.sync_error(e))?;
-        }
+        // A failed I/O ends the job, not its figures: they are reported with the error, as
+        // fio prints a job with err=5.
+        let error = match outcome {
+            Err(e) => {
+                // The loop ended on the error: the measured window ends here.
+                st.time.end(self.w.clock.now());
+                Some(e)
+            }
+            Ok(()) if self.w.job.spec.end_fsync => st
+                .syncer
+                .fsync(&st.clock)
+                .map_err(|e| st.sync_error(e))
+                .err(),
+            Ok(()) => None,
+        };
         let elapsed = self.w.clock.now().saturating_sub(phase_start);
         let lean = st.lean;
         let mut result = st.finish(sync, notes, elapsed);
+        result.error = error;
         result.fallback = fallback;
         result.engine_setup = setup_line(engine_setup, lean, self.rseq);
         Ok(Some(result))
@@ -524,11 +538,9 @@ impl<'a, 'w> LoopState<'a, 'w> {
         let mut dir = self.issue.next_direction();
         if self.rate.on {
             let mixed = (1..100).contains(&self.w.job.spec.read_percent);
-            dir = self.rate.wait(dir, mixed, &self.clock, self.w.stop);
-            if self.w.stop.load(Ordering::Relaxed) {
-                // Stopped while waiting for the rate: no further I/O.
-                return None;
-            }
+            let end = self.time.final_end();
+            // Stopped, or out of time, while waiting for the rate: no further I/O.
+            dir = self.rate.wait(dir, mixed, &self.clock, self.w.stop, end)?;
         }
         let clock = self.clock;
         let mut io = self

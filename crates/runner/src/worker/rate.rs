@@ -99,7 +99,8 @@ impl RateLimit {
 
     /// Waits until an I/O may go, and says in which direction: `d` if it is due; in a mixed
     /// job (`mixed`), the other direction instead if that one is due or falls due first (fio's
-    /// `rate_ddir()`). Returns early when a stop is asked for.
+    /// `rate_ddir()`). `None` when a stop is asked for or the job's time ends (`end`, in
+    /// ticks) first: a slow rate never keeps a job past its runtime.
     #[cold]
     pub fn wait(
         &mut self,
@@ -107,7 +108,8 @@ impl RateLimit {
         mixed: bool,
         clock: &Clock,
         stop: &AtomicBool,
-    ) -> Direction {
+        end: u64,
+    ) -> Option<Direction> {
         let due = |s: &Self, d: Direction| s.base.saturating_add(s.next_due[d.index()]);
         let now = clock.now();
         let mut dir = d;
@@ -118,7 +120,7 @@ impl RateLimit {
                 Direction::Trim => Direction::Trim,
             };
             if due(self, other) <= now {
-                return other;
+                return Some(other);
             }
             if due(self, other) < due(self, d) {
                 dir = other;
@@ -127,10 +129,13 @@ impl RateLimit {
         let until = due(self, dir);
         loop {
             let now = clock.now();
-            if now >= until || stop.load(Ordering::Relaxed) {
-                return dir;
+            if now >= until {
+                return Some(dir);
             }
-            let left_ns = clock.ticks_to_ns(until - now);
+            if now >= end || stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let left_ns = clock.ticks_to_ns(until.min(end) - now);
             if left_ns > 200_000.0 {
                 // In slices, so a stop is heard while a slow rate waits.
                 let left = Duration::from_nanos(left_ns as u64 - 100_000);

@@ -62,13 +62,14 @@ pub(super) fn pin(spec: &JobSpec) -> Result<(), RunError> {
 }
 
 /// Opens every file of the job as its engine uses them (none for an engine that does no
-/// I/O, whose file may not even exist).
-pub(super) fn open_files(spec: &JobSpec) -> Result<Vec<File>, RunError> {
+/// I/O, whose file may not even exist), through what the guard checked (`pins`).
+pub(super) fn open_files(job: &PreparedJob) -> Result<Vec<File>, RunError> {
+    let spec = &job.spec;
     let how = OpenHow {
         direct: spec.direct,
         writes: spec.writes_data(),
     };
-    open_targets(spec.engine.kind, spec.files(), how).map_err(|(path, source)| RunError::Io {
+    open_targets(spec.engine.kind, job.pins.iter(), how).map_err(|(path, source)| RunError::Io {
         job: spec.name.clone(),
         path: path.to_path_buf(),
         dir: if spec.writes() {

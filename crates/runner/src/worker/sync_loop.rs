@@ -47,7 +47,7 @@ impl LoopState<'_, '_> {
                         t.issued(1);
                         t.completed(1);
                         if t.due(now) {
-                            now = t.pause(&self.clock, self.w.stop);
+                            now = t.pause(&self.clock, self.w.stop, self.time.final_end());
                         }
                     }
                     if now >= self.time.next_sample {

@@ -83,19 +83,25 @@ impl Pauser {
         !self.time_only && self.count() >= self.last + self.blocks
     }
 
-    /// The pause itself, once nothing is in flight; returns the clock after it. A stop cuts
-    /// the sleep short.
+    /// The pause itself, once nothing is in flight; returns the clock after it. A stop, or
+    /// the job's time running out (`end`, in ticks), cuts it short: a pause is never what
+    /// keeps a job past its runtime.
     #[cold]
-    pub fn pause(&mut self, clock: &Clock, stop: &AtomicBool) -> u64 {
+    pub fn pause(&mut self, clock: &Clock, stop: &AtomicBool, end: u64) -> u64 {
         let start = clock.now();
-        while clock.now() - start < self.spin {
+        while clock.now() - start < self.spin && clock.now() < end {
             std::hint::spin_loop();
         }
         let mut left = self.sleep;
         while !left.is_zero() && !stop.load(Ordering::Relaxed) {
-            let step = left.min(SLICE);
+            let now = clock.now();
+            if now >= end {
+                break;
+            }
+            let to_end = Duration::from_nanos(clock.ticks_to_ns(end - now) as u64);
+            let step = left.min(SLICE).min(to_end.max(Duration::from_micros(1)));
             std::thread::sleep(step);
-            left -= step;
+            left = left.saturating_sub(step);
         }
         self.last = self.count();
         self.last_t = start;

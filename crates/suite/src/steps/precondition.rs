@@ -3,16 +3,15 @@
 //! sequentially end to end N times (128 KiB, QD32), so every later read hits written data and
 //! every later write lands on a drive that has been filled.
 
-use std::fs::OpenOptions;
 use std::os::fd::AsRawFd;
-use std::path::Path;
+
 use std::time::Duration;
 
 use iolab_engine::{EngineConfig, EngineKind};
 use iolab_job::{Pattern, SizeSpec};
 use iolab_report::format::bytes_binary;
 use iolab_sysinfo::guard::mark_created;
-use iolab_sysinfo::{check_target_write, probe, TargetKind};
+use iolab_sysinfo::{check_target_write, probe, Pin, PinError, TargetKind};
 use serde_json::json;
 
 use super::{point_spec, Findings, Nums, StepOutput, Workload};
@@ -24,8 +23,8 @@ use crate::{ReviewConfig, Step, SuiteError};
 const BLKDISCARD: u64 = 0x1277;
 
 /// Deallocates `len` bytes from the start of a block device.
-fn discard_device(path: &Path, len: u64) -> std::io::Result<()> {
-    let f = OpenOptions::new().write(true).open(path)?;
+fn discard_device(pin: &Pin, len: u64) -> std::io::Result<()> {
+    let f = pin.open(libc::O_WRONLY).map_err(io_error)?;
     let range: [u64; 2] = [0, len];
     // SAFETY: BLKDISCARD reads two u64 from the pointer; `range` outlives the call.
     if unsafe { libc::ioctl(f.as_raw_fd(), BLKDISCARD as _, range.as_ptr()) } < 0 {
@@ -34,13 +33,22 @@ fn discard_device(path: &Path, len: u64) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Creates the file at `len` bytes if shorter (sparse), and punches a hole over it.
-fn punch_file(path: &Path, len: u64) -> std::io::Result<()> {
-    let f = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)?;
+/// A pinned open's refusal as an I/O error, for the step's note.
+fn io_error(e: PinError) -> std::io::Error {
+    match e {
+        PinError::Io(e) => e,
+        other => std::io::Error::other(other.to_string()),
+    }
+}
+
+/// Creates the file at `len` bytes if shorter (sparse, marked as iolab's when it creates it),
+/// and punches a hole over it; always through what was checked (`pin`).
+fn punch_file(pin: &mut Pin, len: u64) -> std::io::Result<()> {
+    let f = match pin.identity {
+        None => pin.create(libc::O_WRONLY).inspect(mark_created),
+        Some(_) => pin.open(libc::O_WRONLY),
+    }
+    .map_err(io_error)?;
     if f.metadata()?.len() < len {
         f.set_len(len)?;
     }
@@ -88,7 +96,16 @@ impl super::ReviewStep for Precondition {
 }
 
 pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, SuiteError> {
-    let existing = probe(&cfg.target).ok();
+    let mut pin = match Pin::any(&cfg.target) {
+        Ok(p) => p,
+        Err(e) => {
+            return Ok(StepOutput::skipped(format!(
+                "{}: {e}",
+                cfg.target.display()
+            )))
+        }
+    };
+    let existing = probe(&pin.resolved).ok();
     let is_device = existing
         .as_ref()
         .is_some_and(|f| f.kind == TargetKind::BlockDevice);
@@ -110,12 +127,11 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
         }
     }
     let dealloc = if is_device {
-        discard_device(&cfg.target, region)
+        discard_device(&pin, region)
     } else {
-        let r = punch_file(&cfg.target, region);
-        if existing.is_none() && cfg.target.exists() {
-            mark_created(&cfg.target);
-            ex.consent.grant(&cfg.target);
+        let r = punch_file(&mut pin, region);
+        if existing.is_none() && pin.identity.is_some() {
+            ex.consent.grant(&pin.resolved);
         }
         r
     };
