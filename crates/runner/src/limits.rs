@@ -212,6 +212,7 @@ mod tests {
             path: dir.path().join("big"),
             from_bytes: 0,
             to_bytes: 1 << 60,
+            pin: iolab_sysinfo::Pin::new_file(&dir.path().join("big")).unwrap(),
         };
         let e = check_free_space(&[l], &[]).unwrap_err().to_string();
         assert!(e.contains("free"), "{e}");
@@ -219,6 +220,7 @@ mod tests {
             path: dir.path().join("small"),
             from_bytes: 0,
             to_bytes: 4096,
+            pin: iolab_sysinfo::Pin::new_file(&dir.path().join("small")).unwrap(),
         };
         check_free_space(&[small], &[]).unwrap();
     }

@@ -28,7 +28,7 @@ fn flipper(
         let tmp = link.with_extension("tmp");
         let mut n = 0u64;
         while !stop.load(Ordering::Relaxed) {
-            let to = if n % 2 == 0 { &a } else { &b };
+            let to = if n.is_multiple_of(2) { &a } else { &b };
             let _ = fs::remove_file(&tmp);
             if std::os::unix::fs::symlink(to, &tmp).is_ok() {
                 let _ = fs::rename(&tmp, &link);
