@@ -306,14 +306,14 @@ fn print_kv(d: &RunRecord) {
 /// are the hosts merged), a row per host after.
 fn print_jobs(d: &RunRecord) {
     outln!();
-    let _ = export::markdown::jobs_table(&d.jobs, &mut std::io::stdout().lock());
+    let _ = export::markdown::jobs_table(&d.jobs, &mut crate::escape::stdout());
     print_hosts(d);
 }
 
 /// The per-host table of a run on many hosts; nothing for a run on one.
 fn print_hosts(d: &RunRecord) {
     if let Some((head, rows)) = iolab_report::hosts::from_meta(&d.meta) {
-        let _ = iolab_report::hosts::write_hosts(&head, &rows, &mut std::io::stdout().lock());
+        let _ = iolab_report::hosts::write_hosts(&head, &rows, &mut crate::escape::stdout());
     }
 }
 
@@ -638,8 +638,13 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode, CliError> {
         .iter()
         .map(|&id| load(&store, id))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut out = std::io::stdout().lock();
-    match a.format.exporter().export(&runs, &mut out) {
+    let mut out = crate::escape::stdout();
+    match a
+        .format
+        .exporter()
+        .export(&runs, &mut out)
+        .and_then(|_| std::io::Write::flush(&mut out))
+    {
         // A reader that went away (`| head`) ends the output quietly.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
         r => r

@@ -356,7 +356,7 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
     // With --output-format=json the step tables are not printed: stdout holds one document.
     let mut lock: Box<dyn std::io::Write> = match a.format.json() {
         true => Box::new(std::io::sink()),
-        false => Box::new(crate::output::Quiet::new(std::io::stdout().lock())),
+        false => Box::new(crate::output::Quiet::new(crate::escape::stdout())),
     };
     let mut ex = Executor {
         store: &mut store,

@@ -63,7 +63,22 @@ pub fn one_line(e: &anyhow::Error) -> String {
         }
         line.push_str(text);
     }
-    line.replace('\n', " ")
+    shortened(&line.replace('\n', " "))
+}
+
+/// Most bytes of an error line: what it echoes of the input (a megabyte of junk given as an
+/// option name) is cut, with how much was.
+const MAX_LINE: usize = 1000;
+
+fn shortened(line: &str) -> String {
+    if line.len() <= MAX_LINE {
+        return line.to_string();
+    }
+    let mut cut = MAX_LINE;
+    while !line.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}... ({} more bytes)", &line[..cut], line.len() - cut)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ macro_rules! say {
         // apart, so lines from processes sharing it (MPI ranks, mpirun) could interleave.
         let mut line = format!($($a)*);
         line.push('\n');
-        let _ = std::io::stderr().write_all(line.as_bytes());
+        let _ = $crate::escape::Escaping::new(std::io::stderr(), true).write_all(line.as_bytes());
     }};
 }
 
@@ -18,7 +18,7 @@ macro_rules! say {
 macro_rules! say_partial {
     ($($a:tt)*) => {{
         use std::io::Write as _;
-        let _ = write!(std::io::stderr(), $($a)*);
+        let _ = write!($crate::escape::Escaping::new(std::io::stderr(), true), $($a)*);
     }};
 }
 
@@ -26,7 +26,8 @@ macro_rules! say_partial {
 macro_rules! outln {
     ($($a:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($a)*);
+        let mut w = $crate::escape::Escaping::new(std::io::stdout(), false);
+        let _ = writeln!(w, $($a)*).and_then(|_| w.flush());
     }};
 }
 
@@ -34,7 +35,8 @@ macro_rules! outln {
 macro_rules! out {
     ($($a:tt)*) => {{
         use std::io::Write as _;
-        let _ = write!(std::io::stdout(), $($a)*);
+        let mut w = $crate::escape::Escaping::new(std::io::stdout(), false);
+        let _ = write!(w, $($a)*).and_then(|_| w.flush());
     }};
 }
 
@@ -46,6 +48,7 @@ mod cmd_results;
 mod cmd_review;
 mod cmd_run;
 mod cmd_shell;
+mod escape;
 mod exit;
 mod kv_table;
 mod multihost;

@@ -42,7 +42,10 @@ pub fn open(path: Option<&Path>, protected: &[&Path]) -> Result<Box<dyn Write>, 
         Some(p) => Box::new(BufWriter::new(
             iolab_sysinfo::open_output(p, "--output", protected).map_err(CliError::bad_input)?,
         )),
-        None => Box::new(Quiet::new(io::stdout().lock())),
+        None => Box::new(Quiet::new(crate::escape::Escaping::new(
+            io::stdout().lock(),
+            false,
+        ))),
     })
 }
 

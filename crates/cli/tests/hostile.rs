@@ -10,6 +10,8 @@ mod database;
 mod guard;
 #[path = "hostile/input.rs"]
 mod input;
+#[path = "hostile/kept.rs"]
+mod kept;
 #[path = "hostile/limits.rs"]
 mod limits;
 #[path = "hostile/pipes.rs"]

@@ -107,7 +107,14 @@ pub fn read_job_files(paths: &[PathBuf], env: &dyn Env) -> Result<JobFiles, FioE
             out: &mut out,
             current: None,
         };
-        reader.file(p, 0, None)?;
+        if p.as_os_str() == "-" {
+            // As fio: `-` is a job file read from standard input.
+            let text = read_limited(std::io::stdin().lock())
+                .map_err(|e| FioError::Usage(format!("cannot read a job file from stdin: {e}")))?;
+            reader.text(&text, Path::new("<stdin>"), 0)?;
+        } else {
+            reader.file(p, 0, None)?;
+        }
         reader.close_section();
         if i > 0 && before > 0 {
             if let Some(first) = out.jobs.get_mut(before) {
@@ -148,10 +155,11 @@ struct Reader<'a> {
 /// Largest job file read: fio's own examples are a few KiB; anything near this is not one.
 pub const MAX_JOB_FILE_BYTES: u64 = 1 << 20;
 
-/// A job file's text: only a regular file (a FIFO would block, `/dev/zero` never ends), of
-/// at most [`MAX_JOB_FILE_BYTES`].
+/// A job file's text: only a regular file (a FIFO would block, `/dev/zero` never ends), not
+/// on a pseudo filesystem (`/sys/kernel/tracing/trace_pipe` is a "regular file" that blocks
+/// for ever), of at most [`MAX_JOB_FILE_BYTES`]. Bytes that are not UTF-8 (a Latin-1 `é` in a
+/// comment or description) are read as fio reads them, not refused.
 fn read_job_file(path: &Path) -> Result<String, String> {
-    use std::io::Read;
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_file() {
         return Err(
@@ -160,17 +168,33 @@ fn read_job_file(path: &Path) -> Result<String, String> {
                 .into(),
         );
     }
+    if let Some(fs) = iolab_sysinfo::guard::pseudo_filesystem(path) {
+        return Err(format!(
+            "it is on {fs}, which holds kernel settings and streams, not job files"
+        ));
+    }
     if meta.len() > MAX_JOB_FILE_BYTES {
         return Err(format!(
             "{} bytes is too large for a job file (at most {MAX_JOB_FILE_BYTES})",
             meta.len()
         ));
     }
-    let mut text = String::new();
     std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_JOB_FILE_BYTES).read_to_string(&mut text))
-        .map_err(|e| e.to_string())?;
-    Ok(text)
+        .and_then(read_limited)
+        .map_err(|e| e.to_string())
+}
+
+/// At most [`MAX_JOB_FILE_BYTES`] of `r`, as text (invalid UTF-8 replaced, not refused).
+fn read_limited(r: impl std::io::Read) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    r.take(MAX_JOB_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_JOB_FILE_BYTES {
+        return Err(std::io::Error::other(format!(
+            "too large for a job file (at most {MAX_JOB_FILE_BYTES} bytes)"
+        )));
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 fn at_err(at: &Location, e: FioError) -> FioError {

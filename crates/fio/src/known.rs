@@ -230,6 +230,11 @@ pub fn unknown_or_unsupported(
 /// The closest known option name (of `supported` and fio's others), if it is close enough
 /// to be a typo.
 pub fn suggest(name: &str, supported: impl Iterator<Item = &'static str>) -> Option<&'static str> {
+    // No option name is near this long: a typo of one is not either (and the distance to
+    // every name would cost seconds for a megabyte of junk).
+    if name.len() > 64 {
+        return None;
+    }
     let candidates = supported.chain(FIO_ONLY.iter().copied());
     candidates
         .map(|c| (levenshtein(name, c), c))

@@ -15,6 +15,11 @@ use crate::RunError;
 /// Most worker threads one run starts: fio's own limit on jobs.
 pub const MAX_THREADS: u64 = 4096;
 
+/// Address space a worker thread maps besides its I/O buffers: its stack (2 MiB, Rust's
+/// default) and its records (histograms, log chunks, the engine's rings), measured under
+/// `ulimit -v` at about 2 MiB more.
+const WORKER_ADDRESS_BYTES: u64 = 4 << 20;
+
 /// Share of the available memory the I/O buffers may take.
 const MEMORY_SHARE: f64 = 0.5;
 
@@ -31,14 +36,29 @@ pub fn check(specs: &[JobSpec]) -> Result<(), RunError> {
         )));
     }
     let buffers: u64 = specs.iter().map(buffer_bytes).sum();
-    if let Some(avail) = iolab_sysinfo::host::mem_available_bytes() {
-        let allowed = (avail as f64 * MEMORY_SHARE) as u64;
-        if buffers > allowed {
+    if let Some((room, what)) = iolab_sysinfo::host::memory_room() {
+        if buffers > (room as f64 * MEMORY_SHARE) as u64 {
             return Err(RunError::Limit(format!(
                 "the jobs' I/O buffers need {} (iodepth x largest bs x numjobs), more than \
-                 half of the {} of memory available; lower iodepth, bs or numjobs",
+                 half of the {} of {what}; lower iodepth, bs or numjobs",
                 bytes(buffers),
-                bytes(avail)
+                bytes(room)
+            )));
+        }
+    }
+    // Under `ulimit -v` every thread's stack and record counts too: refused here with a
+    // reason rather than aborted by a failed allocation mid-run.
+    let mapped = buffers.saturating_add(threads * WORKER_ADDRESS_BYTES);
+    if let Some(room) = iolab_sysinfo::host::address_space_room() {
+        if mapped > (room as f64 * MEMORY_SHARE) as u64 {
+            return Err(RunError::Limit(format!(
+                "the jobs need {} of address space (I/O buffers {}, and {} per thread for its \
+                 stack and records), more than half of the {} ulimit -v (RLIMIT_AS) leaves; \
+                 raise ulimit -v or lower iodepth, bs or numjobs",
+                bytes(mapped),
+                bytes(buffers),
+                bytes(WORKER_ADDRESS_BYTES),
+                bytes(room)
             )));
         }
     }
@@ -62,7 +82,8 @@ pub fn log_cap_entries(specs: &[JobSpec]) -> usize {
         .filter(|s| s.logs.any() && s.logs.avg_msec == 0)
         .map(|s| s.numjobs as u64)
         .sum();
-    let avail = iolab_sysinfo::host::mem_available_bytes().unwrap_or(1 << 30);
+    let avail = iolab_sysinfo::host::memory_room().map_or(1 << 30, |r| r.0);
+    let avail = iolab_sysinfo::host::address_space_room().map_or(avail, |a| avail.min(a));
     let by_memory =
         (avail as f64 * LOG_SHARE) as u64 / std::mem::size_of::<crate::IoEntry>() as u64;
     (by_memory.min(LOG_MAX_ENTRIES) / loggers.max(1)) as usize
@@ -116,34 +137,51 @@ fn cpu_list(cpus: &[usize]) -> String {
         .join(",")
 }
 
-/// Every filesystem keeps 5 % of itself free after the layouts it receives.
+/// Every filesystem keeps 5 % of itself free after the layouts and the I/O logs it receives
+/// (a log is written after the run, so a run whose logs do not fit would measure for
+/// nothing).
 pub fn check_free_space(layouts: &[Layout], jobs: &[PreparedJob]) -> Result<(), RunError> {
-    // Bytes to lay out per filesystem (by device number), with one layout to name.
-    let mut per_fs: BTreeMap<u64, (u64, &Layout, PathBuf)> = BTreeMap::new();
-    for l in layouts {
+    let job_of = |path: &std::path::Path| {
+        jobs.iter()
+            .find(|j| j.files().any(|(f, _)| f.path == path))
+            .map_or_else(String::new, |j| j.spec.name.clone())
+    };
+    let mut wants: Vec<Want> = layouts
+        .iter()
+        .map(|l| Want {
+            what: format!("laying out {}", l.path.display()),
+            at: l.path.clone(),
+            bytes: l.to_bytes - l.from_bytes,
+            job: job_of(&l.path),
+        })
+        .collect();
+    wants.extend(jobs.iter().flat_map(log_wants));
+    // Bytes per filesystem (by device number), with the first want to name.
+    let mut per_fs: BTreeMap<u64, (u64, &Want, PathBuf)> = BTreeMap::new();
+    for w in &wants {
         // A missing directory is created on the filesystem of its nearest existing ancestor.
-        let dir = iolab_sysinfo::existing_dir(&l.path);
+        let dir = iolab_sysinfo::existing_dir(&w.at);
         let dev = std::fs::metadata(&dir).map(|m| m.dev()).unwrap_or(0);
-        per_fs.entry(dev).or_insert((0, l, dir)).0 += l.to_bytes - l.from_bytes;
+        let e = per_fs.entry(dev).or_insert((0, w, dir));
+        e.0 = e.0.saturating_add(w.bytes);
     }
-    for (need, l, dir) in per_fs.values() {
-        let (need, l, dir) = (*need, *l, dir.as_path());
+    for (need, w, dir) in per_fs.values() {
         let Ok(space) = iolab_sysinfo::fsspace::fs_space(dir) else {
             continue;
         };
         let reserve = (space.total_bytes as f64 * FREE_RESERVE) as u64;
         if need.saturating_add(reserve) > space.free_bytes {
-            let job = jobs
-                .iter()
-                .find(|j| j.files().any(|(f, _)| f.path == l.path))
-                .map_or_else(String::new, |j| j.spec.name.clone());
             return Err(RunError::Unusable {
-                job,
+                job: w.job.clone(),
                 reason: format!(
-                    "laying out {} needs {} but its filesystem has {} free (iolab leaves 5% \
-                     of it, {}, free); lower size or use another directory",
-                    l.path.display(),
-                    bytes(need),
+                    "{} needs {} on a filesystem with {} free (iolab leaves 5% of it, {}, \
+                     free); lower size, log less (log_avg_msec) or use another directory",
+                    if *need == w.bytes {
+                        w.what.clone()
+                    } else {
+                        format!("{} and the rest on its filesystem", w.what)
+                    },
+                    bytes(*need),
                     bytes(space.free_bytes),
                     bytes(reserve)
                 ),
@@ -151,6 +189,64 @@ pub fn check_free_space(layouts: &[Layout], jobs: &[PreparedJob]) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// Bytes a run will write somewhere, and what to call them in a refusal.
+struct Want {
+    what: String,
+    at: PathBuf,
+    bytes: u64,
+    job: String,
+}
+
+/// Bytes of one line of fio's log format at its longest likely: time, value, direction,
+/// size, offset, priority ("123456789, 1234567890, 1, 1048576, 0, 0" plus a margin).
+const LOG_LINE_BYTES: u64 = 48;
+
+/// The I/O logs a job will write, with an upper estimate of their size: per-I/O logs at
+/// most the entries a logger keeps (`log_cap_entries`, fewer for a job whose bytes bound
+/// its I/Os), averaged logs one line per window and direction.
+fn log_wants(job: &PreparedJob) -> Vec<Want> {
+    let s = &job.spec;
+    let l = &s.logs;
+    let entries = if l.avg_msec > 0 {
+        let ms = s
+            .runtime
+            .map_or(u64::MAX, |r| (s.ramp_time + r).as_millis() as u64);
+        ms / l.avg_msec as u64 * 3 + 3
+    } else {
+        let cap = job.log_cap_entries as u64;
+        match (s.time_based, s.runtime) {
+            (false, _) => {
+                let bs = s
+                    .directions()
+                    .map(|d| s.min_block_size(d))
+                    .min()
+                    .unwrap_or(512);
+                let ios = job.region.len / bs.max(1) as u64 * s.loops.max(1) as u64;
+                cap.min(ios.saturating_add(1))
+            }
+            (true, _) => cap,
+        }
+    };
+    let per_file = entries.saturating_mul(LOG_LINE_BYTES);
+    let files = [
+        (&l.lat, "lat", 3u64),
+        (&l.iops, "iops", 1),
+        (&l.bw, "bw", 1),
+    ];
+    files
+        .into_iter()
+        .filter_map(|(p, kind, n)| {
+            let p = p.as_ref()?;
+            Some(Want {
+                what: format!("the {kind} log {p}_{kind}.*.log"),
+                at: PathBuf::from(format!("{p}_{kind}.1.log")),
+                bytes: per_file.saturating_mul(n * s.numjobs as u64),
+                job: s.name.clone(),
+            })
+        })
+        .collect()
 }
 
 /// Bytes for a message: "64.0 GiB", "512.0 MiB", "4096 B".

@@ -129,6 +129,9 @@ fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &mut Waiting
             w.watchdog.give_up();
         }
         let secs = start.elapsed().as_secs();
+        if signal::status_asked() {
+            status_line(secs, planned, handles.len());
+        }
         if !w.progress || secs == last_shown {
             continue;
         }
@@ -145,6 +148,12 @@ fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &mut Waiting
     if shown {
         eprint!("\r{:60}\r", "");
     }
+}
+
+/// fio's answer to SIGUSR1: where the phase stands, on a line of its own.
+fn status_line(secs: u64, planned: Option<u64>, jobs: usize) {
+    let of = planned.map(|p| format!(" of {p} s")).unwrap_or_default();
+    eprintln!("\niolab: status: {secs} s{of}, {jobs} job(s) running");
 }
 
 /// Runs `jobs` in phases (each `stonewall` waits for everything before it; jobs within a

@@ -1,28 +1,49 @@
-//! SIGINT/SIGTERM stop the run: the handler only sets a flag that every worker polls once per
-//! loop (a relaxed load, no syscall), so results so far are kept and reported as interrupted.
+//! SIGINT, SIGTERM and SIGHUP (an ssh session that dropped) stop the run: the handler only
+//! sets a flag that every worker polls once per loop (a relaxed load, no syscall), so results
+//! so far are printed, kept and reported as interrupted. SIGUSR1 asks for a status line, as
+//! fio's does. SIGXFSZ (a write past `ulimit -f`) is ignored, so the write fails with EFBIG
+//! and is reported as the job's error instead of killing the process mid-write.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 static STOP: AtomicBool = AtomicBool::new(false);
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
+static STATUS: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_signal(sig: libc::c_int) {
     SIGNAL.store(sig, Ordering::Relaxed);
     STOP.store(true, Ordering::Relaxed);
 }
 
+extern "C" fn on_status(_: libc::c_int) {
+    STATUS.store(true, Ordering::Relaxed);
+}
+
 /// Installs the handlers (idempotent).
 pub fn install() {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: the handler only touches atomics, which is async-signal-safe.
+    let stops = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+    let handlers = stops
+        .iter()
+        .map(|&s| (s, on_signal as *const () as usize))
+        .chain([
+            (libc::SIGUSR1, on_status as *const () as usize),
+            (libc::SIGXFSZ, libc::SIG_IGN),
+        ]);
+    for (sig, handler) in handlers {
+        // SAFETY: the handlers only touch atomics, which is async-signal-safe.
         unsafe {
             let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as *const () as usize;
+            sa.sa_sigaction = handler;
             sa.sa_flags = libc::SA_RESTART;
             libc::sigemptyset(&mut sa.sa_mask);
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
     }
+}
+
+/// True once after each SIGUSR1: a status line is wanted.
+pub fn status_asked() -> bool {
+    STATUS.swap(false, Ordering::Relaxed)
 }
 
 /// The flag workers poll.

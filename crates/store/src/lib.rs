@@ -95,6 +95,26 @@ pub struct Store {
     path: PathBuf,
 }
 
+/// `$HOME`, or when it is unset or empty the user's home from the password database, or `/`
+/// for a user without one: never a world-writable directory such as `/tmp`, where another
+/// user could have made the database directory first.
+fn home_dir() -> PathBuf {
+    if let Some(h) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        return PathBuf::from(h);
+    }
+    // SAFETY: getpwuid returns a pointer into static storage or null; read at once.
+    unsafe {
+        let pw = libc::getpwuid(libc::getuid());
+        if !pw.is_null() && !(*pw).pw_dir.is_null() {
+            let dir = std::ffi::CStr::from_ptr((*pw).pw_dir);
+            return PathBuf::from(
+                <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(dir.to_bytes()),
+            );
+        }
+    }
+    PathBuf::from("/")
+}
+
 impl Store {
     /// Where results go unless told otherwise: `$IOLAB_DB`, else
     /// `$XDG_DATA_HOME/iolab/results.db`, else `~/.local/share/iolab/results.db`.
@@ -105,10 +125,7 @@ impl Store {
         let data = std::env::var_os("XDG_DATA_HOME")
             .filter(|p| !p.is_empty())
             .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into()))
-                    .join(".local/share")
-            });
+            .unwrap_or_else(|| home_dir().join(".local/share"));
         data.join("iolab").join("results.db")
     }
 

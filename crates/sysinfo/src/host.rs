@@ -57,6 +57,42 @@ pub fn mem_available_bytes() -> Option<u64> {
     )
 }
 
+/// The memory this process may still take, and what limits it: the smallest of the
+/// machine's available memory and its cgroup's room (`memory.max` less `memory.current`).
+pub fn memory_room() -> Option<(u64, &'static str)> {
+    let mut room: Vec<(u64, &'static str)> = Vec::new();
+    room.extend(mem_available_bytes().map(|b| (b, "memory available")));
+    room.extend(cgroup_room().map(|b| (b, "room under the cgroup's memory.max")));
+    room.into_iter().min_by_key(|r| r.0)
+}
+
+/// The address space this process may still map under `ulimit -v` (RLIMIT_AS, less what it
+/// maps already), when a limit is set: thread stacks and every allocation count there.
+pub fn address_space_room() -> Option<u64> {
+    // SAFETY: getrlimit fills a plain struct.
+    let mut lim: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } != 0
+        || lim.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let mapped = meminfo_bytes(&status, "VmSize:").unwrap_or(0);
+    Some((lim.rlim_cur as u64).saturating_sub(mapped))
+}
+
+/// `memory.max` less `memory.current` of this process's cgroup (v2), when it has a limit.
+fn cgroup_room() -> Option<u64> {
+    let cg = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = cg.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let dir = format!("/sys/fs/cgroup{}", path.trim());
+    let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).ok();
+    let max: u64 = read("memory.max")?.trim().parse().ok()?;
+    let current: u64 = read("memory.current")?.trim().parse().ok()?;
+    Some(max.saturating_sub(current))
+}
+
 fn parse_mem_total(meminfo: &str) -> Option<u64> {
     meminfo_bytes(meminfo, "MemTotal:")
 }
