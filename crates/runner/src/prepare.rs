@@ -438,7 +438,7 @@ fn make_parent_dirs(path: &Path) -> std::io::Result<Vec<PathBuf>> {
 fn fill(layout: &Layout, pin: &mut Pin) -> Result<(), Option<std::io::Error>> {
     const CHUNK: usize = 1 << 20;
     let pinned = match pin.identity {
-        None => pin.create(libc::O_WRONLY).inspect(mark_created),
+        None => pin.create(libc::O_WRONLY),
         Some(_) => pin.open(libc::O_WRONLY),
     };
     let f = pinned.map_err(|e| match e {
@@ -462,5 +462,7 @@ fn fill(layout: &Layout, pin: &mut Pin) -> Result<(), Option<std::io::Error>> {
         off += n as u64;
     }
     f.sync_all()?;
+    // Marked as iolab's as it is now: a later change by anyone else unmarks it.
+    mark_created(&f);
     Ok(())
 }

@@ -200,6 +200,7 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
             }
         }
     }
+    remark_written(jobs);
     let interrupted = signal::received().is_some() || reports.iter().any(|r| r.interrupted);
     let disks = disk_usage(jobs, &disks_before, wall.elapsed().as_millis() as u64);
     Ok(RunOutcome {
@@ -209,6 +210,22 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
         started,
         interrupted,
     })
+}
+
+/// Files iolab made and the run wrote carry their new length and time in iolab's mark, so
+/// the next run may write them again without consent (and a change by anyone else since
+/// still shows).
+fn remark_written(jobs: &[PreparedJob]) {
+    let written = jobs
+        .iter()
+        .filter(|j| j.spec.writes_data() && !j.spec.engine.kind.def().accepts.nothing());
+    for pin in written.flat_map(|j| &j.pins) {
+        if let Ok(f) = pin.open(libc::O_RDONLY | libc::O_NONBLOCK) {
+            if f.metadata().is_ok_and(|m| m.is_file()) {
+                iolab_sysinfo::guard::remark(&f);
+            }
+        }
+    }
 }
 
 /// The run's share of the counters of each disk behind a target.

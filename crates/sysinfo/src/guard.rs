@@ -18,7 +18,6 @@
 
 use std::ffi::CString;
 use std::fs;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
@@ -95,39 +94,85 @@ impl Consent {
 }
 
 const MARK_NAME: &str = "user.iolab";
-const MARK_VALUE: &[u8] = b"layout";
+/// The mark's value: "iolab LEN MTIME_SEC.MTIME_NSEC", the file as iolab last left it. A
+/// file whose length or modification time differs has been written by someone else since
+/// (or by a run that did not finish), and is the user's data again.
+const MARK_PREFIX: &str = "iolab ";
 
-/// Marks a file iolab has just created (on its open descriptor), so later runs know it holds
-/// only iolab's data. Best effort: a filesystem without user xattrs keeps no mark.
+fn mark_value(m: &fs::Metadata) -> String {
+    format!("{MARK_PREFIX}{} {}.{:09}", m.len(), m.mtime(), m.mtime_nsec())
+}
+
+/// Marks a file iolab has just laid out or written (on its open descriptor), as it is now,
+/// so later runs know it holds only iolab's data. Best effort: a filesystem without user
+/// xattrs keeps no mark.
 pub fn mark_created(file: &fs::File) {
     use std::os::fd::AsRawFd;
-    let Ok(n) = CString::new(MARK_NAME) else {
+    let (Ok(n), Ok(m)) = (CString::new(MARK_NAME), file.metadata()) else {
         return;
     };
+    let value = mark_value(&m);
     // SAFETY: a valid NUL-terminated name and a readable value buffer of the given length.
     unsafe {
         libc::fsetxattr(
             file.as_raw_fd(),
             n.as_ptr(),
-            MARK_VALUE.as_ptr().cast(),
-            MARK_VALUE.len(),
+            value.as_ptr().cast(),
+            value.len(),
             0,
         );
     }
 }
 
-/// True when iolab created the file (it carries iolab's mark).
+/// The file's iolab mark, if it has one.
+fn read_mark(file: &fs::File) -> Option<String> {
+    use std::os::fd::AsRawFd;
+    let n = CString::new(MARK_NAME).ok()?;
+    let mut buf = [0u8; 64];
+    // SAFETY: a valid NUL-terminated name; buf is writable for its length.
+    let len = unsafe {
+        libc::fgetxattr(
+            file.as_raw_fd(),
+            n.as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    };
+    (len >= 0).then(|| String::from_utf8_lossy(&buf[..len as usize]).into_owned())
+}
+
+/// True when iolab created the file and nobody has changed it since iolab last wrote it
+/// (its mark matches its length and modification time).
 pub fn created_by_iolab(path: &Path) -> bool {
-    let (Ok(p), Ok(n)) = (
-        CString::new(path.as_os_str().as_bytes()),
-        CString::new(MARK_NAME),
-    ) else {
+    use std::os::unix::fs::OpenOptionsExt;
+    let Ok(f) = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+    else {
         return false;
     };
-    let mut buf = [0u8; 16];
-    // SAFETY: valid NUL-terminated strings; buf is writable for its length.
-    let len = unsafe { libc::getxattr(p.as_ptr(), n.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
-    len >= 0 && &buf[..len as usize] == MARK_VALUE
+    match (read_mark(&f), f.metadata()) {
+        (Some(mark), Ok(m)) => m.is_file() && mark == mark_value(&m),
+        _ => false,
+    }
+}
+
+/// Brings the mark of a file iolab wrote up to date (its new length and time); a file
+/// without one stays without.
+pub fn remark(file: &fs::File) {
+    if read_mark(file).is_some_and(|m| m.starts_with(MARK_PREFIX)) {
+        mark_created(file);
+    }
+}
+
+/// Why an existing file needs consent, for the refusal: a file iolab made that has changed
+/// since says so.
+fn changed_since_iolab(path: &Path) -> bool {
+    fs::File::open(path)
+        .ok()
+        .and_then(|f| read_mark(&f))
+        .is_some_and(|m| m.starts_with(MARK_PREFIX))
 }
 
 /// True when `a` and `b` are the same file: the same identity when both exist, else the
@@ -179,9 +224,15 @@ pub fn check_target_write(facts: &TargetFacts, consent: &Consent) -> Result<(), 
                 Some(m) if !allowed && !created_by_iolab(&facts.path) => Err(SafetyError {
                     path: facts.path.clone(),
                     reason: format!(
-                        "it is an existing file ({} bytes) that iolab did not create; writing \
-                         changes its data; pass {} to allow it",
+                        "it is an existing file ({} bytes) that {}; writing changes its data; \
+                         pass {} to allow it",
                         m.len(),
+                        if changed_since_iolab(&facts.path) {
+                            "iolab made but that has changed since iolab last wrote it \
+                             (someone else wrote it, or a run did not finish)"
+                        } else {
+                            "iolab did not create"
+                        },
                         consent.flag()
                     ),
                 }),
@@ -389,6 +440,14 @@ mod tests {
         mark_created(&fs::File::open(&new).unwrap());
         if created_by_iolab(&new) {
             check_target_write(&probe(&new).unwrap(), &none).unwrap();
+            // Filled by the user since: theirs again, and the refusal says why.
+            fs::write(&new, b"users now").unwrap();
+            assert!(!created_by_iolab(&new));
+            let e = check_target_write(&probe(&new).unwrap(), &none).unwrap_err();
+            assert!(e.reason.contains("changed since iolab last wrote it"), "{e}");
+            // A run of iolab's that wrote it marks it again.
+            remark(&fs::File::open(&new).unwrap());
+            assert!(created_by_iolab(&new));
         } else {
             println!("skipped: no user xattrs on the temp directory's filesystem");
         }

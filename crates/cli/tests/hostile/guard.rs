@@ -216,6 +216,12 @@ fn files_iolab_created_can_be_rewritten() {
         return;
     }
     assert_eq!(again.code, 0, "{}", again.stderr);
+    // Once the user has filled it, it is theirs: the mark no longer covers it.
+    let data: Vec<u8> = (0..1 << 20).map(|i| (i % 251) as u8).collect();
+    fs::write(&f, &data).unwrap();
+    let before = sums(&[&f]);
+    refused(&iolab_db(&db, &args), "changed since iolab last wrote it");
+    assert_eq!(sums(&[&f]), before, "the user's data stays");
 }
 
 #[test]

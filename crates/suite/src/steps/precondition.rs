@@ -10,7 +10,7 @@ use std::time::Duration;
 use iolab_engine::{EngineConfig, EngineKind};
 use iolab_job::{Pattern, SizeSpec};
 use iolab_report::format::bytes_binary;
-use iolab_sysinfo::guard::mark_created;
+use iolab_sysinfo::guard::{mark_created, remark};
 use iolab_sysinfo::{check_target_write, probe, Pin, PinError, TargetKind};
 use serde_json::json;
 
@@ -44,9 +44,10 @@ fn io_error(e: PinError) -> std::io::Error {
 /// Creates the file at `len` bytes if shorter (sparse, marked as iolab's when it creates it),
 /// and punches a hole over it; always through what was checked (`pin`).
 fn punch_file(pin: &mut Pin, len: u64) -> std::io::Result<()> {
-    let f = match pin.identity {
-        None => pin.create(libc::O_WRONLY).inspect(mark_created),
-        Some(_) => pin.open(libc::O_WRONLY),
+    let created = pin.identity.is_none();
+    let f = match created {
+        true => pin.create(libc::O_WRONLY),
+        false => pin.open(libc::O_WRONLY),
     }
     .map_err(io_error)?;
     if f.metadata()?.len() < len {
@@ -63,6 +64,11 @@ fn punch_file(pin: &mut Pin, len: u64) -> std::io::Result<()> {
     };
     if r < 0 {
         return Err(std::io::Error::last_os_error());
+    }
+    if created {
+        mark_created(&f);
+    } else {
+        remark(&f);
     }
     Ok(())
 }
