@@ -65,6 +65,127 @@ pub fn check(specs: &[JobSpec]) -> Result<(), RunError> {
     Ok(())
 }
 
+/// What the kernel allows the jobs' engines and files, checked before any layout: io_uring's
+/// ring size, the SQPOLL CPU, libaio's system-wide event budget (`fs.aio-max-nr`), open
+/// files (`ulimit -n`), and names the filesystem cannot hold. Each would otherwise fail
+/// mid-run with exit 1 after the files were laid out.
+pub fn check_kernel_limits(specs: &[JobSpec]) -> Result<(), RunError> {
+    for s in specs {
+        check_engine_limits(s)?;
+        check_names(s)?;
+    }
+    check_aio_budget(specs)?;
+    check_open_files(specs)
+}
+
+/// io_uring's most entries (`IORING_MAX_ENTRIES`).
+const IORING_MAX_ENTRIES: u32 = 32768;
+
+fn check_engine_limits(s: &JobSpec) -> Result<(), RunError> {
+    use iolab_engine::EngineKind;
+    let unusable = |reason: String| RunError::Unusable {
+        job: s.name.clone(),
+        reason,
+    };
+    let uring = matches!(s.engine.kind, EngineKind::IoUring | EngineKind::IoUringCmd);
+    if uring && s.iodepth > IORING_MAX_ENTRIES {
+        return Err(unusable(format!(
+            "iodepth={}: an io_uring ring holds at most {IORING_MAX_ENTRIES} entries",
+            s.iodepth
+        )));
+    }
+    if let Some(cpu) = s.engine.options.sqthread_poll_cpu.filter(|_| uring) {
+        let usable = usable_cpus();
+        if !usable.contains(&(cpu as usize)) {
+            return Err(unusable(format!(
+                "sqthread_poll_cpu={cpu}: not a CPU this process may run on (usable: {})",
+                cpu_list(&usable)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A file name longer than the filesystem takes (NAME_MAX, PATH_MAX).
+fn check_names(s: &JobSpec) -> Result<(), RunError> {
+    use std::os::unix::ffi::OsStrExt;
+    for f in s.files() {
+        let long = f.as_os_str().len() >= libc::PATH_MAX as usize
+            || f.components().any(|c| c.as_os_str().len() > 255);
+        if long {
+            return Err(RunError::Unusable {
+                job: s.name.clone(),
+                reason: format!(
+                    "filename: a name of {} bytes is longer than a filesystem takes (255 per \
+                     name, {} in all)",
+                    f.as_os_str().as_bytes().len(),
+                    libc::PATH_MAX
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// libaio's events come from one system-wide budget: `io_setup` takes
+/// 2 x max(iodepth, 4 x CPUs) of `fs.aio-max-nr` per context and fails with EAGAIN past it.
+fn check_aio_budget(specs: &[JobSpec]) -> Result<(), RunError> {
+    let read = |f: &str| {
+        std::fs::read_to_string(f)
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    };
+    let (Some(max), Some(used)) = (read("/proc/sys/fs/aio-max-nr"), read("/proc/sys/fs/aio-nr"))
+    else {
+        return Ok(());
+    };
+    let cpus = num_cpus() as u64;
+    let need: u64 = specs
+        .iter()
+        .filter(|s| s.engine.kind == iolab_engine::EngineKind::Libaio)
+        .map(|s| s.numjobs as u64 * 2 * (s.iodepth as u64).max(4 * cpus))
+        .sum();
+    if need > max.saturating_sub(used) {
+        return Err(RunError::Limit(format!(
+            "the libaio jobs need {need} AIO events (2 x iodepth per copy, as the kernel \
+             counts them) and fs.aio-max-nr leaves {} ({max} less {used} in use); lower \
+             iodepth or numjobs, or raise fs.aio-max-nr",
+            max.saturating_sub(used)
+        )));
+    }
+    Ok(())
+}
+
+/// Descriptors the run keeps open beside the jobs' files: the results database, logs,
+/// rings, the process's own.
+const FD_BASELINE: u64 = 64;
+
+/// Every copy keeps each of its files open, and io_uring a ring: within `ulimit -n`.
+fn check_open_files(specs: &[JobSpec]) -> Result<(), RunError> {
+    // SAFETY: getrlimit fills a plain struct.
+    let mut lim: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0
+        || lim.rlim_cur == libc::RLIM_INFINITY
+    {
+        return Ok(());
+    }
+    let files: u64 = specs
+        .iter()
+        .map(|s| s.numjobs as u64 * (s.files().count() as u64 + 1))
+        .sum();
+    let need = files + FD_BASELINE;
+    if need > lim.rlim_cur as u64 {
+        return Err(RunError::Limit(format!(
+            "the jobs keep {files} files open (each copy its files and its engine), and with \
+             iolab's own that is more than the {} ulimit -n allows; raise ulimit -n or lower \
+             numjobs or nrfiles",
+            lim.rlim_cur
+        )));
+    }
+    Ok(())
+}
+
 /// Share of the available memory per-I/O logs may take, all loggers together.
 const LOG_SHARE: f64 = 0.25;
 

@@ -35,6 +35,7 @@ pub fn prepare(specs: &[JobSpec], consent: &Consent) -> Result<Vec<PreparedJob>,
         .map(|s| prepare_one(s, consent))
         .collect::<Result<Vec<_>, _>>()?;
     limits::check(specs)?;
+    limits::check_kernel_limits(specs)?;
     let cap = limits::log_cap_entries(specs);
     jobs.iter_mut().for_each(|j| j.log_cap_entries = cap);
     crate::claim::claim_written_devices(&mut jobs)?;

@@ -100,7 +100,12 @@ const MARK_NAME: &str = "user.iolab";
 const MARK_PREFIX: &str = "iolab ";
 
 fn mark_value(m: &fs::Metadata) -> String {
-    format!("{MARK_PREFIX}{} {}.{:09}", m.len(), m.mtime(), m.mtime_nsec())
+    format!(
+        "{MARK_PREFIX}{} {}.{:09}",
+        m.len(),
+        m.mtime(),
+        m.mtime_nsec()
+    )
 }
 
 /// Marks a file iolab has just laid out or written (on its open descriptor), as it is now,
@@ -444,7 +449,10 @@ mod tests {
             fs::write(&new, b"users now").unwrap();
             assert!(!created_by_iolab(&new));
             let e = check_target_write(&probe(&new).unwrap(), &none).unwrap_err();
-            assert!(e.reason.contains("changed since iolab last wrote it"), "{e}");
+            assert!(
+                e.reason.contains("changed since iolab last wrote it"),
+                "{e}"
+            );
             // A run of iolab's that wrote it marks it again.
             remark(&fs::File::open(&new).unwrap());
             assert!(created_by_iolab(&new));

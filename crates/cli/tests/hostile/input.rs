@@ -72,3 +72,22 @@ fn name_global_is_fios_global_section() {
         lines[1]
     );
 }
+
+/// Nearly a megabyte of junk as an option name: refused at once, and echoed only in part.
+#[test]
+fn huge_input_is_refused_quickly_and_echoed_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let file = dir.path().join("junk.fio");
+    std::fs::write(&file, format!("[j]\n{}=1\n", "x".repeat(1000 << 10))).unwrap();
+    let started = std::time::Instant::now();
+    let out = crate::iolab_db(&db, &["run", file.to_str().unwrap()]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(3));
+    assert_eq!(out.code, 2, "{}", &out.stderr[..out.stderr.len().min(300)]);
+    assert!(
+        out.stderr.len() < 1200,
+        "{} bytes of error",
+        out.stderr.len()
+    );
+    assert!(out.stderr.contains("more bytes)"), "{}", &out.stderr[..300]);
+}

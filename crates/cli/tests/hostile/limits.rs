@@ -71,6 +71,116 @@ fn buffers_threads_and_cpus_beyond_the_machine_are_refused() {
     assert!(!db.exists(), "no database row for runs that never started");
 }
 
+/// What the kernel would refuse mid-run (ring size, SQPOLL CPU, libaio's event budget, open
+/// files, name length) is refused before anything is laid out.
+#[test]
+fn kernel_limits_are_refused_before_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let f = dir.path().join("f");
+    let fname = format!("--filename={}", f.display());
+    let long = format!("--filename={}/{}", dir.path().display(), "a".repeat(300));
+    let cases: [(Vec<&str>, &str); 4] = [
+        (
+            vec![&fname, "--ioengine=io_uring", "--iodepth=65536"],
+            "at most 32768 entries",
+        ),
+        (
+            vec![
+                &fname,
+                "--ioengine=io_uring",
+                "--sqthread_poll=1",
+                "--sqthread_poll_cpu=999",
+            ],
+            "sqthread_poll_cpu=999",
+        ),
+        (
+            vec![
+                &fname,
+                "--ioengine=libaio",
+                "--iodepth=4096",
+                "--numjobs=100",
+                "--bs=512",
+            ],
+            "fs.aio-max-nr",
+        ),
+        (vec![&long], "longer than a filesystem takes"),
+    ];
+    for (extra, needle) in cases {
+        let mut args = vec!["run", "--name=j", "--rw=randread", "--size=1m"];
+        args.extend(&extra);
+        refused(&iolab_db(&db, &args), needle);
+        assert!(!f.exists(), "{extra:?}: nothing laid out");
+    }
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -n 32; IOLAB_DB={} exec {} run --name=j {fname} --rw=read --size=1m \
+             --numjobs=20",
+            db.display(),
+            env!("CARGO_BIN_EXE_iolab")
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ulimit -n"));
+    assert!(!f.exists(), "nothing laid out");
+}
+
+/// Job files as fio reads them: from stdin (`-`), with bytes that are not UTF-8 in
+/// comments; never from a pseudo filesystem's endless streams.
+#[test]
+fn job_files_from_stdin_latin1_and_pseudo_filesystems() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let job = format!(
+        "# caf\n[j]\nfilename={}\nsize=1m\nrw=read\nruntime=50ms\n",
+        dir.path().join("f").display()
+    );
+    // "café" in Latin-1: one byte that is not UTF-8.
+    let mut bytes = job.into_bytes();
+    bytes.insert(5, 0xe9);
+    let file = dir.path().join("latin1.fio");
+    fs::write(&file, &bytes).unwrap();
+    let out = iolab_db(
+        &db,
+        &["run", file.to_str().unwrap(), "--output-format=json"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .env("IOLAB_DB", &db)
+        .args(["run", "-", "--output-format=json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["jobs"][0]["jobname"], "j");
+    for pseudo in ["/sys/kernel/tracing/trace_pipe", "/proc/self/status"] {
+        if !std::path::Path::new(pseudo).exists() {
+            continue;
+        }
+        let inc = dir.path().join("inc.fio");
+        fs::write(&inc, format!("include {pseudo}\n[j]\nrw=read\n")).unwrap();
+        let started = Instant::now();
+        refused(
+            &iolab_db(&db, &["run", inc.to_str().unwrap()]),
+            "not job files",
+        );
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+}
+
 #[test]
 fn layouts_never_fill_a_filesystem() {
     let dir = tempfile::tempdir().unwrap();
