@@ -257,6 +257,8 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
         progress: Progress::new(show, planned),
         out: &mut tables,
         kept: (args.output_format == "json").then(Vec::new),
+        measured: 0,
+        unavailable: 0,
     };
     ex.progress.step = format!("[{cells} cells]");
     ex.progress.step_points = cells;

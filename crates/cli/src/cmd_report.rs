@@ -35,7 +35,14 @@ pub struct ReportArgs {
 }
 
 /// Writes the report of `runs` in `store` to `out`; returns its size in bytes.
-pub fn write_report(store: &Store, runs: &[i64], out: &Path) -> Result<usize, CliError> {
+/// Writes the HTML report of `runs` to `out` (`-`: stdout), opened through the guard: never
+/// one of `protected` (the database, a target), whatever `out` was swapped for since its check.
+pub fn write_report(
+    store: &Store,
+    runs: &[i64],
+    out: &Path,
+    protected: &[&Path],
+) -> Result<usize, CliError> {
     let data = iolab_html::load(store, runs).map_err(|e| match e {
         StoreError::NoRun(_) => CliError::bad_input(e),
         e => CliError::failed(e),
@@ -44,7 +51,8 @@ pub fn write_report(store: &Store, runs: &[i64], out: &Path) -> Result<usize, Cl
     if out == Path::new("-") {
         out!("{html}");
     } else {
-        std::fs::write(out, &html)
+        let mut f = iolab_sysinfo::open_output(out, "-o", protected).map_err(CliError::bad_input)?;
+        std::io::Write::write_all(&mut f, html.as_bytes())
             .with_context(|| format!("writing {}", out.display()))
             .map_err(CliError::failed)?;
     }
@@ -60,7 +68,7 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
         StoreError::Missing(_) => CliError::bad_input(e),
         e => CliError::failed(e),
     })?;
-    let bytes = write_report(&store, &a.runs, &a.output)?;
+    let bytes = write_report(&store, &a.runs, &a.output, &[&path])?;
     if a.output != Path::new("-") {
         say!(
             "iolab: wrote {} ({} KB): open it in a browser; nothing is fetched from the network",

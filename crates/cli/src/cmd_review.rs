@@ -279,6 +279,13 @@ fn configure(
         return Err(bad("--size: must be more than 0".into()));
     }
     if let Some(r) = &a.report {
+        if r.as_os_str() == "-" && a.format.json() {
+            return Err(bad(
+                "--report - and --output-format=json both write to stdout; name a file for \
+                 the report"
+                    .into(),
+            ));
+        }
         check_output(r, "--report", &[&target, db]).map_err(CliError::bad_input)?;
     }
     check_database(db, &[&target]).map_err(CliError::bad_input)?;
@@ -366,8 +373,11 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
         progress: Progress::new(show, planned),
         out: &mut lock,
         kept: None,
+        measured: 0,
+        unavailable: 0,
     };
     let result = run_review(&cfg, &mut ex);
+    let (measured, unavailable) = (ex.measured, ex.unavailable);
     drop(lock);
     let outcome = match result {
         Ok(o) => o,
@@ -376,9 +386,11 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
             return Err(CliError::failed(anyhow!(e)));
         }
     };
+    // Points were asked for and every one was n/a: nothing was measured, and that is no ok.
+    let nothing = measured == 0 && unavailable > 0 && !outcome.interrupted;
     let status = if outcome.interrupted {
         RunStatus::Interrupted
-    } else if !outcome.failed.is_empty() {
+    } else if !outcome.failed.is_empty() || nothing {
         RunStatus::Failed
     } else {
         RunStatus::Ok
@@ -393,7 +405,8 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
     }
     say!("iolab: saved as run {run_id} in {}", db_path.display());
     if let Some(r) = &a.report {
-        let bytes = crate::cmd_report::write_report(&store, &[run_id], r)?;
+        let bytes =
+            crate::cmd_report::write_report(&store, &[run_id], r, &[&cfg.target, &db_path])?;
         say!(
             "iolab: report written to {} ({} KB)",
             r.display(),
@@ -408,6 +421,13 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
         for (s, why) in &outcome.failed {
             say!("iolab: step {s} failed: {why}");
         }
+        return Ok(ExitCode::from(exit::RUN_FAILED));
+    }
+    if nothing {
+        say!(
+            "iolab: nothing was measured: all {unavailable} point(s) were n/a on this target \
+             (the reasons are above)"
+        );
         return Ok(ExitCode::from(exit::RUN_FAILED));
     }
     Ok(ExitCode::SUCCESS)

@@ -46,6 +46,9 @@ pub struct Executor<'a> {
     pub out: &'a mut dyn Write,
     /// Every measured point's report, when the caller wants them (the main job's fio JSON).
     pub kept: Option<Vec<JobReport>>,
+    /// Points measured, and points the target or kernel could not serve (n/a), so far.
+    pub measured: usize,
+    pub unavailable: usize,
 }
 
 /// The reason a point cannot run, without the job-name prefix the runner's errors carry.
@@ -101,6 +104,7 @@ impl Executor<'_> {
             Err(e) if e.is_bad_input() => {
                 self.progress.done += planned;
                 self.progress.step_done += 1;
+                self.unavailable += 1;
                 return Ok(Point::Unavailable(reason_of(&e)));
             }
             Err(e) => return Err(e.into()),
@@ -122,6 +126,7 @@ impl Executor<'_> {
             Err(e) if e.is_bad_input() => {
                 self.progress.done += planned;
                 self.progress.step_done += 1;
+                self.unavailable += 1;
                 return Ok(Point::Unavailable(reason_of(&e)));
             }
             Err(e) => return Err(e.into()),
@@ -151,6 +156,7 @@ impl Executor<'_> {
         let outcome = match result {
             Ok(o) => o,
             Err(e @ RunError::Engine { .. }) if e.is_bad_input() => {
+                self.unavailable += 1;
                 return Ok(Point::Unavailable(reason_of(&e)))
             }
             Err(e) => return Err(e.into()),
@@ -161,6 +167,10 @@ impl Executor<'_> {
         }
         self.store
             .add_step_outcome(self.run_id, step.name(), &outcome, &[])?;
+        if let Some(e) = outcome.first_error() {
+            // Kept with the step's figures above; the step fails with it, as before.
+            return Err(SuiteError::Other(format!("point '{label}': {e}")));
+        }
         if let Some(kept) = &mut self.kept {
             kept.extend(outcome.jobs.iter().cloned());
         }
@@ -169,6 +179,7 @@ impl Executor<'_> {
             .into_iter()
             .next()
             .ok_or_else(|| SuiteError::Other(format!("point '{label}' produced no report")))?;
+        self.measured += 1;
         Ok(Point::Done(Box::new(report)))
     }
 }

@@ -91,3 +91,12 @@ fn huge_input_is_refused_quickly_and_echoed_short() {
     );
     assert!(out.stderr.contains("more bytes)"), "{}", &out.stderr[..300]);
 }
+
+/// One document on stdout: the review's JSON and an HTML report to `-` cannot share it.
+#[test]
+fn a_review_does_not_print_two_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let args = ["review", "--quick", "--steps", "info", "--output-format=json", "--report", "-"];
+    refused(&iolab_db(&db, &args), "both write to stdout");
+}
