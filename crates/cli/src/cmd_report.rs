@@ -51,7 +51,8 @@ pub fn write_report(
     if out == Path::new("-") {
         out!("{html}");
     } else {
-        let mut f = iolab_sysinfo::open_output(out, "-o", protected).map_err(CliError::bad_input)?;
+        let mut f =
+            iolab_sysinfo::open_output(out, "-o", protected).map_err(CliError::bad_input)?;
         std::io::Write::write_all(&mut f, html.as_bytes())
             .with_context(|| format!("writing {}", out.display()))
             .map_err(CliError::failed)?;

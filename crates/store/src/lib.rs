@@ -115,6 +115,16 @@ fn home_dir() -> PathBuf {
     PathBuf::from("/")
 }
 
+/// Whether this process may write `path` (access(2) with W_OK).
+fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a valid NUL-terminated path.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+}
+
 impl Store {
     /// Where results go unless told otherwise: `$IOLAB_DB`, else
     /// `$XDG_DATA_HOME/iolab/results.db`, else `~/.local/share/iolab/results.db`.
@@ -164,7 +174,14 @@ impl Store {
             let v = schema::version(&conn)?;
             Ok((conn, v))
         };
-        let (conn, v) = match read_only(false) {
+        // A database this user may not write, with nothing pending in its WAL: read as
+        // immutable, so SQLite makes no -wal or -shm file beside it (nobody here can change
+        // it meanwhile).
+        let mut wal = path.as_os_str().to_os_string();
+        wal.push("-wal");
+        let pending = std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0);
+        let immutable = !writable(path) && !pending;
+        let (conn, v) = match read_only(immutable) {
             Ok(c) => c,
             Err(StoreError::TooNew { found, known }) => {
                 return Err(wrap(StoreError::TooNew { found, known }))

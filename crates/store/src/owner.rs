@@ -1,10 +1,11 @@
 //! Which process a `running` run belongs to, so that a run whose process died (killed,
 //! crashed, out of memory, or the machine rebooted) does not stay `running` for ever.
 //!
-//! A run records its owner as `HOST/BOOT_ID/PID/START`: the kernel's boot id and the
+//! A run records its owner as `HOST/BOOT_ID/PID/START/PIDNS`: the kernel's boot id and the
 //! process's start time (field 22 of /proc/PID/stat) make a reused pid or a reboot tell
-//! apart from the same process. Only owners on this host are judged: a database on shared
-//! storage may hold live runs of other hosts.
+//! apart from the same process. Only owners on this host and in this PID namespace are
+//! judged: a database on shared storage may hold live runs of other hosts, and a run in a
+//! container has a pid that means another process here.
 
 use std::time::{Duration, Instant};
 
@@ -16,11 +17,19 @@ use crate::{now_ms, RunStatus, StoreError};
 pub fn this_process() -> String {
     let pid = std::process::id();
     format!(
-        "{}/{}/{pid}/{}",
+        "{}/{}/{pid}/{}/{}",
         iolab_sysinfo::host::host_facts().hostname,
         boot_id(),
-        start_time(pid).unwrap_or_default()
+        start_time(pid).unwrap_or_default(),
+        pid_namespace()
     )
+}
+
+/// This process's PID namespace (`pid:[4026531836]`), as /proc names it.
+fn pid_namespace() -> String {
+    std::fs::read_link("/proc/self/ns/pid")
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 fn boot_id() -> String {
@@ -40,8 +49,11 @@ fn start_time(pid: u32) -> Option<String> {
 /// Whether the owner is alive: `None` for an owner on another host (not ours to judge).
 fn alive(owner: &str) -> Option<bool> {
     let f: Vec<&str> = owner.split('/').collect();
-    let [host, boot, pid, start] = f[..] else {
-        return None;
+    let (host, boot, pid, start) = match f[..] {
+        [host, boot, pid, start] => (host, boot, pid, start),
+        [host, boot, pid, start, ns] if ns == pid_namespace() => (host, boot, pid, start),
+        // Another PID namespace (a container): its pid is not ours to look up.
+        _ => return None,
     };
     if host != iolab_sysinfo::host::host_facts().hostname {
         return None;

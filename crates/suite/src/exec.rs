@@ -157,7 +157,7 @@ impl Executor<'_> {
             Ok(o) => o,
             Err(e @ RunError::Engine { .. }) if e.is_bad_input() => {
                 self.unavailable += 1;
-                return Ok(Point::Unavailable(reason_of(&e)))
+                return Ok(Point::Unavailable(reason_of(&e)));
             }
             Err(e) => return Err(e.into()),
         };

@@ -134,3 +134,105 @@ fn a_killed_run_is_marked_crashed_on_the_next_open() {
     assert_eq!(iolab_db(&db, &run).code, 0);
     assert_eq!(status(&db), "crashed");
 }
+
+/// The last run's status in `db`.
+fn last_status(db: &std::path::Path) -> serde_json::Value {
+    let h = iolab_db(db, &["history", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&h.stdout).unwrap();
+    v.as_array().unwrap().last().unwrap()["status"].clone()
+}
+
+/// A run in another PID namespace (a container) has a pid that names another process here:
+/// it is not marked crashed while it runs.
+#[test]
+fn a_run_in_another_pid_namespace_is_not_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let f = format!("--filename={}", dir.path().join("f").display());
+    let script = format!(
+        "IOLAB_DB={} exec {} run --name=j {f} --ioengine=null --rw=read --size=1m \
+         --time_based --runtime=4",
+        db.display(),
+        env!("CARGO_BIN_EXE_iolab")
+    );
+    let mut child = match Command::new("unshare")
+        .args(["--pid", "--fork", "--mount-proc", "sh", "-c", &script])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => {
+            println!("skipped: no unshare here: {e}");
+            return;
+        }
+    };
+    std::thread::sleep(Duration::from_millis(1500));
+    if !db.exists() {
+        let _ = child.kill();
+        println!("skipped: no PID namespace here (unshare --pid failed)");
+        return;
+    }
+    // Another run opens the database for writing, which judges the running runs it can.
+    let run = [
+        "run",
+        "--name=k",
+        &f,
+        "--ioengine=null",
+        "--rw=read",
+        "--size=1m",
+    ];
+    assert_eq!(iolab_db(&db, &run).code, 0);
+    assert_eq!(last_status(&db), "running", "the first run, still going");
+    assert!(child.wait().unwrap().success());
+    assert_eq!(last_status(&db), "ok");
+}
+
+/// A database another user owns and this one may not write is read, and nothing is made
+/// beside it (no -wal, no -shm).
+#[test]
+fn another_users_read_only_database_is_read_without_files_beside_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let db = dir.path().join("r.db");
+    let f = format!("--filename={}", dir.path().join("f").display());
+    let run = [
+        "run",
+        "--name=j",
+        &f,
+        "--ioengine=null",
+        "--rw=read",
+        "--size=1m",
+    ];
+    assert_eq!(iolab_db(&db, &run).code, 0);
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let before: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    for args in [&["history"][..], &["show", "1"]] {
+        let o = Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_iolab"))
+            .args(args)
+            .env("IOLAB_DB", &db)
+            .output();
+        let Ok(o) = o else {
+            println!("skipped: no setpriv here");
+            return;
+        };
+        if String::from_utf8_lossy(&o.stderr).contains("setpriv:") {
+            println!("skipped: setpriv cannot change user here");
+            return;
+        }
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let after: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(after, before, "{args:?} made files beside the database");
+    }
+}

@@ -97,6 +97,14 @@ fn huge_input_is_refused_quickly_and_echoed_short() {
 fn a_review_does_not_print_two_documents() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");
-    let args = ["review", "--quick", "--steps", "info", "--output-format=json", "--report", "-"];
+    let args = [
+        "review",
+        "--quick",
+        "--steps",
+        "info",
+        "--output-format=json",
+        "--report",
+        "-",
+    ];
     refused(&iolab_db(&db, &args), "both write to stdout");
 }
