@@ -26,30 +26,61 @@ pub struct ImportArgs {
     pub db: Option<PathBuf>,
 }
 
-/// The JSON text of `file` (stdin for `-`); at most 1 GiB, and a regular file or a pipe.
+/// Largest JSON iolab imports: fio's own output is kilobytes to a few megabytes per job, and
+/// a parsed document takes about [`PARSE_FACTOR`] times its text in memory (a 198 MB file
+/// peaked at 2.7 GB).
+const MAX_IMPORT_BYTES: u64 = 64 << 20;
+const PARSE_FACTOR: u64 = 16;
+
+/// The most bytes this import may read: [`MAX_IMPORT_BYTES`], less where memory (or
+/// `ulimit -v`) leaves less room for parsing.
+fn import_cap() -> u64 {
+    let room = iolab_sysinfo::host::memory_room().map_or(u64::MAX, |r| r.0);
+    let room = iolab_sysinfo::host::address_space_room().map_or(room, |a| room.min(a));
+    MAX_IMPORT_BYTES.min(room / 2 / PARSE_FACTOR)
+}
+
+/// The JSON text of `file` (stdin for `-`): a regular file or a pipe, of at most
+/// [`import_cap`] bytes, refused beyond it before anything is parsed.
 fn read_input(file: &PathBuf) -> Result<String, CliError> {
-    const MAX: u64 = 1 << 30;
-    let mut text = String::new();
+    let cap = import_cap();
+    let too_big = |n: String| {
+        CliError::bad_input(anyhow::anyhow!(
+            "{}: {n} is more than iolab imports ({} MiB: parsing takes about {PARSE_FACTOR}x \
+             the text in memory)",
+            file.display(),
+            cap >> 20
+        ))
+    };
+    let mut bytes = Vec::new();
     if file.as_os_str() == "-" {
         std::io::stdin()
-            .take(MAX)
-            .read_to_string(&mut text)
+            .take(cap + 1)
+            .read_to_end(&mut bytes)
             .context("reading stdin")
             .map_err(CliError::bad_input)?;
-        return Ok(text);
+    } else {
+        let meta = std::fs::metadata(file)
+            .with_context(|| format!("{}", file.display()))
+            .map_err(CliError::bad_input)?;
+        if !meta.is_file() {
+            let e = anyhow::anyhow!("{}: not a regular file", file.display());
+            return Err(CliError::bad_input(e));
+        }
+        if meta.len() > cap {
+            return Err(too_big(format!("{} MiB", meta.len() >> 20)));
+        }
+        std::fs::File::open(file)
+            .and_then(|f| f.take(cap + 1).read_to_end(&mut bytes))
+            .with_context(|| format!("{}", file.display()))
+            .map_err(CliError::bad_input)?;
     }
-    let meta = std::fs::metadata(file)
-        .with_context(|| format!("{}", file.display()))
-        .map_err(CliError::bad_input)?;
-    if !meta.is_file() {
-        let e = anyhow::anyhow!("{}: not a regular file", file.display());
-        return Err(CliError::bad_input(e));
+    if bytes.len() as u64 > cap {
+        return Err(too_big("the input".into()));
     }
-    std::fs::File::open(file)
-        .and_then(|f| f.take(MAX).read_to_string(&mut text))
-        .with_context(|| format!("{}", file.display()))
-        .map_err(CliError::bad_input)?;
-    Ok(text)
+    String::from_utf8(bytes).map_err(|e| {
+        CliError::bad_input(anyhow::anyhow!("{}: not UTF-8 JSON: {e}", file.display()))
+    })
 }
 
 pub fn run(a: &ImportArgs) -> Result<ExitCode, CliError> {

@@ -108,3 +108,21 @@ fn a_review_does_not_print_two_documents() {
     ];
     refused(&iolab_db(&db, &args), "both write to stdout");
 }
+
+/// An import too large to parse within reason is refused before it is read whole.
+#[test]
+fn a_huge_import_is_refused_not_parsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let big = dir.path().join("big.json");
+    let text = format!(
+        "{{\"fio version\": \"fio-3.33\", \"x\": \"{}\"}}",
+        "a".repeat(70 << 20)
+    );
+    std::fs::write(&big, text).unwrap();
+    refused(
+        &iolab_db(&db, &["import", big.to_str().unwrap()]),
+        "more than iolab imports",
+    );
+    assert!(!db.exists());
+}
