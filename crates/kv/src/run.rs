@@ -3,6 +3,7 @@
 //! disk under the database sampled every second alongside.
 
 use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -103,8 +104,9 @@ pub fn tail(text: &str, n: usize) -> String {
 /// How long db_bench has to stop after SIGINT before it is killed.
 pub const KILL_AFTER: Duration = Duration::from_secs(5);
 
-/// Sends `pid` SIGINT once `interrupt` is set, and SIGKILL when it ignores that for
-/// KILL_AFTER, so an interrupted iolab never waits for ever; returns when `stop` is set.
+/// Sends db_bench's process group (`pid` leads it) SIGINT once `interrupt` is set, and
+/// SIGKILL when it ignores that for KILL_AFTER, so an interrupted iolab never waits for ever;
+/// returns when `stop` is set. The whole group: a child db_bench started dies with it.
 fn forward_interrupt(pid: libc::pid_t, interrupt: &AtomicBool, stop: &AtomicBool) {
     let mut sent: Option<Instant> = None;
     while !stop.load(Ordering::Relaxed) {
@@ -115,9 +117,9 @@ fn forward_interrupt(pid: libc::pid_t, interrupt: &AtomicBool, stop: &AtomicBool
                 Some(_) => None,
             };
             if let Some(sig) = sig {
-                // SAFETY: pid is our child, not yet waited for (the caller's scope ends
-                // before wait), so it cannot have been reused.
-                unsafe { libc::kill(pid, sig) };
+                // SAFETY: pid is our child and leads its own process group; the group
+                // lives while the child is not yet reaped (the waiter flags that first).
+                unsafe { libc::kill(-pid, sig) };
                 if sig == libc::SIGKILL {
                     return;
                 }
@@ -125,6 +127,49 @@ fn forward_interrupt(pid: libc::pid_t, interrupt: &AtomicBool, stop: &AtomicBool
             }
         }
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// How long db_bench's output is read after it exited, for whatever is still in the pipe.
+const OUTPUT_GRACE: Duration = Duration::from_secs(2);
+
+/// One of db_bench's output pipes, read with poll(2) so that a reader stops (as at EOF)
+/// once `give_up` is set instead of waiting on a pipe another process keeps open.
+struct Pipe<'a> {
+    file: std::fs::File,
+    give_up: &'a AtomicBool,
+}
+
+impl<'a> Pipe<'a> {
+    fn new(end: impl Into<std::os::fd::OwnedFd>, give_up: &'a AtomicBool) -> Pipe<'a> {
+        Pipe {
+            file: std::fs::File::from(end.into()),
+            give_up,
+        }
+    }
+}
+
+impl Read for Pipe<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::os::fd::AsRawFd;
+        loop {
+            if self.give_up.load(Ordering::Relaxed) {
+                return Ok(0);
+            }
+            let mut p = libc::pollfd {
+                fd: self.file.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd for the call.
+            let n = unsafe { libc::poll(&mut p, 1, 100) };
+            if n > 0 {
+                return self.file.read(buf);
+            }
+            if n < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
     }
 }
 
@@ -183,17 +228,21 @@ pub fn run_db_bench(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        // Its own process group, so an interrupt reaches every process it started.
+        .process_group(0)
         .spawn()
         .map_err(spawn_err)?;
-    let mut stdout = child.stdout.take().expect("piped stdout");
-    let stderr = child.stderr.take().expect("piped stderr");
     let stop = AtomicBool::new(false);
+    let give_up = AtomicBool::new(false);
+    let readers_done = AtomicBool::new(false);
+    let stdout = Pipe::new(child.stdout.take().expect("piped stdout"), &give_up);
+    let stderr = Pipe::new(child.stderr.take().expect("piped stderr"), &give_up);
     let pid = child.id() as libc::pid_t;
     let mut disk_samples = Vec::new();
-    let (seen, out_text) = std::thread::scope(|s| {
+    let (seen, out_text, status) = std::thread::scope(|s| {
         let out_reader = s.spawn(move || {
             let mut t = String::new();
-            let _ = stdout.read_to_string(&mut t);
+            let _ = BufReader::new(stdout).read_to_string(&mut t);
             t
         });
         let stop = &stop;
@@ -202,12 +251,26 @@ pub fn run_db_bench(
             let samples = &mut disk_samples;
             s.spawn(move || sample_until(d, Duration::from_secs(1), stop, samples));
         }
+        let (give_up, readers_done) = (&give_up, &readers_done);
+        let waiter = s.spawn(move || {
+            let status = child.wait();
+            stop.store(true, Ordering::Relaxed);
+            // A process db_bench left behind may hold its output open: the readers get a
+            // moment to drain, then stop at what they have.
+            let exited = Instant::now();
+            while !readers_done.load(Ordering::Relaxed) && exited.elapsed() < OUTPUT_GRACE {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            give_up.store(true, Ordering::Relaxed);
+            status
+        });
         let seen = follow_stderr(stderr, started, &mut on_progress);
         let out_text = out_reader.join().unwrap_or_default();
-        stop.store(true, Ordering::Relaxed);
-        (seen, out_text)
+        readers_done.store(true, Ordering::Relaxed);
+        let status = waiter.join().expect("the waiter does not panic");
+        (seen, out_text, status)
     });
-    let status = child.wait().map_err(spawn_err)?;
+    let status = status.map_err(spawn_err)?;
     let failed = |status: String| KvError::Failed {
         status,
         stderr_tail: tail(&format!("{out_text}{}", seen.text), 8),

@@ -124,3 +124,56 @@ fn db_bench_that_ignores_sigint_is_killed() {
     );
     assert_eq!(status.code(), Some(130), "{status:?}");
 }
+
+/// A db_bench that leaves a process holding its output (in its process group, or one that
+/// left it with setsid) does not keep an interrupted iolab waiting.
+#[test]
+fn db_bench_children_holding_its_output_do_not_hang_iolab() {
+    for spawn in ["sleep 121 &", "setsid sleep 121 &"] {
+        let dir = tempfile::tempdir().unwrap();
+        let fake = dir.path().join("db_bench");
+        std::fs::write(
+            &fake,
+            format!(
+                "#!/bin/sh\ncase \"$*\" in *--version*) echo 'db_bench version 7.8.3'; exit 0;; \
+                 esac\n{spawn}\ntrap '' INT\nexec sleep 120\n"
+            ),
+        )
+        .unwrap();
+        assert!(Command::new("chmod")
+            .arg("755")
+            .arg(&fake)
+            .status()
+            .unwrap()
+            .success());
+        let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+            .env("IOLAB_DB", dir.path().join("r.db"))
+            .args([
+                "kv",
+                "--num",
+                "1000",
+                "--workloads",
+                "fillseq",
+                "--db-bench",
+            ])
+            .arg(&fake)
+            .arg("--dir")
+            .arg(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(1500));
+        // SAFETY: the child is ours and not yet waited for.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let sent = Instant::now();
+        let status = child.wait().unwrap();
+        let _ = Command::new("pkill").args(["-f", "sleep 121"]).status();
+        assert!(
+            sent.elapsed() < Duration::from_secs(15),
+            "{spawn}: took {:?}",
+            sent.elapsed()
+        );
+        assert_eq!(status.code(), Some(130), "{spawn}: {status:?}");
+    }
+}
