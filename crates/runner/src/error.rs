@@ -70,6 +70,16 @@ pub enum RunError {
     LatencyTarget { job: String, reason: String },
     #[error("job '{job}': worker thread failed: {reason}")]
     Worker { job: String, reason: String },
+    /// The watchdog stopped the job: it ran far past its planned end.
+    #[error(
+        "job '{job}': stopped by the watchdog {grace_s} s past its planned end of {planned_s} s \
+         (IOLAB_WATCHDOG=0 turns it off); what it measured until then is kept"
+    )]
+    Watchdog {
+        job: String,
+        planned_s: u64,
+        grace_s: u64,
+    },
     /// Stopped by SIGINT/SIGTERM before measuring (while laying out files).
     #[error("interrupted while laying out files (what was laid out is removed)")]
     Interrupted,
@@ -85,6 +95,7 @@ impl RunError {
         match self {
             RunError::Io { source, .. } => source.raw_os_error().unwrap_or(libc::EIO),
             RunError::Verify { .. } => libc::EILSEQ,
+            RunError::Watchdog { .. } => libc::ETIMEDOUT,
             _ => libc::EIO,
         }
     }

@@ -125,9 +125,16 @@ fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &mut Waiting
         }
         let nap = w.steady.as_ref().map_or(tick, |m| m.due_in().min(tick));
         std::thread::sleep(nap);
-        if w.watchdog.expired() {
-            w.watchdog.give_up();
-        }
+        w.watchdog.check(|| {
+            // As a signal would: every worker of the phase stops where it is.
+            signal::request_stop();
+            w.own_flags
+                .iter()
+                .for_each(|f| f.store(true, Ordering::Relaxed));
+            if let Some((_, _, stop)) = w.peers {
+                stop.store(true, Ordering::Relaxed);
+            }
+        });
         let secs = start.elapsed().as_secs();
         if signal::status_asked() {
             status_line(secs, planned, handles.len());
@@ -172,7 +179,8 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
     let run_over = AtomicBool::new(false);
     let exitall = specs.iter().any(|s| s.exitall).then_some(&run_over);
     for (phase_no, phase) in plan::phases(&specs).into_iter().enumerate() {
-        if signal::received().is_some() && opts.peers.is_none() {
+        let stopped = signal::received().is_some() || signal::stop_flag().load(Ordering::Relaxed);
+        if stopped && opts.peers.is_none() {
             break;
         }
         if run_over.load(Ordering::Relaxed) {
@@ -451,6 +459,13 @@ fn run_workers(
             })
         });
         let mut results: Vec<_> = joined.collect();
+        for (r, &(i, _)) in results.iter_mut().zip(workers) {
+            if let Ok(Some(w)) = r {
+                if w.error.is_none() {
+                    w.error = watchdog.error_for(&jobs[i].spec.name);
+                }
+            }
+        }
         if let Some(m) = waiting.steady {
             steady_results(m, &mut results);
         }

@@ -41,6 +41,12 @@ pub fn install() {
     }
 }
 
+/// Stops the run as a signal would, without one (the watchdog): workers stop where they
+/// are, and no further phase starts.
+pub fn request_stop() {
+    STOP.store(true, Ordering::Relaxed);
+}
+
 /// True once after each SIGUSR1: a status line is wanted.
 pub fn status_asked() -> bool {
     STATUS.swap(false, Ordering::Relaxed)

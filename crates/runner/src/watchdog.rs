@@ -1,9 +1,14 @@
 //! A phase of time-based jobs that runs far past its planned end has I/O the kernel is not
 //! completing: a device that stopped answering, or polled I/O the block layer split (on Linux
-//! 6.1 that never completes, and the thread cannot be killed). Waiting for ever helps nobody;
-//! the watchdog says which jobs are stuck and ends the process, so a review or a script sees
-//! a failure instead of a hang. What was recorded stays; the run is marked crashed.
+//! 6.1 that never completes, and the thread cannot be killed). Waiting for ever helps nobody.
+//! The watchdog first stops the phase as a signal would: jobs that can still stop do, and
+//! their figures are printed and kept with the watchdog's error. Jobs that do not stop within
+//! [`LAST_WAIT`] are stuck in the kernel: it says so and ends the process, so a review or a
+//! script sees a failure instead of a hang (the run is then marked crashed).
+//!
+//! Pauses (rate, thinktime) end at the runtime, so they never look like a hang.
 
+use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use iolab_job::JobSpec;
@@ -18,7 +23,12 @@ pub(crate) struct Watchdog {
     planned: Option<Duration>,
     grace: Duration,
     jobs: String,
+    /// When it fired (stopped the phase), if it has.
+    fired: Cell<Option<Instant>>,
 }
+
+/// How long jobs the watchdog stopped have to finish before the process gives up on them.
+pub(crate) const LAST_WAIT: Duration = Duration::from_secs(10);
 
 impl Watchdog {
     /// Starts watching `jobs` (the phase's), giving them `grace` past their planned end.
@@ -31,7 +41,40 @@ impl Watchdog {
             planned,
             grace: grace.unwrap_or_default(),
             jobs: names.join("', '"),
+            fired: Cell::new(None),
         }
+    }
+
+    /// Looks at the clock: past the deadline, stops the phase (once) with `stop`; past
+    /// [`LAST_WAIT`] after that, gives up on the process.
+    pub(crate) fn check(&self, stop: impl FnOnce()) {
+        if !self.expired() {
+            return;
+        }
+        match self.fired.get() {
+            None => {
+                eprintln!(
+                    "\riolab: error: job '{}' should have ended after {} s and is still running \
+                     {} s later; stopping it",
+                    self.jobs,
+                    self.planned.unwrap_or_default().as_secs(),
+                    self.grace.as_secs()
+                );
+                self.fired.set(Some(Instant::now()));
+                stop();
+            }
+            Some(at) if at.elapsed() >= LAST_WAIT => self.give_up(),
+            Some(_) => {}
+        }
+    }
+
+    /// The error the stopped jobs carry, when the watchdog fired.
+    pub(crate) fn error_for(&self, job: &str) -> Option<crate::RunError> {
+        self.fired.get().map(|_| crate::RunError::Watchdog {
+            job: job.to_string(),
+            planned_s: self.planned.unwrap_or_default().as_secs(),
+            grace_s: self.grace.as_secs(),
+        })
     }
 
     /// When the phase should end, from its start; `None` for size-based jobs.
@@ -47,12 +90,11 @@ impl Watchdog {
     /// Says why, and ends the process with status 1.
     pub(crate) fn give_up(&self) -> ! {
         eprintln!(
-            "\riolab: error: job '{}' should have ended after {} s and is still running {} s \
-             later: its I/O is not completing (device not answering, or polled I/O split by \
-             the block layer); giving up",
+            "\riolab: error: job '{}' did not stop {} s after the watchdog stopped it: its I/O \
+             is not completing (device not answering, or polled I/O split by the block \
+             layer); giving up",
             self.jobs,
-            self.planned.unwrap_or_default().as_secs(),
-            self.grace.as_secs()
+            LAST_WAIT.as_secs()
         );
         std::process::exit(1)
     }
@@ -108,8 +150,22 @@ mod tests {
             planned: Some(Duration::ZERO),
             grace: Duration::ZERO,
             jobs: "j".into(),
+            fired: Cell::new(None),
         };
         assert!(w.expired());
+        // Past the deadline it stops the phase once, and the jobs then carry its error.
+        assert!(w.error_for("j").is_none());
+        let stops = Cell::new(0);
+        w.check(|| stops.set(stops.get() + 1));
+        w.check(|| stops.set(stops.get() + 1));
+        assert_eq!(stops.get(), 1);
+        let e = w.error_for("j").unwrap();
+        assert_eq!(e.errno(), libc::ETIMEDOUT);
+        assert!(e.to_string().contains("kept"), "{e}");
+        let w = Watchdog {
+            fired: Cell::new(None),
+            ..w
+        };
         let later = Watchdog {
             deadline: Some(Instant::now() + Duration::from_secs(60)),
             ..w
