@@ -32,8 +32,8 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
         name: "allow-destroy",
         value: "",
         help: "(iolab) Allow the jobs to overwrite their targets: block devices, and existing \
-               files iolab did not create. Mounted devices, devices in use and the disk \
-               holding / are refused regardless.",
+               files iolab did not create. Mounted devices, devices in use (held exclusively, \
+               backing a loop device) and the disk holding / are refused regardless.",
     },
     RunOptionDef {
         name: "db",
