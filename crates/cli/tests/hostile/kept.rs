@@ -431,3 +431,71 @@ fn control_characters_in_names_are_shown_escaped_everywhere() {
         bad.stderr
     );
 }
+
+/// A database another process keeps locked past the busy timeout: the results are printed
+/// (before the save is even tried), and the failed save is said.
+#[test]
+fn a_database_locked_past_the_timeout_still_gets_the_results_printed() {
+    if Command::new("python3")
+        .arg("-c")
+        .arg("import sqlite3")
+        .status()
+        .map_or(true, |s| !s.success())
+    {
+        println!("skipped: no python3 with sqlite3 to hold the lock");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let t = format!("--filename={}", dir.path().join("t").display());
+    let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .env("IOLAB_DB", &db)
+        .args([
+            "run",
+            "--name=j",
+            &t,
+            "--size=1m",
+            "--rw=randread",
+            "--runtime=2",
+        ])
+        .args(["--time_based", "--output-format=json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the run is recorded as started, another process takes the write lock for 40 s.
+    let start = Instant::now();
+    while !db.exists() && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let script = format!(
+        "import sqlite3, time\nc = sqlite3.connect({:?}, isolation_level=None)\n\
+         c.execute('BEGIN EXCLUSIVE')\nprint('locked', flush=True)\ntime.sleep(40)\n",
+        db.to_str().unwrap()
+    );
+    let mut locker = Command::new("python3")
+        .arg("-c")
+        .arg(&script)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    use std::io::BufRead;
+    std::io::BufReader::new(locker.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), "locked");
+    let o = child.wait_with_output().unwrap();
+    let _ = locker.kill();
+    let _ = locker.wait();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let doc = json(&stdout);
+    assert!(
+        doc["jobs"][0]["read"]["io_bytes"].as_u64().unwrap() > 0,
+        "{stdout}"
+    );
+    assert!(stderr.contains("not saved"), "{stderr}");
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+}
