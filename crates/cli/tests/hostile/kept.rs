@@ -499,3 +499,28 @@ fn a_database_locked_past_the_timeout_still_gets_the_results_printed() {
     assert!(stderr.contains("not saved"), "{stderr}");
     assert_eq!(o.status.code(), Some(1), "{stderr}");
 }
+
+/// SIGUSR1 asks for a status line, as fio's does; the run goes on to its end.
+#[test]
+fn sigusr1_prints_a_status_line_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let t = format!("--filename={}", dir.path().join("t").display());
+    let mut c = Command::new(env!("CARGO_BIN_EXE_iolab"));
+    c.env("IOLAB_DB", &db).args([
+        "run",
+        "--name=j",
+        &t,
+        "--size=1m",
+        "--rw=randread",
+        "--runtime=2",
+        "--time_based",
+        "--output-format=json",
+    ]);
+    let o = signalled(c, Duration::from_millis(1200), libc::SIGUSR1);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("iolab: status: "), "{stderr}");
+    json(&String::from_utf8_lossy(&o.stdout));
+    assert_eq!(status_of_last(&db), "ok");
+}
