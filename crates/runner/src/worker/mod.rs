@@ -539,8 +539,11 @@ impl<'a, 'w> LoopState<'a, 'w> {
         if self.rate.on {
             let mixed = (1..100).contains(&self.w.job.spec.read_percent);
             let end = self.time.final_end();
-            // Stopped, or out of time, while waiting for the rate: no further I/O.
-            dir = self.rate.wait(dir, mixed, &self.clock, self.w.stop, end)?;
+            dir = self.rate.wait(dir, mixed, &self.clock, self.w.stop, end);
+            if self.w.stop.load(Ordering::Relaxed) || self.rate.out_of_time {
+                // Stopped, or out of time, while waiting for the rate: no further I/O.
+                return None;
+            }
         }
         let clock = self.clock;
         let mut io = self

@@ -30,6 +30,8 @@ pub(super) struct RateLimit {
     /// Poisson: mean ticks between I/Os.
     poisson: Option<([f64; 3], Rng)>,
     floor: Floor,
+    /// The job's time ran out while waiting: no further I/O.
+    pub out_of_time: bool,
 }
 
 /// The floor's state: what it asks, and the completions at the last check.
@@ -73,6 +75,7 @@ impl RateLimit {
             base: now,
             poisson,
             floor,
+            out_of_time: false,
         }
     }
 
@@ -99,8 +102,9 @@ impl RateLimit {
 
     /// Waits until an I/O may go, and says in which direction: `d` if it is due; in a mixed
     /// job (`mixed`), the other direction instead if that one is due or falls due first (fio's
-    /// `rate_ddir()`). `None` when a stop is asked for or the job's time ends (`end`, in
-    /// ticks) first: a slow rate never keeps a job past its runtime.
+    /// `rate_ddir()`). Returns early when a stop is asked for or the job's time ends (`end`, in
+    /// ticks) first: then `out_of_time` is set, and a slow rate never keeps a job past its
+    /// runtime.
     #[cold]
     pub fn wait(
         &mut self,
@@ -109,7 +113,7 @@ impl RateLimit {
         clock: &Clock,
         stop: &AtomicBool,
         end: u64,
-    ) -> Option<Direction> {
+    ) -> Direction {
         let due = |s: &Self, d: Direction| s.base.saturating_add(s.next_due[d.index()]);
         let now = clock.now();
         let mut dir = d;
@@ -120,7 +124,7 @@ impl RateLimit {
                 Direction::Trim => Direction::Trim,
             };
             if due(self, other) <= now {
-                return Some(other);
+                return other;
             }
             if due(self, other) < due(self, d) {
                 dir = other;
@@ -129,11 +133,12 @@ impl RateLimit {
         let until = due(self, dir);
         loop {
             let now = clock.now();
-            if now >= until {
-                return Some(dir);
+            if now >= until || stop.load(Ordering::Relaxed) {
+                return dir;
             }
-            if now >= end || stop.load(Ordering::Relaxed) {
-                return None;
+            if now >= end {
+                self.out_of_time = true;
+                return dir;
             }
             let left_ns = clock.ticks_to_ns(until.min(end) - now);
             if left_ns > 200_000.0 {
