@@ -98,47 +98,49 @@ fn status_of_last(db: &Path) -> String {
     last["status"].as_str().unwrap_or_default().to_string()
 }
 
+/// Starts a time-based JSON run of `runtime` recording into `db`, and returns once the run is
+/// recorded as started (its database exists): the moment to make the final save fail.
+fn started_run(db: &Path, runtime: &str) -> (std::process::Child, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let t = format!("--filename={}", dir.path().join("t").display());
+    let r = format!("--runtime={runtime}");
+    let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .env("IOLAB_DB", db)
+        .args(["run", "--name=j", &t, "--size=1m", "--rw=randread", &r])
+        .args(["--time_based", "--output-format=json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !db.exists() && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    (child, dir)
+}
+
+/// The run printed its whole results as JSON, said the save failed, and exited 1.
+fn printed_but_not_saved(o: std::process::Output) {
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let doc = json(&stdout);
+    let read = doc["jobs"][0]["read"]["io_bytes"].as_u64().unwrap();
+    assert!(read > 0, "{stdout}");
+    assert!(stderr.contains("not saved"), "{stderr}");
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+}
+
 #[test]
 fn a_database_that_fills_up_still_gets_the_results_printed() {
     let Some(fs) = SmallFs::mount(2 << 20) else {
         return;
     };
     let db = fs.path().join("r.db");
-    let dir = tempfile::tempdir().unwrap();
-    let t = format!("--filename={}", dir.path().join("t").display());
-    let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .env("IOLAB_DB", &db)
-        .args([
-            "run",
-            "--name=j",
-            &t,
-            "--size=1m",
-            "--rw=randread",
-            "--runtime=1500ms",
-        ])
-        .args(["--time_based", "--output-format=json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Once the run is recorded as started, fill what is left of the filesystem.
-    let start = Instant::now();
-    while !db.exists() && start.elapsed() < Duration::from_secs(5) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(400));
-    let filler = fs.path().join("filler");
-    let _ = std::fs::write(&filler, vec![0u8; 4 << 20]);
-    let o = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    let doc = json(&stdout);
-    assert!(
-        doc["jobs"][0]["read"]["io_bytes"].as_u64().unwrap() > 0,
-        "{stdout}"
-    );
-    assert!(stderr.contains("not saved"), "{stderr}");
-    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let (child, _dir) = started_run(&db, "1500ms");
+    // The run is recorded as started: fill what is left of the filesystem.
+    let _ = std::fs::write(fs.path().join("filler"), vec![0u8; 4 << 20]);
+    printed_but_not_saved(child.wait_with_output().unwrap());
 }
 
 #[test]
@@ -447,28 +449,8 @@ fn a_database_locked_past_the_timeout_still_gets_the_results_printed() {
     }
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");
-    let t = format!("--filename={}", dir.path().join("t").display());
-    let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .env("IOLAB_DB", &db)
-        .args([
-            "run",
-            "--name=j",
-            &t,
-            "--size=1m",
-            "--rw=randread",
-            "--runtime=2",
-        ])
-        .args(["--time_based", "--output-format=json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     // Once the run is recorded as started, another process takes the write lock for 40 s.
-    let start = Instant::now();
-    while !db.exists() && start.elapsed() < Duration::from_secs(5) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(300));
+    let (child, _scratch) = started_run(&db, "2");
     let script = format!(
         "import sqlite3, time\nc = sqlite3.connect({:?}, isolation_level=None)\n\
          c.execute('BEGIN EXCLUSIVE')\nprint('locked', flush=True)\ntime.sleep(40)\n",
@@ -489,15 +471,7 @@ fn a_database_locked_past_the_timeout_still_gets_the_results_printed() {
     let o = child.wait_with_output().unwrap();
     let _ = locker.kill();
     let _ = locker.wait();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    let doc = json(&stdout);
-    assert!(
-        doc["jobs"][0]["read"]["io_bytes"].as_u64().unwrap() > 0,
-        "{stdout}"
-    );
-    assert!(stderr.contains("not saved"), "{stderr}");
-    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    printed_but_not_saved(o);
 }
 
 /// SIGUSR1 asks for a status line, as fio's does; the run goes on to its end.

@@ -75,20 +75,19 @@ fn a_closed_stdout_ends_quietly() {
     assert_eq!(v[0]["status"], "ok", "{}", h.stdout);
 }
 
-#[test]
-fn db_bench_that_ignores_sigint_is_killed() {
+/// `iolab kv` on a fake db_bench whose body (after `--version`) is `body`, interrupted with
+/// SIGINT after 1.5 s: how long it took to end after the signal, and its exit status.
+fn interrupted_kv(body: &str) -> (Duration, std::process::ExitStatus) {
     let dir = tempfile::tempdir().unwrap();
     let fake = dir.path().join("db_bench");
     std::fs::write(
         &fake,
-        "#!/bin/sh\ncase \"$*\" in *--version*) echo 'db_bench version 7.8.3'; exit 0;; esac\n\
-         trap '' INT\nexec sleep 120\n",
+        format!(
+            "#!/bin/sh\ncase \"$*\" in *--version*) echo 'db_bench version 7.8.3'; exit 0;; \
+             esac\n{body}"
+        ),
     )
     .unwrap();
-    std::os::unix::fs::PermissionsExt::set_mode(
-        &mut std::fs::metadata(&fake).unwrap().permissions(),
-        0o755,
-    );
     assert!(Command::new("chmod")
         .arg("755")
         .arg(&fake)
@@ -117,11 +116,13 @@ fn db_bench_that_ignores_sigint_is_killed() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let sent = Instant::now();
     let status = child.wait().unwrap();
-    assert!(
-        sent.elapsed() < Duration::from_secs(15),
-        "took {:?}",
-        sent.elapsed()
-    );
+    (sent.elapsed(), status)
+}
+
+#[test]
+fn db_bench_that_ignores_sigint_is_killed() {
+    let (took, status) = interrupted_kv("trap '' INT\nexec sleep 120\n");
+    assert!(took < Duration::from_secs(15), "took {took:?}");
     assert_eq!(status.code(), Some(130), "{status:?}");
 }
 
@@ -130,50 +131,9 @@ fn db_bench_that_ignores_sigint_is_killed() {
 #[test]
 fn db_bench_children_holding_its_output_do_not_hang_iolab() {
     for spawn in ["sleep 121 &", "setsid sleep 121 &"] {
-        let dir = tempfile::tempdir().unwrap();
-        let fake = dir.path().join("db_bench");
-        std::fs::write(
-            &fake,
-            format!(
-                "#!/bin/sh\ncase \"$*\" in *--version*) echo 'db_bench version 7.8.3'; exit 0;; \
-                 esac\n{spawn}\ntrap '' INT\nexec sleep 120\n"
-            ),
-        )
-        .unwrap();
-        assert!(Command::new("chmod")
-            .arg("755")
-            .arg(&fake)
-            .status()
-            .unwrap()
-            .success());
-        let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-            .env("IOLAB_DB", dir.path().join("r.db"))
-            .args([
-                "kv",
-                "--num",
-                "1000",
-                "--workloads",
-                "fillseq",
-                "--db-bench",
-            ])
-            .arg(&fake)
-            .arg("--dir")
-            .arg(dir.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(1500));
-        // SAFETY: the child is ours and not yet waited for.
-        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-        let sent = Instant::now();
-        let status = child.wait().unwrap();
+        let (took, status) = interrupted_kv(&format!("{spawn}\ntrap '' INT\nexec sleep 120\n"));
         let _ = Command::new("pkill").args(["-f", "sleep 121"]).status();
-        assert!(
-            sent.elapsed() < Duration::from_secs(15),
-            "{spawn}: took {:?}",
-            sent.elapsed()
-        );
+        assert!(took < Duration::from_secs(15), "{spawn}: took {took:?}");
         assert_eq!(status.code(), Some(130), "{spawn}: {status:?}");
     }
 }

@@ -69,6 +69,24 @@ fn race(dev: &Path, link: &Path, scratch: &Path, db: &Path, args: &[&str], fresh
     ok
 }
 
+/// A short read of a 1 MiB `target` with its results written to `output`.
+fn read_into(target: &Path, output: &Path) -> Vec<String> {
+    [
+        "run",
+        "--name=j",
+        "--size=1m",
+        "--rw=read",
+        "--runtime=50ms",
+    ]
+    .map(String::from)
+    .into_iter()
+    .chain([
+        format!("--filename={}", target.display()),
+        format!("--output={}", output.display()),
+    ])
+    .collect()
+}
+
 #[test]
 fn a_symlink_swapped_during_layout_run_or_output_never_reaches_the_device() {
     let _g = device_lock();
@@ -113,18 +131,8 @@ fn a_symlink_swapped_during_layout_run_or_output_never_reaches_the_device() {
     // On --output: the report follows the link only if it still is what was checked.
     let out_link = dir.path().join("out");
     let out_file = dir.path().join("out.txt");
-    let target = dir.path().join("target");
-    let t = format!("--filename={}", target.display());
-    let o = format!("--output={}", out_link.display());
-    let output = [
-        "run",
-        "--name=j",
-        &t,
-        "--size=1m",
-        "--rw=read",
-        "--runtime=50ms",
-        &o,
-    ];
+    let output = read_into(&dir.path().join("target"), &out_link);
+    let output: Vec<&str> = output.iter().map(String::as_str).collect();
     let n = race(&dev.path, &out_link, &out_file, &db, &output, false);
     println!("output race: {n} of {TRIES} runs went through");
 }
@@ -172,17 +180,8 @@ fn a_dangling_link_into_dev_creates_nothing() {
     refused(&iolab_db(&db, &args), "does not create files in /dev");
     assert!(!Path::new(missing).exists());
     // The same link as --output or a log prefix.
-    let t = format!("--filename={}", dir.path().join("t").display());
-    let o = format!("--output={}", link.display());
-    let r = [
-        "run",
-        "--name=j",
-        &t,
-        "--size=1m",
-        "--rw=read",
-        "--runtime=50ms",
-        &o,
-    ];
+    let r = read_into(&dir.path().join("t"), &link);
+    let r: Vec<&str> = r.iter().map(String::as_str).collect();
     refused(&iolab_db(&db, &r), "does not create files in /dev");
     assert!(!Path::new(missing).exists());
 }
