@@ -15,7 +15,7 @@ use iolab_stats::Clock;
 use iolab_store::{RunStatus, Store};
 use iolab_suite::progress::{clock_time, Progress};
 use iolab_suite::steps::estimate;
-use iolab_suite::{run_review, Effort, Executor, PerStep, ReviewConfig, Step};
+use iolab_suite::{run_review, Effort, Executor, PerStep, ReviewConfig, ReviewOutcome, Step};
 use iolab_sysinfo::{
     check_database, check_output, check_target_write, check_write_allowed, probe, Consent,
     TargetKind,
@@ -319,31 +319,7 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
     let run_id = store
         .begin_run("review", &command_line())
         .map_err(CliError::failed)?;
-    let target_bytes = cfg
-        .size
-        .or_else(|| probe(&cfg.target).ok().map(|f| f.size_bytes))
-        .unwrap_or(0);
-    let polled = probe(&cfg.target).is_ok_and(|f| f.polled);
-    let planned: Duration = cfg
-        .steps
-        .iter()
-        .map(|s| estimate(&cfg, *s, target_bytes, polled).1)
-        .sum();
-    store
-        .set_run_meta(
-            run_id,
-            &json!({
-                "profile": cfg.effort.name(),
-                "target": cfg.target.display().to_string(),
-                "scratch": a.target.is_none(),
-                "size_bytes": cfg.size,
-                "steps": cfg.steps.iter().map(|s| s.name()).collect::<Vec<_>>(),
-                "max_qd": cfg.max_qd,
-                "tolerance_pct": cfg.tolerance_pct,
-                "planned_secs": planned.as_secs(),
-            }),
-        )
-        .map_err(CliError::failed)?;
+    let planned = plan(a, &cfg, &store, run_id)?;
     iolab_runner::signal::install();
     let clock = Clock::calibrate(Duration::from_millis(20));
     say!(
@@ -377,7 +353,7 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
         unavailable: 0,
     };
     let result = run_review(&cfg, &mut ex);
-    let (measured, unavailable) = (ex.measured, ex.unavailable);
+    let points = (ex.measured, ex.unavailable);
     drop(lock);
     let outcome = match result {
         Ok(o) => o,
@@ -386,49 +362,110 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
             return Err(CliError::failed(anyhow!(e)));
         }
     };
-    // Points were asked for and every one was n/a: nothing was measured, and that is no ok.
-    let nothing = measured == 0 && unavailable > 0 && !outcome.interrupted;
-    let status = if outcome.interrupted {
-        RunStatus::Interrupted
-    } else if !outcome.failed.is_empty() || nothing {
-        RunStatus::Failed
-    } else {
-        RunStatus::Ok
+    let end = Ended {
+        store: &store,
+        run_id,
+        db_path: &db_path,
     };
-    store.finish_run(run_id, status).map_err(CliError::failed)?;
-    if a.format.json() {
-        let run = store.run(run_id).map_err(CliError::failed)?;
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&run.to_json()).unwrap_or_default()
-        );
-    }
-    say!("iolab: saved as run {run_id} in {}", db_path.display());
-    if let Some(r) = &a.report {
-        let bytes =
-            crate::cmd_report::write_report(&store, &[run_id], r, &[&cfg.target, &db_path])?;
-        say!(
-            "iolab: report written to {} ({} KB)",
-            r.display(),
-            bytes / 1024
-        );
-    }
-    if outcome.interrupted {
-        say!("iolab: interrupted: the steps and points that finished are saved");
-        return Ok(ExitCode::from(exit::interrupted()));
-    }
-    if !outcome.failed.is_empty() {
+    end.finish(a, &cfg, &outcome, points)
+}
+
+/// The review's estimate of its own length, recorded with what it will run.
+fn plan(
+    a: &ReviewArgs,
+    cfg: &ReviewConfig,
+    store: &Store,
+    run_id: i64,
+) -> Result<Duration, CliError> {
+    let target_bytes = cfg
+        .size
+        .or_else(|| probe(&cfg.target).ok().map(|f| f.size_bytes))
+        .unwrap_or(0);
+    let polled = probe(&cfg.target).is_ok_and(|f| f.polled);
+    let planned: Duration = cfg
+        .steps
+        .iter()
+        .map(|s| estimate(cfg, *s, target_bytes, polled).1)
+        .sum();
+    store
+        .set_run_meta(
+            run_id,
+            &json!({
+                "profile": cfg.effort.name(),
+                "target": cfg.target.display().to_string(),
+                "scratch": a.target.is_none(),
+                "size_bytes": cfg.size,
+                "steps": cfg.steps.iter().map(|s| s.name()).collect::<Vec<_>>(),
+                "max_qd": cfg.max_qd,
+                "tolerance_pct": cfg.tolerance_pct,
+                "planned_secs": planned.as_secs(),
+            }),
+        )
+        .map_err(CliError::failed)?;
+    Ok(planned)
+}
+
+/// A review that ran: where it is kept.
+struct Ended<'a> {
+    store: &'a Store,
+    run_id: i64,
+    db_path: &'a std::path::Path,
+}
+
+impl Ended<'_> {
+    /// Stores how the review ended, prints its JSON and report, and says why it did not end
+    /// ok. `points`: measured, and n/a (every point n/a is a review that measured nothing).
+    fn finish(
+        &self,
+        a: &ReviewArgs,
+        cfg: &ReviewConfig,
+        outcome: &ReviewOutcome,
+        points: (usize, usize),
+    ) -> Result<ExitCode, CliError> {
+        let (measured, unavailable) = points;
+        let nothing = measured == 0 && unavailable > 0 && !outcome.interrupted;
+        let status = if outcome.interrupted {
+            RunStatus::Interrupted
+        } else if !outcome.failed.is_empty() || nothing {
+            RunStatus::Failed
+        } else {
+            RunStatus::Ok
+        };
+        let (store, run_id) = (self.store, self.run_id);
+        store.finish_run(run_id, status).map_err(CliError::failed)?;
+        if a.format.json() {
+            let run = store.run(run_id).map_err(CliError::failed)?;
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&run.to_json()).unwrap_or_default()
+            );
+        }
+        say!("iolab: saved as run {run_id} in {}", self.db_path.display());
+        if let Some(r) = &a.report {
+            let protected = [cfg.target.as_path(), self.db_path];
+            let bytes = crate::cmd_report::write_report(store, &[run_id], r, &protected)?;
+            say!(
+                "iolab: report written to {} ({} KB)",
+                r.display(),
+                bytes / 1024
+            );
+        }
+        if outcome.interrupted {
+            say!("iolab: interrupted: the steps and points that finished are saved");
+            return Ok(ExitCode::from(exit::interrupted()));
+        }
         for (s, why) in &outcome.failed {
             say!("iolab: step {s} failed: {why}");
         }
-        return Ok(ExitCode::from(exit::RUN_FAILED));
+        if nothing {
+            say!(
+                "iolab: nothing was measured: all {unavailable} point(s) were n/a on this \
+                 target (the reasons are above)"
+            );
+        }
+        Ok(match status {
+            RunStatus::Failed => ExitCode::from(exit::RUN_FAILED),
+            _ => ExitCode::SUCCESS,
+        })
     }
-    if nothing {
-        say!(
-            "iolab: nothing was measured: all {unavailable} point(s) were n/a on this target \
-             (the reasons are above)"
-        );
-        return Ok(ExitCode::from(exit::RUN_FAILED));
-    }
-    Ok(ExitCode::SUCCESS)
 }

@@ -342,7 +342,7 @@ fn run_workers(
     groups: &[u32],
     at: PhaseAt,
     opts: &RunOptions,
-) -> (Vec<Result<Option<WorkerResult>, RunError>>, bool) {
+) -> (Vec<WorkerOut>, bool) {
     // With peers, the runner's own thread is the gate's last arrival: it comes in once every
     // peer is ready too.
     let own = usize::from(opts.peers.is_some());
@@ -419,20 +419,13 @@ fn run_workers(
         // A thread the system would not give: the others are waiting at the barrier, so
         // release them as failed starts and report why.
         if let Some(pos) = handles.iter().position(|h| h.is_err()) {
-            let reason = match &handles[pos] {
-                Err(e) => format!("could not start a thread: {e}"),
-                Ok(_) => unreachable!(),
-            };
             abort.store(true, Ordering::SeqCst);
             if let Some(peers) = opts.peers {
                 peers.start_together(at.number, false);
             }
             barrier.count_in(handles.iter().filter(|h| h.is_err()).count() + own);
-            for h in handles.into_iter().flatten() {
-                let _ = h.join();
-            }
             let job = jobs[workers[pos].0].spec.name.clone();
-            return (vec![Err(RunError::Worker { job, reason })], false);
+            return (vec![failed_start(handles, pos, job)], false);
         }
         if let Some(peers) = opts.peers {
             line_up(peers, at.number, &barrier, workers.len(), &abort);
@@ -451,21 +444,7 @@ fn run_workers(
         if busy || !own_flags.is_empty() {
             wait_for(&handles, &mut waiting);
         }
-        let joined = handles.into_iter().zip(workers).map(|(h, &(i, _))| {
-            h.join().unwrap_or_else(|_| {
-                let job = jobs[i].spec.name.clone();
-                let reason = "panicked".into();
-                Err(RunError::Worker { job, reason })
-            })
-        });
-        let mut results: Vec<_> = joined.collect();
-        for (r, &(i, _)) in results.iter_mut().zip(workers) {
-            if let Ok(Some(w)) = r {
-                if w.error.is_none() {
-                    w.error = watchdog.error_for(&jobs[i].spec.name);
-                }
-            }
-        }
+        let mut results = join_all(handles, workers, jobs, &watchdog);
         if let Some(m) = waiting.steady {
             steady_results(m, &mut results);
         }
@@ -476,9 +455,54 @@ fn run_workers(
     })
 }
 
+/// What one worker hands back.
+type WorkerOut = Result<Option<WorkerResult>, RunError>;
+
+/// Joins the workers that did start (released as aborted) after thread `pos` could not be
+/// started; that failure, as the phase's result.
+fn failed_start(
+    handles: Vec<std::io::Result<std::thread::ScopedJoinHandle<'_, WorkerOut>>>,
+    pos: usize,
+    job: String,
+) -> WorkerOut {
+    let reason = match &handles[pos] {
+        Err(e) => format!("could not start a thread: {e}"),
+        Ok(_) => String::from("could not start a thread"),
+    };
+    for h in handles.into_iter().flatten() {
+        let _ = h.join();
+    }
+    Err(RunError::Worker { job, reason })
+}
+
+/// Each worker's result in order (a panic is that worker's error); workers the watchdog
+/// stopped carry its error with their figures.
+fn join_all(
+    handles: Vec<std::thread::ScopedJoinHandle<'_, WorkerOut>>,
+    workers: &[(usize, u32)],
+    jobs: &[PreparedJob],
+    watchdog: &Watchdog,
+) -> Vec<WorkerOut> {
+    let joined = handles.into_iter().zip(workers).map(|(h, &(i, _))| {
+        let name = &jobs[i].spec.name;
+        let mut r = h.join().unwrap_or_else(|_| {
+            let reason = "panicked".into();
+            Err(RunError::Worker {
+                job: name.clone(),
+                reason,
+            })
+        });
+        if let Ok(Some(w)) = &mut r {
+            w.error = w.error.take().or_else(|| watchdog.error_for(name));
+        }
+        r
+    });
+    joined.collect()
+}
+
 /// Gives each steady-state window's result to the worker that carries it; a worker its
 /// window stopped ended on purpose, not interrupted (unless a signal came too).
-fn steady_results(m: SteadyMonitor, results: &mut [Result<Option<WorkerResult>, RunError>]) {
+fn steady_results(m: SteadyMonitor, results: &mut [WorkerOut]) {
     let (found, stopped) = m.results();
     for (n, r) in found {
         if let Ok(Some(w)) = &mut results[n] {
