@@ -139,7 +139,7 @@ fn check_aio_budget(specs: &[JobSpec]) -> Result<(), RunError> {
     else {
         return Ok(());
     };
-    let cpus = num_cpus() as u64;
+    let cpus = possible_cpus().unwrap_or(num_cpus()) as u64;
     let need: u64 = specs
         .iter()
         .filter(|s| s.engine.kind == iolab_engine::EngineKind::Libaio)
@@ -154,6 +154,20 @@ fn check_aio_budget(specs: &[JobSpec]) -> Result<(), RunError> {
         )));
     }
     Ok(())
+}
+
+/// CPUs the kernel could ever bring up (`/sys/devices/system/cpu/possible`, "0-N"): what
+/// `io_setup` multiplies by, which may be more than the CPUs this process may use.
+fn possible_cpus() -> Option<usize> {
+    let text = std::fs::read_to_string("/sys/devices/system/cpu/possible").ok()?;
+    let mut n = 0;
+    for part in text.trim().split(',') {
+        n += match part.split_once('-') {
+            Some((a, b)) => b.parse::<usize>().ok()? - a.parse::<usize>().ok()? + 1,
+            None => 1,
+        };
+    }
+    Some(n)
 }
 
 /// Descriptors the run keeps open beside the jobs' files: the results database, logs,

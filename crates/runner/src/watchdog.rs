@@ -34,7 +34,17 @@ impl Watchdog {
     /// Starts watching `jobs` (the phase's), giving them `grace` past their planned end.
     pub(crate) fn start(jobs: &[&PreparedJob], grace: Option<Duration>) -> Watchdog {
         let planned = planned_end(jobs.iter().map(|j| &j.spec));
-        let mut names: Vec<&str> = jobs.iter().map(|j| j.spec.name.as_str()).collect();
+        // Job names are the user's text: no control character of theirs reaches the terminal.
+        let mut names: Vec<String> = jobs
+            .iter()
+            .map(|j| {
+                let shown = |c: char| match c.is_control() {
+                    true => c.escape_default().to_string(),
+                    false => c.to_string(),
+                };
+                j.spec.name.chars().map(shown).collect()
+            })
+            .collect();
         names.dedup();
         Watchdog {
             deadline: grace.zip(planned).map(|(g, p)| Instant::now() + p + g),
