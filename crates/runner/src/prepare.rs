@@ -311,22 +311,26 @@ fn check_polled_size(spec: &JobSpec, facts: &TargetFacts) -> Result<(), RunError
 
 /// The files the prepared jobs need grown, each once, to the furthest end any job uses.
 pub fn layouts_needed(jobs: &[PreparedJob]) -> Vec<Layout> {
-    let mut ends: BTreeMap<&Path, (u64, u64, &Pin)> = BTreeMap::new();
+    // By where each name resolved: `f` and `./f` are one file, laid out once.
+    let mut ends: BTreeMap<&Path, (u64, u64, &Pin, &Path)> = BTreeMap::new();
     for (spec, ((facts, region), pin)) in jobs
         .iter()
         .filter(|j| !j.spec.engine.kind.def().accepts.nothing())
         .flat_map(|j| j.files().zip(&j.pins).map(move |f| (&j.spec, f)))
         .filter(|(_, ((f, _), _))| f.kind == TargetKind::File)
     {
-        let e = ends
-            .entry(&facts.path)
-            .or_insert((facts.size_bytes, facts.size_bytes, pin));
+        let e = ends.entry(&pin.resolved).or_insert((
+            facts.size_bytes,
+            facts.size_bytes,
+            pin,
+            &facts.path,
+        ));
         e.1 = e.1.max(region.span_end(spec, facts.size_bytes));
     }
-    ends.into_iter()
-        .filter(|(_, (from, to, _))| to > from)
-        .map(|(p, (from, to, pin))| Layout {
-            path: p.to_path_buf(),
+    ends.into_values()
+        .filter(|(from, to, _, _)| to > from)
+        .map(|(from, to, pin, path)| Layout {
+            path: path.to_path_buf(),
             from_bytes: from,
             to_bytes: to,
             pin: pin.clone(),
@@ -359,7 +363,7 @@ pub fn lay_out_all(
 fn lay_out(layout: &Layout, jobs: &mut [PreparedJob]) -> Result<(), RunError> {
     let job = jobs
         .iter()
-        .find(|j| j.files().any(|(f, _)| f.path == layout.path))
+        .find(|j| j.pins.iter().any(|p| p.resolved == layout.pin.resolved))
         .map(|j| j.spec.name.clone())
         .unwrap_or_default();
     let mut pin = layout.pin.clone();
@@ -384,11 +388,15 @@ fn lay_out(layout: &Layout, jobs: &mut [PreparedJob]) -> Result<(), RunError> {
         });
     }
     for j in jobs.iter_mut() {
-        let at: Vec<bool> = j.files().map(|(f, _)| f.path == layout.path).collect();
-        j.files_mut()
-            .filter(|f| f.path == layout.path)
-            .for_each(|f| f.size_bytes = layout.to_bytes);
-        for (p, _) in j.pins.iter_mut().zip(at).filter(|(_, here)| *here) {
+        let at: Vec<bool> = j
+            .pins
+            .iter()
+            .map(|p| p.resolved == layout.pin.resolved)
+            .collect();
+        for (f, _) in j.files_mut().zip(&at).filter(|(_, here)| **here) {
+            f.size_bytes = layout.to_bytes;
+        }
+        for (p, _) in j.pins.iter_mut().zip(&at).filter(|(_, here)| **here) {
             *p = pin.clone();
         }
     }

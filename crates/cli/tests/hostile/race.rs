@@ -288,3 +288,35 @@ fn devices_in_use_are_refused_even_with_consent() {
     // With nothing holding it, the same consent writes (the checks can pass).
     assert_eq!(iolab_db(&db, &write).code, 0);
 }
+
+/// One new file named two ways (`f`, `dir/./f`) is laid out once, exclusively, to the end
+/// the larger job needs, and both jobs run on it.
+#[test]
+fn one_file_named_two_ways_is_laid_out_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let a = format!("--filename={}", dir.path().join("f").display());
+    let b = format!("--filename={}/./f", dir.path().display());
+    let args = [
+        "run",
+        "--name=a",
+        &a,
+        "--size=1m",
+        "--rw=read",
+        "--runtime=50ms",
+        "--name=b",
+        &b,
+        "--size=2m",
+        "--rw=read",
+        "--runtime=50ms",
+    ];
+    let out = iolab_db(&db, &args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stderr.matches("laying out").count(),
+        1,
+        "{}",
+        out.stderr
+    );
+    assert_eq!(fs::metadata(dir.path().join("f")).unwrap().len(), 2 << 20);
+}
