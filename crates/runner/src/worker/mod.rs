@@ -683,13 +683,24 @@ impl<'a, 'w> LoopState<'a, 'w> {
 }
 
 /// fio's `verify_dump`: the block as read, in `NAME.OFFSET.received` in the current
-/// directory; its path, if it could be written.
+/// directory; its path, if it could be written. The name is iolab's, not the user's: an old
+/// dump (a regular file) is replaced, and nothing is written through a symlink at it.
 fn dump_block(path: &std::path::Path, io: &IoUnit) -> Option<std::path::PathBuf> {
+    use std::io::Write;
     let name = path.file_name()?.to_string_lossy();
     let out = std::path::PathBuf::from(format!("{name}.{}.received", io.offset));
     // SAFETY: the read has completed and its buffer holds `len` bytes.
     let data = unsafe { std::slice::from_raw_parts(io.buf, io.len as usize) };
-    std::fs::write(&out, data).ok().map(|_| out)
+    if std::fs::symlink_metadata(&out).is_ok_and(|m| m.is_file()) {
+        let _ = std::fs::remove_file(&out);
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&out)
+        .and_then(|mut f| f.write_all(data))
+        .ok()
+        .map(|_| out)
 }
 
 /// What the worker records per I/O, sized for the whole run up front.
