@@ -215,7 +215,17 @@ impl Store {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
-        let mut conn = Connection::open(path)?;
+        // Opened where the path resolves now, with no symlink followed (SQLite's NOFOLLOW):
+        // a link swapped in after the guard's check is refused, not followed onto a device.
+        let pin = iolab_sysinfo::Pin::any(path)
+            .map_err(|e| StoreError::Io(std::io::Error::other(e.to_string())))?;
+        let flags = OpenFlags::default() | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let mut conn = Connection::open_with_flags(&pin.resolved, flags)?;
+        if !std::fs::symlink_metadata(&pin.resolved).is_ok_and(|m| m.is_file()) {
+            return Err(StoreError::Io(std::io::Error::other(
+                "not a regular file where it was checked (swapped since?)",
+            )));
+        }
         // Another writer may hold the lock for a moment: wait rather than fail.
         conn.busy_timeout(Duration::from_secs(30))?;
         owner::retry_busy(|| conn.pragma_update(None, "journal_mode", "WAL"))?;
