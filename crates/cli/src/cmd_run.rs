@@ -164,26 +164,33 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         say!("iolab: interrupted: the results above are partial");
         return Ok(ExitCode::from(interrupted()));
     }
-    saved.map_err(CliError::failed)?;
-    Ok(ExitCode::SUCCESS)
+    // A failed save was said above, once.
+    Ok(match saved {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(crate::exit::RUN_FAILED),
+    })
 }
 
-/// Keeps the run's figures and its end: failed when a job failed, interrupted, or ok.
+/// How a run ended: failed when a job failed, else interrupted, else ok.
+pub(crate) fn status_of(outcome: &iolab_runner::RunOutcome) -> RunStatus {
+    if outcome.first_error().is_some() {
+        RunStatus::Failed
+    } else if outcome.interrupted {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Ok
+    }
+}
+
+/// Keeps the run's figures and how it ended.
 fn save(
     store: &mut Store,
     run_id: i64,
     outcome: &iolab_runner::RunOutcome,
     job_options: &[Vec<(String, String)>],
 ) -> anyhow::Result<()> {
-    let status = if outcome.first_error().is_some() {
-        RunStatus::Failed
-    } else if outcome.interrupted {
-        RunStatus::Interrupted
-    } else {
-        RunStatus::Ok
-    };
     store.add_outcome(run_id, outcome, job_options)?;
-    store.finish_run(run_id, status)?;
+    store.finish_run(run_id, status_of(outcome))?;
     Ok(())
 }
 

@@ -25,9 +25,9 @@ pub(crate) fn claim_written_devices(jobs: &mut [PreparedJob]) -> Result<(), RunE
             .files()
             .zip(&job.pins)
             .filter(|((f, _), _)| f.kind == TargetKind::BlockDevice)
-            .map(|((f, _), p)| (f.path.clone(), p.clone()))
+            .map(|((f, _), p)| (f.path.clone(), f.device, p.clone()))
             .collect();
-        for (path, pin) in devices {
+        for (path, device, pin) in devices {
             let Some(id) = pin.identity else { continue };
             if let Some(c) = held.get(&id) {
                 job.claims.push(c.clone());
@@ -38,7 +38,7 @@ pub(crate) fn claim_written_devices(jobs: &mut [PreparedJob]) -> Result<(), RunE
                 .map_err(|e| RunError::Safety {
                     job: job.spec.name.clone(),
                     source: SafetyError {
-                        reason: refusal(&e, &path),
+                        reason: refusal(&e, device),
                         path,
                     },
                 })?;
@@ -50,38 +50,17 @@ pub(crate) fn claim_written_devices(jobs: &mut [PreparedJob]) -> Result<(), RunE
     Ok(())
 }
 
-/// Why a claim failed, in the user's words.
-fn refusal(e: &PinError, path: &std::path::Path) -> String {
+/// Why a claim failed, in the user's words, with the holders sysfs names.
+fn refusal(e: &PinError, device: (u32, u32)) -> String {
     match e {
         PinError::Io(io) if io.raw_os_error() == Some(libc::EBUSY) => format!(
             "it is in use: another process holds it exclusively (a mounted filesystem, LVM, \
              md, ZFS, btrfs or bcache claim their devices so{}); --allow-destroy does not \
              override this",
-            holders_of(path)
+            iolab_sysinfo::safety::holders(device)
+                .map(|h| format!("; holders: {h}"))
+                .unwrap_or_default()
         ),
         other => format!("cannot claim it for writing: {other}"),
-    }
-}
-
-/// `; holders: dm-0` from sysfs, when it names any.
-fn holders_of(path: &std::path::Path) -> String {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(m) = std::fs::metadata(path) else {
-        return String::new();
-    };
-    let dir = format!(
-        "/sys/dev/block/{}:{}/holders",
-        libc::major(m.rdev()),
-        libc::minor(m.rdev())
-    );
-    let names: Vec<String> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    match names.is_empty() {
-        true => String::new(),
-        false => format!("; holders: {}", names.join(", ")),
     }
 }

@@ -105,13 +105,9 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
 }
 
 /// Resolves the job's file once; everything after judges and opens what this found.
-fn pin_file(spec: &JobSpec, exists: bool) -> Result<Pin, RunError> {
+fn pin_file(spec: &JobSpec) -> Result<Pin, RunError> {
     let path = &spec.filename;
-    let pinned = match exists {
-        true => Pin::existing(path),
-        false => Pin::new_file(path),
-    };
-    pinned.map_err(|e| RunError::Safety {
+    Pin::any(path).map_err(|e| RunError::Safety {
         job: spec.name.clone(),
         source: SafetyError {
             path: path.clone(),
@@ -153,7 +149,7 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
     } else {
         facts_for_new_file(spec)?
     };
-    let pin = pin_file(spec, exists)?;
+    let pin = pin_file(spec)?;
     let no_target = spec.engine.kind.def().accepts.nothing();
     if no_target && !exists {
         // An engine that does no I/O (null): its "file" is never created, only sized.

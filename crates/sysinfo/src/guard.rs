@@ -16,8 +16,9 @@
 //! may rewrite them without asking (they hold only iolab's fill data); on a filesystem without
 //! user xattrs the mark is simply absent and the file counts as the user's.
 
-use std::ffi::CString;
+use std::ffi::CStr;
 use std::fs;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
@@ -36,14 +37,20 @@ pub enum Identity {
     Inode(u64, u64),
 }
 
+impl Identity {
+    /// What `m` (from a path or an open descriptor) describes.
+    pub fn of(m: &fs::Metadata) -> Identity {
+        if m.file_type().is_block_device() {
+            Identity::Block(m.rdev())
+        } else {
+            Identity::Inode(m.dev(), m.ino())
+        }
+    }
+}
+
 /// The identity of an existing path (symlinks followed); `None` when it does not exist.
 pub fn identity(path: &Path) -> Option<Identity> {
-    let m = fs::metadata(path).ok()?;
-    Some(if m.file_type().is_block_device() {
-        Identity::Block(m.rdev())
-    } else {
-        Identity::Inode(m.dev(), m.ino())
-    })
+    fs::metadata(path).ok().map(|m| Identity::of(&m))
 }
 
 /// The destinations the user allowed iolab to overwrite, and the flag that allows them.
@@ -93,7 +100,7 @@ impl Consent {
     }
 }
 
-const MARK_NAME: &str = "user.iolab";
+const MARK_NAME: &CStr = c"user.iolab";
 /// The mark's value: "iolab LEN MTIME_SEC.MTIME_NSEC", the file as iolab last left it. A
 /// file whose length or modification time differs has been written by someone else since
 /// (or by a run that did not finish), and is the user's data again.
@@ -112,8 +119,7 @@ fn mark_value(m: &fs::Metadata) -> String {
 /// so later runs know it holds only iolab's data. Best effort: a filesystem without user
 /// xattrs keeps no mark.
 pub fn mark_created(file: &fs::File) {
-    use std::os::fd::AsRawFd;
-    let (Ok(n), Ok(m)) = (CString::new(MARK_NAME), file.metadata()) else {
+    let Ok(m) = file.metadata() else {
         return;
     };
     let value = mark_value(&m);
@@ -121,7 +127,7 @@ pub fn mark_created(file: &fs::File) {
     unsafe {
         libc::fsetxattr(
             file.as_raw_fd(),
-            n.as_ptr(),
+            MARK_NAME.as_ptr(),
             value.as_ptr().cast(),
             value.len(),
             0,
@@ -131,14 +137,12 @@ pub fn mark_created(file: &fs::File) {
 
 /// The file's iolab mark, if it has one.
 fn read_mark(file: &fs::File) -> Option<String> {
-    use std::os::fd::AsRawFd;
-    let n = CString::new(MARK_NAME).ok()?;
     let mut buf = [0u8; 64];
     // SAFETY: a valid NUL-terminated name; buf is writable for its length.
     let len = unsafe {
         libc::fgetxattr(
             file.as_raw_fd(),
-            n.as_ptr(),
+            MARK_NAME.as_ptr(),
             buf.as_mut_ptr().cast(),
             buf.len(),
         )
@@ -146,21 +150,23 @@ fn read_mark(file: &fs::File) -> Option<String> {
     (len >= 0).then(|| String::from_utf8_lossy(&buf[..len as usize]).into_owned())
 }
 
-/// True when iolab created the file and nobody has changed it since iolab last wrote it
-/// (its mark matches its length and modification time).
-pub fn created_by_iolab(path: &Path) -> bool {
+/// Whether the regular file at `path` carries iolab's mark, and if so whether the mark is
+/// current (true: nobody changed the file since iolab last wrote it).
+fn iolab_mark(path: &Path) -> Option<bool> {
     use std::os::unix::fs::OpenOptionsExt;
-    let Ok(f) = fs::OpenOptions::new()
+    let f = fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
-    else {
-        return false;
-    };
-    match (read_mark(&f), f.metadata()) {
-        (Some(mark), Ok(m)) => m.is_file() && mark == mark_value(&m),
-        _ => false,
-    }
+        .ok()?;
+    let (mark, m) = (read_mark(&f)?, f.metadata().ok()?);
+    (m.is_file() && mark.starts_with(MARK_PREFIX)).then(|| mark == mark_value(&m))
+}
+
+/// True when iolab created the file and nobody has changed it since iolab last wrote it
+/// (its mark matches its length and modification time).
+pub fn created_by_iolab(path: &Path) -> bool {
+    iolab_mark(path) == Some(true)
 }
 
 /// Brings the mark of a file iolab wrote up to date (its new length and time); a file
@@ -169,15 +175,6 @@ pub fn remark(file: &fs::File) {
     if read_mark(file).is_some_and(|m| m.starts_with(MARK_PREFIX)) {
         mark_created(file);
     }
-}
-
-/// Why an existing file needs consent, for the refusal: a file iolab made that has changed
-/// since says so.
-fn changed_since_iolab(path: &Path) -> bool {
-    fs::File::open(path)
-        .ok()
-        .and_then(|f| read_mark(&f))
-        .is_some_and(|m| m.starts_with(MARK_PREFIX))
 }
 
 /// True when `a` and `b` are the same file: the same identity when both exist, else the
@@ -232,7 +229,7 @@ pub fn check_target_write(facts: &TargetFacts, consent: &Consent) -> Result<(), 
                         "it is an existing file ({} bytes) that {}; writing changes its data; \
                          pass {} to allow it",
                         m.len(),
-                        if changed_since_iolab(&facts.path) {
+                        if iolab_mark(&facts.path) == Some(false) {
                             "iolab made but that has changed since iolab last wrote it \
                              (someone else wrote it, or a run did not finish)"
                         } else {
@@ -363,19 +360,15 @@ pub fn open_output(
         }
         refuse(reason)
     };
-    match crate::pinned::is_output_sink(&file) {
-        Ok(Ok(())) => {}
-        Ok(Err(why)) => return Err(undo(why.to_string())),
-        Err(e) => return Err(undo(e.to_string())),
-    }
-    let id = crate::pinned::identity_of(&file).map_err(|e| undo(e.to_string()))?;
+    let meta = file.metadata().map_err(|e| undo(e.to_string()))?;
+    crate::pinned::is_output_sink(&meta).map_err(|why| undo(why.to_string()))?;
+    let id = Identity::of(&meta);
     if let Some(p) = guarded_places(protected).find(|p| identity(p) == Some(id)) {
         return Err(undo(format!(
             "it is {}, which this run reads or writes; name another file",
             p.display()
         )));
     }
-    let meta = file.metadata().map_err(|e| undo(e.to_string()))?;
     let dev_fs = fs::metadata("/dev").map(|d| d.dev()).ok();
     if created.is_some() && meta.is_file() && Some(meta.dev()) == dev_fs {
         return Err(undo(

@@ -102,13 +102,8 @@ impl Pin {
 }
 
 /// The identity of an open descriptor.
-pub fn identity_of(file: &File) -> io::Result<Identity> {
-    let m = file.metadata()?;
-    Ok(if m.file_type().is_block_device() {
-        Identity::Block(m.rdev())
-    } else {
-        Identity::Inode(m.dev(), m.ino())
-    })
+fn identity_of(file: &File) -> io::Result<Identity> {
+    file.metadata().map(|m| Identity::of(&m))
 }
 
 /// `path` made absolute with its existing part resolved (symlinks, `..`), for a file and
@@ -203,13 +198,12 @@ fn symlink_said(e: io::Error) -> io::Error {
     }
 }
 
-/// True when `file` is the descriptor of something iolab may write results into: a regular
+/// Whether `m` (an open descriptor's) is something iolab may write results into: a regular
 /// file, a pipe or socket, a terminal, or `/dev/null`; never a block device, a directory or
 /// another character device (an NVMe generic device carries data).
-pub fn is_output_sink(file: &File) -> io::Result<Result<(), &'static str>> {
-    let m = file.metadata()?;
+pub fn is_output_sink(m: &std::fs::Metadata) -> Result<(), &'static str> {
     let ft = m.file_type();
-    Ok(if ft.is_file() || ft.is_fifo() || ft.is_socket() {
+    if ft.is_file() || ft.is_fifo() || ft.is_socket() {
         Ok(())
     } else if ft.is_block_device() {
         Err("it is a block device; results go to a regular file")
@@ -219,7 +213,7 @@ pub fn is_output_sink(file: &File) -> io::Result<Result<(), &'static str>> {
         Ok(())
     } else {
         Err("it is a character device; results go to a regular file")
-    })
+    }
 }
 
 /// `/dev/null`, `/dev/zero`, and terminals (tty, console, pseudo-terminals).
@@ -284,9 +278,9 @@ mod tests {
     #[test]
     fn outputs_are_files_pipes_terminals_or_null() {
         let null = File::options().write(true).open("/dev/null").unwrap();
-        assert_eq!(is_output_sink(&null).unwrap(), Ok(()));
+        assert_eq!(is_output_sink(&null.metadata().unwrap()), Ok(()));
         let dir = tempfile::tempdir().unwrap();
         let d = File::open(dir.path()).unwrap();
-        assert!(is_output_sink(&d).unwrap().is_err());
+        assert!(is_output_sink(&d.metadata().unwrap()).is_err());
     }
 }

@@ -168,7 +168,8 @@ fn swap_member(family: &[(String, (u32, u32))]) -> Option<String> {
     None
 }
 
-fn holders(device: (u32, u32)) -> Option<String> {
+/// The devices sysfs lists as holding `device` (device-mapper, md, bcache), joined.
+pub fn holders(device: (u32, u32)) -> Option<String> {
     let dir = format!("/sys/dev/block/{}:{}/holders", device.0, device.1);
     let names: Vec<String> = fs::read_dir(dir)
         .ok()?

@@ -15,7 +15,7 @@ use iolab_results::{HostOutcome, MultiHostOutcome};
 use iolab_runner::plan::group_ids;
 use iolab_runner::{run_jobs, signal, PreparedJob, RunOptions};
 use iolab_stats::Clock;
-use iolab_store::{RunStatus, Store};
+use iolab_store::Store;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
@@ -234,13 +234,7 @@ fn save(
         "stonewalled": m.stonewalled(),
         "per_host": m.host_rows(),
     });
-    let status = if m.all.first_error().is_some() {
-        RunStatus::Failed
-    } else if m.all.interrupted {
-        RunStatus::Interrupted
-    } else {
-        RunStatus::Ok
-    };
+    let status = crate::cmd_run::status_of(&m.all);
     store
         .add_outcome(run_id, &m.all, &cl.job_options)
         .and_then(|_| store.set_run_meta(run_id, &meta))
