@@ -9,6 +9,8 @@ mod cache;
 mod content;
 #[path = "integration/figures.rs"]
 mod figures;
+#[path = "integration/file_setup.rs"]
+mod file_setup;
 #[path = "integration/job_language.rs"]
 mod job_language;
 #[path = "integration/jobfiles.rs"]
@@ -176,10 +178,7 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
     let cases: &[(&[&str], &str)] = &[
         (&["--bogus=1"], "unknown option 'bogus'"),
         (&["--runtme=1"], "did you mean 'runtime'"),
-        (
-            &["--cgroup=x"],
-            "option 'cgroup' is not supported by iolab yet",
-        ),
+        (&["--uid=x"], "option 'uid' is not supported by iolab yet"),
         (&["--verify=bogus"], "option 'verify': bad value 'bogus'"),
         (&["--bs=4x", "--size=1m"], "unknown unit 'x'"),
         (&["--runtime=5parsecs", "--size=1m"], "unknown time unit"),

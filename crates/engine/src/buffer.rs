@@ -56,13 +56,14 @@ impl BufferPool {
     }
 
     /// Refills every slot: zeros, or random data of which `compress_percent` % of each
-    /// 512-byte chunk is zeros (so it compresses by about that much; 0 = incompressible).
-    pub fn fill(&mut self, seed: u64, zero: bool, compress_percent: u8) {
+    /// `chunk`-byte chunk (0: the whole slot) is zeros (so it compresses by about that
+    /// much; 0 = incompressible).
+    pub fn fill(&mut self, seed: u64, zero: bool, compress_percent: u8, chunk: usize) {
         for i in 0..self.slots {
             // SAFETY: slot i is slot_len bytes inside the allocation; we hold &mut self.
             let buf = unsafe { std::slice::from_raw_parts_mut(self.slot_ptr(i), self.slot_len) };
             let mut state = seed.wrapping_add(i as u64 * 0x9E37_79B9);
-            fill_buffer(buf, &mut state, zero, compress_percent);
+            fill_buffer(buf, &mut state, zero, compress_percent, chunk);
         }
     }
 
@@ -97,14 +98,24 @@ impl BufferPool {
 pub const CHUNK: usize = 512;
 
 /// Fills `buf` as [`BufferPool::fill`] describes, advancing the random `state`.
-pub fn fill_buffer(buf: &mut [u8], state: &mut u64, zero: bool, compress_percent: u8) {
+pub fn fill_buffer(
+    buf: &mut [u8],
+    state: &mut u64,
+    zero: bool,
+    compress_percent: u8,
+    chunk: usize,
+) {
     if zero {
         buf.fill(0);
         return;
     }
-    let random_len = CHUNK * (100 - compress_percent.min(100) as usize) / 100;
+    let size = match chunk {
+        0 => buf.len().max(1),
+        c => c,
+    };
+    let random_len = size * (100 - compress_percent.min(100) as usize) / 100;
     let mut x = *state | 1;
-    for chunk in buf.chunks_mut(CHUNK) {
+    for chunk in buf.chunks_mut(size) {
         let n = random_len.min(chunk.len());
         for word in chunk[..n].chunks_mut(8) {
             // xorshift64*: fast, and incompressible enough for zram's LZ4/zstd.
@@ -165,12 +176,12 @@ mod tests {
     fn fills_compress_as_asked() {
         let mut buf = vec![0xffu8; 4096];
         let mut st = 5;
-        fill_buffer(&mut buf, &mut st, false, 50);
+        fill_buffer(&mut buf, &mut st, false, 50, CHUNK);
         let zeros = buf.iter().filter(|&&b| b == 0).count();
         assert!((2048..2100).contains(&zeros), "{zeros}");
-        fill_buffer(&mut buf, &mut st, true, 0);
+        fill_buffer(&mut buf, &mut st, true, 0, CHUNK);
         assert!(buf.iter().all(|&b| b == 0));
-        fill_buffer(&mut buf, &mut st, false, 0);
+        fill_buffer(&mut buf, &mut st, false, 0, CHUNK);
         assert!(buf.iter().filter(|&&b| b == 0).count() < 64);
         let before = buf.clone();
         scramble(&mut buf, 42, 0, 0);

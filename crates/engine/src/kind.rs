@@ -7,6 +7,7 @@ use std::str::FromStr;
 pub enum EngineKind {
     Sync,
     Psync,
+    Pvsync,
     Pvsync2,
     Libaio,
     IoUring,
@@ -15,9 +16,10 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 7] = [
+    pub const ALL: [EngineKind; 8] = [
         EngineKind::Sync,
         EngineKind::Psync,
+        EngineKind::Pvsync,
         EngineKind::Pvsync2,
         EngineKind::Libaio,
         EngineKind::IoUring,

@@ -24,6 +24,7 @@ pub mod libaio;
 pub mod null;
 mod open;
 pub mod psync;
+pub mod pvsync;
 pub mod pvsync2;
 mod registry;
 mod ring;
@@ -188,6 +189,7 @@ pub fn open_engine<V: EngineVisitor>(
     Ok(match config.kind {
         EngineKind::Sync => visitor.visit(sync::Sync::open(target)?),
         EngineKind::Psync => visitor.visit(psync::Psync::open(target)?),
+        EngineKind::Pvsync => visitor.visit(pvsync::Pvsync::open(target)?),
         EngineKind::Pvsync2 => visitor.visit(pvsync2::Pvsync2::open(target, &config.options)?),
         EngineKind::Libaio => visitor.visit(libaio::Libaio::open(target, depth)?),
         EngineKind::IoUring => {

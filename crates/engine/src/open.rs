@@ -21,6 +21,8 @@ pub struct OpenHow {
     pub direct: bool,
     /// Opened for writing as well as reading.
     pub writes: bool,
+    /// More open flags (`O_SYNC` or `O_DSYNC` for fio's `sync`).
+    pub flags: i32,
 }
 
 /// Opens each checked target (`pins`, see [`iolab_sysinfo::pinned`]) for `kind`: no symlink
@@ -44,6 +46,7 @@ pub fn open_targets<'a>(
     if direct {
         flags |= libc::O_DIRECT;
     }
+    flags |= how.flags;
     pins.map(|p| open_one(p, flags).map_err(|e| (p.resolved.as_path(), e)))
         .collect()
 }
@@ -90,6 +93,7 @@ mod tests {
         let how = OpenHow {
             direct: false,
             writes: false,
+            flags: 0,
         };
         let opened = open_targets(EngineKind::Psync, pins.iter(), how).unwrap();
         assert_eq!(status_flags(&opened[0]) & libc::O_NOATIME, 0);

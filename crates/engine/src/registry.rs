@@ -65,9 +65,10 @@ pub struct EngineDef {
 }
 
 /// Every engine, in the order fio's docs and iolab's tables list them.
-pub static ENGINES: [&EngineDef; 7] = [
+pub static ENGINES: [&EngineDef; 8] = [
     &crate::sync::DEF,
     &crate::psync::DEF,
+    &crate::pvsync::DEF,
     &crate::pvsync2::DEF,
     &crate::libaio::DEF,
     &crate::uring::DEF,

@@ -49,7 +49,8 @@ pub struct CommandLine {
     pub keep_rseq: bool,
 }
 
-pub use crate::run_options::{RunOptionDef, RUN_OPTIONS};
+use crate::options::base::fio_order;
+pub use crate::options::run::{RunOptionDef, RUN_OPTIONS};
 
 fn parse_formats(v: &str) -> Result<Vec<OutputFormat>, FioError> {
     let mut out = Vec::new();
@@ -99,17 +100,20 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
     // The global options as fio's JSON shows them (canonical names, bare flags left out);
     // applying them here also rejects a bad one even when no job uses it.
     let mut global_draft = JobDraft::new("");
-    for (k, v) in &sc.globals {
+    for (k, v) in fio_order(&sc.globals, |p| &p.0) {
         global_draft.apply(k, v.as_deref())?;
     }
-    for e in &files.globals {
+    for e in fio_order(&files.globals, |e| &e.key) {
         apply_entry(&mut global_draft, e)?;
     }
     let mut specs = Vec::new();
     let mut job_options = Vec::new();
     for (seen, job) in &sc.cl_jobs {
         let mut draft = JobDraft::new("");
-        for (k, v) in sc.globals[..*seen].iter().chain(job) {
+        for (k, v) in fio_order(&sc.globals[..*seen], |p| &p.0) {
+            draft.apply(k, v.as_deref())?;
+        }
+        for (k, v) in fio_order(job, |p| &p.0) {
             draft.apply(k, v.as_deref())?;
         }
         let opts = draft.set_options.clone();
@@ -280,18 +284,18 @@ fn file_job(
     globals: &[Pair],
 ) -> Result<(Options, Vec<iolab_job::JobSpec>), FioError> {
     let mut draft = JobDraft::new(&raw.name);
-    for (k, v) in globals {
+    for (k, v) in fio_order(globals, |p| &p.0) {
         draft.apply(k, v.as_deref())?;
     }
     // fio's JSON lists only the section's own options as the job's.
-    for e in &raw.globals {
+    for e in fio_order(&raw.globals, |e| &e.key) {
         apply_entry(&mut draft, e)?;
     }
     // A `name=` in [global] does not rename the jobs: each keeps its section's name (a
     // `name=` inside the section still does), as in fio.
     draft.spec.name = raw.name.clone();
     draft.set_options.clear();
-    for e in &raw.entries {
+    for e in fio_order(&raw.entries, |e| &e.key) {
         apply_entry(&mut draft, e)?;
     }
     if raw.waits_for_previous_file {

@@ -11,6 +11,9 @@ pub enum FioError {
     },
     #[error("option '{0}' is not supported by iolab yet")]
     Unsupported(String),
+    /// An option iolab does not take, and why.
+    #[error("option '{name}' is not supported by iolab: {reason}")]
+    Refused { name: String, reason: &'static str },
     #[error("option '{name}': bad value '{value}': {reason}")]
     BadValue {
         name: String,

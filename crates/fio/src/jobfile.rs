@@ -343,6 +343,7 @@ fn include_target(line: &str) -> Option<&str> {
 fn expand(value: &str, env: &dyn Env) -> Result<String, FioError> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
+    let mut keyword_seen = false;
     while let Some(pos) = rest.find('$') {
         out.push_str(&rest[..pos]);
         let tail = &rest[pos..];
@@ -363,6 +364,7 @@ fn expand(value: &str, env: &dyn Env) -> Result<String, FioError> {
             Some(k) => {
                 out.push_str(&env.var(k).unwrap_or_default());
                 rest = &tail[k.len()..];
+                keyword_seen = true;
             }
             None => {
                 out.push('$');
@@ -371,7 +373,12 @@ fn expand(value: &str, env: &dyn Env) -> Result<String, FioError> {
         }
     }
     out.push_str(rest);
-    Ok(out)
+    // fio hands a value with a keyword and arithmetic to bc (`size=64*$pagesize`).
+    match keyword_seen.then(|| crate::arith::bc(&out)).flatten() {
+        Some(Ok(n)) => Ok(n.to_string()),
+        Some(Err(e)) => Err(FioError::Usage(format!("'{value}': {e}"))),
+        None => Ok(out),
+    }
 }
 
 #[cfg(test)]

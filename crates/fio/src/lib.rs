@@ -6,22 +6,15 @@
 //! into results records; nothing else in iolab knows fio's spelling.
 
 pub mod args;
+pub mod arith;
 pub mod client_json;
-pub mod cmdprio_options;
 pub mod error;
 pub mod import;
 pub mod jobfile;
 pub mod json;
-pub mod known;
-pub mod lat_target_options;
 pub mod logs;
 pub mod options;
-pub mod profile_options;
-pub mod run_options;
-pub mod steady_options;
 pub mod units;
-pub mod verify_options;
-pub mod zone_options;
 
 pub use args::{parse_command_line, parse_command_line_with, CommandLine, OutputFormat};
 pub use error::FioError;

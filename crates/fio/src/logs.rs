@@ -143,8 +143,7 @@ fn log_files(out: &RunOutcome) -> Vec<LogFile<'_>> {
                     Kind::Slat => rec.slat,
                     Kind::Iops | Kind::Bw => true,
                 };
-                let path =
-                    PathBuf::from(format!("{prefix}_{}.{}.log", kind.suffix(), log.job_number));
+                let path = log_name(prefix, kind.suffix(), log.job_number, spec.logs.per_job);
                 files.push(LogFile {
                     path,
                     log,
@@ -158,6 +157,15 @@ fn log_files(out: &RunOutcome) -> Vec<LogFile<'_>> {
     files
 }
 
+/// fio's log file name: `PREFIX_KIND.N.log`, or `PREFIX_KIND.log` shared by the job's
+/// copies with `per_job_logs=0`.
+fn log_name(prefix: &str, kind: &str, job_number: u32, per_job: bool) -> PathBuf {
+    match per_job {
+        true => PathBuf::from(format!("{prefix}_{kind}.{job_number}.log")),
+        false => PathBuf::from(format!("{prefix}_{kind}.log")),
+    }
+}
+
 /// A path for each log prefix the jobs name (their first file), to check before the run
 /// that logs will not land on a device, in /dev or on a pseudo filesystem.
 pub fn planned_log_paths(specs: &[iolab_job::JobSpec]) -> Vec<PathBuf> {
@@ -166,7 +174,7 @@ pub fn planned_log_paths(specs: &[iolab_job::JobSpec]) -> Vec<PathBuf> {
         let l = &s.logs;
         for (p, kind) in [(&l.lat, "lat"), (&l.iops, "iops"), (&l.bw, "bw")] {
             if let Some(p) = p {
-                let path = PathBuf::from(format!("{p}_{kind}.1.log"));
+                let path = log_name(p, kind, 1, l.per_job);
                 if !out.contains(&path) {
                     out.push(path);
                 }
@@ -182,19 +190,31 @@ pub fn write_logs(
     out: &RunOutcome,
     create: impl Fn(&Path) -> std::io::Result<std::fs::File>,
 ) -> std::io::Result<Vec<PathBuf>> {
-    let mut written = Vec::new();
+    let mut written: Vec<PathBuf> = Vec::new();
+    let mut open: Vec<std::io::BufWriter<std::fs::File>> = Vec::new();
     for f in log_files(out) {
-        let write = || -> std::io::Result<()> {
-            let mut w = std::io::BufWriter::new(create(&f.path)?);
+        // A name shared by several copies (`per_job_logs=0`) is opened once and gets their
+        // logs one after another.
+        let at = written.iter().position(|p| *p == f.path);
+        let mut write = || -> std::io::Result<()> {
+            let w = match at {
+                Some(i) => &mut open[i],
+                None => {
+                    open.push(std::io::BufWriter::new(create(&f.path)?));
+                    open.last_mut().expect("just pushed")
+                }
+            };
             if f.on {
-                render_into(f.log, f.kind, &out.clock, f.has_slat, &mut w)?;
+                render_into(f.log, f.kind, &out.clock, f.has_slat, &mut *w)?;
             }
-            std::io::Write::flush(&mut w)
+            std::io::Write::flush(w)
         };
         write().map_err(|e| {
             std::io::Error::new(e.kind(), format!("writing log {}: {e}", f.path.display()))
         })?;
-        written.push(f.path);
+        if at.is_none() {
+            written.push(f.path);
+        }
     }
     Ok(written)
 }

@@ -11,11 +11,36 @@ pub enum SizeOrPercent {
     Percent(f64),
 }
 
-/// Parses a byte count: `4096`, `4k`, `4KB`, `4kib` (= 4000), `0x1000`, `1g`.
+thread_local! {
+    /// fio's `kb_base` of the option being applied: 1024 (fio's default, `k` binary and
+    /// `ki` decimal) or 1000 (`k` decimal and `ki` binary). Set by [`with_kb_base`] around
+    /// one option, so the many parsers need no extra argument.
+    static KB_BASE: std::cell::Cell<u64> = const { std::cell::Cell::new(1024) };
+}
+
+/// Runs `f` with sizes read under `kb_base` (1000 or 1024).
+pub fn with_kb_base<T>(kb_base: u64, f: impl FnOnce() -> T) -> T {
+    let before = KB_BASE.with(|k| k.replace(kb_base));
+    let out = f();
+    KB_BASE.with(|k| k.set(before));
+    out
+}
+
+/// A value in fio's `( ... )` arithmetic, as a non-negative count.
+fn arithmetic(s: &str, time: bool, implied: f64) -> Result<u64, String> {
+    let v = crate::arith::evaluate(s, time, implied).map_err(|e| format!("'{s}': {e}"))?;
+    u64::try_from(v).map_err(|_| format!("'{s}' is negative"))
+}
+
+/// Parses a byte count: `4096`, `4k`, `4KB`, `4kib` (= 4000), `0x1000`, `1g`, or fio's
+/// arithmetic `(64*4k)`.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
     if t.is_empty() {
         return Err("empty size".into());
+    }
+    if t.starts_with('(') {
+        return arithmetic(t, false, 1.0);
     }
     let (digits, rest, radix) =
         if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
@@ -52,8 +77,10 @@ fn size_multiplier(suffix: &str) -> Option<u64> {
         "p" => 5,
         _ => return None,
     };
-    // kb_base=1024: bare prefixes are binary, the 'i' forms decimal.
-    let base: u64 = if iec { 1000 } else { 1024 };
+    // kb_base=1024: bare prefixes are binary, the 'i' forms decimal; kb_base=1000 the
+    // other way round.
+    let binary = KB_BASE.with(|k| k.get()) == 1024;
+    let base: u64 = if iec == binary { 1000 } else { 1024 };
     Some(base.pow(exp))
 }
 
@@ -77,6 +104,9 @@ pub fn parse_size_or_percent(s: &str) -> Result<SizeOrPercent, String> {
 /// A time, seconds by default: `10`, `10s`, `500ms`, `250us`, `20m`, `1h`, `1d`.
 pub fn parse_time(s: &str) -> Result<Duration, String> {
     let t = s.trim();
+    if t.starts_with('(') {
+        return arithmetic(t, true, 1e6).map(Duration::from_micros);
+    }
     let end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     if end == 0 {
         return Err(format!("'{s}' does not start with a number"));
@@ -105,6 +135,9 @@ pub fn parse_time(s: &str) -> Result<Duration, String> {
 /// options such as `thinktime`).
 pub fn parse_time_us(s: &str) -> Result<Duration, String> {
     let t = s.trim();
+    if t.starts_with('(') {
+        return arithmetic(t, true, 1.0).map(Duration::from_micros);
+    }
     if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
         return t
             .parse()
@@ -156,6 +189,26 @@ mod tests {
         ] {
             assert_eq!(parse_size(s), Ok(v), "{s}");
         }
+    }
+
+    #[test]
+    fn kb_base_1000_swaps_the_prefixes_as_fio() {
+        with_kb_base(1000, || {
+            assert_eq!(parse_size("4k"), Ok(4000));
+            assert_eq!(parse_size("4KiB"), Ok(4096));
+            assert_eq!(parse_size("1m"), Ok(1_000_000));
+        });
+        assert_eq!(parse_size("4k"), Ok(4096));
+    }
+
+    #[test]
+    fn arithmetic_in_values() {
+        assert_eq!(parse_size("(64*4096)"), Ok(262144));
+        assert_eq!(parse_u32("(2*8)"), Ok(16));
+        assert_eq!(parse_time("(1m+30s)"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_time("(2*5)"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_time_us("(2*50)"), Ok(Duration::from_micros(100)));
+        assert!(parse_size("(1-2)").unwrap_err().contains("negative"));
     }
 
     #[test]

@@ -68,6 +68,9 @@ pub struct BufferContent {
     /// Share of each 512-byte chunk that is zeros, so the data compresses by about this much
     /// (`buffer_compress_percentage`; 0 = incompressible).
     pub compress_percent: u8,
+    /// The chunk that share applies to, in bytes (fio's `buffer_compress_chunk`, default
+    /// 512); 0: the whole block is one chunk.
+    pub compress_chunk: u32,
     /// Refill the buffer with fresh random data before every write (`refill_buffers`).
     pub refill: bool,
     /// Stamp every 512-byte block of each write with its offset and the submit time, as
@@ -139,6 +142,7 @@ impl Default for BufferContent {
         BufferContent {
             zero: false,
             compress_percent: 0,
+            compress_chunk: iolab_engine::buffer::CHUNK as u32,
             refill: false,
             scramble: true,
             dedupe: crate::Dedupe::default(),
@@ -251,6 +255,9 @@ pub struct JobSpec {
     /// Identical copies of this job running side by side.
     pub numjobs: u32,
     pub cpus_allowed: Option<CpuSet>,
+    /// Each job copy gets one CPU of `cpus_allowed`, by its number in the run, round robin
+    /// (fio's `cpus_allowed_policy=split`); false: all share the set.
+    pub cpus_split: bool,
     /// Random offsets hit every block once per pass (fio's random map) instead of drawing
     /// independently (`norandommap`).
     pub random_map: bool,
@@ -326,6 +333,8 @@ pub struct JobSpec {
     /// Check what is read back (fio's `verify`): writes carry headers and checksums, reads
     /// are checked, and a write job reads its blocks back when its writes are done.
     pub verify: Option<crate::Verify>,
+    /// How the files are made, opened and left (fio's file-setup options).
+    pub files: crate::FileSetup,
 }
 
 impl JobSpec {
@@ -360,6 +369,7 @@ impl JobSpec {
             ramp_time: Duration::ZERO,
             numjobs: 1,
             cpus_allowed: None,
+            cpus_split: false,
             random_map: true,
             seed: 0x89,
             percentiles: DEFAULT_PERCENTILES.to_vec(),
@@ -397,6 +407,7 @@ impl JobSpec {
             logs: LogSpec::default(),
             latency_window: None,
             verify: None,
+            files: crate::FileSetup::default(),
         }
     }
 

@@ -44,7 +44,7 @@ pub enum RwReporting {
 
 /// Which per-I/O logs to keep, and their file-name prefixes (fio's `write_lat_log`,
 /// `write_iops_log`, `write_bw_log`, `log_avg_msec`).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogSpec {
     pub lat: Option<String>,
     pub iops: Option<String>,
@@ -58,6 +58,28 @@ pub struct LogSpec {
     /// (fio's `log_prio`).
     #[serde(default)]
     pub prio: bool,
+    /// Each job copy logs to its own file, `PREFIX_KIND.N.log` (fio's `per_job_logs`,
+    /// default true); false: the copies share `PREFIX_KIND.log`, one after another.
+    #[serde(default = "yes")]
+    pub per_job: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for LogSpec {
+    fn default() -> LogSpec {
+        LogSpec {
+            lat: None,
+            iops: None,
+            bw: None,
+            avg_msec: 0,
+            offset: false,
+            prio: false,
+            per_job: true,
+        }
+    }
 }
 
 impl LogSpec {

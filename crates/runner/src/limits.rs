@@ -444,6 +444,7 @@ mod tests {
             from_bytes: 0,
             to_bytes: 1 << 60,
             pin: iolab_sysinfo::Pin::new_file(&dir.path().join("big")).unwrap(),
+            how: crate::prepared::LayoutHow::Fill { fsync: true },
         };
         let e = check_free_space(&[l], &[]).unwrap_err().to_string();
         assert!(e.contains("free"), "{e}");
@@ -452,6 +453,7 @@ mod tests {
             from_bytes: 0,
             to_bytes: 4096,
             pin: iolab_sysinfo::Pin::new_file(&dir.path().join("small")).unwrap(),
+            how: crate::prepared::LayoutHow::Fill { fsync: true },
         };
         check_free_space(&[small], &[]).unwrap();
     }

@@ -7,6 +7,7 @@
 //! does not finish.
 
 use std::collections::BTreeMap;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{DirBuilderExt, FileExt};
 use std::path::{Path, PathBuf};
 
@@ -19,6 +20,7 @@ use iolab_sysinfo::{
 };
 
 use crate::limits;
+use crate::prepared::LayoutHow;
 pub use crate::prepared::{Layout, PreparedJob};
 use crate::RunError;
 
@@ -78,6 +80,14 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
         source,
     })?;
     limits::check_cpus(spec)?;
+    if spec.files.unlink_each_loop && spec.loops > 1 {
+        return Err(RunError::Unusable {
+            job: spec.name.clone(),
+            reason: "unlink_each_loop with loops>1 is not supported by iolab yet (the files \
+                     would be made again between loops); use unlink=1"
+                .into(),
+        });
+    }
     crate::numa::check(spec)?;
     if let Some(reason) = crate::worker::verify_unfit(spec) {
         return Err(RunError::Unusable {
@@ -162,6 +172,8 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
         check_not_zoned(spec, &facts)?;
     }
     let growable = facts.kind == TargetKind::File;
+    let appended = appended(spec, &facts);
+    let spec = appended.as_ref().unwrap_or(spec);
     let region = Region::resolve(spec, facts.size_bytes, growable)
         .map_err(|source| RunError::Job { job: job(), source })?;
     if spec.direct || facts.kind == TargetKind::NvmeGeneric {
@@ -172,10 +184,22 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
     }
     // Writing, or laying out past an existing file's end, changes the target.
     let grows = exists && growable && region.span_end(spec, facts.size_bytes) > facts.size_bytes;
-    if !no_target && (spec.writes_data() || grows) {
+    // Removing a file the user had is as destructive as writing it (only regular files are
+    // removed, as fio's unlink).
+    let removes = exists && growable && spec.files.unlinks();
+    if !no_target && (spec.writes_data() || grows || removes) {
         check_pinned_write(spec, &facts, &pin, consent)?;
     }
     Ok((facts, region, pin))
+}
+
+/// fio's `file_append`: the job's I/O starts at the regular file's end (`offset` = its size);
+/// `None` when the job does not append or the target is not a regular file.
+fn appended(spec: &JobSpec, facts: &TargetFacts) -> Option<JobSpec> {
+    (spec.files.append && facts.kind == TargetKind::File).then(|| JobSpec {
+        offset: SizeSpec::Bytes(facts.size_bytes),
+        ..spec.clone()
+    })
 }
 
 /// Facts for a file iolab will create: it needs a byte size to be created with.
@@ -192,6 +216,10 @@ fn facts_for_new_file(spec: &JobSpec) -> Result<TargetFacts, RunError> {
         ))),
         Some(SizeSpec::Percent(_)) => Err(unusable(format!(
             "{} does not exist, so size= cannot be a percentage of it",
+            path.display()
+        ))),
+        Some(SizeSpec::Bytes(_)) if !spec.files.allow_create => Err(unusable(format!(
+            "{} does not exist, and allow_file_create=0 forbids creating it",
             path.display()
         ))),
         Some(SizeSpec::Bytes(_)) => {
@@ -308,28 +336,27 @@ fn check_polled_size(spec: &JobSpec, facts: &TargetFacts) -> Result<(), RunError
 /// The files the prepared jobs need grown, each once, to the furthest end any job uses.
 pub fn layouts_needed(jobs: &[PreparedJob]) -> Vec<Layout> {
     // By where each name resolved: `f` and `./f` are one file, laid out once.
-    let mut ends: BTreeMap<&Path, (u64, u64, &Pin, &Path)> = BTreeMap::new();
+    let mut ends: BTreeMap<&Path, Layout> = BTreeMap::new();
     for (spec, ((facts, region), pin)) in jobs
         .iter()
         .filter(|j| !j.spec.engine.kind.def().accepts.nothing())
         .flat_map(|j| j.files().zip(&j.pins).map(move |f| (&j.spec, f)))
         .filter(|(_, ((f, _), _))| f.kind == TargetKind::File)
     {
-        let e = ends.entry(&pin.resolved).or_insert((
-            facts.size_bytes,
-            facts.size_bytes,
-            pin,
-            &facts.path,
-        ));
-        e.1 = e.1.max(region.span_end(spec, facts.size_bytes));
+        let how = LayoutHow::for_job(spec, pin.identity.is_some());
+        let e = ends.entry(&pin.resolved).or_insert_with(|| Layout {
+            path: facts.path.clone(),
+            from_bytes: facts.size_bytes,
+            to_bytes: facts.size_bytes,
+            pin: pin.clone(),
+            how,
+        });
+        e.to_bytes = e.to_bytes.max(region.span_end(spec, facts.size_bytes));
+        e.how = e.how.max(how);
     }
     ends.into_values()
-        .filter(|(from, to, _, _)| to > from)
-        .map(|(from, to, pin, path)| Layout {
-            path: path.to_path_buf(),
-            from_bytes: from,
-            to_bytes: to,
-            pin: pin.clone(),
+        .filter(|l| {
+            l.to_bytes > l.from_bytes || (l.pin.identity.is_none() && l.how == LayoutHow::Create)
         })
         .collect()
 }
@@ -366,7 +393,11 @@ fn lay_out(layout: &Layout, jobs: &mut [PreparedJob]) -> Result<(), RunError> {
     let created = pin.identity.is_none();
     let new_dirs = make_parent_dirs(&pin.resolved);
     let result = match &new_dirs {
-        Ok(_) => fill(layout, &mut pin),
+        Ok(_) => match layout.how {
+            LayoutHow::Fill { fsync } => fill(layout, &mut pin, fsync),
+            LayoutHow::Reserve(mode) => reserve(layout, &mut pin, mode),
+            LayoutHow::Create => create_empty(&mut pin).map_err(Some),
+        },
         Err(e) => Err(Some(std::io::Error::new(
             e.kind(),
             format!("creating its directory: {e}"),
@@ -438,18 +469,72 @@ fn make_parent_dirs(path: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(missing)
 }
 
-/// Writes the layout's bytes into the pinned file (created exclusively when new, and marked
-/// as iolab's); `Err(None)` when a signal stopped it.
-fn fill(layout: &Layout, pin: &mut Pin) -> Result<(), Option<std::io::Error>> {
-    const CHUNK: usize = 1 << 20;
+/// Opens the pinned file for laying out: created exclusively when new.
+fn open_for_layout(pin: &mut Pin) -> std::io::Result<std::fs::File> {
     let pinned = match pin.identity {
         None => pin.create(libc::O_WRONLY),
         Some(_) => pin.open(libc::O_WRONLY),
     };
-    let f = pinned.map_err(|e| match e {
+    pinned.map_err(|e| match e {
         iolab_sysinfo::PinError::Io(e) => e,
         other => std::io::Error::other(other.to_string()),
-    })?;
+    })
+}
+
+/// Makes the new file, empty (`create_on_open`), marked as iolab's.
+fn create_empty(pin: &mut Pin) -> std::io::Result<()> {
+    let f = open_for_layout(pin)?;
+    mark_created(&f);
+    Ok(())
+}
+
+/// Makes the new file and reserves its space as `fallocate` says, writing no data (fio's
+/// layout for a job that only writes); `native` gives up quietly where the file system
+/// cannot, as fio's does.
+fn reserve(
+    layout: &Layout,
+    pin: &mut Pin,
+    mode: iolab_job::Fallocate,
+) -> Result<(), Option<std::io::Error>> {
+    use iolab_job::Fallocate;
+    let f = open_for_layout(pin)?;
+    let len = (layout.to_bytes - layout.from_bytes) as libc::off_t;
+    let from = layout.from_bytes as libc::off_t;
+    let fd = f.as_raw_fd();
+    // SAFETY: fallocate/posix_fallocate on a descriptor we own.
+    let failed = match mode {
+        Fallocate::None => None,
+        Fallocate::Truncate => f.set_len(layout.to_bytes).err(),
+        Fallocate::Native | Fallocate::Keep => {
+            let flags = match mode {
+                Fallocate::Keep => libc::FALLOC_FL_KEEP_SIZE,
+                _ => 0,
+            };
+            let r = unsafe { libc::fallocate(fd, flags, from, len) };
+            let e = (r != 0).then(std::io::Error::last_os_error);
+            // native falls back to nothing where it is not supported.
+            e.filter(|e| mode == Fallocate::Keep || e.raw_os_error() != Some(libc::EOPNOTSUPP))
+        }
+        Fallocate::Posix => match unsafe { libc::posix_fallocate(fd, from, len) } {
+            0 => None,
+            errno => Some(std::io::Error::from_raw_os_error(errno)),
+        },
+    };
+    if let Some(e) = failed {
+        return Err(Some(std::io::Error::new(
+            e.kind(),
+            format!("fallocate={mode:?}: {e}").to_lowercase(),
+        )));
+    }
+    mark_created(&f);
+    Ok(())
+}
+
+/// Writes the layout's bytes into the pinned file (created exclusively when new, and marked
+/// as iolab's), synced when `fsync`; `Err(None)` when a signal stopped it.
+fn fill(layout: &Layout, pin: &mut Pin, fsync: bool) -> Result<(), Option<std::io::Error>> {
+    const CHUNK: usize = 1 << 20;
+    let f = open_for_layout(pin)?;
     let pool = BufferPool::new(1, CHUNK, 0x10ad);
     // SAFETY: slot 0 of the pool is CHUNK bytes, alive for this function.
     let data = unsafe { std::slice::from_raw_parts(pool.slot_ptr(0), CHUNK) };
@@ -466,7 +551,9 @@ fn fill(layout: &Layout, pin: &mut Pin) -> Result<(), Option<std::io::Error>> {
         f.write_all_at(&data[salt.len().min(n)..n], off + salt.len().min(n) as u64)?;
         off += n as u64;
     }
-    f.sync_all()?;
+    if fsync {
+        f.sync_all()?;
+    }
     // Marked as iolab's as it is now: a later change by anyone else unmarks it.
     mark_created(&f);
     Ok(())

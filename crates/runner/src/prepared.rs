@@ -47,4 +47,39 @@ pub struct Layout {
     pub to_bytes: u64,
     /// The file as the guard checked it: laid out through this, never through `path` again.
     pub pin: Pin,
+    /// What laying it out means (data, reserved space or an empty file), the most any job
+    /// of the file asks.
+    pub how: LayoutHow,
+}
+
+/// How a file is laid out, weakest first: the most any of its jobs needs wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LayoutHow {
+    /// Made empty (fio's `create_on_open` for a job that only writes).
+    Create,
+    /// Made and its space reserved as `fallocate` says; a job that only writes needs no data
+    /// under its writes (fio's default, `overwrite=0`).
+    Reserve(iolab_job::Fallocate),
+    /// Filled with data to its end: a job reads it, `overwrite` asks it, or an existing file
+    /// is extended (never unlinked and made again, as fio would).
+    Fill { fsync: bool },
+}
+
+impl LayoutHow {
+    /// What `spec` needs of a file that did (`exists`) or did not exist.
+    pub fn for_job(spec: &iolab_job::JobSpec, exists: bool) -> LayoutHow {
+        let files = &spec.files;
+        if files.append && !spec.reads() {
+            // fio lays nothing out for appending writes: they grow the file themselves.
+            LayoutHow::Reserve(iolab_job::Fallocate::None)
+        } else if exists || spec.reads() || files.overwrite {
+            LayoutHow::Fill {
+                fsync: files.create_fsync,
+            }
+        } else if files.create_on_open {
+            LayoutHow::Create
+        } else {
+            LayoutHow::Reserve(files.fallocate)
+        }
+    }
 }

@@ -13,7 +13,7 @@ use crate::support::iolab;
 
 /// Runs `text` (a job file, `DIR` replaced by the temp dir) with `tool` ("iolab" or "fio"),
 /// returning fio-style JSON.
-fn run_job(tool: &str, dir: &Path, text: &str) -> Value {
+pub(crate) fn run_job(tool: &str, dir: &Path, text: &str) -> Value {
     let text = text.replace("DIR", dir.to_str().unwrap());
     let text = text.replace("TOOL", tool);
     let job = dir.join(format!("{tool}.fio"));
@@ -38,7 +38,7 @@ fn run_job(tool: &str, dir: &Path, text: &str) -> Value {
 }
 
 /// (I/Os, bytes) of read and write, summed over the jobs.
-fn totals(v: &Value) -> [(u64, u64); 2] {
+pub(crate) fn totals(v: &Value) -> [(u64, u64); 2] {
     let jobs = v["jobs"].as_array().unwrap();
     ["read", "write"].map(|d| {
         jobs.iter().fold((0, 0), |(n, b), j| {
@@ -52,7 +52,7 @@ fn totals(v: &Value) -> [(u64, u64); 2] {
 
 /// The offsets of a per-I/O log written with `log_offset=1` (fio's fifth column).
 /// The names and sizes of the entries of `dir`, sorted by name.
-fn files_in(dir: &Path) -> Vec<(String, u64)> {
+pub(crate) fn files_in(dir: &Path) -> Vec<(String, u64)> {
     let mut files: Vec<(String, u64)> = fs::read_dir(dir)
         .unwrap()
         .map(|e| {

@@ -240,10 +240,7 @@ fn job_file_errors_name_file_and_line_and_nothing_runs() {
         target.display()
     );
     let cases = [
-        (
-            "cgroup=x\n",
-            ":9: option 'cgroup' is not supported by iolab yet",
-        ),
+        ("uid=x\n", ":9: option 'uid' is not supported by iolab yet"),
         (
             "iodepht=4\n",
             ":9: unknown option 'iodepht' (did you mean 'iodepth'?)",

@@ -52,6 +52,7 @@ pub(super) struct WriteContent {
     refill: bool,
     scramble: bool,
     compress_percent: u8,
+    compress_chunk: usize,
     fill_state: u64,
     /// Which earlier data a repeating write carries (`dedupe_percentage`), if any.
     pub dedupe: Option<DedupeGen>,
@@ -65,6 +66,7 @@ impl WriteContent {
             refill: own && spec.buffers.refill && !spec.buffers.zero,
             scramble: own && spec.buffers.scrambles(),
             compress_percent: spec.buffers.compress_percent,
+            compress_chunk: spec.buffers.compress_chunk as usize,
             fill_state: seed ^ 0xF111,
             dedupe: None,
         }
@@ -90,7 +92,13 @@ impl WriteContent {
                 Some(d) => &mut d.next_state(),
                 None => &mut self.fill_state,
             };
-            iolab_engine::buffer::fill_buffer(b, state, false, self.compress_percent);
+            iolab_engine::buffer::fill_buffer(
+                b,
+                state,
+                false,
+                self.compress_percent,
+                self.compress_chunk,
+            );
         } else {
             let ns = now_ns();
             iolab_engine::buffer::scramble(b, offset, ns / 1_000_000_000, ns % 1_000_000_000);

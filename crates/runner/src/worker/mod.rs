@@ -144,11 +144,14 @@ impl Worker<'_> {
             true => crate::rseq::Rseq::None,
             false => crate::rseq::unregister_this_thread(),
         };
-        setup::pin(spec)?;
+        setup::pin(spec, self.job_number)?;
         setup::prioritize(spec)?;
+        setup::set_ioscheduler(self.job)?;
         let files = setup::open_files(self.job)?;
+        setup::set_write_hint(spec, &files)?;
         let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
-        let setup_notes = setup::prepare_cache(self.job, &fds);
+        let mut setup_notes = setup::prepare_cache(self.job, &fds);
+        setup_notes.extend(setup::pre_read(self.job));
         let depth = spec.effective_iodepth();
         let seed = spec
             .seed
@@ -172,8 +175,13 @@ impl Worker<'_> {
         };
         let job = spec.name.clone();
         // The engine (and any buffers it registered) is dropped before `pool` and `files`.
-        open_engine(&spec.engine, target, depth, &pool, looper)
-            .map_err(|source| RunError::Engine { job, source })?
+        let mut result = open_engine(&spec.engine, target, depth, &pool, looper)
+            .map_err(|source| RunError::Engine { job, source })??;
+        let unlinked = setup::unlink_files(self.job);
+        if let Some(r) = result.as_mut() {
+            r.notes.extend(unlinked);
+        }
+        Ok(result)
     }
 
     /// Waits for the job `wait_for` names to finish, then sleeps through the job's
@@ -232,8 +240,14 @@ impl EngineVisitor for Looper<'_, '_> {
         }
         let mut st = LoopState::new(self.w, self.seed, self.fds);
         let sync = engine.capabilities().synchronous;
-        let outcome = st.run_loop(&mut engine, self.pool, sync).and_then(|()| {
-            if st.begin_read_back() {
+        let spec = &self.w.job.spec;
+        let outcome = match spec.files.create_only {
+            // fio's create_only: the files are laid out, no I/O runs.
+            true => Ok(()),
+            false => st.run_loop(&mut engine, self.pool, sync),
+        };
+        let outcome = outcome.and_then(|()| {
+            if !spec.files.create_only && st.begin_read_back() {
                 st.run_loop(&mut engine, self.pool, sync)
             } else {
                 Ok(())
@@ -259,6 +273,8 @@ impl EngineVisitor for Looper<'_, '_> {
                 .err(),
             Ok(()) => None,
         };
+        let error =
+            error.or_else(|| setup::fsync_on_close(spec, self.fds).map(|e| st.sync_error(e)));
         let elapsed = self.w.clock.now().saturating_sub(phase_start);
         let lean = st.lean;
         let mut result = st.finish(sync, notes, elapsed);

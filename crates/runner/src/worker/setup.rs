@@ -3,7 +3,7 @@
 //! fio gives a file it opens, and the buffer pool.
 
 use std::fs::File;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, RawFd};
 
 use iolab_engine::{open_targets, BufferPool, Direction, OpenHow};
 use iolab_job::{JobSpec, Region};
@@ -45,7 +45,10 @@ pub(super) fn prioritize(spec: &JobSpec) -> Result<(), RunError> {
 
 /// Pins the calling thread to the job's `cpus_allowed` or NUMA nodes, if any, and sets its
 /// NUMA memory policy (before the buffers are allocated, so they follow it).
-pub(super) fn pin(spec: &JobSpec) -> Result<(), RunError> {
+///
+/// With `cpus_allowed_policy=split`, the copy numbered `job_number` (from 1, over the
+/// whole run, as fio's `thread_number`) gets one CPU of the set, round robin.
+pub(super) fn pin(spec: &JobSpec, job_number: u32) -> Result<(), RunError> {
     let unusable = |option: &str, e: std::io::Error| RunError::Unusable {
         job: spec.name.clone(),
         reason: format!("{option}: {e}"),
@@ -53,7 +56,12 @@ pub(super) fn pin(spec: &JobSpec) -> Result<(), RunError> {
     if let Some(cpus) = crate::numa::pinned_cpus(spec) {
         pin_to(&cpus).map_err(|e| unusable("numa_cpu_nodes", e))?;
     } else if let Some(cpus) = &spec.cpus_allowed {
-        pin_to(cpus.cpus()).map_err(|e| unusable(&format!("cpus_allowed={cpus}"), e))?;
+        let all = cpus.cpus();
+        let mine = match spec.cpus_split && !all.is_empty() {
+            true => &all[(job_number.saturating_sub(1) as usize) % all.len()..][..1],
+            false => all,
+        };
+        pin_to(mine).map_err(|e| unusable(&format!("cpus_allowed={cpus}"), e))?;
     }
     if let Some(policy) = &spec.numa.mem {
         crate::numa::set_mem_policy(policy).map_err(|e| unusable("numa_mem_policy", e))?;
@@ -68,6 +76,7 @@ pub(super) fn open_files(job: &PreparedJob) -> Result<Vec<File>, RunError> {
     let how = OpenHow {
         direct: spec.direct,
         writes: spec.writes_data(),
+        flags: spec.files.open_flags(),
     };
     open_targets(spec.engine.kind, job.pins.iter(), how).map_err(|(path, source)| RunError::Io {
         job: spec.name.clone(),
@@ -107,11 +116,140 @@ pub(super) fn prepare_cache(job: &PreparedJob, fds: &[RawFd]) -> Vec<String> {
     notes
 }
 
+/// fio's `ioscheduler`: switches the disk under each file (or the device itself) to the
+/// named scheduler, and checks that it took, as fio's `set_ioscheduler()`. A file whose disk
+/// is not known (tmpfs) is left alone, as fio leaves it.
+pub(super) fn set_ioscheduler(job: &PreparedJob) -> Result<(), RunError> {
+    let Some(name) = &job.spec.files.ioscheduler else {
+        return Ok(());
+    };
+    let failed = |reason: String| RunError::Unusable {
+        job: job.spec.name.clone(),
+        reason: format!("ioscheduler={name}: {reason}"),
+    };
+    for (facts, _) in job.files() {
+        let Some(disk) = facts.disk_name.as_deref() else {
+            continue;
+        };
+        if facts.kind == TargetKind::NvmeGeneric {
+            continue;
+        }
+        let path = format!("/sys/block/{disk}/queue/scheduler");
+        let now = std::fs::read_to_string(&path).map_err(|e| {
+            failed(format!(
+                "{disk} has no I/O scheduler to switch ({path}: {e})"
+            ))
+        })?;
+        if now.contains(&format!("[{name}]")) {
+            continue;
+        }
+        std::fs::write(&path, name).map_err(|e| failed(format!("{path}: {e}")))?;
+        let after = std::fs::read_to_string(&path).unwrap_or_default();
+        if !after.contains(&format!("[{name}]")) {
+            return Err(failed(format!("{disk} offers only: {}", after.trim())));
+        }
+    }
+    Ok(())
+}
+
+/// fio's `write_hint`: the files' expected data lifetime (`fcntl(F_SET_RW_HINT)`).
+pub(super) fn set_write_hint(spec: &JobSpec, files: &[File]) -> Result<(), RunError> {
+    /// `F_SET_RW_HINT` (Linux's fcntl.h: F_LINUX_SPECIFIC_BASE + 12).
+    const F_SET_RW_HINT: libc::c_int = 1036;
+    let Some(hint) = spec.files.write_hint else {
+        return Ok(());
+    };
+    for f in files {
+        let value: u64 = hint;
+        // SAFETY: F_SET_RW_HINT reads one u64 through the pointer, alive for the call.
+        let r = unsafe { libc::fcntl(f.as_raw_fd(), F_SET_RW_HINT, &value as *const u64) };
+        if r != 0 {
+            return Err(RunError::Unusable {
+                job: spec.name.clone(),
+                reason: format!("write_hint: {}", std::io::Error::last_os_error()),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// fio's `pre_read`: reads each file's region once through the page cache, before the
+/// measured I/O, so a buffered job starts warm. A file that cannot be read is a note.
+pub(super) fn pre_read(job: &PreparedJob) -> Vec<String> {
+    const CHUNK: usize = 1 << 20;
+    if !job.spec.files.pre_read {
+        return Vec::new();
+    }
+    let mut buf = vec![0u8; CHUNK];
+    let mut notes = Vec::new();
+    for (pin, (facts, region)) in job.pins.iter().zip(job.files()) {
+        if facts.kind == TargetKind::NvmeGeneric {
+            continue; // no page cache to warm
+        }
+        let read = pin
+            .open(libc::O_RDONLY)
+            .map_err(|e| std::io::Error::other(e.to_string()))
+            .and_then(|f| read_region(&f, region, &mut buf));
+        if let Err(e) = read {
+            notes.push(format!("pre_read of {} failed: {e}", facts.path.display()));
+        }
+    }
+    notes
+}
+
+/// Reads `region` of `f` in `buf`-sized pieces, to its end or the file's.
+fn read_region(f: &File, region: &Region, buf: &mut [u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let mut off = region.start;
+    let end = region.start.saturating_add(region.len);
+    while off < end {
+        let n = ((end - off) as usize).min(buf.len());
+        match f.read_at(&mut buf[..n], off)? {
+            0 => break,
+            got => off += got as u64,
+        }
+    }
+    Ok(())
+}
+
+/// Syncs each written file as the job closes it (fio's `fsync_on_close`), untimed.
+pub(super) fn fsync_on_close(spec: &JobSpec, fds: &[RawFd]) -> Option<std::io::Error> {
+    if !spec.files.fsync_on_close || !spec.writes_data() {
+        return None;
+    }
+    // SAFETY: fsync on descriptors the worker holds open.
+    fds.iter()
+        .filter(|fd| unsafe { libc::fsync(**fd) } != 0)
+        .map(|_| std::io::Error::last_os_error())
+        .next()
+}
+
+/// Removes the job's regular files when it ends (fio's `unlink`, `unlink_each_loop`), each
+/// only while its name still leads to the file the guard checked. Others (devices) stay.
+pub(super) fn unlink_files(job: &PreparedJob) -> Vec<String> {
+    if !job.spec.files.unlinks() {
+        return Vec::new();
+    }
+    job.pins
+        .iter()
+        .zip(job.files())
+        .filter(|(_, (facts, _))| facts.kind == TargetKind::File)
+        .filter(|(pin, _)| pin.still_there())
+        .filter_map(|(pin, _)| match std::fs::remove_file(&pin.resolved) {
+            Ok(()) => None,
+            // A copy of the job sharing the file removed it first.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => Some(format!("unlink of {} failed: {e}", pin.resolved.display())),
+        })
+        .collect()
+}
+
 /// The buffers of `depth` I/Os of the job's largest block, filled as its buffer options say.
 pub(super) fn buffer_pool(spec: &JobSpec, depth: u32, seed: u64) -> BufferPool {
     let mut pool = BufferPool::new(depth as usize, spec.max_block_size() as usize, seed);
     if spec.buffers.zero || spec.buffers.compress_percent > 0 {
-        pool.fill(seed, spec.buffers.zero, spec.buffers.compress_percent);
+        let b = &spec.buffers;
+        pool.fill(seed, b.zero, b.compress_percent, b.compress_chunk as usize);
     }
     pool
 }

@@ -1,6 +1,23 @@
 //! The option table: one entry per fio option iolab understands, with its fio meaning, its
 //! value type and how it sets the job. The command line (and, later, job files) look options
 //! up here; `--help` and the README's option table are generated from it.
+//!
+//! The table is split by topic: the general options here, the others in one file each
+//! (verify, cmdprio, zones, ...), each exporting its own table; [`all`] chains them.
+
+pub mod base;
+pub mod cmdprio;
+pub mod cpu;
+pub mod files;
+pub mod known;
+pub mod lat_target;
+pub mod logs;
+pub mod process;
+pub mod profile;
+pub mod run;
+pub mod steady;
+pub mod verify;
+pub mod zone;
 
 use iolab_engine::EngineKind;
 use iolab_job::{
@@ -73,19 +90,25 @@ pub struct JobDraft {
     /// Engine options given (`hipri`, `fixedbufs`, ...), checked against the engine at the end.
     pub engine_options: Vec<&'static str>,
     /// `verify` and its companions, resolved when the job is finished.
-    pub verify: crate::verify_options::VerifyDraft,
+    pub verify: crate::options::verify::VerifyDraft,
     /// `cmdprio*`, resolved when the job is finished.
-    pub cmdprio: crate::cmdprio_options::CmdPrioDraft,
+    pub cmdprio: crate::options::cmdprio::CmdPrioDraft,
     /// `filesize`: the file's size, making `size` the bytes to transfer (resolved at the end).
     pub filesize: Option<u64>,
     /// `zonemode` and its companions, resolved when the job is finished.
-    pub zones: crate::zone_options::ZoneDraft,
+    pub zones: crate::options::zone::ZoneDraft,
     /// `nrfiles`: files per job copy when no `filename` names them (fio's `NAME.COPY.FILE`).
     pub nrfiles: u32,
     /// `openfiles`, checked against the number of files at the end.
     pub openfiles: Option<u32>,
     /// `random_generator=lfsr`: every block once per pass even with `norandommap`.
     pub lfsr: bool,
+    /// `filename_format`: how default file names are made (None: `$jobname.$jobnum.$filenum`).
+    pub filename_format: Option<String>,
+    /// `kb_base`: 1024 (fio's default) or 1000, how the job's sizes are read.
+    pub kb_base: u64,
+    /// `allrandrepeat`: the seed is fixed whatever `randrepeat` and `randseed` say.
+    pub allrandrepeat: bool,
 }
 
 /// fio's `file_service_type` values iolab has (the zipf, pareto and normal choices are not).
@@ -106,7 +129,7 @@ fn parse_file_service(v: &str) -> Result<FileService, String> {
 }
 
 /// The log options that may be given bare, meaning "named after the job" (as fio).
-const LOG_OPTIONS: [&str; 3] = ["write_lat_log", "write_iops_log", "write_bw_log"];
+const BARE_LOG_OPTIONS: [&str; 3] = ["write_lat_log", "write_iops_log", "write_bw_log"];
 
 impl JobDraft {
     pub fn new(name: &str) -> JobDraft {
@@ -128,23 +151,29 @@ impl JobDraft {
             nrfiles: 1,
             openfiles: None,
             lfsr: false,
+            filename_format: None,
+            kb_base: 1024,
+            allrandrepeat: false,
         }
     }
 
     /// Applies one option by name; `value` is `None` for a bare `--flag`.
     pub fn apply(&mut self, name: &str, value: Option<&str>) -> Result<(), crate::FioError> {
-        let def = find(name).ok_or_else(|| crate::known::unknown_or_unsupported(name, names()))?;
+        let def = find(name)
+            .ok_or_else(|| crate::options::known::unknown_or_unsupported(name, names()))?;
         let v = match (value, def.kind) {
             (Some(v), _) => v,
             (None, ValueKind::Bool) => "1",
             // fio names a bare log after the job (`JOBNAME_bw.N.log`): resolved at the end.
-            (None, _) if LOG_OPTIONS.contains(&def.name) => "",
+            (None, _) if BARE_LOG_OPTIONS.contains(&def.name) => "",
             (None, _) => return Err(crate::FioError::MissingValue(def.name.to_string())),
         };
-        (def.apply)(self, v).map_err(|reason| crate::FioError::BadValue {
-            name: def.name.to_string(),
-            value: v.to_string(),
-            reason,
+        crate::units::with_kb_base(self.kb_base, || (def.apply)(self, v)).map_err(|reason| {
+            crate::FioError::BadValue {
+                name: def.name.to_string(),
+                value: v.to_string(),
+                reason,
+            }
         })?;
         if iolab_engine::engine_option(def.name) && !self.engine_options.contains(&def.name) {
             self.engine_options.push(def.name);
@@ -194,7 +223,7 @@ impl JobDraft {
             None => {
                 let copies = self.spec.numjobs.max(1);
                 let name = self.spec.name.clone();
-                if name.contains('/') {
+                if name.contains('/') && self.filename_format.is_none() {
                     return Err(crate::FioError::BadValue {
                         name: "name".into(),
                         value: name,
@@ -211,19 +240,23 @@ impl JobDraft {
                     });
                 }
                 let files = self.nrfiles.max(1);
+                let format = self
+                    .filename_format
+                    .clone()
+                    .unwrap_or_else(|| "$jobname.$jobnum.$filenum".into());
+                let file_name =
+                    |copy: u32, f: u32| place(&files::format_filename(&format, &name, copy, f));
                 let extra = |copy: u32| -> Vec<std::path::PathBuf> {
-                    (1..files)
-                        .map(|f| place(&format!("{name}.{copy}.{f}")))
-                        .collect()
+                    (1..files).map(|f| file_name(copy, f)).collect()
                 };
-                self.spec.filename = place(&format!("{name}.0.0"));
+                self.spec.filename = file_name(0, 0);
                 self.spec.extra_files = extra(0);
                 let base = self.finish()?;
                 Ok((0..copies)
                     .map(|i| {
                         let mut s = base.clone();
                         s.numjobs = 1;
-                        s.filename = place(&format!("{name}.{i}.0"));
+                        s.filename = file_name(i, 0);
                         s.extra_files = extra(i);
                         // Copies start together: only the first waits or starts a group.
                         if i > 0 {
@@ -375,7 +408,14 @@ impl JobDraft {
                     .map_or(String::new(), |(_, v)| v.clone()),
                 reason,
             })?;
-        if !self.randrepeat && !self.randseed_set {
+        // fio's fixup_options(): pre-reading and then dropping the cache is pointless.
+        if self.spec.files.pre_read {
+            self.spec.invalidate = false;
+        }
+        if self.allrandrepeat {
+            // fio's td_fill_rand_seeds(): fixed seeds, randseed or not.
+            self.spec.seed = JobSpec::new("", "").seed;
+        } else if !self.randrepeat && !self.randseed_set {
             self.spec.seed = clock_seed();
         }
         if self.spec.time_based && self.spec.runtime.is_none() {
@@ -1669,6 +1709,17 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "buffer_compress_chunk",
+        alias: None,
+        kind: ValueKind::Size,
+        help: "The chunk buffer_compress_percentage applies to (default 512): each chunk is that share zeros, the rest random; 0 makes the whole block one chunk.",
+        apply: |d, v| {
+            d.spec.buffers.compress_chunk =
+                u32::try_from(parse_size(v)?).map_err(|_| "is too large".to_string())?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "buffer_compress_percentage",
         alias: None,
         kind: ValueKind::Int,
@@ -1724,56 +1775,6 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
-        name: "write_lat_log",
-        alias: None,
-        kind: ValueKind::Str,
-        help: "Log every I/O's latency to PREFIX_lat.N.log, PREFIX_clat.N.log and PREFIX_slat.N.log (N: the job's number), in fio's format (ms, ns, direction, bytes, 0).",
-        apply: |d, v| {
-            d.spec.logs.lat = Some(v.to_string());
-            Ok(())
-        },
-    },
-    OptionDef {
-        name: "write_iops_log",
-        alias: None,
-        kind: ValueKind::Str,
-        help: "Log IOPS to PREFIX_iops.N.log (per I/O, or per log_avg_msec window).",
-        apply: |d, v| {
-            d.spec.logs.iops = Some(v.to_string());
-            Ok(())
-        },
-    },
-    OptionDef {
-        name: "write_bw_log",
-        alias: None,
-        kind: ValueKind::Str,
-        help: "Log bandwidth to PREFIX_bw.N.log (per I/O, or KiB/s per log_avg_msec window).",
-        apply: |d, v| {
-            d.spec.logs.bw = Some(v.to_string());
-            Ok(())
-        },
-    },
-    OptionDef {
-        name: "log_avg_msec",
-        alias: None,
-        kind: ValueKind::Int,
-        help: "Average log entries over windows of this many ms, one line per window and direction (default 0: every I/O).",
-        apply: |d, v| {
-            d.spec.logs.avg_msec = parse_u32(v)?;
-            Ok(())
-        },
-    },
-    OptionDef {
-        name: "log_offset",
-        alias: None,
-        kind: ValueKind::Bool,
-        help: "Per-I/O log lines also give the I/O's offset in bytes (fio's sixth column, before the priority).",
-        apply: |d, v| {
-            d.spec.logs.offset = parse_bool(v)?;
-            Ok(())
-        },
-    },
-    OptionDef {
         name: "thread",
         alias: None,
         kind: ValueKind::Bool,
@@ -1793,7 +1794,7 @@ pub fn markdown_table() -> String {
         };
         s.push_str(&format!("| {names} | {} | {} |\n", o.kind.label(), o.help));
     }
-    for o in crate::run_options::RUN_OPTIONS {
+    for o in crate::options::run::RUN_OPTIONS {
         let value = if o.value.is_empty() {
             "flag".to_string()
         } else {
@@ -1801,6 +1802,7 @@ pub fn markdown_table() -> String {
         };
         s.push_str(&format!("| `--{}` | {value} | {} |\n", o.name, o.help));
     }
+    s.push_str(&known::refused_markdown());
     s
 }
 
@@ -1809,12 +1811,17 @@ pub fn markdown_table() -> String {
 pub fn all() -> impl Iterator<Item = &'static OptionDef> {
     OPTIONS
         .iter()
-        .chain(crate::verify_options::VERIFY_OPTIONS)
-        .chain(crate::cmdprio_options::CMDPRIO_OPTIONS)
-        .chain(crate::zone_options::ZONE_OPTIONS)
-        .chain(crate::profile_options::PROFILE_OPTIONS)
-        .chain(crate::steady_options::STEADY_OPTIONS)
-        .chain(crate::lat_target_options::LAT_TARGET_OPTIONS)
+        .chain(files::FILE_OPTIONS)
+        .chain(base::BASE_OPTIONS)
+        .chain(cpu::CPU_OPTIONS)
+        .chain(logs::LOG_OPTIONS)
+        .chain(process::PROCESS_OPTIONS)
+        .chain(crate::options::verify::VERIFY_OPTIONS)
+        .chain(crate::options::cmdprio::CMDPRIO_OPTIONS)
+        .chain(crate::options::zone::ZONE_OPTIONS)
+        .chain(crate::options::profile::PROFILE_OPTIONS)
+        .chain(crate::options::steady::STEADY_OPTIONS)
+        .chain(crate::options::lat_target::LAT_TARGET_OPTIONS)
 }
 
 /// Every option's name and alias.
@@ -1833,8 +1840,14 @@ mod tests {
 
     #[test]
     fn typos_get_a_suggestion_and_fio_only_options_say_so() {
-        assert_eq!(crate::known::suggest("runtme", names()), Some("runtime"));
-        assert_eq!(crate::known::suggest("ioengin", names()), Some("ioengine"));
+        assert_eq!(
+            crate::options::known::suggest("runtme", names()),
+            Some("runtime")
+        );
+        assert_eq!(
+            crate::options::known::suggest("ioengin", names()),
+            Some("ioengine")
+        );
         // An option iolab supports is found in the table before fio's other names are
         // consulted; that list may name it (fio has it too) but the table wins.
         for o in all() {

@@ -5,28 +5,12 @@ use crate::FioError;
 
 /// fio 3.x options (from fio's HOWTO) that iolab does not support yet.
 pub static FIO_ONLY: &[&str] = &[
-    "kb_base",
-    "unit_base",
     "uid",
     "gid",
     "runtime_based",
     "ramp_size",
-    "clocksource",
-    "gtod_cpu",
     "job_start_clock_id",
-    "filename_format",
-    "unique_filename",
     "lockfile",
-    "ioscheduler",
-    "create_serialize",
-    "create_fsync",
-    "create_on_open",
-    "create_only",
-    "allow_file_create",
-    "allow_mounted_write",
-    "pre_read",
-    "unlink",
-    "unlink_each_loop",
     "zonecapacity",
     "read_beyond_wp",
     "max_open_zones",
@@ -35,24 +19,16 @@ pub static FIO_ONLY: &[&str] = &[
     "zone_reset_threshold",
     "zone_reset_frequency",
     "rw_sequencer",
-    "allrandrepeat",
-    "fallocate",
-    "write_hint",
     "write_barrier",
     "sync_file_range",
-    "overwrite",
-    "fsync_on_close",
     "percentage_random",
     "bs_unaligned",
     "bs_is_seq_rand",
-    "buffer_compress_chunk",
-    "sync",
     "iomem",
     "mem",
     "iomem_align",
     "hugepage-size",
     "lockmem",
-    "file_append",
     "fill_device",
     "fill_fs",
     "iodepth_low",
@@ -60,7 +36,6 @@ pub static FIO_ONLY: &[&str] = &[
     "rate_ignore_thinktime",
     "max_latency",
     "priority",
-    "cpus_allowed_policy",
     "rate_ign_think",
     "exitall_on_error",
     "verify_async_cpus",
@@ -73,13 +48,9 @@ pub static FIO_ONLY: &[&str] = &[
     "trim_backlog_batch",
     "experimental_verify",
     "write_hist_log",
-    "log_entries",
     "log_hist_msec",
     "log_hist_coarseness",
     "log_max_value",
-    "log_compression",
-    "log_compression_cpus",
-    "log_store_compressed",
     "log_unix_epoch",
     "log_alternate_epoch",
     "log_alternate_epoch_clock_id",
@@ -89,17 +60,12 @@ pub static FIO_ONLY: &[&str] = &[
     "iopsavgtime",
     "stats",
     "significant_figures",
-    "per_job_logs",
     "exec_prerun",
     "exec_postrun",
     "disk_util",
     "continue_on_error",
     "ignore_error",
     "error_dump",
-    "profile",
-    "cgroup",
-    "cgroup_weight",
-    "cgroup_nodelete",
     "replay_no_stall",
     "read_iolog",
     "write_iolog",
@@ -119,6 +85,8 @@ pub static FIO_ONLY: &[&str] = &[
     "uncached",
     "mem_align",
     "offset_align",
+    "opendir",
+    "read_iolog_chunked",
     // Aliases and the options of engines iolab
     // does not have, as fio 3.33's option tables name them: fio knows every one, so a job file
     // using one is refused as "not supported", never as "unknown".
@@ -172,7 +140,6 @@ pub static FIO_ONLY: &[&str] = &[
     "no_completion_thread",
     "nodelay",
     "object_class",
-    "opendir",
     "percentage_sequential",
     "pingpong",
     "pool",
@@ -181,7 +148,6 @@ pub static FIO_ONLY: &[&str] = &[
     "proto",
     "protocol",
     "rbdname",
-    "read_iolog_chunked",
     "readfua",
     "rwmixcycle",
     "serverip",
@@ -212,12 +178,110 @@ pub static FIO_ONLY: &[&str] = &[
     "xnvme_sync",
 ];
 
+/// The options of fio's engines iolab does not have, and fio's aliases of them: fio
+/// accepts them only with their engine.
+fn other_engine_option(name: &str) -> bool {
+    FIO_ONLY
+        .iter()
+        .skip_while(|n| **n != FIRST_ENGINE_OPTION)
+        .any(|n| *n == name)
+}
+
+/// Where [`FIO_ONLY`]'s list of other engines' options begins.
+const FIRST_ENGINE_OPTION: &str = "arguments";
+
+/// How iolab answers one of fio's option names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Census {
+    /// In iolab's table, meaning what it means in fio.
+    Implemented,
+    /// In iolab's table, accepted and ignored where fio ignores it too (its help says why).
+    IgnoredAsFio,
+    /// Refused with a one-line reason naming the option.
+    Refused(String),
+    /// Neither iolab's nor fio's.
+    Unknown,
+}
+
+/// iolab's answer to the fio option `name`.
+pub fn census(name: &str) -> Census {
+    match crate::options::find(name) {
+        Some(def) if def.help.starts_with(IGNORED_PREFIX) => Census::IgnoredAsFio,
+        Some(_) => Census::Implemented,
+        None => match unknown_or_unsupported(name, std::iter::empty()) {
+            FioError::Unknown { .. } => Census::Unknown,
+            e if other_engine_option(name) => Census::Refused(format!(
+                "{e}: it belongs to an ioengine iolab does not have"
+            )),
+            e => Census::Refused(e.to_string()),
+        },
+    }
+}
+
+/// The README's list of fio's options iolab does not take, after its option table: those
+/// refused for a reason, those not built yet, and a word on other engines' options.
+pub fn refused_markdown() -> String {
+    let mut s =
+        String::from("\nfio options iolab refuses, each with a one-line error naming it:\n\n");
+    s.push_str("| option | why |\n|---|---|\n");
+    for (name, reason) in REFUSED {
+        s.push_str(&format!("| `{name}` | {reason} |\n"));
+    }
+    let not_yet: Vec<String> = FIO_ONLY
+        .iter()
+        .take_while(|n| **n != FIRST_ENGINE_OPTION)
+        .map(|n| format!("`{n}`"))
+        .collect();
+    s.push_str(&format!(
+        "| {} | not supported by iolab yet |\n",
+        not_yet.join(", ")
+    ));
+    s.push_str(
+        "\nThe options of fio's engines iolab does not have (network, RBD, HTTP, xNVMe, ...) \
+         are refused as belonging to an engine iolab lacks.\n",
+    );
+    s
+}
+
+/// How the help of an option that iolab accepts and ignores, as fio does, begins.
+pub const IGNORED_PREFIX: &str = "Accepted and ignored";
+
+/// fio options iolab refuses for a reason of its own, not for want of time.
+pub static REFUSED: &[(&str, &str)] = &[
+    (
+        "profile",
+        "fio's built-in profiles (tiobench, act) are fio programs of their own; write their jobs out",
+    ),
+    (
+        "cgroup",
+        "iolab runs jobs as threads, and cgroup v2 moves a thread only into a threaded cgroup; run iolab itself in the cgroup",
+    ),
+    (
+        "cgroup_weight",
+        "iolab runs jobs as threads, and cgroup v2 moves a thread only into a threaded cgroup; run iolab itself in the cgroup",
+    ),
+    (
+        "cgroup_nodelete",
+        "iolab makes no cgroups (see cgroup)",
+    ),
+    (
+        "log_store_compressed",
+        "iolab writes logs as text, never fio's zlib-compressed .fz files",
+    ),
+];
+
 /// The error for a name not in iolab's table: fio has it, or nobody does.
 /// `supported` are the names (and aliases) iolab has, the suggestions for a typo.
 pub fn unknown_or_unsupported(
     name: &str,
     supported: impl Iterator<Item = &'static str>,
 ) -> FioError {
+    if let Some((_, reason)) = REFUSED.iter().find(|(n, _)| *n == name) {
+        return FioError::Refused {
+            name: name.to_string(),
+            reason,
+        };
+    }
     if FIO_ONLY.contains(&name) {
         return FioError::Unsupported(name.to_string());
     }
@@ -235,7 +299,9 @@ pub fn suggest(name: &str, supported: impl Iterator<Item = &'static str>) -> Opt
     if name.len() > 64 {
         return None;
     }
-    let candidates = supported.chain(FIO_ONLY.iter().copied());
+    let candidates = supported
+        .chain(FIO_ONLY.iter().copied())
+        .chain(REFUSED.iter().map(|(n, _)| *n));
     candidates
         .map(|c| (levenshtein(name, c), c))
         .filter(|(d, c)| *d <= 2.max(c.len() / 4))
@@ -281,7 +347,6 @@ mod tests {
             "cgroup_weight",
             "exec_prerun",
             "cgroup_weight",
-            "filename_format",
             "exitall_on_error",
             "hostname",
         ] {

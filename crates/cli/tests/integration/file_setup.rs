@@ -1,0 +1,97 @@
+//! fio's file-setup options and their neighbours (names, reservation, removal, units,
+//! arithmetic, pvsync), each job file run through iolab and fio in a directory of its own:
+//! the same I/Os and bytes, and the same files left behind with the same sizes.
+
+use std::fs;
+
+use crate::job_language::{files_in, run_job, totals};
+use crate::jobfiles::fio_available;
+use crate::support::iolab;
+
+/// Runs `text` with both tools, each in a fresh directory, and checks that they agree.
+fn agree(text: &str) {
+    let runs: Vec<_> = ["fio", "iolab"]
+        .iter()
+        .map(|tool| {
+            let dir = tempfile::tempdir().unwrap();
+            let v = run_job(tool, dir.path(), text);
+            let mut left = files_in(dir.path());
+            left.retain(|(n, _)| !n.ends_with(".fio"));
+            (totals(&v), left, dir)
+        })
+        .collect();
+    let (fio, ours) = (&runs[0], &runs[1]);
+    assert_eq!(
+        ours.0, fio.0,
+        "I/Os and bytes differ from fio's for:\n{text}"
+    );
+    assert_eq!(ours.1, fio.1, "files left differ from fio's for:\n{text}");
+}
+
+#[test]
+fn file_setup_options_leave_what_fio_leaves() {
+    if !fio_available() {
+        return;
+    }
+    let head = "[global]\ndirectory=DIR\nsize=256k\nbs=16k\n";
+    for job in [
+        "[j]\nrw=write\nnrfiles=2\nfilename_format=shared.$filenum\n",
+        "[j]\nrw=randwrite\nfilename_format=$jobname-$jobnum-$filenum\nfallocate=none\n",
+        "[j]\nrw=write\nfallocate=truncate\ncreate_fsync=0\n",
+        "[j]\nrw=write\noverwrite=1\nfallocate=posix\n",
+        "[j]\nrw=read\nunlink=1\n",
+        "[j]\nrw=randwrite\nunlink=1\nsync=dsync\n",
+        "[j]\nrw=read\ncreate_only=1\n",
+        "[j]\nrw=write\ncreate_on_open=1\n",
+        "[j]\nrw=read\npre_read=1\n",
+        "[j]\nrw=write\nfsync_on_close=1\nwrite_hint=short\n",
+        "[j]\nrw=randread\nioengine=pvsync\n",
+        "[j]\nrw=write\nioengine=pvsync\n",
+        "[j]\nrw=write\nkb_base=1000\nbs=4k\nsize=256k\n",
+        "[j]\nbs=4k\nsize=256k\nkb_base=1000\nrw=read\n",
+        "[j]\nrw=write\nbuffer_compress_percentage=50\nbuffer_compress_chunk=4k\n",
+        "[j]\nrw=read\nnumjobs=2\ncpus_allowed=0\ncpus_allowed_policy=split\n",
+        "[j]\nrw=read\nsize=64*$pagesize\nallrandrepeat=1\nclocksource=gettimeofday\n",
+    ] {
+        agree(&format!("{head}{job}"));
+    }
+}
+
+#[test]
+fn allow_file_create_0_refuses_a_missing_file_before_any_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("missing");
+    let name = format!("--filename={}", f.display());
+    let out = iolab(&[
+        "run",
+        "--name=j",
+        &name,
+        "--size=64k",
+        "--allow_file_create=0",
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("allow_file_create=0"), "{}", out.stderr);
+    assert!(!f.exists());
+}
+
+#[test]
+fn unlink_never_removes_a_users_file_without_consent() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("theirs");
+    fs::write(&f, vec![7u8; 65536]).unwrap();
+    let name = format!("--filename={}", f.display());
+    let out = iolab(&["run", "--name=j", &name, "--rw=read", "--unlink=1"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--allow-destroy"), "{}", out.stderr);
+    assert_eq!(fs::read(&f).unwrap(), vec![7u8; 65536]);
+    let out = iolab(&[
+        "run",
+        "--name=j",
+        &name,
+        "--rw=read",
+        "--unlink=1",
+        "--allow-destroy",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!f.exists(), "unlink=1 with consent removes it, as fio");
+}

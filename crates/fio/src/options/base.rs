@@ -1,0 +1,55 @@
+//! fio's `kb_base` and `unit_base`: what `k` means in values and reports. fio applies them
+//! before a section's other options (their `prio`), so `bs=4k` reads the same wherever
+//! `kb_base` stands in the section; [`fio_order`] gives that order.
+
+use crate::options::{OptionDef, ValueKind};
+
+/// Options fio applies first in a section (`.prio = 1` in fio's `options.c`).
+const FIRST: [&str; 2] = ["kb_base", "unit_base"];
+
+/// A section's options in the order fio applies them: `kb_base` and `unit_base` first, the
+/// rest as written.
+pub fn fio_order<T>(items: &[T], name: impl Fn(&T) -> &str) -> Vec<&T> {
+    let (first, rest): (Vec<&T>, Vec<&T>) = items.iter().partition(|i| FIRST.contains(&name(i)));
+    first.into_iter().chain(rest).collect()
+}
+
+pub static BASE_OPTIONS: &[OptionDef] = &[
+    OptionDef {
+        name: "kb_base",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "What unit prefixes mean in values: 1024 (default, as fio: 4k = 4096 and 4kib = 4000, for old scripts) or 1000 (SI: 4k = 4000 and 4KiB = 4096).",
+        apply: |d, v| {
+            d.kb_base = match v.trim() {
+                "1024" => 1024,
+                "1000" => 1000,
+                _ => return Err("must be 1000 or 1024".into()),
+            };
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "unit_base",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Unit of reported data: 0 (auto) and 8 (bytes) are what iolab prints; 1 (bits) is refused, iolab does not report in bits yet.",
+        apply: |_, v| match v.trim() {
+            "0" | "8" => Ok(()),
+            "1" => Err("bit-based reports are not supported by iolab yet; use 0 or 8".into()),
+            _ => Err("must be 0, 1 or 8".into()),
+        },
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kb_base_goes_first_the_rest_keep_their_order() {
+        let opts = ["bs", "kb_base", "size", "unit_base"];
+        let ordered: Vec<&str> = fio_order(&opts, |s| s).into_iter().copied().collect();
+        assert_eq!(ordered, ["kb_base", "unit_base", "bs", "size"]);
+    }
+}

@@ -1,0 +1,268 @@
+//! fio's file-setup options: how files are named, made, reserved, opened and removed.
+//! They set the job model's [`iolab_job::FileSetup`]; `filename_format` names the files.
+
+use iolab_job::{Fallocate, SyncWrites};
+
+use crate::options::{OptionDef, ValueKind};
+use crate::units::parse_bool;
+
+fn parse_fallocate(v: &str) -> Result<Fallocate, String> {
+    Ok(match v.trim() {
+        "none" | "0" => Fallocate::None,
+        "native" => Fallocate::Native,
+        "posix" | "1" => Fallocate::Posix,
+        "keep" => Fallocate::Keep,
+        "truncate" => Fallocate::Truncate,
+        _ => return Err("is not none, native, posix, keep, truncate, 0 or 1".into()),
+    })
+}
+
+fn parse_sync(v: &str) -> Result<SyncWrites, String> {
+    Ok(match v.trim() {
+        "none" | "0" => SyncWrites::None,
+        "sync" | "1" => SyncWrites::Sync,
+        "dsync" => SyncWrites::Dsync,
+        _ => return Err("is not none, sync, dsync, 0 or 1".into()),
+    })
+}
+
+/// fio's `filename_format` keywords (matched ignoring case, as fio's `strcasestr`), replaced
+/// by the job's name, the copy's number and the file's number. `$clientuid` is the client's
+/// address in fio's client/server mode; a local run has none, and fio puts an empty string.
+pub fn format_filename(format: &str, job: &str, copy: u32, file: u32) -> String {
+    let mut out = String::with_capacity(format.len() + job.len());
+    let mut rest = format;
+    'scan: while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        for (key, value) in [
+            ("$jobname", job.to_string()),
+            ("$jobnum", copy.to_string()),
+            ("$filenum", file.to_string()),
+            ("$clientuid", String::new()),
+        ] {
+            if tail.len() >= key.len() && tail[..key.len()].eq_ignore_ascii_case(key) {
+                out.push_str(&value);
+                rest = &tail[key.len()..];
+                continue 'scan;
+            }
+        }
+        out.push('$');
+        rest = &tail[1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+pub static FILE_OPTIONS: &[OptionDef] = &[
+    OptionDef {
+        name: "filename_format",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "How files are named when filename is not given (default $jobname.$jobnum.$filenum): $jobname, $jobnum (the copy) and $filenum are replaced, so jobs can share files (testfiles.$filenum).",
+        apply: |d, v| {
+            d.filename_format = (!v.is_empty()).then(|| v.to_string());
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "unique_filename",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Accepted and ignored, as fio does outside client/server mode (it prefixes a network client's address to generated names).",
+        apply: |_, v| parse_bool(v).map(|_| ()),
+    },
+    OptionDef {
+        name: "allow_file_create",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Whether a missing file may be created (default 1); with 0 a missing file is an error before any I/O.",
+        apply: |d, v| {
+            d.spec.files.allow_create = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "allow_mounted_write",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "0 (fio's default) is what iolab always does: a mounted device is never written; 1 is refused, since iolab never writes under a mounted file system.",
+        apply: |_, v| match parse_bool(v)? {
+            false => Ok(()),
+            true => Err("iolab never writes to a mounted device; unmount it first".into()),
+        },
+    },
+    OptionDef {
+        name: "fallocate",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "How a new file's space is reserved: native (default: fallocate, nothing where the file system refuses), posix (posix_fallocate, an error if it fails), keep (FALLOC_FL_KEEP_SIZE), truncate (ftruncate: sparse), none; 0 and 1 mean none and posix.",
+        apply: |d, v| {
+            d.spec.files.fallocate = parse_fallocate(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "overwrite",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Fill a write-only job's new file with data before its I/O, as a reading job's always is (default 0: the file is only made and reserved).",
+        apply: |d, v| {
+            d.spec.files.overwrite = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "create_fsync",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "fsync a file after laying it out (default 1).",
+        apply: |d, v| {
+            d.spec.files.create_fsync = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "create_serialize",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Lay files out one after another (default 1). iolab always does; 0 is accepted and lays them out the same way.",
+        apply: |_, v| parse_bool(v).map(|_| ()),
+    },
+    OptionDef {
+        name: "create_on_open",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Do not lay out a write-only job's missing file: it is made empty, unreserved, when the job opens it.",
+        apply: |d, v| {
+            d.spec.files.create_on_open = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "create_only",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Only lay the job's files out; run none of its I/O.",
+        apply: |d, v| {
+            d.spec.files.create_only = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "unlink",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Remove the job's files when it ends. A file iolab did not make is only removed with --allow-destroy.",
+        apply: |d, v| {
+            d.spec.files.unlink = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "unlink_each_loop",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Remove the job's files after every loop (made again for the next). A file iolab did not make is only removed with --allow-destroy.",
+        apply: |d, v| {
+            d.spec.files.unlink_each_loop = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "fsync_on_close",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "fsync each written file when the job closes it (untimed, unlike end_fsync).",
+        apply: |d, v| {
+            d.spec.files.fsync_on_close = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "pre_read",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Read the job's region into the page cache before its I/O starts; clears invalidate, as fio.",
+        apply: |d, v| {
+            d.spec.files.pre_read = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "file_append",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Do the I/O past the end of the file (as offset= the file's size); ignored on block devices, as fio.",
+        apply: |d, v| {
+            d.spec.files.append = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "ioscheduler",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Switch the disk under each file (or the device) to this I/O scheduler before the I/O, and fail if it does not take (as fio; the scheduler stays switched). A bio-based device such as zram has none to switch.",
+        apply: |d, v| {
+            d.spec.files.ioscheduler = Some(v.trim().to_string()).filter(|s| !s.is_empty());
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "write_hint",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Tell the kernel how long written data will live (fcntl F_SET_RW_HINT on each file): none, short, medium, long or extreme.",
+        apply: |d, v| {
+            d.spec.files.write_hint = Some(match v.trim() {
+                "none" => 1,
+                "short" => 2,
+                "medium" => 3,
+                "long" => 4,
+                "extreme" => 5,
+                _ => return Err("is not none, short, medium, long or extreme".into()),
+            });
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "sync",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Synchronous writes: sync (1) opens the files O_SYNC, dsync O_DSYNC, none (0, default) neither.",
+        apply: |d, v| {
+            d.spec.files.sync = parse_sync(v)?;
+            Ok(())
+        },
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filename_format_replaces_fios_keywords() {
+        assert_eq!(
+            format_filename("$jobname.$jobnum.$filenum", "j", 2, 3),
+            "j.2.3"
+        );
+        assert_eq!(
+            format_filename("testfiles.$FILENUM", "j", 2, 3),
+            "testfiles.3"
+        );
+        assert_eq!(format_filename("a/b/$jobnum", "j", 0, 0), "a/b/0");
+        assert_eq!(format_filename("x$$y$clientuid", "j", 0, 0), "x$$y");
+    }
+
+    #[test]
+    fn fallocate_and_sync_take_fios_words() {
+        assert_eq!(parse_fallocate("1"), Ok(Fallocate::Posix));
+        assert_eq!(parse_fallocate("keep"), Ok(Fallocate::Keep));
+        assert!(parse_fallocate("yes").is_err());
+        assert_eq!(parse_sync("1"), Ok(SyncWrites::Sync));
+        assert_eq!(parse_sync("dsync"), Ok(SyncWrites::Dsync));
+        assert!(parse_sync("2").is_err());
+    }
+}

@@ -1,0 +1,88 @@
+//! fio's per-I/O log options: which logs, their names and what a line holds.
+
+use crate::options::{OptionDef, ValueKind};
+use crate::units::{parse_bool, parse_u32};
+
+pub static LOG_OPTIONS: &[OptionDef] = &[
+    OptionDef {
+        name: "write_lat_log",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Log every I/O's latency to PREFIX_lat.N.log, PREFIX_clat.N.log and PREFIX_slat.N.log (N: the job's number), in fio's format (ms, ns, direction, bytes, 0).",
+        apply: |d, v| {
+            d.spec.logs.lat = Some(v.to_string());
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "write_iops_log",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Log IOPS to PREFIX_iops.N.log (per I/O, or per log_avg_msec window).",
+        apply: |d, v| {
+            d.spec.logs.iops = Some(v.to_string());
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "write_bw_log",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Log bandwidth to PREFIX_bw.N.log (per I/O, or KiB/s per log_avg_msec window).",
+        apply: |d, v| {
+            d.spec.logs.bw = Some(v.to_string());
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "log_avg_msec",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Average log entries over windows of this many ms, one line per window and direction (default 0: every I/O).",
+        apply: |d, v| {
+            d.spec.logs.avg_msec = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "log_offset",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Per-I/O log lines also give the I/O's offset in bytes (fio's sixth column, before the priority).",
+        apply: |d, v| {
+            d.spec.logs.offset = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "log_entries",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "fio's first allocation of log entries (memory only). iolab sizes its logs from the run and its memory room; the value is checked and the logs are the same.",
+        apply: |_, v| parse_u32(v).map(|_| ()),
+    },
+    OptionDef {
+        name: "log_compression",
+        alias: None,
+        kind: ValueKind::Size,
+        help: "fio compresses logs in memory in chunks of this size (memory only; the files are text unless log_store_compressed). iolab keeps logs uncompressed in memory; the value is checked and the files are the same.",
+        apply: |_, v| crate::units::parse_size(v).map(|_| ()),
+    },
+    OptionDef {
+        name: "log_compression_cpus",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "CPUs for fio's log compression threads; iolab has none (see log_compression), the CPU list is checked.",
+        apply: |_, v| v.parse::<iolab_job::CpuSet>().map(|_| ()).map_err(|e| e.to_string()),
+    },
+    OptionDef {
+        name: "per_job_logs",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Each job copy logs to its own PREFIX_KIND.N.log (default 1); 0: copies with one prefix share PREFIX_KIND.log, one after another (the file is started afresh by each run, where fio appends to an old one).",
+        apply: |d, v| {
+            d.spec.logs.per_job = parse_bool(v)?;
+            Ok(())
+        },
+    },
+];
