@@ -353,7 +353,7 @@ mod tests {
             assert!(
                 matches!(
                     unknown_or_unsupported(name, std::iter::empty()),
-                    FioError::Unsupported(_)
+                    FioError::Unsupported(_) | FioError::Refused { .. }
                 ),
                 "{name}"
             );
