@@ -178,7 +178,10 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
     let cases: &[(&[&str], &str)] = &[
         (&["--bogus=1"], "unknown option 'bogus'"),
         (&["--runtme=1"], "did you mean 'runtime'"),
-        (&["--uid=x"], "option 'uid' is not supported by iolab yet"),
+        (
+            &["--merge_blktrace_file=x"],
+            "option 'merge_blktrace_file' is not supported by iolab yet",
+        ),
         (&["--verify=bogus"], "option 'verify': bad value 'bogus'"),
         (&["--bs=4x", "--size=1m"], "unknown unit 'x'"),
         (&["--runtime=5parsecs", "--size=1m"], "unknown time unit"),

@@ -6,6 +6,7 @@
 
 pub mod blocksize;
 pub mod cmdprio;
+pub mod control;
 pub mod cpuset;
 pub mod dedupe;
 pub mod distribution;
@@ -26,6 +27,7 @@ pub mod zoned;
 
 pub use blocksize::{BlockDist, BlockSizer};
 pub use cmdprio::{CmdPrio, PrioShare, PrioTable, SizePrios};
+pub use control::JobControl;
 pub use cpuset::CpuSet;
 pub use dedupe::{Dedupe, DedupeMode};
 pub use distribution::{RandomDistribution, RankGen};

@@ -335,6 +335,8 @@ pub struct JobSpec {
     pub verify: Option<crate::Verify>,
     /// How the files are made, opened and left (fio's file-setup options).
     pub files: crate::FileSetup,
+    /// What runs around the job's I/O and when it gives up.
+    pub control: crate::JobControl,
 }
 
 impl JobSpec {
@@ -408,6 +410,7 @@ impl JobSpec {
             latency_window: None,
             verify: None,
             files: crate::FileSetup::default(),
+            control: crate::JobControl::default(),
         }
     }
 

@@ -95,7 +95,7 @@ impl RunError {
         match self {
             RunError::Io { source, .. } => source.raw_os_error().unwrap_or(libc::EIO),
             RunError::Verify { .. } => libc::EILSEQ,
-            RunError::Watchdog { .. } => libc::ETIMEDOUT,
+            RunError::Watchdog { .. } | RunError::LatencyTarget { .. } => libc::ETIMEDOUT,
             _ => libc::EIO,
         }
     }

@@ -14,6 +14,9 @@ pub(crate) struct ExitScope<'a> {
     pub groups: &'a [u32],
     /// Set by `exit_what=all`: no later phase starts.
     pub run_over: &'a AtomicBool,
+    /// Any job's end stops others (`exitall` in the run); false: only a job that fails
+    /// with `exitall_on_error`.
+    pub on_any_end: bool,
 }
 
 impl ExitScope<'_> {
@@ -42,6 +45,7 @@ mod tests {
         let flags: Vec<AtomicBool> = (0..4).map(|_| AtomicBool::new(false)).collect();
         let run_over = AtomicBool::new(false);
         let scope = ExitScope {
+            on_any_end: true,
             flags: &flags,
             groups: &[0, 0, 1, 1],
             run_over: &run_over,

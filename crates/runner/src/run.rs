@@ -177,7 +177,11 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
     let mut next_number = 1;
     // fio's `exitall` is one switch for the whole run, whichever job sets it.
     let run_over = AtomicBool::new(false);
-    let exitall = specs.iter().any(|s| s.exitall).then_some(&run_over);
+    let exitall = specs
+        .iter()
+        .any(|s| s.exitall || s.control.exitall_on_error)
+        .then_some(&run_over);
+    let on_any_end = specs.iter().any(|s| s.exitall);
     for (phase_no, phase) in plan::phases(&specs).into_iter().enumerate() {
         let stopped = signal::received().is_some() || signal::stop_flag().load(Ordering::Relaxed);
         if stopped && opts.peers.is_none() {
@@ -192,6 +196,7 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
             number: phase_no,
             first_job_number: first_number,
             exitall,
+            on_any_end,
         };
         for report in run_phase(jobs, phase, &groups, at, opts)? {
             // Merge into the previous report when both report as a group and share it
@@ -210,6 +215,8 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
     }
     remark_written(jobs);
     let interrupted = signal::received().is_some() || reports.iter().any(|r| r.interrupted);
+    // fio's `stats=0`: the job is left out of every output (a failed one still shows).
+    reports.retain(|r| jobs[r.job_index].spec.control.stats || r.error.is_some());
     let disks = disk_usage(jobs, &disks_before, wall.elapsed().as_millis() as u64);
     Ok(RunOutcome {
         jobs: reports,
@@ -267,8 +274,11 @@ struct PhaseAt<'a> {
     number: usize,
     /// fio's job number of the phase's first job copy.
     first_job_number: u32,
-    /// With `exitall` in the run: the flag that ends the run after this phase.
+    /// With `exitall` (or `exitall_on_error`) in the run: the flag that ends the run after
+    /// this phase.
     exitall: Option<&'a AtomicBool>,
+    /// `exitall` in the run: any job's end stops others (not only a failed one's).
+    on_any_end: bool,
 }
 
 /// Runs the jobs `phase` names side by side: one thread per job copy, all released together.
@@ -377,6 +387,7 @@ fn run_workers(
         flags: &own_flags,
         groups: &worker_groups,
         run_over,
+        on_any_end: at.on_any_end,
     });
     let mut specs: Vec<usize> = workers.iter().map(|&(i, _)| i).collect();
     specs.dedup();

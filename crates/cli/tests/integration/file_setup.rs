@@ -95,3 +95,103 @@ fn unlink_never_removes_a_users_file_without_consent() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(!f.exists(), "unlink=1 with consent removes it, as fio");
 }
+
+/// Runs a tool in `dir` as its working directory: (exit status, stderr).
+fn run_in(dir: &std::path::Path, tool: &str, args: &[&str]) -> (i32, String) {
+    let mut c = match tool {
+        "fio" => std::process::Command::new("fio"),
+        _ => {
+            let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"));
+            c.env("IOLAB_DB", crate::support::test_db()).arg("run");
+            c
+        }
+    };
+    let o = c.args(args).current_dir(dir).output().unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn exec_prerun_and_postrun_save_their_output_as_fio() {
+    if !fio_available() {
+        return;
+    }
+    for tool in ["fio", "iolab"] {
+        let dir = tempfile::tempdir().unwrap();
+        let args = [
+            "--name=j",
+            "--filename=f",
+            "--size=64k",
+            "--exec_prerun=echo before; echo oops >&2",
+            "--exec_postrun=echo after",
+        ];
+        let (code, err) = run_in(dir.path(), tool, &args);
+        assert_eq!(code, 0, "{tool}: {err}");
+        let read = |n: &str| fs::read_to_string(dir.path().join(n)).unwrap_or_default();
+        // fio appends "> FILE 2>&1" to the command: only its last part is saved.
+        assert_eq!(read("j.prerun.txt"), "oops\n", "{tool}");
+        assert_eq!(read("j.postrun.txt"), "after\n", "{tool}");
+    }
+}
+
+#[test]
+fn max_latency_ends_the_job_with_etimedout_as_fio() {
+    if !fio_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f");
+    let name = format!("--filename={}", f.display());
+    // No read of a file takes under a nanosecond... 1 us is fio's smallest limit.
+    let args = [
+        "--name=j",
+        &name,
+        "--size=1m",
+        "--max_latency=1",
+        "--output-format=json",
+    ];
+    let out = iolab(&[
+        "run",
+        "--name=j",
+        &name,
+        "--size=1m",
+        "--max_latency=1",
+        "--output-format=json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["jobs"][0]["error"], 110, "{}", out.stdout);
+    assert!(out.stderr.contains("max_latency"), "{}", out.stderr);
+    let fio = std::process::Command::new("fio")
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&fio.stdout);
+    let fv: serde_json::Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+    assert_eq!(fv["jobs"][0]["error"], 110);
+}
+
+#[test]
+fn stats_0_leaves_the_job_out_as_fio() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f");
+    let name = format!("--filename={}", f.display());
+    let out = iolab(&[
+        "run",
+        "--output-format=json",
+        &name,
+        "--size=64k",
+        "--name=hidden",
+        "--stats=0",
+        "--name=shown",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let names: Vec<&str> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["shown"]);
+}

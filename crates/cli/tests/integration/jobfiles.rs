@@ -240,7 +240,10 @@ fn job_file_errors_name_file_and_line_and_nothing_runs() {
         target.display()
     );
     let cases = [
-        ("uid=x\n", ":9: option 'uid' is not supported by iolab yet"),
+        (
+            "merge_blktrace_file=x\n",
+            ":9: option 'merge_blktrace_file' is not supported by iolab yet",
+        ),
         (
             "iodepht=4\n",
             ":9: unknown option 'iodepht' (did you mean 'iodepth'?)",

@@ -5,8 +5,6 @@ use crate::FioError;
 
 /// fio 3.x options (from fio's HOWTO) that iolab does not support yet.
 pub static FIO_ONLY: &[&str] = &[
-    "uid",
-    "gid",
     "runtime_based",
     "ramp_size",
     "job_start_clock_id",
@@ -19,7 +17,6 @@ pub static FIO_ONLY: &[&str] = &[
     "zone_reset_threshold",
     "zone_reset_frequency",
     "rw_sequencer",
-    "write_barrier",
     "sync_file_range",
     "percentage_random",
     "bs_unaligned",
@@ -34,10 +31,8 @@ pub static FIO_ONLY: &[&str] = &[
     "iodepth_low",
     "serialize_overlap",
     "rate_ignore_thinktime",
-    "max_latency",
     "priority",
     "rate_ign_think",
-    "exitall_on_error",
     "verify_async_cpus",
     "verify_backlog_batch",
     "verify_state_load",
@@ -58,14 +53,10 @@ pub static FIO_ONLY: &[&str] = &[
     "slat_percentiles",
     "bwavgtime",
     "iopsavgtime",
-    "stats",
     "significant_figures",
-    "exec_prerun",
-    "exec_postrun",
     "disk_util",
     "continue_on_error",
     "ignore_error",
-    "error_dump",
     "replay_no_stall",
     "read_iolog",
     "write_iolog",
@@ -78,7 +69,6 @@ pub static FIO_ONLY: &[&str] = &[
     "merge_blktrace_scalars",
     "merge_blktrace_iters",
     "buffer_pattern",
-    "atomic",
     "userspace_reap",
     "hipri_percentage",
     "nowait",
@@ -343,13 +333,7 @@ mod tests {
     #[test]
     fn fios_aliases_profile_and_engine_options_are_known() {
         // Seen refused as "unknown" in fio's own example job files.
-        for name in [
-            "cgroup_weight",
-            "exec_prerun",
-            "cgroup_weight",
-            "exitall_on_error",
-            "hostname",
-        ] {
+        for name in ["cgroup_weight", "hostname", "merge_blktrace_file"] {
             assert!(
                 matches!(
                     unknown_or_unsupported(name, std::iter::empty()),

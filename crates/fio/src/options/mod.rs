@@ -7,6 +7,7 @@
 
 pub mod base;
 pub mod cmdprio;
+pub mod control;
 pub mod cpu;
 pub mod files;
 pub mod known;
@@ -1816,6 +1817,7 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
         .chain(cpu::CPU_OPTIONS)
         .chain(logs::LOG_OPTIONS)
         .chain(process::PROCESS_OPTIONS)
+        .chain(control::CONTROL_OPTIONS)
         .chain(crate::options::verify::VERIFY_OPTIONS)
         .chain(crate::options::cmdprio::CMDPRIO_OPTIONS)
         .chain(crate::options::zone::ZONE_OPTIONS)

@@ -159,6 +159,8 @@ impl LoopState<'_, '_> {
     fn lean_job(&self, fits: bool) -> Option<super::lean_loop::LeanIssue> {
         let spec = &self.w.job.spec;
         let paced = self.flow.is_some() || spec.fsync_every > 0 || spec.fdatasync_every > 0;
+        let limited = self.max_lat.iter().any(|m| *m != u64::MAX);
+        let paced = paced || limited;
         if !fits || paced || !self.w.lean_loop {
             return None;
         }
@@ -190,7 +192,10 @@ impl LoopState<'_, '_> {
                 let (start, sub) = (f.start_t, f.submit_t);
                 self.rec
                     .completed(now, &f.io, sub - start, now - sub, now - start);
-                if let Err(e) = self.lat_checked(&f.io, now - start, now) {
+                let checked = self
+                    .max_checked(&f.io, now - start)
+                    .and_then(|()| self.lat_checked(&f.io, now - start, now));
+                if let Err(e) = checked {
                     q.inflight -= n;
                     drain(engine, &mut q.done, q.inflight);
                     return Err(e);

@@ -15,6 +15,7 @@ mod async_loop;
 mod clockwork;
 mod dedupe;
 mod depth_search;
+mod exec;
 mod file_pick;
 mod finish;
 mod fsync;
@@ -128,7 +129,15 @@ impl Worker<'_> {
         // Finished, however: a job waiting for this one (`wait_for`) may go once all are.
         self.running[self.index].fetch_sub(1, Ordering::Release);
         if let Some((scope, me)) = &self.exit {
-            scope.ended(*me, self.job.spec.exit_what);
+            let spec = &self.job.spec;
+            let failed = match &result {
+                Err(_) => true,
+                Ok(r) => r.as_ref().is_some_and(|r| r.error.is_some()),
+            };
+            // fio: `exitall_on_terminate || (exitall_error && td->error)`.
+            if scope.on_any_end || (failed && spec.control.exitall_on_error) {
+                scope.ended(*me, spec.exit_what);
+            }
         }
         if result.is_err() && !self.started.get() {
             // Failed before reaching the barrier: release the others and tell them.
@@ -147,8 +156,12 @@ impl Worker<'_> {
         setup::pin(spec, self.job_number)?;
         setup::prioritize(spec)?;
         setup::set_ioscheduler(self.job)?;
+        exec::take_ids(self.job)?;
         let files = setup::open_files(self.job)?;
         setup::set_write_hint(spec, &files)?;
+        if let Some(cmd) = &spec.control.exec_prerun {
+            exec::run(self.job, cmd, "prerun")?;
+        }
         let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
         let mut setup_notes = setup::prepare_cache(self.job, &fds);
         setup_notes.extend(setup::pre_read(self.job));
@@ -177,6 +190,12 @@ impl Worker<'_> {
         // The engine (and any buffers it registered) is dropped before `pool` and `files`.
         let mut result = open_engine(&spec.engine, target, depth, &pool, looper)
             .map_err(|source| RunError::Engine { job, source })??;
+        if let Some(cmd) = &spec.control.exec_postrun {
+            // fio reports a postrun's failure and keeps the job's results.
+            if let Err(e) = exec::run(self.job, cmd, "postrun") {
+                eprintln!("iolab: {e}");
+            }
+        }
         let unlinked = setup::unlink_files(self.job);
         if let Some(r) = result.as_mut() {
             r.notes.extend(unlinked);
@@ -323,6 +342,8 @@ struct LoopState<'a, 'w> {
     /// whether its final window starts once the queue has drained.
     search: Option<DepthSearch>,
     restart_when_drained: bool,
+    /// fio's `max_latency` per direction, in ticks (`u64::MAX`: none).
+    max_lat: [u64; 3],
     interrupted: bool,
     /// The job ran in the lean loop.
     lean: bool,
@@ -359,6 +380,10 @@ impl<'a, 'w> LoopState<'a, 'w> {
             // (its latency_depth then names a depth the engine never reaches).
             search: DepthSearch::new(&spec.lat_target, spec.iodepth, &clock, now),
             restart_when_drained: false,
+            max_lat: spec.control.max_latency_ns().map(|ns| match ns {
+                u64::MAX => u64::MAX,
+                ns => clock.ns_to_ticks(ns),
+            }),
             interrupted: false,
             lean: false,
         };
@@ -400,6 +425,31 @@ impl<'a, 'w> LoopState<'a, 'w> {
         let s = self.search.as_mut().expect("checked above");
         s.completed(lat, now, ios)
             .map_err(|()| self.late_error(io, lat))
+    }
+
+    /// fio's `max_latency`: the job's error when an I/O took longer than its direction may
+    /// (its whole latency, as fio's `lat_fatal()`).
+    #[inline(always)]
+    fn max_checked(&self, io: &IoUnit, lat: u64) -> Result<(), RunError> {
+        match lat > self.max_lat[io.dir as usize] {
+            false => Ok(()),
+            true => Err(self.over_max_error(io, lat)),
+        }
+    }
+
+    #[cold]
+    fn over_max_error(&self, io: &IoUnit, lat: u64) -> RunError {
+        RunError::LatencyTarget {
+            job: self.w.job.spec.name.clone(),
+            reason: format!(
+                "latency of {} nsec exceeds max_latency ({} nsec): {} offset {} length {}",
+                self.clock.ticks_to_ns(lat) as u64,
+                self.w.job.spec.control.max_latency_ns()[io.dir as usize],
+                io.dir.name(),
+                io.offset,
+                io.len
+            ),
+        }
     }
 
     #[cold]

@@ -34,6 +34,7 @@ impl LoopState<'_, '_> {
             match status {
                 QueueStatus::Completed(r) if r == io.len as i64 => {
                     self.rec.completed_sync(now, &io, now - t0);
+                    self.max_checked(&io, now - t0)?;
                     self.verify_completed(&io)?;
                     if self.search.is_some() {
                         self.lat_checked(&io, now - t0, now)?;
