@@ -60,7 +60,7 @@ fn render_into(
             Kind::Iops => 1,
             Kind::Bw => e.len as u64 * 1_000_000 / ns(e.lat_ticks).max(1),
         };
-        let ms = ns(e.at_ticks) / 1_000_000;
+        let ms = ns(e.at_ticks) / 1_000_000 + log.epoch_ms;
         let (d, bs, p) = (e.dir.index(), e.len, prio_column(log, e.prio));
         if log.with_offset {
             writeln!(out, "{ms}, {value}, {d}, {bs}, {}, {p}", e.offset)?;
@@ -92,7 +92,7 @@ fn render_into(
         writeln!(
             out,
             "{}, {value}, {}, 0, {offset}{p}",
-            w.at_ms,
+            w.at_ms + log.epoch_ms,
             w.dir.index()
         )?;
     }
@@ -242,6 +242,7 @@ mod tests {
             }],
             windows: vec![],
             dropped: 0,
+            epoch_ms: 0,
             with_offset: false,
             with_prio: false,
         };
@@ -292,6 +293,7 @@ mod tests {
                 lat_ticks: 21_000.6,
             }],
             dropped: 0,
+            epoch_ms: 0,
             with_offset: false,
             with_prio: false,
         };

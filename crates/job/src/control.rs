@@ -23,6 +23,8 @@ pub struct JobControl {
     pub exitall_on_error: bool,
     /// The job is reported (`stats`, default true); false leaves it out of every output.
     pub stats: bool,
+    /// The disks under the job's files are reported (`disk_util`, default true).
+    pub disk_util: bool,
 }
 
 impl Default for JobControl {
@@ -35,6 +37,7 @@ impl Default for JobControl {
             max_latency: [None; 3],
             exitall_on_error: false,
             stats: true,
+            disk_util: true,
         }
     }
 }

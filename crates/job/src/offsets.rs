@@ -161,6 +161,15 @@ pub struct OffsetGen {
     seq_add: i64,
     random_every: u32,
     countdown: u32,
+    /// `percentage_random` and `rw_sequencer=identical` (see [`JobSpec`]); `sequenced`:
+    /// either is in use, or `random_every` is not 1.
+    random_pct: [u8; Direction::COUNT],
+    identical: bool,
+    sequenced: bool,
+    /// Per direction: where the last I/O began, relative to the region (fio's
+    /// `last_start`), and the draws deciding random or sequential.
+    last: [u64; Direction::COUNT],
+    seq_rng: Rng,
     rng: Rng,
     map: Option<(Permutation, u64)>,
     /// fio's random map where block sizes vary: I/Os start at free units and are cut short
@@ -226,7 +235,13 @@ impl OffsetGen {
             seq_pos: [0; Direction::COUNT],
             seq_add: spec.seq_add,
             random_every: spec.random_every,
-            countdown: spec.random_every,
+            // fio starts its countdown at 1 (init.c): the first I/O is a random one.
+            countdown: 1,
+            random_pct: spec.percentage_random,
+            identical: spec.rw_identical,
+            sequenced: spec.random_every != 1 || spec.percentage_random.iter().any(|p| *p < 100),
+            last: [0; Direction::COUNT],
+            seq_rng: Rng::new(seed ^ 0x5e9_4a17),
             wrapped: false,
             rng,
             map,
@@ -338,16 +353,31 @@ impl OffsetGen {
         self.zone_step(bs);
         match self.pattern {
             Pattern::Sequential => self.next_sequential(dir, bs),
-            Pattern::Random if self.random_every != 1 => {
-                if !self.random_due() {
-                    return self.next_sequential(dir, bs);
-                }
-                let off = self.next_random(dir);
-                self.seq_pos[dir.index()] = off - self.region.start + bs;
-                off
-            }
+            Pattern::Random if self.sequenced => self.next_sequenced(dir, bs),
             Pattern::Random => self.next_random(dir),
         }
+    }
+
+    /// A random job's offset when not every I/O is a fresh random one, as fio's
+    /// `get_next_block()`: between `rw=randread:N`'s draws the next sequential offset (or
+    /// the last one again, `rw_sequencer=identical`); at a draw, with `percentage_random`,
+    /// a random offset that share of the time and the next sequential one otherwise.
+    #[inline]
+    fn next_sequenced(&mut self, dir: Direction, bs: u64) -> u64 {
+        let d = dir.index();
+        let due = self.random_every == 1 || self.random_due();
+        let random = due
+            && (self.random_pct[d] >= 100 || (self.seq_rng.below(100) as u8) < self.random_pct[d]);
+        let off = if !due && self.identical {
+            self.region.start + self.last[d]
+        } else if random {
+            self.next_random(dir)
+        } else {
+            self.next_sequential(dir, bs)
+        };
+        self.seq_pos[d] = off - self.region.start + bs;
+        self.last[d] = off - self.region.start;
+        off
     }
 
     /// The I/O after the direction's last one (plus `seq_add`, as fio's
@@ -633,11 +663,12 @@ mod tests {
         let v: Vec<u64> = (0..12)
             .map(|_| g.next(Direction::Read, 4096) / 4096)
             .collect();
-        // fio's countdown starts at N: three sequential I/Os from 0, then a random one and
-        // three after it, and so on.
-        assert_eq!(&v[..3], &[0, 1, 2]);
-        assert_eq!(&v[4..7], &[v[3] + 1, v[3] + 2, v[3] + 3]);
-        assert_eq!(&v[8..11], &[v[7] + 1, v[7] + 2, v[7] + 3]);
+        // fio's countdown starts at 1 (init.c sets td->ddir_seq_nr = 1; fio 3.33's own log
+        // shows it): a random I/O first and three after it, and so on.
+        assert_eq!(&v[1..4], &[v[0] + 1, v[0] + 2, v[0] + 3]);
+        assert_eq!(&v[5..8], &[v[4] + 1, v[4] + 2, v[4] + 3]);
+        assert_eq!(&v[9..12], &[v[8] + 1, v[8] + 2, v[8] + 3]);
+        assert!(v[0] != 0 || v[4] != 4, "the first of each four is drawn");
         s.random_every = 0;
         let mut g = OffsetGen::new(&s, region, 5);
         let v: Vec<u64> = (0..3)

@@ -217,6 +217,12 @@ pub struct JobSpec {
     /// Random I/O: a new random offset every this many I/Os, sequential in between, fio's
     /// `rw=randread:N` (1: every I/O, the default; 0: never).
     pub random_every: u32,
+    /// Of the I/Os a random job draws, the share per direction that is random; the rest
+    /// continue sequentially from the last (fio's `percentage_random`, default 100).
+    pub percentage_random: [u8; Direction::COUNT],
+    /// Between `rw=randread:N`'s random draws, repeat the last offset instead of going on
+    /// sequentially (fio's `rw_sequencer=identical`).
+    pub rw_identical: bool,
     /// Share of I/Os that are reads: 100 read-only, 0 write-only (ignored by trim jobs).
     pub read_percent: u32,
     /// Whether the job trims, and how (fio's `rw=trim`, `randtrim`, `trimwrite`).
@@ -353,6 +359,8 @@ impl JobSpec {
             pattern: Pattern::Sequential,
             seq_add: 0,
             random_every: 1,
+            percentage_random: [100; Direction::COUNT],
+            rw_identical: false,
             read_percent: 100,
             trim: TrimMix::None,
             block_size: [4096; Direction::COUNT],

@@ -36,7 +36,8 @@ pub struct WindowEntry {
     /// How long the window was, in ms: `avg_ms`, but shorter for the last one, cut by the
     /// job's end (rates are over this).
     pub span_ms: f64,
-    /// Mean latencies over the window, in ticks.
+    /// Mean latencies over the window, in ticks (the largest, with fio's
+    /// `log_max_value`).
     pub slat_ticks: f64,
     pub clat_ticks: f64,
     pub lat_ticks: f64,
@@ -59,4 +60,9 @@ pub struct IoLog {
     pub windows: Vec<WindowEntry>,
     /// Per-I/O entries not kept because the log reached its memory cap.
     pub dropped: u64,
+    /// Added to every line's time: the ms of the clock the logs' times are given in
+    /// (fio's `log_unix_epoch`, `log_alternate_epoch`) when the log's time 0 was; 0 for
+    /// times since the job's start.
+    #[serde(default)]
+    pub epoch_ms: u64,
 }

@@ -62,6 +62,15 @@ pub struct LogSpec {
     /// default true); false: the copies share `PREFIX_KIND.log`, one after another.
     #[serde(default = "yes")]
     pub per_job: bool,
+    /// The clock whose time the lines carry (fio's `log_unix_epoch`: `CLOCK_REALTIME`;
+    /// `log_alternate_epoch` with its `log_alternate_epoch_clock_id`); None: ms since the
+    /// job's start.
+    #[serde(default)]
+    pub epoch_clock: Option<i32>,
+    /// An averaged window's latency line gives its largest latency, not its mean (fio's
+    /// `log_max_value`).
+    #[serde(default)]
+    pub max_value: bool,
 }
 
 fn yes() -> bool {
@@ -78,6 +87,8 @@ impl Default for LogSpec {
             offset: false,
             prio: false,
             per_job: true,
+            epoch_clock: None,
+            max_value: false,
         }
     }
 }

@@ -18,6 +18,8 @@ struct Acc {
     slat: u64,
     clat: u64,
     lat: u64,
+    /// The window's largest latencies (fio's `log_max_value`).
+    max: [u64; 3],
 }
 
 /// Collects a worker's log while it runs.
@@ -32,6 +34,10 @@ pub(crate) struct IoLogger {
     start: u64,
     /// Most per-I/O entries kept.
     cap: usize,
+    /// The clock the log's times are given in, if not the job's own (`log_unix_epoch`).
+    epoch_clock: Option<i32>,
+    /// A window's latency is its largest, not its mean (`log_max_value`).
+    max: bool,
 }
 
 impl IoLogger {
@@ -57,6 +63,7 @@ impl IoLogger {
                 },
                 windows: Vec::new(),
                 dropped: 0,
+                epoch_ms: 0,
             },
             window_ticks: window_ticks.max(1),
             window_end: u64::MAX,
@@ -64,7 +71,21 @@ impl IoLogger {
             acc: [Acc::default(); Direction::COUNT],
             start: 0,
             cap,
+            epoch_clock: None,
+            max: false,
         }
+    }
+
+    /// Gives each window's largest latency instead of its mean (fio's `log_max_value`).
+    pub fn with_max(mut self, max: bool) -> IoLogger {
+        self.max = max;
+        self
+    }
+
+    /// Gives the log's times in `clock`'s ms (fio's `log_unix_epoch`: `CLOCK_REALTIME`).
+    pub fn with_epoch(mut self, clock: Option<i32>) -> IoLogger {
+        self.epoch_clock = clock;
+        self
     }
 
     /// The measured window starts (after the ramp): forget everything before.
@@ -75,6 +96,7 @@ impl IoLogger {
         self.acc = [Acc::default(); Direction::COUNT];
         self.start = now;
         self.windows_done = 0;
+        self.log.epoch_ms = self.epoch_clock.map_or(0, clock_ms);
         if self.log.avg_ms > 0 {
             self.window_end = now.saturating_add(self.window_ticks);
         }
@@ -112,6 +134,9 @@ impl IoLogger {
         a.slat += slat;
         a.clat += clat;
         a.lat += lat;
+        for (m, v) in a.max.iter_mut().zip([slat, clat, lat]) {
+            *m = (*m).max(v);
+        }
     }
 
     /// Emits an entry per direction for every window that has ended by `now`.
@@ -133,15 +158,19 @@ impl IoLogger {
                 continue;
             }
             let n = a.ios as f64;
+            let [slat, clat, lat] = match self.max {
+                true => a.max.map(|m| m as f64),
+                false => [a.slat, a.clat, a.lat].map(|t| t as f64 / n),
+            };
             self.log.windows.push(WindowEntry {
                 at_ms,
                 dir,
                 ios: a.ios,
                 bytes: a.bytes,
                 span_ms,
-                slat_ticks: a.slat as f64 / n,
-                clat_ticks: a.clat as f64 / n,
-                lat_ticks: a.lat as f64 / n,
+                slat_ticks: slat,
+                clat_ticks: clat,
+                lat_ticks: lat,
             });
         }
     }
@@ -160,6 +189,19 @@ impl IoLogger {
             }
         }
         self.log
+    }
+}
+
+/// `clock`'s time now, in ms (0 when the kernel has no such clock).
+fn clock_ms(clock: i32) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through the pointer.
+    match unsafe { libc::clock_gettime(clock, &mut ts) } {
+        0 => ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000,
+        _ => 0,
     }
 }
 

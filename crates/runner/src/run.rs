@@ -252,6 +252,7 @@ fn disk_usage(
     let after = read_diskstats().unwrap_or_default();
     let names: BTreeSet<&str> = jobs
         .iter()
+        .filter(|j| j.spec.control.disk_util)
         .flat_map(|j| j.files())
         .filter_map(|(f, _)| f.disk_name.as_deref())
         .collect();

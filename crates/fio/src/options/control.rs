@@ -91,6 +91,16 @@ pub static CONTROL_OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "disk_util",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Report the utilization of the disks under the job's files (default 1): fio's \"Disk stats\" and JSON disk_util.",
+        apply: |d, v| {
+            d.spec.control.disk_util = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "error_dump",
         alias: None,
         kind: ValueKind::Bool,

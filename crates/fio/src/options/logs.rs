@@ -76,6 +76,47 @@ pub static LOG_OPTIONS: &[OptionDef] = &[
         apply: |_, v| v.parse::<iolab_job::CpuSet>().map(|_| ()).map_err(|e| e.to_string()),
     },
     OptionDef {
+        name: "log_unix_epoch",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Log lines carry Unix time in ms (the clock log_alternate_epoch_clock_id names, CLOCK_REALTIME by default) instead of ms since the job's start.",
+        apply: |d, v| {
+            d.log_epoch[0] = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "log_alternate_epoch",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Log lines carry the time of the clock log_alternate_epoch_clock_id names, in ms.",
+        apply: |d, v| {
+            d.log_epoch[1] = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "log_alternate_epoch_clock_id",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "The clock_gettime clock of log_unix_epoch and log_alternate_epoch (default 0, CLOCK_REALTIME; 1 is CLOCK_MONOTONIC).",
+        apply: |d, v| {
+            d.log_epoch_clock =
+                i32::try_from(parse_u32(v)?).map_err(|_| "is too large".to_string())?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "log_max_value",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "With log_avg_msec, a window's latency line gives the largest latency in it instead of the mean.",
+        apply: |d, v| {
+            d.spec.logs.max_value = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "per_job_logs",
         alias: None,
         kind: ValueKind::Bool,

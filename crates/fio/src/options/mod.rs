@@ -13,6 +13,7 @@ pub mod files;
 pub mod known;
 pub mod lat_target;
 pub mod logs;
+pub mod pattern;
 pub mod process;
 pub mod profile;
 pub mod run;
@@ -110,6 +111,10 @@ pub struct JobDraft {
     pub kb_base: u64,
     /// `allrandrepeat`: the seed is fixed whatever `randrepeat` and `randseed` say.
     pub allrandrepeat: bool,
+    /// `log_unix_epoch` / `log_alternate_epoch`, and the clock they name
+    /// (`log_alternate_epoch_clock_id`, default 0: `CLOCK_REALTIME`).
+    pub log_epoch: [bool; 2],
+    pub log_epoch_clock: i32,
 }
 
 /// fio's `file_service_type` values iolab has (the zipf, pareto and normal choices are not).
@@ -155,6 +160,8 @@ impl JobDraft {
             filename_format: None,
             kb_base: 1024,
             allrandrepeat: false,
+            log_epoch: [false; 2],
+            log_epoch_clock: 0,
         }
     }
 
@@ -396,6 +403,9 @@ impl JobDraft {
                 *prefix = Some(self.spec.name.clone());
             }
         }
+        // fio's set_epoch_time(): either option gives the clock's own times.
+        self.spec.logs.epoch_clock =
+            (self.log_epoch[0] || self.log_epoch[1]).then_some(self.log_epoch_clock);
         self.spec.do_verify = self.verify.settings.after_writes;
         self.spec.verify = self
             .verify
@@ -1818,6 +1828,7 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
         .chain(logs::LOG_OPTIONS)
         .chain(process::PROCESS_OPTIONS)
         .chain(control::CONTROL_OPTIONS)
+        .chain(pattern::PATTERN_OPTIONS)
         .chain(crate::options::verify::VERIFY_OPTIONS)
         .chain(crate::options::cmdprio::CMDPRIO_OPTIONS)
         .chain(crate::options::zone::ZONE_OPTIONS)

@@ -102,7 +102,7 @@ impl OffsetGen {
                 pos: self.seq_pos[dir.index()],
             }),
             Pattern::Sequential => None,
-            Pattern::Random if self.random_every != 1 => None,
+            Pattern::Random if self.sequenced => None,
             Pattern::Random => match (&self.map, &self.ranks) {
                 (Some((perm, next)), _) => Some(Walk::Mapped {
                     start,

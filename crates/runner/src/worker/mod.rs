@@ -788,6 +788,8 @@ fn recorder(w: &Worker<'_>, clock: &Clock) -> Recorder {
         let room = if avg == 0 { 100_000 } else { 0 };
         let layout = (avg, spec.logs.offset, spec.logs.prio);
         IoLogger::new(w.job_number, layout, window, room, w.job.log_cap_entries)
+            .with_epoch(spec.logs.epoch_clock)
+            .with_max(spec.logs.max_value)
     });
     let mut stats: [DirStats; 3] =
         std::array::from_fn(|d| match spec.directions().any(|x| x.index() == d) {

@@ -1,0 +1,60 @@
+//! fio's options that shape where a job's offsets go beyond `rw` itself.
+
+use crate::options::{OptionDef, ValueKind};
+use crate::units::parse_u32;
+
+/// `percentage_random=R[,W[,T]]`: one share for every direction, or one each.
+fn parse_shares(v: &str) -> Result<[u8; 3], String> {
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    if parts.len() > 3 || parts.iter().any(|p| p.is_empty()) {
+        return Err("is not PERCENT or READ,WRITE[,TRIM]".into());
+    }
+    let mut out = [100; 3];
+    for (i, slot) in out.iter_mut().enumerate() {
+        let p = parts.get(i).or(parts.last()).expect("one part at least");
+        *slot = match parse_u32(p)? {
+            n @ 0..=100 => n as u8,
+            _ => return Err("must be between 0 and 100".into()),
+        };
+    }
+    Ok(out)
+}
+
+pub static PATTERN_OPTIONS: &[OptionDef] = &[
+    OptionDef {
+        name: "percentage_random",
+        alias: None,
+        kind: ValueKind::List,
+        help: "Of a random job's I/Os, the percentage that is random (default 100); the others go on sequentially from the last. READ,WRITE[,TRIM] for one each.",
+        apply: |d, v| {
+            d.spec.percentage_random = parse_shares(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "rw_sequencer",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Between rw=randread:N's random offsets: sequential (default) goes on from the last I/O, identical repeats its offset.",
+        apply: |d, v| {
+            d.spec.rw_identical = match v.trim() {
+                "sequential" => false,
+                "identical" => true,
+                _ => return Err("is not sequential or identical".into()),
+            };
+            Ok(())
+        },
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_split_as_fio() {
+        assert_eq!(parse_shares("30"), Ok([30, 30, 30]));
+        assert_eq!(parse_shares("30,70"), Ok([30, 70, 70]));
+        assert!(parse_shares("101").is_err());
+    }
+}
