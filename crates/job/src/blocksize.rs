@@ -11,6 +11,8 @@ pub enum BlockDist {
     Fixed,
     /// Uniform from `min` to `block_size`, a multiple of `min` (fio's `bsrange`).
     Range { min: u32 },
+    /// Uniform from `min` to `block_size`, any size (fio's `bsrange` with `bs_unaligned`).
+    Unaligned { min: u32 },
     /// (size, percent) pairs, percents summing to 100 (fio's `bssplit`).
     Split(Vec<(u32, u32)>),
 }
@@ -19,7 +21,7 @@ impl BlockDist {
     pub fn min(&self) -> Option<u32> {
         match self {
             BlockDist::Fixed => None,
-            BlockDist::Range { min } => Some(*min),
+            BlockDist::Range { min } | BlockDist::Unaligned { min } => Some(*min),
             BlockDist::Split(v) => v.iter().map(|p| p.0).min(),
         }
     }
@@ -33,6 +35,11 @@ pub enum BlockSizer {
         min: u64,
         steps: u64,
     },
+    /// Any size from `min` to `max`.
+    Unaligned {
+        min: u64,
+        max: u64,
+    },
     /// Sizes with cumulative percents (the last is 100).
     Split(Vec<(u64, u32)>),
 }
@@ -44,6 +51,10 @@ impl BlockSizer {
             BlockDist::Range { min } => BlockSizer::Range {
                 min: *min as u64,
                 steps: (max / min.max(&1)) as u64,
+            },
+            BlockDist::Unaligned { min } => BlockSizer::Unaligned {
+                min: *min as u64,
+                max: max.max(*min) as u64,
             },
             BlockDist::Split(v) => {
                 let mut acc = 0;
@@ -64,6 +75,7 @@ impl BlockSizer {
         match self {
             BlockSizer::Fixed(bs) => *bs,
             BlockSizer::Range { min, steps } => min * (1 + rng.below(*steps)),
+            BlockSizer::Unaligned { min, max } => min + rng.below(max - min + 1),
             BlockSizer::Split(v) => {
                 let p = rng.percent();
                 v.iter()
@@ -85,6 +97,7 @@ impl BlockSizer {
                 let n = (room / min).min(*steps);
                 (n > 0).then(|| n * min)
             }
+            BlockSizer::Unaligned { min, max } => (*min <= room).then(|| room.min(*max)),
             BlockSizer::Split(v) => v.iter().map(|p| p.0).filter(|&bs| bs <= room).max(),
         }
     }

@@ -8,7 +8,9 @@
 
 use iolab_engine::Direction;
 
-use crate::{JobError, JobSpec, Pattern, RandomDistribution, RankGen, Rng, RunMap, StridedZones};
+use crate::{
+    JobError, JobSpec, Pattern, RandomDistribution, RankGen, Rng, RunMap, SizeSpec, StridedZones,
+};
 
 mod lean;
 pub use lean::LeanOffsets;
@@ -24,7 +26,7 @@ impl Region {
     /// The region of `spec` on a target of `target_bytes`. A regular file may be grown to
     /// fit (`growable`); a block device may not.
     pub fn resolve(spec: &JobSpec, target_bytes: u64, growable: bool) -> Result<Region, JobError> {
-        let start = spec.offset.resolve(target_bytes);
+        let start = copy_start(spec, 0, target_bytes);
         let len = match spec.size {
             Some(s) => s.resolve(target_bytes),
             None if start < target_bytes => target_bytes - start,
@@ -82,9 +84,15 @@ impl Region {
     /// The region of job copy `copy` (0-based): moved on by `offset_increment` per copy, as
     /// fio's `get_start_offset()`.
     pub fn of_copy(&self, spec: &JobSpec, copy: u32, target_bytes: u64) -> Region {
-        let step = spec.offset_increment.resolve(target_bytes);
+        let start = match percent_start(spec) {
+            true => copy_start(spec, copy, target_bytes),
+            false => {
+                let step = spec.offset_increment.resolve(target_bytes);
+                self.start.saturating_add(step.saturating_mul(copy as u64))
+            }
+        };
         Region {
-            start: self.start.saturating_add(step.saturating_mul(copy as u64)),
+            start,
             len: self.len,
         }
     }
@@ -94,6 +102,34 @@ impl Region {
         let last = spec.numjobs.saturating_sub(1);
         self.of_copy(spec, last, target_bytes).end()
     }
+}
+
+/// Whether a copy's start comes from a percentage (`offset` or `offset_increment`), which
+/// fio rounds up to a block.
+fn percent_start(spec: &JobSpec) -> bool {
+    matches!(spec.offset, SizeSpec::Percent(_))
+        || matches!(spec.offset_increment, SizeSpec::Percent(_))
+}
+
+/// Where job copy `copy` starts, as fio's `get_start_offset()`: `offset` plus `copy`
+/// increments, rounded up to `offset_align` (or the smallest block) when a percentage
+/// gave either.
+fn copy_start(spec: &JobSpec, copy: u32, target_bytes: u64) -> u64 {
+    let step = spec.offset_increment.resolve(target_bytes);
+    let raw = spec
+        .offset
+        .resolve(target_bytes)
+        .saturating_add(step.saturating_mul(copy as u64));
+    if !percent_start(spec) {
+        return raw;
+    }
+    let min_bs = spec
+        .directions()
+        .map(|d| spec.min_block_size(d))
+        .min()
+        .unwrap_or(1);
+    let align = spec.offset_align.unwrap_or(min_bs as u64).max(1);
+    raw.div_ceil(align).saturating_mul(align)
 }
 
 /// A permutation of `0..n` from a 4-round Feistel network over the next power of four,

@@ -247,6 +247,9 @@ pub struct JobSpec {
     /// Added to `offset` for each job copy after the first (fio's `offset_increment`), so
     /// `numjobs` copies work on neighbouring regions.
     pub offset_increment: SizeSpec,
+    /// What a percentage `offset` (or `offset_increment`) is rounded up to (fio's
+    /// `offset_align`; None: the smallest block size, as fio).
+    pub offset_align: Option<u64>,
     /// Bytes to transfer, when not `size` (fio's `io_size`): more wraps over the region,
     /// less stops early.
     pub io_size: Option<SizeSpec>,
@@ -372,6 +375,7 @@ impl JobSpec {
             size: None,
             offset: SizeSpec::Bytes(0),
             offset_increment: SizeSpec::Bytes(0),
+            offset_align: None,
             io_size: None,
             number_ios: None,
             time_based: false,
@@ -495,6 +499,16 @@ impl JobSpec {
         match &self.block_dist[d.index()] {
             BlockDist::Fixed => vec![self.block_size[d.index()]],
             BlockDist::Range { min } => vec![*min, self.block_size[d.index()]],
+            // Any size between: one past the smallest stands for the sizes that are not
+            // multiples of it (direct I/O refuses them, as the device would).
+            BlockDist::Unaligned { min } => {
+                let max = self.block_size[d.index()];
+                let mut v = vec![*min, max];
+                if *min < max {
+                    v.push(min + 1);
+                }
+                v
+            }
             BlockDist::Split(v) => v.iter().map(|(bs, _)| *bs).collect(),
         }
     }

@@ -17,7 +17,6 @@ pub static FIO_ONLY: &[&str] = &[
     "zone_reset_threshold",
     "zone_reset_frequency",
     "sync_file_range",
-    "bs_unaligned",
     "bs_is_seq_rand",
     "iomem",
     "mem",
@@ -67,7 +66,6 @@ pub static FIO_ONLY: &[&str] = &[
     "nowait",
     "uncached",
     "mem_align",
-    "offset_align",
     "opendir",
     "read_iolog_chunked",
     // Aliases and the options of engines iolab
@@ -75,7 +73,6 @@ pub static FIO_ONLY: &[&str] = &[
     // using one is refused as "not supported", never as "unknown".
     "arguments",
     "bindname",
-    "blocksize_unaligned",
     "brick",
     "busy_poll",
     "busy_wait_polling",

@@ -115,6 +115,8 @@ pub struct JobDraft {
     /// (`log_alternate_epoch_clock_id`, default 0: `CLOCK_REALTIME`).
     pub log_epoch: [bool; 2],
     pub log_epoch_clock: i32,
+    /// `bs_unaligned`: `bsrange` sizes need not be multiples of the smallest.
+    pub bs_unaligned: bool,
 }
 
 /// fio's `file_service_type` values iolab has (the zipf, pareto and normal choices are not).
@@ -162,6 +164,7 @@ impl JobDraft {
             allrandrepeat: false,
             log_epoch: [false; 2],
             log_epoch_clock: 0,
+            bs_unaligned: false,
         }
     }
 
@@ -394,6 +397,13 @@ impl JobDraft {
         let refill_given = self.set_options.iter().any(|(k, _)| k == "refill_buffers");
         if self.spec.buffers.compress_percent > 0 && !refill_given {
             self.spec.buffers.refill = true;
+        }
+        if self.bs_unaligned {
+            for dist in &mut self.spec.block_dist {
+                if let BlockDist::Range { min } = *dist {
+                    *dist = BlockDist::Unaligned { min };
+                }
+            }
         }
         // fio's LFSR has a full period: no block twice in a pass, random map or not.
         self.spec.random_map |= self.lfsr;

@@ -22,6 +22,27 @@ fn parse_shares(v: &str) -> Result<[u8; 3], String> {
 
 pub static PATTERN_OPTIONS: &[OptionDef] = &[
     OptionDef {
+        name: "bs_unaligned",
+        alias: Some("blocksize_unaligned"),
+        kind: ValueKind::Bool,
+        help: "bsrange sizes may be any size between its bounds, not only multiples of the smaller (direct I/O then fails, as on the device).",
+        apply: |d, v| {
+            d.bs_unaligned = crate::units::parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "offset_align",
+        alias: None,
+        kind: ValueKind::Size,
+        help: "What a percentage offset (or offset_increment) is rounded up to (default: the smallest block size, as fio).",
+        apply: |d, v| {
+            let a = crate::units::parse_size(v)?;
+            d.spec.offset_align = (a > 0).then_some(a);
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "percentage_random",
         alias: None,
         kind: ValueKind::List,
