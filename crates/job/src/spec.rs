@@ -326,6 +326,9 @@ pub struct JobSpec {
     pub do_verify: bool,
     /// fdatasync the file after every this many writes (fio's `fdatasync`); 0: never.
     pub fdatasync_every: u32,
+    /// `sync_file_range(2)` every this many writes, with these flags (fio's
+    /// `sync_file_range=FLAGS:N`; 0: never).
+    pub sync_file_range: (u32, u32),
     /// fsync the file once when the job ends (fio's `end_fsync`).
     pub end_fsync: bool,
     /// Drop the target region's page cache when the job opens its files (fio's `invalidate`,
@@ -413,6 +416,7 @@ impl JobSpec {
             fsync_every: 0,
             do_verify: true,
             fdatasync_every: 0,
+            sync_file_range: (0, 0),
             end_fsync: false,
             invalidate: true,
             fadvise_hint: FadviseHint::Type,

@@ -26,6 +26,24 @@ fn parse_sync(v: &str) -> Result<SyncWrites, String> {
     })
 }
 
+/// `sync_file_range=FLAGS[:N]`: (every N writes, the flags), as fio's `str_sfr_cb`.
+fn parse_sync_file_range(v: &str) -> Result<(u32, u32), String> {
+    let (flags, n) = match v.rsplit_once(':') {
+        Some((f, n)) => (f, crate::units::parse_u32(n)?),
+        None => (v, 1),
+    };
+    let mut bits = 0;
+    for f in flags.split(',').map(str::trim) {
+        bits |= match f {
+            "wait_before" => libc::SYNC_FILE_RANGE_WAIT_BEFORE,
+            "write" => libc::SYNC_FILE_RANGE_WRITE,
+            "wait_after" => libc::SYNC_FILE_RANGE_WAIT_AFTER,
+            _ => return Err(format!("'{f}' is not wait_before, write or wait_after")),
+        };
+    }
+    Ok((n, bits))
+}
+
 /// fio's `filename_format` keywords (matched ignoring case, as fio's `strcasestr`), replaced
 /// by the job's name, the copy's number and the file's number. `$clientuid` is the client's
 /// address in fio's client/server mode; a local run has none, and fio puts an empty string.
@@ -227,6 +245,16 @@ pub static FILE_OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "sync_file_range",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "sync_file_range(2) every N writes over what each file had written since (FLAGS:N; FLAGS of wait_before, write, wait_after joined by commas; N default 1), timed with the syncs.",
+        apply: |d, v| {
+            d.spec.sync_file_range = parse_sync_file_range(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "sync",
         alias: None,
         kind: ValueKind::Str,
@@ -254,6 +282,17 @@ mod tests {
         );
         assert_eq!(format_filename("a/b/$jobnum", "j", 0, 0), "a/b/0");
         assert_eq!(format_filename("x$$y$clientuid", "j", 0, 0), "x$$y");
+    }
+
+    #[test]
+    fn sync_file_range_takes_flags_and_a_count() {
+        let w = libc::SYNC_FILE_RANGE_WRITE;
+        assert_eq!(parse_sync_file_range("write:8"), Ok((8, w)));
+        assert_eq!(
+            parse_sync_file_range("wait_before,write"),
+            Ok((1, w | libc::SYNC_FILE_RANGE_WAIT_BEFORE))
+        );
+        assert!(parse_sync_file_range("flush:2").is_err());
     }
 
     #[test]

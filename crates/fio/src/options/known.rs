@@ -16,7 +16,6 @@ pub static FIO_ONLY: &[&str] = &[
     "ignore_zone_limits",
     "zone_reset_threshold",
     "zone_reset_frequency",
-    "sync_file_range",
     "bs_is_seq_rand",
     "iomem",
     "mem",

@@ -158,7 +158,10 @@ impl LoopState<'_, '_> {
     /// job, and its issuer is simple (see [`super::lean_loop`]).
     fn lean_job(&self, fits: bool) -> Option<super::lean_loop::LeanIssue> {
         let spec = &self.w.job.spec;
-        let paced = self.flow.is_some() || spec.fsync_every > 0 || spec.fdatasync_every > 0;
+        let paced = self.flow.is_some()
+            || spec.fsync_every > 0
+            || spec.fdatasync_every > 0
+            || spec.sync_file_range.0 > 0;
         let limited = self.max_lat.iter().any(|m| *m != u64::MAX);
         let paced = paced || limited;
         if !fits || paced || !self.w.lean_loop {

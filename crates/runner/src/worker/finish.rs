@@ -35,7 +35,8 @@ impl LoopState<'_, '_> {
                 l.dropped
             ));
         }
-        let sync_result = (spec.fsync_every > 0 || spec.fdatasync_every > 0).then(|| DirResult {
+        let syncs = spec.fsync_every > 0 || spec.fdatasync_every > 0 || spec.sync_file_range.0 > 0;
+        let sync_result = syncs.then(|| DirResult {
             ios: self.syncer.count,
             bytes: 0,
             slat: None,

@@ -370,7 +370,8 @@ impl<'a, 'w> LoopState<'a, 'w> {
             time,
             rec: recorder(w, &clock),
             rate: RateLimit::new(&clock, spec, seed, now),
-            syncer: Syncer::new(fds, spec.fsync_every, spec.fdatasync_every),
+            syncer: Syncer::new(fds, spec.fsync_every, spec.fdatasync_every)
+                .with_ranges(spec.sync_file_range.0, spec.sync_file_range.1),
             batch_submit: spec.effective_batch_submit().max(1) as usize,
             batch_complete: (min as usize, max as usize),
             verify: Verifier::new(spec, spec.effective_iodepth() as usize, w.job_number, seed),
@@ -617,6 +618,10 @@ impl<'a, 'w> LoopState<'a, 'w> {
             .next_io(dir, slot, pool, || clock.ticks_to_ns(now) as u64)?;
         if dir == Direction::Write {
             self.syncer.writes_since += 1;
+            if !self.syncer.ranges.is_empty() {
+                self.syncer
+                    .wrote(io.file as usize, io.offset, io.len as u64);
+            }
         }
         if self.rate.on {
             self.rate.issued(dir, io.len);
