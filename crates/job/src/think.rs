@@ -17,6 +17,8 @@ pub struct Think {
     pub on_issue: bool,
     /// Pause after this much time doing I/O (`thinktime_iotime`; zero: not by time).
     pub iotime: Duration,
+    /// A rate cap does not make the job catch up on its pauses (`rate_ignore_thinktime`).
+    pub ignore_for_rate: bool,
 }
 
 impl Think {

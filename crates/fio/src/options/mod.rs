@@ -1501,6 +1501,16 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "rate_ignore_thinktime",
+        alias: Some("rate_ign_think"),
+        kind: ValueKind::Bool,
+        help: "With a rate cap and thinktime, go on at the rate after a pause instead of catching up on it (fio's handle_thinktime).",
+        apply: |d, v| {
+            d.spec.think.ignore_for_rate = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "thinktime",
         alias: None,
         kind: ValueKind::Time,

@@ -255,7 +255,9 @@ impl LoopState<'_, '_> {
         let end = self.time.final_end();
         let t = self.think.as_mut().expect("a pending pause has a pauser");
         t.pending = false;
-        Ok(t.pause(&self.clock, self.w.stop, end))
+        let now = t.pause(&self.clock, self.w.stop, end);
+        self.thought(now);
+        Ok(now)
     }
 
     /// Queues I/Os into the free slots and submits them `iodepth_batch_submit` at a time;

@@ -428,6 +428,22 @@ impl<'a, 'w> LoopState<'a, 'w> {
             .map_err(|()| self.late_error(io, lat))
     }
 
+    /// After a thinktime pause that ended at `now`: with `rate_ignore_thinktime`, the rate
+    /// does not make the job catch up on the pause.
+    #[cold]
+    fn thought(&mut self, now: u64) {
+        let spec = &self.w.job.spec;
+        if !spec.think.ignore_for_rate || !self.rate.on {
+            return;
+        }
+        let Some(t) = self.think.as_ref() else {
+            return;
+        };
+        let min_bs = Direction::ALL.map(|d| spec.min_block_size(d));
+        self.rate
+            .skip_thinking(now.saturating_sub(t.last_t), min_bs);
+    }
+
     /// fio's `max_latency`: the job's error when an I/O took longer than its direction may
     /// (its whole latency, as fio's `lat_fatal()`).
     #[inline(always)]

@@ -170,6 +170,29 @@ impl RateLimit {
         };
     }
 
+    /// fio's `rate_ignore_thinktime`: the job paused `ticks` thinking, and the rate does not
+    /// make it catch up: each capped direction counts the bytes it would have issued
+    /// meanwhile, less one block so the next I/O goes at once (fio's `handle_thinktime()`).
+    #[cold]
+    pub fn skip_thinking(&mut self, ticks: u64, min_bs: [u32; 3]) {
+        for i in 0..3 {
+            if self.bps[i] == 0 {
+                continue;
+            }
+            let tps = self.ticks_per_sec.max(1) as u128;
+            let missed = (self.bps[i] as u128 * ticks as u128 / tps) as u64;
+            let bs = min_bs[i] as u64;
+            let per_op = (bs as u128 * tps / self.bps[i] as u128) as u64;
+            let over = if per_op <= ticks { bs } else { 0 };
+            self.issued[i] += missed.saturating_sub(over);
+            self.next_due[i] = match &self.poisson {
+                Some(_) => self.next_due[i].saturating_add(ticks),
+                None => (self.issued[i] as u128 * tps / self.bps[i] as u128).min(u64::MAX as u128)
+                    as u64,
+            };
+        }
+    }
+
     /// The floor's check at `now`, given the bytes and I/Os completed so far per direction:
     /// fio's message when a direction that did any I/O fell below it.
     #[cold]

@@ -49,6 +49,7 @@ impl LoopState<'_, '_> {
                         t.completed(1);
                         if t.due(now) {
                             now = t.pause(&self.clock, self.w.stop, self.time.final_end());
+                            self.thought(now);
                         }
                     }
                     if now >= self.time.next_sample {

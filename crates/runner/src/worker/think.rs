@@ -25,7 +25,7 @@ pub(super) struct Pauser {
     completed: u64,
     /// The count and the tick at the last pause.
     last: u64,
-    last_t: u64,
+    pub last_t: u64,
     /// An async loop found a pause due while submitting; it drains, then pauses.
     pub pending: bool,
 }
