@@ -175,13 +175,13 @@ impl RateLimit {
     /// meanwhile, less one block so the next I/O goes at once (fio's `handle_thinktime()`).
     #[cold]
     pub fn skip_thinking(&mut self, ticks: u64, min_bs: [u32; 3]) {
-        for i in 0..3 {
+        for (i, bs) in min_bs.iter().enumerate() {
             if self.bps[i] == 0 {
                 continue;
             }
             let tps = self.ticks_per_sec.max(1) as u128;
             let missed = (self.bps[i] as u128 * ticks as u128 / tps) as u64;
-            let bs = min_bs[i] as u64;
+            let bs = *bs as u64;
             let per_op = (bs as u128 * tps / self.bps[i] as u128) as u64;
             let over = if per_op <= ticks { bs } else { 0 };
             self.issued[i] += missed.saturating_sub(over);
