@@ -4,14 +4,15 @@
 //! covers every device iolab meets. The pool is filled with pseudo-random bytes, as fio does by
 //! default, so compressing devices such as zram store what a real workload would.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
+use crate::memory::{Backing, Memory};
 
 pub const BUFFER_ALIGN: usize = 4096;
 
 /// `slots` buffers of `slot_len` bytes each in one aligned allocation.
 pub struct BufferPool {
+    /// The first buffer (the allocation's start plus `mem_align`).
     ptr: *mut u8,
-    layout: Layout,
+    _backing: Backing,
     slot_len: usize,
     slots: usize,
 }
@@ -23,27 +24,36 @@ unsafe impl Send for BufferPool {}
 impl BufferPool {
     /// Allocates `slots` buffers of at least `len` bytes, each starting on a 4 KiB boundary.
     pub fn new(slots: usize, len: usize, seed: u64) -> BufferPool {
+        BufferPool::with_memory(slots, len, seed, &Memory::default())
+            .unwrap_or_else(|e| panic!("allocating {slots} I/O buffers of {len} bytes: {e}"))
+    }
+
+    /// As [`BufferPool::new`], in the memory `mem` names (fio's `mem`, `mem_align`): the
+    /// first buffer `mem.align` bytes past a page boundary, the others a slot apart.
+    pub fn with_memory(
+        slots: usize,
+        len: usize,
+        seed: u64,
+        mem: &Memory,
+    ) -> std::io::Result<BufferPool> {
         let slot_len = len.max(1).div_ceil(BUFFER_ALIGN) * BUFFER_ALIGN;
         let size = slot_len * slots.max(1);
-        let layout = Layout::from_size_align(size, BUFFER_ALIGN).expect("valid buffer layout");
-        // SAFETY: layout has non-zero size.
-        let ptr = unsafe { alloc_zeroed(layout) };
-        if ptr.is_null() {
-            std::alloc::handle_alloc_error(layout);
-        }
+        let backing = Backing::allocate(mem, size + mem.align)?;
+        // SAFETY: the allocation holds `align` more bytes than the slots need.
+        let ptr = unsafe { backing.base().add(mem.align) };
         let mut pool = BufferPool {
             ptr,
-            layout,
+            _backing: backing,
             slot_len,
             slots: slots.max(1),
         };
         pool.fill_random(seed);
-        pool
+        Ok(pool)
     }
 
     fn fill_random(&mut self, seed: u64) {
-        // SAFETY: ptr is valid for layout.size() bytes and we hold &mut self.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size()) };
+        // SAFETY: ptr is valid for slots * slot_len bytes and we hold &mut self.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(self.ptr, self.slots * self.slot_len) };
         let mut x = seed | 1;
         for chunk in bytes.chunks_mut(8) {
             // xorshift64*: fast, and incompressible enough for zram's LZ4/zstd.
@@ -145,13 +155,6 @@ pub fn scramble(buf: &mut [u8], offset: u64, time_sec: u64, time_nsec: u64) {
         block[48..56].copy_from_slice(&time_sec.to_ne_bytes());
         block[56..64].copy_from_slice(&time_nsec.to_ne_bytes());
         boffset += CHUNK as u64;
-    }
-}
-
-impl Drop for BufferPool {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout.
-        unsafe { dealloc(self.ptr, self.layout) }
     }
 }
 

@@ -21,6 +21,7 @@ pub mod buffer;
 pub mod error;
 pub mod kind;
 pub mod libaio;
+pub mod memory;
 pub mod null;
 mod open;
 pub mod psync;

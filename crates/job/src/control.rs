@@ -25,6 +25,8 @@ pub struct JobControl {
     pub stats: bool,
     /// The disks under the job's files are reported (`disk_util`, default true).
     pub disk_util: bool,
+    /// Bytes of memory the job locks while it runs (`lockmem`), as if the machine had less.
+    pub lockmem: u64,
 }
 
 impl Default for JobControl {
@@ -38,6 +40,7 @@ impl Default for JobControl {
             exitall_on_error: false,
             stats: true,
             disk_util: true,
+            lockmem: 0,
         }
     }
 }

@@ -349,6 +349,8 @@ pub struct JobSpec {
     pub files: crate::FileSetup,
     /// What runs around the job's I/O and when it gives up.
     pub control: crate::JobControl,
+    /// Where the I/O buffers live (fio's `mem`, `mem_align`, `hugepage-size`).
+    pub memory: iolab_engine::memory::Memory,
 }
 
 impl JobSpec {
@@ -427,6 +429,7 @@ impl JobSpec {
             verify: None,
             files: crate::FileSetup::default(),
             control: crate::JobControl::default(),
+            memory: iolab_engine::memory::Memory::default(),
         }
     }
 

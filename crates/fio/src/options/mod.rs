@@ -13,6 +13,7 @@ pub mod files;
 pub mod known;
 pub mod lat_target;
 pub mod logs;
+pub mod memory;
 pub mod pattern;
 pub mod process;
 pub mod profile;
@@ -1849,6 +1850,7 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
         .chain(process::PROCESS_OPTIONS)
         .chain(control::CONTROL_OPTIONS)
         .chain(pattern::PATTERN_OPTIONS)
+        .chain(memory::MEMORY_OPTIONS)
         .chain(crate::options::verify::VERIFY_OPTIONS)
         .chain(crate::options::cmdprio::CMDPRIO_OPTIONS)
         .chain(crate::options::zone::ZONE_OPTIONS)

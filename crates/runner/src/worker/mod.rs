@@ -157,6 +157,14 @@ impl Worker<'_> {
         setup::prioritize(spec)?;
         setup::set_ioscheduler(self.job)?;
         exec::take_ids(self.job)?;
+        // fio's lockmem: held until the job ends.
+        let _locked =
+            iolab_engine::memory::LockedMemory::lock(spec.control.lockmem).map_err(|e| {
+                RunError::Unusable {
+                    job: spec.name.clone(),
+                    reason: format!("lockmem={}: {e}", spec.control.lockmem),
+                }
+            })?;
         let files = setup::open_files(self.job)?;
         setup::set_write_hint(spec, &files)?;
         if let Some(cmd) = &spec.control.exec_prerun {
@@ -169,7 +177,7 @@ impl Worker<'_> {
         let seed = spec
             .seed
             .wrapping_add(self.clone_index as u64 * 0x1_0000_0001);
-        let pool = setup::buffer_pool(spec, depth, seed);
+        let pool = setup::buffer_pool(spec, depth, seed)?;
         let name = setup::target_name(self.job);
         let target = EngineTarget {
             fds: &fds,

@@ -245,13 +245,23 @@ pub(super) fn unlink_files(job: &PreparedJob) -> Vec<String> {
 }
 
 /// The buffers of `depth` I/Os of the job's largest block, filled as its buffer options say.
-pub(super) fn buffer_pool(spec: &JobSpec, depth: u32, seed: u64) -> BufferPool {
-    let mut pool = BufferPool::new(depth as usize, spec.max_block_size() as usize, seed);
+pub(super) fn buffer_pool(spec: &JobSpec, depth: u32, seed: u64) -> Result<BufferPool, RunError> {
+    let bs = spec.max_block_size() as usize;
+    let mut pool =
+        BufferPool::with_memory(depth as usize, bs, seed, &spec.memory).map_err(|e| {
+            RunError::Unusable {
+                job: spec.name.clone(),
+                reason: format!(
+                    "mem={}: the I/O buffers: {e}",
+                    format!("{:?}", spec.memory.kind).to_lowercase()
+                ),
+            }
+        })?;
     if spec.buffers.zero || spec.buffers.compress_percent > 0 {
         let b = &spec.buffers;
         pool.fill(seed, b.zero, b.compress_percent, b.compress_chunk as usize);
     }
-    pool
+    Ok(pool)
 }
 
 /// How the engine names the target in its notes: `/tmp/f (on disk vda)`.
