@@ -69,11 +69,23 @@ impl BufferPool {
     /// `chunk`-byte chunk (0: the whole slot) is zeros (so it compresses by about that
     /// much; 0 = incompressible).
     pub fn fill(&mut self, seed: u64, zero: bool, compress_percent: u8, chunk: usize) {
+        self.fill_with(seed, zero, compress_percent, chunk, None)
+    }
+
+    /// As [`BufferPool::fill`], with fio's `buffer_pattern` (see [`fill_buffer_with`]).
+    pub fn fill_with(
+        &mut self,
+        seed: u64,
+        zero: bool,
+        compress_percent: u8,
+        chunk: usize,
+        pattern: Option<&FillPattern>,
+    ) {
         for i in 0..self.slots {
             // SAFETY: slot i is slot_len bytes inside the allocation; we hold &mut self.
             let buf = unsafe { std::slice::from_raw_parts_mut(self.slot_ptr(i), self.slot_len) };
             let mut state = seed.wrapping_add(i as u64 * 0x9E37_79B9);
-            fill_buffer(buf, &mut state, zero, compress_percent, chunk);
+            fill_buffer_with(buf, &mut state, zero, compress_percent, chunk, pattern);
         }
     }
 
@@ -104,6 +116,40 @@ impl BufferPool {
     }
 }
 
+/// fio's `buffer_pattern`: up to 512 bytes (fio's `MAX_PATTERN_SIZE`) repeated through a
+/// buffer; kept inline so the job's buffer settings stay plain `Copy` data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FillPattern {
+    bytes: [u8; 512],
+    len: u16,
+}
+
+impl FillPattern {
+    /// The pattern of `bytes` (1 to 512 of them).
+    pub fn new(bytes: &[u8]) -> Option<FillPattern> {
+        if bytes.is_empty() || bytes.len() > 512 {
+            return None;
+        }
+        let mut out = FillPattern {
+            bytes: [0; 512],
+            len: bytes.len() as u16,
+        };
+        out.bytes[..bytes.len()].copy_from_slice(bytes);
+        Some(out)
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+
+    /// Repeats the pattern over `buf`, from its first byte.
+    pub fn fill(&self, buf: &mut [u8]) {
+        for (b, p) in buf.iter_mut().zip(self.bytes().iter().cycle()) {
+            *b = *p;
+        }
+    }
+}
+
 /// Chunk size for compressibility and scrambling, fio's `buffer_compress_chunk` default.
 pub const CHUNK: usize = 512;
 
@@ -115,6 +161,24 @@ pub fn fill_buffer(
     compress_percent: u8,
     chunk: usize,
 ) {
+    fill_buffer_with(buf, state, zero, compress_percent, chunk, None)
+}
+
+/// As [`fill_buffer`], with fio's `buffer_pattern`: the buffer is the pattern repeated, or
+/// with `compress_percent`, each chunk's compressible part is (fio's
+/// `fill_random_buf_percentage()` with a pattern).
+pub fn fill_buffer_with(
+    buf: &mut [u8],
+    state: &mut u64,
+    zero: bool,
+    compress_percent: u8,
+    chunk: usize,
+    pattern: Option<&FillPattern>,
+) {
+    if let (Some(p), 0) = (pattern, compress_percent) {
+        p.fill(buf);
+        return;
+    }
     if zero {
         buf.fill(0);
         return;
@@ -135,7 +199,10 @@ pub fn fill_buffer(
             let v = x.wrapping_mul(0x2545_F491_4F6C_DD1D).to_le_bytes();
             word.copy_from_slice(&v[..word.len()]);
         }
-        chunk[n..].fill(0);
+        match pattern {
+            Some(p) => p.fill(&mut chunk[n..]),
+            None => chunk[n..].fill(0),
+        }
     }
     *state = x;
 }

@@ -78,6 +78,9 @@ pub struct BufferContent {
     pub scramble: bool,
     /// A share of writes that repeat earlier data (fio's `dedupe_percentage`).
     pub dedupe: crate::Dedupe,
+    /// The bytes written, repeated (fio's `buffer_pattern`); with `compress_percent`, what
+    /// fills each chunk's compressible part instead of zeros.
+    pub pattern: Option<iolab_engine::buffer::FillPattern>,
 }
 
 impl BufferContent {
@@ -89,7 +92,15 @@ impl BufferContent {
 
     /// What written data holds, in a phrase (for the JSON and the store).
     pub fn describe(&self) -> String {
-        let base = if self.zero {
+        let base = if let Some(p) = self.pattern.as_ref().filter(|_| self.compress_percent == 0) {
+            format!(
+                "the pattern 0x{}",
+                p.bytes()
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+            )
+        } else if self.zero {
             "zeros".to_string()
         } else if self.compress_percent > 0 {
             format!(
@@ -146,6 +157,7 @@ impl Default for BufferContent {
             refill: false,
             scramble: true,
             dedupe: crate::Dedupe::default(),
+            pattern: None,
         }
     }
 }

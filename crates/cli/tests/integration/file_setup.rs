@@ -195,3 +195,28 @@ fn stats_0_leaves_the_job_out_as_fio() {
         .collect();
     assert_eq!(names, ["shown"]);
 }
+
+#[test]
+fn buffer_pattern_writes_the_bytes_fio_writes() {
+    if !fio_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for pattern in ["0xdeadbeef", "\"abc\"", "0x11\"xy\"7"] {
+        let mut data = Vec::new();
+        for tool in ["fio", "iolab"] {
+            let f = dir.path().join(format!("{tool}.data"));
+            let _ = fs::remove_file(&f);
+            let name = format!("--filename={}", f.display());
+            let pat = format!("--buffer_pattern={pattern}");
+            let args = ["--name=b", &name, "--size=64k", "--rw=write", &pat];
+            let (code, err) = run_in(dir.path(), tool, &args);
+            assert_eq!(code, 0, "{tool}: {err}");
+            data.push(fs::read(&f).unwrap());
+        }
+        assert!(
+            data[0] == data[1],
+            "{pattern}: iolab's file differs from fio's"
+        );
+    }
+}

@@ -52,7 +52,6 @@ pub static FIO_ONLY: &[&str] = &[
     "merge_blktrace_file",
     "merge_blktrace_scalars",
     "merge_blktrace_iters",
-    "buffer_pattern",
     "userspace_reap",
     "hipri_percentage",
     "nowait",

@@ -399,6 +399,15 @@ impl JobDraft {
         if self.spec.buffers.compress_percent > 0 && !refill_given {
             self.spec.buffers.refill = true;
         }
+        // fio's str_buffer_pattern_cb(): a pattern is neither scrambled nor zeroed, and is
+        // written afresh before every write when the job reads (which would overwrite the
+        // buffers) or compresses.
+        if self.spec.buffers.pattern.is_some() {
+            let b = &mut self.spec.buffers;
+            b.scramble = false;
+            b.zero = false;
+            b.refill = b.compress_percent > 0 || self.spec.read_percent > 0;
+        }
         if self.bs_unaligned {
             for dist in &mut self.spec.block_dist {
                 if let BlockDist::Range { min } = *dist {
@@ -1737,6 +1746,20 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Stamp each 512-byte chunk of every write with its offset, so writes never repeat (default 1, as fio).",
         apply: |d, v| {
             d.spec.buffers.scramble = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "buffer_pattern",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Write this pattern, repeated (fio's pattern syntax: 0x hex, decimal, \"string\", up to 512 bytes); with buffer_compress_percentage it fills the compressible part. Turns scramble_buffers and zero_buffers off; refilled before every write when the job also reads or compresses, as fio.",
+        apply: |d, v| {
+            let bytes = crate::options::verify::parse_pattern(v)?;
+            d.spec.buffers.pattern = Some(
+                iolab_engine::buffer::FillPattern::new(&bytes)
+                    .ok_or("must be 1 to 512 bytes long")?,
+            );
             Ok(())
         },
     },

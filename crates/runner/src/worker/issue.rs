@@ -53,6 +53,8 @@ pub(super) struct WriteContent {
     scramble: bool,
     compress_percent: u8,
     compress_chunk: usize,
+    /// Boxed: 514 bytes read only when refilling, kept off the issuer's hot lines.
+    pattern: Option<Box<iolab_engine::buffer::FillPattern>>,
     fill_state: u64,
     /// Which earlier data a repeating write carries (`dedupe_percentage`), if any.
     pub dedupe: Option<DedupeGen>,
@@ -67,6 +69,7 @@ impl WriteContent {
             scramble: own && spec.buffers.scrambles(),
             compress_percent: spec.buffers.compress_percent,
             compress_chunk: spec.buffers.compress_chunk as usize,
+            pattern: spec.buffers.pattern.map(Box::new),
             fill_state: seed ^ 0xF111,
             dedupe: None,
         }
@@ -92,12 +95,13 @@ impl WriteContent {
                 Some(d) => &mut d.next_state(),
                 None => &mut self.fill_state,
             };
-            iolab_engine::buffer::fill_buffer(
+            iolab_engine::buffer::fill_buffer_with(
                 b,
                 state,
                 false,
                 self.compress_percent,
                 self.compress_chunk,
+                self.pattern.as_deref(),
             );
         } else {
             let ns = now_ns();

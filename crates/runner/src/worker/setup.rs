@@ -257,9 +257,10 @@ pub(super) fn buffer_pool(spec: &JobSpec, depth: u32, seed: u64) -> Result<Buffe
                 ),
             }
         })?;
-    if spec.buffers.zero || spec.buffers.compress_percent > 0 {
+    if spec.buffers.zero || spec.buffers.compress_percent > 0 || spec.buffers.pattern.is_some() {
         let b = &spec.buffers;
-        pool.fill(seed, b.zero, b.compress_percent, b.compress_chunk as usize);
+        let chunk = b.compress_chunk as usize;
+        pool.fill_with(seed, b.zero, b.compress_percent, chunk, b.pattern.as_ref());
     }
     Ok(pool)
 }
