@@ -199,9 +199,14 @@ pub(crate) fn write_logs(
     outcome: &iolab_runner::RunOutcome,
     protected: &[&Path],
 ) -> Result<(), CliError> {
-    let logs = iolab_fio::logs::write_logs(outcome, |p| output::open_log(p, protected))
+    let mut logs = iolab_fio::logs::write_logs(outcome, |p| output::open_log(p, protected))
         .context("writing I/O logs")
         .map_err(CliError::failed)?;
+    logs.extend(
+        iolab_fio::iolog::write_traces(outcome, |p| output::open_log(p, protected))
+            .context("writing iologs")
+            .map_err(CliError::failed)?,
+    );
     if let Some(first) = logs.first() {
         say!(
             "iolab: wrote {} log file(s), e.g. {}",

@@ -10,6 +10,7 @@ pub mod arith;
 pub mod client_json;
 pub mod error;
 pub mod import;
+pub mod iolog;
 pub mod jobfile;
 pub mod json;
 pub mod logs;

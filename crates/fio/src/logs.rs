@@ -172,6 +172,11 @@ pub fn planned_log_paths(specs: &[iolab_job::JobSpec]) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for s in specs {
         let l = &s.logs;
+        if let Some(p) = l.iolog.as_ref().map(PathBuf::from) {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
         for (p, kind) in [(&l.lat, "lat"), (&l.iops, "iops"), (&l.bw, "bw")] {
             if let Some(p) = p {
                 let path = log_name(p, kind, 1, l.per_job);

@@ -17,6 +17,7 @@ pub mod numa;
 pub mod offsets;
 pub mod priority;
 pub mod rate;
+pub mod replay;
 pub mod rng;
 pub mod run_map;
 pub mod spec;
@@ -38,6 +39,7 @@ pub use numa::{MemPolicy, Numa};
 pub use offsets::{LeanOffsets, OffsetGen, Region};
 pub use priority::Priority;
 pub use rate::{Rate, RateProcess};
+pub use replay::{Replay, ReplayIo};
 pub use rng::Rng;
 pub use run_map::RunMap;
 pub use spec::{

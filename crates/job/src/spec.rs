@@ -363,6 +363,8 @@ pub struct JobSpec {
     pub control: crate::JobControl,
     /// Where the I/O buffers live (fio's `mem`, `mem_align`, `hugepage-size`).
     pub memory: iolab_engine::memory::Memory,
+    /// Issue a recorded stream instead of drawing offsets (fio's `read_iolog`).
+    pub replay: Option<crate::Replay>,
 }
 
 impl JobSpec {
@@ -442,6 +444,7 @@ impl JobSpec {
             files: crate::FileSetup::default(),
             control: crate::JobControl::default(),
             memory: iolab_engine::memory::Memory::default(),
+            replay: None,
         }
     }
 

@@ -223,6 +223,7 @@ mod tests {
             depth: DepthCounts::default(),
             sync: None,
             logs: Vec::new(),
+            traces: Vec::new(),
             target: TargetFacts {
                 path: format!("/tmp/f.{rank}").into(),
                 kind: TargetKind::File,

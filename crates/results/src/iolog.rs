@@ -66,3 +66,27 @@ pub struct IoLog {
     #[serde(default)]
     pub epoch_ms: u64,
 }
+
+/// The I/Os one job copy issued, for fio's `write_iolog`: its files and, per I/O, when it
+/// was issued (µs since the copy started), where and how much.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IoTrace {
+    /// Where the trace goes (fio's `write_iolog` value).
+    pub path: String,
+    pub files: Vec<String>,
+    pub ios: Vec<TraceEntry>,
+    /// When the copy closed its files, µs since it started.
+    pub end_us: u64,
+    /// I/Os not kept because the trace reached its memory cap.
+    pub dropped: u64,
+}
+
+/// One traced I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceEntry {
+    pub at_us: u64,
+    pub file: u32,
+    pub dir: Direction,
+    pub offset: u64,
+    pub len: u32,
+}

@@ -28,7 +28,7 @@ pub mod timebase;
 pub use direction::{per_direction, Direction};
 pub use histogram::LatencyHistogram;
 pub use hosts::{HostOutcome, HostRow, MergeError, MultiHostOutcome};
-pub use iolog::{IoEntry, IoLog, WindowEntry};
+pub use iolog::{IoEntry, IoLog, IoTrace, TraceEntry, WindowEntry};
 pub use measured::{
     CpuUsage, DepthCounts, DirResult, DiskUsage, JobError, JobReport, LatTargetResult,
     LatencyWindow, PrioLatency, RateStats, RunOutcome, Sample,

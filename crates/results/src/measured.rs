@@ -299,6 +299,9 @@ pub struct JobReport {
     pub sync: Option<DirResult>,
     /// Each copy's I/O log (`write_lat_log` and friends), in job-number order.
     pub logs: Vec<IoLog>,
+    /// Each copy's trace of its I/Os (`write_iolog`), in job-number order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traces: Vec<crate::IoTrace>,
     pub target: TargetFacts,
     /// Ways the kernel served the job differently from what was asked.
     pub notes: Vec<String>,
@@ -411,6 +414,7 @@ impl JobReport {
         self.cpu.add(&other.cpu);
         self.depth.add(&other.depth);
         self.logs.extend(other.logs.iter().cloned());
+        self.traces.extend(other.traces.iter().cloned());
         match (self.sync.as_mut(), &other.sync) {
             (Some(a), Some(b)) => a.merge(b),
             (None, Some(b)) => self.sync = Some(b.clone()),

@@ -71,6 +71,9 @@ pub struct LogSpec {
     /// `log_max_value`).
     #[serde(default)]
     pub max_value: bool,
+    /// Where to trace every issued I/O in fio's iolog format (fio's `write_iolog`).
+    #[serde(default)]
+    pub iolog: Option<String>,
 }
 
 fn yes() -> bool {
@@ -89,6 +92,7 @@ impl Default for LogSpec {
             per_job: true,
             epoch_clock: None,
             max_value: false,
+            iolog: None,
         }
     }
 }

@@ -558,6 +558,7 @@ fn report_of(
         depth: w.depth,
         sync: w.sync,
         logs: w.log.into_iter().collect(),
+        traces: w.trace.into_iter().collect(),
         target: job.facts.clone(),
         notes: w.notes,
         fallback: w.fallback,

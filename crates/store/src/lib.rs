@@ -393,6 +393,7 @@ mod tests {
             depth: DepthCounts::default(),
             sync: None,
             logs: Vec::new(),
+            traces: Vec::new(),
             target: TargetFacts {
                 path: "/dev/zram0".into(),
                 kind: TargetKind::BlockDevice,

@@ -220,3 +220,74 @@ fn buffer_pattern_writes_the_bytes_fio_writes() {
         );
     }
 }
+
+/// The (file, direction, offset, length) of every I/O line of an iolog.
+fn logged_ios(path: &std::path::Path) -> Vec<String> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() == 5 && ["read", "write", "trim"].contains(&w[2]))
+        .map(|w| w[1..].join(" "))
+        .collect()
+}
+
+#[test]
+fn an_iolog_written_by_fio_replays_in_iolab_and_the_other_way_round() {
+    if !fio_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let name = format!("--filename={}", data.display());
+    let (code, err) = run_in(
+        dir.path(),
+        "fio",
+        &[
+            "--name=w",
+            &name,
+            "--size=256k",
+            "--rw=randrw",
+            "--write_iolog=fio.log",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let from_fio = logged_ios(&dir.path().join("fio.log"));
+    assert_eq!(from_fio.len(), 64);
+    // iolab replays fio's log, recording what it issued: the same I/Os, in order.
+    let (code, err) = run_in(
+        dir.path(),
+        "iolab",
+        &[
+            "--name=r",
+            "--read_iolog=fio.log",
+            "--write_iolog=iolab.log",
+            "--replay_no_stall=1",
+            "--allow-destroy",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(logged_ios(&dir.path().join("iolab.log")), from_fio);
+    // fio replays iolab's log (fio writes no iolog while reading one): its per-I/O log,
+    // with offsets, shows the same I/Os in the same order (psync completes in order).
+    let args = [
+        "--name=x",
+        "--read_iolog=iolab.log",
+        "--write_lat_log=back",
+        "--log_offset=1",
+    ];
+    let (code, err) = run_in(dir.path(), "fio", &args);
+    assert_eq!(code, 0, "{err}");
+    let name = data.display().to_string();
+    let replayed: Vec<String> = fs::read_to_string(dir.path().join("back_lat.1.log"))
+        .unwrap()
+        .lines()
+        .map(|l| l.split(", ").collect::<Vec<_>>())
+        .map(|c| {
+            let dir = ["read", "write", "trim"][c[2].parse::<usize>().unwrap()];
+            format!("{name} {dir} {} {}", c[4], c[3])
+        })
+        .collect();
+    assert_eq!(replayed, from_fio);
+}

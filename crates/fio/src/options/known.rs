@@ -41,14 +41,6 @@ pub static FIO_ONLY: &[&str] = &[
     "significant_figures",
     "continue_on_error",
     "ignore_error",
-    "replay_no_stall",
-    "read_iolog",
-    "write_iolog",
-    "replay_redirect",
-    "replay_align",
-    "replay_scale",
-    "replay_time_scale",
-    "replay_skip",
     "merge_blktrace_file",
     "merge_blktrace_scalars",
     "merge_blktrace_iters",
@@ -57,7 +49,6 @@ pub static FIO_ONLY: &[&str] = &[
     "nowait",
     "uncached",
     "opendir",
-    "read_iolog_chunked",
     // Aliases and the options of engines iolab
     // does not have, as fio 3.33's option tables name them: fio knows every one, so a job file
     // using one is refused as "not supported", never as "unknown".

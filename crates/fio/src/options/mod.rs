@@ -17,6 +17,7 @@ pub mod memory;
 pub mod pattern;
 pub mod process;
 pub mod profile;
+pub mod replay;
 pub mod run;
 pub mod steady;
 pub mod verify;
@@ -118,6 +119,8 @@ pub struct JobDraft {
     pub log_epoch_clock: i32,
     /// `bs_unaligned`: `bsrange` sizes need not be multiples of the smallest.
     pub bs_unaligned: bool,
+    /// `read_iolog` and the `replay_*` options.
+    pub replay: replay::ReplayDraft,
 }
 
 /// fio's `file_service_type` values iolab has (the zipf, pareto and normal choices are not).
@@ -166,6 +169,7 @@ impl JobDraft {
             log_epoch: [false; 2],
             log_epoch_clock: 0,
             bs_unaligned: false,
+            replay: Default::default(),
         }
     }
 
@@ -203,6 +207,12 @@ impl JobDraft {
     /// `directory`). Reporting is unchanged: copies of a job are reported the same way
     /// whether they share a file or not.
     pub fn finish_all(mut self) -> Result<Vec<JobSpec>, crate::FioError> {
+        self.apply_replay()
+            .map_err(|reason| crate::FioError::BadValue {
+                name: "read_iolog".into(),
+                value: self.replay.path.clone().unwrap_or_default(),
+                reason,
+            })?;
         let dir = self.directory.clone();
         self.spec.directory = dir.as_ref().map(Into::into);
         // fio puts `directory` before every name, absolute ones too (`add_file()`).
@@ -1874,6 +1884,7 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
         .chain(control::CONTROL_OPTIONS)
         .chain(pattern::PATTERN_OPTIONS)
         .chain(memory::MEMORY_OPTIONS)
+        .chain(replay::REPLAY_OPTIONS)
         .chain(crate::options::verify::VERIFY_OPTIONS)
         .chain(crate::options::cmdprio::CMDPRIO_OPTIONS)
         .chain(crate::options::zone::ZONE_OPTIONS)

@@ -27,6 +27,8 @@ impl LoopState<'_, '_> {
             self.rec.depth
         };
         let log = self.take_log();
+        let end_ns = self.clock.ticks_to_ns(self.clock.now()) as u64;
+        let trace = self.issue.trace.take().map(|t| t.finish(end_ns));
         if let Some(l) = log.as_ref().filter(|l| l.dropped > 0) {
             notes.push(format!(
                 "I/O log: kept the first {} I/Os of the measured window and dropped {} (the \
@@ -65,6 +67,7 @@ impl LoopState<'_, '_> {
             depth,
             sync: sync_result,
             log,
+            trace,
             notes,
             fallback: None,
             engine_setup: None,

@@ -45,6 +45,10 @@ pub(super) struct Issuer<'a> {
     /// buffered, invalidating jobs that go over their region more than once).
     invalidate_per_pass: bool,
     pub writes: WriteContent,
+    /// Every issued I/O, for `write_iolog`.
+    pub trace: Option<Box<super::trace::Tracer>>,
+    /// A recorded stream to issue instead (`read_iolog`), and how far it has got.
+    pub replay: Option<(iolab_job::Replay, usize)>,
 }
 
 /// What each write carries beyond the pool's contents: fresh random data or fio's stamps.
@@ -223,6 +227,8 @@ impl<'a> Issuer<'a> {
                 && !spec.direct
                 && (spec.time_based || spec.loops > 1),
             writes: WriteContent::new(spec, seed),
+            trace: None,
+            replay: spec.replay.clone().map(|r| (r, 0)),
         }
     }
 
@@ -231,6 +237,9 @@ impl<'a> Issuer<'a> {
     /// writes, no per-I/O priorities, no cache drop per pass, and offsets its generator can
     /// hand out lean. The I/Os are the ones [`Self::next_io`] would give, in the same order.
     pub fn lean(&self) -> Option<LeanIssue> {
+        if self.replay.is_some() {
+            return None;
+        }
         let dir = match (self.trim, self.read_percent) {
             (TrimMix::None, 100) => Direction::Read,
             (TrimMix::None, 0) => Direction::Write,
@@ -262,6 +271,9 @@ impl<'a> Issuer<'a> {
     /// The direction of the next I/O (drawn first, so the rate limit can wait for it).
     #[inline(always)]
     pub fn next_direction(&mut self) -> Direction {
+        if let Some((r, at)) = &self.replay {
+            return r.ios.get(*at).map_or(Direction::Read, |io| io.dir);
+        }
         match (self.trim, self.trimmed) {
             (TrimMix::None, _) => self.offsets[0].next_direction(self.read_percent),
             (TrimMix::Only, _) | (TrimMix::ThenWrite, None) => Direction::Trim,
@@ -281,6 +293,9 @@ impl<'a> Issuer<'a> {
     ) -> Option<IoUnit> {
         if let (Direction::Write, Some((file, offset, len))) = (dir, self.trimmed.take()) {
             return Some(self.write_after_trim(slot, pool, file, offset, len, now_ns));
+        }
+        if self.replay.is_some() {
+            return self.replayed(slot, pool, now_ns);
         }
         let sizer = &self.sizers[dir.index()];
         let mut len = sizer.next(&mut self.size_rng);
@@ -303,10 +318,10 @@ impl<'a> Issuer<'a> {
         }
         let buf = pool.slot_ptr(slot as usize);
         if dir == Direction::Write {
-            self.writes.prepare(buf, len as usize, offset, now_ns);
+            self.writes.prepare(buf, len as usize, offset, &now_ns);
         }
         let (ioprio, prio_index) = self.prio(dir, len);
-        Some(IoUnit {
+        let io = IoUnit {
             slot,
             file: file as u32,
             dir,
@@ -315,7 +330,56 @@ impl<'a> Issuer<'a> {
             buf,
             ioprio,
             prio_index,
-        })
+        };
+        if let Some(t) = self.trace.as_mut() {
+            t.issued(now_ns(), &io);
+        }
+        Some(io)
+    }
+
+    /// The recorded stream's next I/O (`read_iolog`), as logged.
+    #[cold]
+    fn replayed(
+        &mut self,
+        slot: u32,
+        pool: &BufferPool,
+        now_ns: impl Fn() -> u64,
+    ) -> Option<IoUnit> {
+        let (r, at) = self.replay.as_mut()?;
+        let Some(rec) = r.ios.get(*at).copied() else {
+            return self.file_done();
+        };
+        *at += 1;
+        let len = rec.len as u64;
+        self.issued += len;
+        self.ios += 1;
+        let buf = pool.slot_ptr(slot as usize);
+        if rec.dir == Direction::Write {
+            self.writes
+                .prepare(buf, rec.len as usize, rec.offset, &now_ns);
+        }
+        let (ioprio, prio_index) = self.prio(rec.dir, len);
+        let io = IoUnit {
+            slot,
+            file: rec.file,
+            dir: rec.dir,
+            offset: rec.offset,
+            len: rec.len,
+            buf,
+            ioprio,
+            prio_index,
+        };
+        if let Some(t) = self.trace.as_mut() {
+            t.issued(now_ns(), &io);
+        }
+        Some(io)
+    }
+
+    /// When the stream's next I/O is due, in ns after the replay began; None when it is
+    /// not paced (`replay_no_stall`) or there is none.
+    pub fn replay_due_ns(&self) -> Option<u64> {
+        let (r, at) = self.replay.as_ref()?;
+        (!r.no_stall && *at < r.ios.len()).then(|| r.due_ns(*at))
     }
 
     /// `trimwrite`'s write: the block just trimmed, as fio's (same offset and length).

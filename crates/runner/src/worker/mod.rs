@@ -26,6 +26,7 @@ mod setup;
 mod stats;
 mod sync_loop;
 mod think;
+mod trace;
 mod verify;
 
 use std::cell::Cell;
@@ -72,6 +73,8 @@ pub(crate) struct WorkerResult {
     /// fsyncs issued by `fsync=N`; `None` when the job asks for none.
     pub sync: Option<DirResult>,
     pub log: Option<IoLog>,
+    /// The I/Os issued, for `write_iolog`.
+    pub trace: Option<iolab_results::IoTrace>,
     pub notes: Vec<String>,
     /// Why the engine's I/O did not take the path asked for, when it did not.
     pub fallback: Option<String>,
@@ -396,6 +399,11 @@ impl<'a, 'w> LoopState<'a, 'w> {
             interrupted: false,
             lean: false,
         };
+        if let Some(path) = &spec.logs.iolog {
+            let start = clock.ticks_to_ns(now) as u64;
+            let cap = w.job.log_cap_entries;
+            st.issue.trace = Some(Box::new(trace::Tracer::new(w.job, path, start, cap)));
+        }
         let size = w.job.files().map(|(_, r)| r.len).sum();
         st.issue.writes.dedupe = DedupeGen::new(spec, w.job_number, w.run_copies, seed, size);
         if spec.ramp_time.is_zero() {
@@ -626,6 +634,11 @@ impl<'a, 'w> LoopState<'a, 'w> {
         if let Some(v) = self.verify.as_mut().filter(|v| v.due()) {
             return Some(v.next_read_back(slot, pool));
         }
+        if let Some(due_ns) = self.issue.replay_due_ns() {
+            if !self.replay_wait(due_ns) {
+                return None;
+            }
+        }
         let mut dir = self.issue.next_direction();
         if self.rate.on {
             let mixed = (1..100).contains(&self.w.job.spec.read_percent);
@@ -658,6 +671,34 @@ impl<'a, 'w> LoopState<'a, 'w> {
             }
         }
         Some(io)
+    }
+
+    /// Waits until the replayed stream's next I/O is due, `due_ns` after the measured window
+    /// began (fio's `iolog_delay()`, against the start rather than the last I/O, so delays
+    /// do not add up); false when a stop came or the job's time ran out meanwhile.
+    #[cold]
+    fn replay_wait(&mut self, due_ns: u64) -> bool {
+        let until = self
+            .time
+            .measure_start
+            .saturating_add(self.clock.ns_to_ticks(due_ns));
+        let end = self.time.final_end();
+        loop {
+            let now = self.clock.now();
+            if now >= until {
+                return true;
+            }
+            if now >= end || self.w.stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            let left = self.clock.ticks_to_ns(until.min(end) - now) as u64;
+            match left > 200_000 {
+                true => std::thread::sleep(std::time::Duration::from_nanos(
+                    (left - 100_000).min(50_000_000),
+                )),
+                false => std::hint::spin_loop(),
+            }
+        }
     }
 
     /// Whether the job's flow group lets it issue now (always, outside a flow); when not, it

@@ -1,0 +1,196 @@
+//! fio's trace options: `write_iolog` records every I/O a job issues; `read_iolog` replays
+//! a recorded stream (fio's text iolog, version 2 or 3) with the `replay_*` options.
+
+use iolab_job::Replay;
+
+use crate::iolog::{parse, ReplayOptions};
+use crate::options::{JobDraft, OptionDef, ValueKind};
+use crate::units::{parse_bool, parse_size, parse_u32};
+
+/// `read_iolog` and its companions, resolved when the job is finished.
+#[derive(Debug, Clone, Default)]
+pub struct ReplayDraft {
+    pub path: Option<String>,
+    pub opts: ReplayOptions,
+    pub no_stall: bool,
+    pub time_scale: Option<u32>,
+}
+
+/// The largest iolog read (a trace of ~10 million I/Os).
+const MAX_LOG_BYTES: u64 = 512 << 20;
+
+impl JobDraft {
+    /// With `read_iolog`: the log read, its files made the job's, its I/Os the job's
+    /// stream, and the job sized to move exactly them (fio's `read_iolog()` adds the
+    /// files and sums the bytes into `size`).
+    pub(crate) fn apply_replay(&mut self) -> Result<(), String> {
+        let Some(path) = self.replay.path.clone() else {
+            return Ok(());
+        };
+        let text = read_log(&path)?;
+        let log = parse(&text, &self.replay.opts).map_err(|e| format!("{path}: {e}"))?;
+        if log.syncs_skipped > 0 {
+            eprintln!(
+                "iolab: read_iolog {path}: {} sync(s) in the log are not replayed",
+                log.syncs_skipped
+            );
+        }
+        let replay = Replay {
+            ios: log.ios,
+            no_stall: self.replay.no_stall,
+            time_scale_percent: self.replay.time_scale.unwrap_or(100),
+        };
+        use iolab_engine::Direction::{Read, Trim, Write};
+        let has = |d| replay.largest(d).is_some();
+        self.rw = match (has(Read), has(Write), has(Trim)) {
+            (_, _, true) if has(Read) || has(Write) => {
+                return Err(
+                    "a log mixing trims with reads or writes is not supported by iolab yet".into(),
+                )
+            }
+            (_, _, true) => super::Rw::Trim,
+            (true, true, _) => super::Rw::ReadWrite,
+            (false, true, _) => super::Rw::Write,
+            _ => super::Rw::Read,
+        };
+        for d in [Read, Write, Trim] {
+            if let Some(bs) = replay.largest(d) {
+                self.spec.block_size[d.index()] = bs;
+                self.spec.block_dist[d.index()] = iolab_job::BlockDist::Fixed;
+            }
+        }
+        let end = (0..log.files.len() as u32)
+            .map(|f| replay.end_of(f))
+            .max()
+            .unwrap_or(0);
+        // `size` is split evenly over the files: each gets the furthest end.
+        self.spec.size = Some(iolab_job::SizeSpec::Bytes(end * log.files.len() as u64));
+        self.spec.io_size = Some(iolab_job::SizeSpec::Bytes(replay.bytes()));
+        self.spec.number_ios = Some(replay.ios.len() as u64);
+        self.spec.offset = iolab_job::SizeSpec::Bytes(0);
+        self.spec.time_based = false;
+        self.filename = Some(
+            log.files
+                .iter()
+                .map(|f| f.replace(':', "\\:"))
+                .collect::<Vec<_>>()
+                .join(":"),
+        );
+        self.spec.replay = Some(replay);
+        Ok(())
+    }
+}
+
+fn read_log(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+    let mut text = String::new();
+    f.take(MAX_LOG_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("{path}: {e}"))?;
+    if text.len() as u64 > MAX_LOG_BYTES {
+        return Err(format!("{path}: larger than {} MiB", MAX_LOG_BYTES >> 20));
+    }
+    Ok(text)
+}
+
+pub static REPLAY_OPTIONS: &[OptionDef] = &[
+    OptionDef {
+        name: "write_iolog",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Record every I/O the job issues to this file in fio's iolog (version 3: µs, file, direction, offset, length), for read_iolog to replay in iolab or fio.",
+        apply: |d, v| {
+            d.spec.logs.iolog = Some(v.to_string()).filter(|s| !s.is_empty());
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "read_iolog",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Replay this fio iolog (version 2 or 3): its files, and its reads, writes and trims at their offsets and sizes, at their recorded times unless replay_no_stall; syncs in the log are not replayed (said on stderr). blktrace binaries are not read yet.",
+        apply: |d, v| {
+            d.replay.path = Some(v.to_string()).filter(|s| !s.is_empty());
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "read_iolog_chunked",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "fio reads a large iolog in pieces to save memory; iolab reads it whole (up to 512 MiB), so the I/Os are the same; checked and accepted.",
+        apply: |_, v| parse_bool(v).map(|_| ()),
+    },
+    OptionDef {
+        name: "replay_no_stall",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Replay as fast as possible, ignoring the log's times and waits.",
+        apply: |d, v| {
+            d.replay.no_stall = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "replay_redirect",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Replay every I/O of the log onto this file or device, whatever the log names.",
+        apply: |d, v| {
+            d.replay.opts.redirect = Some(v.to_string()).filter(|s| !s.is_empty());
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "replay_align",
+        alias: None,
+        kind: ValueKind::Size,
+        help: "Round the log's offsets down to this alignment (a power of two).",
+        apply: |d, v| {
+            let a = parse_size(v)?;
+            if a > 1 && !a.is_power_of_two() {
+                return Err("must be a power of two".into());
+            }
+            d.replay.opts.align = a;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "replay_scale",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Divide the log's offsets by this (default 1).",
+        apply: |d, v| {
+            d.replay.opts.scale = parse_u32(v)? as u64;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "replay_time_scale",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Replay at this percentage of the recorded speed (default 100; 200 is twice as fast).",
+        apply: |d, v| {
+            match parse_u32(v)? {
+                0 => return Err("must be at least 1".into()),
+                p => d.replay.time_scale = Some(p),
+            }
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "replay_skip",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Accepted and ignored, as fio does for text iologs: fio skips these I/O types (read, write, trim, sync) only when replaying a blktrace.",
+        apply: |_, v| {
+            for t in v.split(',').map(str::trim) {
+                if !["read", "write", "trim", "sync"].contains(&t) {
+                    return Err(format!("'{t}' is not read, write, trim or sync"));
+                }
+            }
+            Ok(())
+        },
+    },
+];
