@@ -142,7 +142,12 @@ fn dir_object(
     o.insert("drop_ios".into(), json!(0));
     o.insert(
         "slat_ns".into(),
-        latency_object(r.slat.as_ref().filter(|_| rec.slat), clock, None, false),
+        latency_object(
+            r.slat.as_ref().filter(|_| rec.slat),
+            clock,
+            spec.slat_percentiles.then_some(pcts),
+            plus,
+        ),
     );
     o.insert(
         "clat_ns".into(),
@@ -276,7 +281,13 @@ pub(crate) fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -
     o.insert("groupid".into(), json!(job.group_id));
     o.insert(
         "error".into(),
-        json!(job.error.as_ref().map_or(0, |e| e.errno)),
+        // Errors gone past (`continue_on_error`): fio's error is the first of them.
+        json!(job
+            .error
+            .as_ref()
+            .map(|e| e.errno)
+            .or(job.errors.map(|e| e.first))
+            .unwrap_or(0)),
     );
     o.insert("eta".into(), json!(0));
     o.insert(
@@ -292,6 +303,11 @@ pub(crate) fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -
     insert_depths(&mut o, job);
     for (k, v) in latency_buckets(job, &out.clock) {
         o.insert(k, v);
+    }
+    // fio adds these only with continue_on_error.
+    if let Some(e) = &job.errors {
+        o.insert("total_err".into(), json!(e.total));
+        o.insert("first_error".into(), json!(e.first));
     }
     let lt = job.lat_target.as_ref();
     let depth = lt.map_or(job.setup.iodepth, |t| t.depth);

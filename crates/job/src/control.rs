@@ -27,6 +27,8 @@ pub struct JobControl {
     pub disk_util: bool,
     /// Bytes of memory the job locks while it runs (`lockmem`), as if the machine had less.
     pub lockmem: u64,
+    /// The errors the job goes on after (`continue_on_error`, `ignore_error`).
+    pub errors: crate::ErrorPolicy,
 }
 
 impl Default for JobControl {
@@ -41,6 +43,7 @@ impl Default for JobControl {
             stats: true,
             disk_util: true,
             lockmem: 0,
+            errors: crate::ErrorPolicy::default(),
         }
     }
 }

@@ -244,6 +244,9 @@ pub struct JobSpec {
     /// Random offsets are multiples of this (bytes); `None` means the block size.
     pub block_align: Option<u64>,
     pub iodepth: u32,
+    /// Once the queue is full, let it drain to this depth before filling it again (fio's
+    /// `iodepth_low`; 0: refill at once).
+    pub iodepth_low: u32,
     /// I/Os handed to the kernel per submit call (fio's `iodepth_batch_submit`, default 1:
     /// each I/O as soon as it is ready; 0 means iodepth).
     pub iodepth_batch_submit: u32,
@@ -286,6 +289,8 @@ pub struct JobSpec {
     /// Percentiles to report, in percent.
     pub percentiles: Vec<f64>,
     pub clat_percentiles: bool,
+    /// Report submission latency percentiles too (fio's `slat_percentiles`).
+    pub slat_percentiles: bool,
     pub lat_percentiles: bool,
     /// Report every job of the same group (copies included) merged into one.
     pub group_reporting: bool,
@@ -388,6 +393,7 @@ impl JobSpec {
             block_size: [4096; Direction::COUNT],
             block_align: None,
             iodepth: 1,
+            iodepth_low: 0,
             iodepth_batch_submit: 1,
             iodepth_batch_complete_min: 1,
             iodepth_batch_complete_max: 0,
@@ -407,6 +413,7 @@ impl JobSpec {
             seed: 0x89,
             percentiles: DEFAULT_PERCENTILES.to_vec(),
             clat_percentiles: true,
+            slat_percentiles: false,
             lat_percentiles: false,
             group_reporting: false,
             recorded: Recorded::default(),
@@ -481,6 +488,7 @@ impl JobSpec {
             percentiles: self.percentiles.clone(),
             clat_percentiles: self.clat_percentiles,
             lat_percentiles: self.lat_percentiles,
+            slat_percentiles: self.slat_percentiles,
             recorded: self.recorded,
             rw_reporting: self.rw_reporting,
             latency_window_ms: self.latency_window.map(|w| w.as_millis() as u64),

@@ -118,6 +118,13 @@ fn write_dir(
         let label = format!("{prio_kind} prio {}/{}", p.class(), p.level());
         lat_line(w, &label, &p.lat, clock)?;
     }
+    if let Some(slat) = r
+        .slat
+        .as_ref()
+        .filter(|_| job.setup.slat_percentiles && rec.slat)
+    {
+        percentile_block(w, "slat", slat, clock, &job.setup.percentiles)?;
+    }
     if job.setup.clat_percentiles && rec.clat {
         percentile_block(w, "clat", &r.clat, clock, &job.setup.percentiles)?;
     }
@@ -223,9 +230,11 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
         job.setup.name,
         job.group_id,
         job.clones,
-        match &job.error {
-            None => " 0".to_string(),
-            Some(e) => format!(" {} (error={e})", e.errno),
+        match (&job.error, job.errors.filter(|e| e.first != 0)) {
+            (Some(e), _) => format!(" {} (error={e})", e.errno),
+            // Errors gone past: fio's err= is the first of them.
+            (None, Some(e)) => format!(" {} (error={})", e.first, strerror(e.first)),
+            (None, None) => " 0".to_string(),
         },
         job.setup.engine.clone(),
         job.setup.iodepth,
@@ -299,6 +308,15 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
         job.dir(Direction::Write).map_or(0, |r| r.ios),
         job.dir(Direction::Trim).map_or(0, |r| r.ios)
     )?;
+    if let Some(e) = &job.errors {
+        writeln!(
+            w,
+            "     errors    : total={}, first_error={}/<{}>",
+            e.total,
+            e.first,
+            strerror(e.first)
+        )?;
+    }
     if let Some(t) = &job.lat_target {
         writeln!(
             w,
@@ -411,6 +429,18 @@ pub fn write_normal(out: &RunOutcome, w: &mut impl Write) -> io::Result<()> {
             ""
         }
     )
+}
+
+/// C's `strerror()` text for `errno`, as fio prints it ("Success" for 0).
+fn strerror(errno: i32) -> String {
+    match errno {
+        0 => "Success".to_string(),
+        e => {
+            let s = std::io::Error::from_raw_os_error(e).to_string();
+            // Rust appends " (os error N)".
+            s.split(" (os error").next().unwrap_or(&s).to_string()
+        }
+    }
 }
 
 #[cfg(test)]

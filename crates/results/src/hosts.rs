@@ -224,6 +224,7 @@ mod tests {
             sync: None,
             logs: Vec::new(),
             traces: Vec::new(),
+            errors: None,
             target: TargetFacts {
                 path: format!("/tmp/f.{rank}").into(),
                 kind: TargetKind::File,

@@ -30,7 +30,7 @@ pub use histogram::LatencyHistogram;
 pub use hosts::{HostOutcome, HostRow, MergeError, MultiHostOutcome};
 pub use iolog::{IoEntry, IoLog, IoTrace, TraceEntry, WindowEntry};
 pub use measured::{
-    CpuUsage, DepthCounts, DirResult, DiskUsage, JobError, JobReport, LatTargetResult,
+    CpuUsage, DepthCounts, DirResult, DiskUsage, ErrorCounts, JobError, JobReport, LatTargetResult,
     LatencyWindow, PrioLatency, RateStats, RunOutcome, Sample,
 };
 pub use ordered::Metrics;

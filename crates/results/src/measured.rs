@@ -334,6 +334,18 @@ pub struct JobReport {
     /// then kept above; `None` for a job that ran to its end.
     #[serde(default)]
     pub error: Option<JobError>,
+    /// Errors the job went past (`continue_on_error`); `None` when it goes past none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<ErrorCounts>,
+}
+
+/// The errors a job went past with `continue_on_error` (fio's `total_err`, `first_error`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ErrorCounts {
+    /// Errors gone past (fio's `total_err`).
+    pub total: u64,
+    /// The first one's errno (fio's `first_error`; 0: none).
+    pub first: i32,
 }
 
 /// Why a job ended early: the errno fio reports as `err=`, and the whole message.
@@ -414,6 +426,13 @@ impl JobReport {
         self.cpu.add(&other.cpu);
         self.depth.add(&other.depth);
         self.logs.extend(other.logs.iter().cloned());
+        if let Some(o) = other.errors {
+            let e = self.errors.get_or_insert_with(ErrorCounts::default);
+            e.total += o.total;
+            if e.first == 0 {
+                e.first = o.first;
+            }
+        }
         self.traces.extend(other.traces.iter().cloned());
         match (self.sync.as_mut(), &other.sync) {
             (Some(a), Some(b)) => a.merge(b),

@@ -124,6 +124,9 @@ pub struct JobSetup {
     pub percentiles: Vec<f64>,
     pub clat_percentiles: bool,
     pub lat_percentiles: bool,
+    /// Submission latency percentiles are reported too (fio's `slat_percentiles`).
+    #[serde(default)]
+    pub slat_percentiles: bool,
     pub recorded: Recorded,
     pub rw_reporting: RwReporting,
     /// `latency_window`, in ms, when the job keeps latency summaries per window.
@@ -151,6 +154,7 @@ impl JobSetup {
             percentiles: DEFAULT_PERCENTILES.to_vec(),
             clat_percentiles: true,
             lat_percentiles: false,
+            slat_percentiles: false,
             recorded: Recorded::default(),
             rw_reporting: RwReporting::Separate,
             latency_window_ms: None,

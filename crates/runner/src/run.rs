@@ -559,6 +559,7 @@ fn report_of(
         sync: w.sync,
         logs: w.log.into_iter().collect(),
         traces: w.trace.into_iter().collect(),
+        errors: w.errors,
         target: job.facts.clone(),
         notes: w.notes,
         fallback: w.fallback,

@@ -394,6 +394,7 @@ mod tests {
             sync: None,
             logs: Vec::new(),
             traces: Vec::new(),
+            errors: None,
             target: TargetFacts {
                 path: "/dev/zram0".into(),
                 kind: TargetKind::BlockDevice,

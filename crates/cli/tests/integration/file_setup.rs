@@ -291,3 +291,51 @@ fn an_iolog_written_by_fio_replays_in_iolab_and_the_other_way_round() {
         .collect();
     assert_eq!(replayed, from_fio);
 }
+
+#[test]
+fn continue_on_error_goes_past_the_errors_fio_goes_past_and_counts_them_as_fio() {
+    if !fio_available() {
+        return;
+    }
+    // Writes past a 64 KiB RLIMIT_FSIZE fail with EFBIG (SIGXFSZ ignored, for both tools).
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    for policy in [
+        "--continue_on_error=write --ignore_error=,EFBIG",
+        "--continue_on_error=write",
+        "--continue_on_error=none",
+    ] {
+        let mut seen = Vec::new();
+        for tool in ["fio", "iolab run"] {
+            let data = dir.path().join("data");
+            let _ = fs::remove_file(&data);
+            let _ = fs::remove_file(&db);
+            let tool = match tool {
+                "fio" => "fio".to_string(),
+                _ => format!("{} run", env!("CARGO_BIN_EXE_iolab")),
+            };
+            let cmd = format!(
+                "trap '' XFSZ; exec prlimit --fsize=65536 {tool} --name=e --filename={} \
+                 --size=256k --rw=write --bs=4k --fallocate=none {policy} --output-format=json",
+                data.display()
+            );
+            let o = std::process::Command::new("bash")
+                .args(["-c", &cmd])
+                .env("IOLAB_DB", &db)
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&o.stdout);
+            let v: serde_json::Value = serde_json::from_str(&text[text.find('{').unwrap()..])
+                .unwrap_or_else(|e| panic!("{tool} {policy}: {e}: {text}"));
+            let j = &v["jobs"][0];
+            seen.push([
+                j["error"].clone(),
+                j["write"]["total_ios"].clone(),
+                j["write"]["io_bytes"].clone(),
+                j["total_err"].clone(),
+                j["first_error"].clone(),
+            ]);
+        }
+        assert_eq!(seen[1], seen[0], "iolab against fio with {policy}");
+    }
+}

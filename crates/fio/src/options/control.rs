@@ -19,7 +19,87 @@ fn parse_max_latency(v: &str) -> Result<[Option<std::time::Duration>; 3], String
     Ok(out)
 }
 
+/// fio's `str2error()` names: errno 1 to 34 in Linux's order.
+const ERRNO_NAMES: [&str; 34] = [
+    "EPERM", "ENOENT", "ESRCH", "EINTR", "EIO", "ENXIO", "E2BIG", "ENOEXEC", "EBADF", "ECHILD",
+    "EAGAIN", "ENOMEM", "EACCES", "EFAULT", "ENOTBLK", "EBUSY", "EEXIST", "EXDEV", "ENODEV",
+    "ENOTDIR", "EISDIR", "EINVAL", "ENFILE", "EMFILE", "ENOTTY", "ETXTBSY", "EFBIG", "ENOSPC",
+    "ESPIPE", "EROFS", "EMLINK", "EPIPE", "EDOM", "ERANGE",
+];
+
+/// `continue_on_error`: which kinds (read, write, verify) go on, as bits.
+fn parse_continue(v: &str) -> Result<u8, String> {
+    Ok(match v.trim() {
+        "none" | "0" => 0,
+        "read" => 1,
+        "write" => 2,
+        "io" => 3,
+        "verify" => 4,
+        "all" | "1" => 7,
+        _ => return Err("is not none, read, write, io, verify, all, 0 or 1".into()),
+    })
+}
+
+/// `ignore_error=READ,WRITE,VERIFY`, each a `:`-list of errno names (fio's: EPERM to
+/// ERANGE) or numbers; an empty list leaves that kind alone.
+fn parse_ignore(v: &str) -> Result<[Option<Vec<i32>>; 3], String> {
+    let kinds: Vec<&str> = v.split(',').collect();
+    if kinds.len() > 3 {
+        return Err("is not READ_LIST,WRITE_LIST,VERIFY_LIST".into());
+    }
+    let mut out: [Option<Vec<i32>>; 3] = Default::default();
+    for (slot, list) in out.iter_mut().zip(&kinds) {
+        let mut errs = Vec::new();
+        for e in list.split(':').map(str::trim).take_while(|e| !e.is_empty()) {
+            let n = match e.strip_prefix('E') {
+                Some(_) => ERRNO_NAMES
+                    .iter()
+                    .position(|n| *n == e)
+                    .map(|i| i as i32 + 1),
+                None => e.parse::<i32>().ok().map(i32::abs).filter(|n| *n > 0),
+            };
+            errs.push(n.ok_or_else(|| format!("unknown error {e}, please use number value"))?);
+        }
+        *slot = (!errs.is_empty()).then_some(errs);
+    }
+    Ok(out)
+}
+
+/// The job's error policy from `continue_on_error` (bits) and `ignore_error` (lists): a kind
+/// goes on when either names it, past the listed errors or fio's EIO and EILSEQ.
+pub fn error_policy(continue_bits: u8, ignore: &[Option<Vec<i32>>; 3]) -> iolab_job::ErrorPolicy {
+    let mut p = iolab_job::ErrorPolicy::default();
+    for (k, forgiven) in p.forgiven.iter_mut().enumerate() {
+        *forgiven = match (&ignore[k], continue_bits & (1 << k) != 0) {
+            (Some(list), _) => list.clone(),
+            (None, true) => iolab_job::errors::NON_FATAL.to_vec(),
+            (None, false) => Vec::new(),
+        };
+    }
+    p
+}
+
 pub static CONTROL_OPTIONS: &[OptionDef] = &[
+    OptionDef {
+        name: "continue_on_error",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Go on after a non-fatal error (EIO or EILSEQ, or those ignore_error lists) of these kinds: none (default), read, write, io, verify, all; the errors are counted (total_err, first_error).",
+        apply: |d, v| {
+            d.continue_on_error = parse_continue(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "ignore_error",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "The errors to go on after, per kind: READ,WRITE,VERIFY lists of names (EPERM to ERANGE) or numbers joined by ':' (ignore_error=,ENOSPC:122); a list turns continue_on_error on for its kind, as fio.",
+        apply: |d, v| {
+            d.ignore_error = parse_ignore(v)?;
+            Ok(())
+        },
+    },
     OptionDef {
         name: "exec_prerun",
         alias: None,
@@ -130,6 +210,19 @@ pub static CONTROL_OPTIONS: &[OptionDef] = &[
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn error_policy_is_fios() {
+        let p = error_policy(parse_continue("write").unwrap(), &Default::default());
+        assert!(p.forgives(iolab_job::ErrorKind::Write, libc::EIO));
+        assert!(!p.forgives(iolab_job::ErrorKind::Read, libc::EIO));
+        let ignore = parse_ignore(",ENOSPC:122").unwrap();
+        let p = error_policy(0, &ignore);
+        assert!(p.forgives(iolab_job::ErrorKind::Write, libc::ENOSPC));
+        assert!(p.forgives(iolab_job::ErrorKind::Write, 122));
+        assert!(!p.forgives(iolab_job::ErrorKind::Write, libc::EIO));
+        assert!(parse_ignore("EWHAT").is_err());
+    }
 
     #[test]
     fn max_latency_splits_as_fio() {

@@ -72,7 +72,44 @@ pub fn format_filename(format: &str, job: &str, copy: u32, file: u32) -> String 
     out
 }
 
+/// fio's `opendir`: every regular file below `dir`, recursively (sorted, where fio takes
+/// the directory's own order), as a `filename` list.
+pub fn files_below(dir: &str) -> Result<String, String> {
+    fn walk(d: &std::path::Path, out: &mut Vec<String>, depth: usize) -> std::io::Result<()> {
+        if depth > 64 {
+            return Ok(());
+        }
+        let mut entries: Vec<_> = std::fs::read_dir(d)?.collect::<Result<_, _>>()?;
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let t = e.file_type()?;
+            if t.is_dir() {
+                walk(&e.path(), out, depth + 1)?;
+            } else if t.is_file() {
+                out.push(e.path().display().to_string().replace(':', "\\:"));
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(std::path::Path::new(dir), &mut out, 0).map_err(|e| format!("{dir}: {e}"))?;
+    if out.is_empty() {
+        return Err(format!("{dir} holds no regular file"));
+    }
+    Ok(out.join(":"))
+}
+
 pub static FILE_OPTIONS: &[OptionDef] = &[
+    OptionDef {
+        name: "opendir",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Use every regular file below this directory, recursively, as the job's files (symlinks are not followed).",
+        apply: |d, v| {
+            d.filename = Some(files_below(v.trim())?);
+            Ok(())
+        },
+    },
     OptionDef {
         name: "filename_format",
         alias: None,

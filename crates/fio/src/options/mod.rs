@@ -121,6 +121,9 @@ pub struct JobDraft {
     pub bs_unaligned: bool,
     /// `read_iolog` and the `replay_*` options.
     pub replay: replay::ReplayDraft,
+    /// `continue_on_error` (bits: read, write, verify) and `ignore_error`'s lists.
+    pub continue_on_error: u8,
+    pub ignore_error: [Option<Vec<i32>>; 3],
 }
 
 /// fio's `file_service_type` values iolab has (the zipf, pareto and normal choices are not).
@@ -170,6 +173,8 @@ impl JobDraft {
             log_epoch_clock: 0,
             bs_unaligned: false,
             replay: Default::default(),
+            continue_on_error: 0,
+            ignore_error: Default::default(),
         }
     }
 
@@ -418,6 +423,8 @@ impl JobDraft {
             b.zero = false;
             b.refill = b.compress_percent > 0 || self.spec.read_percent > 0;
         }
+        self.spec.control.errors =
+            control::error_policy(self.continue_on_error, &self.ignore_error);
         if self.bs_unaligned {
             for dist in &mut self.spec.block_dist {
                 if let BlockDist::Range { min } = *dist {
@@ -878,6 +885,16 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "iodepth_low",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Once the queue is full, let it drain to this many in flight before filling it again (default: iodepth, always kept full).",
+        apply: |d, v| {
+            d.spec.iodepth_low = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "iodepth_batch_submit",
         alias: Some("iodepth_batch"),
         kind: ValueKind::Int,
@@ -1187,6 +1204,16 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "Latency percentiles to report, separated by ':' (default: fio's list plus 99.999).",
         apply: |d, v| {
             d.spec.percentiles = parse_percentiles(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "slat_percentiles",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Report submission latency percentiles too (asynchronous engines; synchronous ones have no slat, as in fio).",
+        apply: |d, v| {
+            d.spec.slat_percentiles = parse_bool(v)?;
             Ok(())
         },
     },
@@ -1888,6 +1915,7 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
         .chain(crate::options::verify::VERIFY_OPTIONS)
         .chain(crate::options::cmdprio::CMDPRIO_OPTIONS)
         .chain(crate::options::zone::ZONE_OPTIONS)
+        .chain(crate::options::zone::ZBD_OPTIONS)
         .chain(crate::options::profile::PROFILE_OPTIONS)
         .chain(crate::options::steady::STEADY_OPTIONS)
         .chain(crate::options::lat_target::LAT_TARGET_OPTIONS)

@@ -100,6 +100,40 @@ pub static ZONE_OPTIONS: &[OptionDef] = &[
     },
 ];
 
+const ZBD_ONLY: &str = "Accepted and ignored, as fio does outside zonemode=zbd (the only mode it applies to; iolab does not have zbd yet, so it is never in effect)";
+
+fn zbd_number(_: &mut JobDraft, v: &str) -> Result<(), String> {
+    let t = v.trim();
+    match t.parse::<f64>() {
+        Ok(x) if x >= 0.0 => Ok(()),
+        _ => parse_size(t).map(|_| ()),
+    }
+}
+
+const fn zbd_only(name: &'static str, kind: ValueKind) -> OptionDef {
+    OptionDef {
+        name,
+        alias: None,
+        kind,
+        help: ZBD_ONLY,
+        apply: match kind {
+            ValueKind::Bool => |_, v| crate::units::parse_bool(v).map(|_| ()),
+            _ => zbd_number,
+        },
+    }
+}
+
+/// fio's options of `zonemode=zbd` alone (zbd.c reads them, nothing else does).
+pub static ZBD_OPTIONS: &[OptionDef] = &[
+    zbd_only("zonecapacity", ValueKind::Size),
+    zbd_only("read_beyond_wp", ValueKind::Bool),
+    zbd_only("max_open_zones", ValueKind::Int),
+    zbd_only("job_max_open_zones", ValueKind::Int),
+    zbd_only("ignore_zone_limits", ValueKind::Bool),
+    zbd_only("zone_reset_threshold", ValueKind::Str),
+    zbd_only("zone_reset_frequency", ValueKind::Str),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,6 +63,10 @@ struct Slots {
     defer_last: bool,
     /// Each I/O reads the clock for its start; false: it starts at the loop's last read.
     start_each: bool,
+    /// fio's `iodepth_low`: once the queue is full, let it drain to this many before
+    /// filling it again (`usize::MAX`: always refill), and whether it is draining now.
+    low: usize,
+    draining: bool,
 }
 
 impl Slots {
@@ -75,6 +79,26 @@ impl Slots {
             inflight: 0,
             defer_last,
             start_each,
+            low: usize::MAX,
+            draining: false,
+        }
+    }
+
+    /// Whether new I/O may go in: a free slot, and not draining to `iodepth_low` (the
+    /// drain ends once the queue is that low).
+    #[inline(always)]
+    fn room(&mut self) -> bool {
+        if self.draining && self.inflight <= self.low {
+            self.draining = false;
+        }
+        !self.free.is_empty() && !self.draining
+    }
+
+    /// After a round of submits: a full queue starts draining to `iodepth_low`.
+    #[inline(always)]
+    fn filled(&mut self) {
+        if self.low != usize::MAX && self.free.is_empty() {
+            self.draining = true;
         }
     }
 }
@@ -100,6 +124,10 @@ impl LoopState<'_, '_> {
             return self.run_lean(engine, pool, job);
         }
         let mut q = Slots::new(pool.slots(), defer_last, start_each);
+        let low = spec.iodepth_low as usize;
+        if low > 0 && low < pool.slots() {
+            q.low = low;
+        }
         let mut stopping = false;
         let mut now = self.clock.now();
         loop {
@@ -107,10 +135,10 @@ impl LoopState<'_, '_> {
                 stopping = true;
                 self.end_measuring(now);
             }
-            let room =
-                !q.free.is_empty() && self.search.as_ref().is_none_or(|s| s.room(q.inflight));
+            let room = q.room() && self.search.as_ref().is_none_or(|s| s.room(q.inflight));
             if !stopping && !self.bytes_done() && room && !self.syncer.pending {
                 q.inflight += self.submit(engine, pool, &mut q, now)?;
+                q.filled();
             }
             if !stopping && self.think.as_ref().is_some_and(|t| t.pending) {
                 now = self.think_pause(engine, &mut q, stopping)?;
@@ -163,7 +191,10 @@ impl LoopState<'_, '_> {
             || spec.fdatasync_every > 0
             || spec.sync_file_range.0 > 0;
         let limited = self.max_lat.iter().any(|m| *m != u64::MAX);
-        let paced = paced || limited;
+        let paced = paced
+            || limited
+            || (spec.iodepth_low > 0 && spec.iodepth_low < spec.iodepth)
+            || spec.control.errors.on();
         if !fits || paced || !self.w.lean_loop {
             return None;
         }
@@ -185,10 +216,16 @@ impl LoopState<'_, '_> {
             let c = q.done[i];
             let f = q.flight[c.slot as usize];
             if c.result != f.io.len as i64 {
-                // Drain the rest before returning, so no buffer is freed under the kernel.
-                q.inflight -= n;
-                drain(engine, &mut q.done, q.inflight);
-                return Err(self.io_error(&f.io, c.result));
+                if let Err(e) = self.forgive_or_fail(&f.io, c.result) {
+                    // Drain the rest before returning, so no buffer is freed under the
+                    // kernel.
+                    q.inflight -= n;
+                    drain(engine, &mut q.done, q.inflight);
+                    return Err(e);
+                }
+                // Gone past (`continue_on_error`): the slot is free, nothing is recorded.
+                q.free.push(c.slot);
+                continue;
             }
             q.free.push(c.slot);
             if !stopping {
@@ -204,7 +241,7 @@ impl LoopState<'_, '_> {
                     return Err(e);
                 }
             }
-            if let Err(e) = self.verify_completed(&f.io) {
+            if let Err(e) = self.verify_or_forgive(&f.io) {
                 q.inflight -= n;
                 drain(engine, &mut q.done, q.inflight);
                 return Err(e);

@@ -68,6 +68,7 @@ impl LoopState<'_, '_> {
             sync: sync_result,
             log,
             trace,
+            errors: self.errors.result(),
             notes,
             fallback: None,
             engine_setup: None,

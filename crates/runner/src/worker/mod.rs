@@ -36,6 +36,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use iolab_engine::{
     open_engine, BufferPool, Direction, EngineTarget, EngineVisitor, IoEngine, IoUnit,
 };
+use iolab_job::ErrorKind;
 use iolab_results::{DepthCounts, DirResult, SAMPLE_INTERVAL_NS};
 use iolab_stats::Clock;
 
@@ -75,6 +76,8 @@ pub(crate) struct WorkerResult {
     pub log: Option<IoLog>,
     /// The I/Os issued, for `write_iolog`.
     pub trace: Option<iolab_results::IoTrace>,
+    /// Errors gone past (`continue_on_error`).
+    pub errors: Option<iolab_results::ErrorCounts>,
     pub notes: Vec<String>,
     /// Why the engine's I/O did not take the path asked for, when it did not.
     pub fallback: Option<String>,
@@ -241,6 +244,45 @@ impl Worker<'_> {
     }
 }
 
+/// The errors a job went past (fio's `total_err_count`, `first_error`), under its policy.
+pub(super) struct ErrorTally {
+    policy: iolab_job::ErrorPolicy,
+    pub total: u64,
+    pub first: i32,
+}
+
+impl ErrorTally {
+    fn new(policy: &iolab_job::ErrorPolicy) -> ErrorTally {
+        ErrorTally {
+            policy: policy.clone(),
+            total: 0,
+            first: 0,
+        }
+    }
+
+    /// Whether the job goes on after `errno` of `kind`. With a policy, every error is
+    /// counted, the fatal one too (fio's `total_err` then counts it).
+    fn forgive(&mut self, kind: ErrorKind, errno: i32) -> bool {
+        if !self.policy.on() {
+            return false;
+        }
+        self.total += 1;
+        if self.first == 0 {
+            self.first = errno;
+        }
+        self.policy.forgives(kind, errno)
+    }
+
+    /// What the results carry: the counts where the policy is on (fio prints them only
+    /// with `continue_on_error`).
+    pub fn result(&self) -> Option<iolab_results::ErrorCounts> {
+        self.policy.on().then_some(iolab_results::ErrorCounts {
+            total: self.total,
+            first: self.first,
+        })
+    }
+}
+
 /// Receives the concrete engine and runs the loop for it.
 struct Looper<'a, 'w> {
     w: &'a Worker<'w>,
@@ -355,6 +397,8 @@ struct LoopState<'a, 'w> {
     restart_when_drained: bool,
     /// fio's `max_latency` per direction, in ticks (`u64::MAX`: none).
     max_lat: [u64; 3],
+    /// Errors gone past (`continue_on_error`).
+    errors: ErrorTally,
     interrupted: bool,
     /// The job ran in the lean loop.
     lean: bool,
@@ -396,6 +440,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 u64::MAX => u64::MAX,
                 ns => clock.ns_to_ticks(ns),
             }),
+            errors: ErrorTally::new(&spec.control.errors),
             interrupted: false,
             lean: false,
         };
@@ -716,6 +761,42 @@ impl<'a, 'w> LoopState<'a, 'w> {
     }
 
     /// What the verifier makes of a completed I/O (after its latency was recorded).
+    /// A failed I/O: counted and gone past when the job's `continue_on_error` forgives it
+    /// (fio's `td_non_fatal_error()`), else the job's error.
+    #[cold]
+    fn forgive_or_fail(&mut self, io: &IoUnit, result: i64) -> Result<(), RunError> {
+        let kind = match io.dir {
+            Direction::Write => ErrorKind::Write,
+            _ => ErrorKind::Read,
+        };
+        // fio counts a failed I/O among the direction's I/Os (`total_io_u`, and so its
+        // IOPS), with no bytes and no latency.
+        self.rec.stats[io.dir.index()].ios += 1;
+        // A short transfer is fio's EIO.
+        let errno = if result < 0 {
+            (-result) as i32
+        } else {
+            libc::EIO
+        };
+        match self.errors.forgive(kind, errno) {
+            true => Ok(()),
+            false => Err(self.io_error(io, result)),
+        }
+    }
+
+    /// As [`Self::verify_completed`], a mismatch gone past when `continue_on_error` forgives
+    /// verify errors (EILSEQ).
+    #[inline(always)]
+    fn verify_or_forgive(&mut self, io: &IoUnit) -> Result<(), RunError> {
+        match self.verify_completed(io) {
+            Err(e) if self.errors.forgive(ErrorKind::Verify, libc::EILSEQ) => {
+                let _ = e;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
     #[inline(always)]
     fn verify_completed(&mut self, io: &IoUnit) -> Result<(), RunError> {
         match self.verify.as_mut().map(|v| v.completed(io)) {

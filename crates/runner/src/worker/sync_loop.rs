@@ -35,7 +35,7 @@ impl LoopState<'_, '_> {
                 QueueStatus::Completed(r) if r == io.len as i64 => {
                     self.rec.completed_sync(now, &io, now - t0);
                     self.max_checked(&io, now - t0)?;
-                    self.verify_completed(&io)?;
+                    self.verify_or_forgive(&io)?;
                     if self.search.is_some() {
                         self.lat_checked(&io, now - t0, now)?;
                         if self.search_done(now) {
@@ -56,7 +56,7 @@ impl LoopState<'_, '_> {
                         self.take_samples(now)?;
                     }
                 }
-                QueueStatus::Completed(r) => return Err(self.io_error(&io, r)),
+                QueueStatus::Completed(r) => self.forgive_or_fail(&io, r)?,
                 QueueStatus::Queued | QueueStatus::Busy => return Err(self.not_synchronous()),
             }
         }
