@@ -284,7 +284,7 @@ mod tests {
         assert_eq!(suggest("ioengin", have.clone()), Some("ioengine"));
         assert_eq!(suggest("zzzzzzzz", have), None);
         assert!(matches!(
-            unknown_or_unsupported("zonecapacity", std::iter::empty()),
+            unknown_or_unsupported("verify_state_save", std::iter::empty()),
             FioError::Unsupported(_)
         ));
     }
