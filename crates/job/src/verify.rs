@@ -79,6 +79,9 @@ pub struct Verify {
     /// Read back after every this many completed writes instead of only at the end
     /// (`verify_backlog`); 0: at the end.
     pub backlog: u32,
+    /// Blocks read back each time the backlog fills (`verify_backlog_batch`; 0: the whole
+    /// backlog).
+    pub backlog_batch: u32,
     /// Write the bad block and the expected one to files beside the target on a mismatch
     /// (`verify_dump`).
     pub dump: bool,
@@ -94,6 +97,7 @@ impl Verify {
             after_writes: true,
             only: false,
             backlog: 0,
+            backlog_batch: 0,
             dump: false,
         }
     }

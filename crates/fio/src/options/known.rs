@@ -15,7 +15,6 @@ pub static FIO_ONLY: &[&str] = &[
     "serialize_overlap",
     "priority",
     "verify_async_cpus",
-    "verify_backlog_batch",
     "verify_state_load",
     "verify_state_save",
     "trim_percentage",

@@ -175,6 +175,16 @@ pub static VERIFY_OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "verify_backlog_batch",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Blocks read back each time verify_backlog fills (default: the whole backlog); fewer leaves the rest for later.",
+        apply: |d, v| {
+            settings(d).backlog_batch = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "verify_interval",
         alias: None,
         kind: ValueKind::Size,

@@ -27,6 +27,9 @@ pub(super) struct Verifier {
     keep_log: bool,
     read_back: usize,
     backlog: usize,
+    /// Read-backs per full backlog (`verify_backlog_batch`), and those left of the current.
+    batch: usize,
+    batch_left: usize,
     /// Reading back what is left, the writes being done.
     pub final_pass: bool,
     /// Slots whose I/O is a read-back (so its completion is checked).
@@ -56,6 +59,11 @@ impl Verifier {
             keep_log,
             read_back: 0,
             backlog: v.backlog as usize,
+            batch: match v.backlog_batch {
+                0 => v.backlog as usize,
+                b => b as usize,
+            },
+            batch_left: 0,
             final_pass: false,
             from_log: vec![false; depth],
             writes: 0,
@@ -69,7 +77,10 @@ impl Verifier {
     #[inline]
     pub fn due(&self) -> bool {
         let waiting = self.log.len() - self.read_back;
-        waiting > 0 && (self.final_pass || (self.backlog > 0 && waiting >= self.backlog))
+        waiting > 0
+            && (self.final_pass
+                || self.batch_left > 0
+                || (self.backlog > 0 && waiting >= self.backlog))
     }
 
     /// The final pass has read everything back.
@@ -88,6 +99,13 @@ impl Verifier {
     pub fn next_read_back(&mut self, slot: u32, pool: &BufferPool) -> IoUnit {
         let p = self.log[self.read_back];
         self.read_back += 1;
+        // A full backlog starts a batch of `verify_backlog_batch` read-backs.
+        if !self.final_pass {
+            if self.batch_left == 0 {
+                self.batch_left = self.batch;
+            }
+            self.batch_left -= 1;
+        }
         if self.read_back == self.log.len() {
             // All read back: start over, so a long run's log stays as short as its backlog.
             self.log.clear();
