@@ -359,6 +359,9 @@ pub struct JobSpec {
     /// Summarise latency (p50/p99/p99.99/max) per window of this length as well as over the
     /// whole run: latency over time, for consistency runs.
     pub latency_window: Option<Duration>,
+    /// Bandwidth and IOPS are averaged over these many ms (fio's `bwavgtime`,
+    /// `iopsavgtime`; 500 each by default).
+    pub avg_ms: [u32; 2],
     /// Check what is read back (fio's `verify`): writes carry headers and checksums, reads
     /// are checked, and a write job reads its blocks back when its writes are done.
     pub verify: Option<crate::Verify>,
@@ -447,6 +450,7 @@ impl JobSpec {
             buffers: BufferContent::default(),
             logs: LogSpec::default(),
             latency_window: None,
+            avg_ms: [500, 500],
             verify: None,
             files: crate::FileSetup::default(),
             control: crate::JobControl::default(),
@@ -475,6 +479,11 @@ impl JobSpec {
     }
 
     /// The job as its results describe it.
+    /// How the job's bandwidth and IOPS are sampled (see [`iolab_results::Sampling`]).
+    pub fn sampling(&self) -> iolab_results::Sampling {
+        iolab_results::Sampling::for_averages(self.avg_ms[0], self.avg_ms[1])
+    }
+
     pub fn setup(&self) -> iolab_results::JobSetup {
         iolab_results::JobSetup {
             name: self.name.clone(),

@@ -31,7 +31,7 @@ pub use hosts::{HostOutcome, HostRow, MergeError, MultiHostOutcome};
 pub use iolog::{IoEntry, IoLog, IoTrace, TraceEntry, WindowEntry};
 pub use measured::{
     CpuUsage, DepthCounts, DirResult, DiskUsage, ErrorCounts, JobError, JobReport, LatTargetResult,
-    LatencyWindow, PrioLatency, RateStats, RunOutcome, Sample,
+    LatencyWindow, PrioLatency, RateStats, RunOutcome, Sample, Sampling,
 };
 pub use ordered::Metrics;
 pub use record::{

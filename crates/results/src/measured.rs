@@ -32,6 +32,49 @@ pub struct DirResult {
     /// priorities per I/O (`cmdprio*`).
     #[serde(default)]
     pub prios: Vec<PrioLatency>,
+    /// How the samples were taken and are averaged (fio's `bwavgtime`, `iopsavgtime`).
+    #[serde(default)]
+    pub sampling: Sampling,
+}
+
+/// The sampling of bandwidth and IOPS: one sample every `every_ms`, averaged over
+/// `bw_ms` for bandwidth and `iops_ms` for IOPS (both multiples of `every_ms`; fio's
+/// `bwavgtime` and `iopsavgtime`, 500 ms by default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sampling {
+    pub every_ms: u32,
+    pub bw_ms: u32,
+    pub iops_ms: u32,
+}
+
+impl Default for Sampling {
+    fn default() -> Sampling {
+        let ms = (SAMPLE_INTERVAL_NS / 1_000_000) as u32;
+        Sampling {
+            every_ms: ms,
+            bw_ms: ms,
+            iops_ms: ms,
+        }
+    }
+}
+
+impl Sampling {
+    /// Sampling for `bw_ms` and `iops_ms`: a sample at their greatest common divisor.
+    pub fn for_averages(bw_ms: u32, iops_ms: u32) -> Sampling {
+        fn gcd(a: u32, b: u32) -> u32 {
+            if b == 0 {
+                a
+            } else {
+                gcd(b, a % b)
+            }
+        }
+        let (bw_ms, iops_ms) = (bw_ms.max(1), iops_ms.max(1));
+        Sampling {
+            every_ms: gcd(bw_ms, iops_ms),
+            bw_ms,
+            iops_ms,
+        }
+    }
 }
 
 /// The latencies of the I/Os of one priority.
@@ -120,11 +163,22 @@ impl RateStats {
 
 impl DirResult {
     /// Bandwidth (KiB/s) and IOPS over the sampling intervals: fio's bw_* and iops_*.
+    /// Samples are summed over each whole `bwavgtime` (`iopsavgtime`) first; a part at the
+    /// end is left out, as fio takes a sample only when its time is up.
     pub fn sample_rates(&self) -> (RateStats, RateStats) {
-        let secs = SAMPLE_INTERVAL_NS as f64 / 1e9;
+        let s = self.sampling;
+        let per = |ms: u32| (ms / s.every_ms.max(1)).max(1) as usize;
+        let (bw_n, iops_n) = (per(s.bw_ms), per(s.iops_ms));
+        let bw_secs = (bw_n as u32 * s.every_ms) as f64 / 1e3;
+        let iops_secs = (iops_n as u32 * s.every_ms) as f64 / 1e3;
+        let sums = |n: usize, f: fn(&Sample) -> u64| {
+            self.samples
+                .chunks_exact(n)
+                .map(move |c| c.iter().map(f).sum::<u64>() as f64)
+        };
         (
-            RateStats::of(self.samples.iter().map(|s| s.bytes as f64 / 1024.0 / secs)),
-            RateStats::of(self.samples.iter().map(|s| s.ios as f64 / secs)),
+            RateStats::of(sums(bw_n, |s| s.bytes).map(|b| b / 1024.0 / bw_secs)),
+            RateStats::of(sums(iops_n, |s| s.ios).map(|n| n / iops_secs)),
         )
     }
 
@@ -138,6 +192,7 @@ impl DirResult {
             samples: Vec::new(),
             windows: Vec::new(),
             prios: Vec::new(),
+            sampling: Sampling::default(),
         }
     }
 

@@ -277,8 +277,9 @@ impl JobRecord {
         if r.samples.is_empty() {
             return;
         }
-        let secs = SAMPLE_INTERVAL_NS as f64 / 1e9;
-        let t = |i: usize| ((i as u64 + 1) * SAMPLE_INTERVAL_NS / 1_000_000) as i64;
+        let every = r.sampling.every_ms as u64;
+        let secs = every as f64 / 1e3;
+        let t = |i: usize| ((i as u64 + 1) * every) as i64;
         let iops = r.samples.iter().enumerate();
         let iops = iops.map(|(i, s)| (t(i), s.ios as f64 / secs)).collect();
         let bw = r.samples.iter().enumerate();

@@ -26,8 +26,6 @@ pub static FIO_ONLY: &[&str] = &[
     "log_hist_msec",
     "log_hist_coarseness",
     "block_error_percentiles",
-    "bwavgtime",
-    "iopsavgtime",
     "significant_figures",
     "merge_blktrace_file",
     "merge_blktrace_scalars",

@@ -18,6 +18,7 @@ pub mod pattern;
 pub mod process;
 pub mod profile;
 pub mod replay;
+pub mod report;
 pub mod run;
 pub mod steady;
 pub mod verify;
@@ -1912,6 +1913,7 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
         .chain(pattern::PATTERN_OPTIONS)
         .chain(memory::MEMORY_OPTIONS)
         .chain(replay::REPLAY_OPTIONS)
+        .chain(report::REPORT_OPTIONS)
         .chain(crate::options::verify::VERIFY_OPTIONS)
         .chain(crate::options::cmdprio::CMDPRIO_OPTIONS)
         .chain(crate::options::zone::ZONE_OPTIONS)

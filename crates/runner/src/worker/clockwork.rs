@@ -5,7 +5,6 @@
 
 use std::time::Duration;
 
-use iolab_results::SAMPLE_INTERVAL_NS;
 use iolab_stats::Clock;
 
 use crate::cpu::CpuSnapshot;
@@ -51,6 +50,7 @@ impl Timeline {
         runtime: Option<Duration>,
         window: Option<Duration>,
         tally: bool,
+        sample_every: Duration,
     ) -> Timeline {
         Timeline {
             measuring: false,
@@ -58,9 +58,7 @@ impl Timeline {
             deadline: now.saturating_add(clock.duration_to_ticks(ramp)),
             measure_start: now,
             measure_end: now,
-            sample_ticks: clock
-                .duration_to_ticks(Duration::from_nanos(SAMPLE_INTERVAL_NS))
-                .max(1),
+            sample_ticks: clock.duration_to_ticks(sample_every).max(1),
             sample_due: u64::MAX,
             window_ticks: window.map_or(0, |d| clock.duration_to_ticks(d).max(1)),
             window_due: u64::MAX,

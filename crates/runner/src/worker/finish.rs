@@ -47,6 +47,7 @@ impl LoopState<'_, '_> {
             samples: Vec::new(),
             windows: Vec::new(),
             prios: Vec::new(),
+            sampling: spec.sampling(),
         });
         // A write job that verified reports its reads back, as fio.
         let verify_reads = self.verify.is_some() && self.rec.stats[0].ios > 0;
@@ -54,9 +55,9 @@ impl LoopState<'_, '_> {
         let [read, write, trim] = self.rec.stats;
         WorkerResult {
             dirs: [
-                issued[0].then(|| dir_result(read, sync)),
-                issued[1].then(|| dir_result(write, sync)),
-                issued[2].then(|| dir_result(trim, sync)),
+                issued[0].then(|| dir_result(read, sync, spec.sampling())),
+                issued[1].then(|| dir_result(write, sync, spec.sampling())),
+                issued[2].then(|| dir_result(trim, sync, spec.sampling())),
             ],
             runtime_ticks: self
                 .time
@@ -94,8 +95,9 @@ impl LoopState<'_, '_> {
     }
 }
 
-fn dir_result(st: DirStats, sync: bool) -> DirResult {
+fn dir_result(st: DirStats, sync: bool, sampling: iolab_results::Sampling) -> DirResult {
     DirResult {
+        sampling,
         ios: st.ios,
         bytes: st.bytes,
         samples: st.samples,

@@ -37,7 +37,7 @@ use iolab_engine::{
     open_engine, BufferPool, Direction, EngineTarget, EngineVisitor, IoEngine, IoUnit,
 };
 use iolab_job::ErrorKind;
-use iolab_results::{DepthCounts, DirResult, SAMPLE_INTERVAL_NS};
+use iolab_results::{DepthCounts, DirResult};
 use iolab_stats::Clock;
 
 use crate::cpu::CpuSnapshot;
@@ -416,6 +416,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             spec.runtime,
             spec.latency_window,
             w.tally.is_some(),
+            std::time::Duration::from_millis(spec.sampling().every_ms as u64),
         );
         let (min, max) = spec.effective_batch_complete();
         let mut st = LoopState {
@@ -925,7 +926,7 @@ fn recorder(w: &Worker<'_>, clock: &Clock) -> Recorder {
     let spec = &w.job.spec;
     // Room for every sample of a time-based run, so the loop never grows the vectors.
     let expected_samples = spec.runtime.filter(|_| spec.recorded.bw).map_or(64, |r| {
-        (r.as_nanos() / SAMPLE_INTERVAL_NS as u128) as usize + 2
+        (r.as_millis() / spec.sampling().every_ms.max(1) as u128) as usize + 2
     });
     let expected_windows = spec.latency_window.map(|w| {
         spec.runtime
