@@ -378,6 +378,7 @@ mod tests {
             ],
             windows: Vec::new(),
             prios: Vec::new(),
+            sampling: Default::default(),
         };
         let spec = JobSpec::new("qd1", "/dev/zram0");
         let job = JobReport {
