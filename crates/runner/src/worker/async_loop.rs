@@ -232,9 +232,12 @@ impl LoopState<'_, '_> {
                 let (start, sub) = (f.start_t, f.submit_t);
                 self.rec
                     .completed(now, &f.io, sub - start, now - sub, now - start);
-                let checked = self
-                    .max_checked(&f.io, now - start)
-                    .and_then(|()| self.lat_checked(&f.io, now - start, now));
+                let checked = match self.lat_checks {
+                    false => Ok(()),
+                    true => self
+                        .max_checked(&f.io, now - start)
+                        .and_then(|()| self.lat_checked(&f.io, now - start, now)),
+                };
                 if let Err(e) = checked {
                     q.inflight -= n;
                     drain(engine, &mut q.done, q.inflight);

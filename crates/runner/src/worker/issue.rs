@@ -49,6 +49,8 @@ pub(super) struct Issuer<'a> {
     pub trace: Option<Box<super::trace::Tracer>>,
     /// A recorded stream to issue instead (`read_iolog`), and how far it has got.
     pub replay: Option<(iolab_job::Replay, usize)>,
+    /// Either of the two above is on: one test per I/O keeps both off the common path.
+    pub special: bool,
 }
 
 /// What each write carries beyond the pool's contents: fresh random data or fio's stamps.
@@ -229,6 +231,7 @@ impl<'a> Issuer<'a> {
             writes: WriteContent::new(spec, seed),
             trace: None,
             replay: spec.replay.clone().map(|r| (r, 0)),
+            special: spec.replay.is_some(),
         }
     }
 
@@ -271,8 +274,10 @@ impl<'a> Issuer<'a> {
     /// The direction of the next I/O (drawn first, so the rate limit can wait for it).
     #[inline(always)]
     pub fn next_direction(&mut self) -> Direction {
-        if let Some((r, at)) = &self.replay {
-            return r.ios.get(*at).map_or(Direction::Read, |io| io.dir);
+        if self.special {
+            if let Some((r, at)) = &self.replay {
+                return r.ios.get(*at).map_or(Direction::Read, |io| io.dir);
+            }
         }
         match (self.trim, self.trimmed) {
             (TrimMix::None, _) => self.offsets[0].next_direction(self.read_percent),
@@ -291,11 +296,41 @@ impl<'a> Issuer<'a> {
         pool: &BufferPool,
         now_ns: impl Fn() -> u64,
     ) -> Option<IoUnit> {
+        if self.special {
+            return self.next_io_special(dir, slot, pool, now_ns);
+        }
+        self.next_io_plain(dir, slot, pool, now_ns)
+    }
+
+    /// [`Self::next_io`] with a replay or a trace on.
+    #[cold]
+    fn next_io_special(
+        &mut self,
+        dir: Direction,
+        slot: u32,
+        pool: &BufferPool,
+        now_ns: impl Fn() -> u64,
+    ) -> Option<IoUnit> {
+        let io = match self.replay.is_some() {
+            true => self.replayed(slot, pool, &now_ns),
+            false => self.next_io_plain(dir, slot, pool, &now_ns),
+        }?;
+        if let Some(t) = self.trace.as_mut() {
+            t.issued(now_ns(), &io);
+        }
+        Some(io)
+    }
+
+    #[inline(always)]
+    fn next_io_plain(
+        &mut self,
+        dir: Direction,
+        slot: u32,
+        pool: &BufferPool,
+        now_ns: impl Fn() -> u64,
+    ) -> Option<IoUnit> {
         if let (Direction::Write, Some((file, offset, len))) = (dir, self.trimmed.take()) {
             return Some(self.write_after_trim(slot, pool, file, offset, len, now_ns));
-        }
-        if self.replay.is_some() {
-            return self.replayed(slot, pool, now_ns);
         }
         let sizer = &self.sizers[dir.index()];
         let mut len = sizer.next(&mut self.size_rng);
@@ -321,7 +356,7 @@ impl<'a> Issuer<'a> {
             self.writes.prepare(buf, len as usize, offset, &now_ns);
         }
         let (ioprio, prio_index) = self.prio(dir, len);
-        let io = IoUnit {
+        Some(IoUnit {
             slot,
             file: file as u32,
             dir,
@@ -330,11 +365,7 @@ impl<'a> Issuer<'a> {
             buf,
             ioprio,
             prio_index,
-        };
-        if let Some(t) = self.trace.as_mut() {
-            t.issued(now_ns(), &io);
-        }
-        Some(io)
+        })
     }
 
     /// The recorded stream's next I/O (`read_iolog`), as logged.
@@ -359,7 +390,7 @@ impl<'a> Issuer<'a> {
                 .prepare(buf, rec.len as usize, rec.offset, &now_ns);
         }
         let (ioprio, prio_index) = self.prio(rec.dir, len);
-        let io = IoUnit {
+        Some(IoUnit {
             slot,
             file: rec.file,
             dir: rec.dir,
@@ -368,15 +399,12 @@ impl<'a> Issuer<'a> {
             buf,
             ioprio,
             prio_index,
-        };
-        if let Some(t) = self.trace.as_mut() {
-            t.issued(now_ns(), &io);
-        }
-        Some(io)
+        })
     }
 
     /// When the stream's next I/O is due, in ns after the replay began; None when it is
     /// not paced (`replay_no_stall`) or there is none.
+    #[cold]
     pub fn replay_due_ns(&self) -> Option<u64> {
         let (r, at) = self.replay.as_ref()?;
         (!r.no_stall && *at < r.ios.len()).then(|| r.due_ns(*at))

@@ -397,6 +397,8 @@ struct LoopState<'a, 'w> {
     restart_when_drained: bool,
     /// fio's `max_latency` per direction, in ticks (`u64::MAX`: none).
     max_lat: [u64; 3],
+    /// A latency is checked per I/O: `max_latency` or the depth search is on.
+    lat_checks: bool,
     /// Errors gone past (`continue_on_error`).
     errors: ErrorTally,
     interrupted: bool,
@@ -441,6 +443,8 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 u64::MAX => u64::MAX,
                 ns => clock.ns_to_ticks(ns),
             }),
+            lat_checks: spec.control.max_latency.iter().any(Option::is_some)
+                || spec.lat_target.on(),
             errors: ErrorTally::new(&spec.control.errors),
             interrupted: false,
             lean: false,
@@ -449,6 +453,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             let start = clock.ticks_to_ns(now) as u64;
             let cap = w.job.log_cap_entries;
             st.issue.trace = Some(Box::new(trace::Tracer::new(w.job, path, start, cap)));
+            st.issue.special = true;
         }
         let size = w.job.files().map(|(_, r)| r.len).sum();
         st.issue.writes.dedupe = DedupeGen::new(spec, w.job_number, w.run_copies, seed, size);
@@ -680,9 +685,11 @@ impl<'a, 'w> LoopState<'a, 'w> {
         if let Some(v) = self.verify.as_mut().filter(|v| v.due()) {
             return Some(v.next_read_back(slot, pool));
         }
-        if let Some(due_ns) = self.issue.replay_due_ns() {
-            if !self.replay_wait(due_ns) {
-                return None;
+        if self.issue.special {
+            if let Some(due_ns) = self.issue.replay_due_ns() {
+                if !self.replay_wait(due_ns) {
+                    return None;
+                }
             }
         }
         let mut dir = self.issue.next_direction();

@@ -34,15 +34,17 @@ impl LoopState<'_, '_> {
             match status {
                 QueueStatus::Completed(r) if r == io.len as i64 => {
                     self.rec.completed_sync(now, &io, now - t0);
-                    self.max_checked(&io, now - t0)?;
                     self.verify_or_forgive(&io)?;
-                    if self.search.is_some() {
-                        self.lat_checked(&io, now - t0, now)?;
-                        if self.search_done(now) {
-                            break;
+                    if self.lat_checks {
+                        self.max_checked(&io, now - t0)?;
+                        if self.search.is_some() {
+                            self.lat_checked(&io, now - t0, now)?;
+                            if self.search_done(now) {
+                                break;
+                            }
+                            // One I/O at a time: nothing is in flight to wait for.
+                            self.drained(now);
                         }
-                        // One I/O at a time: nothing is in flight to wait for.
-                        self.drained(now);
                     }
                     if let Some(t) = self.think.as_mut() {
                         t.issued(1);
