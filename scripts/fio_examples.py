@@ -11,7 +11,8 @@ KB/s), an offset in GiB or TiB 0, `loops` at most 2, `runtime` 1 s, `ss_dur` 2 s
 `ramp_time`, `startdelay` and `ss_ramp` go. Both tools then run the rewritten file with
 --output-format=json, each process unable to write a file past 1 GiB (RLIMIT_FSIZE), so no
 example can fill the disk. fio does not run an example with `fill_device` at all (it would
-fill the filesystem the temporary directory is on); iolab must refuse it. The table says, per example, whether each
+fill the filesystem the temporary directory is on); iolab runs it, filling only up to the 5 %
+of the filesystem it leaves free and the 1 GiB limit. The table says, per example, whether each
 tool ran it (exit 0), and for jobs that are not time-based whether iolab moved the same
 bytes and I/Os as fio, job by job. An example iolab refuses shows its one-line reason.
 
@@ -207,8 +208,10 @@ def main():
         if ic == 0:
             ran += 1
         if fills:
-            verdict = "fill_device: not run with fio; iolab " + ("refuses" if ic == 2 else f"exit {ic}")
-            if ic == 2:
+            # iolab fills only up to its free-space reserve and the 1 GiB file size limit
+            # the tools run under here, so it runs the example; fio would fill the disk.
+            verdict = "fill_device: not run with fio; iolab " + ("ran (bounded)" if ic == 0 else f"exit {ic}")
+            if ic == 0:
                 ok += 1
             else:
                 failed.append(name)

@@ -59,6 +59,9 @@ pub struct FileSetup {
     pub sync: SyncWrites,
     /// The I/O scheduler to switch the files' disks to before the I/O (`ioscheduler`).
     pub ioscheduler: Option<String>,
+    /// Fill the file system: the file grows to the space iolab leaves free to use (fio's
+    /// `fill_device`, `fill_fs`, which write until ENOSPC).
+    pub fill_device: bool,
     /// The write-lifetime hint given to each file (`write_hint`: `F_SET_RW_HINT`'s value,
     /// 1 none to 5 extreme).
     pub write_hint: Option<u64>,
@@ -80,6 +83,7 @@ impl Default for FileSetup {
             append: false,
             sync: SyncWrites::default(),
             ioscheduler: None,
+            fill_device: false,
             write_hint: None,
         }
     }

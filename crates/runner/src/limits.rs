@@ -272,6 +272,36 @@ fn cpu_list(cpus: &[usize]) -> String {
         .join(",")
 }
 
+/// fio's `fill_device` on a regular file: the size that fills its file system up to the
+/// reserve iolab always leaves (5 % of it), less what other files of the run take there,
+/// within the process's file size limit (RLIMIT_FSIZE), in whole blocks of `bs`. fio writes
+/// until ENOSPC instead; iolab never fills a disk to the last block.
+pub fn fill_size(path: &std::path::Path, existing: u64, bs: u64) -> Result<u64, String> {
+    let dir = iolab_sysinfo::existing_dir(path);
+    let space = iolab_sysinfo::fsspace::fs_space(&dir).map_err(|e| e.to_string())?;
+    let reserve = (space.total_bytes as f64 * FREE_RESERVE) as u64;
+    let mut size = existing + space.free_bytes.saturating_sub(reserve);
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one rlimit.
+    if unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut lim) } == 0
+        && lim.rlim_cur != libc::RLIM_INFINITY
+    {
+        size = size.min(lim.rlim_cur);
+    }
+    let size = size / bs.max(1) * bs.max(1);
+    if size <= existing {
+        return Err(format!(
+            "fill_device: {} has no room left beyond the {} iolab leaves free",
+            dir.display(),
+            reserve
+        ));
+    }
+    Ok(size)
+}
+
 /// Every filesystem keeps 5 % of itself free after the layouts and the I/O logs it receives
 /// (a log is written after the run, so a run whose logs do not fit would measure for
 /// nothing).

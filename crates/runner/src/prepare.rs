@@ -95,6 +95,8 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
             reason,
         });
     }
+    let filled = filled(spec)?;
+    let spec = filled.as_ref().unwrap_or(spec);
     let (facts, region, pin) = prepare_file(&spec.for_file(0), consent)?;
     let mut pins = vec![pin];
     let mut extra = Vec::new();
@@ -112,6 +114,31 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
         pins,
         claims: Vec::new(),
     })
+}
+
+/// fio's `fill_device`: the job sized to fill its regular file's file system (see
+/// [`limits::fill_size`]); `None` when it does not ask, or its target is a device (whose
+/// size is known).
+fn filled(spec: &JobSpec) -> Result<Option<JobSpec>, RunError> {
+    if !spec.files.fill_device || spec.extra_files.len() > 0 {
+        return Ok(None);
+    }
+    let existing = match std::fs::metadata(&spec.filename) {
+        Ok(m) if !m.is_file() => return Ok(None),
+        Ok(m) => m.len(),
+        Err(_) => 0,
+    };
+    let bs = spec.max_block_size() as u64;
+    let size =
+        limits::fill_size(&spec.filename, existing, bs).map_err(|reason| RunError::Unusable {
+            job: spec.name.clone(),
+            reason,
+        })?;
+    Ok(Some(JobSpec {
+        size: Some(SizeSpec::Bytes(size)),
+        offset: SizeSpec::Bytes(0),
+        ..spec.clone()
+    }))
 }
 
 /// Resolves the job's file once; everything after judges and opens what this found.

@@ -339,3 +339,25 @@ fn continue_on_error_goes_past_the_errors_fio_goes_past_and_counts_them_as_fio()
         assert_eq!(seen[1], seen[0], "iolab against fio with {policy}");
     }
 }
+
+#[test]
+fn fill_device_fills_a_file_only_to_the_limits_iolab_keeps() {
+    // Under a 1 MiB file size limit the file system's free space is not the bound: the
+    // job's file grows to exactly the limit, and the job ends without an error.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("fill");
+    let db = dir.path().join("t.db");
+    let cmd = format!(
+        "exec prlimit --fsize=1048576 {} run --name=f --filename={} --rw=write --bs=64k \
+         --fill_device=1",
+        env!("CARGO_BIN_EXE_iolab"),
+        f.display()
+    );
+    let o = std::process::Command::new("bash")
+        .args(["-c", &cmd])
+        .env("IOLAB_DB", &db)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(fs::metadata(&f).unwrap().len(), 1 << 20);
+}

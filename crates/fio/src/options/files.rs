@@ -255,6 +255,16 @@ pub static FILE_OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "fill_device",
+        alias: Some("fill_fs"),
+        kind: ValueKind::Bool,
+        help: "Size a regular file to fill its file system, up to the 5% iolab always leaves free (and the file size limit); fio writes until ENOSPC, iolab never to the last block. On a device, the device's size.",
+        apply: |d, v| {
+            d.spec.files.fill_device = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "ioscheduler",
         alias: None,
         kind: ValueKind::Str,

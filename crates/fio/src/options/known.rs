@@ -10,8 +10,6 @@ pub static FIO_ONLY: &[&str] = &[
     "job_start_clock_id",
     "lockfile",
     "bs_is_seq_rand",
-    "fill_device",
-    "fill_fs",
     "serialize_overlap",
     "priority",
     "verify_async_cpus",
