@@ -120,7 +120,7 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
 /// [`limits::fill_size`]); `None` when it does not ask, or its target is a device (whose
 /// size is known).
 fn filled(spec: &JobSpec) -> Result<Option<JobSpec>, RunError> {
-    if !spec.files.fill_device || spec.extra_files.len() > 0 {
+    if !spec.files.fill_device || !spec.extra_files.is_empty() {
         return Ok(None);
     }
     let existing = match std::fs::metadata(&spec.filename) {
