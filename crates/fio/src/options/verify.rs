@@ -175,6 +175,37 @@ pub static VERIFY_OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "experimental_verify",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "fio finds what it wrote by replaying its offsets instead of keeping a list; iolab keeps the list, and the same blocks are read back and checked either way.",
+        apply: |_, v| crate::units::parse_bool(v).map(|_| ()),
+    },
+    OptionDef {
+        name: "trim_percentage",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Accepted and ignored, as fio does without trim_backlog (which iolab does not have yet): fio trims this share of verified blocks only then.",
+        apply: |_, v| match parse_u32(v)? {
+            0..=100 => Ok(()),
+            _ => Err("must be between 0 and 100".into()),
+        },
+    },
+    OptionDef {
+        name: "trim_verify_zero",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Accepted and ignored, as fio does without trim_backlog (which iolab does not have yet): only blocks trim_backlog trimmed are checked for zeros.",
+        apply: |_, v| crate::units::parse_bool(v).map(|_| ()),
+    },
+    OptionDef {
+        name: "trim_backlog_batch",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Accepted and ignored, as fio does without trim_backlog (which iolab does not have yet).",
+        apply: |_, v| parse_u32(v).map(|_| ()),
+    },
+    OptionDef {
         name: "verify_backlog_batch",
         alias: None,
         kind: ValueKind::Int,
