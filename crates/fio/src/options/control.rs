@@ -4,19 +4,12 @@
 use crate::options::{OptionDef, ValueKind};
 use crate::units::{parse_bool, parse_time_us, parse_u32};
 
-/// `max_latency=R[,W[,T]]`: one value for every direction, or one each (fio's split).
+/// `max_latency=R[,W[,T]]`, split as fio's rate options (`parse_rate`: 0 is no limit).
 fn parse_max_latency(v: &str) -> Result<[Option<std::time::Duration>; 3], String> {
-    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
-    if parts.len() > 3 || parts.iter().any(|p| p.is_empty()) {
+    if v.split(',').count() > 3 {
         return Err("is not TIME or READ,WRITE[,TRIM]".into());
     }
-    let mut out = [None; 3];
-    for (i, slot) in out.iter_mut().enumerate() {
-        let p = parts.get(i).or(parts.last()).expect("one part at least");
-        let d = parse_time_us(p)?;
-        *slot = (!d.is_zero()).then_some(d);
-    }
-    Ok(out)
+    crate::options::parse_rate(v, parse_time_us)
 }
 
 /// fio's `str2error()` names: errno 1 to 34 in Linux's order.

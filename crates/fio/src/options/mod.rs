@@ -722,29 +722,34 @@ fn parse_distribution(v: &str) -> Result<RandomDistribution, String> {
 /// A per-direction rate (`rate_iops=500` or `500,100`, `rate=1m,` ...; read, write, trim;
 /// the last value given serves the directions after it, as fio's parser has it). An empty
 /// side, or 0, is no limit, as in fio.
-fn parse_rate<T: Copy + Default + PartialEq>(
+pub(crate) fn parse_rate<T: Copy + Default + PartialEq>(
     v: &str,
     parse: fn(&str) -> Result<T, String>,
 ) -> Result<[Option<T>; 3], String> {
-    let parts: Vec<&str> = v.split(',').collect();
-    let one = |p: &str| -> Result<Option<T>, String> {
+    per_direction(v, |p| {
         if p.trim().is_empty() {
             return Ok(None);
         }
         let r = parse(p)?;
         Ok((r != T::default()).then_some(r))
-    };
+    })
+}
+
+/// fio's `READ,WRITE,TRIM` values: one for all three, or two (trims take the write's), or
+/// one each.
+pub(crate) fn per_direction<T: Copy>(
+    v: &str,
+    one: impl Fn(&str) -> Result<T, String>,
+) -> Result<[T; 3], String> {
+    let parts: Vec<&str> = v.split(',').collect();
     Ok(match parts.as_slice() {
-        [a] => {
-            let r = one(a)?;
-            [r, r, r]
-        }
+        [a] => [one(a)?; 3],
         [a, b] => {
             let w = one(b)?;
             [one(a)?, w, w]
         }
         [a, b, c, ..] => [one(a)?, one(b)?, one(c)?],
-        [] => [None, None, None],
+        [] => [one("")?; 3],
     })
 }
 

@@ -5,19 +5,10 @@ use crate::units::parse_u32;
 
 /// `percentage_random=R[,W[,T]]`: one share for every direction, or one each.
 fn parse_shares(v: &str) -> Result<[u8; 3], String> {
-    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
-    if parts.len() > 3 || parts.iter().any(|p| p.is_empty()) {
-        return Err("is not PERCENT or READ,WRITE[,TRIM]".into());
-    }
-    let mut out = [100; 3];
-    for (i, slot) in out.iter_mut().enumerate() {
-        let p = parts.get(i).or(parts.last()).expect("one part at least");
-        *slot = match parse_u32(p)? {
-            n @ 0..=100 => n as u8,
-            _ => return Err("must be between 0 and 100".into()),
-        };
-    }
-    Ok(out)
+    crate::options::per_direction(v, |p| match parse_u32(p)? {
+        n @ 0..=100 => Ok(n as u8),
+        _ => Err("must be between 0 and 100".into()),
+    })
 }
 
 pub static PATTERN_OPTIONS: &[OptionDef] = &[
