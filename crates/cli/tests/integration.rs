@@ -11,6 +11,8 @@ mod content;
 mod figures;
 #[path = "integration/file_setup.rs"]
 mod file_setup;
+#[path = "integration/fs_engines.rs"]
+mod fs_engines;
 #[path = "integration/job_language.rs"]
 mod job_language;
 #[path = "integration/jobfiles.rs"]

@@ -13,10 +13,12 @@ pub enum EngineKind {
     IoUring,
     IoUringCmd,
     Null,
+    Falloc,
+    Ftruncate,
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 8] = [
+    pub const ALL: [EngineKind; 10] = [
         EngineKind::Sync,
         EngineKind::Psync,
         EngineKind::Pvsync,
@@ -25,6 +27,8 @@ impl EngineKind {
         EngineKind::IoUring,
         EngineKind::IoUringCmd,
         EngineKind::Null,
+        EngineKind::Falloc,
+        EngineKind::Ftruncate,
     ];
 
     /// The name fio uses for this engine.

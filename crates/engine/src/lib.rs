@@ -19,6 +19,8 @@ macro_rules! with_cmdprio_options {
 
 pub mod buffer;
 pub mod error;
+pub mod falloc;
+pub mod ftruncate;
 pub mod kind;
 pub mod libaio;
 pub mod memory;
@@ -203,6 +205,8 @@ pub fn open_engine<V: EngineVisitor>(
             pool,
         )?),
         EngineKind::Null => visitor.visit(null::Null::open()),
+        EngineKind::Falloc => visitor.visit(falloc::Falloc::open(target)?),
+        EngineKind::Ftruncate => visitor.visit(ftruncate::Ftruncate::open(target)?),
     })
 }
 

@@ -50,6 +50,9 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     synchronous: false,
     accepts: crate::Accepts::STORAGE,
     options: crate::CMDPRIO_OPTIONS,
+    moves_data: true,
+    directions: &crate::Direction::ALL,
+    read_write: false,
 };
 
 pub struct Libaio {

@@ -10,6 +10,10 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     synchronous: true,
     accepts: crate::Accepts::NOTHING,
     options: &[],
+    // It pretends to, as fio's null does: buffers are filled and a verify job runs.
+    moves_data: true,
+    directions: &crate::Direction::ALL,
+    read_write: false,
 };
 
 pub struct Null;

@@ -38,7 +38,7 @@ pub fn open_targets<'a>(
     }
     // A char device cannot be opened O_DIRECT (EINVAL); passthrough has no cache anyway.
     let direct = how.direct && !kind.def().accepts.nvme_generic;
-    let mut flags = if how.writes {
+    let mut flags = if how.writes || kind.def().read_write {
         libc::O_RDWR
     } else {
         libc::O_RDONLY

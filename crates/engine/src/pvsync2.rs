@@ -15,6 +15,9 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     synchronous: true,
     accepts: crate::Accepts::STORAGE,
     options: &["hipri"],
+    moves_data: true,
+    directions: &crate::Direction::ALL,
+    read_write: false,
 };
 
 pub struct Pvsync2 {

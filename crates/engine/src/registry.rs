@@ -29,6 +29,12 @@ impl Accepts {
         block_devices: false,
         nvme_generic: true,
     };
+    /// Regular files only (ftruncate).
+    pub const FILES: Accepts = Accepts {
+        files: true,
+        block_devices: false,
+        nvme_generic: false,
+    };
     /// Nothing: the engine does no I/O (null), so its target is neither opened nor laid out.
     pub const NOTHING: Accepts = Accepts {
         files: false,
@@ -62,10 +68,20 @@ pub struct EngineDef {
     pub accepts: Accepts,
     /// The fio options that belong to it (fio refuses them for other engines).
     pub options: &'static [&'static str],
+    /// Whether an I/O moves data between the buffer and the target. Engines that only
+    /// change the file's allocation or length (falloc, ftruncate) do not: there is nothing
+    /// to verify and no buffer to fill.
+    pub moves_data: bool,
+    /// The directions it can do; a job asking another is refused before it starts.
+    pub directions: &'static [crate::Direction],
+    /// Opens its files read-write whatever the job does (falloc: its reads reserve blocks,
+    /// which a read-only descriptor may not). Such a read changes no data, so it needs no
+    /// consent; writes still do.
+    pub read_write: bool,
 }
 
 /// Every engine, in the order fio's docs and iolab's tables list them.
-pub static ENGINES: [&EngineDef; 8] = [
+pub static ENGINES: [&EngineDef; 10] = [
     &crate::sync::DEF,
     &crate::psync::DEF,
     &crate::pvsync::DEF,
@@ -74,6 +90,8 @@ pub static ENGINES: [&EngineDef; 8] = [
     &crate::uring::DEF,
     &crate::uring_cmd::DEF,
     &crate::null::DEF,
+    &crate::falloc::DEF,
+    &crate::ftruncate::DEF,
 ];
 
 /// The options some engine declares: fio's engine-specific options.

@@ -36,6 +36,9 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
         "nonvectored",
         "force_async",
     ],
+    moves_data: true,
+    directions: &crate::Direction::ALL,
+    read_write: false,
 };
 
 /// The `'pool` lifetime ties the ring to the buffer pool whose buffers it may have registered.

@@ -35,6 +35,9 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
         "fixedbufs",
         "registerfiles",
     ],
+    moves_data: true,
+    directions: &crate::Direction::ALL,
+    read_write: false,
 };
 
 /// The `'pool` lifetime ties the ring to the buffer pool whose buffers it may have registered.

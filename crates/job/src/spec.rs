@@ -671,6 +671,18 @@ impl JobSpec {
             let why = "the io_uring_cmd engine cannot trim yet (fio 3.33's cannot either)";
             return Err(JobError::invalid("rw", self.rw_name(), why));
         }
+        let engine = self.engine.kind.def();
+        if let Some(d) = self.directions().find(|d| !engine.directions.contains(d)) {
+            let why = format!("ioengine={} cannot do {}s", engine.name, d.name());
+            return Err(JobError::invalid("rw", self.rw_name(), why));
+        }
+        if self.verify.is_some() && !engine.moves_data {
+            let why = format!(
+                "ioengine={} moves no data, so there is nothing to verify",
+                engine.name
+            );
+            return Err(JobError::invalid("verify", "set", why));
+        }
         if self.trims() && self.verify.is_some() {
             let why = "verify of a trim workload is not supported by iolab yet";
             return Err(JobError::invalid("rw", self.rw_name(), why));

@@ -50,7 +50,6 @@ pub(crate) fn totals(v: &Value) -> [(u64, u64); 2] {
     })
 }
 
-/// The offsets of a per-I/O log written with `log_offset=1` (fio's fifth column).
 /// The names and sizes of the entries of `dir`, sorted by name.
 pub(crate) fn files_in(dir: &Path) -> Vec<(String, u64)> {
     let mut files: Vec<(String, u64)> = fs::read_dir(dir)
@@ -65,6 +64,7 @@ pub(crate) fn files_in(dir: &Path) -> Vec<(String, u64)> {
     files
 }
 
+/// The offsets of a per-I/O log written with `log_offset=1` (fio's fifth column).
 fn logged_offsets(path: &Path) -> Vec<u64> {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()

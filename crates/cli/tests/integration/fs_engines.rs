@@ -1,0 +1,83 @@
+//! fio's file-system engines (falloc, ftruncate): the same job through fio and iolab leaves
+//! the same file, the same length and the same allocation, with the same I/Os and bytes.
+
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::job_language::run_job;
+use crate::jobfiles::fio_available;
+use crate::support::iolab;
+
+/// I/Os and bytes per direction (read, write, trim), summed over jobs.
+fn per_direction(v: &Value) -> [(u64, u64); 3] {
+    let jobs = v["jobs"].as_array().unwrap();
+    ["read", "write", "trim"].map(|d| {
+        jobs.iter().fold((0, 0), |(n, b), j| {
+            let n2 = j[d]["total_ios"].as_u64().unwrap_or(0);
+            (n + n2, b + j[d]["io_bytes"].as_u64().unwrap_or(0))
+        })
+    })
+}
+
+/// The file's length and the bytes allocated to it.
+fn shape(path: &Path) -> (u64, u64) {
+    let m = fs::metadata(path).unwrap();
+    (m.len(), m.blocks() * 512)
+}
+
+#[test]
+fn falloc_and_ftruncate_leave_what_fio_leaves() {
+    if !fio_available() {
+        return;
+    }
+    let head = "[global]\nfilename=DIR/f\nsize=256k\nbs=16k\n";
+    for job in [
+        "[j]\nioengine=ftruncate\nrw=write\n",
+        // (A random ftruncate job ends at whichever offset came last: the tools' random
+        // sequences differ, so only the sequential one is compared.)
+        "[j]\nioengine=ftruncate\nrw=write\nbs=4k\nfallocate=none\n",
+        "[j]\nioengine=falloc\nrw=read\n",
+        "[j]\nioengine=falloc\nrw=write\nfallocate=none\n",
+        "[j]\nioengine=falloc\nrw=randtrim\n",
+        "[j]\nioengine=falloc\nrw=trimwrite\n",
+    ] {
+        let text = format!("{head}{job}");
+        let runs: Vec<_> = ["fio", "iolab"]
+            .iter()
+            .map(|tool| {
+                let dir = tempfile::tempdir().unwrap();
+                let v = run_job(tool, dir.path(), &text);
+                (per_direction(&v), shape(&dir.path().join("f")))
+            })
+            .collect();
+        assert_eq!(runs[1], runs[0], "iolab against fio for:\n{text}");
+    }
+}
+
+#[test]
+fn ftruncate_refuses_reads_and_falloc_refuses_verify_before_any_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f");
+    let name = format!("--filename={}", f.display());
+    for (extra, needle) in [
+        (
+            ["--ioengine=ftruncate", "--rw=randread"],
+            "ioengine=ftruncate cannot do reads",
+        ),
+        (
+            ["--ioengine=falloc", "--verify=crc32c"],
+            "nothing to verify",
+        ),
+    ] {
+        let mut args = vec!["run", "--name=j", &name, "--size=64k", "--rw=write"];
+        args.extend(extra);
+        let out = iolab(&args);
+        assert_eq!(out.code, 2, "{}", out.stderr);
+        assert!(out.stderr.contains(needle), "{}", out.stderr);
+        assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+        assert!(!f.exists(), "{extra:?} made the file");
+    }
+}
