@@ -19,6 +19,7 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     moves_data: false,
     directions: &Direction::ALL,
     read_write: true,
+    extends_files: true,
 };
 
 pub struct Falloc {
@@ -89,6 +90,7 @@ mod tests {
             polled_device: false,
             name: "f",
             logical_block_size: 512,
+            access: crate::AccessHint::None,
         };
         let mut e = Falloc::open(target).unwrap();
         let mut run = |dir, off, len| unsafe { e.queue(&unit(dir, off, len)).unwrap() };

@@ -18,6 +18,7 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     moves_data: false,
     directions: &[Direction::Write],
     read_write: false,
+    extends_files: true,
 };
 
 pub struct Ftruncate {
@@ -68,6 +69,7 @@ mod tests {
             polled_device: false,
             name: "f",
             logical_block_size: 512,
+            access: crate::AccessHint::None,
         };
         let mut e = Ftruncate::open(target).unwrap();
         let unit = |dir, offset| IoUnit {

@@ -9,6 +9,7 @@ pub enum EngineKind {
     Psync,
     Pvsync,
     Pvsync2,
+    Mmap,
     Libaio,
     IoUring,
     IoUringCmd,
@@ -18,11 +19,12 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 10] = [
+    pub const ALL: [EngineKind; 11] = [
         EngineKind::Sync,
         EngineKind::Psync,
         EngineKind::Pvsync,
         EngineKind::Pvsync2,
+        EngineKind::Mmap,
         EngineKind::Libaio,
         EngineKind::IoUring,
         EngineKind::IoUringCmd,
@@ -157,6 +159,8 @@ pub struct EngineOptions {
     pub nonvectored: Option<bool>,
     /// io_uring: every Nth request gets IOSQE_ASYNC, straight to io-wq (0: none).
     pub force_async: u32,
+    /// mmap: map privately with `MADV_HUGEPAGE` (fio's `thp`; writes stay in memory).
+    pub thp: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,6 +190,7 @@ impl EngineConfig {
             EngineConfig::new(EngineKind::Psync),
             EngineConfig::new(EngineKind::Pvsync2),
             with(EngineKind::Pvsync2, |o| o.hipri = true),
+            EngineConfig::new(EngineKind::Mmap),
             EngineConfig::new(EngineKind::Libaio),
             EngineConfig::new(EngineKind::IoUring),
             with(EngineKind::IoUring, |o| o.hipri = true),

@@ -24,6 +24,7 @@ pub mod ftruncate;
 pub mod kind;
 pub mod libaio;
 pub mod memory;
+pub mod mmap;
 pub mod null;
 mod open;
 pub mod psync;
@@ -170,6 +171,19 @@ pub struct EngineTarget<'a> {
     pub name: &'a str,
     /// The target's logical block size (an NVMe namespace's LBA size for passthrough).
     pub logical_block_size: u32,
+    /// How the job walks its files (fio's `fadvise_hint`), for engines that advise the
+    /// kernel themselves (mmap's `madvise`).
+    pub access: AccessHint,
+}
+
+/// How a job walks its files, as advice to the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AccessHint {
+    /// No advice (`fadvise_hint=0`).
+    #[default]
+    None,
+    Random,
+    Sequential,
 }
 
 /// Receives the concrete engine chosen by [`open_engine`]; lets a worker be monomorphised per
@@ -194,6 +208,7 @@ pub fn open_engine<V: EngineVisitor>(
         EngineKind::Psync => visitor.visit(psync::Psync::open(target)?),
         EngineKind::Pvsync => visitor.visit(pvsync::Pvsync::open(target)?),
         EngineKind::Pvsync2 => visitor.visit(pvsync2::Pvsync2::open(target, &config.options)?),
+        EngineKind::Mmap => visitor.visit(mmap::Mmap::open(target, &config.options)?),
         EngineKind::Libaio => visitor.visit(libaio::Libaio::open(target, depth)?),
         EngineKind::IoUring => {
             visitor.visit(uring::Uring::open(target, depth, &config.options, pool)?)

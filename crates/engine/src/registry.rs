@@ -78,14 +78,18 @@ pub struct EngineDef {
     /// which a read-only descriptor may not). Such a read changes no data, so it needs no
     /// consent; writes still do.
     pub read_write: bool,
+    /// Whether a write past the file's end grows it. mmap's cannot (fio's `FIO_NOEXTEND`):
+    /// its files are laid out whole before it writes, and `file_append` is refused.
+    pub extends_files: bool,
 }
 
 /// Every engine, in the order fio's docs and iolab's tables list them.
-pub static ENGINES: [&EngineDef; 10] = [
+pub static ENGINES: [&EngineDef; 11] = [
     &crate::sync::DEF,
     &crate::psync::DEF,
     &crate::pvsync::DEF,
     &crate::pvsync2::DEF,
+    &crate::mmap::DEF,
     &crate::libaio::DEF,
     &crate::uring::DEF,
     &crate::uring_cmd::DEF,

@@ -17,6 +17,7 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     moves_data: true,
     directions: &crate::Direction::ALL,
     read_write: false,
+    extends_files: true,
 };
 
 pub struct Sync {

@@ -676,6 +676,13 @@ impl JobSpec {
             let why = format!("ioengine={} cannot do {}s", engine.name, d.name());
             return Err(JobError::invalid("rw", self.rw_name(), why));
         }
+        if self.files.append && !engine.extends_files {
+            let why = format!(
+                "ioengine={} cannot grow a file (fio refuses it too)",
+                engine.name
+            );
+            return Err(JobError::invalid("file_append", 1, why));
+        }
         if self.verify.is_some() && !engine.moves_data {
             let why = format!(
                 "ioengine={} moves no data, so there is nothing to verify",

@@ -60,8 +60,9 @@ pub enum LayoutHow {
     /// Made and its space reserved as `fallocate` says; a job that only writes needs no data
     /// under its writes (fio's default, `overwrite=0`).
     Reserve(iolab_job::Fallocate),
-    /// Filled with data to its end: a job reads it, `overwrite` asks it, or an existing file
-    /// is extended (never unlinked and made again, as fio would).
+    /// Filled with data to its end: a job reads it, `overwrite` asks it, its engine cannot
+    /// grow it (mmap), or an existing file is extended (never unlinked and made again, as
+    /// fio would).
     Fill { fsync: bool },
 }
 
@@ -72,7 +73,8 @@ impl LayoutHow {
         if files.append && !spec.reads() {
             // fio lays nothing out for appending writes: they grow the file themselves.
             LayoutHow::Reserve(iolab_job::Fallocate::None)
-        } else if exists || spec.reads() || files.overwrite {
+        } else if exists || spec.reads() || files.overwrite || !spec.engine.kind.def().extends_files
+        {
             LayoutHow::Fill {
                 fsync: files.create_fsync,
             }

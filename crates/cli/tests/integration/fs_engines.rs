@@ -1,5 +1,6 @@
-//! fio's file-system engines (falloc, ftruncate): the same job through fio and iolab leaves
-//! the same file, the same length and the same allocation, with the same I/Os and bytes.
+//! fio's engines that are not one read or write system call per I/O (mmap, falloc,
+//! ftruncate): the same job through fio and iolab leaves the same file, the same length and
+//! the same allocation, with the same I/Os and bytes.
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;
@@ -29,7 +30,7 @@ fn shape(path: &Path) -> (u64, u64) {
 }
 
 #[test]
-fn falloc_and_ftruncate_leave_what_fio_leaves() {
+fn mmap_falloc_and_ftruncate_leave_what_fio_leaves() {
     if !fio_available() {
         return;
     }
@@ -40,6 +41,9 @@ fn falloc_and_ftruncate_leave_what_fio_leaves() {
         // sequences differ, so only the sequential one is compared.)
         "[j]\nioengine=ftruncate\nrw=write\nbs=4k\nfallocate=none\n",
         "[j]\nioengine=falloc\nrw=read\n",
+        "[j]\nioengine=mmap\nrw=randwrite\n",
+        "[j]\nioengine=mmap\nrw=write\n",
+        "[j]\nioengine=mmap\nrw=read\ndirect=1\nthp=1\n",
         "[j]\nioengine=falloc\nrw=write\nfallocate=none\n",
         "[j]\nioengine=falloc\nrw=randtrim\n",
         "[j]\nioengine=falloc\nrw=trimwrite\n",
@@ -80,4 +84,51 @@ fn ftruncate_refuses_reads_and_falloc_refuses_verify_before_any_io() {
         assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
         assert!(!f.exists(), "{extra:?} made the file");
     }
+}
+
+/// A file cut short under an mmap job would raise SIGBUS on the next touch and, uncaught,
+/// kill iolab with every result of the run: the I/O fails instead, the job says why and the
+/// other job's results are kept.
+#[test]
+fn mmap_on_a_file_cut_short_fails_the_job_not_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .env("IOLAB_DB", crate::support::test_db())
+        .args([
+            "run",
+            "--size=8m",
+            "--rw=randread",
+            "--time_based",
+            "--ioengine=mmap",
+        ])
+        .args(["--output-format=json", "--name=a"])
+        .arg(format!("--filename={}", a.display()))
+        .arg("--runtime=30")
+        .arg("--name=b")
+        .arg(format!("--filename={}", dir.path().join("b").display()))
+        .arg("--runtime=3")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&a)
+        .unwrap()
+        .set_len(4096)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("job 'a'"), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("the results are printed");
+    let b = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["jobname"] == "b")
+        .unwrap();
+    assert!(b["read"]["total_ios"].as_u64().unwrap() > 0, "{b}");
 }

@@ -70,11 +70,11 @@ fn check_complete_review(run: &Value, stdout: &str) {
             assert_eq!(s["status"], "ok", "{name}: {s:#}");
         }
     }
-    // qd1-engines: 7 paths × 2 workloads, measured or explained.
+    // qd1-engines: 8 paths × 2 workloads, measured or explained.
     let cells = step(run, "qd1-engines")["data"]["cells"]
         .as_array()
         .unwrap();
-    assert_eq!(cells.len(), 14);
+    assert_eq!(cells.len(), 16);
     assert!(cells.iter().all(
         |c| c["figures"]["iops"].as_f64().unwrap_or(0.0) > 0.0 || c["unavailable"].is_string()
     ));

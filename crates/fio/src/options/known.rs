@@ -100,7 +100,6 @@ pub static FIO_ONLY: &[&str] = &[
     "std_redirect",
     "stream_id",
     "svcl",
-    "thp",
     "touch_objects",
     "ttl",
     "uri",

@@ -934,7 +934,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "ioengine",
         alias: None,
         kind: ValueKind::Str,
-        help: "How I/O is issued: sync, psync, pvsync, pvsync2, libaio, io_uring, io_uring_cmd, null (no I/O: measures iolab itself), or the file-system engines falloc (each I/O one fallocate: read reserves, write extends, trim punches a hole) and ftruncate (each write sets the file's length to its offset).",
+        help: "How I/O is issued: sync, psync, pvsync, pvsync2, mmap (memcpy through a shared mapping of the file), libaio, io_uring, io_uring_cmd, null (no I/O: measures iolab itself), or the file-system engines falloc (each I/O one fallocate: read reserves, write extends, trim punches a hole) and ftruncate (each write sets the file's length to its offset).",
         apply: |d, v| {
             d.spec.engine.kind = v.parse::<EngineKind>().map_err(|e| e.to_string())?;
             Ok(())
@@ -1180,6 +1180,16 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "io_uring: every Nth request is sent straight to io-wq workers (IOSQE_ASYNC); 0 none.",
         apply: |d, v| {
             d.spec.engine.options.force_async = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "thp",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "mmap: map the file privately with MADV_HUGEPAGE (transparent huge pages); as in fio, writes then stay in memory and never reach the file.",
+        apply: |d, v| {
+            d.spec.engine.options.thp = parse_bool(v)?;
             Ok(())
         },
     },

@@ -191,6 +191,7 @@ impl Worker<'_> {
             polled_device: self.job.facts.polled,
             name: &name,
             logical_block_size: self.job.facts.logical_block_size,
+            access: setup::access_hint(spec),
         };
         let looper = Looper {
             w: self,

@@ -5,7 +5,7 @@
 use std::fs::File;
 use std::os::fd::{AsRawFd, RawFd};
 
-use iolab_engine::{open_targets, BufferPool, Direction, OpenHow};
+use iolab_engine::{open_targets, AccessHint, BufferPool, Direction, OpenHow};
 use iolab_job::{JobSpec, Region};
 use iolab_sysinfo::{TargetFacts, TargetKind};
 
@@ -310,13 +310,22 @@ pub(super) fn invalidate_cache(
     Ok(())
 }
 
+/// How the job walks its files (fio's `fadvise_hint`: by the job's pattern, or as given).
+pub(super) fn access_hint(spec: &JobSpec) -> AccessHint {
+    use iolab_job::{FadviseHint, Pattern};
+    match (spec.fadvise_hint, spec.pattern) {
+        (FadviseHint::None, _) => AccessHint::None,
+        (FadviseHint::Random, _) | (FadviseHint::Type, Pattern::Random) => AccessHint::Random,
+        (FadviseHint::Sequential, _) | (FadviseHint::Type, _) => AccessHint::Sequential,
+    }
+}
+
 /// fio's `fadvise_hint` when a file is opened: random or sequential advice for the region.
 fn advise(fd: RawFd, spec: &JobSpec, region: &Region) -> std::io::Result<()> {
-    use iolab_job::{FadviseHint, Pattern};
-    let advice = match (spec.fadvise_hint, spec.pattern) {
-        (FadviseHint::None, _) => return Ok(()),
-        (FadviseHint::Random, _) | (FadviseHint::Type, Pattern::Random) => libc::POSIX_FADV_RANDOM,
-        (FadviseHint::Sequential, _) | (FadviseHint::Type, _) => libc::POSIX_FADV_SEQUENTIAL,
+    let advice = match access_hint(spec) {
+        AccessHint::None => return Ok(()),
+        AccessHint::Random => libc::POSIX_FADV_RANDOM,
+        AccessHint::Sequential => libc::POSIX_FADV_SEQUENTIAL,
     };
     // SAFETY: a plain syscall on an open fd.
     let e = unsafe {
