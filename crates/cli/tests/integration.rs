@@ -44,6 +44,8 @@ const ENGINE_ARGS: &[&[&str]] = &[
     &["--ioengine=pvsync2"],
     &["--ioengine=pvsync2", "--hipri"],
     &["--ioengine=libaio", "--iodepth=8"],
+    &["--ioengine=posixaio", "--iodepth=8"],
+    &["--ioengine=mmap"],
     &["--ioengine=io_uring", "--iodepth=8"],
     &[
         "--ioengine=io_uring",

@@ -11,6 +11,7 @@ pub enum EngineKind {
     Pvsync2,
     Mmap,
     Libaio,
+    Posixaio,
     IoUring,
     IoUringCmd,
     Null,
@@ -19,13 +20,14 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 11] = [
+    pub const ALL: [EngineKind; 12] = [
         EngineKind::Sync,
         EngineKind::Psync,
         EngineKind::Pvsync,
         EngineKind::Pvsync2,
         EngineKind::Mmap,
         EngineKind::Libaio,
+        EngineKind::Posixaio,
         EngineKind::IoUring,
         EngineKind::IoUringCmd,
         EngineKind::Null,

@@ -27,6 +27,7 @@ pub mod memory;
 pub mod mmap;
 pub mod null;
 mod open;
+pub mod posixaio;
 pub mod psync;
 pub mod pvsync;
 pub mod pvsync2;
@@ -210,6 +211,7 @@ pub fn open_engine<V: EngineVisitor>(
         EngineKind::Pvsync2 => visitor.visit(pvsync2::Pvsync2::open(target, &config.options)?),
         EngineKind::Mmap => visitor.visit(mmap::Mmap::open(target, &config.options)?),
         EngineKind::Libaio => visitor.visit(libaio::Libaio::open(target, depth)?),
+        EngineKind::Posixaio => visitor.visit(posixaio::Posixaio::open(target, depth)?),
         EngineKind::IoUring => {
             visitor.visit(uring::Uring::open(target, depth, &config.options, pool)?)
         }

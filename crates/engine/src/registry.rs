@@ -84,13 +84,14 @@ pub struct EngineDef {
 }
 
 /// Every engine, in the order fio's docs and iolab's tables list them.
-pub static ENGINES: [&EngineDef; 11] = [
+pub static ENGINES: [&EngineDef; 12] = [
     &crate::sync::DEF,
     &crate::psync::DEF,
     &crate::pvsync::DEF,
     &crate::pvsync2::DEF,
     &crate::mmap::DEF,
     &crate::libaio::DEF,
+    &crate::posixaio::DEF,
     &crate::uring::DEF,
     &crate::uring_cmd::DEF,
     &crate::null::DEF,

@@ -1,5 +1,5 @@
-//! fio's engines that are not one read or write system call per I/O (mmap, falloc,
-//! ftruncate): the same job through fio and iolab leaves the same file, the same length and
+//! fio's engines that are not one read or write system call per I/O (mmap, posixaio,
+//! falloc, ftruncate): the same job through fio and iolab leaves the same file, the same length and
 //! the same allocation, with the same I/Os and bytes.
 
 use std::fs;
@@ -44,6 +44,7 @@ fn mmap_falloc_and_ftruncate_leave_what_fio_leaves() {
         "[j]\nioengine=mmap\nrw=randwrite\n",
         "[j]\nioengine=mmap\nrw=write\n",
         "[j]\nioengine=mmap\nrw=read\ndirect=1\nthp=1\n",
+        "[j]\nioengine=posixaio\nrw=randwrite\niodepth=4\n",
         "[j]\nioengine=falloc\nrw=write\nfallocate=none\n",
         "[j]\nioengine=falloc\nrw=randtrim\n",
         "[j]\nioengine=falloc\nrw=trimwrite\n",
