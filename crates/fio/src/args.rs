@@ -99,8 +99,10 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
     }
     // The global options as fio's JSON shows them (canonical names, bare flags left out);
     // applying them here also rejects a bad one even when no job uses it.
+    // Command-line options apply in the order given, as fio parses them one by one (only a
+    // job file's section is applied in fio's `prio` order: `kb_base` first).
     let mut global_draft = JobDraft::new("");
-    for (k, v) in fio_order(&sc.globals, |p| &p.0) {
+    for (k, v) in &sc.globals {
         global_draft.apply(k, v.as_deref())?;
     }
     for e in fio_order(&files.globals, |e| &e.key) {
@@ -110,10 +112,7 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
     let mut job_options = Vec::new();
     for (seen, job) in &sc.cl_jobs {
         let mut draft = JobDraft::new("");
-        for (k, v) in fio_order(&sc.globals[..*seen], |p| &p.0) {
-            draft.apply(k, v.as_deref())?;
-        }
-        for (k, v) in fio_order(job, |p| &p.0) {
+        for (k, v) in sc.globals[..*seen].iter().chain(job) {
             draft.apply(k, v.as_deref())?;
         }
         let opts = draft.set_options.clone();
@@ -392,11 +391,11 @@ mod tests {
         assert!(e.to_string().contains("unknown unit"), "{e}");
         let e = parse_command_line(&args("--name=j --filename=/tmp/f --iodepth=0")).unwrap_err();
         assert!(e.to_string().contains("iodepth"), "{e}");
-        let e = parse_command_line(&args("--name=j --filename=/tmp/f --ioengine=posixaio"))
-            .unwrap_err();
+        let e =
+            parse_command_line(&args("--name=j --filename=/tmp/f --ioengine=splice")).unwrap_err();
         assert!(
             e.to_string()
-                .contains("ioengine 'posixaio' is not supported by iolab yet"),
+                .contains("ioengine 'splice' is not supported by iolab yet"),
             "{e}"
         );
         let e = parse_command_line(&args("/nonexistent/job.fio")).unwrap_err();

@@ -295,6 +295,9 @@ pub struct JobSpec {
     /// Report every job of the same group (copies included) merged into one.
     pub group_reporting: bool,
     pub recorded: Recorded,
+    /// How the normal report prints its figures (`significant_figures`, `kb_base`,
+    /// `unit_base`).
+    pub numbers: iolab_results::NumberStyle,
     /// Start only once every job before this one has finished; also starts a new group.
     pub stonewall: bool,
     /// Start a new reporting group without waiting for the jobs before.
@@ -420,6 +423,7 @@ impl JobSpec {
             lat_percentiles: false,
             group_reporting: false,
             recorded: Recorded::default(),
+            numbers: iolab_results::NumberStyle::default(),
             stonewall: false,
             new_group: false,
             start_delay: Duration::ZERO,
@@ -504,6 +508,7 @@ impl JobSpec {
             stonewall: self.stonewall,
             write_buffers: self.writes().then(|| self.buffers.describe()),
             logs: self.logs.clone(),
+            numbers: self.numbers,
         }
     }
 

@@ -24,6 +24,68 @@ pub fn compact(v: f64) -> String {
     format!("{s}{suffix}")
 }
 
+/// What a figure counts, for [`num2str`]: the suffix after the unit prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    None,
+    Byte,
+    BytePerSec,
+    /// Bits per second (the number is given in bytes and multiplied by 8).
+    BitPerSec,
+}
+
+/// fio's `num2str()`: `num` (counted in units of `base`) divided by 1000 or 1024 (`pow2`)
+/// until its integer part has at most `maxlen` digits, then as many decimals as still fit in
+/// `maxlen` characters (the point counted), with fio's carry rounding. "27.7k", "1024KiB",
+/// "427MB/s" at fio's 4 significant figures.
+pub fn num2str(num: u64, maxlen: u8, base: u64, pow2: bool, unit: Unit) -> String {
+    const SI: [&str; 7] = ["", "k", "M", "G", "T", "P", "E"];
+    const IEC: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+    let prefixes = if pow2 { IEC } else { SI };
+    let thousand: u64 = if pow2 { 1024 } else { 1000 };
+    let suffix = match unit {
+        Unit::None => "",
+        Unit::Byte => "B",
+        Unit::BytePerSec => "B/s",
+        Unit::BitPerSec => "bit/s",
+    };
+    let maxlen = maxlen as usize;
+    let digits = |n: u64| n.to_string().len();
+    let (mut post, mut base) = (0, base);
+    while base > 1 {
+        base /= thousand;
+        post += 1;
+    }
+    let mut num = if unit == Unit::BitPerSec {
+        num.saturating_mul(8)
+    } else {
+        num
+    };
+    let (mut modulo, mut carry) = (None, false);
+    while post < SI.len() && digits(num) > maxlen {
+        let m = num % thousand;
+        num /= thousand;
+        carry = m >= thousand / 2;
+        modulo = Some(m);
+        post += 1;
+    }
+    if post >= SI.len() {
+        post = 0;
+    }
+    let Some(m) = modulo else {
+        return format!("{num}{}{suffix}", prefixes[post]);
+    };
+    let len = digits(num);
+    if maxlen <= len + 1 {
+        return format!("{}{}{suffix}", num + carry as u64, prefixes[post]);
+    }
+    let fraction = format!("{:.*}", maxlen - len - 1, m as f64 / thousand as f64);
+    if fraction.starts_with('1') {
+        num += 1;
+    }
+    format!("{num}.{}{}{suffix}", &fraction[2..], prefixes[post])
+}
+
 /// Bytes in binary units: 4096 → "4096B", 10.6 GiB → "10.6GiB".
 pub fn bytes_binary(b: f64) -> String {
     scaled(b, 1024.0, ["B", "KiB", "MiB", "GiB", "TiB"])
@@ -81,6 +143,36 @@ mod tests {
         assert_eq!(compact(27_740.0), "27.7k");
         assert_eq!(compact(277_400.0), "277k");
         assert_eq!(compact(1_234_000.0), "1.23M");
+    }
+
+    #[test]
+    fn num2str_as_fio_prints_it() {
+        // Worked through fio's lib/num2str.c by hand.
+        assert_eq!(num2str(27_740, 4, 1, false, Unit::None), "27.7k");
+        assert_eq!(num2str(1_234_000, 4, 1, false, Unit::None), "1234k");
+        assert_eq!(num2str(950, 4, 1, false, Unit::None), "950");
+        assert_eq!(num2str(1 << 20, 4, 1, true, Unit::Byte), "1024KiB");
+        assert_eq!(num2str(1_048_576, 4, 1, false, Unit::Byte), "1049kB");
+        assert_eq!(
+            num2str(426_789_000, 4, 1, false, Unit::BytePerSec),
+            "427MB/s"
+        );
+        assert_eq!(
+            num2str(426_789_000, 4, 1, true, Unit::BytePerSec),
+            "407MiB/s"
+        );
+        assert_eq!(num2str(12_345_678, 6, 1, false, Unit::None), "12346k");
+        assert_eq!(num2str(12_345_678, 7, 1, false, Unit::None), "12345.7k");
+        assert_eq!(
+            num2str(99_960, 3, 1, false, Unit::None),
+            "100k",
+            "carry rounds up"
+        );
+        assert_eq!(
+            num2str(1_000_000, 4, 1, false, Unit::BitPerSec),
+            "8000kbit/s"
+        );
+        assert_eq!(num2str(5, 4, 1024, true, Unit::BytePerSec), "5KiB/s");
     }
 
     #[test]

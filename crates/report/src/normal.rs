@@ -6,10 +6,10 @@ use std::io::{self, Write};
 
 use iolab_job::{JobSpec, RwReporting};
 use iolab_results::Direction;
-use iolab_results::{DirResult, JobReport, RunOutcome};
+use iolab_results::{DirResult, JobReport, NumberStyle, RunOutcome};
 use iolab_results::{LatencyHistogram, Timebase};
 
-use crate::format::{bytes_binary, bytes_decimal, compact, latency_unit};
+use crate::format::{compact, latency_unit, num2str, Unit};
 
 fn lat_line(
     w: &mut impl Write,
@@ -22,8 +22,8 @@ fn lat_line(
     writeln!(
         w,
         "    {label} ({unit}): min={}, max={}, avg={:.2}, stdev={:.2}",
-        compact_int(s.min_ns / div),
-        compact_int(s.max_ns / div),
+        num2str((s.min_ns / div).round() as u64, 6, 1, false, Unit::None),
+        num2str((s.max_ns / div).round() as u64, 6, 1, false, Unit::None),
         s.mean_ns / div,
         s.stddev_ns / div
     )
@@ -83,14 +83,15 @@ fn write_dir(
             n as f64 * 1e9 / job.runtime_ns as f64
         }
     };
-    let bw = per_sec(r.bytes);
+    let n = Numbers(job.setup.numbers);
+    let bw = per_sec(r.bytes) as u64;
     writeln!(
         w,
-        "  {name}: IOPS={}, BW={}/s ({}/s)({}/{}msec)",
-        compact(per_sec(r.ios)),
-        bytes_binary(bw),
-        bytes_decimal(bw),
-        bytes_binary(r.bytes as f64),
+        "  {name}: IOPS={}, BW={} ({})({}/{}msec)",
+        n.count(per_sec(r.ios) as u64),
+        n.rate(bw, false),
+        n.rate(bw, true),
+        n.bytes(r.bytes, false),
         job.runtime_ns / 1_000_000
     )?;
     if r.ios == 0 {
@@ -200,27 +201,35 @@ pub fn job_line(spec: &JobSpec, group: u32) -> String {
 /// A byte count as fio's `num2str(n, 4, 1, 1, N2S_BYTE)` writes it: at most four digits,
 /// then KiB, MiB, ... with the decimals that fit (`4096B`, `16.0KiB`, `128KiB`).
 pub fn block_size_str(n: u64) -> String {
-    const PREFIX: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
-    let (mut num, mut post, mut modulo) = (n, 0usize, None);
-    while post < PREFIX.len() && num.to_string().len() > 4 {
-        modulo = Some(num % 1024);
-        num /= 1024;
-        post += 1;
+    num2str(n, 4, 1, true, Unit::Byte)
+}
+
+/// A job's figures printed in its style (fio's `significant_figures`, `kb_base`,
+/// `unit_base`): the first of a pair in the style's prefixes, the `alt` in the others.
+#[derive(Clone, Copy)]
+struct Numbers(NumberStyle);
+
+impl Numbers {
+    fn binary(self, alt: bool) -> bool {
+        self.0.si_first == alt
     }
-    let Some(m) = modulo else {
-        return format!("{num}B");
-    };
-    let digits = num.to_string().len();
-    if 4 - digits as i32 <= 1 {
-        let carry = m >= 512;
-        return format!("{}{}B", num + carry as u64, PREFIX[post]);
+
+    fn count(self, v: u64) -> String {
+        num2str(v, self.0.sig_figs, 1, false, Unit::None)
     }
-    let places = 4 - digits - 1;
-    let frac = format!("{:.*}", places, m as f64 / 1024.0);
-    if frac.starts_with('1') {
-        num += 1;
+
+    fn bytes(self, v: u64, alt: bool) -> String {
+        num2str(v, self.0.sig_figs, 1, self.binary(alt), Unit::Byte)
     }
-    format!("{num}.{}{}B", &frac[2..], PREFIX[post])
+
+    fn rate(self, bytes_per_sec: u64, alt: bool) -> String {
+        let unit = if self.0.bits {
+            Unit::BitPerSec
+        } else {
+            Unit::BytePerSec
+        };
+        num2str(bytes_per_sec, self.0.sig_figs, 1, self.binary(alt), unit)
+    }
 }
 
 fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Result<()> {
@@ -330,11 +339,11 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
     if let Some(ss) = &job.steady {
         writeln!(
             w,
-            "  steadystate  : attained={}, bw={}/s ({}/s), iops={}, {}{}={:.3}{}",
+            "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}",
             if ss.attained { "yes" } else { "no" },
-            bytes_binary(ss.bw_mean() as f64),
-            bytes_decimal(ss.bw_mean() as f64),
-            compact(ss.iops_mean() as f64),
+            Numbers(job.setup.numbers).rate(ss.bw_mean(), false),
+            Numbers(job.setup.numbers).rate(ss.bw_mean(), true),
+            Numbers(job.setup.numbers).count(ss.iops_mean()),
             ss.metric,
             if ss.slope { " slope" } else { " mean dev" },
             ss.criterion,
@@ -358,27 +367,29 @@ fn write_group(w: &mut impl Write, out: &RunOutcome, group: u32) -> io::Result<(
         if bytes == 0 {
             continue;
         }
-        let bws: Vec<f64> = with.iter().map(|j| j.bw_bytes_per_sec(d)).collect();
+        let bws: Vec<u64> = with.iter().map(|j| j.bw_bytes_per_sec(d) as u64).collect();
         let runs: Vec<u64> = with.iter().map(|j| j.runtime_ns / 1_000_000).collect();
-        let total: f64 = bws.iter().sum();
-        let lo = bws.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = bws.iter().copied().fold(0.0, f64::max);
+        let total: u64 = bws.iter().sum();
+        let lo = bws.iter().copied().min().unwrap_or(0);
+        let hi = bws.iter().copied().max().unwrap_or(0);
+        // The group prints as its first job asks (fio keeps one style per group).
+        let n = Numbers(jobs.first().map(|j| j.setup.numbers).unwrap_or_default());
         writeln!(
             w,
-            "  {}: bw={}/s ({}/s), {}/s-{}/s ({}/s-{}/s), io={} ({}), run={}-{}msec",
+            "  {}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
             match d {
                 Direction::Read => " READ",
                 Direction::Write => "WRITE",
                 Direction::Trim => " TRIM",
             },
-            bytes_binary(total),
-            bytes_decimal(total),
-            bytes_binary(lo),
-            bytes_binary(hi),
-            bytes_decimal(lo),
-            bytes_decimal(hi),
-            bytes_binary(bytes as f64),
-            bytes_decimal(bytes as f64),
+            n.rate(total, false),
+            n.rate(total, true),
+            n.rate(lo, false),
+            n.rate(hi, false),
+            n.rate(lo, true),
+            n.rate(hi, true),
+            n.bytes(bytes, false),
+            n.bytes(bytes, true),
             runs.iter().min().unwrap_or(&0),
             runs.iter().max().unwrap_or(&0)
         )?;

@@ -39,7 +39,7 @@ pub use record::{
     SeriesRecord, StepRecord, RECORD_FORMAT, RECORD_VERSION, SAMPLE_INTERVAL_NS,
     STORED_PERCENTILES,
 };
-pub use setup::{JobSetup, LogSpec, Recorded, RwReporting, DEFAULT_PERCENTILES};
+pub use setup::{JobSetup, LogSpec, NumberStyle, Recorded, RwReporting, DEFAULT_PERCENTILES};
 pub use steady::SteadyResult;
 pub use summary::LatencySummary;
 pub use target::{DiskCounters, TargetFacts, TargetKind};

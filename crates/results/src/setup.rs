@@ -103,6 +103,29 @@ impl LogSpec {
     }
 }
 
+/// How the normal report prints sizes, rates and counts (fio's `significant_figures`,
+/// `kb_base` and `unit_base`). JSON is never affected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NumberStyle {
+    /// Digits a figure keeps, the decimal point counted (fio's default 4: "27.7k").
+    pub sig_figs: u8,
+    /// Decimal (kB, MB) prefixes first and binary ones in brackets (`kb_base=1000`); binary
+    /// first otherwise.
+    pub si_first: bool,
+    /// Bandwidth in bits per second (`unit_base=1`), else bytes.
+    pub bits: bool,
+}
+
+impl Default for NumberStyle {
+    fn default() -> Self {
+        NumberStyle {
+            sig_figs: 4,
+            si_first: false,
+            bits: false,
+        }
+    }
+}
+
 /// The job as its results describe it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobSetup {
@@ -136,6 +159,9 @@ pub struct JobSetup {
     pub write_buffers: Option<String>,
     /// The I/O logs it kept, and their file-name prefixes.
     pub logs: LogSpec,
+    /// How its figures are printed.
+    #[serde(default)]
+    pub numbers: NumberStyle,
 }
 
 impl JobSetup {
@@ -161,6 +187,7 @@ impl JobSetup {
             stonewall: false,
             write_buffers: None,
             logs: LogSpec::default(),
+            numbers: NumberStyle::default(),
         }
     }
 

@@ -361,3 +361,58 @@ fn fill_device_fills_a_file_only_to_the_limits_iolab_keeps() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(fs::metadata(&f).unwrap().len(), 1 << 20);
 }
+
+/// The normal report's figures in the job's style (`significant_figures`, `kb_base`,
+/// `unit_base`), compared with fio's on what both must print alike: the bytes moved and the
+/// units of the rates. Command-line options apply in the order given, as fio's: `size` before
+/// `kb_base=1000` is still binary.
+#[test]
+fn number_style_and_option_order_print_as_fio() {
+    if !fio_available() {
+        return;
+    }
+    let io_field = |text: &str| -> (String, String) {
+        let line = text
+            .lines()
+            .find(|l| l.contains("IOPS="))
+            .unwrap_or_default();
+        let io = line
+            .rsplit_once('(')
+            .map(|(_, r)| r.split('/').next().unwrap_or("").to_string());
+        let bw = line.split("BW=").nth(1).unwrap_or("");
+        let units: String = bw
+            .chars()
+            .filter(|c| c.is_alphabetic() || *c == '/' || *c == '(')
+            .take_while(|c| *c != 'm')
+            .collect();
+        (io.unwrap_or_default(), units)
+    };
+    for extra in [
+        &["--significant_figures=6"][..],
+        &["--kb_base=1000", "--size=1m"],
+        &["--size=1m", "--kb_base=1000"],
+        &["--unit_base=1", "--significant_figures=2"],
+    ] {
+        let mut got = Vec::new();
+        for tool in ["fio", "iolab"] {
+            let dir = tempfile::tempdir().unwrap();
+            let name = format!("--filename={}", dir.path().join("f").display());
+            let mut args = vec!["--name=n", &name, "--size=1m", "--bs=4k", "--rw=read"];
+            args.extend_from_slice(extra);
+            let stdout = if tool == "fio" {
+                let o = std::process::Command::new("fio")
+                    .args(&args)
+                    .output()
+                    .unwrap();
+                String::from_utf8_lossy(&o.stdout).into_owned()
+            } else {
+                let mut a = vec!["run"];
+                a.extend(&args);
+                iolab(&a).stdout
+            };
+            got.push(io_field(&stdout));
+        }
+        assert!(!got[0].0.is_empty() && !got[0].1.is_empty(), "{got:?}");
+        assert_eq!(got[1], got[0], "iolab against fio with {extra:?}");
+    }
+}

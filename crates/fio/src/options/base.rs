@@ -1,6 +1,7 @@
-//! fio's `kb_base` and `unit_base`: what `k` means in values and reports. fio applies them
-//! before a section's other options (their `prio`), so `bs=4k` reads the same wherever
-//! `kb_base` stands in the section; [`fio_order`] gives that order.
+//! fio's `kb_base`, `unit_base` and `significant_figures`: what `k` means in values, and how
+//! the normal report prints figures. fio applies the first two before a section's other
+//! options (their `prio`), so `bs=4k` reads the same wherever `kb_base` stands in the
+//! section; [`fio_order`] gives that order.
 
 use crate::options::{OptionDef, ValueKind};
 
@@ -26,6 +27,8 @@ pub static BASE_OPTIONS: &[OptionDef] = &[
                 "1000" => 1000,
                 _ => return Err("must be 1000 or 1024".into()),
             };
+            // fio prints decimal prefixes first under kb_base=1000, as it reads them.
+            d.spec.numbers.si_first = d.kb_base == 1000;
             Ok(())
         },
     },
@@ -33,11 +36,28 @@ pub static BASE_OPTIONS: &[OptionDef] = &[
         name: "unit_base",
         alias: None,
         kind: ValueKind::Int,
-        help: "Unit of reported data: 0 (auto) and 8 (bytes) are what iolab prints; 1 (bits) is refused, iolab does not report in bits yet.",
-        apply: |_, v| match v.trim() {
-            "0" | "8" => Ok(()),
-            "1" => Err("bit-based reports are not supported by iolab yet; use 0 or 8".into()),
-            _ => Err("must be 0, 1 or 8".into()),
+        help: "Unit of bandwidth in the normal report: 0 (auto) or 8, bytes per second; 1, bits per second (Mbit/s). JSON keeps bytes, as fio's.",
+        apply: |d, v| {
+            d.spec.numbers.bits = match v.trim() {
+                "0" | "8" => false,
+                "1" => true,
+                _ => return Err("must be 0, 1 or 8".into()),
+            };
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "significant_figures",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Digits the normal report keeps in sizes, rates and counts, the decimal point counted (1 to 10; default 4, as fio: IOPS=27.7k).",
+        apply: |d, v| {
+            let n = crate::units::parse_u32(v)?;
+            if !(1..=10).contains(&n) {
+                return Err("must be between 1 and 10".into());
+            }
+            d.spec.numbers.sig_figs = n as u8;
+            Ok(())
         },
     },
 ];

@@ -20,7 +20,6 @@ pub static FIO_ONLY: &[&str] = &[
     "log_hist_msec",
     "log_hist_coarseness",
     "block_error_percentiles",
-    "significant_figures",
     "merge_blktrace_file",
     "merge_blktrace_scalars",
     "merge_blktrace_iters",

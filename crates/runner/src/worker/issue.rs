@@ -336,8 +336,14 @@ impl<'a> Issuer<'a> {
         let mut len = sizer.next(&mut self.size_rng);
         let room = self.byte_limit - self.issued;
         if len > room && self.exact_end {
-            // The last I/Os of a size-based job shrink to end exactly at its size, as fio's.
-            len = sizer.largest_fitting(room).unwrap_or(len);
+            // The last I/Os of a size-based job shrink to end exactly at its size, as fio's;
+            // where no size the job has fits, it ends, as fio's does at a block that would
+            // reach past the region (`fill_io_u()`: a 10000-byte file in 4 KiB blocks is two
+            // I/Os, not three).
+            match sizer.largest_fitting(room) {
+                Some(fits) => len = fits,
+                None => return self.file_done(),
+            }
         }
         let file = self.files.next(len);
         let Some((offset, len)) = self.offsets[file].place(dir, len) else {
