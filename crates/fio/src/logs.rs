@@ -1,6 +1,7 @@
 //! Writes the I/O logs a run kept (`write_lat_log`, `write_iops_log`, `write_bw_log`) in fio
 //! 3.x's log format, one file per kind and job copy: `PREFIX_lat.N.log`, `PREFIX_clat.N.log`,
-//! `PREFIX_slat.N.log`, `PREFIX_iops.N.log`, `PREFIX_bw.N.log`, N being fio's job number.
+//! `PREFIX_slat.N.log`, `PREFIX_iops.N.log`, `PREFIX_bw.N.log`, N being fio's job number;
+//! and `write_hist_log`'s `PREFIX_clat_hist.N.log`, a histogram per window.
 //!
 //! A line is `time (ms), value, direction (0 read, 1 write), block size, 0` (the last column
 //! is fio's command priority). Latencies are in ns; per-I/O bandwidth is bytes per ms of the
@@ -19,6 +20,8 @@ enum Kind {
     Slat,
     Iops,
     Bw,
+    /// Completion-latency histograms per window (`write_hist_log`).
+    ClatHist,
 }
 
 impl Kind {
@@ -29,6 +32,7 @@ impl Kind {
             Kind::Slat => "slat",
             Kind::Iops => "iops",
             Kind::Bw => "bw",
+            Kind::ClatHist => "clat_hist",
         }
     }
 }
@@ -37,7 +41,7 @@ impl Kind {
 #[cfg(test)]
 fn render(log: &IoLog, kind: Kind, clock: &Timebase, has_slat: bool) -> String {
     let mut out = Vec::new();
-    render_into(log, kind, clock, has_slat, &mut out).unwrap();
+    render_into(log, (kind, 0), clock, has_slat, &mut out).unwrap();
     String::from_utf8(out).unwrap()
 }
 
@@ -45,11 +49,14 @@ fn render(log: &IoLog, kind: Kind, clock: &Timebase, has_slat: bool) -> String {
 /// exists twice in memory.
 fn render_into(
     log: &IoLog,
-    kind: Kind,
+    (kind, coarseness): (Kind, u8),
     clock: &Timebase,
     has_slat: bool,
     out: &mut impl std::io::Write,
 ) -> std::io::Result<()> {
+    if let Kind::ClatHist = kind {
+        return render_hist(log, coarseness, out);
+    }
     let ns = |ticks: u64| clock.ticks_to_ns(ticks).round() as u64;
     for e in &log.per_io {
         let value = match kind {
@@ -59,6 +66,7 @@ fn render_into(
             Kind::Slat => ns(e.slat_ticks),
             Kind::Iops => 1,
             Kind::Bw => e.len as u64 * 1_000_000 / ns(e.lat_ticks).max(1),
+            Kind::ClatHist => unreachable!("histograms are rendered above"),
         };
         let ms = ns(e.at_ticks) / 1_000_000 + log.epoch_ms;
         let (d, bs, p) = (e.dir.index(), e.len, prio_column(log, e.prio));
@@ -85,6 +93,7 @@ fn render_into(
             Kind::Slat => mean_ns(w.slat_ticks),
             Kind::Iops => (w.ios as f64 / window_s).round() as u64,
             Kind::Bw => (w.bytes as f64 / 1024.0 / window_s).round() as u64,
+            Kind::ClatHist => unreachable!("histograms are rendered above"),
         };
         // fio's averaged entries carry no block size or offset: zeros.
         let offset = if log.with_offset { "0, " } else { "" };
@@ -95,6 +104,29 @@ fn render_into(
             w.at_ms + log.epoch_ms,
             w.dir.index()
         )?;
+    }
+    Ok(())
+}
+
+/// fio's histogram log (`flush_hist_samples()`): per window, `ms, direction, block size, `
+/// then the counts of fio's bins, 2^`coarseness` bins to a column.
+fn render_hist(log: &IoLog, coarseness: u8, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    let columns = iolab_results::FIO_PLAT_BINS >> coarseness;
+    let mut counts = vec![0u64; columns];
+    for e in &log.hist {
+        counts.fill(0);
+        for &(bin, n) in &e.bins {
+            counts[bin as usize >> coarseness] += n;
+        }
+        write!(
+            out,
+            "{}, {}, {}, ",
+            e.at_ms + log.epoch_ms,
+            e.dir.index(),
+            e.bs
+        )?;
+        let cells: Vec<String> = counts.iter().map(u64::to_string).collect();
+        writeln!(out, "{}", cells.join(", "))?;
     }
     Ok(())
 }
@@ -116,6 +148,8 @@ struct LogFile<'a> {
     has_slat: bool,
     /// False for a latency that is not recorded: fio writes the file, empty.
     on: bool,
+    /// Bins summed per column of a histogram log, as a power of two.
+    coarseness: u8,
 }
 
 /// Every log file the run's jobs asked for.
@@ -135,13 +169,16 @@ fn log_files(out: &RunOutcome) -> Vec<LogFile<'_>> {
         if let Some(p) = &spec.logs.bw {
             kinds.push((p, Kind::Bw));
         }
+        if let Some(p) = &spec.logs.hist {
+            kinds.push((p, Kind::ClatHist));
+        }
         for log in &job.logs {
             for &(prefix, kind) in &kinds {
                 let on = match kind {
                     Kind::Lat => rec.lat,
                     Kind::Clat => rec.clat,
                     Kind::Slat => rec.slat,
-                    Kind::Iops | Kind::Bw => true,
+                    Kind::Iops | Kind::Bw | Kind::ClatHist => true,
                 };
                 let path = log_name(prefix, kind.suffix(), log.job_number, spec.logs.per_job);
                 files.push(LogFile {
@@ -150,6 +187,7 @@ fn log_files(out: &RunOutcome) -> Vec<LogFile<'_>> {
                     kind,
                     has_slat,
                     on,
+                    coarseness: spec.logs.hist_coarseness,
                 });
             }
         }
@@ -177,7 +215,13 @@ pub fn planned_log_paths(specs: &[iolab_job::JobSpec]) -> Vec<PathBuf> {
                 out.push(p);
             }
         }
-        for (p, kind) in [(&l.lat, "lat"), (&l.iops, "iops"), (&l.bw, "bw")] {
+        let kinds = [
+            (&l.lat, "lat"),
+            (&l.iops, "iops"),
+            (&l.bw, "bw"),
+            (&l.hist, "clat_hist"),
+        ];
+        for (p, kind) in kinds {
             if let Some(p) = p {
                 let path = log_name(p, kind, 1, l.per_job);
                 if !out.contains(&path) {
@@ -210,7 +254,8 @@ pub fn write_logs(
                 }
             };
             if f.on {
-                render_into(f.log, f.kind, &out.clock, f.has_slat, &mut *w)?;
+                let kind = (f.kind, f.coarseness);
+                render_into(f.log, kind, &out.clock, f.has_slat, &mut *w)?;
             }
             std::io::Write::flush(w)
         };
@@ -248,6 +293,7 @@ mod tests {
             windows: vec![],
             dropped: 0,
             epoch_ms: 0,
+            hist: vec![],
             with_offset: false,
             with_prio: false,
         };
@@ -299,6 +345,7 @@ mod tests {
             }],
             dropped: 0,
             epoch_ms: 0,
+            hist: vec![],
             with_offset: false,
             with_prio: false,
         };

@@ -65,6 +65,37 @@ pub struct IoLog {
     /// times since the job's start.
     #[serde(default)]
     pub epoch_ms: u64,
+    /// Completion-latency histograms, one per window and direction (`write_hist_log`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hist: Vec<HistEntry>,
+}
+
+/// fio's latency bins (`FIO_IO_U_PLAT_NR`): 29 groups of 64, each group twice as wide as the
+/// one before, so a value lands in a bin within 1/128 of it.
+pub const FIO_PLAT_BINS: usize = 29 * 64;
+
+/// The bin fio's `plat_val_to_idx()` puts a latency of `ns` nanoseconds in.
+pub fn fio_plat_index(ns: u64) -> usize {
+    const BITS: u32 = 6;
+    let msb = if ns == 0 { 0 } else { 63 - ns.leading_zeros() };
+    if msb <= BITS {
+        return ns as usize;
+    }
+    let error_bits = msb - BITS;
+    let base = ((error_bits + 1) << BITS) as usize;
+    let offset = ((ns >> error_bits) & ((1 << BITS) - 1)) as usize;
+    (base + offset).min(FIO_PLAT_BINS - 1)
+}
+
+/// One window of a completion-latency histogram log: when it closed (ms since the job's
+/// start), the direction, the block size of the I/O that closed it, and the window's
+/// counts in fio's bins (only those that are not zero, as (bin, count)).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistEntry {
+    pub at_ms: u64,
+    pub dir: crate::Direction,
+    pub bs: u32,
+    pub bins: Vec<(u16, u64)>,
 }
 
 /// The I/Os one job copy issued, for fio's `write_iolog`: its files and, per I/O, when it
@@ -89,4 +120,28 @@ pub struct TraceEntry {
     pub dir: Direction,
     pub offset: u64,
     pub len: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fio_bins_are_exact_below_128_then_64_per_doubling() {
+        assert_eq!(fio_plat_index(0), 0);
+        assert_eq!(fio_plat_index(127), 127);
+        assert_eq!(fio_plat_index(128), 128);
+        assert_eq!(fio_plat_index(129), 128, "two values per bin from 128");
+        // 1000 ns: msb 9, 3 error bits, base 4 << 6, offset (1000 >> 3) & 63.
+        assert_eq!(fio_plat_index(1000), 256 + 61);
+        assert_eq!(fio_plat_index(u64::MAX), FIO_PLAT_BINS - 1);
+        // Every bin is reached, in order, as the value grows.
+        let mut last = 0;
+        for v in 0..4_000_000u64 {
+            let i = fio_plat_index(v);
+            assert!(i == last || i == last + 1, "{v}: bin {i} after {last}");
+            last = i;
+        }
+        assert_eq!(last, fio_plat_index(4_000_000));
+    }
 }

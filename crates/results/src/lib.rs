@@ -28,7 +28,9 @@ pub mod timebase;
 pub use direction::{per_direction, Direction};
 pub use histogram::LatencyHistogram;
 pub use hosts::{HostOutcome, HostRow, MergeError, MultiHostOutcome};
-pub use iolog::{IoEntry, IoLog, IoTrace, TraceEntry, WindowEntry};
+pub use iolog::{
+    fio_plat_index, HistEntry, IoEntry, IoLog, IoTrace, TraceEntry, WindowEntry, FIO_PLAT_BINS,
+};
 pub use measured::{
     CpuUsage, DepthCounts, DirResult, DiskUsage, ErrorCounts, JobError, JobReport, LatTargetResult,
     LatencyWindow, PrioLatency, RateStats, RunOutcome, Sample, Sampling,

@@ -74,6 +74,16 @@ pub struct LogSpec {
     /// Where to trace every issued I/O in fio's iolog format (fio's `write_iolog`).
     #[serde(default)]
     pub iolog: Option<String>,
+    /// Completion-latency histograms per window, to `PREFIX_clat_hist.N.log` (fio's
+    /// `write_hist_log`).
+    #[serde(default)]
+    pub hist: Option<String>,
+    /// The histogram window in ms (fio's `log_hist_msec`; 0, fio's default, logs none).
+    #[serde(default)]
+    pub hist_msec: u32,
+    /// Each histogram line sums 2^N of fio's bins (fio's `log_hist_coarseness`, 0..=6).
+    #[serde(default)]
+    pub hist_coarseness: u8,
 }
 
 fn yes() -> bool {
@@ -93,12 +103,21 @@ impl Default for LogSpec {
             epoch_clock: None,
             max_value: false,
             iolog: None,
+            hist: None,
+            hist_msec: 0,
+            hist_coarseness: 0,
         }
     }
 }
 
 impl LogSpec {
+    /// Whether any log is kept while the job runs (the iolog trace is kept apart).
     pub fn any(&self) -> bool {
+        self.per_io_kinds() || self.hist.is_some()
+    }
+
+    /// Whether a latency, IOPS or bandwidth log is asked for (they share their entries).
+    pub fn per_io_kinds(&self) -> bool {
         self.lat.is_some() || self.iops.is_some() || self.bw.is_some()
     }
 }

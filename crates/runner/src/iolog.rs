@@ -9,7 +9,7 @@
 //! to a few entries a second.
 
 use iolab_engine::{Direction, IoUnit};
-pub use iolab_results::{IoEntry, IoLog, WindowEntry};
+pub use iolab_results::{HistEntry, IoEntry, IoLog, WindowEntry};
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Acc {
@@ -38,6 +38,64 @@ pub(crate) struct IoLogger {
     epoch_clock: Option<i32>,
     /// A window's latency is its largest, not its mean (`log_max_value`).
     max: bool,
+    /// Per-I/O entries or windows are kept (a latency, IOPS or bandwidth log is asked).
+    entries: bool,
+    /// Completion-latency histograms per window (`write_hist_log`).
+    hist: Option<Box<HistWindows>>,
+}
+
+/// fio's histogram log as `add_clat_sample()` keeps it: per direction, the bins counted
+/// since its last line, and when that was; a completion at least `msec` later writes the
+/// next line (at the completion's time, with its block size) and starts the next window
+/// where the last should have ended.
+#[derive(Debug)]
+struct HistWindows {
+    msec: u64,
+    ns_per_tick: f64,
+    ms_per_tick: f64,
+    bins: [Box<[u64]>; Direction::COUNT],
+    last_ms: [u64; Direction::COUNT],
+}
+
+impl HistWindows {
+    #[inline]
+    fn record(
+        &mut self,
+        since_start: u64,
+        dir: Direction,
+        bs: u32,
+        clat: u64,
+    ) -> Option<HistEntry> {
+        let d = dir.index();
+        let ns = (clat as f64 * self.ns_per_tick) as u64;
+        self.bins[d][iolab_results::fio_plat_index(ns)] += 1;
+        let elapsed = (since_start as f64 * self.ms_per_tick) as u64;
+        if self.last_ms[d] == 0 {
+            self.last_ms[d] = elapsed;
+        }
+        let window = elapsed - self.last_ms[d];
+        if window < self.msec {
+            return None;
+        }
+        self.last_ms[d] = elapsed - (window - self.msec);
+        Some(self.take(elapsed, dir, bs))
+    }
+
+    #[cold]
+    fn take(&mut self, at_ms: u64, dir: Direction, bs: u32) -> HistEntry {
+        let bins = self.bins[dir.index()]
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(i, c)| (i as u16, std::mem::take(c)))
+            .collect();
+        HistEntry {
+            at_ms,
+            dir,
+            bs,
+            bins,
+        }
+    }
 }
 
 impl IoLogger {
@@ -64,6 +122,7 @@ impl IoLogger {
                 windows: Vec::new(),
                 dropped: 0,
                 epoch_ms: 0,
+                hist: Vec::new(),
             },
             window_ticks: window_ticks.max(1),
             window_end: u64::MAX,
@@ -73,7 +132,30 @@ impl IoLogger {
             cap,
             epoch_clock: None,
             max: false,
+            entries: true,
+            hist: None,
         }
+    }
+
+    /// Keeps no per-I/O entries or windows: only the histogram log is asked for.
+    pub fn without_entries(mut self) -> IoLogger {
+        self.entries = false;
+        self
+    }
+
+    /// Keeps fio's completion-latency histogram log with `msec` windows (none for 0, as
+    /// fio); `ns_per_tick` and `ms_per_tick` convert the worker's clock.
+    pub fn with_hist(mut self, msec: u32, ns_per_tick: f64, ms_per_tick: f64) -> IoLogger {
+        self.hist = (msec > 0).then(|| {
+            Box::new(HistWindows {
+                msec: msec as u64,
+                ns_per_tick,
+                ms_per_tick,
+                bins: std::array::from_fn(|_| vec![0; iolab_results::FIO_PLAT_BINS].into()),
+                last_ms: [0; Direction::COUNT],
+            })
+        });
+        self
     }
 
     /// Gives each window's largest latency instead of its mean (fio's `log_max_value`).
@@ -96,6 +178,11 @@ impl IoLogger {
         self.acc = [Acc::default(); Direction::COUNT];
         self.start = now;
         self.windows_done = 0;
+        self.log.hist.clear();
+        if let Some(h) = &mut self.hist {
+            h.bins.iter_mut().for_each(|b| b.fill(0));
+            h.last_ms = [0; Direction::COUNT];
+        }
         self.log.epoch_ms = self.epoch_clock.map_or(0, clock_ms);
         if self.log.avg_ms > 0 {
             self.window_end = now.saturating_add(self.window_ticks);
@@ -108,6 +195,15 @@ impl IoLogger {
     pub fn record(&mut self, now: u64, io: &IoUnit, prio: u16, lats: [u64; 3]) {
         let [slat, clat, lat] = lats;
         let (dir, len, offset) = (io.dir, io.len, io.offset);
+        if let Some(h) = &mut self.hist {
+            let since = now.saturating_sub(self.start);
+            if let Some(e) = h.record(since, dir, len, clat) {
+                self.log.hist.push(e);
+            }
+        }
+        if !self.entries {
+            return;
+        }
         if self.log.avg_ms == 0 {
             if self.log.per_io.len() >= self.cap {
                 self.log.dropped += 1;
@@ -178,7 +274,7 @@ impl IoLogger {
     /// The log, with every window that ended by `now` closed, and the last, partial one
     /// written at the job's end as fio's `finalize_logs()` does (`tick_ms`: ms per tick).
     pub fn finish(mut self, now: u64, tick_ms: f64) -> IoLog {
-        if self.log.avg_ms > 0 {
+        if self.log.avg_ms > 0 && self.entries {
             if now >= self.window_end {
                 self.close_windows(now);
             }
@@ -220,6 +316,29 @@ mod tests {
             ioprio: 0,
             prio_index: 0,
         }
+    }
+
+    #[test]
+    fn histogram_windows_close_on_the_first_completion_past_them_as_fios() {
+        // 1 tick = 1 ms = 1 ns, to keep the arithmetic visible.
+        let mut l = IoLogger::new(1, (0, false, false), 1, 0, 10)
+            .without_entries()
+            .with_hist(100, 1.0, 1.0);
+        l.start(0);
+        // The first completion (at 5 ms) starts the read window; 0 would not (fio's quirk).
+        l.record(5, &io(Direction::Read, 4096), 0, [0, 50, 50]);
+        l.record(60, &io(Direction::Read, 4096), 0, [0, 70, 70]);
+        l.record(104, &io(Direction::Read, 4096), 0, [0, 5000, 5000]);
+        // 105 ms since the window began: the line covers all three, at 105.
+        l.record(110, &io(Direction::Read, 8192), 0, [0, 50, 50]);
+        l.record(150, &io(Direction::Write, 4096), 0, [0, 50, 50]);
+        let log = l.finish(200, 1.0);
+        assert!(log.per_io.is_empty());
+        assert_eq!(log.hist.len(), 1);
+        let e = &log.hist[0];
+        assert_eq!((e.at_ms, e.dir, e.bs), (110, Direction::Read, 8192));
+        let idx = |ns| iolab_results::fio_plat_index(ns) as u16;
+        assert_eq!(e.bins, vec![(idx(50), 2), (idx(70), 1), (idx(5000), 1)]);
     }
 
     #[test]

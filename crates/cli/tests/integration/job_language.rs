@@ -1034,3 +1034,82 @@ fn cmdprio_gives_a_share_of_requests_their_own_priority_as_fio() {
         assert!(!dir.path().join("r.dat").exists());
     }
 }
+
+/// fio's own reader of histogram logs (`fio-histo-log-pctiles.py`, shipped gzipped in the
+/// fio package's docs), when it is there.
+fn fio_hist_reader() -> Option<std::path::PathBuf> {
+    let gz = Path::new("/usr/share/doc/fio/fio-histo-log-pctiles.py.gz");
+    let out = Command::new("zcat").arg(gz).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let path = std::env::temp_dir().join(format!("iolab-hist-pctiles-{}.py", std::process::id()));
+    fs::write(&path, out.stdout).ok()?;
+    Some(path)
+}
+
+/// `write_hist_log` writes what fio writes: a line per `log_hist_msec` window and direction,
+/// fio's 1856 bins (or 2^coarseness of them to a column), that fio's own percentile tool
+/// reads, giving a median near fio's for the same job.
+#[test]
+fn histogram_logs_are_fios_and_read_by_fios_tool() {
+    if !fio_available() {
+        return;
+    }
+    let text = "[h]\nfilename=DIR/f\nsize=8m\nbs=4k\nrw=randread\ntime_based\nruntime=2\n\
+                write_hist_log=DIR/TOOL\nlog_hist_msec=500\n[c]\nstonewall\nfilename=DIR/f\n\
+                size=8m\nrw=read\nwrite_hist_log=DIR/TOOL-coarse\nlog_hist_msec=1\n\
+                log_hist_coarseness=2\n";
+    let reader = fio_hist_reader();
+    let mut medians = Vec::new();
+    for tool in ["fio", "iolab"] {
+        let dir = tempfile::tempdir().unwrap();
+        run_job(tool, dir.path(), text);
+        let log = dir.path().join(format!("{tool}_clat_hist.1.log"));
+        let lines: Vec<Vec<String>> = fs::read_to_string(&log)
+            .unwrap_or_else(|e| panic!("{tool}: {e}"))
+            .lines()
+            .map(|l| l.split(", ").map(str::to_string).collect())
+            .collect();
+        // Three or four 500 ms windows in 2 s, reads only.
+        assert!(
+            (3..=4).contains(&lines.len()),
+            "{tool}: {} windows",
+            lines.len()
+        );
+        assert!(lines.iter().all(|c| c.len() == 3 + 1856 && c[1] == "0"));
+        let coarse = dir.path().join(format!("{tool}-coarse_clat_hist.2.log"));
+        let coarse = fs::read_to_string(&coarse).unwrap_or_else(|e| panic!("{tool}: {e}"));
+        assert!(coarse.lines().count() > 0, "{tool}: no 1 ms windows");
+        assert!(coarse.lines().all(|l| l.split(", ").count() == 3 + 464));
+        let Some(reader) = &reader else {
+            eprintln!(
+                "skipped fio's reader: /usr/share/doc/fio/fio-histo-log-pctiles.py.gz missing"
+            );
+            continue;
+        };
+        let out = Command::new("python3")
+            .arg(reader)
+            .arg(&log)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{tool}: {stdout}");
+        // Rows: "msec, samples, min, median, 95, 99, max"; take the first row's median.
+        let row = stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with("0,"))
+            .unwrap();
+        let median: f64 = row.split(',').nth(3).unwrap().trim().parse().unwrap();
+        medians.push(median);
+    }
+    if let Some(r) = reader {
+        let _ = fs::remove_file(r);
+    }
+    if let [fio, ours] = medians[..] {
+        assert!(
+            ours > fio / 3.0 && ours < fio * 3.0,
+            "median {ours} µs against fio's {fio}"
+        );
+    }
+}

@@ -107,6 +107,40 @@ pub static LOG_OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "write_hist_log",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Log completion-latency histograms to PREFIX_clat_hist.N.log, one line per log_hist_msec window and direction: ms, direction, block size, then the window's count in each of fio's 1856 latency bins (summed 2^log_hist_coarseness at a time), as fio's (fio's tools/hist/fiologparser_hist.py reads it).",
+        apply: |d, v| {
+            d.spec.logs.hist = Some(v.to_string());
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "log_hist_msec",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "The histogram log's window in ms (default 0: the file is made but, as in fio, holds no lines).",
+        apply: |d, v| {
+            d.spec.logs.hist_msec = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "log_hist_coarseness",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "0 to 6: each histogram log column sums 2^N of fio's bins (1856 columns at 0, 29 at 6).",
+        apply: |d, v| {
+            let n = parse_u32(v)?;
+            if n > 6 {
+                return Err("must be between 0 and 6".into());
+            }
+            d.spec.logs.hist_coarseness = n as u8;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "log_max_value",
         alias: None,
         kind: ValueKind::Bool,

@@ -944,9 +944,20 @@ fn recorder(w: &Worker<'_>, clock: &Clock) -> Recorder {
         // second at 100k IOPS so short runs never regrow.
         let room = if avg == 0 { 100_000 } else { 0 };
         let layout = (avg, spec.logs.offset, spec.logs.prio);
-        IoLogger::new(w.job_number, layout, window, room, w.job.log_cap_entries)
+        let logger = IoLogger::new(w.job_number, layout, window, room, w.job.log_cap_entries)
             .with_epoch(spec.logs.epoch_clock)
-            .with_max(spec.logs.max_value)
+            .with_max(spec.logs.max_value);
+        let logger = match spec.logs.per_io_kinds() {
+            true => logger,
+            false => logger.without_entries(),
+        };
+        match spec.logs.hist {
+            Some(_) => {
+                let ns_per_tick = 1.0 / clock.ticks_per_ns();
+                logger.with_hist(spec.logs.hist_msec, ns_per_tick, ns_per_tick / 1e6)
+            }
+            None => logger,
+        }
     });
     let mut stats: [DirStats; 3] =
         std::array::from_fn(|d| match spec.directions().any(|x| x.index() == d) {
