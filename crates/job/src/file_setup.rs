@@ -30,6 +30,20 @@ pub enum SyncWrites {
     Dsync,
 }
 
+/// Whether a job's copies take turns on each file (fio's `lockfile`). As in fio 3.33, the
+/// lock is shared by the copies of one job (`numjobs`), not by separate jobs naming the same
+/// file, and is held from just before an I/O is issued until the issuing call returns: the
+/// whole I/O for a synchronous engine, its submission for an asynchronous one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FileLock {
+    #[default]
+    None,
+    /// One I/O at a time.
+    Exclusive,
+    /// Reads together, a write alone.
+    ReadWrite,
+}
+
 /// The file-setup choices of one job; fio's defaults from [`Default`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileSetup {
@@ -65,6 +79,8 @@ pub struct FileSetup {
     /// The write-lifetime hint given to each file (`write_hint`: `F_SET_RW_HINT`'s value,
     /// 1 none to 5 extreme).
     pub write_hint: Option<u64>,
+    /// Copies of the job take turns on each file (`lockfile`).
+    pub lock: FileLock,
 }
 
 impl Default for FileSetup {
@@ -85,6 +101,7 @@ impl Default for FileSetup {
             ioscheduler: None,
             fill_device: false,
             write_hint: None,
+            lock: FileLock::None,
         }
     }
 }

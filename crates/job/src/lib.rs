@@ -35,7 +35,7 @@ pub use dedupe::{Dedupe, DedupeMode};
 pub use distribution::{RandomDistribution, RankGen};
 pub use error::JobError;
 pub use errors::{ErrorKind, ErrorPolicy};
-pub use file_setup::{Fallocate, FileSetup, SyncWrites};
+pub use file_setup::{Fallocate, FileLock, FileSetup, SyncWrites};
 pub use lat_target::LatTarget;
 pub use numa::{MemPolicy, Numa};
 pub use offsets::{LeanOffsets, OffsetGen, Region};

@@ -19,6 +19,7 @@ mod gate;
 pub mod iolog;
 pub mod limits;
 mod live;
+mod locks;
 mod numa;
 mod peers;
 pub mod plan;

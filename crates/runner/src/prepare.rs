@@ -111,6 +111,7 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
         region,
         extra,
         log_cap_entries: usize::MAX,
+        locks: crate::locks::FileLocks::new(spec.files.lock, pins.len()).map(std::sync::Arc::new),
         pins,
         claims: Vec::new(),
     })

@@ -26,6 +26,8 @@ pub struct PreparedJob {
     /// Exclusive claims (`O_EXCL`) on the block devices this job writes, held from the check
     /// to the end of the run: nobody mounts or claims them meanwhile.
     pub claims: Vec<Arc<File>>,
+    /// The locks its copies take turns with on each file (fio's `lockfile`), if asked.
+    pub locks: Option<Arc<crate::locks::FileLocks>>,
 }
 
 impl PreparedJob {

@@ -101,6 +101,21 @@ pub fn files_below(dir: &str) -> Result<String, String> {
 
 pub static FILE_OPTIONS: &[OptionDef] = &[
     OptionDef {
+        name: "lockfile",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "none (default), exclusive (one I/O at a time per file) or readwrite (reads together, a write alone): the job's numjobs copies take turns on each file, the lock held while an I/O is issued (the whole I/O for a synchronous engine). As in fio, separate jobs naming one file do not share it.",
+        apply: |d, v| {
+            d.spec.files.lock = match v.trim() {
+                "none" => iolab_job::FileLock::None,
+                "exclusive" => iolab_job::FileLock::Exclusive,
+                "readwrite" => iolab_job::FileLock::ReadWrite,
+                _ => return Err("must be none, exclusive or readwrite".into()),
+            };
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "opendir",
         alias: None,
         kind: ValueKind::Str,

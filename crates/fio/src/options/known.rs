@@ -8,7 +8,6 @@ pub static FIO_ONLY: &[&str] = &[
     "runtime_based",
     "ramp_size",
     "job_start_clock_id",
-    "lockfile",
     "bs_is_seq_rand",
     "serialize_overlap",
     "priority",

@@ -194,7 +194,8 @@ impl LoopState<'_, '_> {
         let paced = paced
             || limited
             || (spec.iodepth_low > 0 && spec.iodepth_low < spec.iodepth)
-            || spec.control.errors.on();
+            || spec.control.errors.on()
+            || self.w.job.locks.is_some();
         if !fits || paced || !self.w.lean_loop {
             return None;
         }
@@ -341,10 +342,13 @@ impl LoopState<'_, '_> {
                 // neither is latency.
                 t_start = self.clock.now();
             }
+            let held = self.w.job.locks.as_ref().map(|l| l.lock(io.file, io.dir));
             // SAFETY: io.buf is the pool slot `slot`, free until now and kept out of the free
             // list until its completion is reaped (or drained on an error); the pool outlives
             // the engine.
-            match unsafe { engine.queue(&io) }.map_err(|e| self.engine_error(e))? {
+            let status = unsafe { engine.queue(&io) }.map_err(|e| self.engine_error(e))?;
+            drop(held);
+            match status {
                 QueueStatus::Queued => {
                     q.free.pop();
                     q.batch.push(slot);

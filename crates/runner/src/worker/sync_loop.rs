@@ -26,11 +26,14 @@ impl LoopState<'_, '_> {
                 now = self.clock.now();
                 continue;
             };
+            // fio's lockfile: waiting for the file is not the I/O's latency.
+            let held = self.w.job.locks.as_ref().map(|l| l.lock(io.file, io.dir));
             let t0 = self.clock.now();
             // SAFETY: io.buf is slot 0 of the pool, which outlives the engine; a synchronous
             // engine is done with it when queue returns.
             let status = unsafe { engine.queue(&io) }.map_err(|e| self.engine_error(e))?;
             now = self.clock.now();
+            drop(held);
             match status {
                 QueueStatus::Completed(r) if r == io.len as i64 => {
                     self.rec.completed_sync(now, &io, now - t0);
