@@ -6,7 +6,7 @@ use iolab_fio::options::known::{census, Census};
 
 /// How many of fio 3.33's options iolab implements or ignores as fio does, at least. Raise
 /// it as options land; the goal is 205 of 216.
-const AT_LEAST: usize = 204;
+const AT_LEAST: usize = 205;
 
 fn fio_options() -> Option<Vec<String>> {
     let out = std::process::Command::new("fio")

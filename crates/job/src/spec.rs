@@ -247,6 +247,11 @@ pub struct JobSpec {
     /// Once the queue is full, let it drain to this depth before filling it again (fio's
     /// `iodepth_low`; 0: refill at once).
     pub iodepth_low: u32,
+    /// An I/O waits while any I/O in flight overlaps its byte range (fio's
+    /// `serialize_overlap`). Applied, as fio's `fixup_options()` does, only where the job
+    /// changes data or replays a log and more than one I/O may be in flight: see
+    /// [`JobSpec::serializes_overlap`].
+    pub serialize_overlap: bool,
     /// I/Os handed to the kernel per submit call (fio's `iodepth_batch_submit`, default 1:
     /// each I/O as soon as it is ready; 0 means iodepth).
     pub iodepth_batch_submit: u32,
@@ -400,6 +405,7 @@ impl JobSpec {
             block_align: None,
             iodepth: 1,
             iodepth_low: 0,
+            serialize_overlap: false,
             iodepth_batch_submit: 1,
             iodepth_batch_complete_min: 1,
             iodepth_batch_complete_max: 0,
@@ -559,6 +565,14 @@ impl JobSpec {
 
     pub fn reads(&self) -> bool {
         self.trim == TrimMix::None && self.read_percent > 0
+    }
+
+    /// Whether overlapping I/Os are kept apart in flight: asked for, and fio would not drop
+    /// it (a job that only reads, at depth 1, needs no check; a replayed log may overlap).
+    pub fn serializes_overlap(&self) -> bool {
+        self.serialize_overlap
+            && self.iodepth > 1
+            && (self.writes() || self.trims() || self.replay.is_some())
     }
 
     pub fn writes(&self) -> bool {

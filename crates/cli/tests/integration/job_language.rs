@@ -1164,3 +1164,35 @@ fn lockfile_makes_a_jobs_copies_take_turns_as_fio() {
         );
     }
 }
+
+/// `serialize_overlap`: random writes over four blocks at iodepth 8 can never have more than
+/// four in flight once overlapping I/Os wait for each other, so the depth distribution tops
+/// out at the "4" bucket in both tools, and no I/O is lost to the wait (the same count).
+#[test]
+fn serialize_overlap_keeps_overlapping_writes_apart_as_fio() {
+    if !fio_available() {
+        return;
+    }
+    for tool in ["fio", "iolab"] {
+        for serialize in [0, 1] {
+            let dir = tempfile::tempdir().unwrap();
+            let text = format!(
+                "[j]\nfilename=DIR/g\nsize=16k\nio_size=4m\nbs=4k\nrw=randwrite\nnorandommap\n\
+                 direct=1\nioengine=libaio\niodepth=8\nserialize_overlap={serialize}\n"
+            );
+            let v = run_job(tool, dir.path(), &text);
+            let j = &v["jobs"][0];
+            assert_eq!(
+                j["write"]["total_ios"], 1024,
+                "{tool} serialize_overlap={serialize}"
+            );
+            let at = |k: &str| j["iodepth_level"][k].as_f64().unwrap();
+            if serialize == 1 {
+                assert_eq!(at("8"), 0.0, "{tool}: {}", j["iodepth_level"]);
+                assert!(at("2") > 30.0, "{tool}: {}", j["iodepth_level"]);
+            } else {
+                assert!(at("8") > 90.0, "{tool}: {}", j["iodepth_level"]);
+            }
+        }
+    }
+}

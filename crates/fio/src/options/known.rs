@@ -9,7 +9,6 @@ pub static FIO_ONLY: &[&str] = &[
     "ramp_size",
     "job_start_clock_id",
     "bs_is_seq_rand",
-    "serialize_overlap",
     "priority",
     "verify_async_cpus",
     "verify_state_load",

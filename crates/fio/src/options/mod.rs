@@ -901,6 +901,16 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "serialize_overlap",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "An I/O waits until no I/O in flight overlaps its bytes (in any file, as fio compares offsets only), for jobs that write, trim or replay a log at iodepth>1; elsewhere ignored, as fio drops it.",
+        apply: |d, v| {
+            d.spec.serialize_overlap = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "iodepth_batch_submit",
         alias: Some("iodepth_batch"),
         kind: ValueKind::Int,

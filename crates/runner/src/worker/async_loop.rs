@@ -67,6 +67,11 @@ struct Slots {
     /// filling it again (`usize::MAX`: always refill), and whether it is draining now.
     low: usize,
     draining: bool,
+    /// fio's `serialize_overlap`: a scratch mask of the free slots (`Some` when the job
+    /// asks), and the I/O held back because one in flight overlaps it, with its slot taken
+    /// off the free list and its start time.
+    overlap: Option<Vec<bool>>,
+    held: Option<(IoUnit, u64)>,
 }
 
 impl Slots {
@@ -81,7 +86,29 @@ impl Slots {
             start_each,
             low: usize::MAX,
             draining: false,
+            overlap: None,
+            held: None,
         }
+    }
+
+    /// Whether an I/O in flight (or queued for the next submit call) overlaps `io`'s bytes.
+    /// As fio's `in_flight_overlap()`, offsets are compared whatever the file.
+    #[cold]
+    fn overlaps_in_flight(&mut self, io: &IoUnit) -> bool {
+        let Some(free) = self.overlap.as_mut() else {
+            return false;
+        };
+        free.iter_mut().for_each(|f| *f = false);
+        for &s in &self.free {
+            free[s as usize] = true;
+        }
+        let (a, b) = (io.offset, io.offset + io.len as u64);
+        self.flight.iter().enumerate().any(|(s, f)| {
+            !free[s]
+                && s != io.slot as usize
+                && a < f.io.offset + f.io.len as u64
+                && f.io.offset < b
+        })
     }
 
     /// Whether new I/O may go in: a free slot, and not draining to `iodepth_low` (the
@@ -128,6 +155,9 @@ impl LoopState<'_, '_> {
         if low > 0 && low < pool.slots() {
             q.low = low;
         }
+        if spec.serializes_overlap() {
+            q.overlap = Some(vec![false; pool.slots()]);
+        }
         let mut stopping = false;
         let mut now = self.clock.now();
         loop {
@@ -136,7 +166,8 @@ impl LoopState<'_, '_> {
                 self.end_measuring(now);
             }
             let room = q.room() && self.search.as_ref().is_none_or(|s| s.room(q.inflight));
-            if !stopping && !self.bytes_done() && room && !self.syncer.pending {
+            let more = !self.bytes_done() || q.held.is_some();
+            if !stopping && more && room && !self.syncer.pending {
                 q.inflight += self.submit(engine, pool, &mut q, now)?;
                 q.filled();
             }
@@ -154,7 +185,7 @@ impl LoopState<'_, '_> {
                 if stopping {
                     return Ok(());
                 }
-                if self.bytes_done() {
+                if self.bytes_done() && q.held.is_none() {
                     self.end_measuring(self.clock.now());
                     return Ok(());
                 }
@@ -195,7 +226,8 @@ impl LoopState<'_, '_> {
             || limited
             || (spec.iodepth_low > 0 && spec.iodepth_low < spec.iodepth)
             || spec.control.errors.on()
-            || self.w.job.locks.is_some();
+            || self.w.job.locks.is_some()
+            || spec.serializes_overlap();
         if !fits || paced || !self.w.lean_loop {
             return None;
         }
@@ -316,32 +348,44 @@ impl LoopState<'_, '_> {
         // round ends after a depth of them, to let the loop look at the clock.
         let mut inline = 0;
         q.batch.clear();
+        let mut resume = None;
+        if let Some((io, t)) = q.held.take() {
+            if q.overlaps_in_flight(&io) {
+                // Still overlapping: reap first (something is in flight, or it would not).
+                q.held = Some((io, t));
+                return Ok(0);
+            }
+            q.free.push(io.slot);
+            resume = Some((io, t));
+        }
         while let Some(&slot) = q.free.last() {
             // A rate-limited job submits one I/O a round and reaps before the next, so
             // completions never wait behind the rate limiter's sleep.
-            let one_done = submitted > 0 || !q.batch.is_empty();
-            if self.bytes_done() || self.syncer.pending || (self.rate.on && one_done) {
+            if resume.is_none() && !self.may_issue(q, submitted) {
                 break;
             }
-            if self.think.as_ref().is_some_and(|t| t.pending) {
-                break;
-            }
-            if !self.flow_allows() {
-                break;
-            }
-            let in_flight = q.inflight + submitted + q.batch.len();
-            if self.search.as_ref().is_some_and(|s| !s.room(in_flight)) {
-                break;
-            }
-            let mut t_start = if q.start_each { self.clock.now() } else { now };
-            let Some(io) = self.next_io(slot, pool, t_start) else {
-                break;
+            let (io, t_start) = match resume.take() {
+                Some(held) => held,
+                None => {
+                    let mut t_start = if q.start_each { self.clock.now() } else { now };
+                    let Some(io) = self.next_io(slot, pool, t_start) else {
+                        break;
+                    };
+                    if self.rate.on || self.verify.is_some() {
+                        // next_io may have waited for the rate limit or stamped a verify
+                        // header: neither is latency.
+                        t_start = self.clock.now();
+                    }
+                    if q.overlap.is_some() && q.overlaps_in_flight(&io) {
+                        // fio's FIO_Q_BUSY from io_u_submit: the same I/O goes again once
+                        // a completion has been reaped.
+                        q.free.pop();
+                        q.held = Some((io, t_start));
+                        break;
+                    }
+                    (io, t_start)
+                }
             };
-            if self.rate.on || self.verify.is_some() {
-                // next_io may have waited for the rate limit or stamped a verify header:
-                // neither is latency.
-                t_start = self.clock.now();
-            }
             let held = self.w.job.locks.as_ref().map(|l| l.lock(io.file, io.dir));
             // SAFETY: io.buf is the pool slot `slot`, free until now and kept out of the free
             // list until its completion is reaped (or drained on an error); the pool outlives
@@ -403,6 +447,23 @@ impl LoopState<'_, '_> {
             };
         }
         Ok(submitted)
+    }
+
+    /// Whether another I/O may be drawn in this round of [`Self::submit`] (`submitted` went
+    /// in flight earlier in it): bytes left, no sync, pause or flow wait due, room for the
+    /// depth search. A held-back I/O (`serialize_overlap`) was drawn already and goes
+    /// regardless.
+    #[inline(always)]
+    fn may_issue(&mut self, q: &Slots, submitted: usize) -> bool {
+        let one_done = submitted > 0 || !q.batch.is_empty();
+        if self.bytes_done() || self.syncer.pending || (self.rate.on && one_done) {
+            return false;
+        }
+        if self.think.as_ref().is_some_and(|t| t.pending) || !self.flow_allows() {
+            return false;
+        }
+        let in_flight = q.inflight + submitted + q.batch.len();
+        self.search.as_ref().is_none_or(|s| s.room(in_flight))
     }
 
     /// One submit call for the queued batch, then [`Self::issued`] with its issue time.
