@@ -4,7 +4,7 @@
     python3 scripts/fio_examples.py FIO_SOURCE/examples [--iolab PATH] [--keep]
 
 Each example whose engines iolab has (psync, sync, pvsync, pvsync2, libaio, io_uring, null,
-mmap, posixaio, falloc, ftruncate) is
+mmap, posixaio, falloc, ftruncate, filecreate, filestat, filedelete) is
 rewritten so it can run on any machine without touching a disk: every `filename` and
 `directory` points into a fresh temporary directory, every `size`, `filesize`, `io_size` and
 `offset_increment` becomes 4 MiB (64 MiB with `randrepeat=0`, 8 KiB under a `rate` of a few
@@ -30,7 +30,8 @@ import subprocess
 import sys
 import tempfile
 
-ENGINES = {"psync", "sync", "pvsync", "pvsync2", "libaio", "io_uring", "null", "mmap", "posixaio", "falloc", "ftruncate"}
+ENGINES = {"psync", "sync", "pvsync", "pvsync2", "libaio", "io_uring", "null", "mmap", "posixaio", "falloc", "ftruncate",
+           "filecreate", "filestat", "filedelete"}
 # Examples fio itself refuses on this build (uring-cmd-ng needs a kernel NVMe char device).
 SKIP = {"uring-cmd-ng.fio"}
 DROP = ("ramp_time", "startdelay", "ss_ramp", "steadystate_ramp_time")

@@ -20,6 +20,7 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     directions: &Direction::ALL,
     read_write: true,
     extends_files: true,
+    file_op: None,
 };
 
 pub struct Falloc {
@@ -91,6 +92,8 @@ mod tests {
             name: "f",
             logical_block_size: 512,
             access: crate::AccessHint::None,
+            pins: &[],
+            pass_bytes: &[],
         };
         let mut e = Falloc::open(target).unwrap();
         let mut run = |dir, off, len| unsafe { e.queue(&unit(dir, off, len)).unwrap() };

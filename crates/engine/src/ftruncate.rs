@@ -19,6 +19,7 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     directions: &[Direction::Write],
     read_write: false,
     extends_files: true,
+    file_op: None,
 };
 
 pub struct Ftruncate {
@@ -70,6 +71,8 @@ mod tests {
             name: "f",
             logical_block_size: 512,
             access: crate::AccessHint::None,
+            pins: &[],
+            pass_bytes: &[],
         };
         let mut e = Ftruncate::open(target).unwrap();
         let unit = |dir, offset| IoUnit {

@@ -17,10 +17,13 @@ pub enum EngineKind {
     Null,
     Falloc,
     Ftruncate,
+    Filecreate,
+    Filestat,
+    Filedelete,
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 12] = [
+    pub const ALL: [EngineKind; 15] = [
         EngineKind::Sync,
         EngineKind::Psync,
         EngineKind::Pvsync,
@@ -33,6 +36,9 @@ impl EngineKind {
         EngineKind::Null,
         EngineKind::Falloc,
         EngineKind::Ftruncate,
+        EngineKind::Filecreate,
+        EngineKind::Filestat,
+        EngineKind::Filedelete,
     ];
 
     /// The name fio uses for this engine.
@@ -163,6 +169,20 @@ pub struct EngineOptions {
     pub force_async: u32,
     /// mmap: map privately with `MADV_HUGEPAGE` (fio's `thp`; writes stay in memory).
     pub thp: bool,
+    /// filestat: which call looks the file up (fio's `stat_type`).
+    pub stat_type: StatType,
+}
+
+/// The system call filestat times (fio's `stat_type`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StatType {
+    /// stat(2), following a final symlink (fio's default).
+    #[default]
+    Stat,
+    /// lstat(2).
+    Lstat,
+    /// statx(2) with `STATX_ALL`.
+    Statx,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -20,6 +20,10 @@ macro_rules! with_cmdprio_options {
 pub mod buffer;
 pub mod error;
 pub mod falloc;
+pub mod filecreate;
+pub mod filedelete;
+pub mod fileops;
+pub mod filestat;
 pub mod ftruncate;
 pub mod kind;
 pub mod libaio;
@@ -42,9 +46,9 @@ use std::os::fd::RawFd;
 
 pub use buffer::BufferPool;
 pub use error::EngineError;
-pub use kind::{EngineConfig, EngineKind, EngineOptions};
+pub use kind::{EngineConfig, EngineKind, EngineOptions, StatType};
 pub use open::{open_targets, OpenHow};
-pub use registry::{engine_option, Accepts, EngineDef, ENGINES};
+pub use registry::{engine_option, Accepts, EngineDef, FileOp, ENGINES};
 pub use trim::Trimmer;
 
 /// Data direction of one I/O (a result type: every figure is kept per direction).
@@ -157,6 +161,21 @@ pub trait IoEngine {
     fn fallback(&self) -> Option<String> {
         None
     }
+
+    /// Whether the I/O that just completed inside `queue` is to be timed. Always, but for an
+    /// engine whose I/Os only count and whose one timed act is a file operation (filestat's
+    /// I/Os between its stats, as fio's `FIO_FAKEIO`): the worker then counts the I/O and
+    /// records no latency for it.
+    #[inline(always)]
+    fn timed(&self) -> bool {
+        true
+    }
+
+    /// Work a synchronous engine leaves out of its timed call, done once the worker has
+    /// read its clock after `queue` (filecreate closes the file it created, as fio closes a
+    /// file outside its timed open). Nothing, for the rest.
+    #[inline(always)]
+    fn settle(&mut self) {}
 }
 
 /// What an engine is opened against.
@@ -175,6 +194,12 @@ pub struct EngineTarget<'a> {
     /// How the job walks its files (fio's `fadvise_hint`), for engines that advise the
     /// kernel themselves (mmap's `madvise`).
     pub access: AccessHint,
+    /// The job's files as checked (one per file, in order), for engines that work on a
+    /// file's name rather than its descriptor (filecreate, filestat, filedelete).
+    pub pins: &'a [iolab_sysinfo::Pin],
+    /// Each file's bytes per pass (its region), where a file-operation engine does its
+    /// operation again.
+    pub pass_bytes: &'a [u64],
 }
 
 /// How a job walks its files, as advice to the kernel.
@@ -224,6 +249,9 @@ pub fn open_engine<V: EngineVisitor>(
         EngineKind::Null => visitor.visit(null::Null::open()),
         EngineKind::Falloc => visitor.visit(falloc::Falloc::open(target)?),
         EngineKind::Ftruncate => visitor.visit(ftruncate::Ftruncate::open(target)?),
+        EngineKind::Filecreate => visitor.visit(filecreate::open(target)?),
+        EngineKind::Filestat => visitor.visit(filestat::open(target, config.options.stat_type)?),
+        EngineKind::Filedelete => visitor.visit(filedelete::open(target)?),
     })
 }
 

@@ -32,6 +32,7 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     directions: &Direction::ALL,
     read_write: false,
     extends_files: false,
+    file_op: None,
 };
 
 /// fio's `MMAP_TOTAL_SZ`: what the engine maps at once, over all of a job's files.
@@ -417,6 +418,8 @@ mod tests {
         EngineTarget {
             fds,
             access,
+            pins: &[],
+            pass_bytes: &[],
             direct: false,
             polled_device: false,
             name: "f",

@@ -15,6 +15,7 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     directions: &crate::Direction::ALL,
     read_write: false,
     extends_files: true,
+    file_op: None,
 };
 
 pub struct Null;

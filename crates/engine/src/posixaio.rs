@@ -23,6 +23,7 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     directions: &Direction::ALL,
     read_write: false,
     extends_files: true,
+    file_op: None,
 };
 
 /// fio's `SUSPEND_ENTRIES`: how many in-flight requests one `aio_suspend` waits on.
@@ -176,6 +177,8 @@ mod tests {
             name: "f",
             logical_block_size: 512,
             access: crate::AccessHint::None,
+            pins: &[],
+            pass_bytes: &[],
         };
         let mut e = Posixaio::open(target, 4).unwrap();
         let mut bufs: Vec<Vec<u8>> = (0..4).map(|i| vec![i as u8 + 1; 4096]).collect();

@@ -81,10 +81,25 @@ pub struct EngineDef {
     /// Whether a write past the file's end grows it. mmap's cannot (fio's `FIO_NOEXTEND`):
     /// its files are laid out whole before it writes, and `file_append` is refused.
     pub extends_files: bool,
+    /// For fio's engines that work on files rather than their data (filecreate, filestat,
+    /// filedelete): what is done to a file when a pass over it begins. That operation is the
+    /// engine's one timed act; the pass's I/Os only count (fio's `FIO_FAKEIO`).
+    pub file_op: Option<FileOp>,
+}
+
+/// What a file-operation engine does to a file at the start of each pass over it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileOp {
+    /// `open(O_CREAT)` (filecreate): the file is made during the run, not laid out before.
+    Create,
+    /// `stat`, `lstat` or `statx` (filestat, fio's `stat_type`).
+    Stat,
+    /// `unlink` (filedelete): removes the file, which is as destructive as writing it.
+    Delete,
 }
 
 /// Every engine, in the order fio's docs and iolab's tables list them.
-pub static ENGINES: [&EngineDef; 12] = [
+pub static ENGINES: [&EngineDef; 15] = [
     &crate::sync::DEF,
     &crate::psync::DEF,
     &crate::pvsync::DEF,
@@ -97,6 +112,9 @@ pub static ENGINES: [&EngineDef; 12] = [
     &crate::null::DEF,
     &crate::falloc::DEF,
     &crate::ftruncate::DEF,
+    &crate::filecreate::DEF,
+    &crate::filestat::DEF,
+    &crate::filedelete::DEF,
 ];
 
 /// The options some engine declares: fio's engine-specific options.

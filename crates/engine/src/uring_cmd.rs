@@ -39,6 +39,7 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     directions: &crate::Direction::ALL,
     read_write: false,
     extends_files: true,
+    file_op: None,
 };
 
 /// The `'pool` lifetime ties the ring to the buffer pool whose buffers it may have registered.

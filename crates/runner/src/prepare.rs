@@ -214,7 +214,8 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
     let grows = exists && growable && region.span_end(spec, facts.size_bytes) > facts.size_bytes;
     // Removing a file the user had is as destructive as writing it (only regular files are
     // removed, as fio's unlink).
-    let removes = exists && growable && spec.files.unlinks();
+    let deletes = spec.engine.kind.def().file_op == Some(iolab_engine::FileOp::Delete);
+    let removes = exists && growable && (spec.files.unlinks() || deletes);
     if !no_target && (spec.writes_data() || grows || removes) {
         check_pinned_write(spec, &facts, &pin, consent)?;
     }

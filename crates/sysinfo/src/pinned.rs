@@ -91,6 +91,35 @@ impl Pin {
         Ok(file)
     }
 
+    /// Opens the directory the pinned path is in (`O_PATH`, no symlink followed) and gives
+    /// the file's name in it, for engines that work on the name itself (fio's filecreate,
+    /// filestat, filedelete: `openat`, `unlinkat` on the directory, never the path looked up
+    /// again). Where a file was pinned, the name in that directory must still be it.
+    pub fn open_dir(&self) -> Result<(File, std::ffi::CString), PinError> {
+        let (Some(dir), Some(name)) = (self.resolved.parent(), self.resolved.file_name()) else {
+            return Err(PinError::Changed);
+        };
+        let dir = open_no_symlinks(dir, libc::O_PATH | libc::O_DIRECTORY, 0)?;
+        let name = std::ffi::CString::new(name.as_bytes())
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        if let Some(want) = self.identity {
+            use std::os::fd::AsRawFd;
+            let flags = libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+            // SAFETY: a directory descriptor we own and a NUL-terminated name.
+            let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags) };
+            if fd < 0 {
+                return Err(PinError::Io(io::Error::last_os_error()));
+            }
+            // SAFETY: a descriptor just opened, owned by nobody else.
+            let entry = unsafe { File::from_raw_fd(fd) };
+            let m = entry.metadata()?;
+            if m.file_type().is_symlink() || Identity::of(&m) != want {
+                return Err(PinError::Changed);
+            }
+        }
+        Ok((dir, name))
+    }
+
     /// True when the pinned path still leads, without a symlink, to what was pinned: for
     /// removing a file iolab created, and nothing that took its name.
     pub fn still_there(&self) -> bool {
@@ -225,6 +254,29 @@ fn char_sink(rdev: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The file-operation engines work on a name in its directory: a file swapped for a
+    /// symlink (or another file) at the name, or a directory swapped for a symlink, is
+    /// refused, never operated on.
+    #[test]
+    fn open_dir_gives_the_checked_directory_and_name_or_refuses_a_swap() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let f = sub.join("f");
+        std::fs::write(&f, b"f").unwrap();
+        let pin = Pin::existing(&f).unwrap();
+        let (_, name) = pin.open_dir().unwrap();
+        assert_eq!(name.to_bytes(), b"f");
+        std::fs::rename(&f, sub.join("kept")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", &f).unwrap();
+        assert!(matches!(pin.open_dir(), Err(PinError::Changed)));
+        let new = Pin::new_file(&sub.join("g")).unwrap();
+        assert!(new.open_dir().is_ok(), "a file to be made needs only its directory");
+        std::fs::rename(&sub, dir.path().join("moved")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("moved"), &sub).unwrap();
+        assert!(new.open_dir().is_err(), "a directory swapped for a symlink");
+    }
 
     #[test]
     fn a_swapped_symlink_is_not_followed_and_a_swapped_file_is_refused() {

@@ -133,3 +133,83 @@ fn mmap_on_a_file_cut_short_fails_the_job_not_the_run() {
         .unwrap();
     assert!(b["read"]["total_ios"].as_u64().unwrap() > 0, "{b}");
 }
+
+/// fio's file-operation engines: each pass over a file is one timed operation (a stat, an
+/// unlink, a create), counted as a completion-latency sample, and the pass's I/Os only
+/// count. Against fio: the same I/Os and bytes, one clat sample per file per pass, and the
+/// files left (or gone) as fio leaves them.
+#[test]
+fn filestat_filedelete_and_filecreate_count_and_time_as_fio() {
+    if !fio_available() {
+        return;
+    }
+    let files_left = |dir: &Path| {
+        fs::read_dir(dir)
+            .unwrap()
+            .filter(|e| {
+                !e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .ends_with(".fio")
+            })
+            .count()
+    };
+    for (engine, extra) in [
+        ("filestat", "loops=2\n"),
+        ("filestat", "stat_type=statx\n"),
+        ("filestat", "stat_type=lstat\nrw=write\n"),
+        ("filedelete", ""),
+        ("filecreate", "create_on_open=1\nopenfiles=1\n"),
+    ] {
+        let text = format!(
+            "[global]\nioengine={engine}\nfilesize=8k\nbs=4k\nnrfiles=10\ndirectory=DIR\n\
+             unlink=0\n{extra}[t0]\n[t1]\n"
+        );
+        let runs: Vec<_> = ["fio", "iolab"]
+            .iter()
+            .map(|tool| {
+                let dir = tempfile::tempdir().unwrap();
+                let v = run_job(tool, dir.path(), &text);
+                let clat: u64 = v["jobs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|j| {
+                        ["read", "write"]
+                            .iter()
+                            .map(|d| j[d]["clat_ns"]["N"].as_u64().unwrap())
+                            .sum::<u64>()
+                    })
+                    .sum();
+                (per_direction(&v), clat, files_left(dir.path()))
+            })
+            .collect();
+        assert_eq!(runs[1], runs[0], "iolab against fio for:\n{text}");
+        let passes = if extra.contains("loops=2") { 2 } else { 1 };
+        assert_eq!(runs[1].1, 2 * 10 * passes, "{text}");
+    }
+}
+
+/// filedelete removes the files it is pointed at: one the user had is refused without
+/// consent, as writing it would be, and nothing is removed.
+#[test]
+fn filedelete_needs_consent_for_a_file_iolab_did_not_make() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("mine");
+    fs::write(&f, vec![7u8; 8192]).unwrap();
+    let name = format!("--filename={}", f.display());
+    let out = iolab(&["run", "--name=j", &name, "--ioengine=filedelete", "--bs=4k"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--allow-destroy"), "{}", out.stderr);
+    assert!(f.exists());
+    let out = iolab(&[
+        "run",
+        "--name=j",
+        &name,
+        "--ioengine=filedelete",
+        "--allow-destroy",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!f.exists());
+}

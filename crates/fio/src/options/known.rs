@@ -90,7 +90,6 @@ pub static FIO_ONLY: &[&str] = &[
     "single_instance",
     "skip_bad",
     "softrandommap",
-    "stat_type",
     "std_redirect",
     "stream_id",
     "svcl",

@@ -379,7 +379,11 @@ impl JobDraft {
         }
         self.apply_filesize()?;
         let files = 1 + self.spec.extra_files.len() as u32;
-        if self.openfiles.is_some_and(|n| n < files) {
+        // A file-operation engine works on each file's name, not on a descriptor held open
+        // (fio's filecreate example sets openfiles=1 to stay within ulimit -n), so openfiles
+        // changes nothing it measures.
+        let holds_files = self.spec.engine.kind.def().file_op.is_none();
+        if holds_files && self.openfiles.is_some_and(|n| n < files) {
             return Err(crate::FioError::Unsupported(
                 "openfiles (fewer open files than the job has)".into(),
             ));
@@ -944,7 +948,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "ioengine",
         alias: None,
         kind: ValueKind::Str,
-        help: "How I/O is issued: sync, psync, pvsync, pvsync2, mmap (memcpy through a shared mapping of the file), libaio, posixaio (glibc's POSIX AIO), io_uring, io_uring_cmd, null (no I/O: measures iolab itself), or the file-system engines falloc (each I/O one fallocate: read reserves, write extends, trim punches a hole) and ftruncate (each write sets the file's length to its offset).",
+        help: "How I/O is issued: sync, psync, pvsync, pvsync2, mmap (memcpy through a shared mapping of the file), libaio, posixaio (glibc's POSIX AIO), io_uring, io_uring_cmd, null (no I/O: measures iolab itself), or the file-system engines falloc (each I/O one fallocate: read reserves, write extends, trim punches a hole) ftruncate (each write sets the file's length to its offset), filecreate, filestat and filedelete (each pass over a file is one timed create, stat or unlink of it; the I/Os only count, and their latency is the operation's).",
         apply: |d, v| {
             d.spec.engine.kind = v.parse::<EngineKind>().map_err(|e| e.to_string())?;
             Ok(())
@@ -1190,6 +1194,21 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "io_uring: every Nth request is sent straight to io-wq workers (IOSQE_ASYNC); 0 none.",
         apply: |d, v| {
             d.spec.engine.options.force_async = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "stat_type",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "filestat: the call that looks each file up, stat (default), lstat or statx.",
+        apply: |d, v| {
+            d.spec.engine.options.stat_type = match v.trim() {
+                "stat" => iolab_engine::StatType::Stat,
+                "lstat" => iolab_engine::StatType::Lstat,
+                "statx" => iolab_engine::StatType::Statx,
+                _ => return Err("must be stat, lstat or statx".into()),
+            };
             Ok(())
         },
     },

@@ -185,7 +185,10 @@ impl Worker<'_> {
             .wrapping_add(self.clone_index as u64 * 0x1_0000_0001);
         let pool = setup::buffer_pool(spec, depth, seed)?;
         let name = setup::target_name(self.job);
+        let pass_bytes: Vec<u64> = self.job.files().map(|(_, r)| r.len).collect();
         let target = EngineTarget {
+            pins: &self.job.pins,
+            pass_bytes: &pass_bytes,
             fds: &fds,
             direct: spec.direct,
             polled_device: self.job.facts.polled,

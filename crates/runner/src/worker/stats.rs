@@ -153,6 +153,15 @@ impl Recorder {
         }
     }
 
+    /// An I/O that did nothing but count (a file-operation engine's between its
+    /// operations, fio's `FIO_FAKEIO`): its bytes and count, no latency, no log line.
+    #[inline(always)]
+    pub fn counted(&mut self, io: &IoUnit) {
+        let s = &mut self.stats[io.dir.index()];
+        s.ios += 1;
+        s.bytes += io.len as u64;
+    }
+
     /// Forgets the ramp.
     pub fn reset(&mut self, now: u64) {
         for s in &mut self.stats {

@@ -33,8 +33,13 @@ impl LoopState<'_, '_> {
             // engine is done with it when queue returns.
             let status = unsafe { engine.queue(&io) }.map_err(|e| self.engine_error(e))?;
             now = self.clock.now();
+            engine.settle();
             drop(held);
             match status {
+                QueueStatus::Completed(r) if r == io.len as i64 && !engine.timed() => {
+                    // A file-operation engine's I/O between its operations: it only counts.
+                    self.rec.counted(&io);
+                }
                 QueueStatus::Completed(r) if r == io.len as i64 => {
                     self.rec.completed_sync(now, &io, now - t0);
                     self.verify_or_forgive(&io)?;
