@@ -26,15 +26,17 @@ impl LoopState<'_, '_> {
                 now = self.clock.now();
                 continue;
             };
-            // fio's lockfile: waiting for the file is not the I/O's latency.
-            let held = self.w.job.locks.as_ref().map(|l| l.lock(io.file, io.dir));
-            let t0 = self.clock.now();
-            // SAFETY: io.buf is slot 0 of the pool, which outlives the engine; a synchronous
-            // engine is done with it when queue returns.
-            let status = unsafe { engine.queue(&io) }.map_err(|e| self.engine_error(e))?;
-            now = self.clock.now();
+            let (t0, status);
+            if self.w.job.locks.is_none() {
+                t0 = self.clock.now();
+                // SAFETY: io.buf is slot 0 of the pool, which outlives the engine; a
+                // synchronous engine is done with it when queue returns.
+                status = unsafe { engine.queue(&io) }.map_err(|e| self.engine_error(e))?;
+                now = self.clock.now();
+            } else {
+                (t0, status, now) = self.queue_locked(engine, &io)?;
+            }
             engine.settle();
-            drop(held);
             match status {
                 QueueStatus::Completed(r) if r == io.len as i64 && !engine.timed() => {
                     // A file-operation engine's I/O between its operations: it only counts.
@@ -72,6 +74,24 @@ impl LoopState<'_, '_> {
         }
         self.end_measuring(now);
         Ok(())
+    }
+
+    /// One I/O under fio's `lockfile`: the file's lock is taken before the clock starts
+    /// (waiting for it is not the I/O's latency) and let go when the call returns; the start
+    /// and end clock reads and what the engine said.
+    #[cold]
+    #[inline(never)]
+    fn queue_locked<E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        io: &iolab_engine::IoUnit,
+    ) -> Result<(u64, QueueStatus, u64), RunError> {
+        let locks = self.w.job.locks.clone().expect("a locking job has its locks");
+        let _held = locks.lock(io.file, io.dir);
+        let t0 = self.clock.now();
+        // SAFETY: as in run_sync: slot 0 of the pool, done with when queue returns.
+        let status = unsafe { engine.queue(io) }.map_err(|e| self.engine_error(e))?;
+        Ok((t0, status, self.clock.now()))
     }
 
     #[cold]
