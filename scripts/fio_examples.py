@@ -3,7 +3,7 @@
 
     python3 scripts/fio_examples.py FIO_SOURCE/examples [--iolab PATH] [--keep]
 
-Each example whose engines iolab has (psync, sync, pvsync, pvsync2, libaio, io_uring, null,
+Each example whose engines iolab has (psync, sync, vsync, pvsync, pvsync2, libaio, io_uring, null,
 mmap, posixaio, falloc, ftruncate, filecreate, filestat, filedelete) is
 rewritten so it can run on any machine without touching a disk: every `filename` and
 `directory` points into a fresh temporary directory, every `size`, `filesize`, `io_size` and
@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 
-ENGINES = {"psync", "sync", "pvsync", "pvsync2", "libaio", "io_uring", "null", "mmap", "posixaio", "falloc", "ftruncate",
+ENGINES = {"psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "null", "mmap", "posixaio", "falloc", "ftruncate",
            "filecreate", "filestat", "filedelete"}
 # Examples fio itself refuses on this build (uring-cmd-ng needs a kernel NVMe char device).
 SKIP = {"uring-cmd-ng.fio"}

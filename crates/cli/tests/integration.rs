@@ -41,6 +41,7 @@ use support::{backings, device_lock, iolab, iolab_json, loop_device, Backing};
 
 const ENGINE_ARGS: &[&[&str]] = &[
     &["--ioengine=psync"],
+    &["--ioengine=vsync"],
     &["--ioengine=pvsync2"],
     &["--ioengine=pvsync2", "--hipri"],
     &["--ioengine=libaio", "--iodepth=8"],

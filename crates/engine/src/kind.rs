@@ -7,6 +7,7 @@ use std::str::FromStr;
 pub enum EngineKind {
     Sync,
     Psync,
+    Vsync,
     Pvsync,
     Pvsync2,
     Mmap,
@@ -23,9 +24,10 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 15] = [
+    pub const ALL: [EngineKind; 16] = [
         EngineKind::Sync,
         EngineKind::Psync,
+        EngineKind::Vsync,
         EngineKind::Pvsync,
         EngineKind::Pvsync2,
         EngineKind::Mmap,

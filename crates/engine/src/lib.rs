@@ -41,6 +41,7 @@ pub mod sync;
 mod trim;
 pub mod uring;
 pub mod uring_cmd;
+pub mod vsync;
 
 use std::os::fd::RawFd;
 
@@ -232,6 +233,7 @@ pub fn open_engine<V: EngineVisitor>(
     Ok(match config.kind {
         EngineKind::Sync => visitor.visit(sync::Sync::open(target)?),
         EngineKind::Psync => visitor.visit(psync::Psync::open(target)?),
+        EngineKind::Vsync => visitor.visit(vsync::Vsync::open(target)?),
         EngineKind::Pvsync => visitor.visit(pvsync::Pvsync::open(target)?),
         EngineKind::Pvsync2 => visitor.visit(pvsync2::Pvsync2::open(target, &config.options)?),
         EngineKind::Mmap => visitor.visit(mmap::Mmap::open(target, &config.options)?),

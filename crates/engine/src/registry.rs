@@ -99,9 +99,10 @@ pub enum FileOp {
 }
 
 /// Every engine, in the order fio's docs and iolab's tables list them.
-pub static ENGINES: [&EngineDef; 15] = [
+pub static ENGINES: [&EngineDef; 16] = [
     &crate::sync::DEF,
     &crate::psync::DEF,
+    &crate::vsync::DEF,
     &crate::pvsync::DEF,
     &crate::pvsync2::DEF,
     &crate::mmap::DEF,

@@ -272,7 +272,10 @@ mod tests {
         std::os::unix::fs::symlink("/etc/passwd", &f).unwrap();
         assert!(matches!(pin.open_dir(), Err(PinError::Changed)));
         let new = Pin::new_file(&sub.join("g")).unwrap();
-        assert!(new.open_dir().is_ok(), "a file to be made needs only its directory");
+        assert!(
+            new.open_dir().is_ok(),
+            "a file to be made needs only its directory"
+        );
         std::fs::rename(&sub, dir.path().join("moved")).unwrap();
         std::os::unix::fs::symlink(dir.path().join("moved"), &sub).unwrap();
         assert!(new.open_dir().is_err(), "a directory swapped for a symlink");

@@ -1,5 +1,5 @@
 //! fio's engines that are not one read or write system call per I/O (mmap, posixaio,
-//! falloc, ftruncate): the same job through fio and iolab leaves the same file, the same length and
+//! vsync, falloc, ftruncate): the same job through fio and iolab leaves the same file, the same length and
 //! the same allocation, with the same I/Os and bytes.
 
 use std::fs;
@@ -45,6 +45,10 @@ fn mmap_falloc_and_ftruncate_leave_what_fio_leaves() {
         "[j]\nioengine=mmap\nrw=write\n",
         "[j]\nioengine=mmap\nrw=read\ndirect=1\nthp=1\n",
         "[j]\nioengine=posixaio\nrw=randwrite\niodepth=4\n",
+        // (fio's vsync at iodepth>1 queues despite its "capped at 1" note and counts 3 of
+        // these 16 I/Os' bytes short: iolab's stays at depth 1, so the job is compared there.)
+        "[j]\nioengine=vsync\nrw=randwrite\n",
+        "[j]\nioengine=vsync\nrw=read\n",
         "[j]\nioengine=falloc\nrw=write\nfallocate=none\n",
         "[j]\nioengine=falloc\nrw=randtrim\n",
         "[j]\nioengine=falloc\nrw=trimwrite\n",

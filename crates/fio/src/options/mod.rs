@@ -948,7 +948,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "ioengine",
         alias: None,
         kind: ValueKind::Str,
-        help: "How I/O is issued: sync, psync, pvsync, pvsync2, mmap (memcpy through a shared mapping of the file), libaio, posixaio (glibc's POSIX AIO), io_uring, io_uring_cmd, null (no I/O: measures iolab itself), or the file-system engines falloc (each I/O one fallocate: read reserves, write extends, trim punches a hole) ftruncate (each write sets the file's length to its offset), filecreate, filestat and filedelete (each pass over a file is one timed create, stat or unlink of it; the I/Os only count, and their latency is the operation's).",
+        help: "How I/O is issued: sync, psync, vsync (lseek and readv/writev of one iovec), pvsync, pvsync2, mmap (memcpy through a shared mapping of the file), libaio, posixaio (glibc's POSIX AIO), io_uring, io_uring_cmd, null (no I/O: measures iolab itself), or the file-system engines falloc (each I/O one fallocate: read reserves, write extends, trim punches a hole) ftruncate (each write sets the file's length to its offset), filecreate, filestat and filedelete (each pass over a file is one timed create, stat or unlink of it; the I/Os only count, and their latency is the operation's).",
         apply: |d, v| {
             d.spec.engine.kind = v.parse::<EngineKind>().map_err(|e| e.to_string())?;
             Ok(())

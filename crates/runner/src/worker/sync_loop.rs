@@ -86,7 +86,12 @@ impl LoopState<'_, '_> {
         engine: &mut E,
         io: &iolab_engine::IoUnit,
     ) -> Result<(u64, QueueStatus, u64), RunError> {
-        let locks = self.w.job.locks.clone().expect("a locking job has its locks");
+        let locks = self
+            .w
+            .job
+            .locks
+            .clone()
+            .expect("a locking job has its locks");
         let _held = locks.lock(io.file, io.dir);
         let t0 = self.clock.now();
         // SAFETY: as in run_sync: slot 0 of the pool, done with when queue returns.
