@@ -91,6 +91,36 @@ impl Slots {
         }
     }
 
+    /// serialize_overlap: holds `io` back when one in flight overlaps it (fio's
+    /// FIO_Q_BUSY from `io_u_submit()`: the same I/O goes again once a completion has been
+    /// reaped). Its slot stays on the free list, unused until it goes.
+    #[cold]
+    #[inline(never)]
+    fn hold_if_overlapping(&mut self, io: IoUnit, t_start: u64) -> bool {
+        let overlaps = self.overlaps_in_flight(&io);
+        if overlaps {
+            self.held = Some((io, t_start));
+        }
+        overlaps
+    }
+
+    /// The held-back I/O, once nothing in flight overlaps it, with its slot moved to the top
+    /// of the free list (where the submit loop takes its slot from); `None` while it still
+    /// overlaps.
+    #[cold]
+    #[inline(never)]
+    fn take_held(&mut self) -> Option<(IoUnit, u64)> {
+        let (io, t) = self.held?;
+        if self.overlaps_in_flight(&io) {
+            return None;
+        }
+        self.held = None;
+        let at = self.free.iter().position(|&s| s == io.slot)?;
+        let top = self.free.len() - 1;
+        self.free.swap(at, top);
+        Some((io, t))
+    }
+
     /// Whether an I/O in flight (or queued for the next submit call) overlaps `io`'s bytes.
     /// As fio's `in_flight_overlap()`, offsets are compared whatever the file.
     #[cold]
@@ -348,50 +378,52 @@ impl LoopState<'_, '_> {
         // round ends after a depth of them, to let the loop look at the clock.
         let mut inline = 0;
         q.batch.clear();
-        let mut resume = None;
-        if let Some((io, t)) = q.held.take() {
-            if q.overlaps_in_flight(&io) {
-                // Still overlapping: reap first (something is in flight, or it would not).
-                q.held = Some((io, t));
-                return Ok(0);
-            }
-            q.free.push(io.slot);
-            resume = Some((io, t));
-        }
         while let Some(&slot) = q.free.last() {
-            // A rate-limited job submits one I/O a round and reaps before the next, so
-            // completions never wait behind the rate limiter's sleep.
-            if resume.is_none() && !self.may_issue(q, submitted) {
-                break;
-            }
-            let (io, t_start) = match resume.take() {
-                Some(held) => held,
-                None => {
-                    let mut t_start = if q.start_each { self.clock.now() } else { now };
-                    let Some(io) = self.next_io(slot, pool, t_start) else {
-                        break;
-                    };
-                    if self.rate.on || self.verify.is_some() {
-                        // next_io may have waited for the rate limit or stamped a verify
-                        // header: neither is latency.
-                        t_start = self.clock.now();
-                    }
-                    if q.overlap.is_some() && q.overlaps_in_flight(&io) {
-                        // fio's FIO_Q_BUSY from io_u_submit: the same I/O goes again once
-                        // a completion has been reaped.
-                        q.free.pop();
-                        q.held = Some((io, t_start));
-                        break;
-                    }
-                    (io, t_start)
+            let (io, t_start) = if q.held.is_some() {
+                // serialize_overlap's held-back I/O, drawn already: it goes first, if it may.
+                match q.take_held() {
+                    Some(held) => held,
+                    None => break,
                 }
+            } else {
+                // A rate-limited job submits one I/O a round and reaps before the next, so
+                // completions never wait behind the rate limiter's sleep.
+                let one_done = submitted > 0 || !q.batch.is_empty();
+                if self.bytes_done() || self.syncer.pending || (self.rate.on && one_done) {
+                    break;
+                }
+                if self.think.as_ref().is_some_and(|t| t.pending) {
+                    break;
+                }
+                if !self.flow_allows() {
+                    break;
+                }
+                let in_flight = q.inflight + submitted + q.batch.len();
+                if self.search.as_ref().is_some_and(|s| !s.room(in_flight)) {
+                    break;
+                }
+                let mut t_start = if q.start_each { self.clock.now() } else { now };
+                let Some(io) = self.next_io(slot, pool, t_start) else {
+                    break;
+                };
+                if self.rate.on || self.verify.is_some() {
+                    // next_io may have waited for the rate limit or stamped a verify header:
+                    // neither is latency.
+                    t_start = self.clock.now();
+                }
+                if q.overlap.is_some() && q.hold_if_overlapping(io, t_start) {
+                    break;
+                }
+                (io, t_start)
             };
-            let held = self.w.job.locks.as_ref().map(|l| l.lock(io.file, io.dir));
+            let slot = io.slot;
             // SAFETY: io.buf is the pool slot `slot`, free until now and kept out of the free
             // list until its completion is reaped (or drained on an error); the pool outlives
             // the engine.
-            let status = unsafe { engine.queue(&io) }.map_err(|e| self.engine_error(e))?;
-            drop(held);
+            let status = match self.w.job.locks.is_none() {
+                true => unsafe { engine.queue(&io) }.map_err(|e| self.engine_error(e))?,
+                false => self.queue_async_locked(engine, &io)?,
+            };
             match status {
                 QueueStatus::Queued => {
                     q.free.pop();
@@ -449,21 +481,23 @@ impl LoopState<'_, '_> {
         Ok(submitted)
     }
 
-    /// Whether another I/O may be drawn in this round of [`Self::submit`] (`submitted` went
-    /// in flight earlier in it): bytes left, no sync, pause or flow wait due, room for the
-    /// depth search. A held-back I/O (`serialize_overlap`) was drawn already and goes
-    /// regardless.
-    #[inline(always)]
-    fn may_issue(&mut self, q: &Slots, submitted: usize) -> bool {
-        let one_done = submitted > 0 || !q.batch.is_empty();
-        if self.bytes_done() || self.syncer.pending || (self.rate.on && one_done) {
-            return false;
-        }
-        if self.think.as_ref().is_some_and(|t| t.pending) || !self.flow_allows() {
-            return false;
-        }
-        let in_flight = q.inflight + submitted + q.batch.len();
-        self.search.as_ref().is_none_or(|s| s.room(in_flight))
+    /// [`IoEngine::queue`] under fio's `lockfile`: the file's lock held for the call.
+    #[cold]
+    #[inline(never)]
+    fn queue_async_locked<E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        io: &IoUnit,
+    ) -> Result<QueueStatus, RunError> {
+        let locks = self
+            .w
+            .job
+            .locks
+            .clone()
+            .expect("a locking job has its locks");
+        let _held = locks.lock(io.file, io.dir);
+        // SAFETY: as in submit: the slot's buffer, kept until the I/O is reaped.
+        unsafe { engine.queue(io) }.map_err(|e| self.engine_error(e))
     }
 
     /// One submit call for the queued batch, then [`Self::issued`] with its issue time.
