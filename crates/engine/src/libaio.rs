@@ -97,7 +97,7 @@ impl IoEngine for Libaio {
         Capabilities::ASYNCHRONOUS
     }
 
-    #[inline]
+    #[inline(always)]
     unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
         if io.dir == Direction::Trim {
             // As fio's libaio: a trim is done at once, not through the kernel's AIO.

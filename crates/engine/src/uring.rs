@@ -210,7 +210,7 @@ impl IoEngine for Uring<'_> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
         if io.dir == Direction::Trim {
             // As fio's io_uring engine: a trim is done at once, outside the ring.

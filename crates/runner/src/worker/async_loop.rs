@@ -161,6 +161,7 @@ impl Slots {
 }
 
 impl LoopState<'_, '_> {
+    #[inline(never)]
     pub(super) fn run_async<E: IoEngine>(
         &mut self,
         engine: &mut E,
@@ -196,8 +197,7 @@ impl LoopState<'_, '_> {
                 self.end_measuring(now);
             }
             let room = q.room() && self.search.as_ref().is_none_or(|s| s.room(q.inflight));
-            let more = !self.bytes_done() || q.held.is_some();
-            if !stopping && more && room && !self.syncer.pending {
+            if !stopping && !self.bytes_done() && room && !self.syncer.pending {
                 q.inflight += self.submit(engine, pool, &mut q, now)?;
                 q.filled();
             }
@@ -215,7 +215,7 @@ impl LoopState<'_, '_> {
                 if stopping {
                     return Ok(());
                 }
-                if self.bytes_done() && q.held.is_none() {
+                if self.bytes_done() {
                     self.end_measuring(self.clock.now());
                     return Ok(());
                 }
@@ -373,16 +373,49 @@ impl LoopState<'_, '_> {
         q: &mut Slots,
         now: u64,
     ) -> Result<usize, RunError> {
+        if q.overlap.is_some() {
+            return self.submit_serialized(engine, pool, q, now);
+        }
+        self.submit_with::<false, E>(engine, pool, q, now)
+    }
+
+    /// [`Self::submit`] for a job with `serialize_overlap`: the same loop, compiled apart,
+    /// so that the checks it adds cost other jobs nothing.
+    #[cold]
+    #[inline(never)]
+    fn submit_serialized<E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        pool: &BufferPool,
+        q: &mut Slots,
+        now: u64,
+    ) -> Result<usize, RunError> {
+        self.submit_with::<true, E>(engine, pool, q, now)
+    }
+
+    /// The submit loop; `SERIAL`: holding back an I/O that overlaps one in flight, and
+    /// sending a held one first.
+    #[inline(always)]
+    fn submit_with<const SERIAL: bool, E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        pool: &BufferPool,
+        q: &mut Slots,
+        now: u64,
+    ) -> Result<usize, RunError> {
         let mut submitted = 0;
         // I/Os the engine completed inside queue (trims): their slots stay free, so the
         // round ends after a depth of them, to let the loop look at the clock.
         let mut inline = 0;
         q.batch.clear();
         while let Some(&slot) = q.free.last() {
-            let (io, t_start) = if q.held.is_some() {
+            let (io, t_start) = if SERIAL && q.held.is_some() {
                 // serialize_overlap's held-back I/O, drawn already: it goes first, if it may.
                 match q.take_held() {
-                    Some(held) => held,
+                    Some(held) => {
+                        self.issue.reissue(&held.0);
+                        held
+                    }
                     None => break,
                 }
             } else {
@@ -411,7 +444,9 @@ impl LoopState<'_, '_> {
                     // neither is latency.
                     t_start = self.clock.now();
                 }
-                if q.overlap.is_some() && q.hold_if_overlapping(io, t_start) {
+                if SERIAL && q.hold_if_overlapping(io, t_start) {
+                    // Its bytes count again when it goes: until then the job is not done.
+                    self.issue.hold(&io);
                     break;
                 }
                 (io, t_start)

@@ -475,6 +475,21 @@ impl<'a> Issuer<'a> {
         }
     }
 
+    /// An I/O held back before it went (`serialize_overlap`): its bytes are not issued
+    /// until [`Self::reissue`], so the job is not done while it waits.
+    #[cold]
+    pub fn hold(&mut self, io: &IoUnit) {
+        self.issued -= io.len as u64;
+        self.ios -= 1;
+    }
+
+    /// The held-back I/O goes after all.
+    #[cold]
+    pub fn reissue(&mut self, io: &IoUnit) {
+        self.issued += io.len as u64;
+        self.ios += 1;
+    }
+
     /// An I/O the engine could not take (busy): not issued after all. A `trimwrite` write
     /// stays due.
     pub fn unissue(&mut self, io: &IoUnit) {

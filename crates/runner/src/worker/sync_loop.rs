@@ -7,6 +7,7 @@ use super::LoopState;
 use crate::RunError;
 
 impl LoopState<'_, '_> {
+    #[inline(never)]
     pub(super) fn run_sync<E: IoEngine>(
         &mut self,
         engine: &mut E,
