@@ -1196,3 +1196,27 @@ fn serialize_overlap_keeps_overlapping_writes_apart_as_fio() {
         }
     }
 }
+
+/// Bandwidth and IOPS samples of a timed run: fio takes them while the job runs, so a 3 s run
+/// at the default 500 ms has 5, none at its very end; iolab's are the same count.
+#[test]
+fn a_timed_runs_bandwidth_samples_are_as_many_as_fios() {
+    if !fio_available() {
+        return;
+    }
+    let text = "[j]\nfilename=DIR/f\nsize=16m\nrw=randread\nbs=4k\ntime_based\nruntime=3\n";
+    let counts: Vec<_> = ["fio", "iolab"]
+        .iter()
+        .map(|tool| {
+            let dir = tempfile::tempdir().unwrap();
+            let v = run_job(tool, dir.path(), text);
+            let r = &v["jobs"][0]["read"];
+            (
+                r["bw_samples"].as_u64().unwrap(),
+                r["iops_samples"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(counts[1], counts[0], "iolab against fio");
+    assert_eq!(counts[1], (5, 5));
+}

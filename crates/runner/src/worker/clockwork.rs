@@ -24,6 +24,9 @@ pub(super) struct Timeline {
     /// Ticks per bandwidth/IOPS sample and when the next is due (`u64::MAX`: never).
     sample_ticks: u64,
     pub sample_due: u64,
+    /// fio's `LOG_MSEC_SLACK` (1 ms), in ticks: a sample due this close to the end of a
+    /// timed window is not taken.
+    slack_ticks: u64,
     /// Ticks per latency window (0: none) and when the next ends.
     window_ticks: u64,
     pub window_due: u64,
@@ -60,6 +63,7 @@ impl Timeline {
             measure_end: now,
             sample_ticks: clock.duration_to_ticks(sample_every).max(1),
             sample_due: u64::MAX,
+            slack_ticks: clock.duration_to_ticks(Duration::from_millis(1)),
             window_ticks: window.map_or(0, |d| clock.duration_to_ticks(d).max(1)),
             window_due: u64::MAX,
             floor_due: u64::MAX,
@@ -82,8 +86,9 @@ impl Timeline {
     pub fn begin(&mut self, now: u64, sampled: bool) {
         self.measuring = true;
         self.measure_start = now;
+        self.deadline = now.saturating_add(self.run_ticks);
         self.sample_due = if sampled {
-            now.saturating_add(self.sample_ticks)
+            self.inside_window(now.saturating_add(self.sample_ticks))
         } else {
             u64::MAX
         };
@@ -96,8 +101,19 @@ impl Timeline {
             self.tally_due = now.saturating_add(self.tally_ticks);
         }
         self.renext();
-        self.deadline = now.saturating_add(self.run_ticks);
         self.cpu_start = CpuSnapshot::of_current_thread();
+    }
+
+    /// A sample due at `due`, or never (`u64::MAX`) when that is at (within fio's 1 ms
+    /// slack) or past the end of a timed window: fio samples from its helper thread only
+    /// while the job runs, so a run of 3 s at 500 ms has 5 samples, not one more at its
+    /// very end.
+    fn inside_window(&self, due: u64) -> u64 {
+        let end = self.deadline.saturating_sub(self.slack_ticks);
+        match self.run_ticks != u64::MAX && due >= end {
+            true => u64::MAX,
+            false => due,
+        }
     }
 
     /// When the job's time runs out: the measured window's end, or, during the ramp, the
@@ -125,7 +141,7 @@ impl Timeline {
 
     /// A sampling interval ended at or before `now`: move to the next.
     pub fn sample_taken(&mut self) {
-        self.sample_due = self.sample_due.saturating_add(self.sample_ticks);
+        self.sample_due = self.inside_window(self.sample_due.saturating_add(self.sample_ticks));
         self.renext();
     }
 
