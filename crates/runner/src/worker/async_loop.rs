@@ -457,7 +457,7 @@ impl LoopState<'_, '_> {
             // the engine.
             let status = match self.w.job.locks.is_none() {
                 true => unsafe { engine.queue(&io) }.map_err(|e| self.engine_error(e))?,
-                false => self.queue_async_locked(engine, &io)?,
+                false => self.queue_locked(engine, &io)?.1,
             };
             match status {
                 QueueStatus::Queued => {
@@ -514,25 +514,6 @@ impl LoopState<'_, '_> {
             };
         }
         Ok(submitted)
-    }
-
-    /// [`IoEngine::queue`] under fio's `lockfile`: the file's lock held for the call.
-    #[cold]
-    #[inline(never)]
-    fn queue_async_locked<E: IoEngine>(
-        &mut self,
-        engine: &mut E,
-        io: &IoUnit,
-    ) -> Result<QueueStatus, RunError> {
-        let locks = self
-            .w
-            .job
-            .locks
-            .clone()
-            .expect("a locking job has its locks");
-        let _held = locks.lock(io.file, io.dir);
-        // SAFETY: as in submit: the slot's buffer, kept until the I/O is reaped.
-        unsafe { engine.queue(io) }.map_err(|e| self.engine_error(e))
     }
 
     /// One submit call for the queued batch, then [`Self::issued`] with its issue time.

@@ -77,12 +77,12 @@ impl LoopState<'_, '_> {
         Ok(())
     }
 
-    /// One I/O under fio's `lockfile`: the file's lock is taken before the clock starts
-    /// (waiting for it is not the I/O's latency) and let go when the call returns; the start
-    /// and end clock reads and what the engine said.
+    /// One I/O under fio's `lockfile` (either loop): the file's lock is taken before the
+    /// clock starts (waiting for it is not the I/O's latency) and let go when the call
+    /// returns; the start and end clock reads and what the engine said.
     #[cold]
     #[inline(never)]
-    fn queue_locked<E: IoEngine>(
+    pub(super) fn queue_locked<E: IoEngine>(
         &mut self,
         engine: &mut E,
         io: &iolab_engine::IoUnit,
@@ -95,7 +95,9 @@ impl LoopState<'_, '_> {
             .expect("a locking job has its locks");
         let _held = locks.lock(io.file, io.dir);
         let t0 = self.clock.now();
-        // SAFETY: as in run_sync: slot 0 of the pool, done with when queue returns.
+        // SAFETY: as the callers' own queue calls: the I/O's slot buffer, which the pool
+        // keeps and nobody else touches until the I/O completes (sync: when queue returns;
+        // async: when it is reaped).
         let status = unsafe { engine.queue(io) }.map_err(|e| self.engine_error(e))?;
         Ok((t0, status, self.clock.now()))
     }
