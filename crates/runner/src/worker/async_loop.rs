@@ -68,8 +68,8 @@ struct Slots {
     low: usize,
     draining: bool,
     /// fio's `serialize_overlap`: a scratch mask of the free slots (`Some` when the job
-    /// asks), and the I/O held back because one in flight overlaps it, with its slot taken
-    /// off the free list and its start time.
+    /// asks), and the I/O held back because one in flight overlaps it, with its start time
+    /// (its slot stays on the free list, unused until it goes).
     overlap: Option<Vec<bool>>,
     held: Option<(IoUnit, u64)>,
 }
@@ -114,8 +114,8 @@ impl Slots {
         if self.overlaps_in_flight(&io) {
             return None;
         }
-        self.held = None;
         let at = self.free.iter().position(|&s| s == io.slot)?;
+        self.held = None;
         let top = self.free.len() - 1;
         self.free.swap(at, top);
         Some((io, t))

@@ -87,13 +87,10 @@ impl LoopState<'_, '_> {
         engine: &mut E,
         io: &iolab_engine::IoUnit,
     ) -> Result<(u64, QueueStatus, u64), RunError> {
-        let locks = self
-            .w
-            .job
-            .locks
-            .clone()
-            .expect("a locking job has its locks");
-        let _held = locks.lock(io.file, io.dir);
+        let locks = self.w.job.locks.as_ref();
+        let _held = locks
+            .expect("a locking job has its locks")
+            .lock(io.file, io.dir);
         let t0 = self.clock.now();
         // SAFETY: as the callers' own queue calls: the I/O's slot buffer, which the pool
         // keeps and nobody else touches until the I/O completes (sync: when queue returns;
