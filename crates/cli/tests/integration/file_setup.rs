@@ -380,10 +380,13 @@ fn number_style_and_option_order_print_as_fio() {
             .rsplit_once('(')
             .map(|(_, r)| r.split('/').next().unwrap_or("").to_string());
         let bw = line.split("BW=").nth(1).unwrap_or("");
+        // The prefix (K, M, G) follows the measured rate, which differs run to run; the
+        // base (`KiB` against `kB`) and the order of the two rates are the style's.
         let units: String = bw
             .chars()
             .filter(|c| c.is_alphabetic() || *c == '/' || *c == '(')
             .take_while(|c| *c != 'm')
+            .map(|c| if "kKMGTP".contains(c) { '_' } else { c })
             .collect();
         (io.unwrap_or_default(), units)
     };
