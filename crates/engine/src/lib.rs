@@ -144,6 +144,20 @@ pub trait IoEngine {
         Ok(0)
     }
 
+    /// Waits at most `timeout` for a completion and writes up to `out.len()` of those there
+    /// are into `out`, returning how many (0 when the time passed first). The open loop waits
+    /// so: until the next I/O falls due, or sooner if one completes, so that neither the
+    /// schedule nor a completion's clock read waits on the other. An engine without a timed
+    /// wait looks without waiting (the default), and the loop looks again.
+    fn reap_within(
+        &mut self,
+        out: &mut [Completion],
+        timeout: std::time::Duration,
+    ) -> Result<usize, EngineError> {
+        let _ = timeout;
+        self.reap(0, out)
+    }
+
     /// Ways the kernel serves this engine differently from what was asked, found at open
     /// (for example `hipri` on a device without poll queues). Shown beside the results.
     fn notes(&self) -> Vec<String> {

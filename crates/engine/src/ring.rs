@@ -32,6 +32,7 @@ const SQPOLL_IDLE_MS: u32 = 1000;
 // the crate keeps its own copies private.
 const ENTER_GETEVENTS: u32 = 1 << 0;
 const ENTER_SQ_WAKEUP: u32 = 1 << 1;
+const ENTER_EXT_ARG: u32 = 1 << 3;
 const ENTER_REGISTERED_RING: u32 = 1 << 4;
 const REGISTER_RING_FDS: u32 = 20;
 const UNREGISTER_RING_FDS: u32 = 21;
@@ -42,6 +43,15 @@ struct RsrcUpdate {
     offset: u32,
     resv: u32,
     data: u64,
+}
+
+/// `struct io_uring_getevents_arg`: a wait's timeout (no signal mask).
+#[repr(C)]
+struct GetEventsArg {
+    sigmask: u64,
+    sigmask_sz: u32,
+    min_wait_usec: u32,
+    ts: u64,
 }
 
 /// Optional setup flags, strongest first; on EINVAL the last one still asked for is dropped.
@@ -135,6 +145,65 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker + Into<cqueue::Entry>> Ring<
         if queued || self.iopoll || (min > 0 && (self.ring.completion().len() as u32) < min) {
             self.enter(min, "io_uring_enter (wait)")?;
         }
+        Ok(self.copy_out(out, result))
+    }
+
+    /// Submits what is still queued and waits at most `timeout` for one completion (under
+    /// IOPOLL, polls once: a timed wait would not poll), then copies out what there is.
+    pub(crate) fn reap_within(
+        &mut self,
+        out: &mut [Completion],
+        timeout: std::time::Duration,
+        result: impl Fn(u32, i32) -> i64,
+    ) -> Result<usize, EngineError> {
+        if self.iopoll || !self.ring.completion().is_empty() {
+            return self.reap_into(0, out, result);
+        }
+        let sq = self.ring.submission();
+        let to_submit = sq.len() as u32;
+        drop(sq);
+        let ts = libc::timespec {
+            tv_sec: timeout.as_secs() as libc::time_t,
+            tv_nsec: timeout.subsec_nanos() as libc::c_long,
+        };
+        let arg = GetEventsArg {
+            sigmask: 0,
+            sigmask_sz: 0,
+            min_wait_usec: 0,
+            ts: &ts as *const libc::timespec as u64,
+        };
+        let flags = self.enter_flags | ENTER_GETEVENTS | ENTER_EXT_ARG;
+        // SAFETY: io_uring_enter with an extended argument that lives through the call and
+        // points to a timespec that does too.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                self.enter_fd,
+                to_submit,
+                1u32,
+                flags,
+                &arg as *const GetEventsArg,
+                std::mem::size_of::<GetEventsArg>(),
+            )
+        };
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            // The time passed (ETIME), a signal came, or the kernel is busy: what there is.
+            let benign = [libc::ETIME, libc::EINTR, libc::EAGAIN, libc::EBUSY];
+            if !e.raw_os_error().is_some_and(|c| benign.contains(&c)) {
+                return Err(EngineError::Syscall {
+                    engine: self.engine,
+                    op: "io_uring_enter (timed wait)",
+                    source: e,
+                });
+            }
+        }
+        Ok(self.copy_out(out, result))
+    }
+
+    /// Copies up to `out.len()` completions out of the CQ ring.
+    #[inline(always)]
+    fn copy_out(&mut self, out: &mut [Completion], result: impl Fn(u32, i32) -> i64) -> usize {
         let mut n = 0;
         for (o, cqe) in out.iter_mut().zip(self.ring.completion()) {
             let cqe: cqueue::Entry = cqe.into();
@@ -145,7 +214,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker + Into<cqueue::Entry>> Ring<
             };
             n += 1;
         }
-        Ok(n)
+        n
     }
 
     /// One `io_uring_enter` submitting what is queued and waiting for `min` completions,

@@ -236,6 +236,14 @@ impl IoEngine for Uring<'_> {
         self.ring.reap_into(min, out, |_, res| res as i64)
     }
 
+    fn reap_within(
+        &mut self,
+        out: &mut [Completion],
+        timeout: std::time::Duration,
+    ) -> Result<usize, EngineError> {
+        self.ring.reap_within(out, timeout, |_, res| res as i64)
+    }
+
     fn setup(&self) -> Option<String> {
         let mut s = self.ring.setup().to_string();
         if !self.iovecs.is_empty() {

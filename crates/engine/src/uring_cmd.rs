@@ -156,14 +156,31 @@ impl IoEngine for UringCmd<'_> {
 
     fn reap(&mut self, min: u32, out: &mut [Completion]) -> Result<usize, EngineError> {
         let lens = &self.lens;
-        self.ring.reap_into(min, out, |slot, res| match res {
-            0 => lens[slot as usize] as i64,
-            err if err < 0 => err as i64,
-            _nvme_status => -(libc::EIO as i64),
-        })
+        self.ring
+            .reap_into(min, out, |slot, res| nvme_result(lens, slot, res))
+    }
+
+    fn reap_within(
+        &mut self,
+        out: &mut [Completion],
+        timeout: std::time::Duration,
+    ) -> Result<usize, EngineError> {
+        let lens = &self.lens;
+        self.ring
+            .reap_within(out, timeout, |slot, res| nvme_result(lens, slot, res))
     }
 
     fn setup(&self) -> Option<String> {
         Some(self.ring.setup().to_string())
+    }
+}
+
+/// A passthrough command's result as the worker counts it: 0 is the whole I/O done, a
+/// negative value the kernel's error, a positive one an NVMe status (an I/O error).
+fn nvme_result(lens: &[u32], slot: u32, res: i32) -> i64 {
+    match res {
+        0 => lens[slot as usize] as i64,
+        err if err < 0 => err as i64,
+        _nvme_status => -(libc::EIO as i64),
     }
 }

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use iolab_job::RwReporting;
 use iolab_results::Direction;
 use iolab_results::{DirResult, DiskUsage, JobReport, RunOutcome, SteadyResult};
-use iolab_results::{LatencyHistogram, Timebase};
+use iolab_results::{LatencyHistogram, OpenLoop, Timebase};
 
 /// What the JSON needs besides the outcome: the options as the user wrote them, and whether
 /// to add the histograms' bins (fio's `json+`).
@@ -175,7 +175,33 @@ fn dir_object(
         );
     }
     sample_fields(&mut o, r, rec.bw, group_kib_s);
+    if let Some(ol) = &r.open_loop {
+        o.insert(
+            "iolab".into(),
+            open_loop_object(ol, iops, clock, pcts, plus),
+        );
+    }
     Value::Object(o)
+}
+
+/// iolab's open-loop figures of one direction (`rate_open_loop`), in fio's latency shape:
+/// response time (due → completion), the schedule's lateness (due → issue), what was
+/// offered against what was done, and the I/Os that found every slot busy.
+fn open_loop_object(
+    ol: &OpenLoop,
+    achieved_iops: f64,
+    clock: &Timebase,
+    pcts: &[f64],
+    plus: bool,
+) -> Value {
+    json!({
+        "response_ns": latency_object(Some(&ol.response), clock, Some(pcts), plus),
+        "issue_lateness_ns": latency_object(Some(&ol.lateness), clock, Some(pcts), plus),
+        "offered_iops": round6(ol.offered_iops),
+        "achieved_iops": round6(achieved_iops),
+        "late_for_slot": ol.late_for_slot,
+        "sustained": ol.sustained(achieved_iops, clock),
+    })
 }
 
 /// fio's `prios`: each priority with latencies, its class, level and completion latency

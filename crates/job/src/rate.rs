@@ -29,6 +29,10 @@ pub struct Rate {
     /// How often the minimum is checked (`rate_cycle`, fio's default 1000 ms).
     pub cycle: Duration,
     pub process: RateProcess,
+    /// iolab's `rate_open_loop`: each I/O goes at its due time whether or not earlier ones
+    /// completed (up to `iodepth` in flight), and its response time runs from when it was
+    /// due. Off, the job is fio's closed loop: an I/O waits for a slot, and for its turn.
+    pub open_loop: bool,
 }
 
 impl Default for Rate {
@@ -40,6 +44,7 @@ impl Default for Rate {
             min_iops: [None; 3],
             cycle: Duration::from_millis(1000),
             process: RateProcess::Linear,
+            open_loop: false,
         }
     }
 }
@@ -66,6 +71,15 @@ impl Rate {
     /// fio's checks (`fixup_options()`): a cap in bytes and one in I/Os exclude each other, as
     /// do the two floors, and a floor may not exceed its direction's cap.
     pub fn check(&self) -> Result<(), JobError> {
+        let capped =
+            self.bytes.iter().any(Option::is_some) || self.iops.iter().any(Option::is_some);
+        if self.open_loop && !capped {
+            return Err(JobError::invalid(
+                "rate_open_loop",
+                1,
+                "needs a schedule: give rate or rate_iops",
+            ));
+        }
         let given = |v: [Option<u64>; 3]| v.iter().flatten().next().copied();
         let widen = |v: [Option<u32>; 3]| v.map(|x| x.map(u64::from));
         let exclusive = [

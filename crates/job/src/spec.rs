@@ -569,6 +569,31 @@ impl JobSpec {
 
     /// Whether overlapping I/Os are kept apart in flight: asked for, and fio would not drop
     /// it (a job that only reads, at depth 1, needs no check; a replayed log may overlap).
+    /// The option that paces or holds I/O besides an open-loop schedule, if the job has one:
+    /// an open loop issues each I/O at its due time and nothing else may delay it.
+    pub fn unfit_for_open_loop(&self) -> Option<&'static str> {
+        if !self.rate.open_loop {
+            return None;
+        }
+        let others = [
+            (self.lat_target.on(), "latency_target"),
+            (self.replay.is_some(), "read_iolog"),
+            (!self.think.time.is_zero(), "thinktime"),
+            (self.verify.is_some(), "verify"),
+            (self.fsync_every > 0, "fsync"),
+            (self.fdatasync_every > 0, "fdatasync"),
+            (self.sync_file_range.0 > 0, "sync_file_range"),
+            (self.flow.weight > 0, "flow"),
+            (self.serializes_overlap(), "serialize_overlap"),
+            (self.files.lock != crate::FileLock::None, "lockfile"),
+            (
+                self.iodepth_low > 0 && self.iodepth_low < self.iodepth,
+                "iodepth_low",
+            ),
+        ];
+        others.iter().find(|(on, _)| *on).map(|(_, name)| *name)
+    }
+
     pub fn serializes_overlap(&self) -> bool {
         self.serialize_overlap
             && self.iodepth > 1
@@ -746,6 +771,13 @@ impl JobSpec {
             _ => {}
         }
         self.rate.check()?;
+        if let Some(other) = self.unfit_for_open_loop() {
+            return Err(JobError::invalid(
+                "rate_open_loop",
+                1,
+                format!("not with {other}: the schedule alone sets when I/O goes"),
+            ));
+        }
         if self.buffers.compress_percent > 100 {
             return Err(JobError::invalid(
                 "buffer_compress_percentage",

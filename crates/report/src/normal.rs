@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use iolab_job::{JobSpec, RwReporting};
 use iolab_results::Direction;
-use iolab_results::{DirResult, JobReport, NumberStyle, RunOutcome};
+use iolab_results::{DirResult, JobReport, NumberStyle, OpenLoop, RunOutcome};
 use iolab_results::{LatencyHistogram, Timebase};
 
 use crate::format::{compact, latency_unit, num2str, Unit};
@@ -142,10 +142,45 @@ fn write_dir(
         );
         percentile_block(w, &label, &p.lat, clock, &job.setup.percentiles)?;
     }
+    if let Some(ol) = &r.open_loop {
+        open_loop_lines(w, ol, per_sec(r.ios), clock, &job.setup.percentiles)?;
+    }
     if rec.bw && !r.samples.is_empty() {
         sample_lines(w, r)?;
     }
     Ok(())
+}
+
+/// iolab's open-loop lines (`rate_open_loop`): response time from each I/O's due time with
+/// its percentiles, and whether the schedule was kept (offered against achieved, how late
+/// I/Os went, how many found every slot busy).
+fn open_loop_lines(
+    w: &mut impl Write,
+    ol: &OpenLoop,
+    achieved: f64,
+    clock: &Timebase,
+    pcts: &[f64],
+) -> io::Result<()> {
+    lat_line(w, "resp", &ol.response, clock)?;
+    percentile_block(w, "resp", &ol.response, clock, pcts)?;
+    let late = ol.lateness.summarize(clock, &[99.0]);
+    let p99 = late.percentiles_ns.first().map_or(0.0, |p| p.1);
+    writeln!(
+        w,
+        "    schedule (iolab, open loop): offered={} IOPS, achieved={}{}, issued late \
+         avg={:.1}us p99={:.1}us max={:.1}us, {} due with every slot busy",
+        compact_int(ol.offered_iops),
+        compact_int(achieved),
+        if ol.sustained(achieved, clock) {
+            ""
+        } else {
+            " (NOT SUSTAINED)"
+        },
+        late.mean_ns / 1e3,
+        p99 / 1e3,
+        late.max_ns / 1e3,
+        ol.late_for_slot
+    )
 }
 
 /// fio's `bw (KiB/s)` and `iops` lines from the per-interval samples.

@@ -33,7 +33,7 @@ pub use iolog::{
 };
 pub use measured::{
     CpuUsage, DepthCounts, DirResult, DiskUsage, ErrorCounts, JobError, JobReport, LatTargetResult,
-    LatencyWindow, PrioLatency, RateStats, RunOutcome, Sample, Sampling,
+    LatencyWindow, OpenLoop, PrioLatency, RateStats, RunOutcome, Sample, Sampling,
 };
 pub use ordered::Metrics;
 pub use record::{

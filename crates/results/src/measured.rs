@@ -35,6 +35,56 @@ pub struct DirResult {
     /// How the samples were taken and are averaged (fio's `bwavgtime`, `iopsavgtime`).
     #[serde(default)]
     pub sampling: Sampling,
+    /// iolab's open loop (`rate_open_loop`): response times and how the schedule kept up;
+    /// `None` for fio's closed loop.
+    #[serde(default)]
+    pub open_loop: Option<OpenLoop>,
+}
+
+/// The share of the offered load an open loop must achieve to have carried it.
+pub const SUSTAINED_SHARE: f64 = 0.98;
+
+/// One direction under an open-loop schedule: each I/O was due at a time the schedule set,
+/// whether or not the ones before it had completed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpenLoop {
+    /// Due → completion (iolab's response time): a stall of the device or of the tool shows
+    /// here for every I/O it delayed, where fio's `lat` (issue → completion) hides it.
+    pub response: LatencyHistogram,
+    /// Due → issue: how late the schedule put each I/O in flight.
+    pub lateness: LatencyHistogram,
+    /// I/Os that fell due while every slot (`iodepth`) was busy.
+    pub late_for_slot: u64,
+    /// I/Os per second the schedule asked for (summed over a group's copies).
+    pub offered_iops: f64,
+}
+
+impl OpenLoop {
+    pub fn new(offered_iops: f64) -> OpenLoop {
+        OpenLoop {
+            response: LatencyHistogram::new(),
+            lateness: LatencyHistogram::new(),
+            late_for_slot: 0,
+            offered_iops,
+        }
+    }
+
+    /// Whether the load was carried: at least 98 % of the offered I/Os per second done, and
+    /// most I/Os issued on time (the median lateness under one interval of the schedule). A
+    /// device that could not keep up fails the first or, with a backlog that never cleared,
+    /// the second.
+    pub fn sustained(&self, achieved_iops: f64, tb: &Timebase) -> bool {
+        let interval_ns = 1e9 / self.offered_iops.max(f64::MIN_POSITIVE);
+        let median_late_ns = tb.ticks_to_ns(self.lateness.percentile_ticks(50.0));
+        achieved_iops >= SUSTAINED_SHARE * self.offered_iops && median_late_ns < interval_ns
+    }
+
+    pub fn merge(&mut self, other: &OpenLoop) {
+        self.response.merge(&other.response);
+        self.lateness.merge(&other.lateness);
+        self.late_for_slot += other.late_for_slot;
+        self.offered_iops += other.offered_iops;
+    }
 }
 
 /// The sampling of bandwidth and IOPS: one sample every `every_ms`, averaged over
@@ -193,6 +243,7 @@ impl DirResult {
             windows: Vec::new(),
             prios: Vec::new(),
             sampling: Sampling::default(),
+            open_loop: None,
         }
     }
 
@@ -210,6 +261,11 @@ impl DirResult {
                 Some(q) => q.lat.merge(&p.lat),
                 None => self.prios.push(p.clone()),
             }
+        }
+        match (&mut self.open_loop, &other.open_loop) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, Some(b)) => self.open_loop = Some(b.clone()),
+            _ => {}
         }
         // Copies run over the same windows: their samples add up to the group's rate.
         if self.samples.len() < other.samples.len() {

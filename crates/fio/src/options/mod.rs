@@ -12,6 +12,7 @@ pub mod cpu;
 pub mod files;
 pub mod known;
 pub mod lat_target;
+pub mod load;
 pub mod logs;
 pub mod memory;
 pub mod pattern;
@@ -1965,6 +1966,7 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
         .chain(crate::options::profile::PROFILE_OPTIONS)
         .chain(crate::options::steady::STEADY_OPTIONS)
         .chain(crate::options::lat_target::LAT_TARGET_OPTIONS)
+        .chain(crate::options::load::LOAD_OPTIONS)
 }
 
 /// Every option's name and alias.

@@ -24,11 +24,13 @@ use crate::RunError;
 
 /// What a slot carries while its I/O is in flight.
 #[derive(Debug, Clone, Copy)]
-struct InFlight {
-    io: IoUnit,
+pub(super) struct InFlight {
+    pub io: IoUnit,
     /// Clock reads: before the I/O was prepared, and when its submit call returned.
-    start_t: u64,
-    submit_t: u64,
+    pub start_t: u64,
+    pub submit_t: u64,
+    /// When an open loop's schedule had it due (0 in the closed loop).
+    pub due_t: u64,
 }
 
 impl Default for InFlight {
@@ -46,18 +48,19 @@ impl Default for InFlight {
             },
             start_t: 0,
             submit_t: 0,
+            due_t: 0,
         }
     }
 }
 
 /// The slots of the queue: which are free, what each in flight carries, the batch being
 /// queued and the completions of the last reap.
-struct Slots {
-    free: Vec<u32>,
-    flight: Vec<InFlight>,
-    batch: Vec<u32>,
-    done: Vec<Completion>,
-    inflight: usize,
+pub(super) struct Slots {
+    pub free: Vec<u32>,
+    pub flight: Vec<InFlight>,
+    pub batch: Vec<u32>,
+    pub done: Vec<Completion>,
+    pub inflight: usize,
     /// t/io_uring's loop (see the module's doc): a round queues one batch, which the reap
     /// submits.
     defer_last: bool,
@@ -75,7 +78,7 @@ struct Slots {
 }
 
 impl Slots {
-    fn new(depth: usize, defer_last: bool, start_each: bool) -> Slots {
+    pub fn new(depth: usize, defer_last: bool, start_each: bool) -> Slots {
         Slots {
             free: (0..depth as u32).rev().collect(),
             flight: vec![InFlight::default(); depth],
@@ -167,6 +170,9 @@ impl LoopState<'_, '_> {
         engine: &mut E,
         pool: &BufferPool,
     ) -> Result<(), RunError> {
+        if self.rate.open_loop {
+            return self.run_open(engine, pool);
+        }
         let spec = &self.w.job.spec;
         let no_issue_time = !spec.recorded.slat && !spec.recorded.clat && !spec.logs.any();
         let start_each = !no_issue_time
@@ -275,6 +281,22 @@ impl LoopState<'_, '_> {
         no_wait: bool,
     ) -> Result<u64, RunError> {
         let (n, now) = self.reap_call(engine, &mut q.done, q.inflight, no_wait)?;
+        self.reaped::<false, E>(engine, q, n, now, stopping)?;
+        Ok(now)
+    }
+
+    /// Records the `n` completions a reap left in `q.done` at `now` (unless the window is
+    /// over) and frees their slots. `OPEN`: each I/O's response time too, from when it was
+    /// due (the open loop).
+    #[inline(always)]
+    pub(super) fn reaped<const OPEN: bool, E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        q: &mut Slots,
+        n: usize,
+        now: u64,
+        stopping: bool,
+    ) -> Result<(), RunError> {
         for i in 0..n {
             let c = q.done[i];
             let f = q.flight[c.slot as usize];
@@ -295,6 +317,9 @@ impl LoopState<'_, '_> {
                 let (start, sub) = (f.start_t, f.submit_t);
                 self.rec
                     .completed(now, &f.io, sub - start, now - sub, now - start);
+                if OPEN {
+                    self.rec.responded(f.io.dir, f.due_t, start, now);
+                }
                 let checked = match self.lat_checks {
                     false => Ok(()),
                     true => self
@@ -317,7 +342,7 @@ impl LoopState<'_, '_> {
         if let Some(t) = self.think.as_mut() {
             t.completed(n);
         }
-        Ok(now)
+        Ok(())
     }
 
     /// The reap call both loops make: waits for `iodepth_batch_complete_min` of the
@@ -467,6 +492,7 @@ impl LoopState<'_, '_> {
                         io,
                         start_t: t_start,
                         submit_t: 0,
+                        due_t: 0,
                     };
                     if let Some(t) = self.think.as_mut() {
                         t.issued(1);
@@ -518,7 +544,7 @@ impl LoopState<'_, '_> {
 
     /// One submit call for the queued batch, then [`Self::issued`] with its issue time.
     #[inline(always)]
-    fn commit<E: IoEngine>(
+    pub(super) fn commit<E: IoEngine>(
         &mut self,
         engine: &mut E,
         q: &mut Slots,

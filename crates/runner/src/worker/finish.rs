@@ -48,6 +48,7 @@ impl LoopState<'_, '_> {
             windows: Vec::new(),
             prios: Vec::new(),
             sampling: spec.sampling(),
+            open_loop: None,
         });
         // A write job that verified reports its reads back, as fio.
         let verify_reads = self.verify.is_some() && self.rec.stats[0].ios > 0;
@@ -111,6 +112,7 @@ fn dir_result(st: DirStats, sync: bool, sampling: iolab_results::Sampling) -> Di
             .into_iter()
             .map(|(ioprio, lat)| PrioLatency { ioprio, lat })
             .collect(),
+        open_loop: st.open,
     }
 }
 

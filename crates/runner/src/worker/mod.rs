@@ -21,6 +21,7 @@ mod finish;
 mod fsync;
 mod issue;
 mod lean_loop;
+mod open_loop;
 mod rate;
 mod setup;
 mod stats;
@@ -473,6 +474,10 @@ impl<'a, 'w> LoopState<'a, 'w> {
         self.rec.reset(now);
         self.issue.reset();
         self.syncer.reset();
+        // The window and the rate's schedule start once the histograms are cleared
+        // (milliseconds of zeroing), or an open loop's first I/Os would be late by that much
+        // and its achieved rate short of the offered one.
+        let now = self.clock.now();
         self.rate.restart(now);
         self.time.begin(now, self.w.job.spec.recorded.bw);
         self.time.floor_checked(self.rate.floor_due());
@@ -706,6 +711,19 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 return None;
             }
         }
+        self.build_io(dir, slot, pool, now)
+    }
+
+    /// The next I/O in direction `dir` into `slot`, its direction chosen (and any wait for
+    /// it done): its size, offset and content, counted against the rate's schedule.
+    #[inline(always)]
+    fn build_io(
+        &mut self,
+        dir: Direction,
+        slot: u32,
+        pool: &BufferPool,
+        now: u64,
+    ) -> Option<IoUnit> {
         let clock = self.clock;
         let mut io = self
             .issue
@@ -740,22 +758,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             .measure_start
             .saturating_add(self.clock.ns_to_ticks(due_ns));
         let end = self.time.final_end();
-        loop {
-            let now = self.clock.now();
-            if now >= until {
-                return true;
-            }
-            if now >= end || self.w.stop.load(Ordering::Relaxed) {
-                return false;
-            }
-            let left = self.clock.ticks_to_ns(until.min(end) - now) as u64;
-            match left > 200_000 {
-                true => std::thread::sleep(std::time::Duration::from_nanos(
-                    (left - 100_000).min(50_000_000),
-                )),
-                false => std::hint::spin_loop(),
-            }
-        }
+        rate::wait_until(&self.clock, until.min(end), self.w.stop) && until <= end
     }
 
     /// Whether the job's flow group lets it issue now (always, outside a flow); when not, it
@@ -967,6 +970,15 @@ fn recorder(w: &Worker<'_>, clock: &Clock) -> Recorder {
             true => DirStats::new(expected_samples, expected_windows),
             false => DirStats::new(0, None),
         });
+    if spec.rate.open_loop {
+        for (d, s) in stats.iter_mut().enumerate() {
+            let min_bs = spec.min_block_size(Direction::ALL[d]).max(1) as u64;
+            let iops = spec.rate.bytes_per_sec(d, min_bs as u32).unwrap_or(0) / min_bs;
+            if iops > 0 {
+                s.open = Some(iolab_results::OpenLoop::new(iops as f64));
+            }
+        }
+    }
     for (d, s) in stats.iter_mut().take(2).enumerate() {
         let table = iolab_job::PrioTable::new(&spec.cmdprio, d, &spec.priority);
         if table.is_on() {

@@ -32,6 +32,10 @@ pub(super) struct RateLimit {
     floor: Floor,
     /// The job's time ran out while waiting: no further I/O.
     pub out_of_time: bool,
+    /// `rate_open_loop`: an I/O goes at its due time, a stall does not hold the next back.
+    pub open_loop: bool,
+    /// When the I/O the last [`RateLimit::wait`] let go was due (ticks).
+    pub last_due: u64,
 }
 
 /// The floor's state: what it asks, and the completions at the last check.
@@ -76,6 +80,8 @@ impl RateLimit {
             poisson,
             floor,
             out_of_time: false,
+            open_loop: r.open_loop,
+            last_due: now,
         }
     }
 
@@ -114,40 +120,31 @@ impl RateLimit {
         stop: &AtomicBool,
         end: u64,
     ) -> Direction {
-        let due = |s: &Self, d: Direction| s.base.saturating_add(s.next_due[d.index()]);
-        let now = clock.now();
-        let mut dir = d;
-        if due(self, d) > now && mixed {
-            let other = match d {
-                Direction::Read => Direction::Write,
-                Direction::Write => Direction::Read,
-                Direction::Trim => Direction::Trim,
-            };
-            if due(self, other) <= now {
-                return other;
-            }
-            if due(self, other) < due(self, d) {
-                dir = other;
-            }
+        let (dir, until) = self.pick(d, mixed, clock.now());
+        self.last_due = until;
+        if wait_until(clock, until.min(end), stop) && until > end {
+            self.out_of_time = true;
         }
-        let until = due(self, dir);
-        loop {
-            let now = clock.now();
-            if now >= until || stop.load(Ordering::Relaxed) {
-                return dir;
-            }
-            if now >= end {
-                self.out_of_time = true;
-                return dir;
-            }
-            let left_ns = clock.ticks_to_ns(until.min(end) - now);
-            if left_ns > 200_000.0 {
-                // In slices, so a stop is heard while a slow rate waits.
-                let left = Duration::from_nanos(left_ns as u64 - 100_000);
-                std::thread::sleep(left.min(Duration::from_millis(50)));
-            } else {
-                std::hint::spin_loop();
-            }
+        dir
+    }
+
+    /// Which direction goes next and when it is due (ticks), without waiting: `d`, or in a
+    /// mixed job the other direction if that one is due at `now` or falls due first (fio's
+    /// `rate_ddir()`).
+    #[inline]
+    pub fn pick(&self, d: Direction, mixed: bool, now: u64) -> (Direction, u64) {
+        let due = |d: Direction| self.base.saturating_add(self.next_due[d.index()]);
+        if due(d) <= now || !mixed {
+            return (d, due(d));
+        }
+        let other = match d {
+            Direction::Read => Direction::Write,
+            Direction::Write => Direction::Read,
+            Direction::Trim => Direction::Trim,
+        };
+        match due(other) <= now || due(other) < due(d) {
+            true => (other, due(other)),
+            false => (d, due(d)),
         }
     }
 
@@ -222,5 +219,27 @@ impl RateLimit {
             }
         }
         Ok(())
+    }
+}
+
+/// Waits until `until` (ticks): sleeps in slices of at most 50 ms while more than 200 µs are
+/// left, so a stop is heard, then spins the rest, as a sleep wakes tens of µs late. False
+/// when a stop came first.
+pub(super) fn wait_until(clock: &Clock, until: u64, stop: &AtomicBool) -> bool {
+    loop {
+        let now = clock.now();
+        if now >= until {
+            return true;
+        }
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let left_ns = clock.ticks_to_ns(until - now);
+        if left_ns > 200_000.0 {
+            let left = Duration::from_nanos(left_ns as u64 - 100_000);
+            std::thread::sleep(left.min(Duration::from_millis(50)));
+        } else {
+            std::hint::spin_loop();
+        }
     }
 }

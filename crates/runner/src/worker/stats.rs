@@ -3,7 +3,7 @@
 //! sized before the loop starts.
 
 use iolab_engine::{Direction, IoUnit};
-use iolab_results::{DepthCounts, LatencyWindow, Recorded, Sample};
+use iolab_results::{DepthCounts, LatencyWindow, OpenLoop, Recorded, Sample};
 use iolab_stats::LatencyHistogram;
 
 use crate::iolog::IoLogger;
@@ -24,6 +24,8 @@ pub(super) struct DirStats {
     /// Completion latencies per priority (fio's `clat_prio`), one per value of the job's
     /// priority table; empty unless the job sets priorities per I/O.
     pub prios: Vec<(u16, LatencyHistogram)>,
+    /// Response times and the schedule's lateness under an open loop (`rate_open_loop`).
+    pub open: Option<OpenLoop>,
 }
 
 impl DirStats {
@@ -39,6 +41,7 @@ impl DirStats {
             window: expected_windows.map(|_| LatencyHistogram::new()),
             windows: Vec::with_capacity(expected_windows.unwrap_or(0)),
             prios: Vec::new(),
+            open: None,
         }
     }
 
@@ -65,6 +68,9 @@ impl DirStats {
         self.lat.reset();
         for (_, h) in &mut self.prios {
             h.reset();
+        }
+        if let Some(o) = &mut self.open {
+            *o = OpenLoop::new(o.offered_iops);
         }
     }
 
@@ -160,6 +166,24 @@ impl Recorder {
         let s = &mut self.stats[io.dir.index()];
         s.ios += 1;
         s.bytes += io.len as u64;
+    }
+
+    /// Under an open loop, one I/O in direction `dir` was due at `due`, issued at `start`
+    /// and completed at `done` (ticks): its response time and how late it went.
+    #[inline(always)]
+    pub fn responded(&mut self, dir: Direction, due: u64, start: u64, done: u64) {
+        if let Some(o) = &mut self.stats[dir.index()].open {
+            o.response.record(done.saturating_sub(due));
+            o.lateness.record(start.saturating_sub(due));
+        }
+    }
+
+    /// Under an open loop, an I/O of direction `dir` fell due with every slot busy.
+    #[cold]
+    pub fn late_for_slot(&mut self, dir: Direction) {
+        if let Some(o) = &mut self.stats[dir.index()].open {
+            o.late_for_slot += 1;
+        }
     }
 
     /// Forgets the ramp.

@@ -13,6 +13,9 @@ impl LoopState<'_, '_> {
         engine: &mut E,
         pool: &BufferPool,
     ) -> Result<(), RunError> {
+        if self.rate.open_loop {
+            super::open_loop::tighten_timer_slack();
+        }
         let mut now = self.clock.now();
         while !self.window_over(now) && !self.bytes_done() {
             // Due syncs run before the next I/O, so none follows the last write (as fio).
@@ -23,6 +26,8 @@ impl LoopState<'_, '_> {
                 now = self.clock.now();
                 continue;
             }
+            // When the slot was free for the next I/O (the open loop's late-for-slot test).
+            let ready = now;
             let Some(io) = self.next_io(0, pool, now) else {
                 now = self.clock.now();
                 continue;
@@ -45,6 +50,9 @@ impl LoopState<'_, '_> {
                 }
                 QueueStatus::Completed(r) if r == io.len as i64 => {
                     self.rec.completed_sync(now, &io, now - t0);
+                    if self.rate.open_loop {
+                        self.responded_sync(io.dir, ready, t0, now);
+                    }
                     self.verify_or_forgive(&io)?;
                     if self.lat_checks {
                         self.max_checked(&io, now - t0)?;
