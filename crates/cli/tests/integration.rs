@@ -19,6 +19,8 @@ mod job_language;
 mod jobfiles;
 #[path = "integration/kv.rs"]
 mod kv;
+#[path = "integration/open_loop.rs"]
+mod open_loop;
 #[path = "integration/report.rs"]
 mod report;
 #[path = "integration/results.rs"]

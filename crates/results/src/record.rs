@@ -242,10 +242,20 @@ impl JobRecord {
         m.push(dir, "bytes", r.bytes as f64);
         m.push(dir, "iops", per_sec(r.ios));
         m.push(dir, "bw_bytes", per_sec(r.bytes));
+        let open = r.open_loop.as_ref();
+        if let Some(ol) = open {
+            // iolab's open loop: what was offered, and whether it was carried.
+            m.push(dir, "offered_iops", ol.offered_iops);
+            m.push(dir, "late_for_slot", ol.late_for_slot as f64);
+            let carried = ol.sustained(per_sec(r.ios), clock);
+            m.push(dir, "sustained", if carried { 1.0 } else { 0.0 });
+        }
         let hists = [
             ("slat", r.slat.as_ref()),
             ("clat", Some(&r.clat)),
             ("lat", Some(&r.lat)),
+            ("response", open.map(|o| &o.response)),
+            ("lateness", open.map(|o| &o.lateness)),
         ];
         for (name, h) in hists {
             let Some(h) = h.filter(|h| h.count() > 0) else {

@@ -56,9 +56,55 @@ pub fn jobs_table(jobs: &[JobRecord], out: &mut dyn Write) -> io::Result<()> {
             )?;
         }
     }
+    open_loop_table(jobs, out)?;
     for j in jobs {
         for n in &j.notes {
             writeln!(out, "- {}: {n}", j.name)?;
+        }
+    }
+    Ok(())
+}
+
+/// The open-loop jobs (iolab's `rate_open_loop`) again, with what fio cannot show: offered
+/// against achieved IOPS, response time from each I/O's due time beside `lat`, how late the
+/// schedule issued I/Os, and whether the load was carried. Nothing when no job ran so.
+fn open_loop_table(jobs: &[JobRecord], out: &mut dyn Write) -> io::Result<()> {
+    let open = |j: &&JobRecord| {
+        j.directions()
+            .iter()
+            .any(|d| j.metric(d, "offered_iops").is_some())
+    };
+    if !jobs.iter().any(|j| open(&j)) {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nOpen loop (iolab: response time runs from when each I/O was due)\n\n\
+         | job | dir | offered IOPS | achieved IOPS | lat p99 | resp mean | resp p99 | \
+         resp p99.9 | late p99 | due, slots busy | carried |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    )?;
+    for j in jobs.iter().filter(open) {
+        for dir in j.directions() {
+            let Some(offered) = j.metric(dir, "offered_iops") else {
+                continue;
+            };
+            let m = |n: &str| j.metric(dir, n).map_or("-".to_string(), micros);
+            let carried = j.metric(dir, "sustained") == Some(1.0);
+            writeln!(
+                out,
+                "| {} | {dir} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                j.name,
+                compact(offered),
+                compact(j.metric(dir, "iops").unwrap_or(0.0)),
+                m("lat_p99_ns"),
+                m("response_mean_ns"),
+                m("response_p99_ns"),
+                m("response_p99.9_ns"),
+                m("lateness_p99_ns"),
+                j.metric(dir, "late_for_slot").unwrap_or(0.0),
+                if carried { "yes" } else { "**no**" },
+            )?;
         }
     }
     Ok(())

@@ -84,15 +84,21 @@ impl LoopState<'_, '_> {
         let mixed = (1..100).contains(&self.w.job.spec.read_percent);
         q.batch.clear();
         let mut next = u64::MAX;
+        // The clock read before the last I/O went: a due time at or before it is due now
+        // too, so each I/O costs one read (its start), and one more where the next is not.
+        let mut now = self.clock.now();
         while !self.bytes_done() {
-            let now = self.clock.now();
             let drawn = *pending
                 .dir
                 .get_or_insert_with(|| self.issue.next_direction());
-            let (dir, due) = self.rate.pick(drawn, mixed, now);
+            let (mut dir, mut due) = self.rate.pick(drawn, mixed, now);
             if due > now {
-                next = due;
-                break;
+                now = self.clock.now();
+                (dir, due) = self.rate.pick(drawn, mixed, now);
+                if due > now {
+                    next = due;
+                    break;
+                }
             }
             let Some(&slot) = q.free.last() else {
                 if !pending.late_counted {
@@ -106,6 +112,7 @@ impl LoopState<'_, '_> {
             };
             *pending = Pending::default();
             let t_start = self.clock.now();
+            now = t_start;
             // SAFETY: io.buf is the pool slot `slot`, free until now and kept out of the free
             // list until its completion is reaped; the pool outlives the engine.
             let status = unsafe { engine.queue(&io) }.map_err(|e| self.engine_error(e))?;

@@ -120,8 +120,13 @@ impl RateLimit {
         stop: &AtomicBool,
         end: u64,
     ) -> Direction {
-        let (dir, until) = self.pick(d, mixed, clock.now());
+        let now = clock.now();
+        let (dir, until) = self.pick(d, mixed, now);
         self.last_due = until;
+        if until <= now {
+            // Due already (behind, or an open loop catching up): no second clock read.
+            return dir;
+        }
         if wait_until(clock, until.min(end), stop) && until > end {
             self.out_of_time = true;
         }

@@ -1,0 +1,193 @@
+//! iolab's open loop (`rate_open_loop`): points up to 80 % of a target's peak achieve what
+//! they offer, 110 % says it was not carried, and a stall shows in the response time (from
+//! each I/O's due time) where fio's `lat` hides it (coordinated omission).
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::{device_lock, iolab_json, test_db, zram};
+
+/// A target and the engine that drives it near its peak on this machine.
+struct Target {
+    what: &'static str,
+    args: Vec<String>,
+}
+
+fn targets(dir: &std::path::Path) -> Vec<Target> {
+    let file = dir.join("f");
+    let mut v = vec![Target {
+        what: "a cached file, psync",
+        args: vec![
+            format!("--filename={}", file.display()),
+            "--size=64m".into(),
+            "--invalidate=0".into(),
+            "--ioengine=psync".into(),
+        ],
+    }];
+    match zram() {
+        Ok(dev) => v.push(Target {
+            what: "zram, libaio QD8",
+            args: vec![
+                format!("--filename={}", dev.display()),
+                "--size=64m".into(),
+                "--allow-destroy".into(),
+                "--ioengine=libaio".into(),
+                "--direct=1".into(),
+                "--iodepth=8".into(),
+            ],
+        }),
+        Err(why) => eprintln!("skipped zram: {why}"),
+    }
+    v
+}
+
+fn run(t: &Target, extra: &[&str]) -> Value {
+    let mut a: Vec<String> = vec![
+        "--name=ol".into(),
+        "--rw=randread".into(),
+        "--bs=4k".into(),
+        "--time_based".into(),
+    ];
+    a.extend(t.args.iter().cloned());
+    a.extend(extra.iter().map(|s| s.to_string()));
+    iolab_json(&a)
+}
+
+fn read(doc: &Value) -> &Value {
+    &doc["jobs"][0]["read"]
+}
+
+fn pct_us(h: &Value, p: &str) -> f64 {
+    h["percentile"][p].as_f64().unwrap_or(f64::NAN) / 1e3
+}
+
+/// One open-loop point at `share` of `peak`: (offered, achieved, lateness p99 µs, carried).
+fn point(t: &Target, peak: f64, share: f64) -> (f64, f64, f64, bool) {
+    let rate = format!("--rate_iops={}", (peak * share) as u64);
+    let doc = run(t, &["--runtime=2", &rate, "--rate_open_loop=1"]);
+    let o = &read(&doc)["iolab"];
+    let late = pct_us(&o["issue_lateness_ns"], "99.000000");
+    (
+        o["offered_iops"].as_f64().unwrap(),
+        o["achieved_iops"].as_f64().unwrap(),
+        late,
+        o["sustained"].as_bool().unwrap(),
+    )
+}
+
+#[test]
+fn open_loop_points_achieve_their_load_up_to_80_percent_and_110_is_not_carried() {
+    let _dev = device_lock();
+    let dir = tempfile::tempdir().unwrap();
+    for t in targets(dir.path()) {
+        let peak = read(&run(&t, &["--runtime=1"]))["iops"].as_f64().unwrap();
+        for share in [0.5, 0.8] {
+            let (offered, achieved, late_p99, carried) = point(&t, peak, share);
+            eprintln!(
+                "{}: peak {peak:.0}, {:.0} %: offered {offered:.0}, achieved {achieved:.0}, \
+                 lateness p99 {late_p99:.1} us, carried {carried}",
+                t.what,
+                share * 100.0
+            );
+            assert!(
+                (achieved / offered - 1.0).abs() <= 0.02,
+                "{}: {achieved} of {offered} offered at {share}",
+                t.what
+            );
+            assert!(late_p99.is_finite(), "{}: no lateness p99", t.what);
+            if share <= 0.5 {
+                assert!(
+                    late_p99 < 50.0,
+                    "{}: the schedule's p99 lateness {late_p99} us at {share} of the peak",
+                    t.what
+                );
+            }
+        }
+        let (offered, achieved, late_p99, carried) = point(&t, peak, 1.1);
+        eprintln!(
+            "{}: 110 %: offered {offered:.0}, achieved {achieved:.0}, lateness p99 \
+             {late_p99:.1} us, carried {carried}",
+            t.what
+        );
+        assert!(!carried, "{}: 110 % of the peak said carried", t.what);
+    }
+}
+
+/// The worker stopped for 200 ms at half the peak: every I/O due meanwhile waits, so the
+/// response time's p99.9 is past 100 ms, while fio's `lat` (from issue) stays small, in the
+/// open loop and in fio's closed loop alike.
+#[test]
+fn a_stall_shows_in_response_time_and_not_in_fios_lat() {
+    let _dev = device_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let t = &targets(dir.path())[0];
+    let peak = read(&run(t, &["--runtime=1"]))["iops"].as_f64().unwrap();
+    let rate = format!("--rate_iops={}", (peak * 0.5) as u64);
+    for open in ["1", "0"] {
+        let mut a: Vec<String> = vec![
+            "run".into(),
+            "--name=ol".into(),
+            "--rw=randread".into(),
+            "--bs=4k".into(),
+            "--time_based".into(),
+            "--runtime=3".into(),
+            "--lat_percentiles=1".into(),
+            "--output-format=json".into(),
+            rate.clone(),
+            format!("--rate_open_loop={open}"),
+        ];
+        a.extend(t.args.iter().cloned());
+        let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+            .env("IOLAB_DB", test_db())
+            .args(&a)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id() as i32;
+        std::thread::sleep(Duration::from_millis(1500));
+        // SAFETY: signals to our own child, which is still running (it runs 3 s).
+        unsafe { libc::kill(pid, libc::SIGSTOP) };
+        std::thread::sleep(Duration::from_millis(200));
+        unsafe { libc::kill(pid, libc::SIGCONT) };
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let r = read(&doc);
+        let lat = pct_us(&r["lat_ns"], "99.900000");
+        assert!(lat < 50_000.0, "lat p99.9 {lat} us (open={open})");
+        if open == "1" {
+            let resp = pct_us(&r["iolab"]["response_ns"], "99.900000");
+            eprintln!("stalled 200 ms: response p99.9 {resp:.0} us, lat p99.9 {lat:.1} us");
+            assert!(resp >= 100_000.0, "response p99.9 {resp} us");
+        } else {
+            assert!(
+                r.get("iolab").is_none(),
+                "a closed loop has no response time"
+            );
+        }
+    }
+}
+
+/// An open loop needs a schedule, and nothing else may pace it: each refused with one line
+/// and status 2.
+#[test]
+fn an_open_loop_without_a_rate_or_with_another_pace_is_refused() {
+    for extra in [
+        &["--rate_open_loop=1"][..],
+        &["--rate_open_loop=1", "--rate_iops=100", "--thinktime=10"],
+    ] {
+        let mut a = vec!["run", "--name=x", "--size=1m", "--ioengine=null"];
+        a.extend_from_slice(extra);
+        let o = crate::support::iolab(&a);
+        assert_eq!(o.code, 2, "{extra:?}: {}", o.stderr);
+        assert_eq!(o.stderr.trim().lines().count(), 1, "{}", o.stderr);
+        assert!(o.stderr.contains("rate_open_loop"), "{}", o.stderr);
+    }
+}
