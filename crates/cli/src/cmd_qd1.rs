@@ -123,6 +123,9 @@ fn config(
         tolerance_pct: 0.0,
         floor_device: None,
         qd1_paths: paths,
+        loads: Vec::new(),
+        knee_factor: 2.0,
+        slo: None,
     }
 }
 

@@ -82,6 +82,18 @@ pub struct ReviewArgs {
     /// Saturation: the smallest QD within this many percent of the peak IOPS
     #[arg(long, default_value_t = 3.0)]
     pub tolerance: f64,
+    /// The load step's loads, as shares of the peak IOPS (0.1,0.5,1.1 or 10%,50%,110%)
+    /// [default: 10% to 110% in steps of 10; quick: 10,30,50,70,80,90,100,110%]
+    #[arg(long, value_parser = clap::builder::ValueParser::new(|s: &str| s.parse::<iolab_suite::load_plan::Loads>()), value_name = "LOADS")]
+    pub loads: Option<iolab_suite::load_plan::Loads>,
+    /// The load step's knee: the first load whose response-time p99 passes this many times
+    /// the lightest load's
+    #[arg(long, default_value_t = 2.0, value_parser = parse_knee)]
+    pub knee: f64,
+    /// A latency objective on response time, such as p99:100us or p99.9:2ms: the load step
+    /// finds the most IOPS that meet it, bisecting between its loads
+    #[arg(long, value_parser = clap::builder::ValueParser::new(|s: &str| s.parse::<iolab_suite::load_plan::Slo>()))]
+    pub slo: Option<iolab_suite::load_plan::Slo>,
     /// RAM-backed block device for the software-floor step [default: /dev/zram0]
     #[arg(long = "floor-device")]
     pub floor_device: Option<PathBuf>,
@@ -105,6 +117,13 @@ pub struct ReviewArgs {
     // `iolab show RUN --output-format=json`).
     #[command(flatten)]
     pub format: crate::output::FormatArg,
+}
+
+fn parse_knee(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(k) if k > 1.0 && k.is_finite() => Ok(k),
+        _ => Err(format!("'{s}': the knee's factor is a number above 1")),
+    }
 }
 
 fn bad(msg: String) -> CliError {
@@ -308,6 +327,13 @@ fn configure(
         precondition_passes: a.passes.unwrap_or(effort.precondition_passes()),
         tolerance_pct: a.tolerance,
         floor_device: Some(floor_device),
+        loads: match &a.loads {
+            Some(l) => l.0.clone(),
+            None if effort == Effort::Quick => iolab_suite::load_plan::quick_loads(),
+            None => iolab_suite::load_plan::default_loads(),
+        },
+        knee_factor: a.knee,
+        slo: a.slo,
     };
     Ok((cfg, scratch))
 }

@@ -73,7 +73,7 @@ impl OpenLoop {
     /// most I/Os issued on time (the median lateness under one interval of the schedule). A
     /// device that could not keep up fails the first or, with a backlog that never cleared,
     /// the second.
-    pub fn sustained(&self, achieved_iops: f64, tb: &Timebase) -> bool {
+    pub fn sustained(&self, achieved_iops: f64, tb: &impl crate::TickRate) -> bool {
         let interval_ns = 1e9 / self.offered_iops.max(f64::MIN_POSITIVE);
         let median_late_ns = tb.ticks_to_ns(self.lateness.percentile_ticks(50.0));
         achieved_iops >= SUSTAINED_SHARE * self.offered_iops && median_late_ns < interval_ns

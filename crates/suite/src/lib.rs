@@ -7,6 +7,7 @@
 
 pub mod effort;
 pub mod exec;
+pub mod load_plan;
 pub mod plan;
 pub mod progress;
 pub mod steps;
@@ -30,6 +31,7 @@ pub enum Step {
     Precondition,
     Qd1Engines,
     QdSweep,
+    Load,
     TransferSize,
     Profiles,
     Consistency,
@@ -38,11 +40,12 @@ pub enum Step {
 }
 
 impl Step {
-    pub const ALL: [Step; 9] = [
+    pub const ALL: [Step; 10] = [
         Step::Info,
         Step::Precondition,
         Step::Qd1Engines,
         Step::QdSweep,
+        Step::Load,
         Step::TransferSize,
         Step::Profiles,
         Step::Consistency,
@@ -56,6 +59,7 @@ impl Step {
             Step::Precondition => "precondition",
             Step::Qd1Engines => "qd1-engines",
             Step::QdSweep => "qd-sweep",
+            Step::Load => "load",
             Step::TransferSize => "transfer-size",
             Step::Profiles => "profiles",
             Step::Consistency => "consistency",
@@ -71,6 +75,7 @@ impl Step {
             Step::Precondition => "deallocate, then full sequential writes",
             Step::Qd1Engines => "QD1 4 KiB random read/write through every I/O path",
             Step::QdSweep => "queue-depth sweep and saturation point",
+            Step::Load => "latency under load, open loop: the curve, its knee, IOPS at an SLO",
             Step::TransferSize => "transfer size 512 B to 1 MiB at QD1",
             Step::Profiles => "the hosting review's profiles (4k QD1/16/128, 4M QD32)",
             Step::Consistency => "per-second latency over a longer run",
@@ -128,6 +133,11 @@ pub struct ReviewConfig {
     pub tolerance_pct: f64,
     /// The RAM-backed block device of the software-floor step.
     pub floor_device: Option<PathBuf>,
+    /// The load step: its loads (shares of the peak), the knee's factor over the lightest
+    /// load's response p99, and the objective whose highest carried load it finds.
+    pub loads: Vec<f64>,
+    pub knee_factor: f64,
+    pub slo: Option<load_plan::Slo>,
     /// The I/O paths of the QD1 step ([`default_qd1_paths`] in a review; the main job's
     /// `--engines`, null included, on its own).
     pub qd1_paths: Vec<iolab_engine::EngineConfig>,

@@ -5,6 +5,7 @@
 mod consistency;
 mod floor;
 mod info;
+mod load;
 mod polling;
 mod precondition;
 mod profiles;
@@ -65,6 +66,8 @@ pub struct Findings {
     pub qd1_read: Vec<(String, f64, f64)>,
     /// The async engine with the most QD1 read IOPS on this target.
     pub best_async: Option<EngineConfig>,
+    /// The sweep's peak IOPS per workload (`randread`, `randwrite`), for the load step.
+    pub peaks: Vec<(String, f64)>,
 }
 
 impl Findings {
@@ -193,6 +196,7 @@ pub fn step_impl(step: Step) -> &'static dyn ReviewStep {
         Step::Precondition => &precondition::Precondition,
         Step::Qd1Engines => &qd1::Qd1Engines,
         Step::QdSweep => &sweep::QdSweep,
+        Step::Load => &load::Load,
         Step::TransferSize => &transfer::TransferSize,
         Step::Profiles => &profiles::Profiles,
         Step::Consistency => &consistency::Consistency,

@@ -40,7 +40,7 @@ impl super::ReviewStep for QdSweep {
 pub fn run(
     cfg: &ReviewConfig,
     ex: &mut Executor<'_>,
-    findings: &Findings,
+    findings: &mut Findings,
 ) -> Result<StepOutput, SuiteError> {
     let engine = findings.sweep_engine();
     let qds = qd_points(cfg.max_qd);
@@ -50,6 +50,11 @@ pub fn run(
     }
     let t = points_table(&qds, &curves);
     let (sat_table, sats, reasons) = saturation(cfg, &curves);
+    for (rw, s) in &sats {
+        if let Some(peak) = s["peak_iops"].as_f64() {
+            findings.peaks.push((rw.clone(), peak));
+        }
+    }
     let points: Vec<_> = curves
         .iter()
         .flat_map(|(rw, c)| {

@@ -1,0 +1,350 @@
+//! Step 5: latency under load, open loop. For random read and random write, the peak (the
+//! sweep's, or a short closed-loop run at the deepest queue), then open-loop points at
+//! shares of it (10 %, 20 %, … 110 %): each I/O goes at its due time whether or not earlier
+//! ones completed, so response time (due → completion) shows what a closed loop hides. Per
+//! workload: the knee (the first load whose response p99 passes k times the lightest
+//! load's) and, given an objective (`--slo p99:100us`), the highest load meeting it, refined
+//! by bisection between the points.
+
+use iolab_engine::Direction;
+use iolab_job::Pattern;
+use iolab_report::format::{compact, micros};
+use iolab_runner::JobReport;
+use iolab_stats::Clock;
+use serde_json::{json, Value};
+
+use super::{point_spec, Findings, StepOutput, Workload};
+use crate::exec::{Executor, Point};
+use crate::load_plan::{best_meeting, bisect, knee, Slo};
+use crate::table::Table;
+use crate::{ReviewConfig, Step, SuiteError};
+
+/// Extra points the bisection may add per workload, and how close it gets (share of peak).
+const REFINE_POINTS: usize = 3;
+const RESOLUTION: f64 = 0.02;
+
+/// Percentiles kept per point: the table's, beside the objective's.
+const PCTS: [f64; 3] = [99.0, 99.9, 99.99];
+
+pub struct Load;
+
+impl super::ReviewStep for Load {
+    fn step(&self) -> Step {
+        Step::Load
+    }
+
+    fn points(&self, cfg: &ReviewConfig, _polled: bool) -> usize {
+        let refine = if cfg.slo.is_some() { REFINE_POINTS } else { 0 };
+        2 * (1 + cfg.loads.len() + refine)
+    }
+
+    fn run(
+        &self,
+        cfg: &ReviewConfig,
+        ex: &mut Executor<'_>,
+        findings: &mut Findings,
+    ) -> Result<StepOutput, SuiteError> {
+        let mut curves = Vec::new();
+        let mut text = format!(
+            "Engine {}, one thread, 4 KiB random, open loop (rate_open_loop) with up to {} \
+             in flight; response time runs from each I/O's due time, lat (fio's) from its \
+             issue. Knee: the first load whose response p99 passes {}x the lightest load's.\n\n",
+            findings.sweep_engine().label(),
+            cfg.max_qd,
+            cfg.knee_factor
+        );
+        for (rw, read) in [("randread", 100), ("randwrite", 0)] {
+            let c = curve(cfg, ex, findings, rw, read)?;
+            text.push_str(&c.render(cfg));
+            curves.push(c.to_json(cfg));
+        }
+        Ok(StepOutput::ok(
+            json!({
+                "engine": findings.sweep_engine().label(),
+                "iodepth": cfg.max_qd,
+                "knee_factor": cfg.knee_factor,
+                "slo": cfg.slo.map(|s| json!({"label": s.label(), "percentile": s.percentile, "max_ns": s.max_ns})),
+                "curves": curves,
+            }),
+            text,
+        ))
+    }
+}
+
+/// One open-loop point's figures (its one direction).
+#[derive(Debug, Clone, Copy)]
+struct LoadPoint {
+    share: f64,
+    offered: f64,
+    achieved: f64,
+    lat_mean_ns: f64,
+    lat_ns: [f64; 3],
+    resp_mean_ns: f64,
+    resp_ns: [f64; 3],
+    /// Response time at the objective's percentile.
+    resp_slo_ns: f64,
+    late_p99_ns: f64,
+    late_for_slot: u64,
+    carried: bool,
+}
+
+impl LoadPoint {
+    fn of(share: f64, r: &JobReport, clock: &Clock, slo: Option<Slo>) -> Option<LoadPoint> {
+        let d = Direction::ALL
+            .into_iter()
+            .find(|d| r.dir(*d).is_some_and(|x| x.ios > 0))?;
+        let dir = r.dir(d)?;
+        let ol = dir.open_loop.as_ref()?;
+        let slo_p = slo.map_or(99.0, |s| s.percentile);
+        let lat = dir.lat.summarize(clock, &PCTS);
+        let mut pcts = PCTS.to_vec();
+        pcts.push(slo_p);
+        let resp = ol.response.summarize(clock, &pcts);
+        let late = ol.lateness.summarize(clock, &[99.0]);
+        let at = |s: &iolab_results::LatencySummary, p: f64| s.percentile(p).unwrap_or(0.0);
+        let achieved = r.iops(d);
+        Some(LoadPoint {
+            share,
+            offered: ol.offered_iops,
+            achieved,
+            lat_mean_ns: lat.mean_ns,
+            lat_ns: PCTS.map(|p| at(&lat, p)),
+            resp_mean_ns: resp.mean_ns,
+            resp_ns: PCTS.map(|p| at(&resp, p)),
+            resp_slo_ns: at(&resp, slo_p),
+            late_p99_ns: at(&late, 99.0),
+            late_for_slot: ol.late_for_slot,
+            carried: ol.sustained(achieved, clock),
+        })
+    }
+
+    /// Whether the point meets the objective: carried, and its response time within it.
+    fn meets(&self, slo: Slo) -> bool {
+        self.carried && self.resp_slo_ns <= slo.max_ns
+    }
+
+    fn to_json(self) -> Value {
+        json!({
+            "share": self.share,
+            "offered_iops": self.offered,
+            "achieved_iops": self.achieved,
+            "lat_mean_ns": self.lat_mean_ns,
+            "lat_p99_ns": self.lat_ns[0],
+            "lat_p99.9_ns": self.lat_ns[1],
+            "lat_p99.99_ns": self.lat_ns[2],
+            "response_mean_ns": self.resp_mean_ns,
+            "response_p99_ns": self.resp_ns[0],
+            "response_p99.9_ns": self.resp_ns[1],
+            "response_p99.99_ns": self.resp_ns[2],
+            "response_slo_ns": self.resp_slo_ns,
+            "lateness_p99_ns": self.late_p99_ns,
+            "late_for_slot": self.late_for_slot,
+            "carried": self.carried,
+        })
+    }
+}
+
+/// One workload's curve: its peak and points (load order), or why there is none.
+struct Curve {
+    rw: &'static str,
+    peak: Option<(f64, &'static str)>,
+    points: Vec<LoadPoint>,
+    unavailable: Option<String>,
+}
+
+impl Curve {
+    fn knee(&self, cfg: &ReviewConfig) -> Option<&LoadPoint> {
+        let p99: Vec<f64> = self.points.iter().map(|p| p.resp_ns[0]).collect();
+        knee(&p99, cfg.knee_factor).map(|i| &self.points[i])
+    }
+
+    /// The highest load meeting the objective: its point.
+    fn slo_point(&self, slo: Slo) -> Option<&LoadPoint> {
+        let met: Vec<(f64, bool)> = self
+            .points
+            .iter()
+            .map(|p| (p.share, p.meets(slo)))
+            .collect();
+        let best = best_meeting(&met)?;
+        self.points.iter().find(|p| p.share == best)
+    }
+
+    fn render(&self, cfg: &ReviewConfig) -> String {
+        let Some((peak, from)) = self.peak else {
+            let why = self.unavailable.as_deref().unwrap_or("no peak");
+            return format!("4k {}: n/a ({why})\n\n", self.rw);
+        };
+        let mut t = Table::new([
+            "load",
+            "offered IOPS",
+            "achieved IOPS",
+            "lat mean",
+            "lat p99",
+            "resp mean",
+            "resp p99",
+            "resp p99.9",
+            "resp p99.99",
+            "late p99",
+            "carried",
+        ]);
+        for p in &self.points {
+            t.row([
+                format!("{:.0}%", p.share * 100.0),
+                compact(p.offered),
+                compact(p.achieved),
+                micros(p.lat_mean_ns),
+                micros(p.lat_ns[0]),
+                micros(p.resp_mean_ns),
+                micros(p.resp_ns[0]),
+                micros(p.resp_ns[1]),
+                micros(p.resp_ns[2]),
+                micros(p.late_p99_ns),
+                if p.carried { "yes" } else { "no" }.to_string(),
+            ]);
+        }
+        let mut s = format!(
+            "4k {}: peak {} IOPS ({from})\n\n{}\n",
+            self.rw,
+            compact(peak),
+            t.render()
+        );
+        match self.knee(cfg) {
+            Some(k) => s.push_str(&format!(
+                "- knee at {:.0}% ({} IOPS): response p99 {}\n",
+                k.share * 100.0,
+                compact(k.achieved),
+                micros(k.resp_ns[0])
+            )),
+            None => s.push_str("- no knee up to the highest load measured\n"),
+        }
+        if let Some(slo) = cfg.slo {
+            match self.slo_point(slo) {
+                Some(p) => s.push_str(&format!(
+                    "- {}: {} IOPS ({:.0}% of the peak), response p{} {}\n",
+                    slo.label(),
+                    compact(p.achieved),
+                    p.share * 100.0,
+                    slo.percentile,
+                    micros(p.resp_slo_ns)
+                )),
+                None => s.push_str(&format!("- {}: not met at any load\n", slo.label())),
+            }
+        }
+        s.push('\n');
+        s
+    }
+
+    fn to_json(&self, cfg: &ReviewConfig) -> Value {
+        json!({
+            "rw": self.rw,
+            "peak_iops": self.peak.map(|p| p.0),
+            "peak_from": self.peak.map(|p| p.1),
+            "unavailable": self.unavailable,
+            "points": self.points.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
+            "knee": self.knee(cfg).map(|p| json!({"share": p.share, "achieved_iops": p.achieved, "response_p99_ns": p.resp_ns[0]})),
+            "slo": cfg.slo.and_then(|s| self.slo_point(s)).map(|p| json!({"share": p.share, "achieved_iops": p.achieved, "response_ns": p.resp_slo_ns})),
+        })
+    }
+}
+
+/// The peak, the points at each load, and the objective's bisection, for one workload.
+fn curve(
+    cfg: &ReviewConfig,
+    ex: &mut Executor<'_>,
+    findings: &Findings,
+    rw: &'static str,
+    read: u32,
+) -> Result<Curve, SuiteError> {
+    let mut c = Curve {
+        rw,
+        peak: None,
+        points: Vec::new(),
+        unavailable: None,
+    };
+    match peak(cfg, ex, findings, rw, read)? {
+        Ok(p) => c.peak = Some(p),
+        Err(why) => {
+            c.unavailable = Some(why);
+            return Ok(c);
+        }
+    }
+    let peak = c.peak.map_or(0.0, |p| p.0);
+    for &share in &cfg.loads {
+        if let Some(p) = open_point(cfg, ex, findings, rw, read, peak, share)? {
+            c.points.push(p);
+        }
+    }
+    if let Some(slo) = cfg.slo {
+        for _ in 0..REFINE_POINTS {
+            let met: Vec<(f64, bool)> = c.points.iter().map(|p| (p.share, p.meets(slo))).collect();
+            let Some(share) = bisect(&met, RESOLUTION) else {
+                break;
+            };
+            if let Some(p) = open_point(cfg, ex, findings, rw, read, peak, share)? {
+                c.points.push(p);
+                c.points.sort_by(|a, b| a.share.total_cmp(&b.share));
+            }
+        }
+    }
+    Ok(c)
+}
+
+/// The workload's peak IOPS: the sweep's, else a closed-loop point at the deepest queue.
+fn peak(
+    cfg: &ReviewConfig,
+    ex: &mut Executor<'_>,
+    findings: &Findings,
+    rw: &str,
+    read: u32,
+) -> Result<Result<(f64, &'static str), String>, SuiteError> {
+    if let Some(&(_, iops)) = findings.peaks.iter().find(|(w, _)| w == rw) {
+        return Ok(Ok((iops, "the sweep's")));
+    }
+    let w = workload(findings, read, cfg.max_qd);
+    let spec = point_spec(cfg, Step::Load, format!("load-{rw}-peak"), w);
+    let label = format!("4k {rw} QD{} peak, closed loop", cfg.max_qd);
+    Ok(match ex.run_point(Step::Load, &label, spec, None)? {
+        Point::Done(r) => {
+            let iops = r.total_ios() as f64 * 1e9 / r.runtime_ns.max(1) as f64;
+            match iops > 0.0 {
+                true => Ok((iops, "closed loop at the deepest queue")),
+                false => Err("the peak run did no I/O".to_string()),
+            }
+        }
+        Point::Unavailable(why) => Err(why),
+    })
+}
+
+fn workload(findings: &Findings, read: u32, iodepth: u32) -> Workload {
+    Workload {
+        engine: findings.sweep_engine(),
+        pattern: Pattern::Random,
+        read_percent: read,
+        bs: 4096,
+        iodepth,
+    }
+}
+
+/// One open-loop point at `share` of `peak`.
+fn open_point(
+    cfg: &ReviewConfig,
+    ex: &mut Executor<'_>,
+    findings: &Findings,
+    rw: &str,
+    read: u32,
+    peak: f64,
+    share: f64,
+) -> Result<Option<LoadPoint>, SuiteError> {
+    let w = workload(findings, read, cfg.max_qd);
+    let pct = share * 100.0;
+    let mut spec = point_spec(cfg, Step::Load, format!("load-{rw}-{pct:.1}pct"), w);
+    let iops = (peak * share).round().max(1.0) as u32;
+    let d = if read == 100 { 0 } else { 1 };
+    spec.rate.iops[d] = Some(iops);
+    spec.rate.open_loop = true;
+    let label = format!("4k {rw} open loop at {pct:.0}% ({})", compact(iops as f64));
+    Ok(match ex.run_point(Step::Load, &label, spec, None)? {
+        Point::Done(r) => LoadPoint::of(share, &r, &ex.clock, cfg.slo),
+        Point::Unavailable(_) => None,
+    })
+}
