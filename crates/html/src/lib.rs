@@ -5,6 +5,7 @@
 pub mod data;
 pub mod hosts;
 pub mod ladder;
+pub mod load;
 pub mod page;
 pub mod scale;
 pub mod sections;
@@ -35,6 +36,7 @@ pub fn build(runs: &[RunData]) -> String {
     let mut s = vec![sections::header(runs)];
     s.extend(sections::qd1(runs));
     s.extend(sections::sweep(runs));
+    s.extend(load::section(runs));
     s.extend(sections::transfer(runs));
     s.extend(sections::distribution(runs));
     s.extend(sections::consistency(runs));

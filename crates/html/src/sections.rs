@@ -16,7 +16,7 @@ use crate::scale::ScaleKind;
 use crate::svg::{esc, Axis, Chart, Format, Mark, Series};
 
 /// A series name: `what` alone for one run, prefixed with the run when overlaid.
-fn name(runs: &[RunData], r: &RunData, what: &str) -> String {
+pub(crate) fn name(runs: &[RunData], r: &RunData, what: &str) -> String {
     if runs.len() > 1 {
         format!("{} · {what}", r.label())
     } else {
@@ -24,11 +24,11 @@ fn name(runs: &[RunData], r: &RunData, what: &str) -> String {
     }
 }
 
-fn dashed(runs: &[RunData], r: &RunData) -> bool {
+pub(crate) fn dashed(runs: &[RunData], r: &RunData) -> bool {
     runs.iter().position(|x| x.id() == r.id()).unwrap_or(0) > 0
 }
 
-fn step_data<'a>(r: &'a RunData, step: &str) -> Option<&'a Value> {
+pub(crate) fn step_data<'a>(r: &'a RunData, step: &str) -> Option<&'a Value> {
     r.detail
         .step(step)
         .filter(|s| s.status != "skipped")
@@ -43,7 +43,7 @@ fn fig(p: &Value, key: &str) -> Option<f64> {
     p["figures"][key].as_f64()
 }
 
-fn axis(title: &str, scale: ScaleKind, format: Format) -> Axis {
+pub(crate) fn axis(title: &str, scale: ScaleKind, format: Format) -> Axis {
     Axis {
         title: title.into(),
         scale,

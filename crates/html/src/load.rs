@@ -1,0 +1,147 @@
+//! The load step's section: per workload, the hockey stick (response-time percentiles and
+//! fio's lat p99 against achieved IOPS), the knee and the objective's point marked, and a
+//! table of the points.
+
+use std::fmt::Write as _;
+
+use iolab_report::format::{compact, micros};
+use serde_json::Value;
+
+use crate::data::RunData;
+use crate::page::{chart_block, Section};
+use crate::scale::ScaleKind;
+use crate::sections::{axis, dashed, name, step_data};
+use crate::svg::{esc, Chart, Format, Mark, Series};
+
+/// The section, when any run has a load step with points.
+pub fn section(runs: &[RunData]) -> Option<Section> {
+    let mut html = String::new();
+    for rw in ["randread", "randwrite"] {
+        let mut series = Vec::new();
+        let mut marks = Vec::new();
+        let mut tables = String::new();
+        for r in runs {
+            let Some(data) = step_data(r, "load") else {
+                continue;
+            };
+            let Some(c) = curve(data, rw) else {
+                continue;
+            };
+            let pts: Vec<&Value> = c["points"].as_array().into_iter().flatten().collect();
+            if pts.is_empty() {
+                continue;
+            }
+            for (key, what) in [
+                ("response_p99_ns", "response p99"),
+                ("response_p99.9_ns", "response p99.9"),
+                ("lat_p99_ns", "lat p99 (fio's, from issue)"),
+            ] {
+                series.push(Series {
+                    name: name(runs, r, what),
+                    points: pts
+                        .iter()
+                        .filter_map(|p| Some((p["achieved_iops"].as_f64()?, p[key].as_f64()?)))
+                        .collect(),
+                    dashed: dashed(runs, r) || key.starts_with("lat"),
+                });
+            }
+            marks.extend(curve_marks(runs, r, data, c));
+            tables.push_str(&points_table(runs, r, &pts));
+        }
+        if series.is_empty() {
+            continue;
+        }
+        let chart = Chart {
+            id: format!("load-{rw}"),
+            title: format!(
+                "4 KiB {} under load, open loop: latency against achieved IOPS",
+                if rw == "randread" {
+                    "random read"
+                } else {
+                    "random write"
+                }
+            ),
+            x: axis("Achieved IOPS", ScaleKind::Linear, Format::Count),
+            y: axis("Latency", ScaleKind::Log10, Format::Nanos),
+            series,
+            marks,
+            lines: true,
+        };
+        html.push_str(&chart_block(&chart));
+        html.push_str(&tables);
+    }
+    (!html.is_empty()).then(|| {
+        Section::new(
+            "load",
+            "Latency under load",
+            format!(
+                "<p>Open loop: each I/O goes at its due time whether or not earlier ones \
+                 completed, so a stall shows in the response time (due → completion) that \
+                 fio's lat (issue → completion) leaves out. The knee is the first load whose \
+                 response p99 passes k times the lightest load's.</p>{html}"
+            ),
+        )
+    })
+}
+
+fn curve<'a>(data: &'a Value, rw: &str) -> Option<&'a Value> {
+    data["curves"].as_array()?.iter().find(|c| c["rw"] == rw)
+}
+
+/// The knee and the objective's point of one run's curve, as marks at their IOPS.
+fn curve_marks(runs: &[RunData], r: &RunData, data: &Value, c: &Value) -> Vec<Mark> {
+    let who = if runs.len() > 1 {
+        format!(" (run {})", r.id())
+    } else {
+        String::new()
+    };
+    let mut marks = Vec::new();
+    if let Some(x) = c["knee"]["achieved_iops"].as_f64() {
+        let share = c["knee"]["share"].as_f64().unwrap_or(0.0) * 100.0;
+        marks.push(Mark {
+            x,
+            label: format!("knee at {share:.0}% ({}){who}", compact(x)),
+        });
+    }
+    if let Some(x) = c["slo"]["achieved_iops"].as_f64() {
+        let slo = data["slo"]["label"].as_str().unwrap_or("objective");
+        marks.push(Mark {
+            x,
+            label: format!("{slo}: {} IOPS{who}", compact(x)),
+        });
+    }
+    marks
+}
+
+/// The points of one run's curve as a table.
+fn points_table(runs: &[RunData], r: &RunData, pts: &[&Value]) -> String {
+    let mut t = String::from(
+        "<table class=\"load\"><thead><tr><th>load</th><th>offered IOPS</th>\
+         <th>achieved IOPS</th><th>lat p99</th><th>resp mean</th><th>resp p99</th>\
+         <th>resp p99.9</th><th>late p99</th><th>carried</th></tr></thead><tbody>",
+    );
+    if runs.len() > 1 {
+        let _ = write!(t, "<caption>{}</caption>", esc(&r.label()));
+    }
+    let ns = |p: &Value, k: &str| p[k].as_f64().map_or("-".to_string(), micros);
+    for p in pts {
+        let carried = p["carried"].as_bool().unwrap_or(false);
+        let _ = write!(
+            t,
+            "<tr><td>{:.0}%</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td><td>{}</td><td{}>{}</td></tr>",
+            p["share"].as_f64().unwrap_or(0.0) * 100.0,
+            compact(p["offered_iops"].as_f64().unwrap_or(0.0)),
+            compact(p["achieved_iops"].as_f64().unwrap_or(0.0)),
+            esc(&ns(p, "lat_p99_ns")),
+            esc(&ns(p, "response_mean_ns")),
+            esc(&ns(p, "response_p99_ns")),
+            esc(&ns(p, "response_p99.9_ns")),
+            esc(&ns(p, "lateness_p99_ns")),
+            if carried { "" } else { " class=\"na\"" },
+            if carried { "yes" } else { "no" },
+        );
+    }
+    t.push_str("</tbody></table>");
+    t
+}
