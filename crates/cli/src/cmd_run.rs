@@ -104,6 +104,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
             cap.as_millis()
         );
     }
+    if let Some(curve) = &cl.load_curve {
+        return crate::load_curve::run(&cl, curve, &command_line(args));
+    }
     let db_path = cl.db.clone().unwrap_or_else(Store::default_path);
     let consent = consent_for_jobs(&cl.jobs, cl.allow_destroy);
     let logs = planned_log_paths(&cl.jobs);

@@ -51,6 +51,7 @@ mod cmd_shell;
 mod escape;
 mod exit;
 mod kv_table;
+mod load_curve;
 mod multihost;
 mod output;
 mod targets;

@@ -47,6 +47,8 @@ pub struct CommandLine {
     pub stonewall_hosts: bool,
     /// iolab's `--keep-rseq`: the workers keep glibc's rseq registration.
     pub keep_rseq: bool,
+    /// iolab's `--load-curve`: the jobs at each load, open loop, after a peak run.
+    pub load_curve: Option<iolab_job::LoadCurve>,
 }
 
 use crate::options::base::fio_order;
@@ -148,6 +150,7 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         job_files: sc.job_files,
         stonewall_hosts: o.stonewall_hosts,
         keep_rseq: o.keep_rseq,
+        load_curve: o.load_curve,
     })
 }
 
@@ -171,6 +174,7 @@ struct RunOpts {
     db: Option<PathBuf>,
     stonewall_hosts: bool,
     keep_rseq: bool,
+    load_curve: Option<iolab_job::LoadCurve>,
 }
 
 fn scan(args: &[String]) -> Result<Scanned, FioError> {
@@ -186,6 +190,7 @@ fn scan(args: &[String]) -> Result<Scanned, FioError> {
             db: None,
             stonewall_hosts: false,
             keep_rseq: false,
+            load_curve: None,
         },
         job_files: Vec::new(),
     };
@@ -235,7 +240,7 @@ fn scan(args: &[String]) -> Result<Scanned, FioError> {
 fn takes_value(key: &str) -> bool {
     match key {
         "allow-destroy" | "parse-only" | "stonewall-hosts" | "keep-rseq" => false,
-        "output-format" | "output" | "runtime-cap" | "db" => true,
+        "output-format" | "output" | "runtime-cap" | "db" | "load-curve" => true,
         k => find(k).is_some_and(|d| d.kind != ValueKind::Bool),
     }
 }
@@ -255,6 +260,15 @@ fn run_option(o: &mut RunOpts, key: &str, value: &Option<String>) -> Result<bool
         "stonewall-hosts" => o.stonewall_hosts = true,
         "keep-rseq" => o.keep_rseq = true,
         "db" => o.db = Some(PathBuf::from(need()?)),
+        "load-curve" => {
+            let v = need()?;
+            let curve = iolab_job::LoadCurve::parse(&v).map_err(|reason| FioError::BadValue {
+                name: key.to_string(),
+                value: v.clone(),
+                reason,
+            })?;
+            o.load_curve = Some(curve);
+        }
         "runtime-cap" => {
             let v = need()?;
             let bad = |reason: String| FioError::BadValue {

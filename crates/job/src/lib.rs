@@ -40,7 +40,7 @@ pub use lat_target::LatTarget;
 pub use numa::{MemPolicy, Numa};
 pub use offsets::{LeanOffsets, OffsetGen, Region};
 pub use priority::Priority;
-pub use rate::{Rate, RateProcess};
+pub use rate::{LoadCurve, Rate, RateProcess};
 pub use replay::{Replay, ReplayIo};
 pub use rng::Rng;
 pub use run_map::RunMap;

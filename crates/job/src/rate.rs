@@ -16,6 +16,75 @@ pub enum RateProcess {
     Poisson,
 }
 
+/// iolab's load curve (`--load-curve`): the jobs run once at full speed, then open-loop at
+/// each load, given as shares of that peak or as I/Os per second.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoadCurve {
+    Shares(Vec<f64>),
+    Iops(Vec<u32>),
+}
+
+impl LoadCurve {
+    /// `10%,50%,0.9` (shares of the peak) or `20000,40000` (I/Os per second); sorted. A
+    /// share has a `%` or a decimal point; a bare integer is I/Os per second.
+    pub fn parse(s: &str) -> Result<LoadCurve, String> {
+        let items: Vec<&str> = s
+            .split(',')
+            .map(str::trim)
+            .filter(|i| !i.is_empty())
+            .collect();
+        if items.is_empty() {
+            return Err("no loads given".into());
+        }
+        let share = |i: &&str| i.ends_with('%') || i.contains('.');
+        if items.iter().all(share) {
+            let mut v = Vec::new();
+            for i in &items {
+                let x = match i.strip_suffix('%') {
+                    Some(p) => p.parse::<f64>().map(|p| p / 100.0),
+                    None => i.parse::<f64>(),
+                }
+                .map_err(|_| format!("'{i}' is not a share of the peak (50% or 0.5)"))?;
+                if !(x > 0.0 && x <= 10.0) {
+                    return Err(format!(
+                        "'{i}': a share is above 0 and at most 10 times the peak"
+                    ));
+                }
+                v.push(x);
+            }
+            v.sort_by(f64::total_cmp);
+            v.dedup();
+            return Ok(LoadCurve::Shares(v));
+        }
+        let mut v = Vec::new();
+        for i in &items {
+            match i.parse::<u32>() {
+                Ok(n) if n > 0 => v.push(n),
+                _ => {
+                    return Err(format!(
+                        "'{i}': give every load as a share (50%, 0.5) or every one as I/Os per second (20000)"
+                    ))
+                }
+            }
+        }
+        v.sort_unstable();
+        v.dedup();
+        Ok(LoadCurve::Iops(v))
+    }
+
+    /// How many open-loop points the curve has.
+    pub fn len(&self) -> usize {
+        match self {
+            LoadCurve::Shares(v) => v.len(),
+            LoadCurve::Iops(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rate {
     /// Most bytes per second (`rate`).
@@ -128,5 +197,26 @@ impl Rate {
     /// A floor to check (`rate_min` or `rate_iops_min`) in some direction.
     pub fn has_minimum(&self) -> bool {
         self.min_bytes.iter().any(Option::is_some) || self.min_iops.iter().any(Option::is_some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_load_curve_is_shares_or_iops_never_both() {
+        assert_eq!(
+            LoadCurve::parse("50%, 0.1,110%").unwrap(),
+            LoadCurve::Shares(vec![0.1, 0.5, 1.1])
+        );
+        assert_eq!(
+            LoadCurve::parse("40000,20000").unwrap(),
+            LoadCurve::Iops(vec![20000, 40000])
+        );
+        assert!(LoadCurve::parse("50%,20000").unwrap_err().contains("20000"));
+        assert!(LoadCurve::parse("0%").is_err());
+        assert!(LoadCurve::parse("").is_err());
+        assert!(LoadCurve::parse("fast").is_err());
     }
 }

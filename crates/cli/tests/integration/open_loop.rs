@@ -191,3 +191,60 @@ fn an_open_loop_without_a_rate_or_with_another_pace_is_refused() {
         assert!(o.stderr.contains("rate_open_loop"), "{}", o.stderr);
     }
 }
+
+/// `iolab run --load-curve` curves any job: the peak, then each share open loop, a table
+/// with offered against achieved and the overload not carried; in JSON every point's fio
+/// document; loads mixing shares and IOPS refused.
+#[test]
+fn load_curve_runs_any_job_at_each_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("c.db");
+    let db = db.to_str().unwrap();
+    let job = [
+        "run",
+        "--name=c",
+        "--ioengine=null",
+        "--size=1g",
+        "--rw=randread",
+        "--time_based",
+        "--runtime=300ms",
+        "--db",
+        db,
+    ];
+    let mut a = job.to_vec();
+    a.push("--load-curve=20%,50%,200%");
+    let o = crate::support::iolab(&a);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let rows: Vec<&str> = o.stdout.lines().filter(|l| l.contains(" read ")).collect();
+    assert_eq!(rows.len(), 4, "{}", o.stdout);
+    assert!(rows[0].starts_with("| peak"), "{}", o.stdout);
+    assert!(rows[1].trim_end().ends_with("yes |"), "{}", rows[1]);
+    assert!(
+        rows[3].trim_end().ends_with("no |"),
+        "200 % carried: {}",
+        rows[3]
+    );
+    let shown = crate::support::iolab(&["show", "1", "--db", db]);
+    assert!(shown.stdout.contains("c@50%"), "{}", shown.stdout);
+    assert!(shown.stdout.contains("Open loop"), "{}", shown.stdout);
+
+    let mut a = job.to_vec();
+    a.extend(["--load-curve=20000,50000", "--output-format=json"]);
+    let o = crate::support::iolab(&a);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let doc: Value = serde_json::from_str(&o.stdout).unwrap();
+    let pts = doc["iolab_load_curve"].as_array().unwrap();
+    assert_eq!(pts.len(), 2, "no peak run for loads in IOPS");
+    let r = &pts[1]["result"]["jobs"][0]["read"];
+    assert_eq!(r["iolab"]["offered_iops"], 50000.0);
+    assert!(
+        (r["iops"].as_f64().unwrap() / 50000.0 - 1.0).abs() < 0.02,
+        "{r:#}"
+    );
+
+    let mut a = job.to_vec();
+    a.push("--load-curve=50%,20000");
+    let o = crate::support::iolab(&a);
+    assert_eq!(o.code, 2, "{}", o.stderr);
+    assert_eq!(o.stderr.trim().lines().count(), 1, "{}", o.stderr);
+}

@@ -9,11 +9,12 @@ use serde_json::Value;
 
 use crate::support::{device_lock, iolab, zram};
 
-const STEPS: [&str; 9] = [
+const STEPS: [&str; 10] = [
     "info",
     "precondition",
     "qd1-engines",
     "qd-sweep",
+    "load",
     "transfer-size",
     "profiles",
     "consistency",
@@ -88,6 +89,28 @@ fn check_complete_review(run: &Value, stdout: &str) {
     }
     assert_eq!(jobs_of(run, "qd-sweep").len(), 36);
     assert!(stdout.contains("saturation QD"));
+    // load: per workload the sweep's peak and the quick loads, open loop, each point
+    // offered and achieved, with its response time beside fio's lat.
+    let load = &step(run, "load")["data"];
+    for c in load["curves"].as_array().unwrap() {
+        assert_eq!(c["peak_from"], "the sweep's", "{c:#}");
+        let pts = c["points"].as_array().unwrap();
+        assert_eq!(pts.len(), 8, "{c:#}");
+        for p in pts {
+            assert!(p["achieved_iops"].as_f64().unwrap() > 0.0, "{p:#}");
+            assert!(
+                p["response_p99_ns"].as_f64().unwrap() >= p["lat_p99_ns"].as_f64().unwrap() * 0.9,
+                "{p:#}"
+            );
+        }
+        // The lightest load is carried (10 % of the peak).
+        assert_eq!(pts[0]["carried"], true, "{c:#}");
+    }
+    assert_eq!(jobs_of(run, "load").len(), 16);
+    assert!(
+        stdout.contains("- knee at ") || stdout.contains("- no knee up to"),
+        "the load step names its knee"
+    );
     // transfer-size: 12 sizes × 6 variants, less the 512 B-aligned duplicates at 512 B.
     let xfer = step(run, "transfer-size")["data"]["points"]
         .as_array()
@@ -121,6 +144,7 @@ fn check_review_report(page: &std::path::Path, db: &str) {
         "header",
         "qd1",
         "sweep",
+        "load",
         "transfer",
         "distribution",
         "consistency",
@@ -161,6 +185,8 @@ fn check_review_report(page: &std::path::Path, db: &str) {
         for id in [
             "sweep-iops",
             "sweep-latency",
+            "load-randread",
+            "load-randwrite",
             "transfer-random",
             "transfer-random-log",
             "transfer-sequential",

@@ -56,6 +56,15 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
                for its completion 100-200 ns. The setup line says \"rseq off\".",
     },
     RunOptionDef {
+        name: "load-curve",
+        value: "LOADS",
+        help: "(iolab) Latency under load: run the jobs once at full speed (the peak), then \
+               open loop (rate_open_loop) at each load, given as shares of the peak \
+               (10%,50%,0.9) or as I/Os per second (20000,40000); prints offered against \
+               achieved IOPS, lat and response-time percentiles, and whether each load was \
+               carried. Every point is saved with the run.",
+    },
+    RunOptionDef {
         name: "stonewall-hosts",
         value: "",
         help: "(iolab, many hosts) Under mpirun: when the first host finishes a phase (a \
