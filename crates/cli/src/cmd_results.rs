@@ -580,7 +580,9 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
             .metric(dir, "lat_p99_ns")
             .or_else(|| j.metric(dir, "clat_p99_ns"))
             .unwrap_or(0.0);
-        Some((iops, mean, p99))
+        // An open-loop job's response time (from due time), beside fio's figures.
+        let resp = j.metric(dir, "response_p99_ns");
+        Some((iops, mean, p99, resp))
     };
     if a.format.json() {
         let v: Vec<_> = runs
@@ -589,11 +591,13 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
                 let cells: serde_json::Map<String, serde_json::Value> = columns
                     .iter()
                     .filter_map(|c| {
-                        cell(r, c).map(|(iops, mean, p99)| {
-                            (
-                                format!("{}/{}", c.0, c.1),
-                                serde_json::json!({"iops": iops, "mean_ns": mean, "p99_ns": p99}),
-                            )
+                        cell(r, c).map(|(iops, mean, p99, resp)| {
+                            let mut v =
+                                serde_json::json!({"iops": iops, "mean_ns": mean, "p99_ns": p99});
+                            if let Some(resp) = resp {
+                                v["response_p99_ns"] = serde_json::json!(resp);
+                            }
+                            (format!("{}/{}", c.0, c.1), v)
                         })
                     })
                     .collect();
@@ -617,7 +621,13 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
         let cells: Vec<String> = columns
             .iter()
             .map(|c| match cell(r, c) {
-                Some((iops, mean, _)) => format!("{} IOPS, {}", compact(iops), micros(mean)),
+                Some((iops, mean, _, None)) => format!("{} IOPS, {}", compact(iops), micros(mean)),
+                Some((iops, mean, _, Some(resp))) => format!(
+                    "{} IOPS, {}, resp p99 {}",
+                    compact(iops),
+                    micros(mean),
+                    micros(resp)
+                ),
                 None => "n/a".into(),
             })
             .collect();
