@@ -16,7 +16,7 @@ use crate::svg::{esc, Chart, Format, Mark, Series};
 /// The section, when any run has a load step with points.
 pub fn section(runs: &[RunData]) -> Option<Section> {
     let mut html = String::new();
-    for rw in ["randread", "randwrite"] {
+    for rw in ["randread", "randwrite", "randrw"] {
         let mut series = Vec::new();
         let mut marks = Vec::new();
         let mut tables = String::new();
@@ -55,10 +55,10 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
             id: format!("load-{rw}"),
             title: format!(
                 "4 KiB {} under load, open loop: latency against achieved IOPS",
-                if rw == "randread" {
-                    "random read"
-                } else {
-                    "random write"
+                match rw {
+                    "randread" => "random read",
+                    "randwrite" => "random write",
+                    _ => "random 70/30 read/write",
                 }
             ),
             x: axis("Achieved IOPS", ScaleKind::Linear, Format::Count),

@@ -378,6 +378,7 @@ mod tests {
             ],
             windows: Vec::new(),
             prios: Vec::new(),
+            open_loop: None,
             sampling: Default::default(),
         };
         let spec = JobSpec::new("qd1", "/dev/zram0");

@@ -95,8 +95,15 @@ fn check_complete_review(run: &Value, stdout: &str) {
     let load = &step(run, "load")["data"];
     let refine = if load["slo"].is_null() { 0 } else { 3 };
     let mut load_points = 0;
-    for c in load["curves"].as_array().unwrap() {
-        assert_eq!(c["peak_from"], "the sweep's", "{c:#}");
+    let curves = load["curves"].as_array().unwrap();
+    assert_eq!(curves.len(), 3, "read, write and the 70/30 mix");
+    for c in curves {
+        let from = if c["rw"] == "randrw" {
+            "closed loop at the deepest queue"
+        } else {
+            "the sweep's"
+        };
+        assert_eq!(c["peak_from"], from, "{c:#}");
         let pts = c["points"].as_array().unwrap();
         assert!((8..=8 + refine).contains(&pts.len()), "{c:#}");
         load_points += pts.len();
@@ -110,7 +117,8 @@ fn check_complete_review(run: &Value, stdout: &str) {
         // The lightest load is carried (10 % of the peak).
         assert_eq!(pts[0]["carried"], true, "{c:#}");
     }
-    assert_eq!(jobs_of(run, "load").len(), load_points);
+    // The mix's peak is a point of its own.
+    assert_eq!(jobs_of(run, "load").len(), load_points + 1);
     assert!(
         stdout.contains("- knee at ") || stdout.contains("- no knee up to"),
         "the load step names its knee"
@@ -191,6 +199,7 @@ fn check_review_report(page: &std::path::Path, db: &str) {
             "sweep-latency",
             "load-randread",
             "load-randwrite",
+            "load-randrw",
             "transfer-random",
             "transfer-random-log",
             "transfer-sequential",

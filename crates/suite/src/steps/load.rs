@@ -1,12 +1,11 @@
-//! Step 5: latency under load, open loop. For random read and random write, the peak (the
-//! sweep's, or a short closed-loop run at the deepest queue), then open-loop points at
+//! Step 5: latency under load, open loop. For random read, random write and the 70/30 mix,
+//! the peak (the sweep's, or a short closed-loop run at the deepest queue), then open-loop points at
 //! shares of it (10 %, 20 %, … 110 %): each I/O goes at its due time whether or not earlier
 //! ones completed, so response time (due → completion) shows what a closed loop hides. Per
 //! workload: the knee (the first load whose response p99 passes k times the lightest
 //! load's) and, given an objective (`--slo p99:100us`), the highest load meeting it, refined
 //! by bisection between the points.
 
-use iolab_engine::Direction;
 use iolab_job::Pattern;
 use iolab_report::format::{compact, micros};
 use iolab_runner::JobReport;
@@ -23,6 +22,9 @@ use crate::{ReviewConfig, Step, SuiteError};
 const REFINE_POINTS: usize = 3;
 const RESOLUTION: f64 = 0.02;
 
+/// The workloads curved: random read, random write, and the reviews' 70/30 mix.
+const WORKLOADS: [(&str, u32); 3] = [("randread", 100), ("randwrite", 0), ("randrw", 70)];
+
 /// Percentiles kept per point: the table's, beside the objective's.
 const PCTS: [f64; 3] = [99.0, 99.9, 99.99];
 
@@ -35,7 +37,7 @@ impl super::ReviewStep for Load {
 
     fn points(&self, cfg: &ReviewConfig, _polled: bool) -> usize {
         let refine = if cfg.slo.is_some() { REFINE_POINTS } else { 0 };
-        2 * (1 + cfg.loads.len() + refine)
+        WORKLOADS.len() * (1 + cfg.loads.len() + refine)
     }
 
     fn run(
@@ -53,7 +55,7 @@ impl super::ReviewStep for Load {
             cfg.max_qd,
             cfg.knee_factor
         );
-        for (rw, read) in [("randread", 100), ("randwrite", 0)] {
+        for (rw, read) in WORKLOADS {
             let c = curve(cfg, ex, findings, rw, read)?;
             text.push_str(&c.render(cfg));
             curves.push(c.to_json(cfg));
@@ -90,10 +92,8 @@ struct LoadPoint {
 
 impl LoadPoint {
     fn of(share: f64, r: &JobReport, clock: &Clock, slo: Option<Slo>) -> Option<LoadPoint> {
-        let d = Direction::ALL
-            .into_iter()
-            .find(|d| r.dir(*d).is_some_and(|x| x.ios > 0))?;
-        let dir = r.dir(d)?;
+        // Every direction together (a mixed job's reads and writes share one schedule).
+        let dir = &r.mixed();
         let ol = dir.open_loop.as_ref()?;
         let slo_p = slo.map_or(99.0, |s| s.percentile);
         let lat = dir.lat.summarize(clock, &PCTS);
@@ -102,7 +102,7 @@ impl LoadPoint {
         let resp = ol.response.summarize(clock, &pcts);
         let late = ol.lateness.summarize(clock, &[99.0]);
         let at = |s: &iolab_results::LatencySummary, p: f64| s.percentile(p).unwrap_or(0.0);
-        let achieved = r.iops(d);
+        let achieved = r.total_ios() as f64 * 1e9 / r.runtime_ns.max(1) as f64;
         Some(LoadPoint {
             share,
             offered: ol.offered_iops,
@@ -339,8 +339,13 @@ fn open_point(
     let pct = share * 100.0;
     let mut spec = point_spec(cfg, Step::Load, format!("load-{rw}-{pct:.1}pct"), w);
     let iops = (peak * share).round().max(1.0) as u32;
-    let d = if read == 100 { 0 } else { 1 };
-    spec.rate.iops[d] = Some(iops);
+    // A mix splits the load as its I/Os split (fio's rate is per direction).
+    let reads = (iops as f64 * read as f64 / 100.0).round() as u32;
+    for (d, n) in [(0, reads), (1, iops - reads)] {
+        if n > 0 {
+            spec.rate.iops[d] = Some(n);
+        }
+    }
     spec.rate.open_loop = true;
     let label = format!("4k {rw} open loop at {pct:.0}% ({})", compact(iops as f64));
     Ok(match ex.run_point(Step::Load, &label, spec, None)? {
