@@ -237,7 +237,7 @@ fn the_quick_review_completes_with_polling_beside_interrupts() {
         "precondition did not deallocate:\n{out}"
     );
     let poll = out
-        .split("## 8. poll-vs-irq")
+        .split(". poll-vs-irq — ")
         .nth(1)
         .unwrap_or_else(|| panic!("no polling step:\n{out}"));
     // The "completed by" cell of a path's row.
