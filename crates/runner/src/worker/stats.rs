@@ -70,7 +70,10 @@ impl DirStats {
             h.reset();
         }
         if let Some(o) = &mut self.open {
-            *o = OpenLoop::new(o.offered_iops);
+            // In place: fresh histograms would fault their pages in during the window.
+            o.response.reset();
+            o.lateness.reset();
+            o.late_for_slot = 0;
         }
     }
 
