@@ -198,10 +198,31 @@ pub fn disk_max_io_bytes(disk: &str) -> Option<u64> {
     read_sys_u64(&format!("/sys/block/{disk}/queue/max_sectors_kb")).map(|kb| kb * 1024)
 }
 
+/// `/sys/dev/block/MAJOR:MINOR` resolved (the device's sysfs directory), remembered per
+/// device number for the process: a job of 500,000 files on one filesystem asks for the
+/// same disk's name for every file, and each resolution walks a dozen sysfs links. A device
+/// keeps its sysfs node while it exists; the write guard's own checks (holders, mounts,
+/// signatures) are read afresh every time and never come from here.
+fn sys_dev_link(device: (u32, u32)) -> Option<std::path::PathBuf> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Links = Mutex<HashMap<(u32, u32), Option<std::path::PathBuf>>>;
+    static LINKS: OnceLock<Links> = OnceLock::new();
+    let links = LINKS.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(l) = links.lock().ok()?.get(&device) {
+        return l.clone();
+    }
+    let link = fs::canonicalize(format!("/sys/dev/block/{}:{}", device.0, device.1)).ok();
+    if let Ok(mut m) = links.lock() {
+        m.insert(device, link.clone());
+    }
+    link
+}
+
 /// The sysfs name of the whole disk for a device number: the device itself, or the parent of
 /// a partition. `None` for devices outside /sys/block (e.g. overlay or tmpfs st_dev).
 pub fn whole_disk_name(device: (u32, u32)) -> Option<String> {
-    let link = fs::canonicalize(format!("/sys/dev/block/{}:{}", device.0, device.1)).ok()?;
+    let link = sys_dev_link(device)?;
     let dir = if link.join("partition").exists() {
         link.parent()?.to_path_buf()
     } else {
@@ -216,7 +237,7 @@ pub fn whole_disk_name(device: (u32, u32)) -> Option<String> {
 pub fn block_device_of(path: &Path) -> Option<(String, String)> {
     let dev = fs::metadata(path).ok()?.dev();
     let device = (libc::major(dev), libc::minor(dev));
-    let link = fs::canonicalize(format!("/sys/dev/block/{}:{}", device.0, device.1)).ok()?;
+    let link = sys_dev_link(device)?;
     let own = link.file_name()?.to_string_lossy().into_owned();
     Some((own, whole_disk_name(device)?))
 }
