@@ -523,18 +523,23 @@ impl JobSpec {
         std::iter::once(&self.filename).chain(&self.extra_files)
     }
 
-    /// This job as seen from one of its files (`index` into [`JobSpec::files`]): that file as
-    /// `filename`, and its even share of `size`.
-    pub fn for_file(&self, index: usize) -> JobSpec {
+    /// This job as seen from each of its files, in [`JobSpec::files`] order: that file as
+    /// `filename`, and its even share of `size`. The copies carry none of the other files'
+    /// names: a job of 500,000 files copied whole per file is 500,000² names.
+    pub fn per_file(&self) -> impl Iterator<Item = JobSpec> + '_ {
         let n = 1 + self.extra_files.len() as u64;
-        let mut one = self.clone();
-        one.filename = self.files().nth(index).cloned().unwrap_or_default();
-        one.extra_files.clear();
-        one.size = self.size.map(|s| match s {
+        let mut base = JobSpec {
+            extra_files: Vec::new(),
+            ..self.clone()
+        };
+        base.size = self.size.map(|s| match s {
             SizeSpec::Bytes(b) => SizeSpec::Bytes(b / n),
             p => p,
         });
-        one
+        self.files().map(move |f| JobSpec {
+            filename: f.clone(),
+            ..base.clone()
+        })
     }
 
     /// The smallest block size a direction uses.

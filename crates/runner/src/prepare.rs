@@ -97,11 +97,13 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
     }
     let filled = filled(spec)?;
     let spec = filled.as_ref().unwrap_or(spec);
-    let (facts, region, pin) = prepare_file(&spec.for_file(0), consent)?;
+    let mut files = spec.per_file();
+    let first = files.next().expect("a job has its first file");
+    let (facts, region, pin) = prepare_file(&first, consent)?;
     let mut pins = vec![pin];
     let mut extra = Vec::new();
-    for i in 1..=spec.extra_files.len() {
-        let (f, r, p) = prepare_file(&spec.for_file(i), consent)?;
+    for one in files {
+        let (f, r, p) = prepare_file(&one, consent)?;
         extra.push((f, r));
         pins.push(p);
     }

