@@ -151,14 +151,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
                 .map_err(CliError::failed)
         });
     let saved = save(&mut store, run_id, &outcome, &cl.job_options);
-    match &saved {
-        Ok(()) => say!("iolab: saved as run {run_id} in {}", db_path.display()),
-        Err(e) => say!(
-            "iolab: error: the results were not saved in {}: {}",
-            db_path.display(),
-            crate::exit::one_line(e)
-        ),
-    }
+    say_saved(&saved, run_id, &db_path);
     shown?;
     if let Some(e) = outcome.first_error() {
         return Err(CliError::failed(anyhow::anyhow!("{e}")));
@@ -172,6 +165,18 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         Ok(()) => ExitCode::SUCCESS,
         Err(_) => ExitCode::from(crate::exit::RUN_FAILED),
     })
+}
+
+/// Says where the run was saved, or why it was not (once: the exit status says it again).
+pub(crate) fn say_saved(saved: &anyhow::Result<()>, run_id: i64, db_path: &Path) {
+    match saved {
+        Ok(()) => say!("iolab: saved as run {run_id} in {}", db_path.display()),
+        Err(e) => say!(
+            "iolab: error: the results were not saved in {}: {}",
+            db_path.display(),
+            crate::exit::one_line(e)
+        ),
+    }
 }
 
 /// How a run ended: failed when a job failed, else interrupted, else ok.

@@ -73,14 +73,7 @@ pub fn run(cl: &CommandLine, curve: &LoadCurve, command: &str) -> Result<ExitCod
         .and_then(|_| out.flush().context("writing results"))
         .map_err(CliError::failed);
     let saved = save(&mut store, run_id, &points, &cl.job_options);
-    match &saved {
-        Ok(()) => say!("iolab: saved as run {run_id} in {}", db_path.display()),
-        Err(e) => say!(
-            "iolab: error: the results were not saved in {}: {}",
-            db_path.display(),
-            crate::exit::one_line(e)
-        ),
-    }
+    crate::cmd_run::say_saved(&saved, run_id, &db_path);
     shown?;
     if let Some(e) = points.iter().find_map(|p| p.outcome.first_error()) {
         return Err(CliError::failed(anyhow::anyhow!("{e}")));
