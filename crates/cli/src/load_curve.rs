@@ -17,6 +17,7 @@ use iolab_report::format::{compact, micros};
 use iolab_runner::{run_jobs, signal, RunOptions, RunOutcome};
 use iolab_stats::Clock;
 use iolab_store::{RunStatus, Store};
+use iolab_suite::steps::load::{LoadPoint, COLUMNS};
 use iolab_suite::table::Table;
 
 use crate::exit::{interrupted, CliError};
@@ -243,68 +244,29 @@ fn write_tables(
     points: &[CurvePoint],
 ) -> anyhow::Result<()> {
     for (i, spec) in cl.jobs.iter().enumerate() {
-        let mut t = Table::new([
-            "load",
-            "dir",
-            "offered IOPS",
-            "achieved IOPS",
-            "lat mean",
-            "lat p99",
-            "resp mean",
-            "resp p99",
-            "resp p99.9",
-            "resp p99.99",
-            "late p99",
-            "carried",
-        ]);
+        let mut t = Table::new(["load", "dir"].into_iter().chain(COLUMNS));
         for p in points {
             let Some(job) = p.outcome.jobs.get(i) else {
                 continue;
             };
+            let clock = &p.outcome.clock;
             for d in Direction::ALL {
                 let Some(r) = job.dir(d).filter(|r| r.ios > 0) else {
                     continue;
                 };
-                let clock = &p.outcome.clock;
-                let lat = r.lat.summarize(clock, &[99.0]);
-                let mut row = vec![
-                    p.label.clone(),
-                    d.name().to_string(),
-                    "-".to_string(),
-                    compact(job.iops(d)),
-                    micros(lat.mean_ns),
-                    micros(lat.percentile(99.0).unwrap_or(0.0)),
-                ];
-                match &r.open_loop {
-                    Some(ol) => {
-                        row[2] = compact(ol.offered_iops);
-                        let resp = ol.response.summarize(clock, &[99.0, 99.9, 99.99]);
-                        let late = ol.lateness.summarize(clock, &[99.0]);
-                        let at = |s: &iolab_results::LatencySummary, p| {
-                            micros(s.percentile(p).unwrap_or(0.0))
-                        };
+                let mut row = vec![p.label.clone(), d.name().to_string()];
+                match LoadPoint::of_dir(f64::NAN, r, job.iops(d), clock, None) {
+                    Some(lp) => row.extend(lp.cells()),
+                    None => {
+                        // The peak: a closed loop, with fio's figures only.
+                        let lat = r.lat.summarize(clock, &[99.0]);
+                        row.extend(["-".to_string(), compact(job.iops(d))]);
                         row.extend([
-                            micros(resp.mean_ns),
-                            at(&resp, 99.0),
-                            at(&resp, 99.9),
-                            at(&resp, 99.99),
-                            at(&late, 99.0),
-                            if ol.sustained(job.iops(d), clock) {
-                                "yes"
-                            } else {
-                                "no"
-                            }
-                            .into(),
+                            micros(lat.mean_ns),
+                            micros(lat.percentile(99.0).unwrap_or(0.0)),
                         ]);
+                        row.extend(std::iter::repeat_n("-".to_string(), COLUMNS.len() - 4));
                     }
-                    None => row.extend([
-                        "-".to_string(),
-                        "-".into(),
-                        "-".into(),
-                        "-".into(),
-                        "-".into(),
-                        "-".into(),
-                    ]),
                 }
                 t.row(row);
             }

@@ -8,6 +8,7 @@
 
 use iolab_job::Pattern;
 use iolab_report::format::{compact, micros};
+use iolab_results::{DirResult, TickRate};
 use iolab_runner::JobReport;
 use iolab_stats::Clock;
 use serde_json::{json, Value};
@@ -73,9 +74,24 @@ impl super::ReviewStep for Load {
     }
 }
 
-/// One open-loop point's figures (its one direction).
+/// The columns of a load point's figures, after whatever names the point (its load).
+pub const COLUMNS: [&str; 10] = [
+    "offered IOPS",
+    "achieved IOPS",
+    "lat mean",
+    "lat p99",
+    "resp mean",
+    "resp p99",
+    "resp p99.9",
+    "resp p99.99",
+    "late p99",
+    "carried",
+];
+
+/// One open-loop point's figures: the review's (a workload's directions together) and
+/// `iolab run --load-curve`'s (per direction) alike.
 #[derive(Debug, Clone, Copy)]
-struct LoadPoint {
+pub struct LoadPoint {
     share: f64,
     offered: f64,
     achieved: f64,
@@ -93,7 +109,19 @@ struct LoadPoint {
 impl LoadPoint {
     fn of(share: f64, r: &JobReport, clock: &Clock, slo: Option<Slo>) -> Option<LoadPoint> {
         // Every direction together (a mixed job's reads and writes share one schedule).
-        let dir = &r.mixed();
+        let achieved = r.total_ios() as f64 * 1e9 / r.runtime_ns.max(1) as f64;
+        LoadPoint::of_dir(share, &r.mixed(), achieved, clock, slo)
+    }
+
+    /// The point of one direction's result (`None` without an open loop), which completed
+    /// `achieved` I/Os per second.
+    pub fn of_dir(
+        share: f64,
+        dir: &DirResult,
+        achieved: f64,
+        clock: &impl TickRate,
+        slo: Option<Slo>,
+    ) -> Option<LoadPoint> {
         let ol = dir.open_loop.as_ref()?;
         let slo_p = slo.map_or(99.0, |s| s.percentile);
         let lat = dir.lat.summarize(clock, &PCTS);
@@ -102,7 +130,6 @@ impl LoadPoint {
         let resp = ol.response.summarize(clock, &pcts);
         let late = ol.lateness.summarize(clock, &[99.0]);
         let at = |s: &iolab_results::LatencySummary, p: f64| s.percentile(p).unwrap_or(0.0);
-        let achieved = r.total_ios() as f64 * 1e9 / r.runtime_ns.max(1) as f64;
         Some(LoadPoint {
             share,
             offered: ol.offered_iops,
@@ -116,6 +143,22 @@ impl LoadPoint {
             late_for_slot: ol.late_for_slot,
             carried: ol.sustained(achieved, clock),
         })
+    }
+
+    /// The point's figures, in [`COLUMNS`]' order.
+    pub fn cells(&self) -> Vec<String> {
+        vec![
+            compact(self.offered),
+            compact(self.achieved),
+            micros(self.lat_mean_ns),
+            micros(self.lat_ns[0]),
+            micros(self.resp_mean_ns),
+            micros(self.resp_ns[0]),
+            micros(self.resp_ns[1]),
+            micros(self.resp_ns[2]),
+            micros(self.late_p99_ns),
+            if self.carried { "yes" } else { "no" }.to_string(),
+        ]
     }
 
     /// Whether the point meets the objective: carried, and its response time within it.
@@ -174,33 +217,11 @@ impl Curve {
             let why = self.unavailable.as_deref().unwrap_or("no peak");
             return format!("4k {}: n/a ({why})\n\n", self.rw);
         };
-        let mut t = Table::new([
-            "load",
-            "offered IOPS",
-            "achieved IOPS",
-            "lat mean",
-            "lat p99",
-            "resp mean",
-            "resp p99",
-            "resp p99.9",
-            "resp p99.99",
-            "late p99",
-            "carried",
-        ]);
+        let mut t = Table::new(std::iter::once("load").chain(COLUMNS));
         for p in &self.points {
-            t.row([
-                format!("{:.0}%", p.share * 100.0),
-                compact(p.offered),
-                compact(p.achieved),
-                micros(p.lat_mean_ns),
-                micros(p.lat_ns[0]),
-                micros(p.resp_mean_ns),
-                micros(p.resp_ns[0]),
-                micros(p.resp_ns[1]),
-                micros(p.resp_ns[2]),
-                micros(p.late_p99_ns),
-                if p.carried { "yes" } else { "no" }.to_string(),
-            ]);
+            let mut row = vec![format!("{:.0}%", p.share * 100.0)];
+            row.extend(p.cells());
+            t.row(row);
         }
         let mut s = format!(
             "4k {}: peak {} IOPS ({from})\n\n{}\n",

@@ -5,7 +5,7 @@
 mod consistency;
 mod floor;
 mod info;
-mod load;
+pub mod load;
 mod polling;
 mod precondition;
 mod profiles;
