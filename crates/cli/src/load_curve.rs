@@ -33,6 +33,13 @@ struct CurvePoint {
 pub fn run(cl: &CommandLine, curve: &LoadCurve, command: &str) -> Result<ExitCode, CliError> {
     let db_path = cl.db.clone().unwrap_or_else(Store::default_path);
     let consent = consent_for_jobs(&cl.jobs, cl.allow_destroy);
+    // Each point would write the same log files over the last one's.
+    if !iolab_fio::logs::planned_log_paths(&cl.jobs).is_empty() {
+        return Err(CliError::bad_input(anyhow::anyhow!(
+            "--load-curve does not write the jobs' I/O logs (write_*_log); run a load on its own \
+             with rate_iops and rate_open_loop=1 to log it"
+        )));
+    }
     let outputs = run_outputs(cl.output.as_deref(), &[]);
     // The jobs are checked once, and every point runs them through the same pins and
     // claims; each point's open-loop job is checked too, before the first I/O.

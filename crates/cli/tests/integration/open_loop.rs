@@ -258,6 +258,12 @@ fn load_curve_runs_any_job_at_each_load() {
     );
 
     let mut a = job.to_vec();
+    a.extend(["--load-curve=50%", "--write_lat_log=/tmp/iolab-curve-never"]);
+    let o = crate::support::iolab(&a);
+    assert_eq!(o.code, 2, "logs are refused: {}", o.stderr);
+    assert!(o.stderr.contains("write_*_log"), "{}", o.stderr);
+
+    let mut a = job.to_vec();
     a.push("--load-curve=50%,20000");
     let o = crate::support::iolab(&a);
     assert_eq!(o.code, 2, "{}", o.stderr);
