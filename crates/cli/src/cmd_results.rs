@@ -582,7 +582,9 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
             .unwrap_or(0.0);
         // An open-loop job's response time (from due time), beside fio's figures.
         let resp = j.metric(dir, "response_p99_ns");
-        Some((iops, mean, p99, resp))
+        // A split job's device part (its mean), beside the total it is part of.
+        let device = j.metric(dir, "split_device_mean_ns");
+        Some((iops, mean, p99, resp, device))
     };
     if a.format.json() {
         let v: Vec<_> = runs
@@ -591,11 +593,14 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
                 let cells: serde_json::Map<String, serde_json::Value> = columns
                     .iter()
                     .filter_map(|c| {
-                        cell(r, c).map(|(iops, mean, p99, resp)| {
+                        cell(r, c).map(|(iops, mean, p99, resp, device)| {
                             let mut v =
                                 serde_json::json!({"iops": iops, "mean_ns": mean, "p99_ns": p99});
                             if let Some(resp) = resp {
                                 v["response_p99_ns"] = serde_json::json!(resp);
+                            }
+                            if let Some(device) = device {
+                                v["split_device_mean_ns"] = serde_json::json!(device);
                             }
                             (format!("{}/{}", c.0, c.1), v)
                         })
@@ -621,13 +626,16 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
         let cells: Vec<String> = columns
             .iter()
             .map(|c| match cell(r, c) {
-                Some((iops, mean, _, None)) => format!("{} IOPS, {}", compact(iops), micros(mean)),
-                Some((iops, mean, _, Some(resp))) => format!(
-                    "{} IOPS, {}, resp p99 {}",
-                    compact(iops),
-                    micros(mean),
-                    micros(resp)
-                ),
+                Some((iops, mean, _, resp, device)) => {
+                    let mut t = format!("{} IOPS, {}", compact(iops), micros(mean));
+                    if let Some(device) = device {
+                        t.push_str(&format!(" (device {})", micros(device)));
+                    }
+                    if let Some(resp) = resp {
+                        t.push_str(&format!(", resp p99 {}", micros(resp)));
+                    }
+                    t
+                }
                 None => "n/a".into(),
             })
             .collect();

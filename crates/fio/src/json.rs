@@ -353,7 +353,12 @@ pub(crate) fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -
     if let Some(ss) = &job.steady {
         o.insert("steadystate".into(), steady_object(ss));
     }
-    o.insert("iolab".into(), iolab_object(job));
+    let mut iolab = iolab_object(job);
+    let pcts = job.setup.percentiles.as_slice();
+    if let Some(split) = crate::json_split::lat_split_object(job, &out.clock, pcts) {
+        iolab["lat_split"] = split;
+    }
+    o.insert("iolab".into(), iolab);
     Value::Object(o)
 }
 

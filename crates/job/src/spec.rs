@@ -336,6 +336,10 @@ pub struct JobSpec {
     pub rate: crate::Rate,
     /// Pauses between I/Os (fio's `thinktime`).
     pub think: crate::Think,
+    /// Split each I/O's latency at the kernel's block request events into submit, device
+    /// and completion (iolab's `lat_split`); the run goes on without it where the kernel
+    /// cannot say.
+    pub lat_split: bool,
     /// The directory the job's files are named in (fio's `directory`): it must exist, as
     /// fio requires; missing directories below it are created with the files.
     pub directory: Option<PathBuf>,
@@ -445,6 +449,7 @@ impl JobSpec {
             block_dist: [BlockDist::Fixed, BlockDist::Fixed, BlockDist::Fixed],
             distribution: RandomDistribution::Uniform,
             rate: crate::Rate::default(),
+            lat_split: false,
             think: crate::Think::default(),
             directory: None,
             steady: crate::SteadyState::default(),
@@ -781,6 +786,13 @@ impl JobSpec {
                 "rate_open_loop",
                 1,
                 format!("not with {other}: the schedule alone sets when I/O goes"),
+            ));
+        }
+        if self.lat_split && !self.recorded.lat {
+            return Err(JobError::invalid(
+                "lat_split",
+                1,
+                "not with disable_lat or gtod_reduce: the split cuts each I/O's lat in parts",
             ));
         }
         if self.buffers.compress_percent > 100 {

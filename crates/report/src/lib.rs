@@ -8,6 +8,7 @@ pub mod format;
 pub mod hosts;
 pub mod normal;
 pub mod qd1;
+pub mod split;
 
 pub use normal::write_normal;
 pub use qd1::{Qd1Cell, Qd1Table};

@@ -145,6 +145,9 @@ fn write_dir(
     if let Some(ol) = &r.open_loop {
         open_loop_lines(w, ol, per_sec(r.ios), clock, &job.setup.percentiles)?;
     }
+    if let Some(s) = &r.lat_split {
+        crate::split::split_lines(w, s, clock)?;
+    }
     if rec.bw && !r.samples.is_empty() {
         sample_lines(w, r)?;
     }

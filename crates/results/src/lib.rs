@@ -20,6 +20,7 @@ pub mod measured;
 pub mod ordered;
 pub mod record;
 pub mod setup;
+pub mod split;
 pub mod steady;
 pub mod summary;
 pub mod target;
@@ -42,6 +43,7 @@ pub use record::{
     STORED_PERCENTILES,
 };
 pub use setup::{JobSetup, LogSpec, NumberStyle, Recorded, RwReporting, DEFAULT_PERCENTILES};
+pub use split::{LatSplit, TailAccount, TailShare};
 pub use steady::SteadyResult;
 pub use summary::LatencySummary;
 pub use target::{DiskCounters, TargetFacts, TargetKind};

@@ -39,6 +39,10 @@ pub struct DirResult {
     /// `None` for fio's closed loop.
     #[serde(default)]
     pub open_loop: Option<OpenLoop>,
+    /// iolab's latency split (`lat_split`): each I/O's `lat` cut at the kernel's request
+    /// events; `None` when the job did not ask or the kernel could not say.
+    #[serde(default)]
+    pub lat_split: Option<crate::LatSplit>,
 }
 
 /// The share of the offered load an open loop must achieve to have carried it.
@@ -244,6 +248,7 @@ impl DirResult {
             prios: Vec::new(),
             sampling: Sampling::default(),
             open_loop: None,
+            lat_split: None,
         }
     }
 
@@ -265,6 +270,11 @@ impl DirResult {
         match (&mut self.open_loop, &other.open_loop) {
             (Some(a), Some(b)) => a.merge(b),
             (None, Some(b)) => self.open_loop = Some(b.clone()),
+            _ => {}
+        }
+        match (&mut self.lat_split, &other.lat_split) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, Some(b)) => self.lat_split = Some(b.clone()),
             _ => {}
         }
         // Copies run over the same windows: their samples add up to the group's rate.

@@ -250,12 +250,19 @@ impl JobRecord {
             let carried = ol.sustained(per_sec(r.ios), clock);
             m.push(dir, "sustained", if carried { 1.0 } else { 0.0 });
         }
+        let split = r.lat_split.as_ref();
+        if let Some(s) = split {
+            add_split_figures(m, dir, s);
+        }
         let hists = [
             ("slat", r.slat.as_ref()),
             ("clat", Some(&r.clat)),
             ("lat", Some(&r.lat)),
             ("response", open.map(|o| &o.response)),
             ("lateness", open.map(|o| &o.lateness)),
+            ("split_submit", split.map(|s| &s.submit)),
+            ("split_device", split.map(|s| &s.device)),
+            ("split_completion", split.map(|s| &s.completion)),
         ];
         for (name, h) in hists {
             let Some(h) = h.filter(|h| h.count() > 0) else {
@@ -323,6 +330,25 @@ impl JobRecord {
             name: name.to_string(),
             points,
         });
+    }
+}
+
+/// The latency split's counts and the tail's account, by name (its parts' figures are
+/// stored as histograms, `split_submit`, `split_device`, `split_completion`).
+fn add_split_figures(m: &mut Metrics, dir: &str, s: &crate::LatSplit) {
+    m.push(dir, "split_issued_ios", s.issued as f64);
+    m.push(dir, "split_joined_ios", s.joined as f64);
+    m.push(dir, "split_or_merged_ios", s.split_or_merged as f64);
+    for (pct, name) in [(99.0, "p99"), (99.9, "p99.9")] {
+        let Some(t) = s.tail.share(pct) else { continue };
+        m.push(dir, &format!("split_tail_{name}_ios"), t.ios as f64);
+        m.push(dir, &format!("split_tail_{name}_submit_share"), t.submit);
+        m.push(dir, &format!("split_tail_{name}_device_share"), t.device);
+        m.push(
+            dir,
+            &format!("split_tail_{name}_completion_share"),
+            t.completion,
+        );
     }
 }
 

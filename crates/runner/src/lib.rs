@@ -29,6 +29,7 @@ mod prepared;
 mod rseq;
 pub mod run;
 pub mod signal;
+mod split;
 mod steady;
 mod watchdog;
 mod worker;

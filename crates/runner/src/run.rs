@@ -167,6 +167,17 @@ fn status_line(secs: u64, planned: Option<u64>, jobs: usize) {
 /// phase run side by side) and returns one report per job copy, or per reporting group for
 /// jobs that ask for group reporting. Once SIGINT/SIGTERM arrives no further phase starts.
 pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, RunError> {
+    // The latency split joins iolab's stamps with the kernel's, which are CLOCK_MONOTONIC:
+    // a run that splits stamps with that clock too (a TSC rate is good to 1e-4, a
+    // millisecond an hour off; the join needs the same nanosecond).
+    let split_clock = RunOptions {
+        clock: Clock::monotonic(),
+        ..*opts
+    };
+    let opts = match jobs.iter().any(|j| j.spec.lat_split) {
+        true => &split_clock,
+        false => opts,
+    };
     let started = SystemTime::now();
     let wall = std::time::Instant::now();
     let disks_before = read_diskstats().unwrap_or_default();
@@ -294,7 +305,9 @@ fn run_phase(
     let workers: Vec<(usize, u32)> = phase
         .flat_map(|i| (0..jobs[i].spec.numjobs).map(move |c| (i, c)))
         .collect();
-    let (results, stonewalled) = run_workers(jobs, &workers, groups, at, opts);
+    let split = crate::split::SplitSession::start(jobs, &workers);
+    let (mut results, stonewalled) = run_workers(jobs, &workers, groups, at, opts, &split);
+    split.finish(&mut results);
     let mut reports = Vec::new();
     let mut first_err = None;
     for (res, &(i, _)) in results.into_iter().zip(&workers) {
@@ -353,6 +366,7 @@ fn run_workers(
     groups: &[u32],
     at: PhaseAt,
     opts: &RunOptions,
+    split: &crate::split::SplitSession,
 ) -> (Vec<WorkerOut>, bool) {
     // With peers, the runner's own thread is the gate's last arrival: it comes in once every
     // peer is ready too.
@@ -422,6 +436,7 @@ fn run_workers(
                     run_copies,
                     keep_rseq: opts.keep_rseq,
                     lean_loop: opts.lean_loop,
+                    split: split.slot(n),
                 };
                 std::thread::Builder::new()
                     .name(format!("iolab-{}-{clone_index}", i))

@@ -379,6 +379,7 @@ mod tests {
             windows: Vec::new(),
             prios: Vec::new(),
             open_loop: None,
+            lat_split: None,
             sampling: Default::default(),
         };
         let spec = JobSpec::new("qd1", "/dev/zram0");

@@ -21,6 +21,7 @@ pub mod profile;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod split;
 pub mod steady;
 pub mod verify;
 pub mod zone;
@@ -1967,6 +1968,7 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
         .chain(crate::options::steady::STEADY_OPTIONS)
         .chain(crate::options::lat_target::LAT_TARGET_OPTIONS)
         .chain(crate::options::load::LOAD_OPTIONS)
+        .chain(crate::options::split::SPLIT_OPTIONS)
 }
 
 /// Every option's name and alias.

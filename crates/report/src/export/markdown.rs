@@ -57,6 +57,7 @@ pub fn jobs_table(jobs: &[JobRecord], out: &mut dyn Write) -> io::Result<()> {
         }
     }
     open_loop_table(jobs, out)?;
+    split_table(jobs, out)?;
     for j in jobs {
         for n in &j.notes {
             writeln!(out, "- {}: {n}", j.name)?;
@@ -104,6 +105,59 @@ fn open_loop_table(jobs: &[JobRecord], out: &mut dyn Write) -> io::Result<()> {
                 m("lateness_p99_ns"),
                 j.metric(dir, "late_for_slot").unwrap_or(0.0),
                 if carried { "yes" } else { "**no**" },
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The split jobs (iolab's `lat_split`) again: each part's mean and p99 beside `lat`'s,
+/// how many I/Os were joined, and what the I/Os above p99 spent their time on. Nothing when
+/// no job was split.
+fn split_table(jobs: &[JobRecord], out: &mut dyn Write) -> io::Result<()> {
+    let split = |j: &&JobRecord| {
+        j.directions()
+            .iter()
+            .any(|d| j.metric(d, "split_joined_ios").is_some())
+    };
+    if !jobs.iter().any(|j| split(&j)) {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nLatency split (iolab: each I/O's lat cut at the kernel's request events)\n\n\
+         | job | dir | joined | lat mean | submit mean | device mean | completion mean | \
+         lat p99 | submit p99 | device p99 | completion p99 | tail > p99: submit / device / \
+         completion |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    )?;
+    for j in jobs.iter().filter(split) {
+        for dir in j.directions() {
+            let Some(joined) = j.metric(dir, "split_joined_ios") else {
+                continue;
+            };
+            let m = |n: &str| j.metric(dir, n).map_or("-".to_string(), micros);
+            let issued = j.metric(dir, "split_issued_ios").unwrap_or(0.0).max(1.0);
+            let share = |part: &str| {
+                j.metric(dir, &format!("split_tail_p99_{part}_share"))
+                    .map_or("-".to_string(), |v| format!("{:.0}%", v * 100.0))
+            };
+            writeln!(
+                out,
+                "| {} | {dir} | {:.2}% | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} / {} |",
+                j.name,
+                joined * 100.0 / issued,
+                m("lat_mean_ns"),
+                m("split_submit_mean_ns"),
+                m("split_device_mean_ns"),
+                m("split_completion_mean_ns"),
+                m("lat_p99_ns"),
+                m("split_submit_p99_ns"),
+                m("split_device_p99_ns"),
+                m("split_completion_p99_ns"),
+                share("submit"),
+                share("device"),
+                share("completion"),
             )?;
         }
     }

@@ -49,6 +49,7 @@ impl LoopState<'_, '_> {
             prios: Vec::new(),
             sampling: spec.sampling(),
             open_loop: None,
+            lat_split: None,
         });
         // A write job that verified reports its reads back, as fio.
         let verify_reads = self.verify.is_some() && self.rec.stats[0].ios > 0;
@@ -113,6 +114,7 @@ fn dir_result(st: DirStats, sync: bool, sampling: iolab_results::Sampling) -> Di
             .map(|(ioprio, lat)| PrioLatency { ioprio, lat })
             .collect(),
         open_loop: st.open,
+        lat_split: None,
     }
 }
 

@@ -127,6 +127,8 @@ pub(crate) struct Worker<'a> {
     pub keep_rseq: bool,
     /// Run a simple job in the lean loop (see `lean_loop`); false: always the general one.
     pub lean_loop: bool,
+    /// Where this worker's I/O stamps go for the latency split, if its job splits.
+    pub split: Option<&'a crate::split::TapSlot>,
 }
 
 impl Worker<'_> {
@@ -996,5 +998,9 @@ fn recorder(w: &Worker<'_>, clock: &Clock) -> Recorder {
         keep: spec.recorded,
         prio_total_lat: spec.lat_percentiles,
         thread_prio: spec.priority.ioprio().unwrap_or(0) as u16,
+        // Taken once: a read-back pass runs with the same recorder.
+        split: w
+            .split
+            .and_then(|slot| slot.lock().ok().and_then(|mut t| t.take())),
     }
 }

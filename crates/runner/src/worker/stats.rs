@@ -113,6 +113,8 @@ pub(super) struct Recorder {
     pub prio_total_lat: bool,
     /// The thread's own `ioprio` value, which I/Os without one of their own carry in logs.
     pub thread_prio: u16,
+    /// Each I/O's stamps for the latency split (`lat_split`), if the job splits.
+    pub split: Option<crate::split::SplitTap>,
 }
 
 impl Recorder {
@@ -130,6 +132,9 @@ impl Recorder {
         }
         if let Some((_, h)) = s.prios.get_mut(io.prio_index as usize) {
             h.record(if self.prio_total_lat { lat } else { clat });
+        }
+        if let Some(t) = &mut self.split {
+            t.io(now - lat, now, io);
         }
         if let Some(l) = &mut self.logger {
             let prio = if io.ioprio == 0 {
@@ -157,6 +162,9 @@ impl Recorder {
         s.ios += 1;
         s.bytes += io.len as u64;
         s.record_lat(lat);
+        if let Some(t) = &mut self.split {
+            t.io(now - lat, now, io);
+        }
         if let Some(l) = &mut self.logger {
             l.record(now, io, self.thread_prio, [0, lat, lat]);
         }
@@ -197,6 +205,9 @@ impl Recorder {
         self.depth = DepthCounts::default();
         if let Some(l) = &mut self.logger {
             l.start(now);
+        }
+        if let Some(t) = &mut self.split {
+            t.reset();
         }
     }
 }

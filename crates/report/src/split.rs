@@ -1,0 +1,76 @@
+//! iolab's latency split in the normal output: the three parts beside fio's slat/clat/lat,
+//! in the same line shape, how many I/Os were joined, and the tail's account.
+
+use std::io::{self, Write};
+
+use iolab_results::{LatSplit, LatencyHistogram, Timebase};
+
+use crate::format::latency_unit;
+
+/// The tails accounted for: the I/Os slower than p99 and p99.9.
+const TAILS: [f64; 2] = [99.0, 99.9];
+
+/// The split's lines of one direction.
+pub fn split_lines(w: &mut impl Write, s: &LatSplit, clock: &Timebase) -> io::Result<()> {
+    writeln!(
+        w,
+        "    split (iolab): {} of {} I/Os joined ({:.2}%){}",
+        s.joined,
+        s.issued,
+        s.joined_share() * 100.0,
+        match s.split_or_merged {
+            0 => String::new(),
+            n => format!(", {n} split or merged by the block layer"),
+        }
+    )?;
+    if s.joined == 0 {
+        return Ok(());
+    }
+    // One unit for the three, so they read as parts of one whole.
+    let min = s.submit.summarize(clock, &[]).min_ns;
+    let (unit, div) = latency_unit(min.max(s.completion.summarize(clock, &[]).min_ns));
+    for (label, h) in [
+        ("submit", &s.submit),
+        ("device", &s.device),
+        ("compl ", &s.completion),
+    ] {
+        part_line(w, label, h, clock, unit, div)?;
+    }
+    for p in TAILS {
+        let Some(t) = s.tail.share(p) else { continue };
+        writeln!(
+            w,
+            "    tail above p{p} ({} I/Os from {:.1}us): submit={:.1}%, device={:.1}%, \
+             completion={:.1}%",
+            t.ios,
+            clock.ticks_to_ns(t.from_ticks) / 1e3,
+            t.submit * 100.0,
+            t.device * 100.0,
+            t.completion * 100.0
+        )?;
+    }
+    Ok(())
+}
+
+fn part_line(
+    w: &mut impl Write,
+    label: &str,
+    h: &LatencyHistogram,
+    clock: &Timebase,
+    unit: &str,
+    div: f64,
+) -> io::Result<()> {
+    let s = h.summarize(clock, &[50.0, 99.0, 99.9]);
+    let p = |i: usize| s.percentiles_ns.get(i).map_or(0.0, |p| p.1) / div;
+    writeln!(
+        w,
+        "    {label} ({unit}): avg={:.2}, stdev={:.2}, p50={:.2}, p99={:.2}, p99.9={:.2}, \
+         max={:.2}",
+        s.mean_ns / div,
+        s.stddev_ns / div,
+        p(0),
+        p(1),
+        p(2),
+        s.max_ns / div
+    )
+}

@@ -1,0 +1,121 @@
+//! The eBPF probe: loaded, attached, drained.
+
+use std::path::Path;
+
+use aya::maps::{HashMap, MapData, PerCpuArray, RingBuf};
+use aya::programs::RawTracePoint;
+use aya::{Btf, Ebpf, EbpfLoader, Endianness};
+
+use crate::{KernelRecord, Unavailable};
+
+/// Where the running kernel describes its own types.
+pub const DEFAULT_BTF: &str = "/sys/kernel/btf/vmlinux";
+
+/// The BPF object `bpf/build.sh` builds from `bpf/lat_split.bpf.c` (the test command checks
+/// that this is that source's build).
+static OBJECT: &[u8] = aya::include_bytes_aligned!("../bpf/lat_split.bpf.o");
+
+/// The two tracepoints, by the names of the programs that attach to them.
+const TRACEPOINTS: [&str; 2] = ["block_rq_issue", "block_rq_complete"];
+
+/// The probe, attached: every request on the watched disks becomes a [`KernelRecord`] in a
+/// 16 MiB ring buffer until [`Probe::drain`] takes it. Detached when dropped.
+pub struct Probe {
+    // Holds the programs' links: dropping it detaches them.
+    _bpf: Ebpf,
+    ring: RingBuf<MapData>,
+    lost: PerCpuArray<MapData, u64>,
+}
+
+impl Probe {
+    /// Loads the probe against the kernel's BTF at `btf` (normally [`DEFAULT_BTF`]) and
+    /// watches the disks `devs` (the kernel's `dev_t`, [`crate::kernel_dev`]).
+    pub fn attach(devs: &[u32], btf: &Path) -> Result<Probe, Unavailable> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err(Unavailable::NotRoot);
+        }
+        let btf = read_btf(btf)?;
+        let mut bpf = EbpfLoader::new()
+            .btf(Some(&btf))
+            .load(OBJECT)
+            .map_err(|e| Unavailable::NoBpf(chain(&e)))?;
+        for name in TRACEPOINTS {
+            let prog: &mut RawTracePoint = bpf
+                .program_mut(name)
+                .and_then(|p| p.try_into().ok())
+                .ok_or_else(|| Unavailable::NoBpf(format!("the object has no {name} program")))?;
+            prog.load().map_err(|e| Unavailable::NoBpf(chain(&e)))?;
+            prog.attach(name)
+                .map_err(|e| Unavailable::NoTracepoint(name, chain(&e)))?;
+        }
+        let mut targets: HashMap<_, u32, u8> = HashMap::try_from(
+            bpf.map_mut("targets")
+                .ok_or_else(|| missing_map("targets"))?,
+        )
+        .map_err(|e| Unavailable::NoBpf(chain(&e)))?;
+        for &dev in devs {
+            targets
+                .insert(dev, 1, 0)
+                .map_err(|e| Unavailable::NoBpf(chain(&e)))?;
+        }
+        let ring = RingBuf::try_from(
+            bpf.take_map("events")
+                .ok_or_else(|| missing_map("events"))?,
+        )
+        .map_err(|e| Unavailable::NoBpf(chain(&e)))?;
+        let lost = PerCpuArray::try_from(bpf.take_map("lost").ok_or_else(|| missing_map("lost"))?)
+            .map_err(|e| Unavailable::NoBpf(chain(&e)))?;
+        Ok(Probe {
+            _bpf: bpf,
+            ring,
+            lost,
+        })
+    }
+
+    /// Hands every record waiting in the ring buffer to `each`; how many there were.
+    pub fn drain(&mut self, mut each: impl FnMut(KernelRecord)) -> usize {
+        let mut n = 0;
+        while let Some(item) = self.ring.next() {
+            if let Some(r) = KernelRecord::from_bytes(&item) {
+                each(r);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Requests whose record the ring buffer had no room for.
+    pub fn lost(&self) -> u64 {
+        self.lost
+            .get(&0, 0)
+            .map(|per_cpu| per_cpu.iter().sum())
+            .unwrap_or(0)
+    }
+}
+
+fn read_btf(path: &Path) -> Result<Btf, Unavailable> {
+    if !path.exists() {
+        return Err(Unavailable::NoBtf(path.to_path_buf()));
+    }
+    Btf::parse_file(path, Endianness::default()).map_err(|e| Unavailable::BadBtf {
+        path: path.to_path_buf(),
+        reason: chain(&e),
+    })
+}
+
+fn missing_map(name: &str) -> Unavailable {
+    Unavailable::NoBpf(format!("the object has no {name} map"))
+}
+
+/// An error and its sources on one line.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(c) = src {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        src = c.source();
+    }
+    s
+}
