@@ -13,6 +13,12 @@ command -v fio >/dev/null 2>&1 || missing+=(fio)               # iolab's JSON ag
 command -v db_bench >/dev/null 2>&1 || missing+=(rocksdb-tools) # iolab kv runs RocksDB's db_bench
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)     # the report, in a headless browser
 command -v strace >/dev/null 2>&1 || missing+=(strace)         # counts io_uring_enter calls
+# The latency split's BPF object is checked against its C source's build (clang, llvm-strip,
+# libbpf's headers); bpftrace times the same requests independently.
+command -v clang >/dev/null 2>&1 || missing+=(clang)
+command -v llvm-strip >/dev/null 2>&1 || missing+=(llvm)
+[ -e /usr/include/bpf/bpf_helpers.h ] || missing+=(libbpf-dev)
+command -v bpftrace >/dev/null 2>&1 || missing+=(bpftrace)
 # The NVMe lab (scripts/nvme-lab.sh): an emulated NVMe drive with poll queues under QEMU.
 command -v qemu-system-x86_64 >/dev/null 2>&1 || missing+=(qemu-system-x86)
 ls /boot/vmlinuz-* >/dev/null 2>&1 || missing+=(linux-image-amd64)

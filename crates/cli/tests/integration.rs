@@ -19,6 +19,8 @@ mod job_language;
 mod jobfiles;
 #[path = "integration/kv.rs"]
 mod kv;
+#[path = "integration/lat_split.rs"]
+mod lat_split;
 #[path = "integration/open_loop.rs"]
 mod open_loop;
 #[path = "integration/report.rs"]
