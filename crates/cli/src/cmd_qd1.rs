@@ -61,6 +61,10 @@ pub struct Qd1Args {
     /// [default: $IOLAB_DB when set, else not recorded]
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
+    /// Split each I/O's latency at the kernel's block request events into submit, device and
+    /// completion (root, kernel BTF and a request-based disk; otherwise a note says why)
+    #[arg(long = "lat-split", alias = "lat_split")]
+    pub lat_split: bool,
 }
 
 /// The paths `--engines` names, or every path (NVMe passthrough only where the target has a
@@ -109,6 +113,7 @@ fn config(
         ..PerStep::default()
     };
     let consent = Consent::granting("--allow-destroy", args.allow_destroy, [target.as_path()]);
+    let cfg_target = target.clone();
     ReviewConfig {
         floor_consent: Consent::granting("--allow-destroy-floor", false, []),
         consent,
@@ -126,6 +131,7 @@ fn config(
         loads: Vec::new(),
         knee_factor: 2.0,
         slo: None,
+        lat_split: args.lat_split && crate::split_note::split_here(&cfg_target),
     }
 }
 

@@ -94,6 +94,11 @@ pub struct ReviewArgs {
     /// finds the most IOPS that meet it, bisecting between its loads
     #[arg(long, value_parser = clap::builder::ValueParser::new(|s: &str| s.parse::<iolab_suite::load_plan::Slo>()))]
     pub slo: Option<iolab_suite::load_plan::Slo>,
+    /// Do not split each I/O's latency into submit, device and completion in the QD1,
+    /// polling and consistency steps (on where the kernel allows it: root, BTF and a
+    /// request-based disk)
+    #[arg(long = "no-lat-split")]
+    pub no_lat_split: bool,
     /// RAM-backed block device for the software-floor step [default: /dev/zram0]
     #[arg(long = "floor-device")]
     pub floor_device: Option<PathBuf>,
@@ -309,6 +314,7 @@ fn configure(
     }
     check_database(db, &[&target]).map_err(CliError::bad_input)?;
     let floor_device = floor_device(a, &steps)?;
+    let split_target = target.clone();
     let cfg = ReviewConfig {
         consent,
         floor_consent: Consent::granting(
@@ -334,6 +340,7 @@ fn configure(
         },
         knee_factor: a.knee,
         slo: a.slo,
+        lat_split: !a.no_lat_split && crate::split_note::split_here(&split_target),
     };
     Ok((cfg, scratch))
 }

@@ -54,6 +54,7 @@ mod kv_table;
 mod load_curve;
 mod multihost;
 mod output;
+mod split_note;
 mod targets;
 
 use std::process::ExitCode;

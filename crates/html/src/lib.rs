@@ -9,6 +9,7 @@ pub mod load;
 pub mod page;
 pub mod scale;
 pub mod sections;
+pub mod split;
 pub mod svg;
 
 pub use data::{load, RunData};
@@ -35,6 +36,7 @@ impl iolab_report::export::Exporter for Html {
 pub fn build(runs: &[RunData]) -> String {
     let mut s = vec![sections::header(runs)];
     s.extend(sections::qd1(runs));
+    s.extend(split::section(runs));
     s.extend(sections::sweep(runs));
     s.extend(load::section(runs));
     s.extend(sections::transfer(runs));

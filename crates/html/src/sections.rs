@@ -750,6 +750,22 @@ pub fn application(runs: &[RunData]) -> Option<Section> {
     ))
 }
 
+/// The latency split's rungs of a QD1 read cell, where its job was split: the device's part
+/// alone, and the host's (submit and completion).
+fn split_rungs(r: &RunData, engine: &str, label: &str) -> Option<Vec<(String, f64)>> {
+    let j = r
+        .jobs()
+        .iter()
+        .find(|j| j.step == "qd1-engines" && j.rw == "randread" && j.engine == engine)?;
+    let m = |p: &str| j.metric("read", &format!("split_{p}_mean_ns"));
+    let device = m("device")?;
+    let host = m("submit")? + m("completion")?;
+    Some(vec![
+        (format!("{label}: device part"), device),
+        (format!("{label}: host part (submit + completion)"), host),
+    ])
+}
+
 /// This device's QD1 read latency among the reference latencies.
 pub fn ladder(runs: &[RunData]) -> Option<Section> {
     let measured: Vec<(String, f64)> = runs
@@ -763,8 +779,15 @@ pub fn ladder(runs: &[RunData]) -> Option<Section> {
                 .filter(|c| fallback(c).is_none())
                 .filter_map(|c| Some((c["engine"].as_str()?.to_string(), fig(c, "mean_ns")?)))
                 .min_by(|a, b| a.1.total_cmp(&b.1))?;
-            Some((format!("{} QD1 4k read ({})", r.label(), best.0), best.1))
+            let label = format!("{} QD1 4k read ({})", r.label(), best.0);
+            Some(
+                split_rungs(r, &best.0, &label)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .chain([(label, best.1)]),
+            )
         })
+        .flatten()
         .collect();
     if measured.is_empty() {
         return None;

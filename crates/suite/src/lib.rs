@@ -141,6 +141,9 @@ pub struct ReviewConfig {
     /// The I/O paths of the QD1 step ([`default_qd1_paths`] in a review; the main job's
     /// `--engines`, null included, on its own).
     pub qd1_paths: Vec<iolab_engine::EngineConfig>,
+    /// Split each point's latency into submit, device and completion (`lat_split`) in the
+    /// QD1, polling and consistency steps; on in a review where the kernel allows it.
+    pub lat_split: bool,
 }
 
 impl ReviewConfig {

@@ -43,32 +43,8 @@ impl Placement {
         let meta = file
             .metadata()
             .map_err(|e| Unavailable::NoMap(name.into(), e.to_string()))?;
-        let (is_dev, devno) = match meta.file_type().is_block_device() {
-            true => (true, meta.rdev()),
-            false => (false, meta.dev()),
-        };
-        let (major, minor) = (libc::major(devno), libc::minor(devno));
-        let sys = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
-        let sys = sys
-            .canonicalize()
-            .map_err(|_| Unavailable::NoDevice(name.into()))?;
-        let (disk, start) = match sys.join("partition").exists() {
-            true => (
-                sys.parent().map(Path::to_path_buf).unwrap_or_default(),
-                read_u64(&sys.join("start")).unwrap_or(0),
-            ),
-            false => (sys.clone(), 0),
-        };
-        let disk_name = disk
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if !disk.join("mq").exists() {
-            return Err(Unavailable::BioBased(format!("{name} (on {disk_name})")));
-        }
-        let dev =
-            read_devno(&disk.join("dev")).ok_or_else(|| Unavailable::NoDevice(name.into()))?;
-        let extents = match is_dev {
+        let (dev, start) = disk_of(&meta, name)?;
+        let extents = match meta.file_type().is_block_device() {
             true => None,
             false => Some(fiemap(file).map_err(|e| Unavailable::NoMap(name.into(), e))?),
         };
@@ -111,6 +87,36 @@ impl Placement {
             sector: self.start + byte / 512,
         })
     }
+}
+
+/// The request-based disk under a file (its filesystem's) or a block device, in the kernel's
+/// encoding, and the first sector of the partition on it.
+pub(crate) fn disk_of(meta: &std::fs::Metadata, name: &str) -> Result<(u32, u64), Unavailable> {
+    let devno = match meta.file_type().is_block_device() {
+        true => meta.rdev(),
+        false => meta.dev(),
+    };
+    let (major, minor) = (libc::major(devno), libc::minor(devno));
+    let sys = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
+    let sys = sys
+        .canonicalize()
+        .map_err(|_| Unavailable::NoDevice(name.into()))?;
+    let (disk, start) = match sys.join("partition").exists() {
+        true => (
+            sys.parent().map(Path::to_path_buf).unwrap_or_default(),
+            read_u64(&sys.join("start")).unwrap_or(0),
+        ),
+        false => (sys.clone(), 0),
+    };
+    let disk_name = disk
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if !disk.join("mq").exists() {
+        return Err(Unavailable::BioBased(format!("{name} (on {disk_name})")));
+    }
+    let dev = read_devno(&disk.join("dev")).ok_or_else(|| Unavailable::NoDevice(name.into()))?;
+    Ok((dev, start))
 }
 
 fn read_u64(p: &Path) -> Option<u64> {

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use aya::maps::{HashMap, MapData, PerCpuArray, RingBuf};
-use aya::programs::RawTracePoint;
+use aya::maps::{MapData, PerCpuArray, RingBuf};
+use aya::programs::BtfTracePoint;
 use aya::{Btf, Ebpf, EbpfLoader, Endianness};
 
 use crate::{KernelRecord, Unavailable};
@@ -14,6 +14,9 @@ pub const DEFAULT_BTF: &str = "/sys/kernel/btf/vmlinux";
 /// The BPF object `bpf/build.sh` builds from `bpf/lat_split.bpf.c` (the test command checks
 /// that this is that source's build).
 static OBJECT: &[u8] = aya::include_bytes_aligned!("../bpf/lat_split.bpf.o");
+
+/// Disks one probe watches at most (`MAX_TARGETS` of the BPF program).
+const MAX_TARGETS: usize = 8;
 
 /// The two tracepoints, by the names of the programs that attach to them.
 const TRACEPOINTS: [&str; 2] = ["block_rq_issue", "block_rq_complete"];
@@ -35,29 +38,31 @@ impl Probe {
         if unsafe { libc::geteuid() } != 0 {
             return Err(Unavailable::NotRoot);
         }
+        if devs.len() > MAX_TARGETS {
+            return Err(Unavailable::NoBpf(format!(
+                "{} disks to watch, the probe watches at most {MAX_TARGETS}",
+                devs.len()
+            )));
+        }
         let btf = read_btf(btf)?;
+        let mut watched = [0u32; MAX_TARGETS];
+        watched[..devs.len()].copy_from_slice(devs);
+        let n = devs.len() as u32;
         let mut bpf = EbpfLoader::new()
             .btf(Some(&btf))
+            .override_global("target_devs", &watched, true)
+            .override_global("n_targets", &n, true)
             .load(OBJECT)
             .map_err(|e| Unavailable::NoBpf(chain(&e)))?;
         for name in TRACEPOINTS {
-            let prog: &mut RawTracePoint = bpf
+            let prog: &mut BtfTracePoint = bpf
                 .program_mut(name)
                 .and_then(|p| p.try_into().ok())
                 .ok_or_else(|| Unavailable::NoBpf(format!("the object has no {name} program")))?;
-            prog.load().map_err(|e| Unavailable::NoBpf(chain(&e)))?;
-            prog.attach(name)
+            prog.load(name, &btf)
                 .map_err(|e| Unavailable::NoTracepoint(name, chain(&e)))?;
-        }
-        let mut targets: HashMap<_, u32, u8> = HashMap::try_from(
-            bpf.map_mut("targets")
-                .ok_or_else(|| missing_map("targets"))?,
-        )
-        .map_err(|e| Unavailable::NoBpf(chain(&e)))?;
-        for &dev in devs {
-            targets
-                .insert(dev, 1, 0)
-                .map_err(|e| Unavailable::NoBpf(chain(&e)))?;
+            prog.attach()
+                .map_err(|e| Unavailable::NoTracepoint(name, chain(&e)))?;
         }
         let ring = RingBuf::try_from(
             bpf.take_map("events")
@@ -85,12 +90,16 @@ impl Probe {
         n
     }
 
-    /// Requests whose record the ring buffer had no room for.
+    /// Requests whose record was lost: no room in the ring buffer, or in the map of
+    /// requests in flight.
     pub fn lost(&self) -> u64 {
-        self.lost
-            .get(&0, 0)
-            .map(|per_cpu| per_cpu.iter().sum())
-            .unwrap_or(0)
+        let sum = |i: u32| {
+            self.lost
+                .get(&i, 0)
+                .map(|per_cpu| per_cpu.iter().sum::<u64>())
+                .unwrap_or(0)
+        };
+        sum(0) + sum(1)
     }
 }
 

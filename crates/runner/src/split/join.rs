@@ -2,7 +2,9 @@
 //! disk, same first sector, inside the I/O's own submit and reap stamps), and its latency
 //! cut at the request's issue and completion. Runs on the joiner's thread, never a worker's.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
 
 use iolab_results::LatSplit;
 use iolab_trace::{DiskPos, KernelRecord, Placement};
@@ -22,8 +24,10 @@ pub(crate) struct WorkerSplit {
 }
 
 pub(crate) struct Joiner {
-    /// Requests not yet claimed, by where they start.
-    requests: HashMap<DiskPos, Vec<KernelRecord>>,
+    /// Requests not yet claimed, by where they start; a second request at a place already
+    /// held (rare: the same block read twice in flight) waits in `more`.
+    requests: FxHashMap<DiskPos, KernelRecord>,
+    more: Vec<KernelRecord>,
     /// Stamps whose request has not been seen yet: (worker, stamp).
     waiting: VecDeque<(usize, Stamp)>,
     /// Each worker's files, placed on their disks (`None`: a file that could not be).
@@ -36,7 +40,8 @@ impl Joiner {
     pub fn new(places: Vec<Vec<Option<Placement>>>) -> Joiner {
         let out = vec![WorkerSplit::default(); places.len()];
         Joiner {
-            requests: HashMap::new(),
+            requests: FxHashMap::default(),
+            more: Vec::new(),
             waiting: VecDeque::new(),
             places,
             out,
@@ -50,7 +55,9 @@ impl Joiner {
             dev: r.dev,
             sector: r.sector,
         };
-        self.requests.entry(at).or_default().push(r);
+        if let Some(held) = self.requests.insert(at, r) {
+            self.more.push(held);
+        }
     }
 
     /// One of worker `w`'s stamps; a stamp whose request is not in yet waits.
@@ -91,11 +98,28 @@ impl Joiner {
         if now > self.last_sweep + KEEP_NS / 2 {
             self.last_sweep = now;
             let old = now.saturating_sub(KEEP_NS);
-            self.requests.retain(|_, v| {
-                v.retain(|r| r.complete_ns >= old);
-                !v.is_empty()
-            });
+            self.requests.retain(|_, r| r.complete_ns >= old);
+            self.more.retain(|r| r.complete_ns >= old);
         }
+    }
+
+    /// The request at `at` issued and completed inside `s`'s stamps, taken out.
+    fn take(&mut self, s: &Stamp, at: DiskPos) -> Option<KernelRecord> {
+        let inside = |r: &KernelRecord| r.issue_ns >= s.start && r.complete_ns <= s.end;
+        if self.requests.get(&at).is_some_and(inside) {
+            let r = self.requests.remove(&at);
+            // A request waiting behind it takes its place.
+            let same = |m: &KernelRecord| m.dev == at.dev && m.sector == at.sector;
+            if let Some(i) = self.more.iter().position(same) {
+                self.requests.insert(at, self.more.swap_remove(i));
+            }
+            return r;
+        }
+        let i = self
+            .more
+            .iter()
+            .position(|m| m.dev == at.dev && m.sector == at.sector && inside(m))?;
+        Some(self.more.swap_remove(i))
     }
 
     #[cfg(test)]
@@ -110,17 +134,9 @@ impl Joiner {
     /// Joins `s` with a request at `at` inside its stamps, if one came: the I/O is split
     /// (or counted as split or merged, when the request's length is not the I/O's).
     fn try_join(&mut self, w: usize, s: &Stamp, at: DiskPos) -> bool {
-        let Some(list) = self.requests.get_mut(&at) else {
+        let Some(r) = self.take(s, at) else {
             return false;
         };
-        let inside = |r: &KernelRecord| r.issue_ns >= s.start && r.complete_ns <= s.end;
-        let Some(i) = list.iter().position(inside) else {
-            return false;
-        };
-        let r = list.swap_remove(i);
-        if list.is_empty() {
-            self.requests.remove(&at);
-        }
         let split = &mut self.out[w].dirs[s.dir as usize];
         if r.bytes != s.len || r.done_bytes != r.bytes {
             split.split_or_merged += 1;
@@ -204,6 +220,21 @@ mod tests {
         j.retry(10_001, false);
         let s = &j.out[0].dirs[0];
         assert_eq!((s.joined, s.split_or_merged), (0, 1));
+    }
+
+    #[test]
+    fn two_requests_at_one_place_go_to_their_own_ios() {
+        let mut j = joiner();
+        // A foreign request at the place, never claimed, then two of ours.
+        j.request(rec(0, 100, 200, 4096));
+        j.request(rec(0, 1_100, 1_900, 4096));
+        j.request(rec(0, 3_100, 3_500, 4096));
+        j.stamp(0, io(0, 3_000, 4_000));
+        j.stamp(0, io(0, 1_000, 2_000));
+        let s = &j.out[0].dirs[0];
+        assert_eq!(s.joined, 2);
+        assert_eq!(s.device.percentile_ticks(100.0), 800);
+        assert_eq!(s.device.percentile_ticks(0.0), 400);
     }
 
     #[test]

@@ -8,7 +8,6 @@
 mod join;
 mod tap;
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -26,14 +25,6 @@ pub(crate) use tap::{SplitTap, Stamp};
 const RING_STAMPS: usize = 1 << 16;
 /// How often the joiner drains the probe and the workers' rings.
 const DRAIN_EVERY: std::time::Duration = std::time::Duration::from_millis(2);
-
-/// Where the loader finds the kernel's BTF: `$IOLAB_BTF` (to test a kernel without it), else
-/// the kernel's own.
-fn btf_path() -> PathBuf {
-    std::env::var_os("IOLAB_BTF")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(iolab_trace::DEFAULT_BTF))
-}
 
 /// A tap waiting for its worker to take it.
 pub(crate) type TapSlot = Mutex<Option<SplitTap>>;
@@ -85,7 +76,7 @@ impl SplitSession {
         if joining.is_empty() {
             return s;
         }
-        let probe = match Probe::attach(&devs, &btf_path()) {
+        let probe = match Probe::attach(&devs, &iolab_trace::btf_path()) {
             Ok(p) => p,
             Err(why) => {
                 for &w in &joining {

@@ -162,8 +162,16 @@ pub fn point_spec(cfg: &ReviewConfig, step: Step, name: String, w: Workload) -> 
     j.ramp_time = t.ramp;
     j.random_map = false;
     j.lat_percentiles = true;
+    j.lat_split = cfg.lat_split
+        && SPLIT_STEPS.contains(&step)
+        && !matches!(engine.kind, EngineKind::Null | EngineKind::IoUringCmd);
     j
 }
+
+/// The steps whose points split each I/O's latency when the review does: where the question
+/// is the software path's share (QD1, polling against interrupts) and the device's own tail
+/// over time (consistency).
+pub const SPLIT_STEPS: [Step; 3] = [Step::Qd1Engines, Step::PollVsIrq, Step::Consistency];
 
 /// One step of a review: a kind of measurement with its own points, figures and tables.
 /// The review runs its steps through this; the main job is the QD1 step run on its own.
