@@ -122,6 +122,55 @@ fn io_uring_hipri_polls_and_says_nothing_fell_back() {
     );
 }
 
+/// The lab's split of one run's reads; its part `p`'s mean and p99 (ns).
+fn split_part(v: &Value, p: &str) -> (f64, f64) {
+    let s = &v["jobs"][0]["iolab"]["lat_split"]["read"][p];
+    let mean = s["mean_ns"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no {p} in {v}"));
+    (mean, s["percentile"]["99.000000"].as_f64().unwrap())
+}
+
+#[test]
+fn the_split_puts_polled_completions_in_the_poll_loop_and_the_command_inside_the_device() {
+    let Some(s) = lab() else { return };
+    let (hipri, irq) = (json(s, "split_hipri"), json(s, "split_irq"));
+    for (name, v) in [("hipri", &hipri), ("irq", &irq)] {
+        let split = &v["jobs"][0]["iolab"]["lat_split"]["read"];
+        let (joined, issued) = (split["joined_ios"].as_f64(), split["issued_ios"].as_f64());
+        let (joined, issued) = (joined.unwrap(), issued.unwrap());
+        assert!(
+            joined >= 0.99 * issued,
+            "{name}: {joined} of {issued} joined"
+        );
+        // The NVMe driver's completion comes before the block layer's.
+        let (nvme, device) = (split_part(v, "nvme_device"), split_part(v, "device"));
+        assert!(
+            nvme.0 <= device.0,
+            "{name}: nvme {nvme:?} > device {device:?}"
+        );
+        assert!(
+            nvme.1 <= device.1 * 1.01,
+            "{name}: nvme p99 {nvme:?} > device {device:?}"
+        );
+    }
+    let polled = hipri["jobs"][0]["iolab"]["device_interrupts"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        polled < 16384 / 20,
+        "{polled} interrupts for 16384 polled reads"
+    );
+    let (poll_c, irq_c) = (
+        split_part(&hipri, "completion").0,
+        split_part(&irq, "completion").0,
+    );
+    assert!(
+        poll_c < irq_c,
+        "polled completion {poll_c} ns not below the interrupt path's {irq_c} ns"
+    );
+}
+
 #[test]
 fn pvsync2_hipri_carries_the_note_that_the_kernel_used_interrupts() {
     let Some(s) = lab() else { return };

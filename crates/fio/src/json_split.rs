@@ -26,7 +26,7 @@ fn direction(s: &LatSplit, clock: &Timebase, pcts: &[f64]) -> Value {
         .iter()
         .filter_map(|&(p, name)| Some((name.to_string(), tail(&s.tail.share(p)?, clock))))
         .collect();
-    json!({
+    let mut v = json!({
         "issued_ios": s.issued,
         "joined_ios": s.joined,
         "split_or_merged_ios": s.split_or_merged,
@@ -37,7 +37,11 @@ fn direction(s: &LatSplit, clock: &Timebase, pcts: &[f64]) -> Value {
         "device": part(&s.device, clock, pcts),
         "completion": part(&s.completion, clock, pcts),
         "tail": tail,
-    })
+    });
+    if let Some(h) = &s.nvme_device {
+        v["nvme_device"] = part(h, clock, pcts);
+    }
+    v
 }
 
 /// One part: its mean and spread in ns, and the job's percentiles under fio's keys.

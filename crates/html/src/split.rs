@@ -140,8 +140,9 @@ fn table(bars: &[(String, [f64; 3])], shares: bool) -> String {
 /// longest bar's total, or 100 % for shares), with a legend.
 fn stacked(id: &str, title: &str, bars: &[(String, [f64; 3])], shares: bool) -> String {
     let (row, left, top) = (26.0, 330.0, 52.0);
-    let right = WIDTH - 40.0;
-    let height = top + bars.len() as f64 * row + 20.0;
+    let right = WIDTH - 70.0;
+    let bottom = top + bars.len() as f64 * row;
+    let height = bottom + 52.0;
     let max = match shares {
         true => 1.0,
         false => bars
@@ -166,6 +167,28 @@ fn stacked(id: &str, title: &str, bars: &[(String, [f64; 3])], shares: bool) -> 
             x + 16.0
         );
     }
+    let x_title = match shares {
+        true => "Share of the I/Os' summed latency",
+        false => "Mean latency per I/O",
+    };
+    for k in 0..=4 {
+        let v = max * k as f64 / 4.0;
+        let x = left + v * scale;
+        let _ = write!(
+            s,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{top}" y2="{bottom}" stroke="#eee"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#444" font-size="10">{}</text>"##,
+            bottom + 14.0,
+            esc(&value(v, shares))
+        );
+    }
+    let _ = write!(
+        s,
+        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-weight="600">{x_title}</text><text x="14" y="{:.1}" text-anchor="middle" font-weight="600" transform="rotate(-90 14 {:.1})">Job and direction</text>"##,
+        (left + right) / 2.0,
+        bottom + 36.0,
+        (top + bottom) / 2.0,
+        (top + bottom) / 2.0
+    );
     for (i, (label, v)) in bars.iter().enumerate() {
         let y = top + i as f64 * row;
         let _ = write!(
@@ -188,11 +211,23 @@ fn stacked(id: &str, title: &str, bars: &[(String, [f64; 3])], shares: bool) -> 
             );
             x += w;
         }
+        // The bar's end, as a point with the whole of it to read on hover.
+        let whole = v
+            .iter()
+            .map(|p| value(*p, shares))
+            .collect::<Vec<_>>()
+            .join(" + ");
+        let _ = write!(
+            s,
+            r##"<circle class="pt" cx="{x:.1}" cy="{:.1}" r="3" fill="#333"><title>{}: {whole}</title></circle>"##,
+            y + row / 2.0,
+            esc(label)
+        );
         if !shares {
             let _ = write!(
                 s,
                 r##"<text x="{:.1}" y="{:.1}" fill="#333">{}</text>"##,
-                (x + 6.0).min(right - 60.0),
+                x + 6.0,
                 y + row / 2.0 + 4.0,
                 esc(&micros(v.iter().sum()))
             );

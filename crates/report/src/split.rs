@@ -36,6 +36,9 @@ pub fn split_lines(w: &mut impl Write, s: &LatSplit, clock: &Timebase) -> io::Re
     ] {
         part_line(w, label, h, clock, unit, div)?;
     }
+    if let Some(h) = &s.nvme_device {
+        part_line(w, "nvme  ", h, clock, unit, div)?;
+    }
     for p in TAILS {
         let Some(t) = s.tail.share(p) else { continue };
         writeln!(

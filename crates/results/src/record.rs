@@ -263,6 +263,10 @@ impl JobRecord {
             ("split_submit", split.map(|s| &s.submit)),
             ("split_device", split.map(|s| &s.device)),
             ("split_completion", split.map(|s| &s.completion)),
+            (
+                "split_nvme_device",
+                split.and_then(|s| s.nvme_device.as_ref()),
+            ),
         ];
         for (name, h) in hists {
             let Some(h) = h.filter(|h| h.count() > 0) else {

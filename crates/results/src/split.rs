@@ -36,6 +36,11 @@ pub struct LatSplit {
     /// Completed in the block layer → iolab holds the completion: interrupt, softirq, task
     /// work or wake-up, reap.
     pub completion: LatencyHistogram,
+    /// Issued to the driver → the NVMe driver's own completion (`nvme_complete_rq`): the
+    /// command's time in the drive, without the block layer's completion work; `None` where
+    /// the device is not NVMe (or the nvme module has no tracepoint).
+    #[serde(default)]
+    pub nvme_device: Option<LatencyHistogram>,
     /// The parts summed per band of total latency, for the tail's account.
     pub tail: TailAccount,
 }
@@ -50,6 +55,13 @@ impl LatSplit {
         self.tail.add([submit, device, completion]);
     }
 
+    /// Records a joined I/O's NVMe part (ticks).
+    pub fn record_nvme(&mut self, ticks: u64) {
+        self.nvme_device
+            .get_or_insert_with(LatencyHistogram::new)
+            .record(ticks);
+    }
+
     pub fn merge(&mut self, other: &LatSplit) {
         self.issued += other.issued;
         self.joined += other.joined;
@@ -60,6 +72,11 @@ impl LatSplit {
         self.submit.merge(&other.submit);
         self.device.merge(&other.device);
         self.completion.merge(&other.completion);
+        match (&mut self.nvme_device, &other.nvme_device) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, Some(b)) => self.nvme_device = Some(b.clone()),
+            _ => {}
+        }
         self.tail.merge(&other.tail);
     }
 

@@ -15,6 +15,7 @@
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 
 // The few kernel fields read, relocated against the kernel's own layout at load time.
 struct gendisk {
@@ -44,6 +45,7 @@ struct request {
 struct issued {
 	__u64 rq;
 	__u64 issue_ns;
+	__u64 driver_done_ns;
 	__u64 sector;
 	__u32 dev;
 	__u32 bytes;
@@ -55,6 +57,9 @@ struct issued {
 struct split_event {
 	__u64 issue_ns;
 	__u64 complete_ns;
+	// The NVMe driver's own completion (nvme_complete_rq), before the block layer's; 0 where
+	// the nvme module's tracepoint is not there.
+	__u64 driver_done_ns;
 	__u64 sector;
 	__u32 dev;
 	__u32 bytes;
@@ -150,6 +155,7 @@ int block_rq_issue(__u64 *ctx)
 		return 0;
 	v->rq = (__u64)rq;
 	v->issue_ns = now;
+	v->driver_done_ns = 0;
 	v->sector = rq->__sector;
 	v->dev = dev;
 	v->bytes = bytes;
@@ -178,6 +184,7 @@ int block_rq_complete(__u64 *ctx)
 	}
 	e->issue_ns = v->issue_ns;
 	e->complete_ns = now;
+	e->driver_done_ns = v->driver_done_ns;
 	e->sector = v->sector;
 	e->dev = v->dev;
 	e->bytes = v->bytes;
@@ -185,6 +192,32 @@ int block_rq_complete(__u64 *ctx)
 	e->op = v->op;
 	// No wake-up: the reader drains on its own clock, so no I/O pays for a reader's wake-up.
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+// The NVMe driver's completion of a command (the nvme module's tracepoint, attached only where
+// the module is loaded): a raw tracepoint, as a module's tracepoint has no vmlinux BTF, so the
+// request is read with CO-RE probe reads.
+struct bpf_raw_tracepoint_args_ {
+	__u64 args[1];
+};
+
+SEC("raw_tracepoint/nvme_complete_rq")
+int nvme_complete_rq(struct bpf_raw_tracepoint_args_ *ctx)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct request *rq = (struct request *)ctx->args[0];
+	int tag = BPF_CORE_READ(rq, tag);
+	struct blk_mq_hw_ctx *hctx = BPF_CORE_READ(rq, mq_hctx);
+	if (!hctx || tag < 0 || tag >= TAGS_PER_QUEUE)
+		return 0;
+	__u32 queue = BPF_CORE_READ(hctx, queue_num);
+	if (queue >= QUEUES)
+		return 0;
+	__u32 key = queue * TAGS_PER_QUEUE + tag;
+	struct issued *v = bpf_map_lookup_elem(&in_flight, &key);
+	if (v && v->rq == (__u64)rq)
+		v->driver_done_ns = now;
 	return 0;
 }
 

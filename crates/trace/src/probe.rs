@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use aya::maps::{MapData, PerCpuArray, RingBuf};
-use aya::programs::BtfTracePoint;
+use aya::programs::{BtfTracePoint, RawTracePoint};
 use aya::{Btf, Ebpf, EbpfLoader, Endianness};
 
 use crate::{KernelRecord, Unavailable};
@@ -28,6 +28,8 @@ pub struct Probe {
     _bpf: Ebpf,
     ring: RingBuf<MapData>,
     lost: PerCpuArray<MapData, u64>,
+    /// The NVMe driver's completions are stamped too (the nvme module is loaded).
+    pub nvme: bool,
 }
 
 impl Probe {
@@ -64,6 +66,7 @@ impl Probe {
             prog.attach()
                 .map_err(|e| Unavailable::NoTracepoint(name, chain(&e)))?;
         }
+        let nvme = attach_nvme(&mut bpf);
         let ring = RingBuf::try_from(
             bpf.take_map("events")
                 .ok_or_else(|| missing_map("events"))?,
@@ -75,6 +78,7 @@ impl Probe {
             _bpf: bpf,
             ring,
             lost,
+            nvme,
         })
     }
 
@@ -101,6 +105,18 @@ impl Probe {
         };
         sum(0) + sum(1)
     }
+}
+
+/// Attaches the NVMe driver's completion stamp where the nvme module's tracepoint exists;
+/// whether it did (elsewhere the split simply has no NVMe part).
+fn attach_nvme(bpf: &mut Ebpf) -> bool {
+    let Some(prog) = bpf.program_mut("nvme_complete_rq") else {
+        return false;
+    };
+    let Ok(prog): Result<&mut RawTracePoint, _> = prog.try_into() else {
+        return false;
+    };
+    prog.load().is_ok() && prog.attach("nvme_complete_rq").is_ok()
 }
 
 fn read_btf(path: &Path) -> Result<Btf, Unavailable> {

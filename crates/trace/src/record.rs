@@ -9,6 +9,9 @@ pub struct KernelRecord {
     pub issue_ns: u64,
     /// Completed in the block layer (`block_rq_complete`).
     pub complete_ns: u64,
+    /// Completed by the NVMe driver (`nvme_complete_rq`, before the block layer's); 0 where
+    /// the nvme module's tracepoint is not there.
+    pub driver_done_ns: u64,
     /// First sector (512 bytes) on the whole disk.
     pub sector: u64,
     /// The disk, in the kernel's `dev_t` encoding ([`crate::kernel_dev`]).
@@ -23,7 +26,7 @@ pub struct KernelRecord {
 
 impl KernelRecord {
     /// The size of `struct split_event`.
-    pub const SIZE: usize = 40;
+    pub const SIZE: usize = 48;
 
     /// Decodes one ring buffer item; `None` for an item of another size.
     pub fn from_bytes(b: &[u8]) -> Option<KernelRecord> {
@@ -35,11 +38,12 @@ impl KernelRecord {
         Some(KernelRecord {
             issue_ns: u64_at(0),
             complete_ns: u64_at(8),
-            sector: u64_at(16),
-            dev: u32_at(24),
-            bytes: u32_at(28),
-            done_bytes: u32_at(32),
-            op: u32_at(36),
+            driver_done_ns: u64_at(16),
+            sector: u64_at(24),
+            dev: u32_at(32),
+            bytes: u32_at(36),
+            done_bytes: u32_at(40),
+            op: u32_at(44),
         })
     }
 }
@@ -53,6 +57,7 @@ mod tests {
         let mut b = Vec::new();
         b.extend_from_slice(&100u64.to_ne_bytes());
         b.extend_from_slice(&250u64.to_ne_bytes());
+        b.extend_from_slice(&240u64.to_ne_bytes());
         b.extend_from_slice(&4096u64.to_ne_bytes());
         b.extend_from_slice(&crate::kernel_dev(254, 0).to_ne_bytes());
         b.extend_from_slice(&4096u32.to_ne_bytes());
@@ -61,9 +66,10 @@ mod tests {
         let r = KernelRecord::from_bytes(&b).unwrap();
         assert_eq!(r.issue_ns, 100);
         assert_eq!(r.complete_ns, 250);
+        assert_eq!(r.driver_done_ns, 240);
         assert_eq!(r.sector, 4096);
         assert_eq!(r.dev, 254 << 20);
         assert_eq!((r.bytes, r.done_bytes, r.op), (4096, 4096, 0));
-        assert!(KernelRecord::from_bytes(&b[..39]).is_none());
+        assert!(KernelRecord::from_bytes(&b[..47]).is_none());
     }
 }

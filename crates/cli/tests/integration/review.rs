@@ -211,6 +211,21 @@ fn check_review_report(page: &std::path::Path, db: &str) {
         ] {
             assert!(ids.contains(&id), "no chart {id} in {ids:?}");
         }
+        // The latency split (root and the kernel's BTF; the scratch file's disk is
+        // request-based here): its parts and the tail's account, and the ladder's device part.
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        if root && std::path::Path::new("/sys/kernel/btf/vmlinux").exists() {
+            for id in ["split-parts", "split-tail"] {
+                assert!(ids.contains(&id), "no chart {id} in {ids:?}");
+            }
+            assert!(
+                html.contains(": device part"),
+                "the ladder has no device part"
+            );
+        } else {
+            eprintln!("note: no latency split here (not root or no BTF): its charts are moot");
+        }
     }
     if std::process::Command::new("db_bench")
         .arg("--version")

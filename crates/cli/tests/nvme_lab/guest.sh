@@ -4,6 +4,9 @@ run() { name=$1; shift; echo "=== $name"; "$@"; echo "=== rc $name $?"; }
 q="--name=p --rw=randread --bs=4k --size=64m --output-format=json"
 run io_poll cat /sys/block/nvme0n1/queue/io_poll
 run uring_hipri iolab run $q --filename=/dev/nvme0n1 --direct=1 --ioengine=io_uring --hipri
+# The latency split, polled and by interrupt: where the completion part goes.
+run split_hipri iolab run $q --filename=/dev/nvme0n1 --direct=1 --ioengine=io_uring --hipri --lat_split=1
+run split_irq iolab run $q --filename=/dev/nvme0n1 --direct=1 --ioengine=io_uring --lat_split=1
 run pvsync2_hipri iolab run $q --filename=/dev/nvme0n1 --direct=1 --ioengine=pvsync2 --hipri
 run cmd iolab run $q --filename=/dev/ng0n1 --ioengine=io_uring_cmd --cmd_type=nvme
 run cmd_fio fio $q --filename=/dev/ng0n1 --ioengine=io_uring_cmd --cmd_type=nvme

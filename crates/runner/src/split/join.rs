@@ -146,6 +146,9 @@ impl Joiner {
                 r.complete_ns - r.issue_ns,
                 s.end - r.complete_ns,
             );
+            if r.driver_done_ns >= r.issue_ns && r.driver_done_ns <= r.complete_ns {
+                split.record_nvme(r.driver_done_ns - r.issue_ns);
+            }
         }
         true
     }
@@ -159,6 +162,7 @@ mod tests {
         KernelRecord {
             issue_ns: issue,
             complete_ns: done,
+            driver_done_ns: 0,
             sector,
             dev: 7 << 20,
             bytes,
