@@ -246,7 +246,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
         .begin_run("qd1", &command_line())
         .map_err(CliError::failed)?;
     signal::install();
-    let clock = Clock::calibrate(Duration::from_millis(20));
+    let clock = iolab_runner::run::run_clock(cfg.lat_split);
     let step = step_impl(Step::Qd1Engines);
     let (cells, planned) = step.estimate(&cfg, 0, true);
     say!(

@@ -11,7 +11,6 @@ use std::time::Duration;
 use anyhow::anyhow;
 use clap::Args;
 use iolab_fio::units::{parse_size, parse_time};
-use iolab_stats::Clock;
 use iolab_store::{RunStatus, Store};
 use iolab_suite::progress::{clock_time, Progress};
 use iolab_suite::steps::estimate;
@@ -354,7 +353,7 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
         .map_err(CliError::failed)?;
     let planned = plan(a, &cfg, &store, run_id)?;
     iolab_runner::signal::install();
-    let clock = Clock::calibrate(Duration::from_millis(20));
+    let clock = iolab_runner::run::run_clock(cfg.lat_split);
     say!(
         "iolab: review of {}{} ({}): {} step(s), about {}; saving as run {run_id} in {}",
         cfg.target.display(),

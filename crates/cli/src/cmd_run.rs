@@ -122,7 +122,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     let run_id = store
         .begin_run("run", &command_line(args))
         .map_err(CliError::failed)?;
-    let clock = Clock::calibrate(std::time::Duration::from_millis(20));
+    let clock = iolab_runner::run::run_clock(jobs.iter().any(|j| j.spec.lat_split));
     let progress = std::io::stderr().is_terminal();
     let outcome = match run_jobs(
         &jobs,

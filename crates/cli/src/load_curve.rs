@@ -57,7 +57,7 @@ pub fn run(cl: &CommandLine, curve: &LoadCurve, command: &str) -> Result<ExitCod
     let protected: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
     let mut out = output::open(cl.output.as_deref(), &protected)?;
     let run_id = store.begin_run("run", command).map_err(CliError::failed)?;
-    let clock = Clock::calibrate(std::time::Duration::from_millis(20));
+    let clock = iolab_runner::run::run_clock(jobs.iter().any(|j| j.spec.lat_split));
     let mut points = Vec::new();
     let mut peak = None;
     if let LoadCurve::Shares(_) = curve {

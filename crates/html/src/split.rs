@@ -42,8 +42,14 @@ fn row(runs: &[RunData], r: &RunData, j: &JobRecord, dir: &str) -> Option<Row> {
         1 => String::new(),
         _ => format!("{} · ", r.label()),
     };
+    // A review point's name already says its workload and path; a job of both directions
+    // needs its direction.
+    let dir = match j.directions().len() {
+        1 => String::new(),
+        _ => format!(" {dir}"),
+    };
     Some(Row {
-        label: format!("{run}{} {} QD{} {dir}", j.name, j.engine, j.iodepth),
+        label: format!("{run}{} QD{}{dir}", j.name, j.iodepth),
         means,
         tails: [tail("p99"), tail("p99.9")],
     })
@@ -183,11 +189,11 @@ fn stacked(id: &str, title: &str, bars: &[(String, [f64; 3])], shares: bool) -> 
     }
     let _ = write!(
         s,
-        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-weight="600">{x_title}</text><text x="14" y="{:.1}" text-anchor="middle" font-weight="600" transform="rotate(-90 14 {:.1})">Job and direction</text>"##,
+        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-weight="600">{x_title}</text><text x="{:.1}" y="{:.1}" text-anchor="end" font-weight="600">Job</text>"##,
         (left + right) / 2.0,
         bottom + 36.0,
-        (top + bottom) / 2.0,
-        (top + bottom) / 2.0
+        left - 8.0,
+        top - 6.0
     );
     for (i, (label, v)) in bars.iter().enumerate() {
         let y = top + i as f64 * row;

@@ -48,6 +48,18 @@ pub struct RunOptions<'a> {
 }
 
 /// How long a phase may run past its planned end: `$IOLAB_WATCHDOG` seconds, else 60;
+/// The clock a run stamps with: `CLOCK_MONOTONIC` when it splits latency (`lat_split`: the
+/// kernel's events are stamped with that clock, and the join needs the same nanosecond), else
+/// the calibrated TSC. A caller that converts a run's histograms itself takes its clock from
+/// here; [`run_jobs`] switches to the monotonic clock for a split run whatever it was given,
+/// and `RunOutcome::clock` says which it used.
+pub fn run_clock(splits: bool) -> Clock {
+    match splits {
+        true => Clock::monotonic(),
+        false => Clock::calibrate(std::time::Duration::from_millis(20)),
+    }
+}
+
 /// `None` (no watchdog) for `0`. A value that is not a whole number of seconds is refused
 /// by [`check_watchdog_env`] before anything runs.
 pub fn watchdog_grace() -> Option<std::time::Duration> {
