@@ -14,7 +14,6 @@ use iolab_fio::{parse_command_line, OutputFormat};
 use iolab_report::normal::job_line;
 use iolab_runner::plan::group_ids;
 use iolab_runner::{run_jobs, signal, RunOptions};
-use iolab_stats::Clock;
 use iolab_store::{RunStatus, Store};
 
 use crate::exit::{interrupted, CliError};
