@@ -319,3 +319,46 @@ fn a_split_needs_the_latency_it_splits() {
     assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
     assert!(!file.exists(), "nothing laid out");
 }
+
+#[test]
+fn a_split_qd1_tables_its_means_in_the_clock_they_were_stamped_with() {
+    if let Some(why) = cannot_split() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    let target = dir.path().join("t");
+    let out = iolab(&[
+        "qd1",
+        "--target",
+        target.to_str().unwrap(),
+        "--size=16m",
+        "--engines=psync",
+        "--runtime=1",
+        "--ramp_time=0",
+        "--lat-split",
+        "--db",
+        db,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = iolab(&["export", "1", "--db", db, "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let run: Value = serde_json::from_str(&out.stdout).unwrap();
+    let cell = &run["steps"][0]["data"]["cells"][0];
+    let job = run["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["name"].as_str().unwrap().contains("randread"))
+        .unwrap();
+    let table = cell["figures"]["mean_ns"].as_f64().unwrap();
+    let kept = job["metrics"]["read"]["lat_mean_ns"].as_f64().unwrap();
+    let parts: f64 = ["submit", "device", "completion"]
+        .iter()
+        .map(|p| job["metrics"]["read"][format!("split_{p}_mean_ns")].as_f64().unwrap())
+        .sum();
+    assert!((table - kept).abs() / kept < 1e-6, "table {table} ns, job {kept} ns");
+    assert!((parts - kept).abs() / kept < 0.02, "parts {parts} ns, lat {kept} ns");
+}
