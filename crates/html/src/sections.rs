@@ -579,6 +579,9 @@ pub fn consistency(runs: &[RunData]) -> Option<Section> {
                     ("lat_p99_ns", "p99"),
                     ("lat_p99.99_ns", "p99.99"),
                     ("lat_max_ns", "max"),
+                    // The latency split, where the job was split: whose the p99 was.
+                    ("split_device_p99_ns", "device p99"),
+                    ("split_host_p99_ns", "host p99 (submit + completion)"),
                 ] {
                     let pts: Vec<(f64, f64)> = r
                         .series(j.id, dir, key)

@@ -43,7 +43,7 @@ pub use record::{
     STORED_PERCENTILES,
 };
 pub use setup::{JobSetup, LogSpec, NumberStyle, Recorded, RwReporting, DEFAULT_PERCENTILES};
-pub use split::{LatSplit, TailAccount, TailShare};
+pub use split::{LatSplit, SplitWindow, TailAccount, TailShare};
 pub use steady::SteadyResult;
 pub use summary::LatencySummary;
 pub use target::{DiskCounters, TargetFacts, TargetKind};

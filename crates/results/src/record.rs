@@ -290,6 +290,9 @@ impl JobRecord {
         self.add_rate_series(dir, r);
         if let Some(ms) = job.setup.latency_window_ms {
             self.add_window_series(dir, r, ms as i64, clock);
+            if let Some(s) = split {
+                self.add_split_series(dir, &s.windows, ms as i64, clock);
+            }
         }
     }
 
@@ -326,6 +329,29 @@ impl JobRecord {
         let ios = r.windows.iter().enumerate();
         let ios = ios.map(|(i, w)| (t(i), w.ios as f64)).collect();
         self.push_series(dir, "lat_window_ios", ios);
+    }
+
+    /// The split's device and host parts per latency window (the hosting review's biosnoop
+    /// beside its benchmark, from one tool).
+    fn add_split_series(
+        &mut self,
+        dir: &str,
+        windows: &[crate::SplitWindow],
+        ms: i64,
+        clock: &Timebase,
+    ) {
+        if windows.is_empty() {
+            return;
+        }
+        let of = |f: fn(&crate::SplitWindow) -> u64| -> Vec<(i64, f64)> {
+            let w = windows.iter().enumerate().filter(|(_, w)| w.ios > 0);
+            w.map(|(i, w)| ((i as i64 + 1) * ms, clock.ticks_to_ns(f(w))))
+                .collect()
+        };
+        self.push_series(dir, "split_device_p50_ns", of(|w| w.device_p50));
+        self.push_series(dir, "split_device_p99_ns", of(|w| w.device_p99));
+        self.push_series(dir, "split_host_p50_ns", of(|w| w.host_p50));
+        self.push_series(dir, "split_host_p99_ns", of(|w| w.host_p99));
     }
 
     fn push_series(&mut self, dir: &str, name: &str, points: Vec<(i64, f64)>) {

@@ -43,6 +43,37 @@ pub struct LatSplit {
     pub nvme_device: Option<LatencyHistogram>,
     /// The parts summed per band of total latency, for the tail's account.
     pub tail: TailAccount,
+    /// The device's part and the host's (submit + completion) per window of the measured
+    /// time, where the job asks for latency windows (the review's consistency step: every
+    /// second); empty otherwise.
+    #[serde(default)]
+    pub windows: Vec<SplitWindow>,
+}
+
+/// One window of a split job: its joined I/Os, and the device's and the host's part at the
+/// median and p99 (ticks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct SplitWindow {
+    pub ios: u64,
+    pub device_p50: u64,
+    pub device_p99: u64,
+    pub host_p50: u64,
+    pub host_p99: u64,
+}
+
+impl SplitWindow {
+    pub fn of(device: &LatencyHistogram, host: &LatencyHistogram) -> SplitWindow {
+        if device.count() == 0 {
+            return SplitWindow::default();
+        }
+        SplitWindow {
+            ios: device.count(),
+            device_p50: device.percentile_ticks(50.0),
+            device_p99: device.percentile_ticks(99.0),
+            host_p50: host.percentile_ticks(50.0),
+            host_p99: host.percentile_ticks(99.0),
+        }
+    }
 }
 
 impl LatSplit {
@@ -78,6 +109,19 @@ impl LatSplit {
             _ => {}
         }
         self.tail.merge(&other.tail);
+        // Window percentiles do not add up; a merged split keeps the worst of each window,
+        // as merged latency windows do.
+        if self.windows.len() < other.windows.len() {
+            self.windows
+                .resize(other.windows.len(), SplitWindow::default());
+        }
+        for (a, b) in self.windows.iter_mut().zip(&other.windows) {
+            a.ios += b.ios;
+            a.device_p50 = a.device_p50.max(b.device_p50);
+            a.device_p99 = a.device_p99.max(b.device_p99);
+            a.host_p50 = a.host_p50.max(b.host_p50);
+            a.host_p99 = a.host_p99.max(b.host_p99);
+        }
     }
 
     /// The share of I/Os joined (0 when none were issued).

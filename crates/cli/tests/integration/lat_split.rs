@@ -357,8 +357,58 @@ fn a_split_qd1_tables_its_means_in_the_clock_they_were_stamped_with() {
     let kept = job["metrics"]["read"]["lat_mean_ns"].as_f64().unwrap();
     let parts: f64 = ["submit", "device", "completion"]
         .iter()
-        .map(|p| job["metrics"]["read"][format!("split_{p}_mean_ns")].as_f64().unwrap())
+        .map(|p| {
+            job["metrics"]["read"][format!("split_{p}_mean_ns")]
+                .as_f64()
+                .unwrap()
+        })
         .sum();
-    assert!((table - kept).abs() / kept < 1e-6, "table {table} ns, job {kept} ns");
-    assert!((parts - kept).abs() / kept < 0.02, "parts {parts} ns, lat {kept} ns");
+    assert!(
+        (table - kept).abs() / kept < 1e-6,
+        "table {table} ns, job {kept} ns"
+    );
+    assert!(
+        (parts - kept).abs() / kept < 0.02,
+        "parts {parts} ns, lat {kept} ns"
+    );
+}
+
+#[test]
+fn the_consistency_step_keeps_the_device_and_host_parts_second_by_second() {
+    if let Some(why) = cannot_split() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    let target = dir.path().join("t");
+    let out = iolab(&[
+        "review",
+        target.to_str().unwrap(),
+        "--quick",
+        "--steps=consistency",
+        "--size=16m",
+        "--runtime=consistency:3s",
+        "--db",
+        db,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = iolab(&["export", "1", "--db", db, "--format", "json"]);
+    let run: Value = serde_json::from_str(&out.stdout).unwrap();
+    for job in run["jobs"].as_array().unwrap() {
+        let series = |name: &str| {
+            job["series"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["name"] == name)
+                .map(|s| s["points"].as_array().unwrap().len())
+        };
+        let lat = series("lat_p99_ns").expect("latency windows");
+        assert!(lat >= 2, "{lat} windows");
+        for name in ["split_device_p99_ns", "split_host_p99_ns"] {
+            assert_eq!(series(name), Some(lat), "{name} beside lat_p99_ns");
+        }
+    }
 }

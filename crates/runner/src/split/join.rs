@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
-use iolab_results::LatSplit;
+use iolab_results::{LatSplit, LatencyHistogram, SplitWindow};
 use iolab_trace::{DiskPos, KernelRecord, Placement};
 
 use super::tap::Stamp;
@@ -21,6 +21,76 @@ const KEEP_NS: u64 = 2_000_000_000;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct WorkerSplit {
     pub dirs: [LatSplit; 3],
+    /// The current latency window's parts, per direction, where the job has windows.
+    windows: Option<[Windowing; 3]>,
+}
+
+/// The window being filled: where windows start, how long they are, which one this is, and
+/// its device and host parts so far.
+#[derive(Debug, Clone)]
+struct Windowing {
+    start: u64,
+    len: u64,
+    index: u64,
+    device: LatencyHistogram,
+    host: LatencyHistogram,
+}
+
+/// Empty windows filled in at most, for a gap in a worker's I/O (a stall).
+const MAX_GAP_WINDOWS: u64 = 1 << 16;
+
+impl WorkerSplit {
+    /// A fresh split whose windows (if `len` is not 0 ns) start at `start`.
+    fn new(start: u64, len: u64) -> WorkerSplit {
+        let w = || Windowing {
+            start,
+            len,
+            index: 0,
+            device: LatencyHistogram::new(),
+            host: LatencyHistogram::new(),
+        };
+        WorkerSplit {
+            dirs: Default::default(),
+            windows: (len > 0).then(|| [w(), w(), w()]),
+        }
+    }
+
+    /// A joined I/O of direction `d` reaped at `end` into its window.
+    fn window(&mut self, d: usize, end: u64, device: u64, host: u64) {
+        let Some(ws) = self.windows.as_mut() else {
+            return;
+        };
+        let w = &mut ws[d];
+        let index = end.saturating_sub(w.start) / w.len;
+        let mut gap = 0;
+        while w.index < index && gap < MAX_GAP_WINDOWS {
+            self.dirs[d]
+                .windows
+                .push(SplitWindow::of(&w.device, &w.host));
+            w.device.reset();
+            w.host.reset();
+            w.index += 1;
+            gap += 1;
+        }
+        w.device.record(device);
+        w.host.record(host);
+    }
+
+    /// Closes each direction's last window.
+    pub fn close_windows(&mut self) {
+        let Some(ws) = self.windows.as_mut() else {
+            return;
+        };
+        for (d, w) in ws.iter_mut().enumerate() {
+            if w.device.count() > 0 {
+                self.dirs[d]
+                    .windows
+                    .push(SplitWindow::of(&w.device, &w.host));
+                w.device.reset();
+                w.host.reset();
+            }
+        }
+    }
 }
 
 pub(crate) struct Joiner {
@@ -32,14 +102,17 @@ pub(crate) struct Joiner {
     waiting: VecDeque<(usize, Stamp)>,
     /// Each worker's files, placed on their disks (`None`: a file that could not be).
     places: Vec<Vec<Option<Placement>>>,
+    /// Each worker's latency window (ns; 0: none).
+    window_ns: Vec<u64>,
     pub out: Vec<WorkerSplit>,
     last_sweep: u64,
 }
 
 impl Joiner {
-    pub fn new(places: Vec<Vec<Option<Placement>>>) -> Joiner {
-        let out = vec![WorkerSplit::default(); places.len()];
+    pub fn new(places: Vec<Vec<Option<Placement>>>, window_ns: Vec<u64>) -> Joiner {
+        let out = window_ns.iter().map(|&w| WorkerSplit::new(0, w)).collect();
         Joiner {
+            window_ns,
             requests: FxHashMap::default(),
             more: Vec::new(),
             waiting: VecDeque::new(),
@@ -63,7 +136,8 @@ impl Joiner {
     /// One of worker `w`'s stamps; a stamp whose request is not in yet waits.
     pub fn stamp(&mut self, w: usize, s: Stamp) {
         if s.kind == Stamp::RESET {
-            self.out[w] = WorkerSplit::default();
+            // The mark's `start` is when the measured window began: windows count from it.
+            self.out[w] = WorkerSplit::new(s.start, self.window_ns[w]);
             self.waiting.retain(|(v, _)| *v != w);
             return;
         }
@@ -137,19 +211,19 @@ impl Joiner {
         let Some(r) = self.take(s, at) else {
             return false;
         };
-        let split = &mut self.out[w].dirs[s.dir as usize];
+        let d = s.dir as usize;
+        let split = &mut self.out[w].dirs[d];
         if r.bytes != s.len || r.done_bytes != r.bytes {
             split.split_or_merged += 1;
-        } else {
-            split.record(
-                r.issue_ns - s.start,
-                r.complete_ns - r.issue_ns,
-                s.end - r.complete_ns,
-            );
-            if r.driver_done_ns >= r.issue_ns && r.driver_done_ns <= r.complete_ns {
-                split.record_nvme(r.driver_done_ns - r.issue_ns);
-            }
+            return true;
         }
+        let (submit, device) = (r.issue_ns - s.start, r.complete_ns - r.issue_ns);
+        let completion = s.end - r.complete_ns;
+        split.record(submit, device, completion);
+        if r.driver_done_ns >= r.issue_ns && r.driver_done_ns <= r.complete_ns {
+            split.record_nvme(r.driver_done_ns - r.issue_ns);
+        }
+        self.out[w].window(d, s.end, device, submit + completion);
         true
     }
 }
@@ -182,7 +256,33 @@ mod tests {
     }
 
     fn joiner() -> Joiner {
-        Joiner::new(vec![vec![Some(Placement::whole_disk(7 << 20))]])
+        Joiner::new(vec![vec![Some(Placement::whole_disk(7 << 20))]], vec![0])
+    }
+
+    #[test]
+    fn windows_hold_the_parts_of_the_ios_reaped_in_them() {
+        let mut j = Joiner::new(
+            vec![vec![Some(Placement::whole_disk(7 << 20))]],
+            vec![1_000_000],
+        );
+        let mark = Stamp {
+            kind: Stamp::RESET,
+            start: 10_000_000,
+            ..Stamp::default()
+        };
+        j.stamp(0, mark);
+        // One I/O in the first window, one in the third (the second had none).
+        j.request(rec(0, 10_100_000, 10_500_000, 4096));
+        j.stamp(0, io(0, 10_000_000, 10_600_000));
+        j.request(rec(8, 12_200_000, 12_300_000, 4096));
+        j.stamp(0, io(4096, 12_100_000, 12_400_000));
+        j.out[0].close_windows();
+        let w = &j.out[0].dirs[0].windows;
+        assert_eq!(w.len(), 3, "{w:?}");
+        assert_eq!((w[0].ios, w[1].ios, w[2].ios), (1, 0, 1));
+        assert_eq!(w[0].device_p99, 400_000);
+        assert_eq!(w[0].host_p99, 200_000);
+        assert_eq!(w[2].device_p50, 100_000);
     }
 
     #[test]

@@ -61,11 +61,15 @@ impl SplitSession {
         }
         let mut places = Vec::new();
         let mut joining = Vec::new();
+        let mut windows = Vec::new();
         for &w in &wanted {
-            match place_job(&jobs[workers[w].0]) {
+            let job = &jobs[workers[w].0];
+            match place_job(job) {
                 Ok(p) => {
                     joining.push(w);
                     places.push(p);
+                    let window = job.spec.latency_window.unwrap_or_default();
+                    windows.push(window.as_nanos() as u64);
                 }
                 Err(why) => s.notes[w] = Some(off(&why)),
             }
@@ -100,7 +104,7 @@ impl SplitSession {
         let stop = s.stop.clone();
         let spawned = std::thread::Builder::new()
             .name("iolab-split".into())
-            .spawn(move || join_loop(probe, rxs, Joiner::new(places), &stop));
+            .spawn(move || join_loop(probe, rxs, Joiner::new(places, windows), &stop));
         match spawned {
             Ok(h) => s.thread = Some(h),
             Err(e) => {
@@ -195,6 +199,7 @@ fn join_loop(
         j.retry(now, false);
         if last {
             j.retry(now, true);
+            j.out.iter_mut().for_each(WorkerSplit::close_windows);
             return (j, probe.lost());
         }
         std::thread::sleep(DRAIN_EVERY);
@@ -209,6 +214,8 @@ fn give(r: &mut WorkerResult, split: &WorkerSplit, dropped: &tap::Dropped, lost:
             continue;
         };
         let mut s = split.dirs[d.index()].clone();
+        // The worker's own latency windows end with the last whole one; so do the split's.
+        s.windows.truncate(dir.windows.len());
         let dropped = dropped[d.index()].load(Ordering::Relaxed);
         s.issued += dropped;
         s.not_recorded = dropped;

@@ -62,15 +62,17 @@ impl SplitTap {
         self.dropped[dir.index()].fetch_add(1, Ordering::Relaxed);
     }
 
-    /// The measured window starts: the joiner forgets what came before. Waits for room (once
-    /// per run, before the window's first I/O), so the mark is never lost.
+    /// The measured window starts at `now` (ns): the joiner forgets what came before and
+    /// counts latency windows from here. Waits for room (once per run, before the window's
+    /// first I/O), so the mark is never lost.
     #[cold]
-    pub fn reset(&mut self) {
+    pub fn reset(&mut self, now: u64) {
         for d in self.dropped.iter() {
             d.store(0, Ordering::Relaxed);
         }
         let mark = Stamp {
             kind: Stamp::RESET,
+            start: now,
             ..Stamp::default()
         };
         while self.tx.push(mark).is_err() {

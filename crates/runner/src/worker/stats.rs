@@ -207,7 +207,7 @@ impl Recorder {
             l.start(now);
         }
         if let Some(t) = &mut self.split {
-            t.reset();
+            t.reset(now);
         }
     }
 }
