@@ -229,6 +229,13 @@ pub fn planned_log_paths(specs: &[iolab_job::JobSpec]) -> Vec<PathBuf> {
                 }
             }
         }
+        // iolab's split log, streamed by the runner under the same name scheme.
+        if let Some(p) = &s.split_log {
+            let path = log_name(p, "split", 1, true);
+            if !out.contains(&path) {
+                out.push(path);
+            }
+        }
     }
     out
 }

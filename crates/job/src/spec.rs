@@ -340,6 +340,9 @@ pub struct JobSpec {
     /// and completion (iolab's `lat_split`); the run goes on without it where the kernel
     /// cannot say.
     pub lat_split: bool,
+    /// Where each split I/O goes, one line per I/O (iolab's `write_split_log`): the prefix
+    /// of `<prefix>_split.<job number>.log`. Implies `lat_split`.
+    pub split_log: Option<String>,
     /// The directory the job's files are named in (fio's `directory`): it must exist, as
     /// fio requires; missing directories below it are created with the files.
     pub directory: Option<PathBuf>,
@@ -450,6 +453,7 @@ impl JobSpec {
             distribution: RandomDistribution::Uniform,
             rate: crate::Rate::default(),
             lat_split: false,
+            split_log: None,
             think: crate::Think::default(),
             directory: None,
             steady: crate::SteadyState::default(),

@@ -317,7 +317,7 @@ fn run_phase(
     let workers: Vec<(usize, u32)> = phase
         .flat_map(|i| (0..jobs[i].spec.numjobs).map(move |c| (i, c)))
         .collect();
-    let split = crate::split::SplitSession::start(jobs, &workers);
+    let split = crate::split::SplitSession::start(jobs, &workers, at.first_job_number);
     let (mut results, stonewalled) = run_workers(jobs, &workers, groups, at, opts, &split);
     split.finish(&mut results);
     let mut reports = Vec::new();

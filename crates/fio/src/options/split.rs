@@ -3,7 +3,8 @@
 use crate::options::{OptionDef, ValueKind};
 use crate::units::parse_bool;
 
-pub static SPLIT_OPTIONS: &[OptionDef] = &[OptionDef {
+pub static SPLIT_OPTIONS: &[OptionDef] = &[
+    OptionDef {
     name: "lat_split",
     alias: None,
     kind: ValueKind::Bool,
@@ -18,4 +19,20 @@ pub static SPLIT_OPTIONS: &[OptionDef] = &[OptionDef {
         d.spec.lat_split = parse_bool(v)?;
         Ok(())
     },
-}];
+    },
+    OptionDef {
+        name: "write_split_log",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "(iolab) Write one line per split I/O to PREFIX_split.N.log (N: the job's number), \
+               streamed while the job runs in the order I/Os are joined: time (ms, when \
+               reaped), direction (0 read, 1 write, 2 trim), bytes, offset, then submit, device \
+               and completion in ns (and the NVMe driver's part where there is one). Turns lat_split on; at most the per-I/O log \
+               cap of lines per job copy (IOLAB_LOG_CAP), as fio's per-I/O logs are held.",
+        apply: |d, v| {
+            d.spec.split_log = Some(v.to_string());
+            d.spec.lat_split = true;
+            Ok(())
+        },
+    },
+];

@@ -9,6 +9,7 @@ use rustc_hash::FxHashMap;
 use iolab_results::{LatSplit, LatencyHistogram, SplitWindow};
 use iolab_trace::{DiskPos, KernelRecord, Placement};
 
+use super::log::SplitLog;
 use super::tap::Stamp;
 
 /// How long an I/O waits for its request's record after it was reaped: the probe's ring is
@@ -21,6 +22,8 @@ const KEEP_NS: u64 = 2_000_000_000;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct WorkerSplit {
     pub dirs: [LatSplit; 3],
+    /// When the measured window began (ns), once it has: I/Os before it are the ramp's.
+    start: Option<u64>,
     /// The current latency window's parts, per direction, where the job has windows.
     windows: Option<[Windowing; 3]>,
 }
@@ -41,7 +44,9 @@ const MAX_GAP_WINDOWS: u64 = 1 << 16;
 
 impl WorkerSplit {
     /// A fresh split whose windows (if `len` is not 0 ns) start at `start`.
-    fn new(start: u64, len: u64) -> WorkerSplit {
+    fn new(start: Option<u64>, len: u64) -> WorkerSplit {
+        let at = start;
+        let start = start.unwrap_or(0);
         let w = || Windowing {
             start,
             len,
@@ -51,6 +56,7 @@ impl WorkerSplit {
         };
         WorkerSplit {
             dirs: Default::default(),
+            start: at,
             windows: (len > 0).then(|| [w(), w(), w()]),
         }
     }
@@ -104,14 +110,20 @@ pub(crate) struct Joiner {
     places: Vec<Vec<Option<Placement>>>,
     /// Each worker's latency window (ns; 0: none).
     window_ns: Vec<u64>,
+    /// Each worker's split log, if its job writes one.
+    pub logs: Vec<Option<SplitLog>>,
     pub out: Vec<WorkerSplit>,
     last_sweep: u64,
 }
 
 impl Joiner {
     pub fn new(places: Vec<Vec<Option<Placement>>>, window_ns: Vec<u64>) -> Joiner {
-        let out = window_ns.iter().map(|&w| WorkerSplit::new(0, w)).collect();
+        let out = window_ns
+            .iter()
+            .map(|&w| WorkerSplit::new(None, w))
+            .collect();
         Joiner {
+            logs: window_ns.iter().map(|_| None).collect(),
             window_ns,
             requests: FxHashMap::default(),
             more: Vec::new(),
@@ -137,7 +149,7 @@ impl Joiner {
     pub fn stamp(&mut self, w: usize, s: Stamp) {
         if s.kind == Stamp::RESET {
             // The mark's `start` is when the measured window began: windows count from it.
-            self.out[w] = WorkerSplit::new(s.start, self.window_ns[w]);
+            self.out[w] = WorkerSplit::new(Some(s.start), self.window_ns[w]);
             self.waiting.retain(|(v, _)| *v != w);
             return;
         }
@@ -220,10 +232,21 @@ impl Joiner {
         let (submit, device) = (r.issue_ns - s.start, r.complete_ns - r.issue_ns);
         let completion = s.end - r.complete_ns;
         split.record(submit, device, completion);
-        if r.driver_done_ns >= r.issue_ns && r.driver_done_ns <= r.complete_ns {
-            split.record_nvme(r.driver_done_ns - r.issue_ns);
+        let nvme = (r.driver_done_ns >= r.issue_ns && r.driver_done_ns <= r.complete_ns)
+            .then(|| r.driver_done_ns - r.issue_ns);
+        if let Some(n) = nvme {
+            split.record_nvme(n);
         }
         self.out[w].window(d, s.end, device, submit + completion);
+        if let (Some(log), Some(start)) = (self.logs[w].as_mut(), self.out[w].start) {
+            let ms = s.end.saturating_sub(start) as f64 / 1e6;
+            log.line(
+                ms,
+                (s.dir, s.len, s.offset),
+                [submit, device, completion],
+                nvme,
+            );
+        }
         true
     }
 }

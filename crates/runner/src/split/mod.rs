@@ -6,6 +6,7 @@
 //! says why it could not be had.
 
 mod join;
+mod log;
 mod tap;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,8 +45,13 @@ pub(crate) struct SplitSession {
 }
 
 impl SplitSession {
-    /// Sets the split up for the phase's `workers` (job index, copy) whose job asks for it.
-    pub fn start(jobs: &[PreparedJob], workers: &[(usize, u32)]) -> SplitSession {
+    /// Sets the split up for the phase's `workers` (job index, copy) whose job asks for it;
+    /// the phase's first copy is fio's job number `first_number` (split logs are named by it).
+    pub fn start(
+        jobs: &[PreparedJob],
+        workers: &[(usize, u32)],
+        first_number: u32,
+    ) -> SplitSession {
         let n = workers.len();
         let mut s = SplitSession {
             slots: (0..n).map(|_| None).collect(),
@@ -67,14 +73,19 @@ impl SplitSession {
             match place_job(job) {
                 Ok(p) => {
                     joining.push(w);
-                    places.push(p);
+                    places.push(p.into_iter().map(Some).collect());
                     let window = job.spec.latency_window.unwrap_or_default();
                     windows.push(window.as_nanos() as u64);
                 }
                 Err(why) => s.notes[w] = Some(off(&why)),
             }
         }
-        let mut devs: Vec<u32> = places.iter().flatten().map(Placement::dev).collect();
+        let mut devs: Vec<u32> = places
+            .iter()
+            .flatten()
+            .flatten()
+            .map(Placement::dev)
+            .collect();
         devs.sort_unstable();
         devs.dedup();
         if joining.is_empty() {
@@ -89,6 +100,27 @@ impl SplitSession {
                 return s;
             }
         };
+        let mut joiner = Joiner::new(places, windows);
+        let loggers = joining
+            .iter()
+            .filter(|&&w| jobs[workers[w].0].spec.split_log.is_some())
+            .count() as u64;
+        let targets: Vec<&std::path::Path> = jobs
+            .iter()
+            .flat_map(|j| std::iter::once(&j.spec.filename).chain(&j.spec.extra_files))
+            .map(|p| p.as_path())
+            .collect();
+        for (k, &w) in joining.iter().enumerate() {
+            let Some(prefix) = &jobs[workers[w].0].spec.split_log else {
+                continue;
+            };
+            let path = log::path(prefix, first_number + w as u32);
+            let cap = log::LOG_MAX_LINES / loggers.max(1);
+            match log::SplitLog::open(path, cap, &targets) {
+                Ok(l) => joiner.logs[k] = Some(l),
+                Err(why) => s.notes[w] = Some(format!("split log: not written: {why}")),
+            }
+        }
         let mut rxs = Vec::new();
         for (k, &w) in joining.iter().enumerate() {
             let (tx, rx) = rtrb::RingBuffer::new(RING_STAMPS);
@@ -97,14 +129,10 @@ impl SplitSession {
             s.joined[w] = Some((k, dropped));
             rxs.push(rx);
         }
-        let places = places
-            .into_iter()
-            .map(|p| p.into_iter().map(Some).collect())
-            .collect();
         let stop = s.stop.clone();
         let spawned = std::thread::Builder::new()
             .name("iolab-split".into())
-            .spawn(move || join_loop(probe, rxs, Joiner::new(places, windows), &stop));
+            .spawn(move || join_loop(probe, rxs, joiner, &stop));
         match spawned {
             Ok(h) => s.thread = Some(h),
             Err(e) => {
@@ -129,7 +157,7 @@ impl SplitSession {
             self.stop.store(true, Ordering::Release);
             h.join()
         });
-        let (joiner, lost) = match joined {
+        let (mut joiner, lost) = match joined {
             Some(Ok(j)) => (Some(j.0), j.1),
             Some(Err(_)) => (None, 0),
             None => (None, 0),
@@ -142,8 +170,13 @@ impl SplitSession {
             let Some((k, dropped)) = &self.joined[w] else {
                 continue;
             };
-            match &joiner {
-                Some(j) => give(r, &j.out[*k], dropped, lost),
+            match joiner.as_mut() {
+                Some(j) => {
+                    give(r, &j.out[*k], dropped, lost);
+                    if let Some(log) = j.logs[*k].take() {
+                        r.notes.push(log.finish());
+                    }
+                }
                 None => r
                     .notes
                     .push("lat_split: off: the joining thread failed".into()),
