@@ -320,32 +320,40 @@ fn a_split_needs_the_latency_it_splits() {
     assert!(!file.exists(), "nothing laid out");
 }
 
+/// Runs iolab with the arguments `make` gives for a target in a temp dir, recorded in a
+/// database of its own; the run as `iolab export` writes it.
+fn stored_run(make: impl FnOnce(&Path) -> Vec<String>) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    let mut args = make(&dir.path().join("t"));
+    args.extend(["--db".to_string(), db.to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = iolab(&args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = iolab(&["export", "1", "--db", db, "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap()
+}
+
 #[test]
 fn a_split_qd1_tables_its_means_in_the_clock_they_were_stamped_with() {
     if let Some(why) = cannot_split() {
         eprintln!("skipped: {why}");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
-    let db = db.to_str().unwrap();
-    let target = dir.path().join("t");
-    let out = iolab(&[
-        "qd1",
-        "--target",
-        target.to_str().unwrap(),
-        "--size=16m",
-        "--engines=psync",
-        "--runtime=1",
-        "--ramp_time=0",
-        "--lat-split",
-        "--db",
-        db,
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let out = iolab(&["export", "1", "--db", db, "--format", "json"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let run: Value = serde_json::from_str(&out.stdout).unwrap();
+    let run = stored_run(|target| {
+        vec![
+            "qd1".into(),
+            "--target".into(),
+            target.display().to_string(),
+            "--size=16m".into(),
+            "--engines=psync".into(),
+            "--runtime=1".into(),
+            "--ramp_time=0".into(),
+            "--lat-split".into(),
+        ]
+    });
     let cell = &run["steps"][0]["data"]["cells"][0];
     let job = run["jobs"]
         .as_array()
@@ -379,23 +387,16 @@ fn the_consistency_step_keeps_the_device_and_host_parts_second_by_second() {
         eprintln!("skipped: {why}");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("r.db");
-    let db = db.to_str().unwrap();
-    let target = dir.path().join("t");
-    let out = iolab(&[
-        "review",
-        target.to_str().unwrap(),
-        "--quick",
-        "--steps=consistency",
-        "--size=16m",
-        "--runtime=consistency:3s",
-        "--db",
-        db,
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let out = iolab(&["export", "1", "--db", db, "--format", "json"]);
-    let run: Value = serde_json::from_str(&out.stdout).unwrap();
+    let run = stored_run(|target| {
+        vec![
+            "review".into(),
+            target.display().to_string(),
+            "--quick".into(),
+            "--steps=consistency".into(),
+            "--size=16m".into(),
+            "--runtime=consistency:3s".into(),
+        ]
+    });
     for job in run["jobs"].as_array().unwrap() {
         let series = |name: &str| {
             job["series"]
