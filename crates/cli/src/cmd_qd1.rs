@@ -242,6 +242,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
         Some(p) => Store::open(p).map_err(CliError::bad_input)?,
         None => Store::in_memory().map_err(CliError::failed)?,
     };
+    crate::cmd_doctor::warn_before_measuring();
     let run_id = store
         .begin_run("qd1", &command_line())
         .map_err(CliError::failed)?;

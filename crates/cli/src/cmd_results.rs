@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Args;
 use iolab_report::export::{self, markdown::latency_kind, Exporter};
 use iolab_report::format::{compact, micros};
-use iolab_results::{JobRecord, RunRecord};
+use iolab_results::{JobRecord, RunRecord, Verdict};
 use iolab_store::{Store, StoreError};
 
 use crate::exit::CliError;
@@ -278,6 +278,17 @@ fn print_head(d: &RunRecord) {
             .as_deref()
             .map_or(String::new(), |c| format!("; clock {c}"))
     );
+    // The machine's settings as the run began, where they were not as a benchmark wants.
+    let off: Vec<String> = d
+        .host
+        .machine
+        .iter()
+        .filter(|c| matches!(c.verdict, Verdict::Distorts | Verdict::Note))
+        .map(|c| format!("{} {} ({})", c.name, c.value, c.verdict.word()))
+        .collect();
+    if !off.is_empty() {
+        outln!("  machine: {}", off.join("; "));
+    }
 }
 
 /// An application load: its setting, its workloads table and their notes, each once.

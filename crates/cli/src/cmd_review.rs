@@ -348,6 +348,7 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
     let db_path = a.db.clone().unwrap_or_else(Store::default_path);
     let (cfg, _scratch) = configure(a, &db_path)?;
     let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
+    crate::cmd_doctor::warn_before_measuring();
     let run_id = store
         .begin_run("review", &command_line())
         .map_err(CliError::failed)?;

@@ -118,6 +118,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     let protected: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
     let mut out = output::open(cl.output.as_deref(), &protected)?;
     // Recorded from the first I/O on, so a failed or interrupted run is on record too.
+    crate::cmd_doctor::warn_before_measuring();
     let run_id = store
         .begin_run("run", &command_line(args))
         .map_err(CliError::failed)?;

@@ -56,6 +56,7 @@ pub fn run(cl: &CommandLine, curve: &LoadCurve, command: &str) -> Result<ExitCod
     let protected = protected_paths(&jobs, Some(&db_path));
     let protected: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
     let mut out = output::open(cl.output.as_deref(), &protected)?;
+    crate::cmd_doctor::warn_before_measuring();
     let run_id = store.begin_run("run", command).map_err(CliError::failed)?;
     let clock = iolab_runner::run::run_clock(jobs.iter().any(|j| j.spec.lat_split));
     let mut points = Vec::new();

@@ -40,6 +40,7 @@ macro_rules! out {
     }};
 }
 
+mod cmd_doctor;
 mod cmd_import;
 mod cmd_kv;
 mod cmd_qd1;
@@ -119,6 +120,8 @@ enum Command {
     Export(cmd_results::ExportArgs),
     /// fio's JSON output or an iolab export into the results database: iolab import FILE|-
     Import(cmd_import::ImportArgs),
+    /// The machine's settings that move figures, against the SPDK blog's setup: iolab doctor [TARGET]
+    Doctor(cmd_doctor::DoctorArgs),
     /// Shell completions from the same definitions as --help: iolab completions bash|zsh|fish
     Completions(cmd_shell::CompletionsArgs),
     /// The man page, from the same definitions as --help: iolab man | man -l -
@@ -165,6 +168,7 @@ fn main() -> ExitCode {
         Some(Command::Compare(a)) => cmd_results::compare(&a),
         Some(Command::Export(a)) => cmd_results::export(&a),
         Some(Command::Import(a)) => cmd_import::run(&a),
+        Some(Command::Doctor(a)) => cmd_doctor::run(&a),
         Some(Command::Completions(a)) => cmd_shell::completions(&a),
         Some(Command::Man(a)) => cmd_shell::man(&a),
         None => cmd_qd1::run(&cli.qd1),

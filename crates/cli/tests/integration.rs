@@ -7,6 +7,8 @@
 mod cache;
 #[path = "integration/content.rs"]
 mod content;
+#[path = "integration/doctor.rs"]
+mod doctor;
 #[path = "integration/figures.rs"]
 mod figures;
 #[path = "integration/file_setup.rs"]

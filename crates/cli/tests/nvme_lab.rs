@@ -107,6 +107,39 @@ fn the_drive_has_poll_queues() {
 }
 
 #[test]
+fn doctor_checks_the_nvme_drive_and_its_power_states() {
+    let Some(s) = lab() else { return };
+    let v = json(s, "doctor");
+    let checks = v["checks"].as_array().unwrap();
+    let get = |n: &str| {
+        checks
+            .iter()
+            .find(|c| c["name"] == n)
+            .unwrap_or_else(|| panic!("no {n} in {v}"))
+    };
+    // The nvme driver is loaded in the lab: its power-state setting is read, not n/a.
+    assert_ne!(get("NVMe power states")["verdict"], "not_applicable", "{v}");
+    assert_eq!(
+        get("io_poll")["value"],
+        "1",
+        "the lab's drive has poll queues"
+    );
+    for n in [
+        "nomerges",
+        "io_poll_delay",
+        "I/O scheduler",
+        "device",
+        "format",
+    ] {
+        assert!(!get(n)["value"].as_str().unwrap().is_empty(), "{n}");
+    }
+    assert!(get("device")["value"]
+        .as_str()
+        .unwrap()
+        .starts_with("nvme0n1"));
+}
+
+#[test]
 fn io_uring_hipri_polls_and_says_nothing_fell_back() {
     let Some(s) = lab() else { return };
     let v = json(s, "uring_hipri");

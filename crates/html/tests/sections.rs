@@ -71,6 +71,7 @@ fn review(id: i64, model: &str, iops_scale: f64) -> RunData {
                 cpu_model: "cpu".into(),
                 cpus: 2,
                 kernel: "6.18".into(),
+                ..HostRecord::default()
             },
             clock_source: Some("tsc".into()),
             meta: json!({"profile": "quick", "target": "/dev/x"}),

@@ -16,6 +16,7 @@ mod direction;
 pub mod histogram;
 pub mod hosts;
 pub mod iolog;
+pub mod machine;
 pub mod measured;
 pub mod ordered;
 pub mod record;
@@ -32,6 +33,7 @@ pub use hosts::{HostOutcome, HostRow, MergeError, MultiHostOutcome};
 pub use iolog::{
     fio_plat_index, HistEntry, IoEntry, IoLog, IoTrace, TraceEntry, WindowEntry, FIO_PLAT_BINS,
 };
+pub use machine::{MachineCheck, Verdict};
 pub use measured::{
     CpuUsage, DepthCounts, DirResult, DiskUsage, ErrorCounts, JobError, JobReport, LatTargetResult,
     LatencyWindow, OpenLoop, PrioLatency, RateStats, RunOutcome, Sample, Sampling,

@@ -50,6 +50,9 @@ pub struct HostRecord {
     pub kernel: String,
     pub cpu_model: String,
     pub cpus: u64,
+    /// The machine's settings that move figures (`iolab doctor`'s machine checks) when the
+    /// run began; empty in runs kept before iolab recorded them.
+    pub machine: Vec<crate::MachineCheck>,
 }
 
 /// CPU a job used while measuring, in ns, and what that bought.

@@ -250,6 +250,7 @@ impl Store {
             kernel: h.kernel,
             cpu_model: h.cpu_model,
             cpus: h.cpus as u64,
+            machine: iolab_sysinfo::doctor::machine(),
         };
         self.conn.execute(
             "INSERT INTO runs (kind, status, started_ms, command, iolab_version, host, owner)

@@ -4,6 +4,7 @@
 
 pub mod device;
 pub mod diskstats;
+pub mod doctor;
 pub mod fsspace;
 pub mod guard;
 pub mod host;

@@ -3,6 +3,7 @@
 run() { name=$1; shift; echo "=== $name"; "$@"; echo "=== rc $name $?"; }
 q="--name=p --rw=randread --bs=4k --size=64m --output-format=json"
 run io_poll cat /sys/block/nvme0n1/queue/io_poll
+run doctor iolab doctor /dev/nvme0n1 --output-format=json
 run uring_hipri iolab run $q --filename=/dev/nvme0n1 --direct=1 --ioengine=io_uring --hipri
 # The latency split, polled and by interrupt: where the completion part goes.
 run split_hipri iolab run $q --filename=/dev/nvme0n1 --direct=1 --ioengine=io_uring --hipri --lat_split=1

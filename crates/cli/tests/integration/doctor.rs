@@ -1,0 +1,86 @@
+//! `iolab doctor`: every check of the machine (and of a target's disk) with its value, what a
+//! benchmark wants and a verdict, as a table or JSON; and every stored run keeps the machine's.
+
+use serde_json::Value;
+
+use crate::support::iolab;
+
+fn checks(args: &[&str]) -> Vec<Value> {
+    let mut a = vec!["doctor"];
+    a.extend(args);
+    a.push("--output-format=json");
+    let out = iolab(&a);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    v["checks"].as_array().unwrap().clone()
+}
+
+#[test]
+fn doctor_lists_each_check_with_its_value_and_verdict() {
+    let machine = checks(&[]);
+    let names: Vec<&str> = machine
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    for want in [
+        "cpu governor",
+        "turbo",
+        "deep C-states",
+        "io_uring_disabled",
+        "NVMe power states",
+    ] {
+        assert!(names.contains(&want), "no {want} in {names:?}");
+    }
+    for c in &machine {
+        assert!(!c["value"].as_str().unwrap().is_empty(), "{c}");
+        let verdict = c["verdict"].as_str().unwrap();
+        assert!(
+            ["ok", "distorts", "note", "not_applicable"].contains(&verdict),
+            "{c}"
+        );
+    }
+    // A target adds its disk's checks.
+    let dir = tempfile::tempdir().unwrap();
+    let with = checks(&[dir.path().to_str().unwrap()]);
+    assert!(with.len() > machine.len());
+    assert!(
+        with.iter().any(|c| c["name"] == "I/O scheduler"),
+        "{with:?}"
+    );
+    let table = iolab(&["doctor"]);
+    assert_eq!(table.code, 0);
+    assert!(table
+        .stdout
+        .starts_with("| check | value | wanted | verdict | what to do |"));
+}
+
+#[test]
+fn every_stored_run_keeps_the_machines_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f");
+    let out = iolab(&[
+        "run",
+        "--name=x",
+        &format!("--filename={}", f.display()),
+        "--size=1m",
+        "--rw=read",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = iolab(&["history", "-n", "1", "--output-format=json"]);
+    let runs: Value = serde_json::from_str(&out.stdout).unwrap();
+    let id = runs[0]["id"].as_i64().unwrap().to_string();
+    let out = iolab(&["export", &id, "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let run: Value = serde_json::from_str(&out.stdout).unwrap();
+    let kept: Vec<&str> = run["host"]["machine"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no machine checks in {}", run["host"]))
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    let now: Vec<String> = checks(&[])
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(kept, now, "the same checks as iolab doctor's");
+}

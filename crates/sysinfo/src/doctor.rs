@@ -1,0 +1,399 @@
+//! `iolab doctor`: the machine's settings that move storage figures, each with what a
+//! benchmark wants (the SPDK blog's setup, `scripts/prep_benchmarks.sh` of SPDK: performance
+//! governor, Turbo Boost off, irqbalance stopped, NVMe queues with `nomerges=1`, `io_poll=1`,
+//! classic polling) and what the user can do. Read from sysfs and procfs only; nothing is
+//! changed.
+
+use std::fs;
+use std::path::Path;
+
+use iolab_results::{MachineCheck, Verdict};
+
+fn read(p: impl AsRef<Path>) -> Option<String> {
+    fs::read_to_string(p).ok().map(|s| s.trim().to_string())
+}
+
+fn check(name: &str, value: String, want: &str, verdict: Verdict, advice: &str) -> MachineCheck {
+    MachineCheck {
+        name: name.into(),
+        value,
+        want: want.into(),
+        verdict,
+        advice: advice.into(),
+    }
+}
+
+fn na(name: &str, why: &str, want: &str) -> MachineCheck {
+    check(name, why.into(), want, Verdict::NotApplicable, "")
+}
+
+/// The machine's checks (no target): CPU frequency and idle states, interrupts, the clock,
+/// io_uring, swap, load, NVMe power states.
+pub fn machine() -> Vec<MachineCheck> {
+    vec![
+        governor(),
+        turbo(),
+        irqbalance(),
+        idle_states(),
+        clock_source(),
+        io_uring_disabled(),
+        swap(),
+        load(),
+        nvme_power_states(),
+    ]
+}
+
+fn governor() -> MachineCheck {
+    let mut govs: Vec<String> = (0..1024)
+        .map_while(|c| {
+            let cpu = format!("/sys/devices/system/cpu/cpu{c}");
+            Path::new(&cpu)
+                .exists()
+                .then(|| read(format!("{cpu}/cpufreq/scaling_governor")))
+        })
+        .flatten()
+        .collect();
+    govs.sort();
+    govs.dedup();
+    let want = "performance";
+    match govs.as_slice() {
+        [] => na("cpu governor", "no cpufreq (a VM, or the firmware sets the clock)", want),
+        [g] if g == want => check("cpu governor", g.clone(), want, Verdict::Ok, ""),
+        _ => check(
+            "cpu governor",
+            govs.join(", "),
+            want,
+            Verdict::Distorts,
+            "the clock moves with load, and QD1 latency with it: cpupower frequency-set -g performance",
+        ),
+    }
+}
+
+fn turbo() -> MachineCheck {
+    let want = "off";
+    let advice = "turbo moves the clock with temperature and load (the SPDK blog turns it off): \
+                  echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo (or 0 > cpufreq/boost)";
+    if let Some(v) = read("/sys/devices/system/cpu/intel_pstate/no_turbo") {
+        return match v.as_str() {
+            "1" => check("turbo", "off".into(), want, Verdict::Ok, ""),
+            _ => check("turbo", "on".into(), want, Verdict::Distorts, advice),
+        };
+    }
+    match read("/sys/devices/system/cpu/cpufreq/boost").as_deref() {
+        Some("0") => check("turbo", "off".into(), want, Verdict::Ok, ""),
+        Some(_) => check("turbo", "on".into(), want, Verdict::Distorts, advice),
+        None => na("turbo", "no boost control (a VM, or none)", want),
+    }
+}
+
+fn irqbalance() -> MachineCheck {
+    let running = fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| read(e.path().join("comm")).is_some_and(|c| c == "irqbalance"));
+    match running {
+        false => check(
+            "irqbalance",
+            "not running".into(),
+            "not running",
+            Verdict::Ok,
+            "",
+        ),
+        true => check(
+            "irqbalance",
+            "running".into(),
+            "not running",
+            Verdict::Note,
+            "it moves interrupts during a run: systemctl stop irqbalance",
+        ),
+    }
+}
+
+fn idle_states() -> MachineCheck {
+    let dir = Path::new("/sys/devices/system/cpu/cpu0/cpuidle");
+    let mut deep = Vec::new();
+    for i in 0..16 {
+        let s = dir.join(format!("state{i}"));
+        let Some(name) = read(s.join("name")) else {
+            break;
+        };
+        let latency: u64 = read(s.join("latency"))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        if latency > 2 && read(s.join("disable")).as_deref() == Some("0") {
+            deep.push(format!("{name} ({latency} µs exit)"));
+        }
+    }
+    let want = "none deeper than C1";
+    match (dir.exists(), deep.is_empty()) {
+        (false, _) => na("deep C-states", "no cpuidle", want),
+        (true, true) => check(
+            "deep C-states",
+            "none enabled".into(),
+            want,
+            Verdict::Ok,
+            "",
+        ),
+        (true, false) => check(
+            "deep C-states",
+            deep.join(", "),
+            want,
+            Verdict::Note,
+            "an idle CPU waking for a completion adds its exit latency to QD1 figures: \
+             cpupower idle-set -D 2, or poll (hipri)",
+        ),
+    }
+}
+
+fn clock_source() -> MachineCheck {
+    let v = read("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+        .unwrap_or_else(|| "unknown".into());
+    let verdict = if v == "tsc" {
+        Verdict::Ok
+    } else {
+        Verdict::Note
+    };
+    let advice = "iolab stamps with clock_gettime instead of the TSC: a few ns more per I/O";
+    check(
+        "clock source",
+        v,
+        "tsc",
+        verdict,
+        if verdict == Verdict::Ok { "" } else { advice },
+    )
+}
+
+fn io_uring_disabled() -> MachineCheck {
+    match read("/proc/sys/kernel/io_uring_disabled").as_deref() {
+        None => na(
+            "io_uring_disabled",
+            "no such sysctl (kernel before 6.6)",
+            "0",
+        ),
+        Some("0") => check("io_uring_disabled", "0".into(), "0", Verdict::Ok, ""),
+        Some(v) => check(
+            "io_uring_disabled",
+            v.into(),
+            "0",
+            Verdict::Distorts,
+            "io_uring is refused (2) or only for a group (1): sysctl kernel.io_uring_disabled=0",
+        ),
+    }
+}
+
+fn swap() -> MachineCheck {
+    let swaps = read("/proc/swaps").unwrap_or_default();
+    let active: Vec<&str> = swaps
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    match active.is_empty() {
+        true => check("swap", "none".into(), "none", Verdict::Ok, ""),
+        false => check(
+            "swap",
+            active.join(", "),
+            "none",
+            Verdict::Note,
+            "a job's buffers paged out stall it: swapoff -a while measuring",
+        ),
+    }
+}
+
+fn load() -> MachineCheck {
+    let cpus = crate::host::host_facts().cpus.max(1) as f64;
+    let load: f64 = read("/proc/loadavg")
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0.0);
+    let value = format!("{load:.2} over 1 min on {cpus} CPUs");
+    // A note, not a distortion: the minute's average counts iolab's own last run too.
+    match load / cpus > 0.5 {
+        false => check("load from others", value, "idle", Verdict::Ok, ""),
+        true => check(
+            "load from others",
+            value,
+            "idle",
+            Verdict::Note,
+            "other work shares the CPUs that submit and complete I/O: stop it, or pin with taskset",
+        ),
+    }
+}
+
+fn nvme_power_states() -> MachineCheck {
+    let want = "0 (APST off)";
+    match read("/sys/module/nvme_core/parameters/default_ps_max_latency_us") {
+        None => na("NVMe power states", "no NVMe driver loaded", want),
+        Some(v) if v == "0" => check("NVMe power states", v, want, Verdict::Ok, ""),
+        Some(v) => check(
+            "NVMe power states",
+            format!("APST up to {v} µs"),
+            want,
+            Verdict::Note,
+            "an idle drive drops to a power state whose exit shows in the first I/Os after a \
+             pause: nvme_core.default_ps_max_latency_us=0",
+        ),
+    }
+}
+
+/// The checks of the disk under `target`: model, firmware and format, and its queue's
+/// settings against the SPDK setup's.
+pub fn device(target: &Path) -> Vec<MachineCheck> {
+    let Some(disk) = disk_dir(target) else {
+        return vec![na("device", "not on a block device", "")];
+    };
+    let q = |f: &str| read(disk.join("queue").join(f));
+    let name = disk
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let nvme = name.starts_with("nvme");
+    let model = read(disk.join("device/model")).unwrap_or_else(|| "unknown".into());
+    let firmware = read(disk.join("device/firmware_rev")).unwrap_or_else(|| "unknown".into());
+    let mut v = vec![
+        check(
+            "device",
+            format!("{name}: {model}, firmware {firmware}"),
+            "",
+            Verdict::Note,
+            "",
+        ),
+        check(
+            "format",
+            format!(
+                "{} B logical, {} B physical blocks",
+                q("logical_block_size").unwrap_or_default(),
+                q("physical_block_size").unwrap_or_default()
+            ),
+            "",
+            Verdict::Note,
+            "",
+        ),
+    ];
+    let sched = q("scheduler").unwrap_or_default();
+    let active = sched
+        .split_whitespace()
+        .find(|s| s.starts_with('['))
+        .map(|s| s.trim_matches(['[', ']']).to_string())
+        .unwrap_or(sched.clone());
+    v.push(match active.as_str() {
+        "none" => check("I/O scheduler", active, "none", Verdict::Ok, ""),
+        _ => check(
+            "I/O scheduler",
+            active,
+            "none",
+            Verdict::Note,
+            "a scheduler adds to the submit path of a fast SSD: echo none > queue/scheduler",
+        ),
+    });
+    let setting = |f: &str, want: &str, advice: &str| match q(f) {
+        None => na(f, "not on this kernel", want),
+        Some(x) if x == want => check(f, x, want, Verdict::Ok, ""),
+        Some(x) => check(f, x, want, Verdict::Note, advice),
+    };
+    if nvme {
+        v.push(setting(
+            "nomerges",
+            "1",
+            "prep_benchmarks.sh sets it: echo 1 > queue/nomerges",
+        ));
+        v.push(setting(
+            "io_poll",
+            "1",
+            "polling needs poll queues: nvme.poll_queues=N",
+        ));
+        v.push(setting(
+            "io_poll_delay",
+            "-1",
+            "classic polling, as the SPDK blog measured: echo -1 > queue/io_poll_delay",
+        ));
+    }
+    v.push(setting(
+        "rq_affinity",
+        "1",
+        "completions run on the submitting CPU's group at 1",
+    ));
+    v.push(setting(
+        "wbt_lat_usec",
+        "0",
+        "write-back throttling holds writes back under load: echo 0 > queue/wbt_lat_usec",
+    ));
+    v
+}
+
+/// The sysfs directory of the whole disk under `target`.
+fn disk_dir(target: &Path) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let meta = fs::metadata(target)
+        .or_else(|_| fs::metadata(target.parent().unwrap_or(Path::new("."))))
+        .ok()?;
+    let devno = match meta.file_type().is_block_device() {
+        true => meta.rdev(),
+        false => meta.dev(),
+    };
+    let sys = Path::new("/sys/dev/block")
+        .join(format!("{}:{}", libc::major(devno), libc::minor(devno)))
+        .canonicalize()
+        .ok()?;
+    match sys.join("partition").exists() {
+        true => sys.parent().map(Path::to_path_buf),
+        false => Some(sys),
+    }
+}
+
+/// The one line a run prints before it starts when something here distorts figures.
+pub fn distortions(checks: &[MachineCheck]) -> Option<String> {
+    let bad: Vec<String> = checks
+        .iter()
+        .filter(|c| c.verdict == Verdict::Distorts)
+        .map(|c| format!("{} {}", c.name, c.value))
+        .collect();
+    (!bad.is_empty()).then(|| {
+        format!(
+            "iolab: this machine distorts figures: {} (iolab doctor says what to do)",
+            bad.join("; ")
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_machine_check_has_a_value_and_a_verdict_with_advice_when_off() {
+        let checks = machine();
+        assert_eq!(checks.len(), 9);
+        for c in &checks {
+            assert!(!c.value.is_empty(), "{c:?}");
+            if matches!(c.verdict, Verdict::Distorts | Verdict::Note) && c.name != "device" {
+                assert!(!c.advice.is_empty(), "{c:?}");
+            }
+        }
+        let tmp = device(&std::env::temp_dir());
+        assert!(tmp.iter().any(|c| c.name == "device"), "{tmp:?}");
+    }
+
+    #[test]
+    fn a_distortion_is_one_line_naming_each() {
+        let c = |n: &str, v: Verdict| MachineCheck {
+            name: n.into(),
+            value: "x".into(),
+            verdict: v,
+            ..MachineCheck::default()
+        };
+        assert_eq!(
+            distortions(&[c("a", Verdict::Ok), c("b", Verdict::Note)]),
+            None
+        );
+        let line = distortions(&[
+            c("governor", Verdict::Distorts),
+            c("turbo", Verdict::Distorts),
+        ]);
+        let line = line.unwrap();
+        assert!(
+            line.contains("governor x; turbo x") && !line.contains('\n'),
+            "{line}"
+        );
+    }
+}
