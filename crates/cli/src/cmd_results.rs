@@ -540,6 +540,38 @@ fn load(store: &Store, id: i64) -> Result<RunRecord, CliError> {
 
 /// Runs as rows, each job and direction a column (the hosting review's multi-drive table):
 /// IOPS and mean latency per cell.
+/// What differs between two runs' recorded machines (kernel, iolab, the machine checks that
+/// both recorded), as one warning line; `None` when nothing recorded differs. A difference
+/// here may be the difference in the figures.
+fn setting_differences(a: &RunRecord, b: &RunRecord) -> Option<String> {
+    let mut diffs = Vec::new();
+    let mut differ = |what: &str, x: &str, y: &str| {
+        if x != y && !x.is_empty() && !y.is_empty() {
+            diffs.push(format!("{what} {x} vs {y}"));
+        }
+    };
+    differ("kernel", &a.host.kernel, &b.host.kernel);
+    differ("iolab", &a.iolab_version, &b.iolab_version);
+    differ("host", &a.host.hostname, &b.host.hostname);
+    for c in &a.host.machine {
+        // The load of the minute before is the moment's, not the machine's.
+        if c.name == "load from others" {
+            continue;
+        }
+        if let Some(d) = b.host.machine.iter().find(|d| d.name == c.name) {
+            differ(&c.name, &c.value, &d.value);
+        }
+    }
+    (!diffs.is_empty()).then(|| {
+        format!(
+            "iolab: warning: runs {} and {} were measured on differing machines: {}",
+            a.id,
+            b.id,
+            diffs.join("; ")
+        )
+    })
+}
+
 pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     let store = open(&a.db)?;
     let runs = a
@@ -556,6 +588,11 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
              runs without that job show n/a; compare runs of one kind for a table that lines up",
             kinds.join(", ")
         );
+    }
+    for r in runs.iter().skip(1) {
+        if let Some(line) = setting_differences(&runs[0], r) {
+            say!("{line}");
+        }
     }
     if runs.iter().all(|r| r.kind == "review") {
         compare_reviews(&runs, a.format.json());

@@ -84,3 +84,48 @@ fn every_stored_run_keeps_the_machines_checks() {
         .collect();
     assert_eq!(kept, now, "the same checks as iolab doctor's");
 }
+
+#[test]
+fn compare_warns_when_runs_were_measured_on_differing_machines() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let db = db.to_str().unwrap();
+    let f = dir.path().join("f");
+    let out = iolab(&[
+        "run",
+        "--name=x",
+        &format!("--filename={}", f.display()),
+        "--size=1m",
+        "--rw=read",
+        &format!("--db={db}"),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // The same run as if measured on another kernel, with swap on.
+    let out = iolab(&["export", "1", "--db", db, "--format", "json"]);
+    let mut run: Value = serde_json::from_str(&out.stdout).unwrap();
+    run["host"]["kernel"] = "5.4.0-other".into();
+    for c in run["host"]["machine"].as_array_mut().unwrap() {
+        if c["name"] == "swap" {
+            c["value"] = "/dev/sdz9".into();
+        }
+    }
+    let other = dir.path().join("other.json");
+    std::fs::write(&other, run.to_string()).unwrap();
+    let out = iolab(&["import", other.to_str().unwrap(), "--db", db]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = iolab(&["compare", "1", "2", "--db", db]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let warning = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("differing machines"))
+        .unwrap_or_else(|| panic!("no warning: {}", out.stderr));
+    assert!(warning.contains("vs 5.4.0-other"), "{warning}");
+    assert!(warning.contains("swap none vs /dev/sdz9") || warning.contains("vs /dev/sdz9"));
+    let same = iolab(&["compare", "1", "1", "--db", db]);
+    assert!(
+        !same.stderr.contains("differing machines"),
+        "{}",
+        same.stderr
+    );
+}
