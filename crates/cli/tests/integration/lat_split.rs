@@ -63,9 +63,20 @@ fn check_split(doc: &Value, what: &str) {
         doc["jobs"][0]["read"]["total_ios"].as_f64().unwrap(),
         "{what}: every measured I/O is counted"
     );
+    let why: Vec<String> = [
+        "split_or_merged_ios",
+        "unmapped_ios",
+        "unseen_ios",
+        "not_recorded_ios",
+    ]
+    .iter()
+    .map(|k| format!("{k} {}", split[k]))
+    .collect();
     assert!(
         joined >= 0.99 * issued,
-        "{what}: {joined} of {issued} joined"
+        "{what}: {joined} of {issued} joined ({}); notes {}",
+        why.join(", "),
+        notes(doc)
     );
     let mean = |p: &str| split[p]["mean_ns"].as_f64().unwrap();
     let parts = mean("submit") + mean("device") + mean("completion");

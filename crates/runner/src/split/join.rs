@@ -104,8 +104,11 @@ pub(crate) struct Joiner {
     /// held (rare: the same block read twice in flight) waits in `more`.
     requests: FxHashMap<DiskPos, KernelRecord>,
     more: Vec<KernelRecord>,
-    /// Stamps whose request has not been seen yet: (worker, stamp).
-    waiting: VecDeque<(usize, Stamp)>,
+    /// Stamps whose request has not been seen yet: (worker, stamp, the drain it came in).
+    waiting: VecDeque<(usize, Stamp, u64)>,
+    /// Drains of the probe so far: a stamp is given up only after drains that came after it
+    /// (a joiner held off the CPU finds old stamps whose records are in the next drain).
+    drains: u64,
     /// Each worker's files, placed on their disks (`None`: a file that could not be).
     places: Vec<Vec<Option<Placement>>>,
     /// Each worker's latency window (ns; 0: none).
@@ -128,10 +131,16 @@ impl Joiner {
             requests: FxHashMap::default(),
             more: Vec::new(),
             waiting: VecDeque::new(),
+            drains: 0,
             places,
             out,
             last_sweep: 0,
         }
+    }
+
+    /// The probe was drained (once per round, before the stamps are taken).
+    pub fn drained(&mut self) {
+        self.drains += 1;
     }
 
     /// A completed request from the probe.
@@ -150,7 +159,7 @@ impl Joiner {
         if s.kind == Stamp::RESET {
             // The mark's `start` is when the measured window began: windows count from it.
             self.out[w] = WorkerSplit::new(Some(s.start), self.window_ns[w]);
-            self.waiting.retain(|(v, _)| *v != w);
+            self.waiting.retain(|(v, _, _)| *v != w);
             return;
         }
         let d = s.dir as usize;
@@ -160,25 +169,27 @@ impl Joiner {
             return;
         };
         if !self.try_join(w, &s, at) {
-            self.waiting.push_back((w, s));
+            self.waiting.push_back((w, s, self.drains));
         }
     }
 
-    /// Tries the waiting stamps again; those reaped more than [`GRACE_NS`] before `now` (or
-    /// all, when `last`) are given up as unseen. Forgets old unclaimed requests.
+    /// Tries the waiting stamps again; those reaped more than [`GRACE_NS`] before `now`, with
+    /// two drains of the probe since they came (or all, when `last`), are given up as unseen.
+    /// Forgets old unclaimed requests.
     pub fn retry(&mut self, now: u64, last: bool) {
         for _ in 0..self.waiting.len() {
-            let Some((w, s)) = self.waiting.pop_front() else {
+            let Some((w, s, came)) = self.waiting.pop_front() else {
                 break;
             };
             let at = self.place(w, &s).expect("placed when it first came");
             if self.try_join(w, &s, at) {
                 continue;
             }
-            if last || now > s.end + GRACE_NS {
+            let waited = self.drains >= came + 2 && now > s.end + GRACE_NS;
+            if last || waited {
                 self.out[w].dirs[s.dir as usize].unseen += 1;
             } else {
-                self.waiting.push_back((w, s));
+                self.waiting.push_back((w, s, came));
             }
         }
         if now > self.last_sweep + KEEP_NS / 2 {
@@ -329,6 +340,11 @@ mod tests {
         j.retry(20_000, false);
         assert_eq!(j.out[0].dirs[0].joined, 1);
         j.stamp(0, io(8192, 30_000, 40_000));
+        // Late by the clock, but no drain since it came: its record may be in the next one.
+        j.retry(40_000 + GRACE_NS + 1, false);
+        assert_eq!(j.waiting(), 1);
+        j.drained();
+        j.drained();
         j.retry(40_000 + GRACE_NS + 1, false);
         assert_eq!(j.waiting(), 0);
         assert_eq!(j.out[0].dirs[0].unseen, 1);

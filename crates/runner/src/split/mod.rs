@@ -223,6 +223,7 @@ fn join_loop(
     loop {
         let last = stop.load(Ordering::Acquire);
         probe.drain(|r| j.request(r));
+        j.drained();
         for (k, rx) in rxs.iter_mut().enumerate() {
             while let Ok(s) = rx.pop() {
                 j.stamp(k, s);
