@@ -47,7 +47,6 @@ pub struct RunOptions<'a> {
     pub lean_loop: bool,
 }
 
-/// How long a phase may run past its planned end: `$IOLAB_WATCHDOG` seconds, else 60;
 /// The clock a run stamps with: `CLOCK_MONOTONIC` when it splits latency (`lat_split`: the
 /// kernel's events are stamped with that clock, and the join needs the same nanosecond), else
 /// the calibrated TSC. A caller that converts a run's histograms itself takes its clock from
@@ -60,6 +59,7 @@ pub fn run_clock(splits: bool) -> Clock {
     }
 }
 
+/// How long a phase may run past its planned end: `$IOLAB_WATCHDOG` seconds, else 60;
 /// `None` (no watchdog) for `0`. A value that is not a whole number of seconds is refused
 /// by [`check_watchdog_env`] before anything runs.
 pub fn watchdog_grace() -> Option<std::time::Duration> {

@@ -28,8 +28,6 @@ pub struct Probe {
     _bpf: Ebpf,
     ring: RingBuf<MapData>,
     lost: PerCpuArray<MapData, u64>,
-    /// The NVMe driver's completions are stamped too (the nvme module is loaded).
-    pub nvme: bool,
 }
 
 impl Probe {
@@ -66,7 +64,7 @@ impl Probe {
             prog.attach()
                 .map_err(|e| Unavailable::NoTracepoint(name, chain(&e)))?;
         }
-        let nvme = attach_nvme(&mut bpf);
+        attach_nvme(&mut bpf);
         let ring = RingBuf::try_from(
             bpf.take_map("events")
                 .ok_or_else(|| missing_map("events"))?,
@@ -78,7 +76,6 @@ impl Probe {
             _bpf: bpf,
             ring,
             lost,
-            nvme,
         })
     }
 
@@ -107,16 +104,17 @@ impl Probe {
     }
 }
 
-/// Attaches the NVMe driver's completion stamp where the nvme module's tracepoint exists;
-/// whether it did (elsewhere the split simply has no NVMe part).
-fn attach_nvme(bpf: &mut Ebpf) -> bool {
-    let Some(prog) = bpf.program_mut("nvme_complete_rq") else {
-        return false;
-    };
-    let Ok(prog): Result<&mut RawTracePoint, _> = prog.try_into() else {
-        return false;
-    };
-    prog.load().is_ok() && prog.attach("nvme_complete_rq").is_ok()
+/// Attaches the NVMe driver's completion stamp where the nvme module's tracepoint exists
+/// (elsewhere the records carry no driver completion, and the split has no NVMe part).
+fn attach_nvme(bpf: &mut Ebpf) {
+    let prog = bpf
+        .program_mut("nvme_complete_rq")
+        .and_then(|p| <&mut RawTracePoint>::try_from(p).ok());
+    if let Some(prog) = prog {
+        let _ = prog
+            .load()
+            .and_then(|()| prog.attach("nvme_complete_rq").map(|_| ()));
+    }
 }
 
 fn read_btf(path: &Path) -> Result<Btf, Unavailable> {

@@ -109,8 +109,8 @@ pub(crate) struct Joiner {
     /// Drains of the probe so far: a stamp is given up only after drains that came after it
     /// (a joiner held off the CPU finds old stamps whose records are in the next drain).
     drains: u64,
-    /// Each worker's files, placed on their disks (`None`: a file that could not be).
-    places: Vec<Vec<Option<Placement>>>,
+    /// Each worker's files, placed on their disks.
+    places: Vec<Vec<Placement>>,
     /// Each worker's latency window (ns; 0: none).
     window_ns: Vec<u64>,
     /// Each worker's split log, if its job writes one.
@@ -120,7 +120,7 @@ pub(crate) struct Joiner {
 }
 
 impl Joiner {
-    pub fn new(places: Vec<Vec<Option<Placement>>>, window_ns: Vec<u64>) -> Joiner {
+    pub fn new(places: Vec<Vec<Placement>>, window_ns: Vec<u64>) -> Joiner {
         let out = window_ns
             .iter()
             .map(|&w| WorkerSplit::new(None, w))
@@ -225,7 +225,7 @@ impl Joiner {
     }
 
     fn place(&self, w: usize, s: &Stamp) -> Option<DiskPos> {
-        self.places[w].get(s.file as usize)?.as_ref()?.at(s.offset)
+        self.places[w].get(s.file as usize)?.at(s.offset)
     }
 
     /// Joins `s` with a request at `at` inside its stamps, if one came: the I/O is split
@@ -290,15 +290,12 @@ mod tests {
     }
 
     fn joiner() -> Joiner {
-        Joiner::new(vec![vec![Some(Placement::whole_disk(7 << 20))]], vec![0])
+        Joiner::new(vec![vec![Placement::whole_disk(7 << 20)]], vec![0])
     }
 
     #[test]
     fn windows_hold_the_parts_of_the_ios_reaped_in_them() {
-        let mut j = Joiner::new(
-            vec![vec![Some(Placement::whole_disk(7 << 20))]],
-            vec![1_000_000],
-        );
+        let mut j = Joiner::new(vec![vec![Placement::whole_disk(7 << 20)]], vec![1_000_000]);
         let mark = Stamp {
             kind: Stamp::RESET,
             start: 10_000_000,

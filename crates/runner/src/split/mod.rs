@@ -59,38 +59,13 @@ impl SplitSession {
             notes: vec![None; n],
             ..SplitSession::default()
         };
-        let wanted: Vec<usize> = (0..n)
-            .filter(|&w| jobs[workers[w].0].spec.lat_split)
-            .collect();
-        if wanted.is_empty() {
-            return s;
-        }
-        let mut places = Vec::new();
-        let mut joining = Vec::new();
-        let mut windows = Vec::new();
-        for &w in &wanted {
-            let job = &jobs[workers[w].0];
-            match place_job(job) {
-                Ok(p) => {
-                    joining.push(w);
-                    places.push(p.into_iter().map(Some).collect());
-                    let window = job.spec.latency_window.unwrap_or_default();
-                    windows.push(window.as_nanos() as u64);
-                }
-                Err(why) => s.notes[w] = Some(off(&why)),
-            }
-        }
-        let mut devs: Vec<u32> = places
-            .iter()
-            .flatten()
-            .flatten()
-            .map(Placement::dev)
-            .collect();
-        devs.sort_unstable();
-        devs.dedup();
+        let (joining, places, windows) = s.placed(jobs, workers);
         if joining.is_empty() {
             return s;
         }
+        let mut devs: Vec<u32> = places.iter().flatten().map(Placement::dev).collect();
+        devs.sort_unstable();
+        devs.dedup();
         let probe = match Probe::attach(&devs, &iolab_trace::btf_path()) {
             Ok(p) => p,
             Err(why) => {
@@ -101,6 +76,61 @@ impl SplitSession {
             }
         };
         let mut joiner = Joiner::new(places, windows);
+        s.open_logs(jobs, workers, first_number, &joining, &mut joiner);
+        let rxs = s.taps(&joining);
+        let stop = s.stop.clone();
+        let spawned = std::thread::Builder::new()
+            .name("iolab-split".into())
+            .spawn(move || join_loop(probe, rxs, joiner, &stop));
+        match spawned {
+            Ok(h) => s.thread = Some(h),
+            Err(e) => {
+                for &w in &joining {
+                    s.slots[w] = None;
+                    s.joined[w] = None;
+                    s.notes[w] = Some(format!("lat_split: off: no thread to join on: {e}"));
+                }
+            }
+        }
+        s
+    }
+
+    /// The workers whose job splits and whose files could be placed on their disks, with
+    /// those places and each one's latency window (ns); a note for each that could not.
+    fn placed(
+        &mut self,
+        jobs: &[PreparedJob],
+        workers: &[(usize, u32)],
+    ) -> (Vec<usize>, Vec<Vec<Placement>>, Vec<u64>) {
+        let (mut joining, mut places, mut windows) = (Vec::new(), Vec::new(), Vec::new());
+        for (w, &(i, _)) in workers.iter().enumerate() {
+            let job = &jobs[i];
+            if !job.spec.lat_split {
+                continue;
+            }
+            match place_job(job) {
+                Ok(p) => {
+                    joining.push(w);
+                    places.push(p);
+                    let window = job.spec.latency_window.unwrap_or_default();
+                    windows.push(window.as_nanos() as u64);
+                }
+                Err(why) => self.notes[w] = Some(off(&why)),
+            }
+        }
+        (joining, places, windows)
+    }
+
+    /// Opens the split log of each joining worker whose job writes one, through the write
+    /// guard with every target of the run protected; a note for one that could not be.
+    fn open_logs(
+        &mut self,
+        jobs: &[PreparedJob],
+        workers: &[(usize, u32)],
+        first_number: u32,
+        joining: &[usize],
+        joiner: &mut Joiner,
+    ) {
         let loggers = joining
             .iter()
             .filter(|&&w| jobs[workers[w].0].spec.split_log.is_some())
@@ -118,32 +148,22 @@ impl SplitSession {
             let cap = log::LOG_MAX_LINES / loggers.max(1);
             match log::SplitLog::open(path, cap, &targets) {
                 Ok(l) => joiner.logs[k] = Some(l),
-                Err(why) => s.notes[w] = Some(format!("split log: not written: {why}")),
+                Err(why) => self.notes[w] = Some(format!("split log: not written: {why}")),
             }
         }
+    }
+
+    /// A tap for each joining worker; the joiner's ends, in the joiner's order.
+    fn taps(&mut self, joining: &[usize]) -> Vec<rtrb::Consumer<Stamp>> {
         let mut rxs = Vec::new();
         for (k, &w) in joining.iter().enumerate() {
             let (tx, rx) = rtrb::RingBuffer::new(RING_STAMPS);
             let dropped: tap::Dropped = Arc::new(Default::default());
-            s.slots[w] = Some(Mutex::new(Some(SplitTap::new(tx, dropped.clone()))));
-            s.joined[w] = Some((k, dropped));
+            self.slots[w] = Some(Mutex::new(Some(SplitTap::new(tx, dropped.clone()))));
+            self.joined[w] = Some((k, dropped));
             rxs.push(rx);
         }
-        let stop = s.stop.clone();
-        let spawned = std::thread::Builder::new()
-            .name("iolab-split".into())
-            .spawn(move || join_loop(probe, rxs, joiner, &stop));
-        match spawned {
-            Ok(h) => s.thread = Some(h),
-            Err(e) => {
-                for &w in &joining {
-                    s.slots[w] = None;
-                    s.joined[w] = None;
-                    s.notes[w] = Some(format!("lat_split: off: no thread to join on: {e}"));
-                }
-            }
-        }
-        s
+        rxs
     }
 
     /// Worker `w`'s tap, if its job splits.
