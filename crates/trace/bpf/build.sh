@@ -8,7 +8,7 @@ out=${1:-$here/lat_split.bpf.o}
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 cd "$here"
-clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I/usr/include/x86_64-linux-gnu \
+clang -O2 -g -fdebug-prefix-map="$here"=. -target bpf -D__TARGET_ARCH_x86 -I/usr/include/x86_64-linux-gnu \
     -c lat_split.bpf.c -o "$tmp"
 llvm-strip -g "$tmp"
 cp "$tmp" "$out"
