@@ -9,6 +9,7 @@ use anyhow::Context;
 use clap::Args;
 use iolab_report::export::{self, markdown::latency_kind, Exporter};
 use iolab_report::format::{compact, micros};
+use iolab_report::verdict::Word;
 use iolab_results::{JobRecord, RunRecord, Verdict};
 use iolab_store::{Store, StoreError};
 
@@ -368,6 +369,16 @@ pub struct CompareArgs {
     /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db).
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
+    /// Exit 1 when a later run is worse than the first by more than PERCENT on FIGURE (iops,
+    /// mean or a percentile such as p99; iops when not named): 10 or p99=10. Where both runs
+    /// have repeats (iolab run --repeat N) it must also be worse beyond their noise.
+    #[arg(long, value_name = "[FIGURE=]PERCENT")]
+    pub fail_if_worse: Option<crate::verdicts::FailIfWorse>,
+    /// Changes smaller than PERCENT are "no difference" even where the repeats' interval
+    /// shows them (repeats within a run see less noise than lies between runs).
+    #[arg(long, value_name = "PERCENT", default_value_t = 3.0,
+          value_parser = crate::verdicts::parse_noise)]
+    pub noise_threshold: f64,
     #[command(flatten)]
     pub format: crate::output::FormatArg,
 }
@@ -594,6 +605,13 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
             say!("{line}");
         }
     }
+    let jobs_kind = !runs.iter().all(|r| r.kind == "review" || r.kind == "kv");
+    if a.fail_if_worse.is_some() && !jobs_kind {
+        return Err(CliError::bad_input(anyhow::anyhow!(
+            "--fail-if-worse compares runs' jobs (iolab run); reviews and kv runs have no \
+             verdicts yet"
+        )));
+    }
     if runs.iter().all(|r| r.kind == "review") {
         compare_reviews(&runs, a.format.json());
         return Ok(ExitCode::SUCCESS);
@@ -607,8 +625,21 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    compare_jobs(&runs, a)
+}
+
+/// `compare` of runs' jobs: one column per job and direction, then each later run's
+/// verdicts against the first; `--fail-if-worse`'s exit status.
+fn compare_jobs(runs: &[RunRecord], a: &CompareArgs) -> Result<ExitCode, CliError> {
+    let rule = a.fail_if_worse.as_ref();
+    let noise = a.noise_threshold / 100.0;
+    let verdicts: Vec<Vec<crate::verdicts::Row>> = runs
+        .iter()
+        .skip(1)
+        .map(|r| crate::verdicts::rows(&runs[0], r, rule.map(|f| &f.figure), noise))
+        .collect();
     let mut columns: Vec<(String, String)> = Vec::new();
-    for r in &runs {
+    for r in runs {
         for j in &r.jobs {
             for d in j.directions() {
                 let c = (j.name.clone(), d.to_string());
@@ -659,13 +690,18 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
                 serde_json::json!({"run": r.id, "target": target, "jobs": cells, "hosts": hosts})
             })
             .collect();
+        let mut v = v;
+        for (o, rows) in v.iter_mut().skip(1).zip(&verdicts) {
+            o["verdicts"] = crate::verdicts::json(rows);
+            o["verdicts_against"] = serde_json::json!(runs[0].id);
+        }
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-        return Ok(ExitCode::SUCCESS);
+        return fail_if_worse(runs, &verdicts, rule);
     }
     let head: Vec<String> = columns.iter().map(|(n, d)| format!("{n} {d}")).collect();
     outln!("| run | target | {} |", head.join(" | "));
     outln!("|---|---|{}", "---:|".repeat(columns.len()));
-    for r in &runs {
+    for r in runs {
         let target = r
             .jobs
             .first()
@@ -693,7 +729,59 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
         outln!("\nRun {}, each host:", r.id);
         print_hosts(r);
     }
-    Ok(ExitCode::SUCCESS)
+    for (r, rows) in runs.iter().skip(1).zip(&verdicts) {
+        let judged = rows.iter().any(|r| r.verdict.verdict != Word::Unknown);
+        if judged || rule.is_some() {
+            out!("{}", crate::verdicts::table(&runs[0], r, rows, noise));
+        }
+    }
+    fail_if_worse(runs, &verdicts, rule)
+}
+
+/// Exit 1, saying why, when a later run broke `--fail-if-worse`; also when no later run had
+/// the figure to judge (a check that checked nothing must not pass).
+fn fail_if_worse(
+    runs: &[RunRecord],
+    verdicts: &[Vec<crate::verdicts::Row>],
+    rule: Option<&crate::verdicts::FailIfWorse>,
+) -> Result<ExitCode, CliError> {
+    let Some(rule) = rule else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let judged = verdicts.iter().flatten().any(|r| r.figure == rule.figure);
+    if !judged {
+        return Err(CliError::failed(anyhow::anyhow!(
+            "--fail-if-worse: no job of runs {} has {} in both runs to compare",
+            runs.iter()
+                .map(|r| r.id.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            rule.figure.label
+        )));
+    }
+    let mut failed = false;
+    for (r, rows) in runs.iter().skip(1).zip(verdicts) {
+        for row in crate::verdicts::failures(rows, rule) {
+            failed = true;
+            say!(
+                "iolab: worse: run {} {} {} {} is {:.1}% worse than run {} (ratio {}, {}), \
+                 beyond --fail-if-worse {}%",
+                r.id,
+                row.job,
+                row.dir,
+                row.figure.label,
+                row.worse_percent(),
+                runs[0].id,
+                row.verdict.ratio_text(),
+                row.verdict.verdict.as_str(),
+                rule.percent
+            );
+        }
+    }
+    Ok(match failed {
+        true => ExitCode::from(crate::exit::RUN_FAILED),
+        false => ExitCode::SUCCESS,
+    })
 }
 
 /// Stored runs in one of the export formats, on standard output.

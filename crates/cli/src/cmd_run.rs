@@ -103,6 +103,12 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
             cap.as_millis()
         );
     }
+    if cl.repeat > 1 && cl.load_curve.is_some() {
+        return Err(CliError::bad_input(anyhow::anyhow!(
+            "--repeat and --load-curve do not go together: a load curve's points are its own \
+             repeats; run the curve again for a second one"
+        )));
+    }
     if let Some(curve) = &cl.load_curve {
         return crate::load_curve::run(&cl, curve, &command_line(args));
     }
@@ -122,20 +128,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     let run_id = store
         .begin_run("run", &command_line(args))
         .map_err(CliError::failed)?;
-    let clock = iolab_runner::run::run_clock(jobs.iter().any(|j| j.spec.lat_split));
-    let progress = std::io::stderr().is_terminal();
-    let outcome = match run_jobs(
-        &jobs,
-        &RunOptions {
-            clock,
-            progress,
-            live: None,
-            watchdog: iolab_runner::run::watchdog_grace(),
-            peers: None,
-            keep_rseq: cl.keep_rseq,
-            lean_loop: true,
-        },
-    ) {
+    let outcome = match measure(&jobs, &cl) {
         Ok(o) => o,
         Err(e) => {
             let _ = store.finish_run(run_id, RunStatus::Failed);
@@ -165,6 +158,39 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         Ok(()) => ExitCode::SUCCESS,
         Err(_) => ExitCode::from(crate::exit::RUN_FAILED),
     })
+}
+
+/// Runs the jobs `--repeat` times, one whole pass after another (so a job file's jobs
+/// interleave across repeats), and pools the passes; a pass that failed or was interrupted
+/// is the last.
+fn measure(
+    jobs: &[iolab_runner::PreparedJob],
+    cl: &iolab_fio::CommandLine,
+) -> Result<iolab_runner::RunOutcome, iolab_runner::RunError> {
+    let clock = iolab_runner::run::run_clock(jobs.iter().any(|j| j.spec.lat_split));
+    let opts = RunOptions {
+        clock,
+        progress: std::io::stderr().is_terminal(),
+        live: None,
+        watchdog: iolab_runner::run::watchdog_grace(),
+        peers: None,
+        keep_rseq: cl.keep_rseq,
+        lean_loop: true,
+    };
+    if cl.repeat <= 1 {
+        return run_jobs(jobs, &opts);
+    }
+    let mut passes = Vec::new();
+    for k in 1..=cl.repeat {
+        say!("iolab: repeat {k} of {}", cl.repeat);
+        let o = run_jobs(jobs, &opts)?;
+        let last = o.interrupted || o.first_error().is_some();
+        passes.push(o);
+        if last {
+            break;
+        }
+    }
+    Ok(iolab_results::repeats::pool(passes).expect("at least one pass ran"))
 }
 
 /// Says where the run was saved, or why it was not (once: the exit status says it again).

@@ -57,6 +57,7 @@ mod multihost;
 mod output;
 mod split_note;
 mod targets;
+mod verdicts;
 
 use std::process::ExitCode;
 

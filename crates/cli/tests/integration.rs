@@ -25,6 +25,8 @@ mod kv;
 mod lat_split;
 #[path = "integration/open_loop.rs"]
 mod open_loop;
+#[path = "integration/repeats.rs"]
+mod repeats;
 #[path = "integration/report.rs"]
 mod report;
 #[path = "integration/results.rs"]

@@ -49,6 +49,8 @@ pub struct CommandLine {
     pub keep_rseq: bool,
     /// iolab's `--load-curve`: the jobs at each load, open loop, after a peak run.
     pub load_curve: Option<iolab_job::LoadCurve>,
+    /// iolab's `--repeat`: how many times the jobs run, one after another (1: once).
+    pub repeat: u32,
 }
 
 use crate::options::base::fio_order;
@@ -151,6 +153,7 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         stonewall_hosts: o.stonewall_hosts,
         keep_rseq: o.keep_rseq,
         load_curve: o.load_curve,
+        repeat: o.repeat,
     })
 }
 
@@ -175,6 +178,7 @@ struct RunOpts {
     stonewall_hosts: bool,
     keep_rseq: bool,
     load_curve: Option<iolab_job::LoadCurve>,
+    repeat: u32,
 }
 
 fn scan(args: &[String]) -> Result<Scanned, FioError> {
@@ -191,6 +195,7 @@ fn scan(args: &[String]) -> Result<Scanned, FioError> {
             stonewall_hosts: false,
             keep_rseq: false,
             load_curve: None,
+            repeat: 1,
         },
         job_files: Vec::new(),
     };
@@ -240,7 +245,7 @@ fn scan(args: &[String]) -> Result<Scanned, FioError> {
 fn takes_value(key: &str) -> bool {
     match key {
         "allow-destroy" | "parse-only" | "stonewall-hosts" | "keep-rseq" => false,
-        "output-format" | "output" | "runtime-cap" | "db" | "load-curve" => true,
+        "output-format" | "output" | "runtime-cap" | "db" | "load-curve" | "repeat" => true,
         k => find(k).is_some_and(|d| d.kind != ValueKind::Bool),
     }
 }
@@ -268,6 +273,19 @@ fn run_option(o: &mut RunOpts, key: &str, value: &Option<String>) -> Result<bool
                 reason,
             })?;
             o.load_curve = Some(curve);
+        }
+        "repeat" => {
+            let v = need()?;
+            o.repeat = match v.trim().parse::<u32>() {
+                Ok(n @ 1..=1000) => n,
+                _ => {
+                    return Err(FioError::BadValue {
+                        name: key.to_string(),
+                        value: v.clone(),
+                        reason: "give how many times to run the jobs, 1 to 1000".into(),
+                    })
+                }
+            };
         }
         "runtime-cap" => {
             let v = need()?;

@@ -358,6 +358,9 @@ pub(crate) fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -
     if let Some(split) = crate::json_split::lat_split_object(job, &out.clock, pcts) {
         iolab["lat_split"] = split;
     }
+    if let Some(r) = crate::json_repeats::repeats_object(job) {
+        iolab["repeats"] = r;
+    }
     o.insert("iolab".into(), iolab);
     Value::Object(o)
 }

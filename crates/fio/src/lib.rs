@@ -13,6 +13,7 @@ pub mod import;
 pub mod iolog;
 pub mod jobfile;
 pub mod json;
+mod json_repeats;
 mod json_split;
 pub mod logs;
 pub mod options;

@@ -8,7 +8,9 @@ pub mod format;
 pub mod hosts;
 pub mod normal;
 pub mod qd1;
+pub mod repeats;
 pub mod split;
+pub mod verdict;
 
 pub use normal::write_normal;
 pub use qd1::{Qd1Cell, Qd1Table};

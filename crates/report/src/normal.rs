@@ -364,6 +364,16 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
             strerror(e.first)
         )?;
     }
+    search_lines(w, job)?;
+    crate::repeats::repeat_lines(w, job)?;
+    for n in &job.notes {
+        writeln!(w, "  note: {n}")?;
+    }
+    Ok(())
+}
+
+/// What the latency-target search and the steady-state check found, where a job had them.
+fn search_lines(w: &mut impl Write, job: &JobReport) -> io::Result<()> {
     if let Some(t) = &job.lat_target {
         writeln!(
             w,
@@ -387,9 +397,6 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
             ss.criterion,
             if ss.percent { "%" } else { "" }
         )?;
-    }
-    for n in &job.notes {
-        writeln!(w, "  note: {n}")?;
     }
     Ok(())
 }

@@ -242,6 +242,8 @@ mod tests {
             stonewalled: false,
             steady: None,
             lat_target: None,
+            started_unix_ms: 0,
+            repeats: Vec::new(),
             error: None,
         };
         HostOutcome {

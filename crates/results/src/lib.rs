@@ -20,6 +20,7 @@ pub mod machine;
 pub mod measured;
 pub mod ordered;
 pub mod record;
+pub mod repeats;
 pub mod setup;
 pub mod split;
 pub mod steady;
@@ -44,6 +45,7 @@ pub use record::{
     SeriesRecord, StepRecord, RECORD_FORMAT, RECORD_VERSION, SAMPLE_INTERVAL_NS,
     STORED_PERCENTILES,
 };
+pub use repeats::{Interval, RepeatFigures};
 pub use setup::{JobSetup, LogSpec, NumberStyle, Recorded, RwReporting, DEFAULT_PERCENTILES};
 pub use split::{LatSplit, SplitWindow, TailAccount, TailShare};
 pub use steady::SteadyResult;

@@ -458,6 +458,13 @@ pub struct JobReport {
     /// Errors the job went past (`continue_on_error`); `None` when it goes past none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<ErrorCounts>,
+    /// Unix time in ms when the job's phase began (0 in reports made before iolab kept it).
+    #[serde(default)]
+    pub started_unix_ms: u64,
+    /// Each repeat's figures, for a job run `--repeat N` times (this report pools them);
+    /// empty for a job run once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeats: Vec<crate::RepeatFigures>,
 }
 
 /// The errors a job went past with `continue_on_error` (fio's `total_err`, `first_error`).
@@ -584,6 +591,50 @@ impl JobReport {
         if self.lat_target.is_none() {
             self.lat_target = other.lat_target.clone();
         }
+        self.started_unix_ms = match (self.started_unix_ms, other.started_unix_ms) {
+            (0, b) => b,
+            (a, 0) => a,
+            (a, b) => a.min(b),
+        };
+    }
+
+    /// Adds a later repeat of the same job: its I/Os, histograms, CPU and time measured add
+    /// up (so IOPS are all the I/Os over all the time measured), its samples and latency
+    /// windows follow this one's, and the copies it covers stay what one repeat covers.
+    pub fn append(&mut self, later: &JobReport) {
+        let clones = self.clones;
+        let mut next = later.clone();
+        // Notes that differ only in their figures (a share of CPU) are one note.
+        let shape = |n: &str| {
+            n.split(|c: char| c.is_ascii_digit())
+                .next()
+                .map(str::to_owned)
+        };
+        next.notes
+            .retain(|n| !self.notes.iter().any(|m| shape(m) == shape(n)));
+        let tails: Vec<_> = next
+            .dirs
+            .iter_mut()
+            .map(|d| {
+                d.as_mut().map(|d| {
+                    (
+                        std::mem::take(&mut d.samples),
+                        std::mem::take(&mut d.windows),
+                    )
+                })
+            })
+            .collect();
+        let (runtime, elapsed) = (self.runtime_ns, self.elapsed_ns);
+        self.merge(&next);
+        for (d, tail) in self.dirs.iter_mut().zip(tails) {
+            if let (Some(d), Some((samples, windows))) = (d.as_mut(), tail) {
+                d.samples.extend(samples);
+                d.windows.extend(windows);
+            }
+        }
+        self.clones = clones;
+        self.runtime_ns = runtime + later.runtime_ns;
+        self.elapsed_ns = elapsed + later.elapsed_ns;
     }
 }
 

@@ -144,6 +144,9 @@ pub struct JobRecord {
     pub histograms: Vec<HistogramRecord>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub series: Vec<SeriesRecord>,
+    /// Each repeat's figures, for a job run `--repeat N` times (the figures above pool them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repeats: Vec<crate::RepeatFigures>,
 }
 
 impl JobRecord {
@@ -223,6 +226,7 @@ impl JobRecord {
             fallback: job.fallback.clone(),
             device_interrupts: job.device_interrupts.map(|n| n as i64),
             engine_setup: job.engine_setup.clone(),
+            repeats: job.repeats.clone(),
             ..JobRecord::default()
         };
         let dirs = Direction::ALL

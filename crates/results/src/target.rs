@@ -49,6 +49,21 @@ pub struct DiskCounters {
 }
 
 impl DiskCounters {
+    /// Counters of two spans one after the other (`in_flight` is the later value).
+    pub fn add(&mut self, later: &DiskCounters) {
+        self.read_ios += later.read_ios;
+        self.read_merges += later.read_merges;
+        self.read_sectors += later.read_sectors;
+        self.read_ticks_ms += later.read_ticks_ms;
+        self.write_ios += later.write_ios;
+        self.write_merges += later.write_merges;
+        self.write_sectors += later.write_sectors;
+        self.write_ticks_ms += later.write_ticks_ms;
+        self.in_flight = later.in_flight;
+        self.io_ticks_ms += later.io_ticks_ms;
+        self.in_queue_ms += later.in_queue_ms;
+    }
+
     /// What happened between `earlier` and `self` (`in_flight` is the later value).
     pub fn since(&self, earlier: &DiskCounters) -> DiskCounters {
         DiskCounters {

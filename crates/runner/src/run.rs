@@ -318,6 +318,9 @@ fn run_phase(
         .flat_map(|i| (0..jobs[i].spec.numjobs).map(move |c| (i, c)))
         .collect();
     let split = crate::split::SplitSession::start(jobs, &workers, at.first_job_number);
+    let started = SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
     let (mut results, stonewalled) = run_workers(jobs, &workers, groups, at, opts, &split);
     split.finish(&mut results);
     let mut reports = Vec::new();
@@ -328,7 +331,11 @@ fn run_phase(
                 first_err.get_or_insert(e);
             }
             Ok(None) => {}
-            Ok(Some(w)) => reports.push(report_of(&jobs[i], i, groups[i], w, opts)),
+            Ok(Some(w)) => {
+                let mut r = report_of(&jobs[i], i, groups[i], w, opts);
+                r.started_unix_ms = started;
+                reports.push(r);
+            }
         }
     }
     if stonewalled {
@@ -596,6 +603,8 @@ fn report_of(
         stonewalled: false,
         steady: w.steady,
         lat_target: w.lat_target,
+        started_unix_ms: 0,
+        repeats: Vec::new(),
         error: w.error.map(|e| iolab_results::JobError {
             errno: e.errno(),
             message: e.to_string(),

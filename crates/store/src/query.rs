@@ -6,7 +6,8 @@ use rusqlite::OptionalExtension;
 use serde_json::Value;
 
 use iolab_results::{
-    options_of, HistogramRecord, JobRecord, LatencyHistogram, RunRecord, SeriesRecord, StepRecord,
+    options_of, HistogramRecord, JobRecord, LatencyHistogram, RepeatFigures, RunRecord,
+    SeriesRecord, StepRecord,
 };
 
 use crate::{Store, StoreError};
@@ -145,9 +146,27 @@ impl Store {
                 j.metrics.0 = metrics
                     .query_map([j.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
                     .collect::<Result<Vec<_>, _>>()?;
+                j.repeats = self.repeats(j.id)?;
                 Ok(j)
             })
             .collect()
+    }
+
+    /// Each repeat's figures of a job run `--repeat N` times, in repeat order.
+    fn repeats(&self, job_id: i64) -> Result<Vec<RepeatFigures>, StoreError> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT repeat, started_ms, runtime_ns, metrics FROM repeats WHERE job_id = ?1
+             ORDER BY repeat",
+        )?;
+        let rows = stmt.query_map([job_id], |r| {
+            Ok(RepeatFigures {
+                repeat: r.get(0)?,
+                started_unix_ms: r.get::<_, i64>(1)? as u64,
+                runtime_ns: r.get::<_, i64>(2)? as u64,
+                metrics: serde_json::from_str(&r.get::<_, String>(3)?).unwrap_or_default(),
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 
     /// A job's stored histograms, whole.

@@ -91,6 +91,16 @@ pub const MIGRATIONS: &[&str] = &[
     "ALTER TABLE jobs ADD COLUMN device_interrupts INTEGER;",
     // 6: how the engine was set up where it chose (io_uring setup flags the kernel took).
     "ALTER TABLE jobs ADD COLUMN engine_setup TEXT;",
+    // 7: each repeat's figures of a job run `--repeat N` times (the job's own figures pool
+    // the repeats); `metrics` is JSON, `{"read": {"iops": ..., ...}}`.
+    "CREATE TABLE repeats (
+        job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+        repeat INTEGER NOT NULL,          -- 1 for the first
+        started_ms INTEGER NOT NULL,      -- Unix time the job's phase began
+        runtime_ns INTEGER NOT NULL,
+        metrics TEXT NOT NULL,
+        PRIMARY KEY (job_id, repeat)
+    );",
 ];
 
 /// The schema version a database is at.

@@ -96,6 +96,19 @@ fn insert_figures(tx: &Transaction<'_>, job_id: i64, job: &JobRecord) -> Result<
             series.execute(params![job_id, s.direction, s.name, t, v])?;
         }
     }
+    let mut repeat = tx.prepare_cached(
+        "INSERT INTO repeats (job_id, repeat, started_ms, runtime_ns, metrics)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for r in &job.repeats {
+        repeat.execute(params![
+            job_id,
+            r.repeat,
+            r.started_unix_ms as i64,
+            r.runtime_ns as i64,
+            serde_json::to_string(&r.metrics).unwrap_or_default()
+        ])?;
+    }
     Ok(())
 }
 

@@ -78,6 +78,11 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     std::env::set_var("IOLAB_RANK", me.rank.to_string());
     let args = super::with_rank(args, me.rank);
     let cl = me.agree(parse_command_line(&args).map_err(CliError::bad_input))?;
+    if cl.repeat > 1 {
+        return Err(CliError::bad_input(anyhow!(
+            "--repeat is not supported under mpirun yet: run the whole mpirun command again"
+        )));
+    }
     let groups = group_ids(&cl.jobs);
     if cl.parse_only {
         if me.rank == 0 {

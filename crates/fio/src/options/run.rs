@@ -65,6 +65,15 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
                carried. Every point is saved with the run.",
     },
     RunOptionDef {
+        name: "repeat",
+        value: "N",
+        help: "(iolab) Run the jobs N times, one after another (a job file's jobs interleave: \
+               A B A B ..., so drift hits all alike). Each job's figures pool every repeat \
+               (histograms merged, so percentiles are exact) and each repeat is kept; normal \
+               output adds each figure's mean with its 95 % confidence interval, JSON adds \
+               iolab.repeats. iolab compare then says faster, slower or no difference.",
+    },
+    RunOptionDef {
         name: "stonewall-hosts",
         value: "",
         help: "(iolab, many hosts) Under mpirun: when the first host finishes a phase (a \

@@ -1,0 +1,250 @@
+//! `compare`'s verdicts: each later run's jobs against the first run's, figure by figure
+//! (IOPS, mean and p99 latency), as a ratio with its 95 % interval and one word, from the
+//! runs' repeats (`iolab run --repeat N`); and `--fail-if-worse`, the exit status CI wants.
+
+use iolab_report::format::{compact, micros};
+use iolab_report::verdict::{verdict, Better, Verdict, Word};
+use iolab_results::repeats::{values_of, Interval};
+use iolab_results::{JobRecord, RunRecord};
+
+/// A figure a verdict is given on: how it is named to the user, and its stored name (a
+/// latency's without the `lat`/`clat` it is measured as).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    pub label: String,
+    /// `iops`, or a latency's suffix: `_mean_ns`, `_p99_ns`.
+    stored: String,
+}
+
+impl Figure {
+    fn better(&self) -> Better {
+        if self.stored == "iops" {
+            Better::Higher
+        } else {
+            Better::Lower
+        }
+    }
+
+    /// Its stored name in `job`'s direction `dir`: total latency where the job kept it,
+    /// else completion latency (as `compare`'s table takes them).
+    fn name_in(&self, job: &JobRecord, dir: &str) -> String {
+        if self.stored == "iops" {
+            return self.stored.clone();
+        }
+        let lat = if job.metric(dir, "lat_mean_ns").is_some() {
+            "lat"
+        } else {
+            "clat"
+        };
+        format!("{lat}{}", self.stored)
+    }
+
+    fn show(&self, v: f64) -> String {
+        match self.better() {
+            Better::Higher => compact(v),
+            Better::Lower => micros(v),
+        }
+    }
+
+    /// `iops`, `mean`, or a percentile `p99`, `p99.9`.
+    pub fn parse(s: &str) -> Result<Figure, String> {
+        let s = s.trim().to_ascii_lowercase();
+        let stored = match s.as_str() {
+            "iops" => "iops".to_string(),
+            "mean" => "_mean_ns".to_string(),
+            p if p
+                .strip_prefix('p')
+                .is_some_and(|n| n.parse::<f64>().is_ok()) =>
+            {
+                format!("_{p}_ns")
+            }
+            other => {
+                return Err(format!(
+                    "'{other}' is not a figure: give iops, mean or a percentile such as p99"
+                ))
+            }
+        };
+        Ok(Figure { label: s, stored })
+    }
+}
+
+/// The figures every verdict table shows.
+fn shown() -> Vec<Figure> {
+    ["iops", "mean", "p99"]
+        .iter()
+        .filter_map(|f| Figure::parse(f).ok())
+        .collect()
+}
+
+/// `--fail-if-worse [FIGURE=]PERCENT`: fail when a later run is worse by more than PERCENT
+/// on FIGURE (IOPS unless named), beyond its noise where the runs have repeats.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailIfWorse {
+    pub figure: Figure,
+    pub percent: f64,
+}
+
+impl std::str::FromStr for FailIfWorse {
+    type Err = String;
+    fn from_str(s: &str) -> Result<FailIfWorse, String> {
+        let (figure, pct) = match s.split_once(['=', ':']) {
+            Some((f, p)) => (Figure::parse(f)?, p),
+            None => (Figure::parse("iops")?, s),
+        };
+        let percent: f64 = pct
+            .trim()
+            .trim_end_matches('%')
+            .parse()
+            .map_err(|_| format!("'{pct}' is not a percentage (10 or p99=10)"))?;
+        if !(0.0..=1000.0).contains(&percent) {
+            return Err(format!("{percent} is not a percentage from 0 to 1000"));
+        }
+        Ok(FailIfWorse { figure, percent })
+    }
+}
+
+/// `--noise-threshold`: a percentage from 0 to 100.
+pub fn parse_noise(s: &str) -> Result<f64, String> {
+    match s.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if (0.0..100.0).contains(&p) => Ok(p),
+        _ => Err(format!("'{s}' is not a percentage from 0 to 100")),
+    }
+}
+
+/// One verdict: job, direction, figure, the two runs' figures, the verdict.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub job: String,
+    pub dir: String,
+    pub figure: Figure,
+    pub base: String,
+    pub new: String,
+    pub verdict: Verdict,
+}
+
+impl Row {
+    /// How much worse the later run is on this figure, in percent (negative: better).
+    pub fn worse_percent(&self) -> f64 {
+        self.verdict.worse_percent(self.figure.better())
+    }
+}
+
+/// A job's figure over its repeats, or its one value when it ran once.
+fn values(job: &JobRecord, dir: &str, name: &str) -> Vec<f64> {
+    match job.repeats.len() {
+        0 | 1 => job.metric(dir, name).into_iter().collect(),
+        _ => values_of(&job.repeats, dir, name),
+    }
+}
+
+/// "20.7k ± 0.4k (5)" for repeats, the value alone for one run.
+fn figure_text(f: &Figure, v: &[f64]) -> String {
+    match Interval::of(v) {
+        Some(i) => format!(
+            "{} ± {} ({})",
+            f.show(i.mean),
+            f.show(i.ci95_high - i.mean),
+            i.n
+        ),
+        None => v.first().map_or("n/a".into(), |x| f.show(*x)),
+    }
+}
+
+/// The verdicts of `new` against `base`, for the jobs (by name) and directions both have.
+pub fn rows(base: &RunRecord, new: &RunRecord, extra: Option<&Figure>, noise: f64) -> Vec<Row> {
+    let mut figures = shown();
+    if let Some(f) = extra.filter(|f| !figures.contains(f)) {
+        figures.push(f.clone());
+    }
+    let mut out = Vec::new();
+    for nj in &new.jobs {
+        let Some(bj) = base.jobs.iter().find(|j| j.name == nj.name) else {
+            continue;
+        };
+        for dir in nj.directions() {
+            for f in &figures {
+                let (bv, nv) = (
+                    values(bj, dir, &f.name_in(bj, dir)),
+                    values(nj, dir, &f.name_in(nj, dir)),
+                );
+                if let Some(v) = verdict(&bv, &nv, f.better(), noise) {
+                    out.push(Row {
+                        job: nj.name.clone(),
+                        dir: dir.to_string(),
+                        figure: f.clone(),
+                        base: figure_text(f, &bv),
+                        new: figure_text(f, &nv),
+                        verdict: v,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The verdict table of `new` against `base`, in markdown.
+pub fn table(base: &RunRecord, new: &RunRecord, rows: &[Row], noise: f64) -> String {
+    let mut s = format!(
+        "\nRun {} against run {} (ratio {}/{} ± its 95% interval; no difference under {}% \
+         change; figures are mean ± 95% interval (repeats)):\n\
+         | job | figure | run {} | run {} | ratio | verdict |\n|---|---|---:|---:|---:|---|\n",
+        new.id,
+        base.id,
+        new.id,
+        base.id,
+        noise * 100.0,
+        base.id,
+        new.id
+    );
+    for r in rows {
+        s.push_str(&format!(
+            "| {} {} | {} | {} | {} | {} | {} |\n",
+            r.job,
+            r.dir,
+            r.figure.label,
+            r.base,
+            r.new,
+            r.verdict.ratio_text(),
+            r.verdict.verdict.as_str()
+        ));
+    }
+    s
+}
+
+/// The verdicts as JSON, keyed "job/dir" then figure.
+pub fn json(rows: &[Row]) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    for r in rows {
+        let cell = m
+            .entry(format!("{}/{}", r.job, r.dir))
+            .or_insert_with(|| serde_json::json!({}));
+        cell[r.figure.label.as_str()] = serde_json::to_value(r.verdict).unwrap_or_default();
+    }
+    serde_json::Value::Object(m)
+}
+
+/// The rows that break `--fail-if-worse`: worse by more than its percentage on its figure,
+/// and (where both runs have repeats) worse beyond noise.
+pub fn failures<'a>(rows: &'a [Row], rule: &FailIfWorse) -> Vec<&'a Row> {
+    rows.iter()
+        .filter(|r| r.figure == rule.figure)
+        .filter(|r| r.verdict.verdict != Word::NoDifference && r.verdict.verdict != Word::Faster)
+        .filter(|r| r.worse_percent() > rule.percent)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fail_if_worse_takes_a_percentage_and_a_figure() {
+        let r: FailIfWorse = "10".parse().unwrap();
+        assert_eq!((r.figure.label.as_str(), r.percent), ("iops", 10.0));
+        let r: FailIfWorse = "p99.9=5%".parse().unwrap();
+        assert_eq!((r.figure.stored.as_str(), r.percent), ("_p99.9_ns", 5.0));
+        assert!("fast=5".parse::<FailIfWorse>().is_err());
+        assert!("ten".parse::<FailIfWorse>().is_err());
+    }
+}

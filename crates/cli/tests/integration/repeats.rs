@@ -1,0 +1,170 @@
+//! `--repeat N` and `compare`'s verdicts: each repeat kept with its figures and each
+//! figure's 95 % interval, a job file's jobs interleaved across repeats, the pooled job's
+//! I/Os all the repeats', and `compare` saying slower at half the rate and no difference at
+//! the same, with `--fail-if-worse`'s exit status.
+
+use std::fs;
+
+use serde_json::Value;
+
+use crate::support::{iolab, iolab_json, test_db};
+
+/// The run id `iolab run` said it saved as.
+fn saved_id(stderr: &str) -> String {
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("iolab: saved as run "))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no run saved: {stderr}"))
+        .to_string()
+}
+
+#[test]
+fn repeats_keep_each_figure_with_an_interval_and_interleave_a_job_files_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("two.fio");
+    fs::write(
+        &job,
+        format!(
+            "[global]\nfilename={}\nsize=8m\nbs=4k\nioengine=psync\nruntime=200ms\n\
+             time_based\n[first]\nrw=randread\n[second]\nstonewall\nrw=read\n",
+            dir.path().join("f").display()
+        ),
+    )
+    .unwrap();
+    let doc = iolab_json(&["--repeat=5".into(), job.display().to_string()]);
+    let jobs = doc["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2, "one pooled job per job of the file");
+    let mut starts: Vec<(u64, &str)> = Vec::new();
+    for j in jobs {
+        let name = j["jobname"].as_str().unwrap();
+        let reps = &j["iolab"]["repeats"];
+        assert_eq!(reps["count"], 5, "{name}: {reps}");
+        let runs = reps["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 5);
+        for (k, r) in runs.iter().enumerate() {
+            assert_eq!(r["repeat"], k as u64 + 1);
+            assert!(r["read"]["iops"].as_f64().unwrap() > 0.0, "{r}");
+            assert!(r["read"]["clat_p99_ns"].as_f64().unwrap() > 0.0, "{r}");
+            starts.push((r["started_unix_ms"].as_u64().unwrap(), name));
+        }
+        // The pooled job ran every repeat's time: five windows of 200 ms.
+        let runtime = j["read"]["runtime"].as_u64().unwrap();
+        assert!(
+            (990..=1100).contains(&runtime),
+            "{name}: runtime {runtime} ms"
+        );
+        for fig in ["iops", "clat_p99_ns", "lat_mean_ns"] {
+            let i = &reps["intervals"]["read"][fig];
+            let (lo, mean, hi) = (
+                i["ci95_low"].as_f64().unwrap(),
+                i["mean"].as_f64().unwrap(),
+                i["ci95_high"].as_f64().unwrap(),
+            );
+            assert!(lo <= mean && mean <= hi, "{name} {fig}: {i}");
+            let vals: Vec<f64> = runs
+                .iter()
+                .map(|r| r["read"][fig].as_f64().unwrap())
+                .collect();
+            let m = vals.iter().sum::<f64>() / 5.0;
+            assert!(
+                (m - mean).abs() <= 1e-6 * m.abs().max(1.0),
+                "{fig}: {m} vs {mean}"
+            );
+        }
+    }
+    starts.sort();
+    let order: Vec<&str> = starts.iter().map(|s| s.1).collect();
+    assert_eq!(
+        order,
+        ["first", "second"].repeat(5),
+        "repeats interleave the file's jobs: {starts:?}"
+    );
+}
+
+/// A rate-limited run of the same job (its IOPS are the rate's, whatever the machine does).
+fn rated(dir: &std::path::Path, rate: u32) -> String {
+    let out = iolab(&[
+        "run",
+        "--name=rated",
+        &format!("--filename={}", dir.join("f").display()),
+        "--size=8m",
+        "--rw=randread",
+        "--bs=4k",
+        "--ioengine=psync",
+        "--runtime=500ms",
+        "--time_based",
+        &format!("--rate_iops={rate}"),
+        "--repeat=3",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("repeats (iolab): 3"), "{}", out.stdout);
+    saved_id(&out.stderr)
+}
+
+#[test]
+fn compare_says_slower_at_half_the_rate_and_fails_if_worse() {
+    let dir = tempfile::tempdir().unwrap();
+    let fast = rated(dir.path(), 4000);
+    let same = rated(dir.path(), 4000);
+    let slow = rated(dir.path(), 2000);
+
+    let out = iolab(&["compare", &fast, &same, "--fail-if-worse", "10"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let iops_row = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with("| rated read | iops |"))
+            .unwrap_or_else(|| panic!("no verdict row: {s}"))
+            .to_string()
+    };
+    assert!(
+        iops_row(&out.stdout).ends_with("| no difference |"),
+        "{}",
+        out.stdout
+    );
+
+    let out = iolab(&["compare", &fast, &slow, "--fail-if-worse", "10"]);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        iops_row(&out.stdout).ends_with("| slower |"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stderr.contains("iops is 50.0% worse"), "{}", out.stderr);
+
+    let out = iolab(&["compare", &fast, &slow, "--output-format=json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let iops = &v[1]["verdicts"]["rated/read"]["iops"];
+    assert_eq!(iops["verdict"], "slower", "{iops}");
+    let ratio = iops["ratio"].as_f64().unwrap();
+    assert!((ratio - 0.5).abs() < 0.02, "{iops}");
+    assert!(iops["ci95_low"].as_f64().unwrap() <= ratio);
+
+    // Worse on a named percentile only when it is: half the rate does not lengthen p99 by
+    // 500 %.
+    let out = iolab(&["compare", &fast, &slow, "--fail-if-worse", "p99=500"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let out = iolab(&["compare", &fast, &slow, "--fail-if-worse", "fast=5"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.lines().count() <= 3, "{}", out.stderr);
+}
+
+#[test]
+fn a_bad_repeat_count_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("never");
+    for n in ["0", "x", "1001"] {
+        let out = iolab(&[
+            "run",
+            "--name=j",
+            &format!("--filename={}", f.display()),
+            "--size=1m",
+            &format!("--repeat={n}"),
+        ]);
+        assert_eq!(out.code, 2, "--repeat={n}: {}", out.stderr);
+        assert!(out.stderr.contains("repeat"), "{}", out.stderr);
+        assert!(!f.exists(), "nothing laid out");
+    }
+    let _ = test_db();
+}
