@@ -4,7 +4,6 @@
 //! db_bench starts is (the binary, the directory, the free space, the arguments): bad input
 //! writes nothing and exits 2.
 
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -67,6 +66,10 @@ pub struct KvArgs {
     /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db)
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
+    /// No progress line on stderr (it is drawn only on a terminal anyway: the step, what
+    /// runs and the time left by the plan)
+    #[arg(long)]
+    pub quiet: bool,
     // json: only the stored run, one JSON document at the end (as `show --output-format=json`).
     #[command(flatten)]
     pub format: crate::output::FormatArg,
@@ -328,22 +331,19 @@ fn run_workload(
         "running"
     };
     say!("{label} {threads}{doing}");
+    let line = iolab_runner::progress::ProgressLine::new(show);
+    line.set_prefix(label);
     let result = iolab_kv::run_db_bench(
         &setup.bin,
         &args,
         setup.disk.as_ref().map(|d| d.0.as_str()),
         iolab_runner::signal::stop_flag(),
         |el: Duration, rate: f64| {
-            if show {
-                let (el, rate) = (duration(el.as_secs_f64()), compact(rate));
-                say_partial!("\r\x1b[K{label} {el} {rate} ops/s");
-                let _ = std::io::stderr().flush();
-            }
+            let text = format!("{} {} ops/s", duration(el.as_secs_f64()), compact(rate));
+            line.draw(text, el);
         },
     );
-    if show {
-        say_partial!("\r\x1b[K");
-    }
+    line.clear();
     (args, db, result)
 }
 
@@ -378,7 +378,7 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
     if let Some(note) = cache_note(setup.num) {
         say!("iolab: note: {note}");
     }
-    let show = std::io::stderr().is_terminal() || std::env::var_os("IOLAB_PROGRESS").is_some();
+    let show = !a.quiet;
     let mut failure = None;
     for (i, w) in setup.planned.iter().enumerate() {
         let (args, db, result) = run_workload(a, &setup, (i, w), show);

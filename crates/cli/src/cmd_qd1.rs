@@ -5,7 +5,7 @@
 //! directory, so it is safe anywhere; a block device target needs --allow-destroy for the
 //! write row.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
@@ -65,6 +65,10 @@ pub struct Qd1Args {
     /// completion (root, kernel BTF and a request-based disk; otherwise a note says why)
     #[arg(long = "lat-split", alias = "lat_split")]
     pub lat_split: bool,
+    /// No progress line on stderr (it is drawn only on a terminal anyway: the step, what
+    /// runs and the time left by the plan)
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// The paths `--engines` names, or every path (NVMe passthrough only where the target has a
@@ -256,7 +260,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
         cfg.qd1_paths.len(),
         planned.as_secs()
     );
-    let show = std::io::stderr().is_terminal() || std::env::var_os("IOLAB_PROGRESS").is_some();
+    let show = !args.quiet;
     let started = SystemTime::now();
     let mut tables = Vec::new();
     let mut ex = Executor {

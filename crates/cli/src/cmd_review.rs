@@ -3,7 +3,6 @@
 //! the first I/O (target, steps, times, write permission and safety), so bad input writes
 //! nothing and exits 2.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -117,6 +116,10 @@ pub struct ReviewArgs {
     /// `iolab report RUN -o FILE` would
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// No progress line on stderr (it is drawn only on a terminal anyway: the step, what
+    /// runs and the time left by the plan)
+    #[arg(long)]
+    pub quiet: bool,
     // json: no step tables, only the stored run as one JSON document at the end (as
     // `iolab show RUN --output-format=json`).
     #[command(flatten)]
@@ -368,7 +371,7 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
         clock_time(planned),
         db_path.display()
     );
-    let show = std::io::stdout().is_terminal() || std::env::var_os("IOLAB_PROGRESS").is_some();
+    let show = !a.quiet;
     // With --output-format=json the step tables are not printed: stdout holds one document.
     let mut lock: Box<dyn std::io::Write> = match a.format.json() {
         true => Box::new(std::io::sink()),

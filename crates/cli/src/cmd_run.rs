@@ -1,7 +1,7 @@
 //! `iolab run`: jobs from fio-style options and fio job files, run as fio schedules them,
 //! reported as fio does.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -12,7 +12,8 @@ use iolab_fio::logs::planned_log_paths;
 use iolab_fio::options::OPTIONS;
 use iolab_fio::{parse_command_line, OutputFormat};
 use iolab_report::normal::job_line;
-use iolab_runner::plan::group_ids;
+use iolab_runner::plan::{group_ids, planned_time};
+use iolab_runner::progress::{clock_time, ProgressLine};
 use iolab_runner::{run_jobs, signal, RunOptions};
 use iolab_store::{RunStatus, Store};
 
@@ -168,22 +169,29 @@ fn measure(
     cl: &iolab_fio::CommandLine,
 ) -> Result<iolab_runner::RunOutcome, iolab_runner::RunError> {
     let clock = iolab_runner::run::run_clock(jobs.iter().any(|j| j.spec.lat_split));
+    let planned = planned_time(&cl.jobs).map(|p| p * cl.repeat);
+    if !cl.quiet {
+        say!("{}", start_line(cl, planned));
+    }
+    let line = ProgressLine::new(!cl.quiet);
+    line.set_plan(planned);
     let opts = RunOptions {
         clock,
-        progress: std::io::stderr().is_terminal(),
+        progress: Some(&line),
         live: None,
         watchdog: iolab_runner::run::watchdog_grace(),
         peers: None,
         keep_rseq: cl.keep_rseq,
         lean_loop: true,
     };
-    if cl.repeat <= 1 {
-        return run_jobs(jobs, &opts);
-    }
     let mut passes = Vec::new();
     for k in 1..=cl.repeat {
-        say!("iolab: repeat {k} of {}", cl.repeat);
-        let o = run_jobs(jobs, &opts)?;
+        if cl.repeat > 1 {
+            line.set_prefix(format!("[repeat {k}/{}]", cl.repeat));
+        }
+        let o = run_jobs(jobs, &opts);
+        line.clear();
+        let o = o?;
         let last = o.interrupted || o.first_error().is_some();
         passes.push(o);
         if last {
@@ -191,6 +199,18 @@ fn measure(
         }
     }
     Ok(iolab_results::repeats::pool(passes).expect("at least one pass ran"))
+}
+
+/// The run's first line on stderr: what runs, and for how long by the plan.
+fn start_line(cl: &iolab_fio::CommandLine, planned: Option<std::time::Duration>) -> String {
+    let repeats = match cl.repeat {
+        1 => String::new(),
+        n => format!(", {n} repeats"),
+    };
+    let time = planned.map_or("no planned end (size-based jobs)".to_string(), |p| {
+        format!("planned {}", clock_time(p))
+    });
+    format!("iolab: {} job(s){repeats}, {time}", cl.jobs.len())
 }
 
 /// Says where the run was saved, or why it was not (once: the exit status says it again).

@@ -4,7 +4,7 @@
 //! fio's lat beside the response time from each I/O's due time, how late the schedule went,
 //! and whether the load was carried. Every point is saved under the one run.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -183,11 +183,15 @@ fn run_point(
     cl: &CommandLine,
     label: &str,
 ) -> Result<CurvePoint, CliError> {
+    let line = iolab_runner::progress::ProgressLine::new(!cl.quiet);
+    let specs: Vec<JobSpec> = jobs.iter().map(|j| j.spec.clone()).collect();
+    line.set_plan(iolab_runner::plan::planned_time(&specs));
+    line.set_prefix(format!("[load curve: {label}]"));
     let outcome = run_jobs(
         jobs,
         &RunOptions {
             clock,
-            progress: std::io::stderr().is_terminal(),
+            progress: Some(&line),
             live: None,
             watchdog: iolab_runner::run::watchdog_grace(),
             peers: None,
@@ -195,6 +199,7 @@ fn run_point(
             lean_loop: true,
         },
     )?;
+    line.clear();
     Ok(CurvePoint {
         label: label.to_string(),
         outcome,

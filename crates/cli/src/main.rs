@@ -14,14 +14,6 @@ macro_rules! say {
     }};
 }
 
-/// Text on stderr without a newline (progress lines).
-macro_rules! say_partial {
-    ($($a:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!($crate::escape::Escaping::new(std::io::stderr(), true), $($a)*);
-    }};
-}
-
 /// A line on stdout; a reader that went away (`| head`) ends the output quietly.
 macro_rules! outln {
     ($($a:tt)*) => {{

@@ -25,6 +25,8 @@ mod kv;
 mod lat_split;
 #[path = "integration/open_loop.rs"]
 mod open_loop;
+#[path = "integration/progress.rs"]
+mod progress;
 #[path = "integration/repeats.rs"]
 mod repeats;
 #[path = "integration/report.rs"]

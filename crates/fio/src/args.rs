@@ -51,6 +51,8 @@ pub struct CommandLine {
     pub load_curve: Option<iolab_job::LoadCurve>,
     /// iolab's `--repeat`: how many times the jobs run, one after another (1: once).
     pub repeat: u32,
+    /// iolab's `--quiet`: no progress line and no start line on stderr.
+    pub quiet: bool,
 }
 
 use crate::options::base::fio_order;
@@ -154,6 +156,7 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         keep_rseq: o.keep_rseq,
         load_curve: o.load_curve,
         repeat: o.repeat,
+        quiet: o.quiet,
     })
 }
 
@@ -179,6 +182,7 @@ struct RunOpts {
     keep_rseq: bool,
     load_curve: Option<iolab_job::LoadCurve>,
     repeat: u32,
+    quiet: bool,
 }
 
 fn scan(args: &[String]) -> Result<Scanned, FioError> {
@@ -196,6 +200,7 @@ fn scan(args: &[String]) -> Result<Scanned, FioError> {
             keep_rseq: false,
             load_curve: None,
             repeat: 1,
+            quiet: false,
         },
         job_files: Vec::new(),
     };
@@ -244,7 +249,7 @@ fn scan(args: &[String]) -> Result<Scanned, FioError> {
 /// Whether `--key` takes the next argument as its value when written without `=`.
 fn takes_value(key: &str) -> bool {
     match key {
-        "allow-destroy" | "parse-only" | "stonewall-hosts" | "keep-rseq" => false,
+        "allow-destroy" | "parse-only" | "stonewall-hosts" | "keep-rseq" | "quiet" => false,
         "output-format" | "output" | "runtime-cap" | "db" | "load-curve" | "repeat" => true,
         k => find(k).is_some_and(|d| d.kind != ValueKind::Bool),
     }
@@ -264,6 +269,7 @@ fn run_option(o: &mut RunOpts, key: &str, value: &Option<String>) -> Result<bool
         "parse-only" => o.parse_only = true,
         "stonewall-hosts" => o.stonewall_hosts = true,
         "keep-rseq" => o.keep_rseq = true,
+        "quiet" => o.quiet = true,
         "db" => o.db = Some(PathBuf::from(need()?)),
         "load-curve" => {
             let v = need()?;

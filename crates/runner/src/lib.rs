@@ -26,6 +26,7 @@ pub mod plan;
 mod polling;
 pub mod prepare;
 mod prepared;
+pub mod progress;
 mod rseq;
 pub mod run;
 pub mod signal;

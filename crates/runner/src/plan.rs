@@ -7,6 +7,16 @@ use std::ops::Range;
 use iolab_job::JobSpec;
 
 /// The phases: consecutive ranges of job indices, each started once the previous one ended.
+/// How long the jobs are planned to run, phase after phase (start delays, ramps and
+/// runtimes); `None` when a phase has no planned end (a size-based job). The progress line's
+/// time left counts down from it.
+pub fn planned_time(jobs: &[JobSpec]) -> Option<std::time::Duration> {
+    phases(jobs)
+        .into_iter()
+        .map(|p| crate::watchdog::planned_end(jobs[p].iter()))
+        .sum()
+}
+
 pub fn phases(jobs: &[JobSpec]) -> Vec<Range<usize>> {
     let mut out: Vec<Range<usize>> = Vec::new();
     for (i, j) in jobs.iter().enumerate() {

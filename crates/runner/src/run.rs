@@ -26,9 +26,10 @@ use iolab_results::{CpuUsage, DiskUsage, JobReport, RunOutcome};
 #[derive(Debug, Clone, Copy)]
 pub struct RunOptions<'a> {
     pub clock: Clock,
-    /// Print elapsed time on stderr once a second while the jobs run (for terminals). The
-    /// main thread does it while it waits, so the workers pay nothing.
-    pub progress: bool,
+    /// The progress line to draw while the jobs run (the phase, its jobs, the time left); the
+    /// main thread draws it while it waits, so the workers pay nothing. Each phase adds its
+    /// planned time to the line's stages when it ends.
+    pub progress: Option<&'a crate::progress::ProgressLine>,
     /// Totals the workers add to at each sample interval (every 500 ms of measured time), for
     /// a caller that shows live IOPS or MB/s from another thread.
     pub live: Option<&'a LiveCounters>,
@@ -91,7 +92,9 @@ fn parse_watchdog(v: Option<&str>) -> Result<Option<std::time::Duration>, String
 
 /// What the runner's own thread does while a phase's workers run.
 struct Waiting<'a> {
-    progress: bool,
+    progress: Option<&'a crate::progress::ProgressLine>,
+    /// What the line says runs: `job a (+1 more)`.
+    running: String,
     watchdog: &'a Watchdog,
     /// Peers to poll (every millisecond) for a stonewall, with the phase's number and the
     /// flag that stops this phase's workers.
@@ -113,8 +116,6 @@ fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &mut Waiting
         Some(_) => std::time::Duration::from_millis(1),
         None => std::time::Duration::from_millis(50),
     };
-    let mut shown = false;
-    let mut last_shown = 0;
     loop {
         let done = handles.iter().all(|h| h.is_finished());
         let mut stop_all = signal::stop_flag().load(Ordering::Relaxed);
@@ -151,21 +152,22 @@ fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &mut Waiting
         if signal::status_asked() {
             status_line(secs, planned, handles.len());
         }
-        if !w.progress || secs == last_shown {
-            continue;
+        if let Some(line) = w.progress {
+            let of = planned.map(|p| format!(" of {p} s")).unwrap_or_default();
+            line.draw(format!("{}: {secs} s{of}", w.running), start.elapsed());
         }
-        last_shown = secs;
-        match planned {
-            Some(p) => eprint!(
-                "\riolab: {secs} s of {p} s, {} job(s) running ",
-                handles.len()
-            ),
-            None => eprint!("\riolab: {secs} s, {} job(s) running ", handles.len()),
-        }
-        shown = true;
     }
-    if shown {
-        eprint!("\r{:60}\r", "");
+    if let Some(line) = w.progress {
+        line.stage_over(w.watchdog.planned().unwrap_or(start.elapsed()));
+    }
+}
+
+/// `job a`, `job a (+3 more)`: what a phase runs, for the progress line.
+fn running_text(running: &[&PreparedJob]) -> String {
+    let first = running.first().map_or("", |j| j.spec.name.as_str());
+    match running.len() {
+        0 | 1 => format!("job {first}"),
+        n => format!("job {first} (+{} more)", n - 1),
     }
 }
 
@@ -480,13 +482,14 @@ fn run_workers(
         let running: Vec<&PreparedJob> = workers.iter().map(|&(i, _)| &jobs[i]).collect();
         let watchdog = Watchdog::start(&running, opts.watchdog);
         let mut waiting = Waiting {
-            progress: opts.progress,
+            progress: opts.progress.filter(|l| !l.is_hidden()),
+            running: running_text(&running),
             watchdog: &watchdog,
             peers: opts.peers.map(|p| (p, at.number, &phase_stop)),
             own_flags: &own_flags,
             steady: SteadyMonitor::new(&steady_specs, &tallies, &own_flags),
         };
-        let busy = opts.progress || opts.watchdog.is_some() || opts.peers.is_some();
+        let busy = waiting.progress.is_some() || opts.watchdog.is_some() || opts.peers.is_some();
         if busy || !own_flags.is_empty() {
             wait_for(&handles, &mut waiting);
         }

@@ -114,7 +114,7 @@ impl Watchdog {
 /// time-based or not); `None` when a job has no runtime (size-based: its time depends on
 /// the device), ends with an fsync of everything it wrote (as long as the device takes) or
 /// waits for another job.
-fn planned_end<'a>(specs: impl Iterator<Item = &'a JobSpec>) -> Option<Duration> {
+pub(crate) fn planned_end<'a>(specs: impl Iterator<Item = &'a JobSpec>) -> Option<Duration> {
     specs
         .map(|s| {
             // A job that waits for another (wait_for) starts when that one ends: no fixed

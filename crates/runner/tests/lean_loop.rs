@@ -46,7 +46,7 @@ fn run(spec: &JobSpec, lean: bool) -> JobReport {
     let jobs = prepare(std::slice::from_ref(spec), &consent).unwrap();
     let opts = RunOptions {
         clock: Clock::calibrate(Duration::from_millis(10)),
-        progress: false,
+        progress: None,
         live: None,
         watchdog: None,
         peers: None,

@@ -26,7 +26,7 @@ fn windows_cover_the_run_and_live_counters_add_up() {
         &jobs,
         &RunOptions {
             clock,
-            progress: false,
+            progress: None,
             live: Some(&live),
             watchdog: None,
             peers: None,

@@ -92,13 +92,7 @@ impl Executor<'_> {
         if iolab_runner::signal::received().is_some() {
             return Err(SuiteError::Interrupted);
         }
-        // Size-bound points are planned at 1 GB/s, as the review's estimate plans them.
-        let planned = spec.ramp_time
-            + match (spec.time_based, total_bytes) {
-                (true, _) => spec.runtime.unwrap_or_default(),
-                (false, Some(b)) => Duration::from_secs_f64(b as f64 / 1e9),
-                (false, None) => Duration::ZERO,
-            };
+        let planned = point_plan(&spec, total_bytes);
         let mut jobs = match prepare(std::slice::from_ref(&spec), consent) {
             Ok(j) => j,
             Err(e) if e.is_bad_input() => {
@@ -110,16 +104,11 @@ impl Executor<'_> {
             Err(e) => return Err(e.into()),
         };
         let layouts = layouts_needed(&jobs);
-        let show = self.progress.enabled;
+        let progress = &self.progress;
         let laid = lay_out_all(&layouts, &mut jobs, |l| {
-            if show {
-                let _ = write!(
-                    std::io::stderr(),
-                    "\riolab: laying out {} ...\x1b[K",
-                    l.path.display()
-                );
-            }
+            progress.say(&format!("laying out {} ...", l.path.display()));
         });
+        progress.clear();
         match laid {
             Ok(()) => layouts.iter().for_each(|l| self.consent.grant(&l.path)),
             Err(RunError::Interrupted) => return Err(SuiteError::Interrupted),
@@ -135,7 +124,7 @@ impl Executor<'_> {
         let stop = AtomicBool::new(false);
         let opts = RunOptions {
             clock: self.clock,
-            progress: false,
+            progress: None,
             live: Some(&live),
             watchdog: iolab_runner::run::watchdog_grace(),
             peers: None,
@@ -182,4 +171,18 @@ impl Executor<'_> {
         self.measured += 1;
         Ok(Point::Done(Box::new(report)))
     }
+}
+
+/// A point's planned time: its ramp and runtime; size-bound points at 1 GB/s (as the
+/// review's estimate plans them), or their runtime where that ends them sooner.
+fn point_plan(spec: &JobSpec, total_bytes: Option<u64>) -> Duration {
+    let by_size = total_bytes.map(|b| Duration::from_secs_f64(b as f64 / 1e9));
+    spec.ramp_time
+        + match (spec.time_based, spec.runtime, by_size) {
+            (true, Some(r), _) => r,
+            (false, Some(r), Some(s)) => r.min(s),
+            (false, Some(r), None) => r,
+            (_, None, Some(s)) => s,
+            (_, None, None) => Duration::ZERO,
+        }
 }

@@ -1,13 +1,16 @@
 //! The review's one progress line on stderr: step, point, live IOPS (or a bar with MB/s for
-//! size-bound points like the precondition passes), and the suite's ETA from its plan.
-//! Drawn from a separate thread a few times a second while a point runs; the workers only
-//! add to shared counters once per sample interval. Off when stdout is not a terminal.
+//! size-bound points like the precondition passes), and the time left by the review's plan.
+//! Redrawn from a separate thread a few times a second while a point runs (the workers only
+//! add to shared counters once per sample interval), through the runner's `ProgressLine`
+//! (indicatif), which draws only on a terminal.
 
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use iolab_runner::progress::ProgressLine;
 use iolab_runner::LiveCounters;
+
+pub use iolab_runner::progress::clock_time;
 
 /// The suite's plan and how far it has got.
 #[derive(Debug)]
@@ -21,19 +24,40 @@ pub struct Progress {
     pub step: String,
     pub step_points: usize,
     pub step_done: usize,
+    line: ProgressLine,
 }
 
 impl Progress {
+    /// The review's progress; `enabled` false (`--quiet`) never draws, and neither does a
+    /// stderr that is not a terminal.
     pub fn new(enabled: bool, planned: Duration) -> Progress {
+        let line = ProgressLine::new(enabled);
+        line.set_plan(Some(planned));
         Progress {
-            enabled,
+            enabled: enabled && !line.is_hidden(),
             planned,
             done: Duration::ZERO,
             started: Instant::now(),
             step: String::new(),
             step_points: 0,
             step_done: 0,
+            line,
         }
+    }
+
+    /// Says `msg` on the line for the point about to run (laying out its files).
+    pub fn say(&self, msg: &str) {
+        self.line.set_prefix(self.prefix());
+        self.line.draw_at(msg, self.done);
+    }
+
+    fn prefix(&self) -> String {
+        format!(
+            "{} {}/{}",
+            self.step,
+            (self.step_done + 1).min(self.step_points.max(1)),
+            self.step_points
+        )
     }
 
     /// Redraws the line until `stop` is set. `point_planned` is the point's planned time;
@@ -49,6 +73,7 @@ impl Progress {
         let begun = Instant::now();
         let mut last = (Instant::now(), 0u64, 0u64);
         let mut rate = (0.0f64, 0.0f64);
+        self.line.set_prefix(self.prefix());
         while !stop.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(250));
             let (ios, bytes) = live.totals();
@@ -57,21 +82,11 @@ impl Progress {
                 rate = ((ios - last.1) as f64 / dt, (bytes - last.2) as f64 / dt);
                 last = (Instant::now(), ios, bytes);
             }
-            let in_point = begun.elapsed().min(point_planned);
-            let left = self
-                .planned
-                .saturating_sub(self.done + in_point)
-                .max(Duration::ZERO);
             let body = match total_bytes {
                 Some(t) if t > 0 => {
                     let f = (bytes as f64 / t as f64).min(1.0);
-                    let eta = if rate.1 > 0.0 {
-                        format!("{:.0}s", (t - bytes.min(t)) as f64 / rate.1)
-                    } else {
-                        "?".into()
-                    };
                     format!(
-                        "{label} [{:<20}] {:>3.0}% {:.0} MB/s, ETA {eta}",
+                        "{label} [{:<20}] {:>3.0}% {:.0} MB/s",
                         "#".repeat((f * 20.0) as usize),
                         f * 100.0,
                         rate.1 / 1e6
@@ -81,39 +96,14 @@ impl Progress {
                 _ if ios == 0 => format!("{label} warming up"),
                 _ => format!("{label} {} IOPS", iolab_report::format::compact(rate.0)),
             };
-            eprint!(
-                "\r{} {}/{} {body} · review ETA {}\x1b[K",
-                self.step,
-                self.step_done + 1,
-                self.step_points,
-                clock_time(left)
-            );
-            let _ = std::io::stderr().flush();
+            let in_point = begun.elapsed().min(point_planned);
+            self.line.draw_at(body, self.done + in_point);
         }
-        eprint!("\r\x1b[K");
+        self.line.clear();
     }
-}
 
-/// `1h02m`, `4m05s`, `12s`.
-pub fn clock_time(d: Duration) -> String {
-    let s = d.as_secs();
-    if s >= 3600 {
-        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
-    } else if s >= 60 {
-        format!("{}m{:02}s", s / 60, s % 60)
-    } else {
-        format!("{s}s")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clock_times() {
-        assert_eq!(clock_time(Duration::from_secs(12)), "12s");
-        assert_eq!(clock_time(Duration::from_secs(245)), "4m05s");
-        assert_eq!(clock_time(Duration::from_secs(3720)), "1h02m");
+    /// Takes the line off the terminal (before a step's table is printed).
+    pub fn clear(&self) {
+        self.line.clear();
     }
 }

@@ -2,7 +2,7 @@
 //! on, so one rank's bad input stops all with one message), run with [`MpiPeers`] lining the
 //! phases up, send the typed result to rank 0, which merges, stores and prints it.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, Context};
@@ -108,16 +108,20 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     // Every rank in nanoseconds, so histograms from different hosts add up exactly (TSC
     // rates differ from host to host).
     let clock = Clock::monotonic();
+    let line = iolab_runner::progress::ProgressLine::new(me.rank == 0 && !cl.quiet);
+    line.set_plan(iolab_runner::plan::planned_time(&cl.jobs));
     let opts = RunOptions {
         clock,
-        progress: me.rank == 0 && std::io::stderr().is_terminal(),
+        progress: Some(&line),
         live: None,
         watchdog: iolab_runner::run::watchdog_grace(),
         peers: Some(&peers),
         keep_rseq: cl.keep_rseq,
         lean_loop: true,
     };
-    let mut outcome = run_jobs(&jobs, &opts).unwrap_or_else(|e| me.fail(e.into()));
+    let outcome = run_jobs(&jobs, &opts);
+    line.clear();
+    let mut outcome = outcome.unwrap_or_else(|e| me.fail(e.into()));
     let db_path = cl.db.clone().unwrap_or_else(Store::default_path);
     let protected = protected_paths(&jobs, Some(&db_path));
     let protected: Vec<&std::path::Path> = protected.iter().map(|p| p.as_path()).collect();

@@ -65,6 +65,13 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
                carried. Every point is saved with the run.",
     },
     RunOptionDef {
+        name: "quiet",
+        value: "",
+        help: "(iolab) No progress line and no start line on stderr. The progress line (what \
+               runs, the time left by the plan) is drawn only on a terminal anyway; errors, \
+               warnings and where the run was saved are always said.",
+    },
+    RunOptionDef {
         name: "repeat",
         value: "N",
         help: "(iolab) Run the jobs N times, one after another (a job file's jobs interleave: \
