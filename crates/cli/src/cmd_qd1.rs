@@ -65,6 +65,12 @@ pub struct Qd1Args {
     /// completion (root, kernel BTF and a request-based disk; otherwise a note says why)
     #[arg(long = "lat-split", alias = "lat_split")]
     pub lat_split: bool,
+    /// Measure every cell N times, a whole round of cells after another (drift hits every
+    /// path alike); each cell shows its pooled figures ± the 95 % confidence interval of the
+    /// rounds
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: u32,
     /// No progress line on stderr (it is drawn only on a terminal anyway: the step, what
     /// runs and the time left by the plan)
     #[arg(long)]
@@ -136,6 +142,7 @@ fn config(
         knee_factor: 2.0,
         slo: None,
         lat_split: args.lat_split && crate::split_note::split_here(&cfg_target),
+        repeat: args.repeat,
     }
 }
 

@@ -97,6 +97,12 @@ pub struct ReviewArgs {
     /// request-based disk)
     #[arg(long = "no-lat-split")]
     pub no_lat_split: bool,
+    /// Measure every QD1 cell N times, a whole round of cells after another (drift hits every
+    /// path alike); each cell shows its pooled figures ± the 95 % confidence interval of the
+    /// rounds (the other steps run once)
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: u32,
     /// RAM-backed block device for the software-floor step [default: /dev/zram0]
     #[arg(long = "floor-device")]
     pub floor_device: Option<PathBuf>,
@@ -343,6 +349,7 @@ fn configure(
         knee_factor: a.knee,
         slo: a.slo,
         lat_split: !a.no_lat_split && crate::split_note::split_here(&split_target),
+        repeat: a.repeat,
     };
     Ok((cfg, scratch))
 }

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use iolab_results::repeats::{values_of, Interval};
 use iolab_results::Direction;
 use iolab_results::JobReport;
 use iolab_results::TickRate;
@@ -20,6 +21,9 @@ pub struct Qd1Numbers {
     /// CPU as a share of one core (own threads plus kernel helpers).
     pub cpu_pct: f64,
     pub iops_per_cpu_sec: f64,
+    /// For a cell measured in rounds (`--repeat`): each figure's 95 % interval half-width
+    /// over the rounds, in the same fields (0 where the rounds keep none: CPU).
+    pub ci95_half: Option<Box<Qd1Numbers>>,
 }
 
 impl Qd1Numbers {
@@ -35,7 +39,28 @@ impl Qd1Numbers {
             p99999_ns: s.percentile(99.999).unwrap_or(0.0),
             cpu_pct: job.cpu.total_ns() as f64 * 100.0 / job.runtime_ns.max(1) as f64,
             iops_per_cpu_sec: job.iops_per_cpu_sec(),
+            ci95_half: Self::half_widths(job, d),
         })
+    }
+
+    /// The rounds' 95 % interval half-widths, for a job measured more than once.
+    fn half_widths(job: &JobReport, d: Direction) -> Option<Box<Qd1Numbers>> {
+        if job.repeats.len() < 2 {
+            return None;
+        }
+        let half = |name: &str| {
+            Interval::of(&values_of(&job.repeats, d.name(), name))
+                .map_or(0.0, |i| i.ci95_high - i.mean)
+        };
+        Some(Box::new(Qd1Numbers {
+            iops: half("iops"),
+            mean_ns: half("lat_mean_ns"),
+            p99_ns: half("lat_p99_ns"),
+            p99999_ns: half("lat_p99.999_ns"),
+            cpu_pct: 0.0,
+            iops_per_cpu_sec: 0.0,
+            ci95_half: None,
+        }))
     }
 }
 
@@ -170,7 +195,12 @@ impl Qd1Table {
                     let text = match self.cell(e, wl).map(|c| &c.result) {
                         Some(Ok(n)) => {
                             let v = (m.value)(n);
-                            let s = (m.show)(v);
+                            let mut s = (m.show)(v);
+                            if let Some(h) = n.ci95_half.as_deref().map(m.value) {
+                                if h > 0.0 {
+                                    s = format!("{s} ± {}", (m.show)(h));
+                                }
+                            }
                             if Some(v) == best && self.may_be_best(e) {
                                 format!("**{s}**")
                             } else {
@@ -185,6 +215,16 @@ impl Qd1Table {
                 out.push('\n');
             }
             out.push('\n');
+        }
+        let rounds = self
+            .cells
+            .iter()
+            .any(|c| c.result.as_ref().is_ok_and(|n| n.ci95_half.is_some()));
+        if rounds {
+            out.push_str(
+                "± is the 95% confidence interval of the rounds' figures (--repeat); the figure \
+                 itself pools every round's I/Os.\n\n",
+            );
         }
         let mut reasons: Vec<String> = Vec::new();
         for c in &self.cells {
@@ -237,6 +277,7 @@ mod tests {
             p99999_ns: mean * 10.0,
             cpu_pct: 100.0,
             iops_per_cpu_sec: iops,
+            ci95_half: None,
         }
     }
 

@@ -139,6 +139,19 @@ fn figures_of(job: &JobReport, clock: &crate::Timebase, repeat: u32) -> RepeatFi
     }
 }
 
+/// Repeats of one job (in order) pooled into one report, every repeat's figures kept in
+/// its `repeats`; `None` for none.
+pub fn pool_jobs(reports: Vec<JobReport>, clock: &crate::Timebase) -> Option<JobReport> {
+    let mut it = reports.into_iter();
+    let mut pooled = it.next()?;
+    pooled.repeats = vec![figures_of(&pooled, clock, 1)];
+    for (k, next) in it.enumerate() {
+        pooled.repeats.push(figures_of(&next, clock, k as u32 + 2));
+        pooled.append(&next);
+    }
+    Some(pooled)
+}
+
 /// The repeats of one run pooled into one outcome: each job appends its later repeats (its
 /// histograms merged, so pooled percentiles are exact; its runtime and I/Os summed, so pooled
 /// IOPS are I/Os over time measured) and keeps every repeat's figures in `repeats`. Jobs are

@@ -89,6 +89,47 @@ impl Executor<'_> {
         total_bytes: Option<u64>,
         consent: &Consent,
     ) -> Result<Point, SuiteError> {
+        self.measure(step, label, spec, total_bytes, consent, true)
+    }
+
+    /// [`Executor::run_point`] without saving it: one repeat of a point whose repeats are
+    /// saved pooled, with [`Executor::save_point`].
+    pub fn run_repeat(
+        &mut self,
+        step: Step,
+        label: &str,
+        spec: JobSpec,
+    ) -> Result<Point, SuiteError> {
+        let consent = self.consent.clone();
+        self.measure(step, label, spec, None, &consent, false)
+    }
+
+    /// Saves a point measured (and pooled) by the step itself, as `run_point` saves its own.
+    pub fn save_point(&mut self, step: Step, report: &JobReport) -> Result<(), SuiteError> {
+        let outcome = iolab_results::RunOutcome {
+            jobs: vec![report.clone()],
+            disks: Vec::new(),
+            clock: self.clock.timebase(),
+            started: std::time::SystemTime::now(),
+            interrupted: false,
+        };
+        self.store
+            .add_step_outcome(self.run_id, step.name(), &outcome, &[])?;
+        if let Some(kept) = &mut self.kept {
+            kept.push(report.clone());
+        }
+        Ok(())
+    }
+
+    fn measure(
+        &mut self,
+        step: Step,
+        label: &str,
+        spec: JobSpec,
+        total_bytes: Option<u64>,
+        consent: &Consent,
+        save: bool,
+    ) -> Result<Point, SuiteError> {
         if iolab_runner::signal::received().is_some() {
             return Err(SuiteError::Interrupted);
         }
@@ -154,13 +195,15 @@ impl Executor<'_> {
             // A cut-short point is not a measurement: the finished ones are already saved.
             return Err(SuiteError::Interrupted);
         }
-        self.store
-            .add_step_outcome(self.run_id, step.name(), &outcome, &[])?;
+        if save {
+            self.store
+                .add_step_outcome(self.run_id, step.name(), &outcome, &[])?;
+        }
         if let Some(e) = outcome.first_error() {
             // Kept with the step's figures above; the step fails with it, as before.
             return Err(SuiteError::Other(format!("point '{label}': {e}")));
         }
-        if let Some(kept) = &mut self.kept {
+        if let Some(kept) = self.kept.as_mut().filter(|_| save) {
             kept.extend(outcome.jobs.iter().cloned());
         }
         let report = outcome

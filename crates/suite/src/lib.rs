@@ -144,6 +144,10 @@ pub struct ReviewConfig {
     /// Split each point's latency into submit, device and completion (`lat_split`) in the
     /// QD1, polling and consistency steps; on in a review where the kernel allows it.
     pub lat_split: bool,
+    /// How many times the QD1 step measures each cell (`--repeat`), all cells once per
+    /// round so drift hits every path alike; each cell's figures pool the rounds and carry
+    /// their 95 % intervals. 1: once.
+    pub repeat: u32,
 }
 
 impl ReviewConfig {

@@ -168,3 +168,43 @@ fn a_bad_repeat_count_is_refused_before_anything_runs() {
     }
     let _ = test_db();
 }
+
+#[test]
+fn the_main_job_measures_its_cells_in_rounds_with_intervals() {
+    let out = iolab(&[
+        "--engines=psync",
+        "--runtime=300ms",
+        "--repeat=2",
+        "--output-format=json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    let jobs = doc["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2, "one pooled job per cell: {}", out.stdout);
+    let starts = |j: &Value| -> Vec<u64> {
+        let runs = j["iolab"]["repeats"]["runs"].as_array().unwrap().clone();
+        runs.iter()
+            .map(|r| r["started_unix_ms"].as_u64().unwrap())
+            .collect()
+    };
+    let (read, write) = (starts(&jobs[0]), starts(&jobs[1]));
+    assert_eq!((read.len(), write.len()), (2, 2));
+    assert!(
+        read[0] <= write[0] && write[0] <= read[1] && read[1] <= write[1],
+        "rounds interleave the cells: read {read:?}, write {write:?}"
+    );
+
+    let out = iolab(&["--engines=psync", "--runtime=300ms", "--repeat=2"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let iops = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("| 4KiB Random Read"))
+        .unwrap();
+    assert!(iops.contains(" ± "), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("95% confidence interval"),
+        "{}",
+        out.stdout
+    );
+}

@@ -40,7 +40,7 @@ impl super::ReviewStep for Qd1Engines {
     }
 
     fn points(&self, cfg: &ReviewConfig, _polled: bool) -> usize {
-        2 * cfg.qd1_paths.len()
+        2 * cfg.qd1_paths.len() * cfg.repeat.max(1) as usize
     }
 
     fn run(
@@ -51,6 +51,88 @@ impl super::ReviewStep for Qd1Engines {
     ) -> Result<StepOutput, SuiteError> {
         run(cfg, ex, findings)
     }
+}
+
+/// One cell of the table: workload and path, with what each round measured there.
+struct CellRuns {
+    title: &'static str,
+    rw: &'static str,
+    read: u32,
+    engine: EngineConfig,
+    points: Vec<Point>,
+}
+
+/// Measures every cell `cfg.repeat` times, one whole round of cells after another (so a
+/// drift over the minutes hits every path alike); stops at an interrupt, keeping the
+/// rounds' cells measured so far. Repeated cells are saved pooled, by [`cell_point`].
+fn measure_rounds(
+    cfg: &ReviewConfig,
+    ex: &mut Executor<'_>,
+) -> Result<(Vec<CellRuns>, bool), SuiteError> {
+    let mut cells: Vec<CellRuns> = Vec::new();
+    for (title, rw, read) in WORKLOADS {
+        for engine in &cfg.qd1_paths {
+            cells.push(CellRuns {
+                title,
+                rw,
+                read,
+                engine: *engine,
+                points: Vec::new(),
+            });
+        }
+    }
+    let rounds = cfg.repeat.max(1);
+    for round in 1..=rounds {
+        for c in cells.iter_mut() {
+            let label = c.engine.label();
+            let spec = point_spec(
+                cfg,
+                Step::Qd1Engines,
+                format!("qd1-{}-{label}", c.rw),
+                Workload {
+                    engine: c.engine,
+                    pattern: Pattern::Random,
+                    read_percent: c.read,
+                    bs: 4096,
+                    iodepth: 1,
+                },
+            );
+            let name = match rounds {
+                1 => format!("4k {} {label}", c.rw),
+                n => format!("4k {} {label} (repeat {round}/{n})", c.rw),
+            };
+            let point = match rounds {
+                1 => ex.run_point(Step::Qd1Engines, &name, spec, None),
+                _ => ex.run_repeat(Step::Qd1Engines, &name, spec),
+            };
+            match point {
+                Err(SuiteError::Interrupted) => return Ok((cells, true)),
+                p => c.points.push(p?),
+            }
+        }
+    }
+    Ok((cells, false))
+}
+
+/// A cell's one point: its only one, or its repeats pooled (and saved so); unavailable when
+/// a round found it so.
+fn cell_point(ex: &mut Executor<'_>, points: Vec<Point>) -> Result<Option<Point>, SuiteError> {
+    if points.len() <= 1 {
+        return Ok(points.into_iter().next());
+    }
+    let mut reports = Vec::new();
+    for p in points {
+        match p {
+            Point::Done(r) => reports.push(*r),
+            unavailable => return Ok(Some(unavailable)),
+        }
+    }
+    let clock = ex.clock.timebase();
+    let Some(pooled) = iolab_results::repeats::pool_jobs(reports, &clock) else {
+        return Ok(None);
+    };
+    ex.save_point(Step::Qd1Engines, &pooled)?;
+    Ok(Some(Point::Done(Box::new(pooled))))
 }
 
 pub fn run(
@@ -64,33 +146,13 @@ pub fn run(
         .reference_only
         .push(EngineConfig::new(EngineKind::Null).label());
     let mut cells = Vec::new();
-    let mut interrupted = false;
-    for (title, rw, read) in WORKLOADS {
-        if interrupted {
-            break;
-        }
-        for engine in &cfg.qd1_paths {
-            let label = engine.label();
-            let spec = point_spec(
-                cfg,
-                Step::Qd1Engines,
-                format!("qd1-{rw}-{label}"),
-                Workload {
-                    engine: *engine,
-                    pattern: Pattern::Random,
-                    read_percent: read,
-                    bs: 4096,
-                    iodepth: 1,
-                },
-            );
-            let point =
-                match ex.run_point(Step::Qd1Engines, &format!("4k {rw} {label}"), spec, None) {
-                    Err(SuiteError::Interrupted) => {
-                        interrupted = true;
-                        break;
-                    }
-                    p => p?,
-                };
+    let (runs, interrupted) = measure_rounds(cfg, ex)?;
+    for c in runs {
+        let (title, rw, read, label) = (c.title, c.rw, c.read, c.engine.label());
+        let Some(point) = cell_point(ex, c.points)? else {
+            continue;
+        };
+        {
             let result = match &point {
                 Point::Done(r) => {
                     for n in &r.notes {
@@ -107,7 +169,11 @@ pub fn run(
                         if read == 100 && r.fallback.is_none() {
                             findings.qd1_read.push((label.clone(), n.iops, n.mean_ns));
                         }
-                        cells.push(json!({"engine": label, "rw": rw, "figures": n.to_json(), "fallback": r.fallback}));
+                        let mut cell = json!({"engine": label, "rw": rw, "figures": n.to_json(), "fallback": r.fallback});
+                        if r.repeats.len() > 1 {
+                            cell["repeats"] = repeats_json(r);
+                        }
+                        cells.push(cell);
                     }
                     Qd1Numbers::from_report(r, &ex.clock).ok_or_else(|| "no I/O completed".into())
                 }
@@ -150,4 +216,17 @@ pub fn run(
     // tables); the review stops after it.
     out.interrupted = interrupted;
     Ok(out)
+}
+
+/// A repeated cell's rounds: how many, and each figure's 95 % interval.
+fn repeats_json(r: &iolab_runner::JobReport) -> serde_json::Value {
+    let intervals: serde_json::Map<String, serde_json::Value> =
+        iolab_results::repeats::intervals(&r.repeats)
+            .into_iter()
+            .filter(|(_, n, _)| {
+                ["iops", "lat_mean_ns", "lat_p99_ns", "lat_p99.999_ns"].contains(&n.as_str())
+            })
+            .map(|(_, n, i)| (n, serde_json::to_value(i).unwrap_or_default()))
+            .collect();
+    json!({"count": r.repeats.len(), "intervals": intervals})
 }
