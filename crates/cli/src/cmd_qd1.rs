@@ -71,6 +71,11 @@ pub struct Qd1Args {
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
+    /// A stored run to show as more columns (its 4 KiB QD1 random read/write jobs, named
+    /// by engine): fio's JSON imported with `iolab import`, e.g. fio with SPDK's plugin.
+    /// Read from --db (default: $IOLAB_DB, else the default database); may be repeated
+    #[arg(long = "with", value_name = "RUN")]
+    pub with: Vec<i64>,
     /// No progress line on stderr (it is drawn only on a terminal anyway: the step, what
     /// runs and the time left by the plan)
     #[arg(long)]
@@ -111,6 +116,16 @@ fn recording_db(args: &Qd1Args) -> Option<PathBuf> {
     })
 }
 
+/// The columns `--with` names, from the recording database (or the default one).
+fn with_columns(
+    args: &Qd1Args,
+    db: Option<&std::path::Path>,
+) -> Result<Vec<iolab_suite::steps::qd1::ImportedCell>, CliError> {
+    let path = db.map_or_else(Store::default_path, std::path::Path::to_path_buf);
+    let store = Store::open_existing(&path).map_err(CliError::bad_input)?;
+    crate::imported::qd1_columns(&store, &args.with)
+}
+
 /// The QD1 step of a review, on its own: the chosen paths, the main job's timing.
 fn config(
     args: &Qd1Args,
@@ -143,6 +158,7 @@ fn config(
         slo: None,
         lat_split: args.lat_split && crate::split_note::split_here(&cfg_target),
         repeat: args.repeat,
+        with_qd1: Vec::new(),
     }
 }
 
@@ -245,9 +261,12 @@ fn target_of(
 pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
     let (target, size, _scratch) = target_of(args)?;
     let paths = chosen_paths(args, &target)?;
-    let cfg = config(args, target, size, paths);
+    let mut cfg = config(args, target, size, paths);
     check_target(&cfg)?;
     let db = recording_db(args);
+    if !args.with.is_empty() {
+        cfg.with_qd1 = with_columns(args, db.as_deref())?;
+    }
     let mut out = open_output(args, &cfg.target, db.as_deref())?;
     let mut store = match &db {
         Some(p) => Store::open(p).map_err(CliError::bad_input)?,

@@ -32,6 +32,11 @@ pub struct ReportArgs {
     /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db)
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
+    /// A stored run to show as more columns of the QD1 tables (its 4 KiB QD1 random
+    /// read/write jobs, named by engine): fio's JSON imported with `iolab import`, e.g. fio
+    /// with SPDK's plugin; may be repeated
+    #[arg(long = "with", value_name = "RUN")]
+    pub with: Vec<i64>,
 }
 
 /// Writes the report of `runs` in `store` to `out`; returns its size in bytes.
@@ -40,13 +45,18 @@ pub struct ReportArgs {
 pub fn write_report(
     store: &Store,
     runs: &[i64],
+    with: &[i64],
     out: &Path,
     protected: &[&Path],
 ) -> Result<usize, CliError> {
-    let data = iolab_html::load(store, runs).map_err(|e| match e {
+    let mut data = iolab_html::load(store, runs).map_err(|e| match e {
         StoreError::NoRun(_) => CliError::bad_input(e),
         e => CliError::failed(e),
     })?;
+    if !with.is_empty() {
+        let cells = crate::imported::qd1_columns(store, with)?;
+        crate::imported::add_to_runs(&mut data, &cells);
+    }
     let html = iolab_html::build(&data);
     if out == Path::new("-") {
         out!("{html}");
@@ -69,7 +79,7 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
         StoreError::Missing(_) => CliError::bad_input(e),
         e => CliError::failed(e),
     })?;
-    let bytes = write_report(&store, &a.runs, &a.output, &[&path])?;
+    let bytes = write_report(&store, &a.runs, &a.with, &a.output, &[&path])?;
     if a.output != Path::new("-") {
         say!(
             "iolab: wrote {} ({} KB): open it in a browser; nothing is fetched from the network",

@@ -350,6 +350,7 @@ fn configure(
         slo: a.slo,
         lat_split: !a.no_lat_split && crate::split_note::split_here(&split_target),
         repeat: a.repeat,
+        with_qd1: Vec::new(),
     };
     Ok((cfg, scratch))
 }
@@ -486,7 +487,7 @@ impl Ended<'_> {
         say!("iolab: saved as run {run_id} in {}", self.db_path.display());
         if let Some(r) = &a.report {
             let protected = [cfg.target.as_path(), self.db_path];
-            let bytes = crate::cmd_report::write_report(store, &[run_id], r, &protected)?;
+            let bytes = crate::cmd_report::write_report(store, &[run_id], &[], r, &protected)?;
             say!(
                 "iolab: report written to {} ({} KB)",
                 r.display(),

@@ -43,6 +43,7 @@ mod cmd_run;
 mod cmd_shell;
 mod escape;
 mod exit;
+mod imported;
 mod kv_table;
 mod load_curve;
 mod multihost;

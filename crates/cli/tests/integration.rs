@@ -5,6 +5,8 @@
 
 #[path = "integration/cache.rs"]
 mod cache;
+#[path = "integration/columns.rs"]
+mod columns;
 #[path = "integration/content.rs"]
 mod content;
 #[path = "integration/doctor.rs"]

@@ -176,31 +176,36 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
         Qd1Metric("IOPS", Box::new(|c| fig(c, "iops")), Format::Count, true),
         Qd1Metric(
             "Mean latency",
-            Box::new(|c| fig(c, "mean_ns")),
+            Box::new(|c| fig(c, "mean_ns").filter(|v| *v > 0.0)),
             Format::Nanos,
             false,
         ),
         Qd1Metric(
             "99th percentile",
-            Box::new(|c| fig(c, "p99_ns")),
+            Box::new(|c| fig(c, "p99_ns").filter(|v| *v > 0.0)),
             Format::Nanos,
             false,
         ),
         Qd1Metric(
             "99.999th percentile",
-            Box::new(|c| fig(c, "p99.999_ns")),
+            Box::new(|c| fig(c, "p99.999_ns").filter(|v| *v > 0.0)),
             Format::Nanos,
             false,
         ),
         Qd1Metric(
             "CPU (% of a core)",
-            Box::new(move |c| job(&engine(c)?)?.cpu_percent()),
+            // A column measured elsewhere (--with) carries its own.
+            Box::new(move |c| fig(c, "cpu_pct").or_else(|| job(&engine(c)?)?.cpu_percent())),
             Format::Plain,
             false,
         ),
         Qd1Metric(
             "IOPS per CPU-second",
-            Box::new(move |c| Some(job(&engine(c)?)?.cpu.iops_per_cpu_sec).filter(|v| *v > 0.0)),
+            Box::new(move |c| {
+                fig(c, "iops_per_cpu_sec")
+                    .or_else(|| Some(job(&engine(c)?)?.cpu.iops_per_cpu_sec))
+                    .filter(|v| *v > 0.0)
+            }),
             Format::Count,
             true,
         ),

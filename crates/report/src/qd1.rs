@@ -193,6 +193,10 @@ impl Qd1Table {
                 let _ = write!(out, "| {wl:<27} |");
                 for e in &self.engines {
                     let text = match self.cell(e, wl).map(|c| &c.result) {
+                        // A figure the run did not keep (fio's JSON has no p99.999).
+                        Some(Ok(n)) if (m.value)(n) == 0.0 && !m.higher_is_better => {
+                            "-".to_string()
+                        }
                         Some(Ok(n)) => {
                             let v = (m.value)(n);
                             let mut s = (m.show)(v);

@@ -148,6 +148,8 @@ pub struct ReviewConfig {
     /// round so drift hits every path alike; each cell's figures pool the rounds and carry
     /// their 95 % intervals. 1: once.
     pub repeat: u32,
+    /// Columns of the QD1 table measured elsewhere (`--with RUN`).
+    pub with_qd1: Vec<steps::qd1::ImportedCell>,
 }
 
 impl ReviewConfig {

@@ -9,7 +9,7 @@ pub mod load;
 mod polling;
 mod precondition;
 mod profiles;
-mod qd1;
+pub mod qd1;
 mod sweep;
 mod transfer;
 

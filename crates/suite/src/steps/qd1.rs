@@ -53,6 +53,39 @@ impl super::ReviewStep for Qd1Engines {
     }
 }
 
+/// A column measured elsewhere (a stored run: fio's JSON with SPDK's plugin, say), shown
+/// beside the paths measured here (`iolab qd1 --with RUN`): its label, the workload's `rw`,
+/// its figures, and the run it came from.
+#[derive(Debug, Clone)]
+pub struct ImportedCell {
+    pub engine: String,
+    pub rw: String,
+    pub numbers: Qd1Numbers,
+    /// The step's cell figures (`iops`, `mean_ns`, `p99_ns`, `p99.999_ns`).
+    pub figures: serde_json::Value,
+    pub run: i64,
+}
+
+/// Adds the columns measured elsewhere to the table and the step's cells.
+fn add_imported(cfg: &ReviewConfig, table: &mut Qd1Table, cells: &mut Vec<serde_json::Value>) {
+    for c in &cfg.with_qd1 {
+        let Some((title, _, _)) = WORKLOADS.iter().find(|(_, rw, _)| *rw == c.rw) else {
+            continue;
+        };
+        cells.push(json!({
+            "engine": c.engine,
+            "rw": c.rw,
+            "figures": c.figures,
+            "imported_from": c.run,
+        }));
+        table.add(Qd1Cell {
+            engine: c.engine.clone(),
+            workload: title.to_string(),
+            result: Ok(c.numbers.clone()),
+        });
+    }
+}
+
 /// One cell of the table: workload and path, with what each round measured there.
 struct CellRuns {
     title: &'static str,
@@ -189,6 +222,7 @@ pub fn run(
             });
         }
     }
+    add_imported(cfg, &mut table, &mut cells);
     findings.best_async = cfg
         .qd1_paths
         .iter()
