@@ -564,6 +564,19 @@ fn setting_differences(a: &RunRecord, b: &RunRecord) -> Option<String> {
     differ("kernel", &a.host.kernel, &b.host.kernel);
     differ("iolab", &a.iolab_version, &b.iolab_version);
     differ("host", &a.host.hostname, &b.host.hostname);
+    let disk = |r: &RunRecord, f: fn(&JobRecord) -> &Option<String>| {
+        r.jobs.iter().find_map(|j| f(j).clone()).unwrap_or_default()
+    };
+    differ(
+        "device",
+        &disk(a, |j| &j.disk_model),
+        &disk(b, |j| &j.disk_model),
+    );
+    differ(
+        "device firmware",
+        &disk(a, |j| &j.disk_firmware),
+        &disk(b, |j| &j.disk_firmware),
+    );
     for c in &a.host.machine {
         // The load of the minute before is the moment's, not the machine's.
         if c.name == "load from others" {

@@ -121,6 +121,9 @@ pub struct JobRecord {
     pub target_kind: String,
     pub disk: Option<String>,
     pub disk_model: Option<String>,
+    /// The disk's firmware revision, where it reports one (NVMe, SCSI).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_firmware: Option<String>,
     /// The options as the user wrote them.
     #[serde(with = "ordered")]
     pub options: Vec<(String, String)>,

@@ -20,7 +20,7 @@ use rusqlite::{params, Connection, OpenFlags};
 use serde_json::json;
 
 use iolab_results::{HostRecord, RunOutcome};
-use iolab_sysinfo::host::{disk_model, host_facts};
+use iolab_sysinfo::host::{disk_firmware, disk_model, host_facts};
 
 pub use app::{AppJob, AppSeries, APP_DIRECTION, DISK_DIRECTION};
 pub use iolab_results::{JobRecord, RunRecord, StepRecord};
@@ -300,6 +300,7 @@ impl Store {
             let opts = options.get(job.job_index).cloned().unwrap_or_default();
             let mut rec = JobRecord::from_report(job, &outcome.clock, step, opts);
             rec.disk_model = rec.disk.as_deref().and_then(disk_model);
+            rec.disk_firmware = rec.disk.as_deref().and_then(disk_firmware);
             write::insert_job(&tx, run, first_idx + n as i64, &rec)?;
         }
         tx.commit()?;

@@ -104,7 +104,7 @@ impl Store {
         let mut stmt = self.conn().prepare_cached(
             "SELECT id, idx, name, group_id, description, engine, iodepth, rw, block_size,
                     target, disk, disk_model, runtime_ns, notes, step, cpu, clones, target_kind,
-                    options, fallback, device_interrupts, engine_setup
+                    options, fallback, device_interrupts, engine_setup, disk_firmware
              FROM jobs WHERE run_id = ?1 ORDER BY idx",
         )?;
         let jobs = stmt
@@ -134,6 +134,7 @@ impl Store {
                     fallback: r.get(19)?,
                     device_interrupts: r.get(20)?,
                     engine_setup: r.get(21)?,
+                    disk_firmware: r.get(22)?,
                     ..JobRecord::default()
                 })
             })?

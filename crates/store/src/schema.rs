@@ -92,7 +92,8 @@ pub const MIGRATIONS: &[&str] = &[
     // 6: how the engine was set up where it chose (io_uring setup flags the kernel took).
     "ALTER TABLE jobs ADD COLUMN engine_setup TEXT;",
     // 7: each repeat's figures of a job run `--repeat N` times (the job's own figures pool
-    // the repeats); `metrics` is JSON, `{"read": {"iops": ..., ...}}`.
+    // the repeats); `metrics` is JSON, `{"read": {"iops": ..., ...}}`. And the disk's
+    // firmware revision, which `compare` warns about when it differs.
     "CREATE TABLE repeats (
         job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
         repeat INTEGER NOT NULL,          -- 1 for the first
@@ -100,7 +101,8 @@ pub const MIGRATIONS: &[&str] = &[
         runtime_ns INTEGER NOT NULL,
         metrics TEXT NOT NULL,
         PRIMARY KEY (job_id, repeat)
-    );",
+    );
+    ALTER TABLE jobs ADD COLUMN disk_firmware TEXT;",
 ];
 
 /// The schema version a database is at.

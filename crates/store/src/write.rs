@@ -33,9 +33,9 @@ pub(crate) fn insert_job(
     tx.execute(
         "INSERT INTO jobs (run_id, idx, name, group_id, description, engine, iodepth, rw,
              block_size, clones, target, target_kind, disk, disk_model, options, runtime_ns,
-             cpu, notes, step, fallback, device_interrupts, engine_setup)
+             cpu, notes, step, fallback, device_interrupts, engine_setup, disk_firmware)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                 ?19, ?20, ?21, ?22)",
+                 ?19, ?20, ?21, ?22, ?23)",
         params![
             run,
             idx,
@@ -59,6 +59,7 @@ pub(crate) fn insert_job(
             job.fallback,
             job.device_interrupts,
             job.engine_setup,
+            job.disk_firmware,
         ],
     )?;
     let job_id = tx.last_insert_rowid();

@@ -42,6 +42,13 @@ pub fn disk_model(disk: &str) -> Option<String> {
     (!m.is_empty()).then_some(m)
 }
 
+/// The firmware revision a disk reports in sysfs (`device/firmware_rev`: NVMe and SCSI
+/// disks), if any: a firmware update moves figures, so `compare` names a change of it.
+pub fn disk_firmware(disk: &str) -> Option<String> {
+    let m = read_trim(&format!("/sys/block/{disk}/device/firmware_rev"));
+    (!m.is_empty()).then_some(m)
+}
+
 /// `MemTotal` of /proc/meminfo in bytes: what the page cache can grow toward, so what a
 /// working set must exceed before reads reach the device.
 pub fn mem_total_bytes() -> Option<u64> {

@@ -100,10 +100,15 @@ fn compare_warns_when_runs_were_measured_on_differing_machines() {
         &format!("--db={db}"),
     ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    // The same run as if measured on another kernel, with swap on.
+    // The same run as if measured on another kernel, with swap on, on a drive with other
+    // firmware.
     let out = iolab(&["export", "1", "--db", db, "--format", "json"]);
     let mut run: Value = serde_json::from_str(&out.stdout).unwrap();
     run["host"]["kernel"] = "5.4.0-other".into();
+    for j in run["jobs"].as_array_mut().unwrap() {
+        j["disk_model"] = "INTEL SSDPED1K375GA".into();
+        j["disk_firmware"] = "E2010600".into();
+    }
     for c in run["host"]["machine"].as_array_mut().unwrap() {
         if c["name"] == "swap" {
             c["value"] = "/dev/sdz9".into();
@@ -121,6 +126,19 @@ fn compare_warns_when_runs_were_measured_on_differing_machines() {
         .find(|l| l.contains("differing machines"))
         .unwrap_or_else(|| panic!("no warning: {}", out.stderr));
     assert!(warning.contains("vs 5.4.0-other"), "{warning}");
+    // The same drive after a firmware update.
+    for j in run["jobs"].as_array_mut().unwrap() {
+        j["disk_firmware"] = "E2010650".into();
+    }
+    std::fs::write(&other, run.to_string()).unwrap();
+    let out = iolab(&["import", other.to_str().unwrap(), "--db", db]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = iolab(&["compare", "2", "3", "--db", db]);
+    assert!(
+        out.stderr.contains("device firmware E2010600 vs E2010650"),
+        "{}",
+        out.stderr
+    );
     assert!(warning.contains("swap none vs /dev/sdz9") || warning.contains("vs /dev/sdz9"));
     let same = iolab(&["compare", "1", "1", "--db", db]);
     assert!(
