@@ -299,6 +299,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
         kept: (args.output_format == "json").then(Vec::new),
         measured: 0,
         unavailable: 0,
+        repeat: cfg.repeat,
     };
     ex.progress.step = format!("[{cells} cells]");
     ex.progress.step_points = cells;

@@ -99,7 +99,8 @@ pub struct ReviewArgs {
     pub no_lat_split: bool,
     /// Measure every QD1 cell N times, a whole round of cells after another (drift hits every
     /// path alike); each cell shows its pooled figures ± the 95 % confidence interval of the
-    /// rounds (the other steps run once)
+    /// rounds; every other point is measured N times back to back and pooled (not the
+    /// device facts, preconditioning or consistency)
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
@@ -395,6 +396,7 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
         kept: None,
         measured: 0,
         unavailable: 0,
+        repeat: cfg.repeat,
     };
     let result = run_review(&cfg, &mut ex);
     let points = (ex.measured, ex.unavailable);

@@ -43,6 +43,8 @@ pub struct Executor<'a> {
     /// What the user allowed to be overwritten: the target, and the files the review created.
     pub consent: Consent,
     pub progress: Progress,
+    /// `--repeat`: each point measured this many times and pooled (see `repeats_of`).
+    pub repeat: u32,
     pub out: &'a mut dyn Write,
     /// Every measured point's report, when the caller wants them (the main job's fio JSON).
     pub kept: Option<Vec<JobReport>>,
@@ -89,7 +91,24 @@ impl Executor<'_> {
         total_bytes: Option<u64>,
         consent: &Consent,
     ) -> Result<Point, SuiteError> {
-        self.measure(step, label, spec, total_bytes, consent, true)
+        let n = crate::repeats_of(step, self.repeat);
+        if n <= 1 {
+            return self.measure(step, label, spec, total_bytes, consent, true);
+        }
+        // Repeated back to back, pooled, saved once with each repeat's figures.
+        let mut reports = Vec::new();
+        for k in 1..=n {
+            let name = format!("{label} (repeat {k}/{n})");
+            match self.measure(step, &name, spec.clone(), total_bytes, consent, false)? {
+                Point::Done(r) => reports.push(*r),
+                unavailable => return Ok(unavailable),
+            }
+        }
+        let clock = self.clock.timebase();
+        let pooled = iolab_results::repeats::pool_jobs(reports, &clock)
+            .ok_or_else(|| SuiteError::Other(format!("point '{label}' produced no report")))?;
+        self.save_point(step, &pooled)?;
+        Ok(Point::Done(Box::new(pooled)))
     }
 
     /// [`Executor::run_point`] without saving it: one repeat of a point whose repeats are

@@ -152,7 +152,22 @@ pub struct ReviewConfig {
     pub with_qd1: Vec<steps::qd1::ImportedCell>,
 }
 
+/// How many times each point of `step` is measured with `--repeat` `repeat`: that, except in
+/// the steps that are not measurements to repeat (the device facts, preconditioning, which
+/// writes the device into a state once, and consistency, whose point is one long series).
+pub fn repeats_of(step: Step, repeat: u32) -> u32 {
+    match step {
+        Step::Info | Step::Precondition | Step::Consistency => 1,
+        _ => repeat.max(1),
+    }
+}
+
 impl ReviewConfig {
+    /// How many times each point of `step` is measured (see [`repeats_of`]).
+    pub fn repeats_of(&self, step: Step) -> u32 {
+        repeats_of(step, self.repeat)
+    }
+
     pub fn timing(&self, step: Step) -> StepTiming {
         effort::timing(self.effort, &self.runtime, &self.ramp, step)
     }

@@ -208,3 +208,35 @@ fn the_main_job_measures_its_cells_in_rounds_with_intervals() {
         out.stdout
     );
 }
+
+#[test]
+fn a_reviews_points_are_repeated_and_stored_pooled() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let out = iolab(&[
+        "review",
+        "--quick",
+        "--steps",
+        "qd-sweep",
+        "--max-qd",
+        "2",
+        "--runtime",
+        "100ms",
+        "--ramp-time",
+        "0",
+        "--repeat",
+        "2",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = iolab(&["export", "1", "--db", db.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let run: Value = serde_json::from_str(&out.stdout).unwrap();
+    let jobs = run["jobs"].as_array().unwrap();
+    assert!(!jobs.is_empty());
+    for j in jobs {
+        let reps = j["repeats"].as_array().map_or(0, Vec::len);
+        assert_eq!(reps, 2, "each point once, pooled from two: {}", j["name"]);
+    }
+}

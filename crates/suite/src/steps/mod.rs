@@ -183,7 +183,7 @@ pub trait ReviewStep: Sync {
 
     /// Points and planned time.
     fn estimate(&self, cfg: &ReviewConfig, _target_bytes: u64, polled: bool) -> (usize, Duration) {
-        let n = self.points(cfg, polled);
+        let n = self.points(cfg, polled) * cfg.repeats_of(self.step()) as usize;
         (n, cfg.timing(self.step()).per_point() * n as u32)
     }
 
@@ -327,7 +327,7 @@ pub fn run_review(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<ReviewOut
     for (i, &step) in cfg.steps.iter().enumerate() {
         let imp = step_impl(step);
         ex.progress.step = format!("[{}/{total} {}]", i + 1, step.name());
-        ex.progress.step_points = imp.points(cfg, true);
+        ex.progress.step_points = imp.points(cfg, true) * cfg.repeats_of(step) as usize;
         ex.progress.step_done = 0;
         writeln!(ex.out, "## {}. {} — {}\n", i + 1, step.name(), step.title())?;
         ex.out.flush()?;

@@ -40,7 +40,7 @@ impl super::ReviewStep for Qd1Engines {
     }
 
     fn points(&self, cfg: &ReviewConfig, _polled: bool) -> usize {
-        2 * cfg.qd1_paths.len() * cfg.repeat.max(1) as usize
+        2 * cfg.qd1_paths.len()
     }
 
     fn run(
