@@ -68,7 +68,7 @@ fn eta(state: &ProgressState, w: &mut dyn std::fmt::Write) {
 }
 
 fn style() -> ProgressStyle {
-    ProgressStyle::with_template("{prefix} {wide_msg} {eta_plan}")
+    ProgressStyle::with_template("{prefix}{wide_msg} {eta_plan}")
         .unwrap_or_else(|_| ProgressStyle::default_spinner())
         .with_key("eta_plan", eta)
 }
@@ -113,7 +113,11 @@ impl ProgressLine {
     /// What runs now, in brackets at the line's start: `[repeat 2/5]`, `[3/9 qd1-engines]`.
     pub fn set_prefix(&self, prefix: impl Into<String>) {
         let mut i = self.inner();
+        // With its space here, so a line without a prefix does not start with one.
         i.prefix = printable(prefix.into());
+        if !i.prefix.is_empty() {
+            i.prefix.push(' ');
+        }
         if let Some(b) = &i.bar {
             b.set_prefix(i.prefix.clone());
         }

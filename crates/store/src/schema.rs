@@ -92,8 +92,7 @@ pub const MIGRATIONS: &[&str] = &[
     // 6: how the engine was set up where it chose (io_uring setup flags the kernel took).
     "ALTER TABLE jobs ADD COLUMN engine_setup TEXT;",
     // 7: each repeat's figures of a job run `--repeat N` times (the job's own figures pool
-    // the repeats); `metrics` is JSON, `{"read": {"iops": ..., ...}}`. And the disk's
-    // firmware revision, which `compare` warns about when it differs.
+    // the repeats); `metrics` is JSON, `{"read": {"iops": ..., ...}}`.
     "CREATE TABLE repeats (
         job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
         repeat INTEGER NOT NULL,          -- 1 for the first
@@ -101,8 +100,9 @@ pub const MIGRATIONS: &[&str] = &[
         runtime_ns INTEGER NOT NULL,
         metrics TEXT NOT NULL,
         PRIMARY KEY (job_id, repeat)
-    );
-    ALTER TABLE jobs ADD COLUMN disk_firmware TEXT;",
+    );",
+    // 8: the disk's firmware revision, which `compare` warns about when it differs.
+    "ALTER TABLE jobs ADD COLUMN disk_firmware TEXT;",
 ];
 
 /// The schema version a database is at.
