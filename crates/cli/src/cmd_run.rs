@@ -170,10 +170,12 @@ fn measure(
 ) -> Result<iolab_runner::RunOutcome, iolab_runner::RunError> {
     let clock = iolab_runner::run::run_clock(jobs.iter().any(|j| j.spec.lat_split));
     let planned = planned_time(&cl.jobs).map(|p| p * cl.repeat);
-    if !cl.quiet {
+    let line = ProgressLine::new(!cl.quiet);
+    // Said where the line is drawn: a log (or a script reading stderr) keeps its one-line
+    // errors and gets the results and the end line.
+    if !line.is_hidden() {
         say!("{}", start_line(cl, planned));
     }
-    let line = ProgressLine::new(!cl.quiet);
     line.set_plan(planned);
     let opts = RunOptions {
         clock,

@@ -1,7 +1,7 @@
 //! The one progress line every long command shows on a terminal's stderr: what runs now
 //! (the step, the repeat, the job), and the time left by the plan, drawn by `indicatif` so
 //! it fits the terminal's width and updates in place. On a stderr that is not a terminal it
-//! draws nothing at all (a log gets the command's own start and end lines, not a stream of
+//! draws nothing at all (a log gets the command's results and end line, not a stream of
 //! carriage returns); `--quiet` turns it off on a terminal too.
 //!
 //! The time left comes from the plan (planned seconds of what is still to run), not from a

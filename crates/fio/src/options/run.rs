@@ -67,8 +67,8 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
     RunOptionDef {
         name: "quiet",
         value: "",
-        help: "(iolab) No progress line and no start line on stderr. The progress line (what \
-               runs, the time left by the plan) is drawn only on a terminal anyway; errors, \
+        help: "(iolab) No progress line on stderr. The line (a start line with the plan, then \
+               what runs and the time left) is drawn only on a terminal anyway; errors, \
                warnings and where the run was saved are always said.",
     },
     RunOptionDef {
