@@ -333,12 +333,23 @@ fn run_workload(
     say!("{label} {threads}{doing}");
     let line = iolab_runner::progress::ProgressLine::new(show);
     line.set_prefix(label);
+    // db_bench runs by count: each thread does --num operations, so the time left is the
+    // operations left at the rate of the last second.
+    let per_thread = match w.workload {
+        Workload::ReadRandom => a.threads.max(1) as u64,
+        _ => 1,
+    };
+    let ops = setup.num * per_thread;
     let result = iolab_kv::run_db_bench(
         &setup.bin,
         &args,
         setup.disk.as_ref().map(|d| d.0.as_str()),
         iolab_runner::signal::stop_flag(),
-        |el: Duration, rate: f64| {
+        |el: Duration, rate: f64, done: u64| {
+            if rate > 0.0 {
+                let left = ops.saturating_sub(done) as f64 / rate;
+                line.set_plan(Some(el + Duration::from_secs_f64(left)));
+            }
             let text = format!("{} {} ops/s", duration(el.as_secs_f64()), compact(rate));
             line.draw(text, el);
         },

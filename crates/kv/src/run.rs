@@ -185,7 +185,7 @@ struct StderrSeen {
 fn follow_stderr(
     stderr: impl Read,
     started: Instant,
-    on_progress: &mut impl FnMut(Duration, f64),
+    on_progress: &mut impl FnMut(Duration, f64, u64),
 ) -> StderrSeen {
     let mut seen = StderrSeen::default();
     let mut sum = ProgressSum::default();
@@ -194,7 +194,7 @@ fn follow_stderr(
             let el = started.elapsed();
             if let Some((t, total, rate)) = sum.add(el.as_secs_f64(), thread, ops) {
                 seen.progress.push((t, total, rate));
-                on_progress(el, rate);
+                on_progress(el, rate, total);
             }
         }
         if let Some(p) = parse_cumulative_stall(&line) {
@@ -207,7 +207,8 @@ fn follow_stderr(
     seen
 }
 
-/// Runs `bin` with `args`; `on_progress(elapsed, ops/s of all threads)` is called about once a
+/// Runs `bin` with `args`; `on_progress(elapsed, ops/s of all threads, ops done by all
+/// threads)` is called about once a
 /// second while db_bench reports progress. `disk` (a /proc/diskstats name) is sampled every
 /// second meanwhile. When `interrupt` is set (iolab's own signal flag), db_bench is sent
 /// SIGINT, in case the signal reached iolab alone.
@@ -216,7 +217,7 @@ pub fn run_db_bench(
     args: &[String],
     disk: Option<&str>,
     interrupt: &AtomicBool,
-    mut on_progress: impl FnMut(Duration, f64),
+    mut on_progress: impl FnMut(Duration, f64, u64),
 ) -> Result<WorkloadRun, KvError> {
     let started = Instant::now();
     let spawn_err = |e| KvError::Spawn {

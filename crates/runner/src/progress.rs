@@ -100,13 +100,17 @@ impl ProgressLine {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The whole command's planned time (`None`: no planned end), counted from now.
+    /// The whole command's planned time (`None`: no planned end), counted from its start.
     pub fn set_plan(&self, planned: Option<Duration>) {
         let mut i = self.inner();
         i.planned = planned;
         i.base = Duration::ZERO;
-        if let Some(b) = i.bar.take() {
-            b.finish_and_clear();
+        // A line already drawn goes on with the new plan (kv's, which the rate refines).
+        if let Some(b) = &i.bar {
+            match planned {
+                Some(p) => b.set_length(p.as_millis().max(1) as u64),
+                None => b.unset_length(),
+            }
         }
     }
 
