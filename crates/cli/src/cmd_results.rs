@@ -662,48 +662,8 @@ fn compare_jobs(runs: &[RunRecord], a: &CompareArgs) -> Result<ExitCode, CliErro
             }
         }
     }
-    let cell = |r: &RunRecord, (name, dir): &(String, String)| {
-        let j = r.jobs.iter().find(|j| &j.name == name)?;
-        let iops = j.metric(dir, "iops")?;
-        let mean = j
-            .metric(dir, "lat_mean_ns")
-            .or_else(|| j.metric(dir, "clat_mean_ns"))?;
-        let p99 = j
-            .metric(dir, "lat_p99_ns")
-            .or_else(|| j.metric(dir, "clat_p99_ns"))
-            .unwrap_or(0.0);
-        // An open-loop job's response time (from due time), beside fio's figures.
-        let resp = j.metric(dir, "response_p99_ns");
-        // A split job's device part (its mean), beside the total it is part of.
-        let device = j.metric(dir, "split_device_mean_ns");
-        Some((iops, mean, p99, resp, device))
-    };
     if a.format.json() {
-        let v: Vec<_> = runs
-            .iter()
-            .map(|r| {
-                let cells: serde_json::Map<String, serde_json::Value> = columns
-                    .iter()
-                    .filter_map(|c| {
-                        cell(r, c).map(|(iops, mean, p99, resp, device)| {
-                            let mut v =
-                                serde_json::json!({"iops": iops, "mean_ns": mean, "p99_ns": p99});
-                            if let Some(resp) = resp {
-                                v["response_p99_ns"] = serde_json::json!(resp);
-                            }
-                            if let Some(device) = device {
-                                v["split_device_mean_ns"] = serde_json::json!(device);
-                            }
-                            (format!("{}/{}", c.0, c.1), v)
-                        })
-                    })
-                    .collect();
-                let target = r.jobs.first().map(|j| j.target.clone());
-                let hosts = &r.meta["per_host"];
-                serde_json::json!({"run": r.id, "target": target, "jobs": cells, "hosts": hosts})
-            })
-            .collect();
-        let mut v = v;
+        let mut v = jobs_json(runs, &columns);
         for (o, rows) in v.iter_mut().skip(1).zip(&verdicts) {
             o["verdicts"] = crate::verdicts::json(rows);
             o["verdicts_against"] = serde_json::json!(runs[0].id);
@@ -711,33 +671,7 @@ fn compare_jobs(runs: &[RunRecord], a: &CompareArgs) -> Result<ExitCode, CliErro
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return fail_if_worse(runs, &verdicts, rule);
     }
-    let head: Vec<String> = columns.iter().map(|(n, d)| format!("{n} {d}")).collect();
-    outln!("| run | target | {} |", head.join(" | "));
-    outln!("|---|---|{}", "---:|".repeat(columns.len()));
-    for r in runs {
-        let target = r
-            .jobs
-            .first()
-            .map(|j| j.disk_model.clone().unwrap_or_else(|| j.target.clone()))
-            .unwrap_or_default();
-        let cells: Vec<String> = columns
-            .iter()
-            .map(|c| match cell(r, c) {
-                Some((iops, mean, _, resp, device)) => {
-                    let mut t = format!("{} IOPS, {}", compact(iops), micros(mean));
-                    if let Some(device) = device {
-                        t.push_str(&format!(" (device {})", micros(device)));
-                    }
-                    if let Some(resp) = resp {
-                        t.push_str(&format!(", resp p99 {}", micros(resp)));
-                    }
-                    t
-                }
-                None => "n/a".into(),
-            })
-            .collect();
-        outln!("| {} | {target} | {} |", r.id, cells.join(" | "));
-    }
+    print_jobs_table(runs, &columns);
     for r in runs.iter().filter(|r| r.meta.get("per_host").is_some()) {
         outln!("\nRun {}, each host:", r.id);
         print_hosts(r);
@@ -749,6 +683,90 @@ fn compare_jobs(runs: &[RunRecord], a: &CompareArgs) -> Result<ExitCode, CliErro
         }
     }
     fail_if_worse(runs, &verdicts, rule)
+}
+
+/// One job and direction of a run as `compare` shows it.
+struct CompareCell {
+    iops: f64,
+    mean: f64,
+    p99: f64,
+    /// An open-loop job's response time (from due time), beside fio's figures.
+    resp: Option<f64>,
+    /// A split job's device part (its mean), beside the total it is part of.
+    device: Option<f64>,
+}
+
+fn compare_cell(r: &RunRecord, (name, dir): &(String, String)) -> Option<CompareCell> {
+    let j = r.jobs.iter().find(|j| &j.name == name)?;
+    let lat = |n: &str| {
+        j.metric(dir, &format!("lat_{n}"))
+            .or_else(|| j.metric(dir, &format!("clat_{n}")))
+    };
+    Some(CompareCell {
+        iops: j.metric(dir, "iops")?,
+        mean: lat("mean_ns")?,
+        p99: lat("p99_ns").unwrap_or(0.0),
+        resp: j.metric(dir, "response_p99_ns"),
+        device: j.metric(dir, "split_device_mean_ns"),
+    })
+}
+
+/// `compare --output-format=json`: one object per run, its jobs keyed "job/dir".
+fn jobs_json(runs: &[RunRecord], columns: &[(String, String)]) -> Vec<serde_json::Value> {
+    runs.iter()
+        .map(|r| {
+            let cells: serde_json::Map<String, serde_json::Value> = columns
+                .iter()
+                .filter_map(|c| {
+                    let cell = compare_cell(r, c)?;
+                    let mut v = serde_json::json!({
+                        "iops": cell.iops, "mean_ns": cell.mean, "p99_ns": cell.p99
+                    });
+                    if let Some(resp) = cell.resp {
+                        v["response_p99_ns"] = serde_json::json!(resp);
+                    }
+                    if let Some(device) = cell.device {
+                        v["split_device_mean_ns"] = serde_json::json!(device);
+                    }
+                    Some((format!("{}/{}", c.0, c.1), v))
+                })
+                .collect();
+            let target = r.jobs.first().map(|j| j.target.clone());
+            let hosts = &r.meta["per_host"];
+            serde_json::json!({"run": r.id, "target": target, "jobs": cells, "hosts": hosts})
+        })
+        .collect()
+}
+
+/// `compare`'s table: runs as rows, each job and direction a column.
+fn print_jobs_table(runs: &[RunRecord], columns: &[(String, String)]) {
+    let head: Vec<String> = columns.iter().map(|(n, d)| format!("{n} {d}")).collect();
+    outln!("| run | target | {} |", head.join(" | "));
+    outln!("|---|---|{}", "---:|".repeat(columns.len()));
+    for r in runs {
+        let target = r
+            .jobs
+            .first()
+            .map(|j| j.disk_model.clone().unwrap_or_else(|| j.target.clone()))
+            .unwrap_or_default();
+        let cells: Vec<String> = columns
+            .iter()
+            .map(|c| match compare_cell(r, c) {
+                Some(cell) => {
+                    let mut t = format!("{} IOPS, {}", compact(cell.iops), micros(cell.mean));
+                    if let Some(device) = cell.device {
+                        t.push_str(&format!(" (device {})", micros(device)));
+                    }
+                    if let Some(resp) = cell.resp {
+                        t.push_str(&format!(", resp p99 {}", micros(resp)));
+                    }
+                    t
+                }
+                None => "n/a".into(),
+            })
+            .collect();
+        outln!("| {} | {target} | {} |", r.id, cells.join(" | "));
+    }
 }
 
 /// Exit 1, saying why, when a later run broke `--fail-if-worse`; also when no later run had
