@@ -110,12 +110,7 @@ pub fn add_to_runs(runs: &mut [iolab_html::RunData], cells: &[ImportedCell]) {
             {
                 continue;
             }
-            list.push(json!({
-                "engine": c.engine,
-                "rw": c.rw,
-                "figures": c.figures,
-                "imported_from": c.run,
-            }));
+            list.push(c.cell_json());
         }
     }
 }

@@ -140,6 +140,8 @@ impl Executor<'_> {
         Ok(())
     }
 
+    /// Lays out and runs one point; saves it (and keeps it for JSON) when `save`, else
+    /// leaves that to the caller that pools it with its repeats.
     fn measure(
         &mut self,
         step: Step,

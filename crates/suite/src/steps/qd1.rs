@@ -66,18 +66,25 @@ pub struct ImportedCell {
     pub run: i64,
 }
 
+impl ImportedCell {
+    /// The cell as the step keeps it (its `cells`, which the report draws).
+    pub fn cell_json(&self) -> serde_json::Value {
+        json!({
+            "engine": self.engine,
+            "rw": self.rw,
+            "figures": self.figures,
+            "imported_from": self.run,
+        })
+    }
+}
+
 /// Adds the columns measured elsewhere to the table and the step's cells.
 fn add_imported(cfg: &ReviewConfig, table: &mut Qd1Table, cells: &mut Vec<serde_json::Value>) {
     for c in &cfg.with_qd1 {
         let Some((title, _, _)) = WORKLOADS.iter().find(|(_, rw, _)| *rw == c.rw) else {
             continue;
         };
-        cells.push(json!({
-            "engine": c.engine,
-            "rw": c.rw,
-            "figures": c.figures,
-            "imported_from": c.run,
-        }));
+        cells.push(c.cell_json());
         table.add(Qd1Cell {
             engine: c.engine.clone(),
             workload: title.to_string(),
