@@ -152,10 +152,10 @@ pub fn pool_jobs(reports: Vec<JobReport>, clock: &crate::Timebase) -> Option<Job
     Some(pooled)
 }
 
-/// The repeats of one run pooled into one outcome: each job appends its later repeats (its
-/// histograms merged, so pooled percentiles are exact; its runtime and I/Os summed, so pooled
-/// IOPS are I/Os over time measured) and keeps every repeat's figures in `repeats`. Jobs are
-/// matched by their place; a repeat cut short (interrupted, failed) adds the jobs it has.
+/// The repeats of one run pooled into one outcome: each job's repeats pooled by
+/// [`pool_jobs`] (jobs matched by their place; a repeat cut short, interrupted or failed,
+/// adds the jobs it has), the disks' counters summed. The passes share one clock (`iolab run`
+/// calibrates it once), so their histograms' ticks add up.
 pub fn pool(mut outcomes: Vec<RunOutcome>) -> Option<RunOutcome> {
     if outcomes.is_empty() {
         return None;
@@ -163,18 +163,16 @@ pub fn pool(mut outcomes: Vec<RunOutcome>) -> Option<RunOutcome> {
     let rest = outcomes.split_off(1);
     let mut pooled = outcomes.pop()?;
     let clock = pooled.clock;
-    for job in &mut pooled.jobs {
-        job.repeats = vec![figures_of(job, &clock, 1)];
+    let firsts = std::mem::take(&mut pooled.jobs);
+    for (place, first) in firsts.into_iter().enumerate() {
+        let index = first.job_index;
+        let later = rest
+            .iter()
+            .filter_map(|o| o.jobs.get(place).filter(|j| j.job_index == index).cloned());
+        let reports: Vec<JobReport> = std::iter::once(first).chain(later).collect();
+        pooled.jobs.extend(pool_jobs(reports, &clock));
     }
-    for (k, o) in rest.into_iter().enumerate() {
-        let repeat = k as u32 + 2;
-        for (into, next) in pooled.jobs.iter_mut().zip(&o.jobs) {
-            if into.job_index != next.job_index {
-                continue;
-            }
-            into.repeats.push(figures_of(next, &o.clock, repeat));
-            into.append(next);
-        }
+    for o in rest {
         pooled.interrupted |= o.interrupted;
         for d in o.disks {
             match pooled.disks.iter_mut().find(|p| p.name == d.name) {
