@@ -177,15 +177,7 @@ fn measure(
         say!("{}", start_line(cl, planned));
     }
     line.set_plan(planned);
-    let opts = RunOptions {
-        clock,
-        progress: Some(&line),
-        live: None,
-        watchdog: iolab_runner::run::watchdog_grace(),
-        peers: None,
-        keep_rseq: cl.keep_rseq,
-        lean_loop: true,
-    };
+    let opts = RunOptions::on_this_host(clock, &line, cl.keep_rseq);
     let mut passes = Vec::new();
     for k in 1..=cl.repeat {
         if cl.repeat > 1 {

@@ -187,18 +187,7 @@ fn run_point(
     let specs: Vec<JobSpec> = jobs.iter().map(|j| j.spec.clone()).collect();
     line.set_plan(iolab_runner::plan::planned_time(&specs));
     line.set_prefix(format!("[load curve: {label}]"));
-    let outcome = run_jobs(
-        jobs,
-        &RunOptions {
-            clock,
-            progress: Some(&line),
-            live: None,
-            watchdog: iolab_runner::run::watchdog_grace(),
-            peers: None,
-            keep_rseq: cl.keep_rseq,
-            lean_loop: true,
-        },
-    )?;
+    let outcome = run_jobs(jobs, &RunOptions::on_this_host(clock, &line, cl.keep_rseq))?;
     line.clear();
     Ok(CurvePoint {
         label: label.to_string(),

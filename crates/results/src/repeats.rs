@@ -72,14 +72,6 @@ impl Interval {
     pub fn sem(&self) -> f64 {
         self.stddev / (self.n as f64).sqrt()
     }
-
-    /// Half the interval's width as a share of the mean (0.02: ± 2 %).
-    pub fn relative_half_width(&self) -> f64 {
-        if self.mean == 0.0 {
-            return 0.0;
-        }
-        (self.ci95_high - self.mean) / self.mean.abs()
-    }
 }
 
 /// The values of figure `name` in direction `dir` over `repeats`, in repeat order (repeats

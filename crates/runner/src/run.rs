@@ -48,6 +48,26 @@ pub struct RunOptions<'a> {
     pub lean_loop: bool,
 }
 
+impl<'a> RunOptions<'a> {
+    /// A run on this host alone, as `iolab run` makes it: the line drawn while it runs, the
+    /// watchdog's grace from the environment, the lean loop where a job allows it.
+    pub fn on_this_host(
+        clock: Clock,
+        progress: &'a crate::progress::ProgressLine,
+        keep_rseq: bool,
+    ) -> RunOptions<'a> {
+        RunOptions {
+            clock,
+            progress: Some(progress),
+            live: None,
+            watchdog: watchdog_grace(),
+            peers: None,
+            keep_rseq,
+            lean_loop: true,
+        }
+    }
+}
+
 /// The clock a run stamps with: `CLOCK_MONOTONIC` when it splits latency (`lat_split`: the
 /// kernel's events are stamped with that clock, and the join needs the same nanosecond), else
 /// the calibrated TSC. A caller that converts a run's histograms itself takes its clock from

@@ -192,42 +192,40 @@ pub fn run(
         let Some(point) = cell_point(ex, c.points)? else {
             continue;
         };
-        {
-            let result = match &point {
-                Point::Done(r) => {
-                    for n in &r.notes {
-                        if !table.notes.contains(n) {
-                            table.notes.push(n.clone());
-                        }
+        let result = match &point {
+            Point::Done(r) => {
+                for n in &r.notes {
+                    if !table.notes.contains(n) {
+                        table.notes.push(n.clone());
                     }
-                    if r.fallback.is_some() && !table.not_as_asked.contains(&label) {
-                        table.not_as_asked.push(label.clone());
-                    }
-                    if let Some(n) = Nums::of(r, &ex.clock) {
-                        // A path that fell back measures another path: never the best async
-                        // one for the sweeps either.
-                        if read == 100 && r.fallback.is_none() {
-                            findings.qd1_read.push((label.clone(), n.iops, n.mean_ns));
-                        }
-                        let mut cell = json!({"engine": label, "rw": rw, "figures": n.to_json(), "fallback": r.fallback});
-                        if r.repeats.len() > 1 {
-                            cell["repeats"] = repeats_json(r);
-                        }
-                        cells.push(cell);
-                    }
-                    Qd1Numbers::from_report(r, &ex.clock).ok_or_else(|| "no I/O completed".into())
                 }
-                Point::Unavailable(why) => {
-                    cells.push(json!({"engine": label, "rw": rw, "unavailable": why}));
-                    Err(why.clone())
+                if r.fallback.is_some() && !table.not_as_asked.contains(&label) {
+                    table.not_as_asked.push(label.clone());
                 }
-            };
-            table.add(Qd1Cell {
-                engine: label.clone(),
-                workload: title.to_string(),
-                result,
-            });
-        }
+                if let Some(n) = Nums::of(r, &ex.clock) {
+                    // A path that fell back measures another path: never the best async
+                    // one for the sweeps either.
+                    if read == 100 && r.fallback.is_none() {
+                        findings.qd1_read.push((label.clone(), n.iops, n.mean_ns));
+                    }
+                    let mut cell = json!({"engine": label, "rw": rw, "figures": n.to_json(), "fallback": r.fallback});
+                    if r.repeats.len() > 1 {
+                        cell["repeats"] = repeats_json(r);
+                    }
+                    cells.push(cell);
+                }
+                Qd1Numbers::from_report(r, &ex.clock).ok_or_else(|| "no I/O completed".into())
+            }
+            Point::Unavailable(why) => {
+                cells.push(json!({"engine": label, "rw": rw, "unavailable": why}));
+                Err(why.clone())
+            }
+        };
+        table.add(Qd1Cell {
+            engine: label.clone(),
+            workload: title.to_string(),
+            result,
+        });
     }
     add_imported(cfg, &mut table, &mut cells);
     findings.best_async = cfg
