@@ -3,17 +3,12 @@
 
 use std::fmt::Write as _;
 
-use iolab_report::format::{compact, micros};
 use iolab_report::hosts::from_meta;
 use iolab_results::HostRow;
 
+use crate::chart::{esc, Axis, BarSet, Bars, Format, ScaleKind};
 use crate::data::RunData;
-use crate::page::{chart_block_raw, Section};
-use crate::svg::esc;
-
-const ROW_PX: usize = 22;
-const LABEL_PX: usize = 170;
-const BAR_PX: usize = 300;
+use crate::page::{bars_block, bars_block_with_table, Section};
 
 /// The per-host section of every multi-host run among `runs`; `None` when there is none.
 pub fn section(runs: &[RunData]) -> Option<Section> {
@@ -24,8 +19,22 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
         };
         let _ = write!(html, "<p>{}: {}.</p>", esc(&r.label()), esc(&head.line()));
         let id = format!("hosts-{}", r.id());
-        let title = format!("{}: IOPS and p99 completion latency per host", r.label());
-        html.push_str(&chart_block_raw(&id, &bars(&title, &rows), &table(&rows)));
+        let iops = bars(
+            &format!("{id}-iops"),
+            &format!("{}: IOPS per host", r.label()),
+            &rows,
+            ("IOPS", Format::Count, "#3b6ea5"),
+            |h| h.iops,
+        );
+        let p99 = bars(
+            &format!("{id}-p99"),
+            &format!("{}: p99 completion latency per host", r.label()),
+            &rows,
+            ("clat p99", Format::Nanos, "#c0504d"),
+            |h| h.clat_p99_ns,
+        );
+        html.push_str(&bars_block_with_table(&iops, &table(&rows)));
+        html.push_str(&bars_block(&p99));
     }
     (!html.is_empty()).then(|| Section::new("hosts", "Hosts", html))
 }
@@ -34,60 +43,31 @@ fn row_label(r: &HostRow) -> String {
     format!("rank {} {} · {} {}", r.rank, r.hostname, r.job, r.direction)
 }
 
-/// Two bar columns, IOPS and p99, one row per host, each scaled to its column's largest.
-fn bars(title: &str, rows: &[HostRow]) -> String {
-    let max_iops = rows.iter().map(|r| r.iops).fold(0.0, f64::max).max(1.0);
-    let max_p99 = rows
-        .iter()
-        .map(|r| r.clat_p99_ns)
-        .fold(0.0, f64::max)
-        .max(1.0);
-    let width = LABEL_PX + 2 * (BAR_PX + 80);
-    let height = 50 + ROW_PX * rows.len();
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
-         font-family=\"sans-serif\" font-size=\"12\"><title>{}</title>\
-         <text x=\"{LABEL_PX}\" y=\"16\" font-weight=\"bold\">IOPS</text>\
-         <text x=\"{}\" y=\"16\" font-weight=\"bold\">clat p99</text>",
-        esc(title),
-        LABEL_PX + BAR_PX + 80
-    );
-    for (i, r) in rows.iter().enumerate() {
-        let y = 30 + i * ROW_PX;
-        let _ = write!(
-            s,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-            LABEL_PX - 6,
-            y + 14,
-            esc(&row_label(r))
-        );
-        let columns = [
-            (LABEL_PX, r.iops / max_iops, compact(r.iops), "#3b6ea5"),
-            (
-                LABEL_PX + BAR_PX + 80,
-                r.clat_p99_ns / max_p99,
-                micros(r.clat_p99_ns),
-                "#c0504d",
-            ),
-        ];
-        for (x, frac, text, color) in columns {
-            let w = (frac * BAR_PX as f64).round().max(1.0);
-            let _ = write!(
-                s,
-                "<rect class=\"pt\" x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{}\" \
-                 fill=\"{color}\"><title>{}: {}</title></rect>\
-                 <text x=\"{}\" y=\"{}\">{}</text>",
-                ROW_PX - 6,
-                esc(&row_label(r)),
-                esc(&text),
-                x as f64 + w + 4.0,
-                y + 14,
-                esc(&text)
-            );
-        }
+/// One bar per host, so a slow host stands out at a glance.
+fn bars(
+    id: &str,
+    title: &str,
+    rows: &[HostRow],
+    (what, format, color): (&str, Format, &str),
+    value: impl Fn(&HostRow) -> f64,
+) -> Bars {
+    Bars {
+        id: id.into(),
+        title: title.into(),
+        category_title: "Host".into(),
+        categories: rows.iter().map(row_label).collect(),
+        value: Axis {
+            title: what.into(),
+            scale: ScaleKind::Linear,
+            format,
+        },
+        sets: vec![BarSet {
+            name: what.into(),
+            values: rows.iter().map(value).collect(),
+            colors: vec![color.into()],
+        }],
+        totals: true,
     }
-    s.push_str("</svg>");
-    s
 }
 
 fn table(rows: &[HostRow]) -> String {

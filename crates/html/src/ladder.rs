@@ -4,8 +4,42 @@
 
 use std::fmt::Write as _;
 
-use crate::page::{chart_block_raw, Section};
-use crate::svg::{esc, ladder, Rung};
+use crate::chart::{esc, Axis, BarSet, Bars, Format, ScaleKind};
+use crate::page::{bars_block_with_table, Section};
+
+/// One rung of the latency ladder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rung {
+    pub label: String,
+    pub ns: f64,
+    /// Measured by iolab (drawn in colour) rather than a reference.
+    pub measured: bool,
+}
+
+/// The ladder as bars on a logarithmic latency axis, one row per rung, the measured ones in
+/// colour, each bar's latency at its end.
+pub fn bars(rungs: &[Rung]) -> Bars {
+    Bars {
+        id: "latency-ladder".into(),
+        title: "The latency ladder: this device among reference latencies".into(),
+        category_title: "Rung".into(),
+        categories: rungs.iter().map(|r| r.label.clone()).collect(),
+        value: Axis {
+            title: "Latency (log scale)".into(),
+            scale: ScaleKind::Log10,
+            format: Format::Nanos,
+        },
+        sets: vec![BarSet {
+            name: "latency".into(),
+            values: rungs.iter().map(|r| r.ns).collect(),
+            colors: rungs
+                .iter()
+                .map(|r| if r.measured { "#e15759" } else { "#9aa5b1" }.to_string())
+                .collect(),
+        }],
+        totals: true,
+    }
+}
 
 /// A reference latency and where it comes from.
 pub struct Reference {
@@ -114,11 +148,6 @@ pub fn section(measured: &[(String, f64)]) -> Section {
     }
     rungs.sort_by(|a, b| a.0.ns.total_cmp(&b.0.ns));
     let only: Vec<Rung> = rungs.iter().map(|r| r.0.clone()).collect();
-    let svg = ladder(
-        "latency-ladder",
-        "The latency ladder: this device among reference latencies",
-        &only,
-    );
     let mut table = String::from("<table class=\"data\"><thead><tr><th>rung</th><th>latency (ns)</th><th>source</th></tr></thead><tbody>");
     for (r, src) in &rungs {
         let _ = write!(
@@ -150,7 +179,7 @@ pub fn section(measured: &[(String, f64)]) -> Section {
         "The latency ladder",
         format!(
             "<p>The measured QD1 4 KiB random read latency (mean, best path) on a logarithmic axis among reference latencies, from a CPU cycle to a floppy drive (the PC Perspective chart).</p>{}<p>References:</p>{cites}",
-            chart_block_raw("latency-ladder", &svg, &table)
+            bars_block_with_table(&bars(&only), &table)
         ),
     )
 }

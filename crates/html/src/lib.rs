@@ -1,16 +1,18 @@
-//! iolab's report: one self-contained HTML page (CSS, script and SVG charts inline; nothing
-//! fetched when opened) with the charts the seed reviews drew by hand, drawn from the results
-//! store. Several runs overlay on every chart.
+//! iolab's report: one self-contained HTML page (CSS, plotly.js and every chart's data inline;
+//! nothing fetched when opened) with the charts the seed reviews drew by hand, drawn from the
+//! results store. Several runs overlay on every chart. Sections build typed charts
+//! ([`chart`]); only [`plot`] knows the charting library.
 
+pub mod chart;
 pub mod data;
 pub mod hosts;
 pub mod ladder;
 pub mod load;
 pub mod page;
-pub mod scale;
+pub mod plot;
+pub mod reduce;
 pub mod sections;
 pub mod split;
-pub mod svg;
 
 pub use data::{load, RunData};
 

@@ -7,11 +7,10 @@ use std::fmt::Write as _;
 use iolab_report::format::{compact, micros};
 use serde_json::Value;
 
+use crate::chart::{esc, Chart, Format, Mark, ScaleKind, Series};
 use crate::data::RunData;
 use crate::page::{chart_block, Section};
-use crate::scale::ScaleKind;
 use crate::sections::{axis, dashed, name, step_data};
-use crate::svg::{esc, Chart, Format, Mark, Series};
 
 /// The section, when any run has a load step with points.
 pub fn section(runs: &[RunData]) -> Option<Section> {
@@ -66,6 +65,7 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
             series,
             marks,
             lines: true,
+            y_switch: false,
         };
         html.push_str(&chart_block(&chart));
         html.push_str(&tables);

@@ -1,11 +1,12 @@
-//! The page around the charts: one HTML document with its CSS and its one script inline (the
-//! script only saves a chart as SVG; tooltips are SVG `<title>`s, the table views are
-//! `<details>`, the linear/log switch is radio buttons and CSS), readable on a laptop screen
-//! and printable.
+//! The page around the charts: one HTML document with its CSS, plotly.js and its own small
+//! script inline (nothing is fetched when it is opened), readable on a laptop screen and
+//! printable. Each chart has its "Save SVG" and "Save PNG" buttons and its numbers as a table
+//! one click away (`<details>`); zoom, pan and hover are plotly's.
 
 use std::fmt::Write as _;
 
-use crate::svg::{esc, Chart};
+use crate::chart::{esc, Bars, Chart};
+use crate::plot;
 
 /// One section of the report.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,36 +26,44 @@ impl Section {
     }
 }
 
-/// A chart with its "Save SVG" button and its numbers one click away.
+/// A chart with its save buttons and its numbers one click away; a chart drawn reduced says
+/// so under it.
 pub fn chart_block(c: &Chart) -> String {
-    chart_block_raw(&c.id, &c.render(), &c.table())
+    let (figure, reduced) = plot::chart(c);
+    let note = reduced
+        .as_ref()
+        .map(|r| format!("<p class=\"note reduced\">{}</p>", r.note(c)))
+        .unwrap_or_default();
+    block(
+        &c.id,
+        &plot::embed(&c.id, &c.title, c.drawable(), &figure),
+        &note,
+        &c.table(reduced.as_ref()),
+    )
 }
 
-pub fn chart_block_raw(id: &str, svg: &str, table: &str) -> String {
+/// Bars with their save buttons and their numbers.
+pub fn bars_block(b: &Bars) -> String {
+    bars_block_with_table(b, &b.table())
+}
+
+/// Bars with a table of the section's own making (the ladder's cites its sources).
+pub fn bars_block_with_table(b: &Bars, table: &str) -> String {
+    block(
+        &b.id,
+        &plot::embed(&b.id, &b.title, b.drawable(), &plot::bars(b)),
+        "",
+        table,
+    )
+}
+
+fn block(id: &str, chart: &str, note: &str, table: &str) -> String {
     format!(
-        "<figure class=\"chart-block\" id=\"fig-{id}\"><div class=\"view\">{svg}</div>{}</figure>",
-        tools(table),
+        "<figure class=\"chart-block\" id=\"fig-{id}\"><div class=\"view\">{chart}</div>{note}\
+         <figcaption><button type=\"button\" class=\"save\" data-format=\"svg\">Save SVG</button>\
+         <button type=\"button\" class=\"save\" data-format=\"png\">Save PNG</button>\
+         <details><summary>Table view</summary>{table}</details></figcaption></figure>",
         id = esc(id)
-    )
-}
-
-fn tools(table: &str) -> String {
-    format!(
-        "<figcaption><button type=\"button\" class=\"save\">Save SVG</button><details><summary>Table view</summary>{table}</details></figcaption>"
-    )
-}
-
-/// Two renderings of one chart (linear and logarithmic axis) with a switch between them.
-pub fn switch_block(id: &str, linear: &Chart, log: &Chart) -> String {
-    let id = esc(id);
-    format!(
-        "<figure class=\"chart-block switch\" id=\"fig-{id}\">\
-         <input type=\"radio\" class=\"lin\" name=\"sw-{id}\" id=\"sw-{id}-lin\" checked><label for=\"sw-{id}-lin\">linear</label>\
-         <input type=\"radio\" class=\"log\" name=\"sw-{id}\" id=\"sw-{id}-log\"><label for=\"sw-{id}-log\">logarithmic</label>\
-         <div class=\"view v-lin\">{}</div><div class=\"view v-log\">{}</div>{}</figure>",
-        linear.render(),
-        log.render(),
-        tools(&linear.table())
     )
 }
 
@@ -78,47 +87,44 @@ td.na { color: var(--muted); }
 td.fallback { color: var(--muted); font-style: italic; }
 .facts td, .facts th { text-align: left; }
 .chart-block { margin: 12px 0 20px; }
-.chart-block svg { max-width: 100%; height: auto; display: block; border: 1px solid var(--line); }
-circle.pt:hover { r: 6; stroke: #000; }
+.chart-block div.chart { width: 100%; min-height: 200px; border: 1px solid var(--line); }
+p.reduced { margin: 2px 0; }
 figcaption { display: flex; gap: 12px; align-items: flex-start; margin-top: 4px; font-size: 13px; }
 figcaption details { flex: 1; }
 button.save { font-size: 12px; }
-.switch > input { margin-left: 0; }
-.switch > label { margin-right: 12px; font-size: 13px; }
-.switch .v-log { display: none; }
-.switch input.log:checked ~ .v-log { display: block; }
-.switch input.log:checked ~ .v-lin { display: none; }
 ol.sources { font-size: 12px; color: var(--muted); }
 @media print {
   body { background: #fff; }
   main { max-width: none; padding: 0; }
-  nav, button.save, .switch > input, .switch > label { display: none; }
+  nav, button.save { display: none; }
   h2 { break-before: auto; }
   .chart-block { break-inside: avoid; }
 }
 "#;
 
+/// Draws every chart from the JSON beside its `<div>`, and saves one as SVG or PNG (plotly's
+/// own image export of what is shown, the zoom included).
 const SCRIPT: &str = r#"
-document.addEventListener('click', function (e) {
-  var b = e.target.closest('button.save');
-  if (!b) return;
-  var fig = b.closest('figure');
-  var svgs = Array.prototype.slice.call(fig.querySelectorAll('svg.chart'));
-  var svg = svgs.filter(function (s) { return s.getClientRects().length > 0; })[0] || svgs[0];
-  var blob = new Blob(['<?xml version="1.0" encoding="UTF-8"?>\n' + svg.outerHTML], { type: 'image/svg+xml' });
-  var a = document.createElement('a');
-  a.href = URL.createObjectURL(blob);
-  a.download = svg.id + '.svg';
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(function () { URL.revokeObjectURL(a.href); }, 1000);
-});
+(function () {
+  var specs = document.querySelectorAll('script.figure');
+  for (var i = 0; i < specs.length; i++) {
+    var s = specs[i];
+    var f = JSON.parse(s.textContent);
+    Plotly.newPlot(document.getElementById(s.dataset.for), f.data, f.layout, f.config);
+  }
+  document.addEventListener('click', function (e) {
+    var b = e.target.closest('button.save');
+    if (!b) return;
+    var gd = b.closest('figure').querySelector('div.chart');
+    Plotly.downloadImage(gd, { format: b.dataset.format, filename: gd.id,
+      width: gd._fullLayout.width, height: gd._fullLayout.height });
+  });
+})();
 "#;
 
 /// The whole document.
 pub fn document(title: &str, subtitle: &str, sections: &[Section]) -> String {
-    let mut html = String::with_capacity(256 * 1024);
+    let mut html = String::with_capacity(5 << 20);
     let _ = write!(
         html,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><style>{CSS}</style></head><body><main><h1>{}</h1><p class=\"muted\">{}</p><nav>",
@@ -139,6 +145,10 @@ pub fn document(title: &str, subtitle: &str, sections: &[Section]) -> String {
             s.body
         );
     }
-    let _ = writeln!(html, "</main><script>{SCRIPT}</script></body></html>");
+    let _ = writeln!(
+        html,
+        "</main>{}<script>{SCRIPT}</script></body></html>",
+        plot::library()
+    );
     html
 }

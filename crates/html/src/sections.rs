@@ -9,11 +9,10 @@ use serde_json::Value;
 
 use iolab_results::JobRecord;
 
+use crate::chart::{esc, Axis, Chart, Format, Mark, ScaleKind, Series};
 use crate::data::RunData;
 use crate::ladder;
-use crate::page::{chart_block, switch_block, Section};
-use crate::scale::ScaleKind;
-use crate::svg::{esc, Axis, Chart, Format, Mark, Series};
+use crate::page::{chart_block, Section};
 
 /// A series name: `what` alone for one run, prefixed with the run when overlaid.
 pub(crate) fn name(runs: &[RunData], r: &RunData, what: &str) -> String {
@@ -363,6 +362,7 @@ pub fn sweep(runs: &[RunData]) -> Option<Section> {
         series: iops,
         marks: marks.clone(),
         lines: true,
+        y_switch: false,
     };
     let mut lat = mean;
     lat.extend(p99);
@@ -374,6 +374,7 @@ pub fn sweep(runs: &[RunData]) -> Option<Section> {
         series: lat,
         marks,
         lines: true,
+        y_switch: false,
     };
     Some(Section::new(
         "sweep",
@@ -431,20 +432,15 @@ pub fn transfer(runs: &[RunData]) -> Option<Section> {
         if series.is_empty() {
             continue;
         }
-        let chart = |scale: ScaleKind, suffix: &str| {
-            Chart::lines(
-                &format!("{id}{suffix}"),
-                title,
-                axis("Transfer size", ScaleKind::Log2, Format::Bytes),
-                axis("Throughput (MB/s)", scale, Format::Plain),
-                series.clone(),
-            )
-        };
-        html.push_str(&switch_block(
+        let mut chart = Chart::lines(
             id,
-            &chart(ScaleKind::Linear, ""),
-            &chart(ScaleKind::Log10, "-log"),
-        ));
+            title,
+            axis("Transfer size", ScaleKind::Log2, Format::Bytes),
+            axis("Throughput (MB/s)", ScaleKind::Linear, Format::Plain),
+            series,
+        );
+        chart.y_switch = true;
+        html.push_str(&chart_block(&chart));
     }
     (!html.is_empty()).then(|| {
         Section::new(

@@ -3,14 +3,11 @@
 //! the I/Os above p99 and p99.9 spent their time on beside all I/Os. Absent when no job was
 //! split.
 
-use std::fmt::Write as _;
-
-use iolab_report::format::micros;
 use iolab_results::JobRecord;
 
+use crate::chart::{Axis, BarSet, Bars, Format, ScaleKind};
 use crate::data::RunData;
-use crate::page::{chart_block_raw, Section};
-use crate::svg::{esc, WIDTH};
+use crate::page::{bars_block, Section};
 
 const PARTS: [&str; 3] = ["submit", "device", "completion"];
 const COLORS: [&str; 3] = ["#4e79a7", "#f28e2b", "#59a14f"];
@@ -92,155 +89,55 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
          <p>The tail's account: what the slowest I/Os spent their time on, beside all I/Os. A \
          tail that is the device's is the drive's to answer for; one that is submit's or \
          completion's is the host's.</p>{}",
-        chart_block_raw(
+        bars_block(&stacked(
             "split-parts",
-            &stacked(
-                "split-parts",
-                "Where each microsecond goes (mean per I/O)",
-                &parts,
-                false
-            ),
-            &table(&parts, false)
-        ),
-        chart_block_raw(
+            "Where each microsecond goes (mean per I/O)",
+            &parts,
+            false
+        )),
+        bars_block(&stacked(
             "split-tail",
-            &stacked(
-                "split-tail",
-                "The tail's account (share of latency)",
-                &tails,
-                true
-            ),
-            &table(&tails, true)
-        ),
+            "The tail's account (share of latency)",
+            &tails,
+            true
+        )),
     );
     Some(Section::new("split", "Where each microsecond goes", body))
 }
 
-fn value(v: f64, shares: bool) -> String {
-    match shares {
-        true => format!("{:.1}%", v * 100.0),
-        false => micros(v),
-    }
-}
-
-fn table(bars: &[(String, [f64; 3])], shares: bool) -> String {
-    let mut t = String::from(
-        "<table class=\"data\"><thead><tr><th>job</th><th>submit</th><th>device</th>\
-         <th>completion</th></tr></thead><tbody>",
-    );
-    for (label, v) in bars {
-        let _ = write!(
-            t,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(label),
-            value(v[0], shares),
-            value(v[1], shares),
-            value(v[2], shares)
-        );
-    }
-    t.push_str("</tbody></table>");
-    t
-}
-
-/// Horizontal bars of three stacked parts, one per label, on a linear axis from 0 (the
-/// longest bar's total, or 100 % for shares), with a legend.
-fn stacked(id: &str, title: &str, bars: &[(String, [f64; 3])], shares: bool) -> String {
-    let (row, left, top) = (26.0, 330.0, 52.0);
-    let right = WIDTH - 70.0;
-    let bottom = top + bars.len() as f64 * row;
-    let height = bottom + 52.0;
-    let max = match shares {
-        true => 1.0,
-        false => bars
-            .iter()
-            .map(|b| b.1.iter().sum::<f64>())
-            .fold(0.0, f64::max),
+/// Bars of three stacked parts, one row per label: means in µs with each bar's total at its
+/// end, or shares of the whole.
+fn stacked(id: &str, title: &str, bars: &[(String, [f64; 3])], shares: bool) -> Bars {
+    let value = match shares {
+        true => Axis {
+            title: "Share of the I/Os' summed latency".into(),
+            scale: ScaleKind::Linear,
+            format: Format::Share,
+        },
+        false => Axis {
+            title: "Mean latency per I/O".into(),
+            scale: ScaleKind::Linear,
+            format: Format::Nanos,
+        },
     };
-    let scale = (right - left) / max.max(1e-9);
-    let mut s = format!(
-        r##"<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="{}" data-points="{}" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" role="img" aria-label="{}" font-family="system-ui, sans-serif" font-size="12"><rect width="100%" height="100%" fill="#fff"/><text x="{}" y="20" font-size="15" font-weight="600" text-anchor="middle">{}</text>"##,
-        esc(id),
-        bars.len(),
-        esc(title),
-        WIDTH / 2.0,
-        esc(title)
-    );
-    for (i, (p, c)) in PARTS.iter().zip(COLORS).enumerate() {
-        let x = left + i as f64 * 120.0;
-        let _ = write!(
-            s,
-            r##"<rect x="{x}" y="30" width="12" height="12" fill="{c}"/><text x="{}" y="40">{p}</text>"##,
-            x + 16.0
-        );
-    }
-    let x_title = match shares {
-        true => "Share of the I/Os' summed latency",
-        false => "Mean latency per I/O",
-    };
-    for k in 0..=4 {
-        let v = max * k as f64 / 4.0;
-        let x = left + v * scale;
-        let _ = write!(
-            s,
-            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{top}" y2="{bottom}" stroke="#eee"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#444" font-size="10">{}</text>"##,
-            bottom + 14.0,
-            esc(&value(v, shares))
-        );
-    }
-    let _ = write!(
-        s,
-        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-weight="600">{x_title}</text><text x="{:.1}" y="{:.1}" text-anchor="end" font-weight="600">Job</text>"##,
-        (left + right) / 2.0,
-        bottom + 36.0,
-        left - 8.0,
-        top - 6.0
-    );
-    for (i, (label, v)) in bars.iter().enumerate() {
-        let y = top + i as f64 * row;
-        let _ = write!(
-            s,
-            r##"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
-            left - 8.0,
-            y + row / 2.0 + 4.0,
-            esc(label)
-        );
-        let mut x = left;
-        for ((p, c), part) in PARTS.iter().zip(COLORS).zip(v) {
-            let w = (part * scale).max(0.0);
-            let _ = write!(
-                s,
-                r##"<rect class="bar" x="{x:.1}" y="{:.1}" width="{w:.1}" height="{:.1}" fill="{c}"><title>{}: {p} {}</title></rect>"##,
-                y + 3.0,
-                row - 6.0,
-                esc(label),
-                value(*part, shares)
-            );
-            x += w;
-        }
-        // The bar's end, as a point with the whole of it to read on hover.
-        let whole = v
+    Bars {
+        id: id.into(),
+        title: title.into(),
+        category_title: "Job".into(),
+        categories: bars.iter().map(|b| b.0.clone()).collect(),
+        value,
+        sets: PARTS
             .iter()
-            .map(|p| value(*p, shares))
-            .collect::<Vec<_>>()
-            .join(" + ");
-        let _ = write!(
-            s,
-            r##"<circle class="pt" cx="{x:.1}" cy="{:.1}" r="3" fill="#333"><title>{}: {whole}</title></circle>"##,
-            y + row / 2.0,
-            esc(label)
-        );
-        if !shares {
-            let _ = write!(
-                s,
-                r##"<text x="{:.1}" y="{:.1}" fill="#333">{}</text>"##,
-                x + 6.0,
-                y + row / 2.0 + 4.0,
-                esc(&micros(v.iter().sum()))
-            );
-        }
+            .zip(COLORS)
+            .enumerate()
+            .map(|(i, (p, c))| BarSet {
+                name: p.to_string(),
+                values: bars.iter().map(|b| b.1[i]).collect(),
+                colors: vec![c.to_string()],
+            })
+            .collect(),
+        totals: !shares,
     }
-    s.push_str("</svg>");
-    s
 }
 
 #[cfg(test)]
@@ -249,22 +146,16 @@ mod tests {
 
     #[test]
     fn bars_stack_their_parts_in_order() {
-        let svg = stacked(
+        let b = stacked(
             "t",
             "t",
             &[("a".into(), [1_000.0, 8_000.0, 1_000.0])],
             false,
         );
-        let widths: Vec<f64> = svg
-            .split("class=\"bar\"")
-            .skip(1)
-            .map(|b| {
-                let w = b.split("width=\"").nth(1).unwrap();
-                w[..w.find('"').unwrap()].parse().unwrap()
-            })
-            .collect();
-        assert_eq!(widths.len(), 3);
-        assert!((widths[1] / widths[0] - 8.0).abs() < 0.05, "{widths:?}");
-        assert!(svg.contains("device 8.00 µs"), "{svg}");
+        let names: Vec<&str> = b.sets.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, PARTS);
+        assert_eq!(b.sets[1].values, [8_000.0]);
+        assert!(b.table().contains("<td>8.00 µs</td>"), "{}", b.table());
+        assert_eq!(b.drawable(), 3);
     }
 }

@@ -1,19 +1,24 @@
-//! Snapshot tests of the generated SVG (regenerate with `IOLAB_UPDATE_SNAPSHOTS=1`), and the
-//! chart geometry a reader relies on: every point drawn inside the plot, hover text, axis
-//! titles, legends; empty, single-point and log-axis edge cases.
+//! The charts' figures as plotly draws them: every point placed on its axis (latencies in
+//! seconds for plotly's SI ticks, percentiles on the nines axis), hover text with the report's
+//! own figures, overlaid runs dashed, marks, bars in order; empty, single-point and log-axis
+//! edge cases; a day of seconds drawn as bands.
 
-use iolab_html::scale::ScaleKind;
-use iolab_html::svg::{ladder, Axis, Chart, Format, Mark, Rung, Series};
+use iolab_html::chart::{Axis, Chart, Format, Mark, ScaleKind, Series};
+use iolab_html::ladder::{bars, Rung};
+use iolab_html::plot;
+use serde_json::Value;
 
-fn snapshot(name: &str, got: &str) {
-    let path = format!("{}/tests/snapshots/{name}", env!("CARGO_MANIFEST_DIR"));
-    if std::env::var_os("IOLAB_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("{path} missing: run with IOLAB_UPDATE_SNAPSHOTS=1"));
-    assert!(want == got, "{name} differs from the snapshot; rerun with IOLAB_UPDATE_SNAPSHOTS=1 if intended\n--- got:\n{got}");
+/// The chart's figure as the page carries it.
+fn figure(c: &Chart) -> Value {
+    serde_json::from_str(&plot::chart(c).0.to_json()).unwrap()
+}
+
+fn floats(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
 }
 
 fn sweep() -> Chart {
@@ -53,52 +58,44 @@ fn sweep() -> Chart {
             label: "read saturates at QD8 (run 1)".into(),
         }],
         lines: true,
+        y_switch: false,
     }
 }
 
-/// Attribute values of every `<circle class="pt">`: (cx, cy).
-fn circles(svg: &str) -> Vec<(f64, f64)> {
-    svg.split("<circle class=\"pt\"")
-        .skip(1)
-        .map(|c| {
-            let attr = |a: &str| -> f64 {
-                let i = c.find(&format!("{a}=\"")).unwrap() + a.len() + 2;
-                c[i..c[i..].find('"').unwrap() + i].parse().unwrap()
-            };
-            (attr("cx"), attr("cy"))
-        })
-        .collect()
+#[test]
+fn an_overlaid_sweep_places_every_point_and_dashes_the_second_run() {
+    let c = sweep();
+    assert_eq!(c.drawable(), 8);
+    let f = figure(&c);
+    let data = f["data"].as_array().unwrap();
+    assert_eq!(data.len(), 2);
+    assert_eq!(data[0]["name"], "run 1 (Optane) · randread");
+    assert_eq!(floats(&data[0]["x"]), [1.0, 2.0, 4.0, 8.0, 16.0]);
+    assert_eq!(floats(&data[1]["y"]), [11_000.0, 42_000.0, 160_000.0]);
+    assert_eq!(
+        data[0]["mode"], "lines+markers",
+        "a short series keeps its markers"
+    );
+    assert!(data[0]["line"].get("dash").is_none());
+    assert_eq!(data[1]["line"]["dash"], "dash", "the second run is dashed");
+    assert_eq!(
+        data[0]["text"][3],
+        "run 1 (Optane) · randread<br>Queue depth: 8<br>IOPS: 540k"
+    );
+    let l = &f["layout"];
+    assert_eq!(l["xaxis"]["type"], "log");
+    assert_eq!(floats(&l["xaxis"]["tickvals"]), [1.0, 2.0, 4.0, 8.0, 16.0]);
+    assert_eq!(l["xaxis"]["title"]["text"], "Queue depth");
+    assert_eq!(l["yaxis"]["title"]["text"], "IOPS");
+    assert_eq!(l["yaxis"]["tickformat"], "~s");
+    // The mark sits at QD8, in log₁₀ units as plotly places shapes on a log axis.
+    assert!((l["shapes"][0]["x0"].as_f64().unwrap() - 8f64.log10()).abs() < 1e-12);
+    assert_eq!(l["annotations"][0]["text"], "read saturates at QD8 (run 1)");
+    assert_eq!(f["config"]["toImageButtonOptions"]["format"], "svg");
 }
 
 #[test]
-fn an_overlaid_sweep_matches_its_snapshot() {
-    let svg = sweep().render();
-    snapshot("sweep.svg", &svg);
-    assert!(svg.contains("data-points=\"8\""));
-    let pts = circles(&svg);
-    assert_eq!(pts.len(), 8);
-    // Inside the plot area: x in [96, 912], y in [36, 356].
-    assert!(
-        pts.iter()
-            .all(|(x, y)| (96.0..=912.0).contains(x) && (36.0..=356.0).contains(y)),
-        "{pts:?}"
-    );
-    // QD1 at the left edge, QD16 at the right; higher IOPS higher up.
-    assert_eq!(pts[0].0, 96.0);
-    assert_eq!(pts[4].0, 912.0);
-    assert!(pts[4].1 < pts[0].1);
-    assert!(svg.contains("<title>run 1 (Optane) · randread: Queue depth 8, IOPS 540k</title>"));
-    assert!(
-        svg.contains("stroke-dasharray=\"6 4\""),
-        "the second run is dashed"
-    );
-    assert_eq!(svg.matches("class=\"legend\"").count(), 2);
-    assert!(svg.contains(">Queue depth</text>") && svg.contains(">IOPS</text>"));
-    assert!(svg.contains("read saturates at QD8 (run 1)"));
-}
-
-#[test]
-fn a_nines_distribution_matches_its_snapshot() {
+fn a_nines_distribution_spaces_the_nines_evenly_and_draws_latency_in_seconds() {
     let c = Chart {
         id: "distribution-randread".into(),
         title: "QD1 4 KiB random read latency distribution per engine".into(),
@@ -126,28 +123,39 @@ fn a_nines_distribution_matches_its_snapshot() {
         }],
         marks: vec![],
         lines: true,
+        y_switch: false,
     };
-    let svg = c.render();
-    snapshot("distribution.svg", &svg);
-    for label in [
-        ">50<",
-        ">90<",
-        ">99<",
-        ">99.9<",
-        ">99.99<",
-        ">99.999<",
-        ">10 µs<",
-        ">100 µs<",
-    ] {
-        assert!(svg.contains(label), "tick {label}");
-    }
-    let pts = circles(&svg);
+    let f = figure(&c);
+    let x = floats(&f["data"][0]["x"]);
     // Evenly spaced nines: 90→99 as wide as 99→99.9.
+    assert!(((x[2] - x[1]) - (x[3] - x[2])).abs() < 1e-9, "{x:?}");
+    assert!((x[2] - 2.0).abs() < 1e-9);
+    let y = floats(&f["data"][0]["y"]);
+    assert!((y[0] - 9.8e-6).abs() < 1e-15, "{y:?}");
+    let l = &f["layout"];
+    let ticks: Vec<&str> = l["xaxis"]["ticktext"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert_eq!(ticks, ["50", "90", "99", "99.9", "99.99", "99.999"]);
+    assert_eq!(l["yaxis"]["type"], "log");
+    let yticks: Vec<&str> = l["yaxis"]["ticktext"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
     assert!(
-        ((pts[2].0 - pts[1].0) - (pts[3].0 - pts[2].0)).abs() < 0.2,
-        "{pts:?}"
+        yticks.contains(&"10 µs") && yticks.contains(&"200 µs"),
+        "{yticks:?}"
     );
-    assert!(c.table().contains("<td>99.999</td><td>210.00 µs</td>"));
+    assert_eq!(
+        f["data"][0]["text"][5],
+        "io_uring<br>Percentile: 99.999<br>Latency: 210.00 µs"
+    );
+    assert!(c.table(None).contains("<td>99.999</td><td>210.00 µs</td>"));
 }
 
 #[test]
@@ -155,29 +163,24 @@ fn empty_single_point_and_unshowable_values() {
     let mut c = sweep();
     c.series.clear();
     c.marks.clear();
-    let svg = c.render();
-    assert!(svg.contains("data-points=\"0\"") && svg.contains(">no data<"));
-    assert!(circles(&svg).is_empty());
+    assert_eq!(c.drawable(), 0);
+    assert!(figure(&c)["data"].as_array().unwrap().is_empty());
     c.series.push(Series {
         name: "one".into(),
         points: vec![(4.0, 1000.0)],
         dashed: false,
     });
-    let svg = c.render();
-    let pts = circles(&svg);
-    assert_eq!(pts.len(), 1);
-    assert!(pts[0].0.is_finite() && pts[0].1.is_finite());
-    assert!(!svg.contains("<polyline"), "one point has no line");
+    let f = figure(&c);
+    assert_eq!(f["data"][0]["mode"], "markers", "one point has no line");
     // Zero and negative values cannot sit on a log axis: left out, and not counted.
     c.y.scale = ScaleKind::Log10;
     c.series[0].points = vec![(1.0, 0.0), (2.0, -5.0), (4.0, 300.0)];
-    let svg = c.render();
-    assert!(svg.contains("data-points=\"1\""));
-    assert_eq!(circles(&svg).len(), 1);
+    assert_eq!(c.drawable(), 1);
+    assert_eq!(floats(&figure(&c)["data"][0]["x"]), [4.0]);
 }
 
 #[test]
-fn the_ladder_matches_its_snapshot() {
+fn the_ladder_climbs_with_the_measured_rung_in_colour() {
     let rungs = vec![
         Rung {
             label: "CPU cycle (3 GHz)".into(),
@@ -200,13 +203,67 @@ fn the_ladder_matches_its_snapshot() {
             measured: false,
         },
     ];
-    let svg = ladder("latency-ladder", "The latency ladder", &rungs);
-    snapshot("ladder.svg", &svg);
-    assert!(svg.contains(">0.333 ns<") && svg.contains(">3.84 µs<") && svg.contains(">10 ms<"));
-    let pts = circles(&svg);
-    assert_eq!(pts.len(), 4);
+    let b = bars(&rungs);
+    assert_eq!(b.drawable(), 4);
+    let f: Value = serde_json::from_str(&plot::bars(&b).to_json()).unwrap();
+    let d = &f["data"][0];
+    assert_eq!(d["orientation"], "h");
+    assert_eq!(d["y"][2], "run 1 (zram0) QD1 4k read (psync)");
+    assert_eq!(d["marker"]["color"][2], "#e15759");
+    assert_eq!(d["marker"]["color"][1], "#9aa5b1");
+    assert_eq!(f["layout"]["xaxis"]["type"], "log");
+    // The first rung on top, each bar's latency written at its end.
+    assert_eq!(floats(&f["layout"]["yaxis"]["range"]), [3.5, -0.5]);
+    let ends: Vec<&str> = f["layout"]["annotations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["text"].as_str().unwrap())
+        .collect();
     assert!(
-        pts.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1),
-        "{pts:?}"
+        ends.contains(&"3.84 µs") && ends.contains(&"10 ms") && ends.contains(&"0.333 ns"),
+        "{ends:?}"
     );
+}
+
+#[test]
+fn a_day_of_seconds_is_drawn_as_bands_without_markers() {
+    let axis = |t: &str, s, f| Axis {
+        title: t.into(),
+        scale: s,
+        format: f,
+    };
+    let series = |name: &str, base: f64| Series {
+        name: name.into(),
+        points: (0..86_400)
+            .map(|t| (t as f64, if t == 50_000 { 5e6 } else { base }))
+            .collect(),
+        dashed: false,
+    };
+    let c = Chart::lines(
+        "consistency-randread",
+        "day",
+        axis("Time (s)", ScaleKind::Linear, Format::Plain),
+        axis("Latency", ScaleKind::Log10, Format::Nanos),
+        vec![series("p50", 10_000.0), series("p99", 30_000.0)],
+    );
+    let (p, reduced) = plot::chart(&c);
+    let r = reduced.expect("reduced");
+    assert_eq!(r.width, 60.0);
+    let f: Value = serde_json::from_str(&p.to_json()).unwrap();
+    let data = f["data"].as_array().unwrap();
+    assert_eq!(data.len(), 4, "two edges per series");
+    for t in data {
+        assert_eq!(t["mode"], "lines");
+        assert_eq!(t["x"].as_array().unwrap().len(), 1440);
+    }
+    assert_eq!(data[1]["fill"], "tonexty");
+    assert_eq!(data[1]["name"], "p50");
+    // The one-second spike is the band's top at its minute.
+    assert!(floats(&data[0]["y"])
+        .iter()
+        .any(|y| (*y - 5e-3).abs() < 1e-12));
+    // Drag zooms time alone.
+    assert_eq!(f["layout"]["yaxis"]["fixedrange"], true);
+    assert!(p.to_json().len() < 300_000, "{}", p.to_json().len());
 }

@@ -8,6 +8,28 @@ use iolab_html::{build, RunData};
 use iolab_results::{CpuRecord, HostRecord, JobRecord, RunRecord, StepRecord};
 use serde_json::{json, Value};
 
+/// Each chart's figure in the page, by chart id.
+fn figures(html: &str) -> BTreeMap<String, Value> {
+    html.split("<script type=\"application/json\" class=\"figure\" data-for=\"")
+        .skip(1)
+        .map(|s| {
+            let (id, rest) = s.split_once("\">").unwrap();
+            let json = &rest[..rest.find("</script>").unwrap()];
+            (id.to_string(), serde_json::from_str(json).unwrap())
+        })
+        .collect()
+}
+
+/// The trace names of chart `id`.
+fn names(html: &str, id: &str) -> Vec<String> {
+    figures(html)[id]["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
 fn step(name: &str, data: Value) -> StepRecord {
     StepRecord {
         name: name.into(),
@@ -118,13 +140,29 @@ fn two_reviews_overlay_on_every_chart() {
         );
     }
     // The sweep overlays both runs, named by run, the second dashed; both saturation marks.
-    assert!(html.contains("data-name=\"run 1 (Optane) · randread io_uring\""));
-    assert!(html.contains("data-name=\"run 2 (P3700) · randread io_uring\""));
-    assert!(
-        html.contains("read saturates at QD6 (run 1)")
-            && html.contains("read saturates at QD6 (run 2)")
+    assert_eq!(
+        names(&html, "sweep-iops"),
+        [
+            "run 1 (Optane) · randread io_uring",
+            "run 2 (P3700) · randread io_uring"
+        ]
     );
-    assert!(html.contains("stroke-dasharray=\"6 4\""));
+    let sweep = &figures(&html)["sweep-iops"];
+    assert_eq!(sweep["data"][1]["line"]["dash"], "dash");
+    assert!(sweep["data"][0]["line"].get("dash").is_none());
+    let marks: Vec<&str> = sweep["layout"]["annotations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            "read saturates at QD6 (run 1)",
+            "read saturates at QD6 (run 2)"
+        ]
+    );
     // QD1: io_uring is best on IOPS and mean; the null engine never is.
     assert!(
         html.contains("<td class=\"best\"><strong>99.0k</strong> ★</td>"),
@@ -139,16 +177,29 @@ fn two_reviews_overlay_on_every_chart() {
     assert!(html.contains("Polling vs interrupts: not measured — no poll queues here"));
     // The ladder places both devices.
     assert!(html.contains("run 1 (Optane) QD1 4k read (io_uring)"));
-    // Self-contained: no external script, style or image.
+    // Self-contained: no external script, style or image; plotly.js inline, once.
     assert!(!html.contains("<script src") && !html.contains("<link ") && !html.contains("<img"));
+    assert_eq!(
+        html.matches("<script type=\"text/javascript\">").count(),
+        1,
+        "plotly.js"
+    );
+    assert_eq!(html.matches("<script>").count(), 1, "the page's own");
+    // Every chart's div has its figure.
+    let figs = figures(&html);
+    assert_eq!(html.matches("<div class=\"chart\"").count(), figs.len());
+    assert!(figs.contains_key("latency-ladder") && figs.contains_key("distribution-randread"));
     assert!(html.contains("2026-11-18"), "the run's date");
 }
 
 #[test]
 fn one_run_has_unprefixed_names() {
     let html = build(&[review(1, "Optane", 90_000.0)]);
-    assert!(html.contains("data-name=\"randread io_uring\""));
-    assert!(!html.contains("stroke-dasharray=\"6 4\""));
+    assert_eq!(names(&html, "sweep-iops"), ["randread io_uring"]);
+    assert!(figures(&html)
+        .values()
+        .flat_map(|f| f["data"].as_array().unwrap())
+        .all(|t| t["line"].get("dash").is_none()));
 }
 
 /// A hipri cell the kernel served by interrupts: shown with the kernel's note, never the best

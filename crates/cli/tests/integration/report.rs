@@ -22,66 +22,8 @@ pub fn check_in_browser(page: &Path, shot: &str) -> Option<Value> {
     };
     b.open(page).unwrap();
     let v = b.eval(CHART_CHECK).unwrap();
-    let charts = v["charts"].as_array().unwrap();
-    assert!(!charts.is_empty(), "no charts in {}", page.display());
-    for c in charts {
-        let id = c["id"].as_str().unwrap();
-        let want = c["want"].as_u64().unwrap();
-        assert!(want > 0, "{id}: declares no points");
-        assert_eq!(c["circles"].as_u64(), Some(want), "{id}: {c}");
-        assert_eq!(
-            c["inside"].as_u64(),
-            Some(want),
-            "{id}: points outside the chart: {c}"
-        );
-        assert_eq!(
-            c["titled"].as_u64(),
-            Some(want),
-            "{id}: points without hover text: {c}"
-        );
-        if c["visible"] == true {
-            assert_eq!(
-                c["drawn"].as_u64(),
-                Some(want),
-                "{id}: points not drawn: {c}"
-            );
-        }
-        let axes = c["axes"].as_array().unwrap();
-        assert!(axes.len() >= 2, "{id}: axis titles {axes:?}");
-    }
-    assert_eq!(
-        v["external"],
-        serde_json::json!([]),
-        "the page loads nothing"
-    );
-    assert_eq!(v["tables"].as_u64().unwrap(), v["saves"].as_u64().unwrap());
-    // The linear/log switch shows the other rendering and hides the first.
-    let switched = b
-        .eval(
-            r#"(() => { const r = document.querySelector('figure.switch input.log');
-                if (!r) return null; const fig = r.closest('figure');
-                fig.querySelector('label[for="' + r.id + '"]').click();
-                const shown = Array.from(fig.querySelectorAll('svg.chart')).filter(s => s.getClientRects().length > 0);
-                return shown.map(s => s.id); })()"#,
-        )
-        .unwrap();
-    if let Some(ids) = switched.as_array() {
-        assert_eq!(ids.len(), 1, "one rendering at a time: {switched}");
-        assert!(ids[0].as_str().unwrap().ends_with("-log"), "{switched}");
-    }
-    // Save SVG works: the button hands a Blob of the visible chart to a download link.
-    let saved = b
-        .eval(
-            r#"(() => { let got = null; const orig = HTMLAnchorElement.prototype.click;
-                HTMLAnchorElement.prototype.click = function () { got = this.download; };
-                document.querySelector('figure button.save').click();
-                HTMLAnchorElement.prototype.click = orig; return got; })()"#,
-        )
-        .unwrap();
-    assert!(
-        saved.as_str().is_some_and(|s| s.ends_with(".svg")),
-        "{saved}"
-    );
+    check_charts(&v, page);
+    check_switch_and_save(&mut b);
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(shot);
     b.screenshot(&out, None).unwrap();
     assert!(
@@ -91,6 +33,75 @@ pub fn check_in_browser(page: &Path, shot: &str) -> Option<Value> {
     eprintln!("report screenshot: {}", out.display());
     assert!(b.problems.is_empty(), "browser problems: {:#?}", b.problems);
     Some(v)
+}
+
+/// Every chart drew every trace, the points it declares (all of them, unless it says it drew
+/// them reduced), each trace with hover text, its marks inside the plot and both axes titled;
+/// a table and two save buttons per chart; nothing loaded from elsewhere.
+fn check_charts(v: &Value, page: &Path) {
+    let charts = v["charts"].as_array().unwrap();
+    assert!(!charts.is_empty(), "no charts in {}", page.display());
+    for c in charts {
+        let id = c["id"].as_str().unwrap();
+        let want = c["want"].as_u64().unwrap();
+        assert!(want > 0, "{id}: declares no points");
+        assert!(c["traces"].as_u64().unwrap() > 0, "{id}: no traces: {c}");
+        assert_eq!(c["rendered"], c["traces"], "{id}: traces not drawn: {c}");
+        if c["reduced"] == false {
+            assert_eq!(c["points"].as_u64(), Some(want), "{id}: {c}");
+        }
+        assert_eq!(
+            c["titled"], c["traces"],
+            "{id}: traces without hover text: {c}"
+        );
+        assert_eq!(
+            c["inside"], c["markers"],
+            "{id}: marks outside the plot: {c}"
+        );
+        let axes = c["axes"].as_array().unwrap();
+        assert!(axes.len() >= 2, "{id}: axis titles {axes:?}");
+    }
+    assert_eq!(
+        v["external"],
+        serde_json::json!([]),
+        "the page loads nothing"
+    );
+    let figures = v["figures"].as_u64().unwrap();
+    assert_eq!(v["tables"].as_u64(), Some(figures));
+    assert_eq!(v["saves"].as_u64(), Some(2 * figures));
+}
+
+/// The linear/log switch turns the axis logarithmic; "Save SVG" hands the chart to a
+/// download link as an .svg file.
+fn check_switch_and_save(b: &mut Browser) {
+    let switched = b
+        .eval_async(
+            r#"(async () => { const gd = Array.from(document.querySelectorAll('div.chart'))
+                  .find(d => d.layout && d.layout.updatemenus);
+                if (!gd) return null;
+                const before = gd._fullLayout.yaxis.type;
+                const buttons = gd.querySelectorAll('.updatemenu-button');
+                buttons[1].dispatchEvent(new MouseEvent('click', { bubbles: true }));
+                await new Promise(r => setTimeout(r, 300));
+                return [before, gd._fullLayout.yaxis.type]; })()"#,
+        )
+        .unwrap();
+    if !switched.is_null() {
+        assert_eq!(switched, serde_json::json!(["linear", "log"]));
+    }
+    let saved = b
+        .eval_async(
+            r#"(async () => { let got = null; const orig = HTMLAnchorElement.prototype.click;
+                HTMLAnchorElement.prototype.click = function () { got = this.download; };
+                document.querySelector('figure button.save').click();
+                for (let i = 0; i < 100 && got === null; i++) await new Promise(r => setTimeout(r, 50));
+                HTMLAnchorElement.prototype.click = orig; return got; })()"#,
+        )
+        .unwrap();
+    assert!(
+        saved.as_str().is_some_and(|s| s.ends_with(".svg")),
+        "{saved}"
+    );
 }
 
 #[test]

@@ -201,7 +201,6 @@ fn check_review_report(page: &std::path::Path, db: &str) {
             "load-randwrite",
             "load-randrw",
             "transfer-random",
-            "transfer-random-log",
             "transfer-sequential",
             "distribution-randread",
             "distribution-randwrite",

@@ -244,6 +244,33 @@ impl Browser {
         Ok(r["result"]["value"].clone())
     }
 
+    /// Evaluates `js`, a promise, in the page and waits for its value.
+    pub fn eval_async(&mut self, js: &str) -> Result<Value, String> {
+        let r = self.call(
+            "Runtime.evaluate",
+            json!({"expression": js, "returnByValue": true, "awaitPromise": true}),
+        )?;
+        if let Some(e) = r.get("exceptionDetails") {
+            return Err(format!("script failed: {e}"));
+        }
+        Ok(r["result"]["value"].clone())
+    }
+
+    /// Drags the mouse from one point of the viewport to another, button held, as a reader
+    /// drags out a zoom box.
+    pub fn drag(&mut self, from: (f64, f64), to: (f64, f64)) -> Result<(), String> {
+        let ev = |kind: &str, (x, y): (f64, f64), buttons: u32| json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1});
+        self.call("Input.dispatchMouseEvent", ev("mouseMoved", from, 0))?;
+        self.call("Input.dispatchMouseEvent", ev("mousePressed", from, 1))?;
+        for i in 1..=10 {
+            let f = f64::from(i) / 10.0;
+            let at = (from.0 + (to.0 - from.0) * f, from.1 + (to.1 - from.1) * f);
+            self.call("Input.dispatchMouseEvent", ev("mouseMoved", at, 1))?;
+        }
+        self.call("Input.dispatchMouseEvent", ev("mouseReleased", to, 0))?;
+        Ok(())
+    }
+
     /// A PNG of the whole page (or its first `max_height` pixels).
     pub fn screenshot(&mut self, out: &Path, max_height: Option<f64>) -> Result<(), String> {
         let m = self.call("Page.getLayoutMetrics", json!({}))?;
@@ -299,25 +326,34 @@ fn base64_decode(s: &str) -> Result<Vec<u8>, String> {
 
 /// What the report test asks of every chart in the page: its drawn points and whether it
 /// is visible, so a chart that rendered nothing fails.
+/// What each chart of a report drew, as plotly left it: its traces and how many were drawn,
+/// the points it declares and carries, hover text, axis titles, markers inside the plot; and
+/// the page's tables, save buttons and anything it would load from elsewhere.
 pub const CHART_CHECK: &str = r#"(() => {
   const charts = [];
-  for (const svg of document.querySelectorAll('svg.chart')) {
-    const pts = Array.from(svg.querySelectorAll('circle.pt'));
-    const vb = svg.viewBox.baseVal;
-    const inside = pts.filter(c => {
-      const x = c.cx.baseVal.value, y = c.cy.baseVal.value;
-      return isFinite(x) && isFinite(y) && x >= 0 && x <= vb.width && y >= 0 && y <= vb.height;
-    }).length;
-    const visible = svg.getClientRects().length > 0;
-    const drawn = pts.filter(c => { const r = c.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length;
-    const titled = pts.filter(c => c.querySelector('title') && c.querySelector('title').textContent.length > 0).length;
-    charts.push({ id: svg.id, want: Number(svg.dataset.points), circles: pts.length, inside, visible, drawn, titled,
-                  legend: svg.querySelectorAll('g.legend').length,
-                  axes: Array.from(svg.querySelectorAll('text[font-weight="600"]')).map(t => t.textContent) });
+  for (const div of document.querySelectorAll('div.chart')) {
+    const data = div.data || [];
+    const fl = div._fullLayout || {};
+    const traces = data.length;
+    const rendered = div.querySelectorAll('.scatterlayer .trace, .barlayer .trace').length;
+    const points = data.reduce((n, t) => n + ((t.x || []).length), 0);
+    const titled = data.filter(t => (t.hovertemplate || t.hovertext || '').length > 0).length;
+    const plot = div.querySelector('.nsewdrag');
+    const box = plot ? plot.getBoundingClientRect() : null;
+    const marks = Array.from(div.querySelectorAll('.scatterlayer path.point, .barlayer path'));
+    // A point's centre, a horizontal bar's end (on a log axis its start is clipped far left).
+    const inside = box ? marks.filter(m => { const r = m.getBoundingClientRect();
+      const cx = m.closest('.barlayer') ? r.right : r.x + r.width / 2, cy = r.y + r.height / 2;
+      return cx >= box.left - 1 && cx <= box.right + 1 && cy >= box.top - 1 && cy <= box.bottom + 1; }).length : 0;
+    const reduced = !!div.closest('figure').querySelector('p.reduced');
+    const axes = [fl.xaxis, fl.yaxis].filter(a => a && a.title && a.title.text).map(a => a.title.text);
+    charts.push({ id: div.id, want: Number(div.dataset.points), traces, rendered, points, titled,
+                  markers: marks.length, inside, reduced, axes, visible: div.getClientRects().length > 0 });
   }
   const external = Array.from(document.querySelectorAll('[src], link[href]')).map(e => e.getAttribute('src') || e.getAttribute('href'));
   return { charts, sections: Array.from(document.querySelectorAll('main > section')).map(s => s.id),
            tables: document.querySelectorAll('figure details table').length,
+           figures: document.querySelectorAll('figure.chart-block').length,
            saves: document.querySelectorAll('figure button.save').length, external };
 })()"#;
 
