@@ -214,3 +214,132 @@ fn a_given_page() {
     let v = check_in_browser(Path::new(&page), "iolab-report-given.png");
     eprintln!("{v:#?}");
 }
+
+/// A stored run's consistency series stretched to a day: each series repeated to 86,400 s,
+/// with one 5 ms second in the read p99 at 50,000 s.
+fn tile_to_a_day(run: &mut Value) {
+    run["jobs"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|j| j["step"] == "consistency");
+    for j in run["jobs"].as_array_mut().unwrap() {
+        for s in j["series"].as_array_mut().unwrap() {
+            let pts = s["points"].as_array().unwrap().clone();
+            if pts.len() < 2 {
+                continue;
+            }
+            let t = |p: &Value| p[0].as_i64().unwrap();
+            let (t0, dt) = (t(&pts[0]), t(&pts[1]) - t(&pts[0]));
+            let spike = s["name"] == "lat_p99_ns" && s["direction"] == "read";
+            let day: Vec<Value> = (0..86_400_000 / dt)
+                .map(|i| {
+                    let at = t0 + i * dt;
+                    let v = match spike && at == 50_000_000 {
+                        true => 5e6,
+                        false => pts[i as usize % pts.len()][1].as_f64().unwrap(),
+                    };
+                    serde_json::json!([at, v])
+                })
+                .collect();
+            s["points"] = Value::Array(day);
+        }
+    }
+}
+
+/// A day of per-second consistency data, kept whole in the store, makes a report under
+/// 10 MB that a browser draws in under 5 s, with the spike still on the chart; dragging
+/// across the time axis zooms it, and its ticks follow.
+#[test]
+fn a_day_of_seconds_makes_a_small_fast_page_that_zooms() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let day_db = tmp.path().join("day.db");
+    let (db, day_db) = (db.to_str().unwrap(), day_db.to_str().unwrap());
+    let out = iolab(&[
+        "review",
+        "--quick",
+        "--steps",
+        "consistency",
+        "--runtime",
+        "consistency:3s",
+        "--db",
+        db,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let exported = iolab(&["export", "1", "--db", db]);
+    assert_eq!(exported.code, 0, "{}", exported.stderr);
+    let mut run: Value = serde_json::from_str(&exported.stdout).unwrap();
+    tile_to_a_day(&mut run);
+    let file = tmp.path().join("day.json");
+    std::fs::write(&file, run.to_string()).unwrap();
+    let out = iolab(&["import", file.to_str().unwrap(), "--db", day_db]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // The store keeps every second.
+    let back: Value =
+        serde_json::from_str(&iolab(&["export", "1", "--db", day_db]).stdout).unwrap();
+    let p99 = back["jobs"][0]["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "lat_p99_ns")
+        .unwrap();
+    assert_eq!(p99["points"].as_array().unwrap().len(), 86_400);
+    let page = tmp.path().join("day.html");
+    let out = iolab(&["report", "1", "--db", day_db, "-o", page.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let bytes = std::fs::metadata(&page).unwrap().len();
+    assert!(bytes < 10_000_000, "{bytes} bytes");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("each 60 s"),
+        "the page says the day was reduced"
+    );
+    let mut b = match Browser::launch() {
+        Ok(b) => b,
+        Err(why) => {
+            eprintln!("skipped the browser part: {why}");
+            return;
+        }
+    };
+    let started = std::time::Instant::now();
+    b.open(&page).unwrap();
+    let took = started.elapsed();
+    eprintln!("a day's report: {bytes} bytes, drawn in {took:?}");
+    assert!(took.as_secs_f64() < 5.0, "drawn in {took:?}");
+    let v = b.eval(CHART_CHECK).unwrap();
+    check_charts(&v, &page);
+    // The 5 ms second is the top of its minute's band.
+    let spike = b
+        .eval(
+            r#"(() => { const gd = document.getElementById('consistency-randread');
+                return Math.max(...gd.data.filter(t => t.legendgroup === 'p99').flatMap(t => t.y)); })()"#,
+        )
+        .unwrap();
+    assert!((spike.as_f64().unwrap() - 5e-3).abs() < 1e-9, "{spike}");
+    // Drag across a tenth of the time axis: the range narrows to it and the ticks change.
+    let read = r#"(() => { const gd = document.getElementById('consistency-randread');
+        gd.scrollIntoView(); const r = gd.querySelector('.nsewdrag').getBoundingClientRect();
+        return { range: gd._fullLayout.xaxis.range, ticks: Array.from(gd.querySelectorAll('.xtick text')).map(t => t.textContent),
+                 box: [r.left, r.top, r.width, r.height] }; })()"#;
+    let before = b.eval(read).unwrap();
+    let bx: Vec<f64> = before["box"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    let y = bx[1] + bx[3] / 2.0;
+    b.drag((bx[0] + bx[2] * 0.3, y), (bx[0] + bx[2] * 0.4, y))
+        .unwrap();
+    b.eval_async("new Promise(r => setTimeout(r, 500))")
+        .unwrap();
+    let after = b.eval(read).unwrap();
+    let span = |v: &Value| v["range"][1].as_f64().unwrap() - v["range"][0].as_f64().unwrap();
+    let ratio = span(&after) / span(&before);
+    assert!(
+        (0.05..0.2).contains(&ratio),
+        "zoomed to {ratio}: {before} → {after}"
+    );
+    assert_ne!(before["ticks"], after["ticks"], "the ticks follow the zoom");
+    assert!(b.problems.is_empty(), "browser problems: {:#?}", b.problems);
+}
