@@ -205,17 +205,28 @@ fn banded(c: &Chart, s: &Series, b: &Band, color: &str) -> [Box<Scatter<f64, f64
     ]
 }
 
-/// Vertical marks as dashed lines across the plot, labelled at the top.
-fn marks(c: &Chart) -> (Vec<Shape>, Vec<Annotation>) {
+/// Where `x` (already [`coord`]-ed) sits along a log axis: its log₁₀, as plotly places
+/// annotations there (shapes take the value itself).
+fn along(scale: ScaleKind, x: f64) -> f64 {
+    match scale {
+        ScaleKind::Log10 | ScaleKind::Log2 => x.log10(),
+        _ => x,
+    }
+}
+
+/// Vertical marks as dashed lines across the plot, labelled at the top: beside the line,
+/// on the side with room (left of it in the right half of `xs`, the drawn x values).
+fn marks(c: &Chart, xs: &[f64]) -> (Vec<Shape>, Vec<Annotation>) {
+    let (lo, hi) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| {
+            (l.min(*x), h.max(*x))
+        });
+    let mid = (along(c.x.scale, lo) + along(c.x.scale, hi)) / 2.0;
     let mut shapes = Vec::new();
     let mut notes = Vec::new();
     for (i, m) in c.marks.iter().enumerate() {
         let Some(x) = coord(&c.x, m.x) else { continue };
-        // Shapes and annotations on a log axis are placed in log₁₀ units.
-        let x = match c.x.scale {
-            ScaleKind::Log10 | ScaleKind::Log2 => x.log10(),
-            _ => x,
-        };
         shapes.push(
             Shape::new()
                 .shape_type(ShapeType::Line)
@@ -227,13 +238,19 @@ fn marks(c: &Chart) -> (Vec<Shape>, Vec<Annotation>) {
                 .y1(1.0)
                 .line(ShapeLine::new().color("#d62728").dash(DashType::Dash)),
         );
+        let at = along(c.x.scale, x);
         notes.push(
             Annotation::new()
                 .x_ref("x")
                 .y_ref("paper")
-                .x(x)
+                .x(at)
                 .y(1.0 - i as f64 * 0.07)
-                .x_anchor(Anchor::Left)
+                .y_anchor(Anchor::Top)
+                .x_anchor(if at > mid {
+                    Anchor::Right
+                } else {
+                    Anchor::Left
+                })
                 .show_arrow(false)
                 .text(esc(&m.label))
                 .font(Font::new().color("#d62728")),
@@ -277,10 +294,12 @@ fn base_layout(title: &str, height: usize) -> Layout {
         .plot_background_color("#fff")
 }
 
+/// Not `responsive`: a chart that redraws on every resize redrew mid-capture in headless
+/// Chromium's full-page screenshots and painted over its neighbours; the width is fitted to
+/// the page once, when drawn.
 fn config(id: &str) -> Configuration {
     Configuration::new()
         .display_logo(false)
-        .responsive(true)
         .to_image_button_options(
             ToImageButtonOptions::new()
                 .format(ImageButtonFormats::Svg)
@@ -311,8 +330,8 @@ pub fn chart(c: &Chart) -> (Plot, Option<Reduced>) {
             }
         }
     }
-    let (shapes, notes) = marks(c);
     xs.extend(c.marks.iter().filter_map(|m| coord(&c.x, m.x)));
+    let (shapes, notes) = marks(c, &xs);
     let long = c.series.iter().any(|s| s.points.len() > MARKERS_UP_TO);
     // A long series is a time series: drag zooms and pans its time axis alone.
     let y = axis(&c.y, &ys).fixed_range(long && c.x.scale == ScaleKind::Linear);
@@ -367,10 +386,7 @@ fn totals(b: &Bars) -> Vec<Annotation> {
         .filter_map(|(i, cat)| {
             let sum: f64 = b.sets.iter().filter_map(|s| s.values.get(i)).sum();
             let x = coord(&b.value, sum)?;
-            let x = match b.value.scale {
-                ScaleKind::Log10 | ScaleKind::Log2 => x.log10(),
-                _ => x,
-            };
+            let x = along(b.value.scale, x);
             Some(
                 Annotation::new()
                     .x(x)

@@ -88,8 +88,11 @@ fn an_overlaid_sweep_places_every_point_and_dashes_the_second_run() {
     assert_eq!(l["xaxis"]["title"]["text"], "Queue depth");
     assert_eq!(l["yaxis"]["title"]["text"], "IOPS");
     assert_eq!(l["yaxis"]["tickformat"], "~s");
-    // The mark sits at QD8, in log₁₀ units as plotly places shapes on a log axis.
-    assert!((l["shapes"][0]["x0"].as_f64().unwrap() - 8f64.log10()).abs() < 1e-12);
+    // The mark's line sits at QD8; its label too, in log₁₀ units as plotly places annotations
+    // on a log axis, left of the line in the right half.
+    assert_eq!(l["shapes"][0]["x0"].as_f64(), Some(8.0));
+    assert!((l["annotations"][0]["x"].as_f64().unwrap() - 8f64.log10()).abs() < 1e-12);
+    assert_eq!(l["annotations"][0]["xanchor"], "right");
     assert_eq!(l["annotations"][0]["text"], "read saturates at QD8 (run 1)");
     assert_eq!(f["config"]["toImageButtonOptions"]["format"], "svg");
 }

@@ -61,6 +61,16 @@ fn check_charts(v: &Value, page: &Path) {
         let axes = c["axes"].as_array().unwrap();
         assert!(axes.len() >= 2, "{id}: axis titles {axes:?}");
     }
+    // Charts follow each other down the page, none drawn over another.
+    for w in charts.windows(2) {
+        let (a, b) = (&w[0]["span"], &w[1]["span"]);
+        assert!(
+            a[1].as_f64().unwrap() <= b[0].as_f64().unwrap() + 0.5,
+            "{} overlaps {}: {a} {b}",
+            w[0]["id"],
+            w[1]["id"]
+        );
+    }
     assert_eq!(
         v["external"],
         serde_json::json!([]),

@@ -347,8 +347,10 @@ pub const CHART_CHECK: &str = r#"(() => {
       return cx >= box.left - 1 && cx <= box.right + 1 && cy >= box.top - 1 && cy <= box.bottom + 1; }).length : 0;
     const reduced = !!div.closest('figure').querySelector('p.reduced');
     const axes = [fl.xaxis, fl.yaxis].filter(a => a && a.title && a.title.text).map(a => a.title.text);
+    const at = div.getBoundingClientRect();
     charts.push({ id: div.id, want: Number(div.dataset.points), traces, rendered, points, titled,
-                  markers: marks.length, inside, reduced, axes, visible: div.getClientRects().length > 0 });
+                  markers: marks.length, inside, reduced, axes, visible: div.getClientRects().length > 0,
+                  span: [at.top + window.scrollY, at.bottom + window.scrollY] });
   }
   const external = Array.from(document.querySelectorAll('[src], link[href]')).map(e => e.getAttribute('src') || e.getAttribute('href'));
   return { charts, sections: Array.from(document.querySelectorAll('main > section')).map(s => s.id),
