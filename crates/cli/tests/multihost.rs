@@ -224,7 +224,14 @@ mod with_mpi {
         let rep = support::iolab(&["report", &db_arg, "1", "-o", html.to_str().unwrap()]);
         assert_eq!(rep.code, 0, "{}", rep.stderr);
         let page = std::fs::read_to_string(&html).unwrap();
-        assert!(page.contains("id=\"fig-hosts-1\""), "per-host chart");
+        assert!(
+            page.contains("id=\"fig-hosts-1-iops\""),
+            "per-host IOPS chart"
+        );
+        assert!(
+            page.contains("id=\"fig-hosts-1-p99\""),
+            "per-host p99 chart"
+        );
         assert!(page.contains("rank 3"));
     }
 }

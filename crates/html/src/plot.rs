@@ -20,7 +20,8 @@ use plotly::{Bar, Configuration, Layout, Plot, Scatter};
 use crate::chart::{esc, Axis, BarSet, Bars, Chart, Format, ScaleKind, Series, PALETTE};
 use crate::reduce::{Band, Reduced};
 
-/// A series with more points than this is drawn as a line without a marker per point.
+/// A chart with a series longer than this (a time series) draws lines without a marker per
+/// point, every series of it alike.
 const MARKERS_UP_TO: usize = 50;
 
 /// Where a value is drawn on `a`: the nines axis' transform, latencies in seconds; `None`
@@ -133,6 +134,10 @@ fn line(color: &str, dashed: bool, width: f64) -> Line {
     }
 }
 
+fn is_long(c: &Chart) -> bool {
+    c.series.iter().any(|s| s.points.len() > MARKERS_UP_TO)
+}
+
 /// One series drawn whole, each point with its hover text.
 fn whole(c: &Chart, s: &Series, color: &str) -> Box<Scatter<f64, f64>> {
     let mut pts: Vec<(f64, f64, f64, f64)> = s
@@ -154,7 +159,7 @@ fn whole(c: &Chart, s: &Series, color: &str) -> Box<Scatter<f64, f64>> {
             )
         })
         .collect();
-    let mode = match (c.lines && pts.len() > 1, pts.len() <= MARKERS_UP_TO) {
+    let mode = match (c.lines && pts.len() > 1, !is_long(c)) {
         (true, true) => Mode::LinesMarkers,
         (true, false) => Mode::Lines,
         (false, _) => Mode::Markers,
@@ -332,7 +337,7 @@ pub fn chart(c: &Chart) -> (Plot, Option<Reduced>) {
     }
     xs.extend(c.marks.iter().filter_map(|m| coord(&c.x, m.x)));
     let (shapes, notes) = marks(c, &xs);
-    let long = c.series.iter().any(|s| s.points.len() > MARKERS_UP_TO);
+    let long = is_long(c);
     // A long series is a time series: drag zooms and pans its time axis alone.
     let y = axis(&c.y, &ys).fixed_range(long && c.x.scale == ScaleKind::Linear);
     let mut layout = base_layout(&c.title, 460)

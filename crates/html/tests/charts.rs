@@ -230,6 +230,31 @@ fn the_ladder_climbs_with_the_measured_rung_in_colour() {
 }
 
 #[test]
+fn a_time_series_has_no_markers_even_on_its_short_lines() {
+    let axis = |t: &str, s| Axis {
+        title: t.into(),
+        scale: s,
+        format: Format::Nanos,
+    };
+    let line = |name: &str, n: usize| Series {
+        name: name.into(),
+        points: (0..n).map(|t| (t as f64, 1e4 + t as f64)).collect(),
+        dashed: false,
+    };
+    let c = Chart::lines(
+        "c",
+        "c",
+        axis("Time (s)", ScaleKind::Linear),
+        axis("Latency", ScaleKind::Log10),
+        vec![line("p99", 1200), line("device p99", 30)],
+    );
+    let f = figure(&c);
+    for t in f["data"].as_array().unwrap() {
+        assert_eq!(t["mode"], "lines", "{}", t["name"]);
+    }
+}
+
+#[test]
 fn a_day_of_seconds_is_drawn_as_bands_without_markers() {
     let axis = |t: &str, s, f| Axis {
         title: t.into(),
