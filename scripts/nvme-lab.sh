@@ -2,7 +2,7 @@
 # The NVMe lab: boots Debian's kernel under QEMU's software emulation (no KVM) with an emulated
 # NVMe drive that has poll queues, and runs one shell command inside with iolab and fio on PATH.
 #
-#   bash scripts/nvme-lab.sh [--zoned] [--timeout SECONDS] [--size SIZE] [--] COMMAND...
+#   bash scripts/nvme-lab.sh [--zoned] [--spdk] [--timeout SECONDS] [--size SIZE] [--] COMMAND...
 #
 # Inside the guest: /dev/nvme0n1 (the namespace's block device, `nvme poll_queues=2`),
 # /dev/ng0n1 (its passthrough char device), debugfs at /sys/kernel/debug, a tmpfs at /tmp (the
@@ -15,17 +15,27 @@
 # block layer must split can hang the guest for good, so a hung guest ends with exit 124.
 # Figures are emulation speed: compare ratios and behaviour, never absolute numbers.
 #
+# --spdk: the guest is ready for SPDK's user-space driver: 256 hugepages of 2 MiB mounted at
+# /dev/hugepages, uio_pci_generic loaded, QEMU's `-cpu max` (DPDK wants SSE4.2 and more),
+# spdk_nvme_perf on PATH from scripts/spdk-build.sh's build, and a second controller of the
+# same model (its own sparse drive) handed over with `iolab spdk bind` before COMMAND runs: its
+# address in $SPDK_TRADDR (0000:00:05.0), the kernel's controller's namespace in $KERNEL_NVME.
+# COMMAND gives it back to the kernel with `iolab spdk unbind "$SPDK_TRADDR"` (and binds it
+# again) to compare the two paths.
+# IOLAB must then be built with the feature `spdk`.
+#
 # IOLAB=/path/to/iolab picks the binary (default: target/release/iolab, built when missing).
 # Exit status: COMMAND's; 2 for bad use; 124 on timeout; 125 when the lab cannot be set up.
 set -euo pipefail
 
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "nvme-lab: $*" >&2; exit 125; }
 
-zoned=0 timeout_s=900 size=1G
+zoned=0 spdk=0 timeout_s=900 size=1G
 while [ $# -gt 0 ]; do
   case "$1" in
     --zoned) zoned=1; shift ;;
+    --spdk) spdk=1; shift ;;
     --timeout) timeout_s=${2:?--timeout needs seconds}; shift 2 ;;
     --size) size=${2:?--size needs a size such as 1G}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -85,7 +95,7 @@ if [ ! -s "$base" ] || [ "$0" -nt "$base" ] || [ "$(command -v fio)" -nt "$base"
   cp "$busybox" "$root/bin/busybox"
   for a in $("$busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$root/bin/$a"; done
   add_with_libs "$(command -v fio)" "$root"
-  for m in nvme zram; do
+  for m in nvme zram uio_pci_generic; do
     for ko in $(modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'); do
       mkdir -p "$root$(dirname "$ko")"; cp -n "$ko" "$root$ko"
     done
@@ -112,6 +122,19 @@ for lib in $(ldd "$iolab" 2>/dev/null | grep -o '/[^ ]*'); do
   mkdir -p "$work/root$(dirname "$lib")"; cp -Ln "$lib" "$work/root$lib"
 done
 printf '%s\n' "$command" >"$work/root/lab/command"
+cpu=qemu64 append=""
+if [ "$spdk" = 1 ]; then
+  ldd "$iolab" | grep -q libspdk_nvme || die "$iolab is not built with the feature spdk (cargo build --release --features spdk)"
+  spdk_dir=$(bash "$repo/scripts/spdk-build.sh" --print-dir) || die "SPDK could not be built (scripts/spdk-build.sh)"
+  perf="$spdk_dir/build/bin/spdk_nvme_perf"
+  add_with_libs "$perf" "$work/root"
+  ln -sf "$perf" "$work/root/usr/bin/spdk_nvme_perf"
+  # SPDK loads OpenSSL's configuration when it starts (NVMe in-band authentication).
+  mkdir -p "$work/root/usr/lib/ssl"
+  cp -L /usr/lib/ssl/openssl.cnf "$work/root/usr/lib/ssl/openssl.cnf"
+  touch "$work/root/lab/spdk"
+  cpu=max append="hugepages=256"
+fi
 cat >"$work/root/init" <<'INIT'
 #!/bin/sh
 export PATH=/usr/bin:/bin:/sbin:/usr/sbin HOME=/tmp
@@ -122,6 +145,20 @@ modprobe nvme poll_queues=2 || echo "nvme-lab: modprobe nvme failed"
 i=0; while [ ! -b /dev/nvme0n1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 [ -b /dev/nvme0n1 ] || echo "nvme-lab: no /dev/nvme0n1"
 echo "nvme-lab: nvme ready at $(cut -d' ' -f1 /proc/uptime) s: $(dmesg | grep -o 'nvme0: [0-9/]* default/read/poll queues')"
+if [ -e /lab/spdk ]; then
+  mkdir -p /dev/hugepages /var/run /var/tmp && mount -t hugetlbfs nodev /dev/hugepages
+  modprobe uio_pci_generic || echo "nvme-lab: modprobe uio_pci_generic failed"
+  i=0; while [ "$(cat /sys/class/nvme/nvme*/serial 2>/dev/null | grep -c iolab)" -lt 2 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+  for c in /sys/class/nvme/nvme*; do
+    case "$(cat "$c/serial")" in
+      *iolabspdk*) SPDK_TRADDR=$(basename "$(readlink -f "$c/device")") ;;
+      *) KERNEL_NVME=/dev/$(basename "$c")n1 ;;
+    esac
+  done
+  export SPDK_TRADDR KERNEL_NVME
+  iolab spdk bind "$SPDK_TRADDR" >&2 || echo "nvme-lab: iolab spdk bind $SPDK_TRADDR failed"
+  echo "nvme-lab: SPDK ready at $(cut -d' ' -f1 /proc/uptime) s: $SPDK_TRADDR, $(grep HugePages_Free /proc/meminfo)"
+fi
 cd /tmp
 /bin/sh -c "$(cat /lab/command)" >/tmp/lab.out </dev/null
 status=$?
@@ -142,12 +179,17 @@ if [ "$zoned" = 1 ]; then
 else
   drive=(-device nvme,serial=iolab01,drive=nvm)
 fi
+if [ "$spdk" = 1 ]; then
+  # A second controller of the same model for SPDK, so the kernel's paths keep theirs.
+  truncate -s "$size" "$work/spdk.img"
+  drive+=(-drive "file=$work/spdk.img,if=none,id=spdk,format=raw" -device nvme,serial=iolabspdk,drive=spdk)
+fi
 echo "nvme-lab: booting $kver (TCG, 2 CPUs) with ${size} $([ $zoned = 1 ] && echo zoned) NVMe; set up in $(elapsed) s" >&2
 set +e
-timeout --kill-after=10 "$timeout_s" qemu-system-x86_64 -cpu qemu64 -m 2048 -smp 2 \
+timeout --kill-after=10 "$timeout_s" qemu-system-x86_64 -cpu "$cpu" -m 2048 -smp 2 \
   -display none -monitor none -no-reboot -serial stdio -serial "file:$work/out" \
   -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
-  -append "console=ttyS0 rdinit=/init quiet panic=-1" \
+  -append "console=ttyS0 rdinit=/init quiet panic=-1 $append" \
   -drive "file=$work/nvme.img,if=none,id=nvm,format=raw" "${drive[@]}" \
   </dev/null 2>&1 | tr -d '\r' | tee "$work/console" >&2
 qemu=${PIPESTATUS[0]}

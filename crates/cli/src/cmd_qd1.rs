@@ -76,6 +76,11 @@ pub struct Qd1Args {
     /// Read from --db (default: $IOLAB_DB, else the default database); may be repeated
     #[arg(long = "with", value_name = "RUN")]
     pub with: Vec<i64>,
+    /// Add the spdk column: SPDK's user-space driver on this namespace, named as SPDK's fio
+    /// plugin names it ('trtype=PCIe traddr=0000.01.00.0 ns=1'), on a controller `iolab spdk
+    /// bind` handed over (a build with the feature spdk)
+    #[arg(long, value_name = "TRID", value_parser = crate::cmd_spdk::parse_namespace)]
+    pub spdk: Option<PathBuf>,
     /// No progress line on stderr (it is drawn only on a terminal anyway: the step, what
     /// runs and the time left by the plan)
     #[arg(long)]
@@ -85,7 +90,10 @@ pub struct Qd1Args {
 /// The paths `--engines` names, or every path (NVMe passthrough only where the target has a
 /// generic char device).
 fn chosen_paths(args: &Qd1Args, target: &Path) -> Result<Vec<EngineConfig>, CliError> {
-    let all = EngineConfig::paths();
+    let mut all = EngineConfig::paths();
+    if args.spdk.is_some() {
+        all.push(EngineConfig::new(iolab_engine::EngineKind::Spdk));
+    }
     let Some(names) = &args.engines else {
         return Ok(iolab_suite::paths_on(target, all));
     };
@@ -137,7 +145,8 @@ fn config(
         all: Some(d),
         ..PerStep::default()
     };
-    let consent = Consent::granting("--allow-destroy", args.allow_destroy, [target.as_path()]);
+    let named = std::iter::once(target.as_path()).chain(args.spdk.as_deref());
+    let consent = Consent::granting("--allow-destroy", args.allow_destroy, named);
     let cfg_target = target.clone();
     ReviewConfig {
         floor_consent: Consent::granting("--allow-destroy-floor", false, []),
@@ -159,6 +168,7 @@ fn config(
         lat_split: args.lat_split && crate::split_note::split_here(&cfg_target),
         repeat: args.repeat,
         with_qd1: Vec::new(),
+        spdk: args.spdk.clone(),
     }
 }
 

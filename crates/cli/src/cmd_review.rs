@@ -112,6 +112,11 @@ pub struct ReviewArgs {
     /// or hold the root filesystem)
     #[arg(long)]
     pub allow_destroy: bool,
+    /// Add the spdk path to the QD1 step: SPDK's user-space driver on this namespace
+    /// ('trtype=PCIe traddr=0000.01.00.0 ns=1'), on a controller `iolab spdk bind` handed
+    /// over (a build with the feature spdk)
+    #[arg(long, value_name = "TRID", value_parser = crate::cmd_spdk::parse_namespace)]
+    pub spdk: Option<PathBuf>,
     /// Allow the software-floor step to fill the floor device first (destroys its data; its
     /// own consent, as it is another device than the target)
     #[arg(long = "allow-destroy-floor")]
@@ -292,6 +297,19 @@ fn target_of(
     ))
 }
 
+/// The QD1 paths, with SPDK's when `--spdk` names a namespace.
+fn with_spdk(
+    mut paths: Vec<iolab_engine::EngineConfig>,
+    spdk: bool,
+) -> Vec<iolab_engine::EngineConfig> {
+    if spdk {
+        paths.push(iolab_engine::EngineConfig::new(
+            iolab_engine::EngineKind::Spdk,
+        ));
+    }
+    paths
+}
+
 /// Everything checked before any I/O; returns the config and the scratch directory to keep.
 fn configure(
     a: &ReviewArgs,
@@ -306,7 +324,8 @@ fn configure(
             a.tolerance
         )));
     }
-    let consent = Consent::granting("--allow-destroy", a.allow_destroy, a.target.as_deref());
+    let named = a.target.iter().chain(&a.spdk).map(PathBuf::as_path);
+    let consent = Consent::granting("--allow-destroy", a.allow_destroy, named);
     let (target, size, scratch) = target_of(a, effort, &steps, &consent)?;
     if size == Some(0) {
         return Err(bad("--size: must be more than 0".into()));
@@ -331,7 +350,7 @@ fn configure(
             a.allow_destroy_floor,
             [floor_device.as_path()],
         ),
-        qd1_paths: iolab_suite::default_qd1_paths(&target),
+        qd1_paths: with_spdk(iolab_suite::default_qd1_paths(&target), a.spdk.is_some()),
         target,
         size,
         effort,
@@ -352,6 +371,7 @@ fn configure(
         lat_split: !a.no_lat_split && crate::split_note::split_here(&split_target),
         repeat: a.repeat,
         with_qd1: Vec::new(),
+        spdk: a.spdk.clone(),
     };
     Ok((cfg, scratch))
 }

@@ -41,6 +41,7 @@ mod cmd_results;
 mod cmd_review;
 mod cmd_run;
 mod cmd_shell;
+mod cmd_spdk;
 mod escape;
 mod exit;
 mod imported;
@@ -116,6 +117,8 @@ enum Command {
     Import(cmd_import::ImportArgs),
     /// The machine's settings that move figures, against the SPDK blog's setup: iolab doctor [TARGET]
     Doctor(cmd_doctor::DoctorArgs),
+    /// NVMe controllers for SPDK's user-space driver: iolab spdk list|bind|unbind
+    Spdk(cmd_spdk::SpdkArgs),
     /// Shell completions from the same definitions as --help: iolab completions bash|zsh|fish
     Completions(cmd_shell::CompletionsArgs),
     /// The man page, from the same definitions as --help: iolab man | man -l -
@@ -163,6 +166,7 @@ fn main() -> ExitCode {
         Some(Command::Export(a)) => cmd_results::export(&a),
         Some(Command::Import(a)) => cmd_import::run(&a),
         Some(Command::Doctor(a)) => cmd_doctor::run(&a),
+        Some(Command::Spdk(a)) => cmd_spdk::run(&a),
         Some(Command::Completions(a)) => cmd_shell::completions(&a),
         Some(Command::Man(a)) => cmd_shell::man(&a),
         None => cmd_qd1::run(&cli.qd1),

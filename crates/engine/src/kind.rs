@@ -21,10 +21,11 @@ pub enum EngineKind {
     Filecreate,
     Filestat,
     Filedelete,
+    Spdk,
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 16] = [
+    pub const ALL: [EngineKind; 17] = [
         EngineKind::Sync,
         EngineKind::Psync,
         EngineKind::Vsync,
@@ -41,6 +42,7 @@ impl EngineKind {
         EngineKind::Filecreate,
         EngineKind::Filestat,
         EngineKind::Filedelete,
+        EngineKind::Spdk,
     ];
 
     /// The name fio uses for this engine.
@@ -133,6 +135,8 @@ const FIO_ENGINES: &[&str] = &[
     "windowsaio",
     "solarisaio",
     "cpp_null",
+    // SPDK's plugin, an external engine fio loads (`ioengine=spdk` with LD_PRELOAD).
+    "spdk",
 ];
 
 fn engine_names() -> String {
@@ -272,8 +276,8 @@ mod tests {
         for k in EngineKind::ALL {
             assert_eq!(k.name().parse::<EngineKind>().unwrap(), k);
         }
-        let e = "spdk".parse::<EngineKind>().unwrap_err();
-        assert!(e.to_string().contains("'spdk'"));
+        let e = "spdk_bdev".parse::<EngineKind>().unwrap_err();
+        assert!(e.to_string().contains("unknown ioengine 'spdk_bdev'"));
     }
 
     #[test]

@@ -37,6 +37,7 @@ pub mod pvsync;
 pub mod pvsync2;
 mod registry;
 mod ring;
+pub mod spdk;
 pub mod sync;
 mod trim;
 pub mod uring;
@@ -268,6 +269,7 @@ pub fn open_engine<V: EngineVisitor>(
         EngineKind::Filecreate => visitor.visit(filecreate::open(target)?),
         EngineKind::Filestat => visitor.visit(filestat::open(target, config.options.stat_type)?),
         EngineKind::Filedelete => visitor.visit(filedelete::open(target)?),
+        EngineKind::Spdk => visitor.visit(spdk::open(target, depth)?),
     })
 }
 

@@ -15,6 +15,9 @@ pub enum MemKind {
     Mmap,
     MmapHuge,
     MmapShared,
+    /// SPDK's DMA memory (hugepages it knows the bus addresses of): the `spdk` engine's
+    /// buffers, whatever `mem` says, as SPDK's fio plugin allocates them. Not a fio `mem`.
+    Dma,
 }
 
 /// How a job's buffers are allocated.
@@ -42,6 +45,8 @@ pub(crate) enum Backing {
     Heap(*mut u8, Layout),
     Mapped(*mut u8, usize),
     Shared(*mut u8),
+    #[cfg(feature = "spdk")]
+    Dma(*mut u8),
 }
 
 impl Backing {
@@ -81,6 +86,7 @@ impl Backing {
                     false => Ok(Backing::Mapped(p.cast(), bytes)),
                 }
             }
+            MemKind::Dma => Self::dma(bytes),
             MemKind::Shm | MemKind::ShmHuge => {
                 let mut flags = libc::IPC_CREAT | 0o600;
                 if huge {
@@ -105,9 +111,23 @@ impl Backing {
         }
     }
 
+    #[cfg(feature = "spdk")]
+    fn dma(bytes: usize) -> std::io::Result<Backing> {
+        iolab_spdk::driver::dma_alloc(bytes, crate::buffer::BUFFER_ALIGN)
+            .map(Backing::Dma)
+            .map_err(std::io::Error::other)
+    }
+
+    #[cfg(not(feature = "spdk"))]
+    fn dma(_bytes: usize) -> std::io::Result<Backing> {
+        Err(std::io::Error::other(iolab_spdk::HOW_TO_BUILD))
+    }
+
     pub(crate) fn base(&self) -> *mut u8 {
         match self {
             Backing::Heap(p, _) | Backing::Mapped(p, _) | Backing::Shared(p) => *p,
+            #[cfg(feature = "spdk")]
+            Backing::Dma(p) => *p,
         }
     }
 }
@@ -124,6 +144,8 @@ impl Drop for Backing {
                 Backing::Shared(p) => {
                     libc::shmdt(p.cast());
                 }
+                #[cfg(feature = "spdk")]
+                Backing::Dma(p) => iolab_spdk::driver::dma_free(p),
             }
         }
     }

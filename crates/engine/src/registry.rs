@@ -14,6 +14,9 @@ pub struct Accepts {
     pub block_devices: bool,
     /// NVMe generic char devices (`/dev/ngXnY`), which take NVMe commands only.
     pub nvme_generic: bool,
+    /// A namespace of a controller a user-space driver holds (SPDK), named by its transport
+    /// id: nothing the kernel opens.
+    pub user_space_nvme: bool,
 }
 
 impl Accepts {
@@ -22,28 +25,41 @@ impl Accepts {
         files: true,
         block_devices: true,
         nvme_generic: false,
+        user_space_nvme: false,
     };
     /// NVMe generic char devices only (io_uring_cmd).
     pub const NVME_GENERIC: Accepts = Accepts {
         files: false,
         block_devices: false,
         nvme_generic: true,
+        user_space_nvme: false,
     };
     /// Regular files only (ftruncate).
     pub const FILES: Accepts = Accepts {
         files: true,
         block_devices: false,
         nvme_generic: false,
+        user_space_nvme: false,
+    };
+    /// An SPDK namespace only (spdk).
+    pub const USER_SPACE_NVME: Accepts = Accepts {
+        files: false,
+        block_devices: false,
+        nvme_generic: false,
+        user_space_nvme: true,
     };
     /// Nothing: the engine does no I/O (null), so its target is neither opened nor laid out.
     pub const NOTHING: Accepts = Accepts {
         files: false,
         block_devices: false,
         nvme_generic: false,
+        user_space_nvme: false,
     };
 
+    /// Whether the kernel opens nothing for the engine: null does no I/O, spdk drives its
+    /// controller itself. Its target is neither opened, laid out, claimed nor traced.
     pub fn nothing(self) -> bool {
-        self == Accepts::NOTHING
+        !self.files && !self.block_devices && !self.nvme_generic
     }
 
     /// Whether a target of `kind` can be given to the engine.
@@ -52,6 +68,7 @@ impl Accepts {
             TargetKind::File => self.files,
             TargetKind::BlockDevice => self.block_devices,
             TargetKind::NvmeGeneric => self.nvme_generic,
+            TargetKind::SpdkNvme => self.user_space_nvme,
         }
     }
 }
@@ -99,7 +116,7 @@ pub enum FileOp {
 }
 
 /// Every engine, in the order fio's docs and iolab's tables list them.
-pub static ENGINES: [&EngineDef; 16] = [
+pub static ENGINES: [&EngineDef; 17] = [
     &crate::sync::DEF,
     &crate::psync::DEF,
     &crate::vsync::DEF,
@@ -116,6 +133,7 @@ pub static ENGINES: [&EngineDef; 16] = [
     &crate::filecreate::DEF,
     &crate::filestat::DEF,
     &crate::filedelete::DEF,
+    &crate::spdk::DEF,
 ];
 
 /// The options some engine declares: fio's engine-specific options.

@@ -12,6 +12,9 @@ pub enum TargetKind {
     /// An NVMe namespace's generic char device (`/dev/ngXnY`): NVMe commands only, through
     /// the `io_uring_cmd` engine.
     NvmeGeneric,
+    /// A namespace of a controller SPDK's user-space driver holds, named by its transport id
+    /// (`trtype=PCIe traddr=0000.01.00.0 ns=1`): the `spdk` engine only.
+    SpdkNvme,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -181,6 +181,9 @@ fn check_pinned_write(
 
 /// Checks one file of a job (`spec` as seen from that file).
 fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Region, Pin), RunError> {
+    if spec.engine.kind.def().accepts.user_space_nvme {
+        return prepare_namespace(spec, consent);
+    }
     let job = || spec.name.clone();
     let path = &spec.filename;
     let exists = path.exists();
@@ -222,6 +225,45 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
         check_pinned_write(spec, &facts, &pin, consent)?;
     }
     Ok((facts, region, pin))
+}
+
+/// Checks a job of the spdk engine against its namespace: the name parses, SPDK attaches the
+/// controller (this starts SPDK's environment, once per process), the job fits the namespace
+/// and its blocks, and a write has the user's consent for that name. Nothing the kernel opens:
+/// the pin only records the name.
+fn prepare_namespace(
+    spec: &JobSpec,
+    consent: &Consent,
+) -> Result<(TargetFacts, Region, Pin), RunError> {
+    let unusable = |reason: String| RunError::Unusable {
+        job: spec.name.clone(),
+        reason,
+    };
+    let name = spec.filename.to_string_lossy();
+    let (size_bytes, lbs) =
+        iolab_engine::spdk::namespace_size(&name).map_err(|e| unusable(format!("{name}: {e}")))?;
+    let facts = TargetFacts {
+        path: spec.filename.clone(),
+        kind: TargetKind::SpdkNvme,
+        size_bytes,
+        logical_block_size: lbs,
+        device: (0, 0),
+        disk_name: None,
+        polled: true,
+    };
+    let region =
+        Region::resolve(spec, facts.size_bytes, false).map_err(|source| RunError::Job {
+            job: spec.name.clone(),
+            source,
+        })?;
+    check_alignment(spec, &facts, &region)?;
+    if spec.writes_data() {
+        check_target_write(&facts, consent).map_err(|source| RunError::Safety {
+            job: spec.name.clone(),
+            source,
+        })?;
+    }
+    Ok((facts, region, pin_file(spec)?))
 }
 
 /// fio's `file_append`: the job's I/O starts at the regular file's end (`offset` = its size);

@@ -150,6 +150,9 @@ pub struct ReviewConfig {
     pub repeat: u32,
     /// Columns of the QD1 table measured elsewhere (`--with RUN`).
     pub with_qd1: Vec<steps::qd1::ImportedCell>,
+    /// A namespace SPDK drives (`--spdk`), named by its transport id: the `spdk` path among
+    /// `qd1_paths` measures it, where the kernel's paths measure `target`.
+    pub spdk: Option<PathBuf>,
 }
 
 /// How many times each point of `step` is measured with `--repeat` `repeat`: that, except in

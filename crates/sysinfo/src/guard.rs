@@ -58,6 +58,8 @@ pub fn identity(path: &Path) -> Option<Identity> {
 pub struct Consent {
     flag: &'static str,
     granted: Vec<Identity>,
+    /// Names no file system holds (an SPDK namespace's transport id), allowed as named.
+    named: Vec<PathBuf>,
 }
 
 impl Consent {
@@ -66,15 +68,16 @@ impl Consent {
         Consent {
             flag,
             granted: Vec::new(),
+            named: Vec::new(),
         }
     }
 
     /// Allows `path` (as it is now: a path that does not exist yet is allowed by nature).
     pub fn grant(&mut self, path: &Path) {
-        if let Some(id) = identity(path) {
-            if !self.granted.contains(&id) {
-                self.granted.push(id);
-            }
+        match identity(path) {
+            Some(id) if !self.granted.contains(&id) => self.granted.push(id),
+            Some(_) => {}
+            None => self.named.push(path.to_path_buf()),
         }
     }
 
@@ -202,6 +205,17 @@ pub fn check_target_write(facts: &TargetFacts, consent: &Consent) -> Result<(), 
     match facts.kind {
         TargetKind::BlockDevice => check_write_allowed(facts, allowed, consent.flag()),
         TargetKind::NvmeGeneric => check_generic_write(facts, consent),
+        TargetKind::SpdkNvme => match consent.named.contains(&facts.path) {
+            true => Ok(()),
+            false => Err(SafetyError {
+                path: facts.path.clone(),
+                reason: format!(
+                    "it is an NVMe namespace SPDK drives: writing destroys its data, and the \
+                     kernel cannot see what is on it; pass {} to confirm",
+                    consent.flag()
+                ),
+            }),
+        },
         TargetKind::File => {
             if let Some(l) = identity(&facts.path).and_then(|id| backs_loop_device(&id)) {
                 return Err(SafetyError {

@@ -22,6 +22,6 @@ pub use guard::{
 };
 pub use pinned::{Pin, PinError};
 pub use refusal::SafetyError;
-pub use safety::check_write_allowed;
+pub use safety::{check_handover, check_write_allowed};
 pub use storage::existing_dir;
 pub use target::{probe, probe_new_file, TargetError, TargetFacts, TargetKind};

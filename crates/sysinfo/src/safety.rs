@@ -98,6 +98,42 @@ pub fn check_write_allowed(
     Ok(())
 }
 
+/// May the kernel give the block device `facts` describes away to a user-space driver (SPDK:
+/// `iolab spdk bind`)? After that nothing in the kernel sees the namespace: no mount, no
+/// holder, no later check can stop a write. So everything [`check_write_allowed`] refuses
+/// outright is refused, and so are partitions and signatures, with no flag to override them:
+/// the namespace is handed over blank or not at all (wipefs it first). Reads only.
+pub fn check_handover(facts: &TargetFacts, what: &str) -> Result<(), SafetyError> {
+    check_write_allowed(facts, true, what)?;
+    let refuse = |reason: String| {
+        Err(SafetyError {
+            path: facts.path.clone(),
+            reason,
+        })
+    };
+    let disk = whole_disk_name(facts.device);
+    let family = device_family(facts.device, disk.as_deref());
+    let partitions: Vec<String> = family.iter().skip(1).map(|(n, _)| n.clone()).collect();
+    if !partitions.is_empty() {
+        return refuse(format!(
+            "it has partitions ({}); {what} hands over only a blank namespace (remove them \
+             first)",
+            partitions.join(", ")
+        ));
+    }
+    let buf = read_start(&facts.path).map_err(|e| SafetyError {
+        path: facts.path.clone(),
+        reason: format!("cannot read its first bytes to look for a signature: {e}"),
+    })?;
+    if let Some((sig, off)) = find_signature(&buf) {
+        return refuse(format!(
+            "it carries a {sig} signature (at byte {off}); {what} hands over only a blank \
+             namespace (wipefs it first)"
+        ));
+    }
+    Ok(())
+}
+
 fn read_start(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut buf = Vec::with_capacity(PROBE_BYTES);
     fs::File::open(path)?

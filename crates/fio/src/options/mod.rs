@@ -231,6 +231,12 @@ impl JobDraft {
             }
         };
         match self.filename.clone() {
+            // The spdk engine's name is one transport id, its PCI address spelled with ':' or
+            // with the '.' SPDK's fio plugin uses against fio's split; no directory before it.
+            Some(f) if self.spec.engine.kind == EngineKind::Spdk => {
+                self.spec.filename = f.trim().into();
+                Ok(vec![self.finish()?])
+            }
             Some(f) => {
                 // fio's list separator is ':'; `\:` is a colon inside a name.
                 let names: Vec<String> = f
@@ -950,9 +956,13 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "ioengine",
         alias: None,
         kind: ValueKind::Str,
-        help: "How I/O is issued: sync, psync, vsync (lseek and readv/writev of one iovec), pvsync, pvsync2, mmap (memcpy through a shared mapping of the file), libaio, posixaio (glibc's POSIX AIO), io_uring, io_uring_cmd, null (no I/O: measures iolab itself), or the file-system engines falloc (each I/O one fallocate: read reserves, write extends, trim punches a hole) ftruncate (each write sets the file's length to its offset), filecreate, filestat and filedelete (each pass over a file is one timed create, stat or unlink of it; the I/Os only count, and their latency is the operation's).",
+        help: "How I/O is issued: sync, psync, vsync (lseek and readv/writev of one iovec), pvsync, pvsync2, mmap (memcpy through a shared mapping of the file), libaio, posixaio (glibc's POSIX AIO), io_uring, io_uring_cmd, null (no I/O: measures iolab itself), or the file-system engines falloc (each I/O one fallocate: read reserves, write extends, trim punches a hole) ftruncate (each write sets the file's length to its offset), filecreate, filestat and filedelete (each pass over a file is one timed create, stat or unlink of it; the I/Os only count, and their latency is the operation's), or spdk (SPDK's user-space NVMe driver, polled; filename='trtype=PCIe traddr=0000.01.00.0 ns=1' as SPDK's fio plugin, on a controller `iolab spdk bind` handed over; only in a build with the feature spdk).",
         apply: |d, v| {
-            d.spec.engine.kind = v.parse::<EngineKind>().map_err(|e| e.to_string())?;
+            let kind = v.parse::<EngineKind>().map_err(|e| e.to_string())?;
+            if kind == EngineKind::Spdk && !iolab_engine::spdk::BUILT {
+                return Err(iolab_engine::spdk::HOW_TO_BUILD.into());
+            }
+            d.spec.engine.kind = kind;
             Ok(())
         },
     },
@@ -2316,10 +2326,19 @@ mod tests {
         assert!(e.starts_with("option 'bs': bad value '4q'"), "{e}");
         let e = draft(&[("iodepth", Some("0"))]).unwrap_err().to_string();
         assert!(e.contains("iodepth") && e.contains("at least 1"), "{e}");
-        let e = draft(&[("ioengine", Some("spdk"))])
+        let e = draft(&[("ioengine", Some("spdk_bdev"))])
             .unwrap_err()
             .to_string();
-        assert!(e.contains("unknown ioengine 'spdk'"), "{e}");
+        assert!(e.contains("unknown ioengine 'spdk_bdev'"), "{e}");
+        if !iolab_engine::spdk::BUILT {
+            let e = draft(&[("ioengine", Some("spdk"))])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("built without SPDK") && e.contains("--features spdk"),
+                "{e}"
+            );
+        }
         let e = draft(&[("runtime", None)]).unwrap_err();
         assert_eq!(e, FioError::MissingValue("runtime".into()));
         let e = draft(&[("percentile_list", Some("50:101"))])

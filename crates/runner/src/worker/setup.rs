@@ -247,16 +247,23 @@ pub(super) fn unlink_files(job: &PreparedJob) -> Vec<String> {
 /// The buffers of `depth` I/Os of the job's largest block, filled as its buffer options say.
 pub(super) fn buffer_pool(spec: &JobSpec, depth: u32, seed: u64) -> Result<BufferPool, RunError> {
     let bs = spec.max_block_size() as usize;
-    let mut pool =
-        BufferPool::with_memory(depth as usize, bs, seed, &spec.memory).map_err(|e| {
-            RunError::Unusable {
-                job: spec.name.clone(),
-                reason: format!(
-                    "mem={}: the I/O buffers: {e}",
-                    format!("{:?}", spec.memory.kind).to_lowercase()
-                ),
-            }
-        })?;
+    let memory = match spec.engine.kind {
+        // SPDK's DMA memory, whatever `mem` says, as SPDK's fio plugin allocates it.
+        iolab_engine::EngineKind::Spdk => iolab_engine::memory::Memory {
+            kind: iolab_engine::memory::MemKind::Dma,
+            ..spec.memory
+        },
+        _ => spec.memory,
+    };
+    let mut pool = BufferPool::with_memory(depth as usize, bs, seed, &memory).map_err(|e| {
+        RunError::Unusable {
+            job: spec.name.clone(),
+            reason: format!(
+                "mem={}: the I/O buffers: {e}",
+                format!("{:?}", spec.memory.kind).to_lowercase()
+            ),
+        }
+    })?;
     if spec.buffers.zero || spec.buffers.compress_percent > 0 || spec.buffers.pattern.is_some() {
         let b = &spec.buffers;
         let chunk = b.compress_chunk as usize;
@@ -301,7 +308,7 @@ pub(super) fn invalidate_cache(
                 0
             }
             TargetKind::BlockDevice => libc::ioctl(fd, BLKFLSBUF as _, 0),
-            TargetKind::NvmeGeneric => 0,
+            TargetKind::NvmeGeneric | TargetKind::SpdkNvme => 0,
         }
     };
     if r < 0 {

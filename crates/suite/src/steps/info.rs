@@ -66,6 +66,7 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
         ),
         TargetKind::BlockDevice => "block device".into(),
         TargetKind::NvmeGeneric => "NVMe generic char device (passthrough)".into(),
+        TargetKind::SpdkNvme => "NVMe namespace on SPDK's user-space driver".into(),
     };
     t.row([
         "target".to_string(),

@@ -145,8 +145,10 @@ pub fn point_spec(cfg: &ReviewConfig, step: Step, name: String, w: Workload) -> 
     } = w;
     let t = cfg.timing(step);
     // NVMe passthrough reaches the target's namespace through its generic char device.
+    // SPDK's path reaches its own namespace, the one `--spdk` names.
     let target = match engine.kind {
         EngineKind::IoUringCmd => passthrough_of(&cfg.target).unwrap_or(cfg.target.clone()),
+        EngineKind::Spdk => cfg.spdk.clone().unwrap_or(cfg.target.clone()),
         _ => cfg.target.clone(),
     };
     let mut j = JobSpec::new(name, &target);
@@ -164,7 +166,10 @@ pub fn point_spec(cfg: &ReviewConfig, step: Step, name: String, w: Workload) -> 
     j.lat_percentiles = true;
     j.lat_split = cfg.lat_split
         && SPLIT_STEPS.contains(&step)
-        && !matches!(engine.kind, EngineKind::Null | EngineKind::IoUringCmd);
+        && !matches!(
+            engine.kind,
+            EngineKind::Null | EngineKind::IoUringCmd | EngineKind::Spdk
+        );
     j
 }
 
