@@ -95,7 +95,7 @@ if [ ! -s "$base" ] || [ "$0" -nt "$base" ] || [ "$(command -v fio)" -nt "$base"
   cp "$busybox" "$root/bin/busybox"
   for a in $("$busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$root/bin/$a"; done
   add_with_libs "$(command -v fio)" "$root"
-  for m in nvme zram uio_pci_generic; do
+  for m in nvme zram uio_pci_generic ext4 crc32c_generic; do
     for ko in $(modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'); do
       mkdir -p "$root$(dirname "$ko")"; cp -n "$ko" "$root$ko"
     done
@@ -133,7 +133,10 @@ if [ "$spdk" = 1 ]; then
   mkdir -p "$work/root/usr/lib/ssl"
   cp -L /usr/lib/ssl/openssl.cnf "$work/root/usr/lib/ssl/openssl.cnf"
   touch "$work/root/lab/spdk"
-  cpu=max append="hugepages=256"
+  # The TSC as a server has it (invariant, trusted by the kernel): SPDK's perf times with it
+  # whatever the kernel thinks, and iolab does when the kernel's clocksource is the TSC; the
+  # guest would otherwise read HPET, which TCG emulates at microseconds a read.
+  cpu=max append="hugepages=256 tsc=reliable"
 fi
 cat >"$work/root/init" <<'INIT'
 #!/bin/sh

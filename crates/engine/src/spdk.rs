@@ -114,7 +114,7 @@ mod imp {
         fn take(&mut self, out: &mut [Completion], from: usize) -> usize {
             let mut n = from;
             let lens = &self.lens;
-            self.qp.drain(|slot, ok| {
+            self.qp.drain(out.len() - from, |slot, ok| {
                 out[n] = Completion {
                     slot,
                     result: if ok {
@@ -130,15 +130,18 @@ mod imp {
 
         #[inline(always)]
         fn poll_into(&mut self, out: &mut [Completion], got: usize) -> Result<usize, EngineError> {
-            let room = (out.len() - got) as u32;
-            if room == 0 {
-                return Ok(got);
+            let room = out.len() - got;
+            let found = self.qp.found();
+            if room > found {
+                // At most what fits beside those a commit already found.
+                self.qp
+                    .poll((room - found) as u32)
+                    .map_err(|e| EngineError::Syscall {
+                        engine: ENGINE,
+                        op: "spdk_nvme_qpair_process_completions",
+                        source: std::io::Error::from_raw_os_error(-e),
+                    })?;
             }
-            self.qp.poll(room).map_err(|e| EngineError::Syscall {
-                engine: ENGINE,
-                op: "spdk_nvme_qpair_process_completions",
-                source: std::io::Error::from_raw_os_error(-e),
-            })?;
             Ok(self.take(out, got))
         }
     }
@@ -168,9 +171,13 @@ mod imp {
             }
         }
 
-        /// SPDK rings the submission doorbell in `queue` already.
+        /// Rings the submission doorbell once for the batch queued since the last commit.
         fn commit(&mut self) -> Result<(), EngineError> {
-            Ok(())
+            self.qp.ring().map_err(|e| EngineError::Syscall {
+                engine: ENGINE,
+                op: "spdk_nvme_qpair_process_completions",
+                source: std::io::Error::from_raw_os_error(-e),
+            })
         }
 
         /// Polls until `min` have completed: the thread spins, as SPDK's perf does.

@@ -45,11 +45,11 @@ pub enum BindError {
     NoDevice { addr: PciAddr },
     #[error("{addr} is not an NVMe controller (its PCI class is {class})")]
     NotNvme { addr: PciAddr, class: String },
-    #[error("{addr}: refusing to hand it to {driver}: {source}")]
+    #[error("{addr}: refusing to hand it to {driver}: {}: {}", why.path.display(), why.reason)]
     Refused {
         addr: PciAddr,
         driver: &'static str,
-        source: iolab_sysinfo::SafetyError,
+        why: iolab_sysinfo::SafetyError,
     },
     #[error("{addr}: refusing to hand it to {driver}: /dev/{ns} is in use (open exclusively by someone, or mounted); release it first")]
     InUse {
@@ -248,11 +248,11 @@ impl Sysfs {
                 what: format!("probing {}", path.display()),
                 source: std::io::Error::other(e.to_string()),
             })?;
-            iolab_sysinfo::check_handover(&facts, "iolab spdk bind").map_err(|source| {
+            iolab_sysinfo::check_handover(&facts, "iolab spdk bind").map_err(|why| {
                 BindError::Refused {
                     addr: c.addr,
                     driver: to.name(),
-                    source,
+                    why,
                 }
             })?;
             held.push(f);

@@ -237,6 +237,9 @@ impl QPair {
             // A queue of N entries holds N - 1 commands.
             opts.io_queue_size = opts.io_queue_size.max(depth + 1);
             opts.io_queue_requests = opts.io_queue_requests.max(depth);
+            // The submission doorbell is rung once a batch, by the next look for completions
+            // (`QPair::ring`), not once a command: as SPDK's perf drives its queues.
+            opts.__bindgen_anon_1.delay_cmd_submit = true;
             let q = ffi::spdk_nvme_ctrlr_alloc_io_qpair(ns.ctrlr.0, &opts, size);
             (q, opts.io_queue_size)
         };
@@ -325,16 +328,29 @@ impl QPair {
         Ok(())
     }
 
-    /// The slots that completed since the last drain, with whether each succeeded.
+    /// Rings the submission doorbell for what was submitted since the last look (the pair
+    /// delays it, see [`QPair::new`]); completions found meanwhile wait for the next drain.
     #[inline(always)]
-    pub fn drain(&mut self, mut f: impl FnMut(u32, bool)) -> usize {
-        let n = self.sink.done.len();
-        for &(slot, ok) in &self.sink.done {
+    pub fn ring(&mut self) -> Result<(), i32> {
+        self.poll(0)
+    }
+
+    /// Up to `max` of the slots that completed since the last drain, oldest first, with
+    /// whether each succeeded; the rest wait for the next drain.
+    #[inline(always)]
+    pub fn drain(&mut self, max: usize, mut f: impl FnMut(u32, bool)) -> usize {
+        let n = self.sink.done.len().min(max);
+        for (slot, ok) in self.sink.done.drain(..n) {
             f(slot, ok);
         }
-        self.sink.done.clear();
         self.in_flight -= n as u32;
         n
+    }
+
+    /// Completions found and not yet drained.
+    #[inline(always)]
+    pub fn found(&self) -> usize {
+        self.sink.done.len()
     }
 
     pub fn in_flight(&self) -> u32 {
@@ -350,7 +366,7 @@ impl Drop for QPair {
             if self.poll(0).is_err() {
                 break;
             }
-            self.drain(|_, _| {});
+            self.drain(usize::MAX, |_, _| {});
             spins += 1;
         }
         // SAFETY: the pair is ours and idle.

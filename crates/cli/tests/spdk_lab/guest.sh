@@ -2,6 +2,8 @@
 # controller handed to SPDK, $KERNEL_NVME the namespace the kernel keeps. Each section's stdout
 # is framed by "=== NAME" and "=== rc NAME STATUS" for crates/cli/tests/spdk_lab.rs.
 run() { name=$1; shift; echo "=== $name"; "$@"; echo "=== rc $name $?"; }
+# As run, with the command's stderr in its section (a refusal's one line).
+run2() { name=$1; shift; echo "=== $name"; "$@" 2>&1; echo "=== rc $name $?"; }
 # The namespace the kernel gives the SPDK controller while it drives it (after an unbind).
 kernel_ns() {
   i=0
@@ -15,15 +17,16 @@ T="trtype=PCIe traddr=$SPDK_TRADDR ns=1"
 J="--output-format=json"
 run list iolab spdk list
 run bind_again iolab spdk bind "$SPDK_TRADDR"
-run main_job iolab --target "$KERNEL_NVME" --spdk "$T" --allow-destroy --runtime=1 --ramp_time=0
+run main_job iolab --target "$KERNEL_NVME" --spdk "$T" --allow-destroy --runtime=1 --ramp_time=0 \
+  --engines=psync,io_uring,io_uring+iopoll,spdk
 
 # The kernel's path first: refusals, then 64 MiB written with md5 headers and read back.
 iolab spdk unbind "$SPDK_TRADDR" >/dev/null
 NS=$(kernel_ns)
-mke2fs -q "$NS" 2>/dev/null; mkdir -p /mnt && mount "$NS" /mnt
-run bind_mounted iolab spdk bind "$SPDK_TRADDR"
+modprobe crc32c_generic; modprobe ext4; mke2fs -q "$NS" 2>/dev/null; mkdir -p /mnt && mount -t ext2 "$NS" /mnt
+run2 bind_mounted iolab spdk bind "$SPDK_TRADDR"
 umount /mnt
-run bind_signed iolab spdk bind "$SPDK_TRADDR"
+run2 bind_signed iolab spdk bind "$SPDK_TRADDR"
 dd if=/dev/zero of="$NS" bs=1M count=4 conv=fsync 2>/dev/null
 W="--name=k --rw=write --bs=4k --size=64m --verify=md5"
 run kernel_write iolab run $W --filename="$NS" --ioengine=psync --direct=1 --allow-destroy $J
@@ -33,7 +36,7 @@ run kernel_md5 sh -c "dd if=$NS bs=1M count=64 iflag=direct 2>/dev/null | md5sum
 run bind iolab spdk bind "$SPDK_TRADDR"
 run spdk_randread iolab run --ioengine=spdk --filename="$T" --rw=randread --bs=4k --size=64m --name=r $J
 run spdk_verify iolab run $W --filename="$T" --ioengine=spdk --verify_only=1 $J
-run spdk_write_refused iolab run --ioengine=spdk --filename="$T" --rw=write --bs=4k --size=4m --name=w
+run2 spdk_write_refused iolab run --ioengine=spdk --filename="$T" --rw=write --bs=4k --size=4m --name=w
 P="--rw=write --bs=4k --size=16m --buffer_pattern=0x5a5aa5a5 --name=w"
 run spdk_write iolab run $P --ioengine=spdk --filename="$T" --offset=64m --allow-destroy $J
 run reference iolab run $P --ioengine=psync --filename=/tmp/ref $J
@@ -42,13 +45,3 @@ NS=$(kernel_ns)
 run write_check sh -c "dd if=$NS bs=1M skip=64 count=16 iflag=direct 2>/dev/null | md5sum; md5sum </tmp/ref"
 run kernel_md5_after sh -c "dd if=$NS bs=1M count=64 iflag=direct 2>/dev/null | md5sum"
 run bind_back iolab spdk bind "$SPDK_TRADDR"
-
-# iolab's spdk engine against spdk_nvme_perf, same controller, job and core, interleaved.
-A="trtype:PCIe traddr:$SPDK_TRADDR"
-for round in 1 2 3; do
-  for qd in 1 32; do
-    run "iolab_qd${qd}_r$round" iolab run --ioengine=spdk --filename="$T" --rw=randread --bs=4k \
-      --iodepth=$qd --time_based --runtime=5 --cpus_allowed=0 --name=p $J
-    run "perf_qd${qd}_r$round" spdk_nvme_perf -q $qd -o 4096 -w randread -t 5 -c 0x1 -r "$A"
-  done
-done
