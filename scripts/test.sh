@@ -62,5 +62,20 @@ if command -v mpicc >/dev/null 2>&1; then
 else
   echo "test.sh: no MPI here: the multi-host tests of the mpi feature are skipped" >&2
 fi
+# The spdk engine (the `spdk` feature): SPDK built once from ../shared/sources/ (the project's
+# sources no registry has), the engine's crates linted with it, and its NVMe lab test run.
+if ls ../shared/sources/spdk-v*.tar.gz >/dev/null 2>&1; then
+  if bash scripts/spdk-build.sh; then
+    cargo clippy -p iolab-engine -p iolab-spdk --features iolab-engine/spdk --all-targets --release -q \
+      -- -D warnings || status=1
+    cargo test -p iolab --features spdk --release --no-fail-fast --test spdk_lab 2>&1 | tee -a "$log"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  else
+    echo "test.sh: SPDK could not be built here (scripts/spdk-build.sh said why above)" >&2
+    status=1
+  fi
+else
+  echo "test.sh: no SPDK sources in ../shared/sources/: the spdk engine's lab test is skipped" >&2
+fi
 set -e
 bash scripts/test-summary.sh "$log" "$status"

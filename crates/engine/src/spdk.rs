@@ -147,8 +147,13 @@ mod imp {
     }
 
     impl IoEngine for Spdk {
+        /// The queue pair rings its delayed submission doorbell whenever it looks for
+        /// completions, so a reap submits what was queued, as io_uring's enter does.
         fn capabilities(&self) -> Capabilities {
-            Capabilities::ASYNCHRONOUS
+            Capabilities {
+                synchronous: false,
+                submits_on_reap: true,
+            }
         }
 
         #[inline(always)]

@@ -42,26 +42,25 @@ fn rdtsc() -> u64 {
     monotonic_ns()
 }
 
-/// True when the TSC ticks at a constant rate across P-states and C-states (CPUID
-/// 0x8000_0007 EDX bit 8) and the kernel has not rejected it as a clocksource.
+/// True when the TSC can time: the kernel times with it (its current clocksource is `tsc`: it
+/// found the TSC stable across CPUs and states, or was told so with `tsc=reliable`), or, where
+/// sysfs cannot say, the CPU declares it invariant (CPUID 0x8000_0007 EDX bit 8). The kernel's
+/// verdict comes first both ways: a TSC it switched away from is not used, and one it trusts
+/// is, even where the CPUID bit is missing (QEMU's software emulation never sets it, while
+/// SPDK's perf times with the TSC regardless).
 fn tsc_is_trustworthy() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        let max_ext = core::arch::x86_64::__cpuid(0x8000_0000).eax;
-        if max_ext < 0x8000_0007 {
-            return false;
-        }
-        // Leaf 0x8000_0007 exists per the check above.
-        let invariant = core::arch::x86_64::__cpuid(0x8000_0007).edx & (1 << 8) != 0;
-        if !invariant {
-            return false;
-        }
-        // If the kernel found the TSC unstable it switches away from it; follow its verdict.
         match std::fs::read_to_string(
             "/sys/devices/system/clocksource/clocksource0/current_clocksource",
         ) {
             Ok(s) => s.trim() == "tsc",
-            Err(_) => true,
+            Err(_) => {
+                let max_ext = core::arch::x86_64::__cpuid(0x8000_0000).eax;
+                // Leaf 0x8000_0007 exists when the maximum extended leaf reaches it.
+                max_ext >= 0x8000_0007
+                    && core::arch::x86_64::__cpuid(0x8000_0007).edx & (1 << 8) != 0
+            }
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
