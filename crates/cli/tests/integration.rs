@@ -203,7 +203,15 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
         (&["--bs=4x", "--size=1m"], "unknown unit 'x'"),
         (&["--runtime=5parsecs", "--size=1m"], "unknown time unit"),
         (&["--iodepth=0", "--size=1m"], "iodepth"),
-        (&["--ioengine=spdk", "--size=1m"], "unknown ioengine 'spdk'"),
+        (
+            &["--ioengine=spdk_bdev", "--size=1m"],
+            "unknown ioengine 'spdk_bdev'",
+        ),
+        #[cfg(not(feature = "spdk"))]
+        (
+            &["--ioengine=spdk", "--size=1m"],
+            "built without SPDK; build it with `bash scripts/spdk-build.sh",
+        ),
         (&["--rw=randread"], "does not exist; give size="),
         (
             &["--rw=randwrite", "--size=1m", "--output-format=xml"],

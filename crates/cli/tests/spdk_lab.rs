@@ -166,6 +166,22 @@ fn writes_need_consent_and_binding_refuses_a_namespace_in_use_or_signed() {
 }
 
 #[test]
+fn the_reviews_qd1_and_polling_steps_add_spdk() {
+    let Some(s) = lab() else { return };
+    let t = ok(s, "review");
+    let header = t
+        .lines()
+        .find(|l| l.starts_with("| IOPS"))
+        .expect("the QD1 IOPS table");
+    assert!(header.contains(" spdk "), "{header}");
+    let row = t
+        .lines()
+        .find(|l| l.starts_with("| spdk ") && l.contains("polling, in user space"))
+        .unwrap_or_else(|| panic!("no spdk row in the polling table:\n{t}"));
+    assert!(row.contains("µs"), "{row}");
+}
+
+#[test]
 fn the_main_job_has_the_spdk_column_beside_the_kernels_paths() {
     let Some(s) = lab() else { return };
     let t = ok(s, "main_job");

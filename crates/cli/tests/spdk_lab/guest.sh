@@ -19,6 +19,8 @@ run list iolab spdk list
 run bind_again iolab spdk bind "$SPDK_TRADDR"
 run main_job iolab --target "$KERNEL_NVME" --spdk "$T" --allow-destroy --runtime=1 --ramp_time=0 \
   --engines=psync,io_uring,io_uring+iopoll,spdk
+run review iolab review "$KERNEL_NVME" --quick --steps qd1-engines,poll-vs-irq --spdk "$T" \
+  --allow-destroy --runtime 1s --db /tmp/review.db
 
 # The kernel's path first: refusals, then 64 MiB written with md5 headers and read back.
 iolab spdk unbind "$SPDK_TRADDR" >/dev/null

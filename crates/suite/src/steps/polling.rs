@@ -29,9 +29,9 @@ impl super::ReviewStep for PollVsIrq {
         Step::PollVsIrq
     }
 
-    fn points(&self, _cfg: &ReviewConfig, polled: bool) -> usize {
+    fn points(&self, cfg: &ReviewConfig, polled: bool) -> usize {
         if polled {
-            PATHS.len()
+            paths(cfg).len()
         } else {
             0
         }
@@ -45,6 +45,25 @@ impl super::ReviewStep for PollVsIrq {
     ) -> Result<StepOutput, SuiteError> {
         run(cfg, ex)
     }
+}
+
+/// The kernel's paths with and without polling, and SPDK's (which only polls) when `--spdk`
+/// names a namespace.
+fn paths(cfg: &ReviewConfig) -> Vec<EngineConfig> {
+    let mut all: Vec<EngineConfig> = PATHS
+        .iter()
+        .map(|&(kind, hipri)| EngineConfig {
+            kind,
+            options: EngineOptions {
+                hipri,
+                ..EngineOptions::default()
+            },
+        })
+        .collect();
+    if cfg.spdk.is_some() {
+        all.push(EngineConfig::new(EngineKind::Spdk));
+    }
+    all
 }
 
 pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, SuiteError> {
@@ -74,14 +93,9 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
     ]);
     let mut rows = Vec::new();
     let mut notes = String::new();
-    for (kind, hipri) in PATHS {
-        let engine = EngineConfig {
-            kind,
-            options: EngineOptions {
-                hipri,
-                ..EngineOptions::default()
-            },
-        };
+    for engine in paths(cfg) {
+        let hipri = engine.options.hipri;
+        let user_space = engine.kind == EngineKind::Spdk;
         let label = engine.label();
         let spec = point_spec(
             cfg,
@@ -98,13 +112,18 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
         match ex.run_point(Step::PollVsIrq, &format!("4k randread {label}"), spec, None)? {
             Point::Done(r) => match Nums::of(&r, &ex.clock) {
                 Some(n) => {
-                    let polled = hipri && r.fallback.is_none();
+                    let polled = (hipri || user_space) && r.fallback.is_none();
                     if let Some(why) = &r.fallback {
                         notes.push_str(&format!("- {why}\n"));
                     }
+                    let by = match user_space {
+                        // No kernel driver, no interrupt: the thread polls its queue pair.
+                        true => "polling, in user space (SPDK)".to_string(),
+                        false => completed_by(hipri, polled, r.device_interrupts),
+                    };
                     t.row([
                         label.clone(),
-                        completed_by(hipri, polled, r.device_interrupts),
+                        by,
                         micros(n.mean_ns),
                         micros(n.p50_ns),
                         micros(n.p99_ns),
@@ -113,7 +132,7 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
                         iolab_report::format::compact(n.iops),
                     ]);
                     rows.push(
-                        json!({"path": label, "asked_polling": hipri, "polled": polled,
+                        json!({"path": label, "asked_polling": hipri || user_space, "polled": polled,
                         "device_interrupts": r.device_interrupts, "figures": n.to_json()}),
                     );
                 }
