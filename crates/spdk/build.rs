@@ -1,7 +1,7 @@
-//! With the feature `link`: finds SPDK's build (scripts/spdk-build.sh leaves it in
-//! target/spdk/<version>/, or SPDK_DIR names one), generates bindings for the parts of
-//! `spdk/env.h` and `spdk/nvme.h` the driver uses, and links SPDK's shared libraries with
-//! an rpath to them, so the binary runs without LD_LIBRARY_PATH.
+//! With the feature `link`: finds SPDK's build (target/spdk/<version>/, scripts/spdk-build.sh's
+//! link to its machine-wide cache, or SPDK_DIR), generates bindings for the parts of
+//! `spdk/env.h` and `spdk/nvme.h` the driver uses, and links SPDK's shared libraries with an
+//! rpath to them, so the binary runs without LD_LIBRARY_PATH.
 
 fn main() {
     println!("cargo:rerun-if-env-changed=SPDK_DIR");
