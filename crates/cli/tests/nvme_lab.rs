@@ -6,78 +6,18 @@
 //! Figures are emulation speed: only behaviour and counts are checked, never timings.
 //! Skipped with a printed reason where the lab cannot be set up (no QEMU, not root).
 
-use std::collections::BTreeMap;
-use std::path::Path;
-use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::Value;
 
-/// Each section's stdout and exit status, by name; `None` when the lab could not run.
-type Sections = BTreeMap<String, (String, i32)>;
+#[path = "support/lab.rs"]
+mod lab;
+use lab::{ok, Sections};
 
 fn lab() -> Option<&'static Sections> {
     static LAB: OnceLock<Option<Sections>> = OnceLock::new();
-    LAB.get_or_init(boot).as_ref()
-}
-
-fn boot() -> Option<Sections> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/nvme-lab.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .args(["--timeout", "1200", "--"])
-        .arg(include_str!("nvme_lab/guest.sh"))
-        .env("IOLAB", env!("CARGO_BIN_EXE_iolab"))
-        .output()
-        .expect("bash runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if out.status.code() == Some(125) {
-        let why = stderr.lines().rev().find(|l| l.starts_with("nvme-lab:"));
-        eprintln!(
-            "skipped: the NVMe lab cannot be set up here: {}",
-            why.unwrap_or("")
-        );
-        return None;
-    }
-    assert!(
-        out.status.success(),
-        "the lab failed ({:?}); its stderr ends:\n{}",
-        out.status,
-        tail(&stderr, 60)
-    );
-    Some(sections(&String::from_utf8_lossy(&out.stdout)))
-}
-
-fn tail(s: &str, n: usize) -> String {
-    let lines: Vec<&str> = s.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
-}
-
-/// Splits the guest's output at its `=== NAME` / `=== rc NAME STATUS` frames.
-fn sections(out: &str) -> Sections {
-    let mut map = Sections::new();
-    let mut current: Option<(String, String)> = None;
-    for line in out.lines() {
-        if let Some(rest) = line.strip_prefix("=== rc ") {
-            let (name, rc) = rest.rsplit_once(' ').expect("rc line");
-            let (n, body) = current.take().expect("a section is open");
-            assert_eq!(n, name);
-            map.insert(n, (body, rc.parse().expect("status")));
-        } else if let Some(name) = line.strip_prefix("=== ") {
-            current = Some((name.to_string(), String::new()));
-        } else if let Some((_, body)) = current.as_mut() {
-            body.push_str(line);
-            body.push('\n');
-        }
-    }
-    map
-}
-
-/// The section's stdout, after checking it exited 0.
-fn ok(s: &Sections, name: &str) -> String {
-    let (body, rc) = s.get(name).unwrap_or_else(|| panic!("no section {name}"));
-    assert_eq!(*rc, 0, "{name} exited {rc}:\n{body}");
-    body.clone()
+    LAB.get_or_init(|| lab::boot(&["--timeout", "1200"], include_str!("nvme_lab/guest.sh")))
+        .as_ref()
 }
 
 /// The section's JSON (fio prints notes before it).

@@ -8,79 +8,23 @@
 //! set up (no QEMU, not root, SPDK's sources missing).
 #![cfg(feature = "spdk")]
 
-use std::collections::BTreeMap;
-use std::path::Path;
-use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::Value;
 
-/// Each section's output and exit status, by name.
-type Sections = BTreeMap<String, (String, i32)>;
+#[path = "support/lab.rs"]
+mod lab;
+use lab::{ok, section, Sections};
 
 fn lab() -> Option<&'static Sections> {
     static LAB: OnceLock<Option<Sections>> = OnceLock::new();
-    LAB.get_or_init(boot).as_ref()
-}
-
-fn boot() -> Option<Sections> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/nvme-lab.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .args(["--spdk", "--timeout", "900", "--"])
-        .arg(include_str!("spdk_lab/guest.sh"))
-        .env("IOLAB", env!("CARGO_BIN_EXE_iolab"))
-        .output()
-        .expect("bash runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if out.status.code() == Some(125) {
-        let why = stderr.lines().rev().find(|l| l.starts_with("nvme-lab:"));
-        eprintln!(
-            "skipped: the SPDK lab cannot be set up here: {}",
-            why.unwrap_or("")
-        );
-        return None;
-    }
-    assert!(
-        out.status.success(),
-        "the lab failed ({:?}); its stderr ends:\n{}",
-        out.status,
-        stderr
-            .lines()
-            .rev()
-            .take(60)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    let mut map = Sections::new();
-    let mut current: Option<(String, String)> = None;
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        if let Some(rest) = line.strip_prefix("=== rc ") {
-            let (name, rc) = rest.rsplit_once(' ').expect("rc line");
-            let (n, body) = current.take().expect("a section is open");
-            assert_eq!(n, name);
-            map.insert(n, (body, rc.parse().expect("status")));
-        } else if let Some(name) = line.strip_prefix("=== ") {
-            current = Some((name.to_string(), String::new()));
-        } else if let Some((_, body)) = current.as_mut() {
-            body.push_str(line);
-            body.push('\n');
-        }
-    }
-    Some(map)
-}
-
-fn section<'a>(s: &'a Sections, name: &str) -> &'a (String, i32) {
-    s.get(name).unwrap_or_else(|| panic!("no section {name}"))
-}
-
-fn ok(s: &Sections, name: &str) -> String {
-    let (body, rc) = section(s, name);
-    assert_eq!(*rc, 0, "{name} exited {rc}:\n{body}");
-    body.clone()
+    LAB.get_or_init(|| {
+        lab::boot(
+            &["--spdk", "--timeout", "900"],
+            include_str!("spdk_lab/guest.sh"),
+        )
+    })
+    .as_ref()
 }
 
 fn job(s: &Sections, name: &str) -> Value {
