@@ -86,7 +86,7 @@ mod imp {
 
     pub fn namespace_size(name: &str) -> Result<(u64, u32), String> {
         let trid: TransportId = name.parse()?;
-        let ns = driver::namespace(&trid, 0).map_err(|e| e.to_string())?;
+        let ns = driver::namespace(&trid).map_err(|e| e.to_string())?;
         Ok((ns.size_bytes, ns.sector_size))
     }
 
@@ -100,7 +100,7 @@ mod imp {
     impl Spdk {
         pub fn open(target: EngineTarget<'_>, depth: u32) -> Result<Spdk, EngineError> {
             let trid: TransportId = target.name.parse().map_err(unsupported)?;
-            let ns = driver::namespace(&trid, 0).map_err(|e| unsupported(e.to_string()))?;
+            let ns = driver::namespace(&trid).map_err(|e| unsupported(e.to_string()))?;
             let qp = QPair::new(&ns, depth).map_err(|e| unsupported(e.to_string()))?;
             Ok(Spdk {
                 qp,

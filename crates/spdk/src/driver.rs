@@ -35,17 +35,17 @@ extern "C" {
     fn rte_openlog_stream(f: *mut libc::FILE) -> libc::c_int;
 }
 
-/// Starts SPDK's environment once per process (later calls return the first one's answer).
-/// `mem_mb` is the DMA memory to reserve up front (0: as DPDK grows it). DPDK probes only
-/// `allowed`: without an allow list it would offer every PCI device to every driver it
-/// loads (Debian's DPDK loads them all, network cards included).
-pub fn start(mem_mb: u32, allowed: PciAddr) -> Result<(), SpdkError> {
-    ENV.get_or_init(|| init(mem_mb, allowed))
+/// Starts SPDK's environment once per process (later calls return the first one's answer);
+/// DMA memory grows as DPDK needs it. DPDK probes only `allowed`: without an allow list it
+/// would offer every PCI device to every driver it loads (Debian's DPDK loads them all,
+/// network cards included).
+pub fn start(allowed: PciAddr) -> Result<(), SpdkError> {
+    ENV.get_or_init(|| init(allowed))
         .clone()
         .map_err(SpdkError::Env)
 }
 
-fn init(mem_mb: u32, allowed: PciAddr) -> Result<(), String> {
+fn init(allowed: PciAddr) -> Result<(), String> {
     let total = hugepages_total();
     if total == Some(0) {
         return Err(
@@ -72,9 +72,6 @@ fn init(mem_mb: u32, allowed: PciAddr) -> Result<(), String> {
         allow.func = allowed.function;
         opts.pci_allowed = &mut allow;
         opts.num_pci_addr = 1;
-        if mem_mb > 0 {
-            opts.mem_size = mem_mb as i32;
-        }
         let mut cpus: libc::cpu_set_t = std::mem::zeroed();
         let saved = libc::sched_getaffinity(0, std::mem::size_of_val(&cpus), &mut cpus) == 0;
         let rc = ffi::spdk_env_init(&opts);
@@ -163,8 +160,8 @@ unsafe impl Sync for Namespace {}
 
 /// The namespace `trid` names: starts the environment and attaches the controller first if
 /// this process has not yet.
-pub fn namespace(trid: &TransportId, mem_mb: u32) -> Result<Namespace, SpdkError> {
-    start(mem_mb, trid.traddr)?;
+pub fn namespace(trid: &TransportId) -> Result<Namespace, SpdkError> {
+    start(trid.traddr)?;
     let ctrlr = controller(trid.traddr)?;
     // SAFETY: the controller stays attached for the process's life.
     unsafe {
