@@ -207,6 +207,36 @@ fn an_open_loop_without_a_rate_or_with_another_pace_is_refused() {
     }
 }
 
+/// fio's `io_submit_mode=offload` under a rate is the open loop: fio's fixed-rate example
+/// (libaio, iodepth=32, direct, `rate_iops=1000`) shrunk to 1 MiB moves the same 256 I/Os
+/// at the offered rate, and reports the schedule beside fio's figures.
+#[test]
+fn fios_offload_under_a_rate_runs_as_the_open_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    let a: Vec<String> = [
+        "--name=fixed-rate-submit",
+        "--size=1m",
+        "--rw=read",
+        "--ioengine=libaio",
+        "--iodepth=32",
+        "--direct=1",
+        "--io_submit_mode=offload",
+        "--rate_iops=1000",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([format!("--filename={}", file.display())])
+    .collect();
+    let doc = iolab_json(&a);
+    let r = read(&doc);
+    assert_eq!(r["total_ios"], 256, "{r}");
+    let o = &r["iolab"];
+    assert_eq!(o["offered_iops"].as_f64(), Some(1000.0), "{o}");
+    let achieved = o["achieved_iops"].as_f64().unwrap();
+    assert!((achieved / 1000.0 - 1.0).abs() < 0.05, "{achieved} IOPS");
+}
+
 /// `iolab run --load-curve` curves any job: the peak, then each share open loop, a table
 /// with offered against achieved and the overload not carried; in JSON every point's fio
 /// document; loads mixing shares and IOPS refused.

@@ -23,6 +23,7 @@ pub mod report;
 pub mod run;
 pub mod split;
 pub mod steady;
+pub mod submit;
 pub mod verify;
 pub mod zone;
 
@@ -127,6 +128,8 @@ pub struct JobDraft {
     /// `continue_on_error` (bits: read, write, verify) and `ignore_error`'s lists.
     pub continue_on_error: u8,
     pub ignore_error: [Option<Vec<i32>>; 3],
+    /// `io_submit_mode=offload`, resolved when the job is finished (it needs the rate).
+    pub offload: bool,
 }
 
 /// fio's `file_service_type` values iolab has (the zipf, pareto and normal choices are not).
@@ -178,6 +181,7 @@ impl JobDraft {
             replay: Default::default(),
             continue_on_error: 0,
             ignore_error: Default::default(),
+            offload: false,
         }
     }
 
@@ -486,6 +490,9 @@ impl JobDraft {
                 self.spec.name
             );
             self.spec.time_based = false;
+        }
+        if self.offload {
+            submit::resolve_offload(&mut self.spec)?;
         }
         self.spec.validate()?;
         Ok(self.spec)
@@ -1470,17 +1477,6 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
-        name: "io_submit_mode",
-        alias: None,
-        kind: ValueKind::Str,
-        help: "`inline` (default): the job's thread submits its own I/O. (`offload` is not supported yet.)",
-        apply: |_, v| match v.trim() {
-            "inline" => Ok(()),
-            "offload" => Err("io_submit_mode=offload is not supported by iolab yet".into()),
-            _ => Err(format!("'{v}' is not inline or offload")),
-        },
-    },
-    OptionDef {
         name: "prio",
         alias: None,
         kind: ValueKind::Int,
@@ -1978,6 +1974,7 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
         .chain(crate::options::steady::STEADY_OPTIONS)
         .chain(crate::options::lat_target::LAT_TARGET_OPTIONS)
         .chain(crate::options::load::LOAD_OPTIONS)
+        .chain(crate::options::submit::SUBMIT_OPTIONS)
         .chain(crate::options::split::SPLIT_OPTIONS)
 }
 
