@@ -26,7 +26,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -110,15 +109,19 @@ def no_big_files():
 
 def run(tool, job, cwd):
     cmd = [tool, "--output-format=json", job] if tool.endswith("fio") else [tool, "run", "--output-format=json", job]
-    # A session of its own, so a timeout takes fio's job processes (and hung offload
-    # workers) with it.
     p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         preexec_fn=no_big_files, start_new_session=True)
+                         preexec_fn=no_big_files)
     try:
         out, err = p.communicate(timeout=60)
     except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.communicate()
+        # fio's job processes start sessions of their own and hold the pipes: each is found
+        # by the job file's path, unique to this run.
+        p.kill()
+        subprocess.run(["pkill", "-9", "-f", job], capture_output=True)
+        try:
+            p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
         return 124, None, "timed out"
     p = subprocess.CompletedProcess(cmd, p.returncode, out, err)
     doc = None

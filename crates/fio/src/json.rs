@@ -260,7 +260,10 @@ fn latency_buckets(job: &JobReport, clock: &Timebase) -> [(String, Value); 3] {
             }
         })
         .collect();
-    let total: u64 = hists.iter().map(|h| h.count()).sum();
+    let total: u64 = match job.setup.recorded.buckets {
+        true => hists.iter().map(|h| h.count()).sum(),
+        false => 0,
+    };
     let below = |ns: u64| -> u64 {
         let ticks = clock.ns_to_ticks(ns);
         hists.iter().map(|h| h.count_below(ticks)).sum()

@@ -16,6 +16,11 @@ pub struct Recorded {
     pub clat: bool,
     pub lat: bool,
     pub bw: bool,
+    /// fio's latency_ns/us/ms shares (its `io_u_mark_latency()`). Off for fio's
+    /// file-operation engines, which time each operation into clat themselves and leave the
+    /// shares at zero.
+    #[serde(default = "yes")]
+    pub buckets: bool,
 }
 
 impl Default for Recorded {
@@ -25,6 +30,7 @@ impl Default for Recorded {
             clat: true,
             lat: true,
             bw: true,
+            buckets: true,
         }
     }
 }

@@ -140,8 +140,9 @@ fn mmap_on_a_file_cut_short_fails_the_job_not_the_run() {
 
 /// fio's file-operation engines: each pass over a file is one timed operation (a stat, an
 /// unlink, a create), counted as a completion-latency sample, and the pass's I/Os only
-/// count. Against fio: the same I/Os and bytes, one clat sample per file per pass, and the
-/// files left (or gone) as fio leaves them.
+/// count. Against fio: the same I/Os and bytes, one clat sample per file per pass (none with
+/// disable_lat, which is what fio's engines read), no lat samples and no latency shares
+/// (fio's FIO_NOSTATS), and the files left (or gone) as fio leaves them.
 #[test]
 fn filestat_filedelete_and_filecreate_count_and_time_as_fio() {
     if !fio_available() {
@@ -163,6 +164,7 @@ fn filestat_filedelete_and_filecreate_count_and_time_as_fio() {
         ("filestat", "loops=2\n"),
         ("filestat", "stat_type=statx\n"),
         ("filestat", "stat_type=lstat\nrw=write\n"),
+        ("filestat", "disable_lat=1\n"),
         ("filedelete", ""),
         ("filecreate", "create_on_open=1\nopenfiles=1\n"),
     ] {
@@ -175,23 +177,30 @@ fn filestat_filedelete_and_filecreate_count_and_time_as_fio() {
             .map(|tool| {
                 let dir = tempfile::tempdir().unwrap();
                 let v = run_job(tool, dir.path(), &text);
-                let clat: u64 = v["jobs"]
-                    .as_array()
-                    .unwrap()
+                let jobs = v["jobs"].as_array().unwrap();
+                let samples = |what: &str| -> u64 {
+                    jobs.iter()
+                        .flat_map(|j| ["read", "write"].map(|d| &j[d][what]["N"]))
+                        .map(|n| n.as_u64().unwrap_or(0))
+                        .sum()
+                };
+                let shares: f64 = jobs
                     .iter()
-                    .map(|j| {
-                        ["read", "write"]
-                            .iter()
-                            .map(|d| j[d]["clat_ns"]["N"].as_u64().unwrap())
-                            .sum::<u64>()
-                    })
+                    .flat_map(|j| j["latency_us"].as_object().unwrap().values())
+                    .map(|p| p.as_f64().unwrap())
                     .sum();
-                (per_direction(&v), clat, files_left(dir.path()))
+                let timed = (samples("clat_ns"), samples("lat_ns"), shares);
+                (per_direction(&v), timed, files_left(dir.path()))
             })
             .collect();
         assert_eq!(runs[1], runs[0], "iolab against fio for:\n{text}");
         let passes = if extra.contains("loops=2") { 2 } else { 1 };
-        assert_eq!(runs[1].1, 2 * 10 * passes, "{text}");
+        let timed = if extra.contains("disable_lat") {
+            0
+        } else {
+            2 * 10 * passes
+        };
+        assert_eq!(runs[1].1, (timed, 0, 0.0), "{text}");
     }
 }
 

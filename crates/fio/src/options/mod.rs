@@ -395,6 +395,12 @@ impl JobDraft {
         // (fio's filecreate example sets openfiles=1 to stay within ulimit -n), so openfiles
         // changes nothing it measures.
         let holds_files = self.spec.engine.kind.def().file_op.is_none();
+        if !holds_files {
+            // fio's file-operation engines (FIO_NOSTATS): the engine times each operation
+            // into clat, unless disable_lat; no lat, slat or latency shares.
+            let r = &mut self.spec.recorded;
+            (r.clat, r.lat, r.slat, r.buckets) = (r.lat, false, false, false);
+        }
         if holds_files && self.openfiles.is_some_and(|n| n < files) {
             return Err(crate::FioError::Unsupported(
                 "openfiles (fewer open files than the job has)".into(),
@@ -1423,6 +1429,7 @@ pub static OPTIONS: &[OptionDef] = &[
                     clat: false,
                     lat: false,
                     bw: false,
+                    buckets: true,
                 };
             }
             Ok(())
