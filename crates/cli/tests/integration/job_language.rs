@@ -489,16 +489,17 @@ fn lfsr_visits_every_block_once_even_without_the_random_map_as_fio() {
             assert_eq!(offsets.len() == 256, all_distinct, "{tool} {generator}");
         }
     }
+    // fio refuses offloaded submission on io_uring (FIO_NO_OFFLOAD): one line, nothing laid out.
     let bad = dir.path().join("offload.fio");
-    fs::write(
-        &bad,
-        "[o]\nfilename=DIR/o\nsize=1m\nio_submit_mode=offload\n",
-    )
-    .unwrap();
+    let text = "[o]\nfilename=DIR/o\nsize=1m\nioengine=io_uring\nio_submit_mode=offload\n";
+    fs::write(&bad, text.replace("DIR", dir.path().to_str().unwrap())).unwrap();
     let out = iolab(&["run", bad.to_str().unwrap()]);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
-    assert!(out.stderr.contains("offload is not supported by iolab yet"));
+    assert!(out
+        .stderr
+        .contains("io_uring can't be used with offloaded submit"));
+    assert!(!dir.path().join("o").exists());
 }
 
 /// Job names, I/O counts and bytes per direction of every reported job.

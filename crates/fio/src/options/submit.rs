@@ -31,8 +31,8 @@ pub static SUBMIT_OPTIONS: &[OptionDef] = &[OptionDef {
     },
 }];
 
-/// What `io_submit_mode=offload` makes of a finished job: its open loop under a rate, the
-/// same loop without one; or why iolab cannot run it as fio would.
+/// What `io_submit_mode=offload` makes of a finished job: its open loop under a rate, its
+/// own loop unchanged without one; or why iolab cannot run it as fio would.
 pub fn resolve_offload(spec: &mut JobSpec) -> Result<(), FioError> {
     let engine = spec.engine.kind.def();
     let refuse = |reason: String| FioError::BadValue {
