@@ -177,10 +177,7 @@ fn passthrough_reads_the_same_blocks_as_fio() {
 fn passthrough_writes_land_on_the_blocks_asked() {
     let Some(s) = lab() else { return };
     assert_eq!(counts(&json(s, "cmd_write")).2, 64);
-    let sums: Vec<String> = ok(s, "lba_check")
-        .lines()
-        .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
-        .collect();
+    let sums = lab::sums(s, "lba_check");
     assert_eq!(sums.len(), 2, "{sums:?}");
     assert_eq!(
         sums[0], sums[1],

@@ -69,14 +69,10 @@ fn spdk_writes_land_where_the_kernel_reads_them() {
     let Some(s) = lab() else { return };
     let w = job(s, "spdk_write");
     assert_eq!(w["write"]["total_ios"], 4096, "{w}");
-    let sums = ok(s, "write_check");
-    let lines: Vec<&str> = sums
-        .lines()
-        .map(|l| l.split_whitespace().next().unwrap_or(""))
-        .collect();
-    assert_eq!(lines.len(), 2, "{sums}");
+    let sums = lab::sums(s, "write_check");
+    assert_eq!(sums.len(), 2, "{sums:?}");
     assert_eq!(
-        lines[0], lines[1],
+        sums[0], sums[1],
         "the namespace at 64 MiB against psync's file of the same job"
     );
 }

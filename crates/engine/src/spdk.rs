@@ -77,6 +77,15 @@ mod imp {
         QueueStatus,
     };
 
+    /// The queue pair failed at the transport (`-errno` from a look for completions).
+    fn transport(e: i32) -> EngineError {
+        EngineError::Syscall {
+            engine: ENGINE,
+            op: "spdk_nvme_qpair_process_completions",
+            source: std::io::Error::from_raw_os_error(-e),
+        }
+    }
+
     fn unsupported(reason: String) -> EngineError {
         EngineError::Unsupported {
             engine: ENGINE,
@@ -134,13 +143,7 @@ mod imp {
             let found = self.qp.found();
             if room > found {
                 // At most what fits beside those a commit already found.
-                self.qp
-                    .poll((room - found) as u32)
-                    .map_err(|e| EngineError::Syscall {
-                        engine: ENGINE,
-                        op: "spdk_nvme_qpair_process_completions",
-                        source: std::io::Error::from_raw_os_error(-e),
-                    })?;
+                self.qp.poll((room - found) as u32).map_err(transport)?;
             }
             Ok(self.take(out, got))
         }
@@ -178,11 +181,7 @@ mod imp {
 
         /// Rings the submission doorbell once for the batch queued since the last commit.
         fn commit(&mut self) -> Result<(), EngineError> {
-            self.qp.ring().map_err(|e| EngineError::Syscall {
-                engine: ENGINE,
-                op: "spdk_nvme_qpair_process_completions",
-                source: std::io::Error::from_raw_os_error(-e),
-            })
+            self.qp.ring().map_err(transport)
         }
 
         /// Polls until `min` have completed: the thread spins, as SPDK's perf does.

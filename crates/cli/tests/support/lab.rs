@@ -75,3 +75,12 @@ pub fn ok(s: &Sections, name: &str) -> String {
     assert_eq!(*rc, 0, "{name} exited {rc}:\n{body}");
     body.clone()
 }
+
+/// The first field of each line of a section that exited 0: the sums of a `sha256sum` or
+/// `md5sum` of two places, one per line, for a test to compare.
+pub fn sums(s: &Sections, name: &str) -> Vec<String> {
+    ok(s, name)
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+        .collect()
+}
