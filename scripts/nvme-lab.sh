@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The NVMe lab: boots Debian's kernel under QEMU's software emulation (no KVM) with an emulated
-# NVMe drive that has poll queues, and runs one shell command inside with iolab and fio on PATH.
+# NVMe drive that has poll queues, and runs one shell command inside with iolab, fio and blkzone on PATH.
 #
 #   bash scripts/nvme-lab.sh [--zoned] [--spdk] [--timeout SECONDS] [--size SIZE] [--] COMMAND...
 #
@@ -60,6 +60,7 @@ command -v busybox >/dev/null && busybox --list 2>/dev/null | grep -qx stty || n
 ls /boot/vmlinuz-* >/dev/null 2>&1 || need+=(linux-image-amd64)
 command -v fio >/dev/null || need+=(fio)
 command -v cpio >/dev/null || need+=(cpio)
+command -v blkzone >/dev/null || need+=(util-linux)
 if [ ${#need[@]} -gt 0 ]; then
   [ "$(id -u)" = 0 ] || die "needs ${need[*]} (apt-get install as root)"
   echo "nvme-lab: installing ${need[*]}" >&2
@@ -95,6 +96,8 @@ if [ ! -s "$base" ] || [ "$0" -nt "$base" ] || [ "$(command -v fio)" -nt "$base"
   cp "$busybox" "$root/bin/busybox"
   for a in $("$busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$root/bin/$a"; done
   add_with_libs "$(command -v fio)" "$root"
+  # util-linux's blkzone: the zoned namespace's write pointers, read by a tool not iolab's.
+  add_with_libs "$(command -v blkzone)" "$root"
   for m in nvme zram uio_pci_generic ext4 crc32c_generic; do
     for ko in $(modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'); do
       mkdir -p "$root$(dirname "$ko")"; cp -n "$ko" "$root$ko"

@@ -42,6 +42,8 @@ mod support;
 mod trim;
 #[path = "integration/verify.rs"]
 mod verify;
+#[path = "integration/zbd.rs"]
+mod zbd;
 
 use std::fs;
 use std::os::unix::fs::FileExt;

@@ -43,6 +43,7 @@ mod trim;
 pub mod uring;
 pub mod uring_cmd;
 pub mod vsync;
+pub mod zones;
 
 use std::os::fd::RawFd;
 

@@ -25,6 +25,7 @@ pub mod spec;
 pub mod steady;
 pub mod think;
 pub mod verify;
+pub mod zbd;
 pub mod zoned;
 
 pub use blocksize::{BlockDist, BlockSizer};
@@ -51,4 +52,5 @@ pub use spec::{
 pub use steady::{Judgement, SteadyMetric, SteadyState};
 pub use think::Think;
 pub use verify::{Checksum, Verify, VerifyKind};
+pub use zbd::ZbdSpec;
 pub use zoned::{parse_zoned, Zone, ZoneTable, ZonedSplit};

@@ -383,6 +383,21 @@ impl OffsetGen {
         Some((self.region.start + offset, (n * unit).min(bs)))
     }
 
+    /// A sequential job's next I/O in direction `dir` goes on from `end` (absolute): where
+    /// something outside moved the last one (a zoned target's write pointer).
+    pub fn follow(&mut self, dir: Direction, end: u64) {
+        if self.pattern == Pattern::Sequential {
+            self.seq_pos[dir.index()] = end.saturating_sub(self.region.start).min(self.region.len);
+        }
+    }
+
+    /// Where a sequential job's next I/O in direction `dir` would begin (absolute), before
+    /// any wrap; `None` once that is the region's end.
+    pub fn seq_position(&self, dir: Direction) -> Option<u64> {
+        let pos = self.seq_pos[dir.index()];
+        (pos < self.region.len).then_some(self.region.start + pos)
+    }
+
     /// The offset of the next I/O of `bs` bytes in direction `dir`.
     #[inline]
     pub fn next(&mut self, dir: Direction, bs: u64) -> u64 {

@@ -322,6 +322,8 @@ pub struct JobSpec {
     pub cmdprio: crate::CmdPrio,
     /// fio's strided zones (`zonemode=strided`), if any.
     pub zones: Option<StridedZones>,
+    /// fio's `zonemode=zbd`: writes at the zones' write pointers, if asked.
+    pub zbd: Option<crate::ZbdSpec>,
     /// Start only when every copy of the earlier job of this name has finished (fio's
     /// `wait_for`).
     pub wait_for: Option<String>,
@@ -447,6 +449,7 @@ impl JobSpec {
             priority: crate::Priority::default(),
             cmdprio: crate::CmdPrio::default(),
             zones: None,
+            zbd: None,
             wait_for: None,
             loops: 1,
             block_dist: [BlockDist::Fixed, BlockDist::Fixed, BlockDist::Fixed],

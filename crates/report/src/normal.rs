@@ -85,9 +85,14 @@ fn write_dir(
     };
     let n = Numbers(job.setup.numbers);
     let bw = per_sec(r.bytes) as u64;
+    // fio on Linux ends every write line with its zone resets (zbd_write_status()).
+    let resets = match name {
+        "write" => format!("; {} zone resets", job.zone_resets),
+        _ => String::new(),
+    };
     writeln!(
         w,
-        "  {name}: IOPS={}, BW={} ({})({}/{}msec)",
+        "  {name}: IOPS={}, BW={} ({})({}/{}msec){resets}",
         n.count(per_sec(r.ios) as u64),
         n.rate(bw, false),
         n.rate(bw, true),

@@ -225,6 +225,7 @@ mod tests {
             logs: Vec::new(),
             traces: Vec::new(),
             errors: None,
+            zone_resets: 0,
             target: TargetFacts {
                 path: format!("/tmp/f.{rank}").into(),
                 kind: TargetKind::File,

@@ -458,6 +458,9 @@ pub struct JobReport {
     /// Errors the job went past (`continue_on_error`); `None` when it goes past none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<ErrorCounts>,
+    /// Zone resets done before writes (`zonemode=zbd`; fio's `nr_zone_resets`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub zone_resets: u64,
     /// Unix time in ms when the job's phase began (0 in reports made before iolab kept it).
     #[serde(default)]
     pub started_unix_ms: u64,
@@ -465,6 +468,10 @@ pub struct JobReport {
     /// empty for a job run once.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repeats: Vec<crate::RepeatFigures>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The errors a job went past with `continue_on_error` (fio's `total_err`, `first_error`).
@@ -562,6 +569,7 @@ impl JobReport {
             }
         }
         self.traces.extend(other.traces.iter().cloned());
+        self.zone_resets += other.zone_resets;
         match (self.sync.as_mut(), &other.sync) {
             (Some(a), Some(b)) => a.merge(b),
             (None, Some(b)) => self.sync = Some(b.clone()),

@@ -34,6 +34,7 @@ mod split;
 mod steady;
 mod watchdog;
 mod worker;
+mod zbd;
 
 pub use error::RunError;
 pub use iolab_results::{

@@ -41,6 +41,7 @@ pub fn prepare(specs: &[JobSpec], consent: &Consent) -> Result<Vec<PreparedJob>,
     let cap = limits::log_cap_entries(specs);
     jobs.iter_mut().for_each(|j| j.log_cap_entries = cap);
     crate::claim::claim_written_devices(&mut jobs)?;
+    crate::zbd::attach(&mut jobs)?;
     Ok(jobs)
 }
 
@@ -116,6 +117,7 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
         locks: crate::locks::FileLocks::new(spec.files.lock, pins.len()).map(std::sync::Arc::new),
         pins,
         claims: Vec::new(),
+        zbd: None,
     })
 }
 
@@ -201,7 +203,7 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
         }
     }
     check_engine_takes(spec, &facts)?;
-    if !no_target && spec.writes_data() {
+    if !no_target && spec.writes_data() && spec.zbd.is_none() {
         check_not_zoned(spec, &facts)?;
     }
     let growable = facts.kind == TargetKind::File;
@@ -363,8 +365,8 @@ fn check_engine_takes(spec: &JobSpec, facts: &TargetFacts) -> Result<(), RunErro
 }
 
 /// A host-managed zoned disk takes writes only in order at each zone's write pointer; any
-/// other write fails with a bare EIO. fio writes there with `zonemode=zbd` (write pointers,
-/// zone resets, open-zone limits), which iolab does not have yet: refused with the reason.
+/// other write fails with a bare EIO. fio and iolab write there with `zonemode=zbd` (write
+/// pointers, zone resets, open-zone limits); without it, refused with the reason.
 fn check_not_zoned(spec: &JobSpec, facts: &TargetFacts) -> Result<(), RunError> {
     let Some(disk) = facts.disk_name.as_deref() else {
         return Ok(());
@@ -374,7 +376,7 @@ fn check_not_zoned(spec: &JobSpec, facts: &TargetFacts) -> Result<(), RunError> 
             job: spec.name.clone(),
             reason: format!(
                 "{disk} is a host-managed zoned device: it takes writes only in order at each \
-                 zone's write pointer, which fio's zonemode=zbd does and iolab does not yet"
+                 zone's write pointer; add zonemode=zbd to the job, as fio needs too"
             ),
         }),
         _ => Ok(()),

@@ -28,6 +28,8 @@ pub struct PreparedJob {
     pub claims: Vec<Arc<File>>,
     /// The locks its copies take turns with on each file (fio's `lockfile`), if asked.
     pub locks: Option<Arc<crate::locks::FileLocks>>,
+    /// Its target's zones under `zonemode=zbd` (shared by every job of the target).
+    pub(crate) zbd: Option<Arc<crate::zbd::ZoneMap>>,
 }
 
 impl PreparedJob {

@@ -617,6 +617,7 @@ fn report_of(
         logs: w.log.into_iter().collect(),
         traces: w.trace.into_iter().collect(),
         errors: w.errors,
+        zone_resets: w.zone_resets,
         target: job.facts.clone(),
         notes: w.notes,
         fallback: w.fallback,

@@ -400,6 +400,7 @@ mod tests {
             logs: Vec::new(),
             traces: Vec::new(),
             errors: None,
+            zone_resets: 0,
             target: TargetFacts {
                 path: "/dev/zram0".into(),
                 kind: TargetKind::BlockDevice,

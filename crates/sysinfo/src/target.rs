@@ -193,6 +193,11 @@ pub fn disk_zoned(disk: &str) -> Option<String> {
     (model != "none" && !model.is_empty()).then(|| model.to_string())
 }
 
+/// The most zones the disk keeps open for writing (`queue/max_open_zones`; 0: no limit).
+pub fn disk_max_open_zones(disk: &str) -> u32 {
+    read_sys_u64(&format!("/sys/block/{disk}/queue/max_open_zones")).map_or(0, |n| n as u32)
+}
+
 /// The largest I/O the disk takes without the block layer splitting it (`max_sectors_kb`).
 pub fn disk_max_io_bytes(disk: &str) -> Option<u64> {
     read_sys_u64(&format!("/sys/block/{disk}/queue/max_sectors_kb")).map(|kb| kb * 1024)

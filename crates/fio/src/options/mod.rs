@@ -426,7 +426,7 @@ impl JobDraft {
         self.spec.pattern = pattern;
         self.spec.read_percent = read;
         self.spec.trim = trim;
-        self.spec.zones = self.zones.resolve()?;
+        (self.spec.zones, self.spec.zbd) = self.zones.resolve()?;
         self.spec.cmdprio = self
             .cmdprio
             .resolve([self.spec.reads(), self.spec.writes()])

@@ -72,6 +72,7 @@ impl LoopState<'_, '_> {
             log,
             trace,
             errors: self.errors.result(),
+            zone_resets: self.issue.zbd.as_ref().map_or(0, |z| z.resets),
             notes,
             fallback: None,
             engine_setup: None,

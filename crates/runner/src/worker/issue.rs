@@ -49,7 +49,9 @@ pub(super) struct Issuer<'a> {
     pub trace: Option<Box<super::trace::Tracer>>,
     /// A recorded stream to issue instead (`read_iolog`), and how far it has got.
     pub replay: Option<(iolab_job::Replay, usize)>,
-    /// Either of the two above is on: one test per I/O keeps both off the common path.
+    /// The copy's view of its target's zones (`zonemode=zbd`).
+    pub zbd: Option<crate::zbd::ZbdCursor>,
+    /// Any of the three above is on: one test per I/O keeps them off the common path.
     pub special: bool,
 }
 
@@ -231,7 +233,11 @@ impl<'a> Issuer<'a> {
             writes: WriteContent::new(spec, seed),
             trace: None,
             replay: spec.replay.clone().map(|r| (r, 0)),
-            special: spec.replay.is_some(),
+            zbd: job.zbd.as_ref().zip(fds.first()).map(|(m, &fd)| {
+                let region = job.region.of_copy(spec, copy, job.facts.size_bytes);
+                crate::zbd::ZbdCursor::new(m.clone(), fd, spec, region)
+            }),
+            special: spec.replay.is_some() || job.zbd.is_some(),
         }
     }
 
@@ -240,7 +246,7 @@ impl<'a> Issuer<'a> {
     /// writes, no per-I/O priorities, no cache drop per pass, and offsets its generator can
     /// hand out lean. The I/Os are the ones [`Self::next_io`] would give, in the same order.
     pub fn lean(&self) -> Option<LeanIssue> {
-        if self.replay.is_some() {
+        if self.replay.is_some() || self.zbd.is_some() {
             return None;
         }
         let dir = match (self.trim, self.read_percent) {
@@ -311,9 +317,10 @@ impl<'a> Issuer<'a> {
         pool: &BufferPool,
         now_ns: impl Fn() -> u64,
     ) -> Option<IoUnit> {
-        let io = match self.replay.is_some() {
-            true => self.replayed(slot, pool, &now_ns),
-            false => self.next_io_plain(dir, slot, pool, &now_ns),
+        let io = match (self.replay.is_some(), self.zbd.is_some()) {
+            (true, _) => self.replayed(slot, pool, &now_ns),
+            (false, true) => self.zoned_io(dir, slot, pool, &now_ns),
+            (false, false) => self.next_io_plain(dir, slot, pool, &now_ns),
         }?;
         if let Some(t) = self.trace.as_mut() {
             t.issued(now_ns(), &io);
@@ -372,6 +379,67 @@ impl<'a> Issuer<'a> {
             ioprio,
             prio_index,
         })
+    }
+
+    /// The next I/O where the target's zones allow it (`zonemode=zbd`): a write at its
+    /// zone's write pointer (the zone held until [`Self::zoned_done`]), a read below it.
+    #[cold]
+    fn zoned_io(
+        &mut self,
+        dir: Direction,
+        slot: u32,
+        pool: &BufferPool,
+        now_ns: impl Fn() -> u64,
+    ) -> Option<IoUnit> {
+        let dir = self.zbd.as_ref()?.direction(dir);
+        if self.job.spec.pattern == iolab_job::Pattern::Sequential && !self.zoned_seq_go_on(dir) {
+            return self.file_done();
+        }
+        let mut io = self.next_io_plain(dir, slot, pool, now_ns)?;
+        let drawn = io.len as u64;
+        let placed = self.zbd.as_mut()?.adjust(io.dir, io.offset, drawn);
+        self.issued -= drawn;
+        match placed {
+            crate::zbd::Adjusted::At { offset, len } if len > 0 => {
+                self.issued += len;
+                io.offset = offset;
+                io.len = len as u32;
+                self.offsets[io.file as usize].follow(io.dir, offset + len);
+                Some(io)
+            }
+            _ => {
+                self.ios -= 1;
+                self.file_done()
+            }
+        }
+    }
+
+    /// A sequential job on zones: a write past its zone's capacity goes on at the next
+    /// zone (fio's `setup_zbd_zone_mode()`), and a size-based job ends at its region's end
+    /// rather than wrapping (fio's `get_next_offset()`: the zones' skips moved it there
+    /// before its bytes were done). False: the job is done.
+    fn zoned_seq_go_on(&mut self, dir: Direction) -> bool {
+        let gen = &mut self.offsets[0];
+        let Some(pos) = gen.seq_position(dir) else {
+            return self.job.spec.time_based;
+        };
+        if dir != Direction::Write {
+            return true;
+        }
+        if let Some(next) = self.zbd.as_ref().and_then(|z| z.capacity_skip(pos)) {
+            gen.follow(dir, next);
+            return gen.seq_position(dir).is_some() || self.job.spec.time_based;
+        }
+        true
+    }
+
+    /// The I/O from [`Self::zoned_io`] is over (`ok`: all of it done): its zone moves on
+    /// and is let go.
+    #[cold]
+    pub fn zoned_done(&mut self, io: &IoUnit, ok: bool) {
+        if let Some(z) = self.zbd.as_mut() {
+            z.done(io.offset, io.len as u64, ok);
+        }
     }
 
     /// The recorded stream's next I/O (`read_iolog`), as logged.

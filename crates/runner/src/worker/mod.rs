@@ -79,6 +79,8 @@ pub(crate) struct WorkerResult {
     pub trace: Option<iolab_results::IoTrace>,
     /// Errors gone past (`continue_on_error`).
     pub errors: Option<iolab_results::ErrorCounts>,
+    /// Zone resets (`zonemode=zbd`).
+    pub zone_resets: u64,
     pub notes: Vec<String>,
     /// Why the engine's I/O did not take the path asked for, when it did not.
     pub fallback: Option<String>,

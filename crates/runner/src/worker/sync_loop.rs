@@ -66,6 +66,10 @@ impl LoopState<'_, '_> {
                 (t0, status, now) = self.queue_locked(engine, &io)?;
             }
             engine.settle();
+            if self.issue.special {
+                let ok = matches!(status, QueueStatus::Completed(r) if r == io.len as i64);
+                self.issue.zoned_done(&io, ok);
+            }
             match status {
                 QueueStatus::Completed(r) if r == io.len as i64 && !engine.timed() => {
                     // A file-operation engine's I/O between its operations: it only counts.

@@ -1,0 +1,281 @@
+//! Writes at the write pointer (fio's `zbd_adjust_block()` for `DDIR_WRITE`,
+//! `zbd_open_zone()`, `zbd_convert_to_open_zone()` and `zbd_reset_zone()`).
+
+use std::sync::atomic::Ordering;
+
+use iolab_engine::Direction;
+
+use super::{Adjusted, ZbdCursor};
+
+impl ZbdCursor {
+    fn min_write(&self) -> u64 {
+        self.min_bs[Direction::Write.index()]
+    }
+
+    pub(super) fn adjust_write(&mut self, offset: u64, len: u64) -> Adjusted {
+        if len > self.map.zone_size {
+            return Adjusted::Eof;
+        }
+        let map = self.map.clone();
+        let mut i = map.index_of(offset);
+        let Some(zone) = map.zones.get(i as usize) else {
+            return Adjusted::Eof;
+        };
+        if !zone.has_wp {
+            return self.conventional_write(i, offset, len);
+        }
+        zone.lock.lock();
+        if !self.open_zone(i) {
+            zone.lock.unlock();
+            match self.convert_to_open_zone(offset) {
+                Some(z) => i = z,
+                None => return Adjusted::Eof,
+            }
+        }
+        // From here zone i is locked.
+        // A full zone, or one due an early reset, is reset before it is written again.
+        let due = self.reset_due() || self.map.zones[i as usize].full(self.min_write());
+        if due && !self.reset_for_write(i) {
+            return self.give_up(i);
+        }
+        let z = &self.map.zones[i as usize];
+        let at = z.wp();
+        if !self.valid(at) {
+            return self.give_up(i);
+        }
+        let min = self.min_write();
+        let new_len = len.min(z.capacity_end() - at) / min * min;
+        if new_len < min {
+            return self.give_up(i);
+        }
+        self.held = Some(i);
+        self.map.in_flight.fetch_add(1, Ordering::AcqRel);
+        Adjusted::At {
+            offset: at,
+            len: new_len,
+        }
+    }
+
+    /// Resets zone `i` (locked) for a write: false when the reset failed or the zone cannot
+    /// take the smallest block even empty.
+    fn reset_for_write(&mut self, i: u32) -> bool {
+        self.reset_zone(i).is_ok() && self.map.zones[i as usize].capacity >= self.min_write()
+    }
+
+    fn give_up(&mut self, i: u32) -> Adjusted {
+        self.map.zones[i as usize].lock.unlock();
+        Adjusted::Eof
+    }
+
+    /// A write in a conventional zone must not run into a sequential one.
+    fn conventional_write(&self, i: u32, offset: u64, len: u64) -> Adjusted {
+        let next = self.map.zone_end(i);
+        let next_seq = self.map.zones.get(i as usize + 1).is_some_and(|z| z.has_wp);
+        if !next_seq || offset + len <= next {
+            return Adjusted::At { offset, len };
+        }
+        let min = self.min_write();
+        let (offset, new_len) = if offset + min > next {
+            let start = self.map.zones[i as usize].start;
+            let at = start + next - offset;
+            (at, len.min(next - at))
+        } else {
+            (offset, next - offset)
+        };
+        Adjusted::At {
+            offset,
+            len: new_len / min * min,
+        }
+    }
+
+    /// Zone `i` (locked) is open for this copy's writes, or is opened now within the
+    /// limits (fio's `zbd_open_zone()`); false: it may not be written now.
+    pub(super) fn open_zone(&mut self, i: u32) -> bool {
+        let z = &self.map.zones[i as usize];
+        if z.offline {
+            return false;
+        }
+        if self.map.max_open == 0 {
+            return true;
+        }
+        let mut sh = self.map.shared();
+        if z.open.load(Ordering::Acquire) {
+            return z.wp() < z.capacity_end();
+        }
+        let job_max = self.opts.job_max_open_zones;
+        if (job_max > 0 && self.num_open >= job_max) || sh.open.len() >= self.map.max_open as usize
+        {
+            return false;
+        }
+        sh.open.push(i);
+        self.num_open += 1;
+        z.open.store(true, Ordering::Release);
+        true
+    }
+
+    /// fio's `pick_random_zone_idx()`: an open zone chosen by where the drawn offset lies.
+    fn pick_open(&self, offset: u64, open: usize) -> usize {
+        ((offset.wrapping_sub(self.file_offset) as u128 * open as u128)
+            / self.io_size.max(1) as u128) as usize
+    }
+
+    /// An open zone with room for a write drawn at `offset`, or a zone opened for it; the
+    /// zone is returned locked (fio's `zbd_convert_to_open_zone()`).
+    fn convert_to_open_zone(&mut self, offset: u64) -> Option<u32> {
+        let limited = self.map.max_open > 0 || self.opts.job_max_open_zones > 0;
+        let mut i = {
+            let sh = self.map.shared();
+            match (limited, sh.open.get(self.pick_open(offset, sh.open.len()))) {
+                (true, Some(&z)) => z,
+                _ => self.map.index_of(offset),
+            }
+        };
+        i = i.clamp(self.min_zone, self.max_zone.saturating_sub(1));
+        let i = match self.candidate(i, offset)? {
+            Found::Usable(i) => return Some(i),
+            Found::Full(i) => i,
+        };
+        self.open_another(i)
+    }
+
+    /// The first step of fio's search: the zone to start from, locked, with room (usable)
+    /// or without; `None` when no open zone lies in the copy's part.
+    fn candidate(&mut self, mut i: u32, offset: u64) -> Option<Found> {
+        loop {
+            let z = &self.map.zones[i as usize];
+            z.lock.lock();
+            let sh = self.map.shared();
+            let limited = self.map.max_open > 0 || self.opts.job_max_open_zones > 0;
+            if z.has_wp && !z.offline && !limited {
+                drop(sh);
+                return Some(self.examine(i));
+            }
+            if sh.open.is_empty() {
+                return Some(Found::Full(i));
+            }
+            let n = sh.open.len();
+            let first = self.pick_open(offset, n).min(n - 1);
+            let pick = (0..n)
+                .map(|k| sh.open[(first + k) % n])
+                .find(|&o| self.min_zone <= o && o < self.max_zone);
+            drop(sh);
+            match pick {
+                None => {
+                    z.lock.unlock();
+                    return None;
+                }
+                Some(o) if o == i => return Some(self.examine(i)),
+                Some(o) => {
+                    z.lock.unlock();
+                    i = o;
+                }
+            }
+        }
+    }
+
+    fn examine(&self, i: u32) -> Found {
+        let z = &self.map.zones[i as usize];
+        match z.wp() + self.min_write() <= z.capacity_end() {
+            true => Found::Usable(i),
+            false => Found::Full(i),
+        }
+    }
+
+    /// Zone `i` (locked) is full: open the next zone that may be opened, or else use an
+    /// open one with room, trying again while other writes may still close zones.
+    fn open_another(&mut self, mut i: u32) -> Option<u32> {
+        let mut should_retry = true;
+        loop {
+            for _ in 0..self.io_size / self.map.zone_size.max(1) {
+                self.map.zones[i as usize].lock.unlock();
+                i += 1;
+                if i as usize >= self.map.zones.len()
+                    || !self.valid(self.map.zones[i as usize].start)
+                {
+                    i = self.min_zone;
+                }
+                self.map.zones[i as usize].lock.lock();
+                let z = &self.map.zones[i as usize];
+                if !z.has_wp || z.open.load(Ordering::Acquire) {
+                    continue;
+                }
+                if self.open_zone(i) {
+                    return Some(i);
+                }
+            }
+            if let Some(o) = self.open_with_room(i) {
+                return Some(o);
+            }
+            // open_with_room let zone i go and holds none.
+            let in_flight = self.map.in_flight.load(Ordering::Acquire) > 0;
+            if !(in_flight || should_retry) {
+                return None;
+            }
+            std::thread::yield_now();
+            should_retry = in_flight;
+            self.map.zones[i as usize].lock.lock();
+        }
+    }
+
+    /// An open zone of the copy's part with room for a write, locked; zone `held` (locked on
+    /// entry) is let go either way.
+    fn open_with_room(&self, held: u32) -> Option<u32> {
+        let open: Vec<u32> = self.map.shared().open.clone();
+        self.map.zones[held as usize].lock.unlock();
+        for o in open {
+            if o < self.min_zone || o >= self.max_zone {
+                continue;
+            }
+            let z = &self.map.zones[o as usize];
+            z.lock.lock();
+            if z.wp() + self.min_write() <= z.capacity_end() {
+                return Some(o);
+            }
+            z.lock.unlock();
+        }
+        None
+    }
+
+    /// Past `zone_reset_threshold`, one write in 1/`zone_reset_frequency` resets its zone
+    /// first (fio's `zbd_dec_and_reset_write_cnt()`).
+    fn reset_due(&self) -> bool {
+        let freq = self.opts.reset_frequency;
+        if freq <= 0.0 {
+            return false;
+        }
+        let mut sh = self.map.shared();
+        if (sh.with_data as f64) < self.io_size as f64 * self.opts.reset_threshold {
+            return false;
+        }
+        sh.write_cnt = sh.write_cnt.saturating_sub(1);
+        if sh.write_cnt > 0 {
+            return false;
+        }
+        sh.write_cnt = (1.0 / freq).min(u32::MAX as f64) as u32;
+        true
+    }
+
+    /// Resets zone `i` (locked): the kernel's reset on a zoned device, the write pointer
+    /// alone on emulated zones (fio's `zbd_reset_zone()`).
+    pub(super) fn reset_zone(&mut self, i: u32) -> std::io::Result<()> {
+        let z = &self.map.zones[i as usize];
+        let data = z.wp() - z.start;
+        if data == 0 {
+            return Ok(());
+        }
+        if self.map.device {
+            let len = self.map.zone_end(i) - z.start;
+            iolab_engine::zones::reset_zones(self.fd, z.start, len)?;
+        }
+        self.map.shared().with_data -= data;
+        z.wp.store(z.start, Ordering::Release);
+        self.resets += 1;
+        Ok(())
+    }
+}
+
+/// Where the search for a zone to write starts.
+enum Found {
+    Usable(u32),
+    Full(u32),
+}
