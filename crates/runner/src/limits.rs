@@ -381,25 +381,25 @@ const LOG_LINE_BYTES: u64 = 48;
 fn log_wants(job: &PreparedJob) -> Vec<Want> {
     let s = &job.spec;
     let l = &s.logs;
-    let entries = if l.avg_msec > 0 {
-        let ms = s
-            .runtime
-            .map_or(u64::MAX, |r| (s.ramp_time + r).as_millis() as u64);
-        ms / l.avg_msec as u64 * 3 + 3
-    } else {
-        let cap = job.log_cap_entries as u64;
-        match (s.time_based, s.runtime) {
-            (false, _) => {
-                let bs = s
-                    .directions()
-                    .map(|d| s.min_block_size(d))
-                    .min()
-                    .unwrap_or(512);
-                let ios = job.region.len / bs.max(1) as u64 * s.loops.max(1) as u64;
-                cap.min(ios.saturating_add(1))
-            }
-            (true, _) => cap,
+    let cap = job.log_cap_entries as u64;
+    // One entry per I/O at most (bounded by what a copy keeps in memory).
+    let per_io = match s.time_based {
+        false => {
+            let bs = s
+                .directions()
+                .map(|d| s.min_block_size(d))
+                .min()
+                .unwrap_or(512);
+            let ios = job.region.len / bs.max(1) as u64 * s.loops.max(1) as u64;
+            cap.min(ios.saturating_add(1))
         }
+        true => cap,
+    };
+    // An averaged log has an entry per window and direction: by the runtime where there is
+    // one; a size-based job without one ends by its I/Os, which bound the windows with any.
+    let entries = match (l.avg_msec, s.runtime) {
+        (0, _) | (_, None) => per_io,
+        (avg, Some(r)) => ((s.ramp_time + r).as_millis() as u64 / avg as u64) * 3 + 3,
     };
     let per_file = entries.saturating_mul(LOG_LINE_BYTES);
     let files = [

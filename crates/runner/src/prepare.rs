@@ -32,10 +32,24 @@ pub fn prepare(specs: &[JobSpec], consent: &Consent) -> Result<Vec<PreparedJob>,
         reason,
     })?;
     steady_consistent(specs)?;
-    let mut jobs = specs
-        .iter()
-        .map(|s| prepare_one(s, consent))
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut jobs = Vec::with_capacity(specs.len());
+    // Files an earlier job may create: a later job with allow_create=0 finds them there, as
+    // in fio (iolab lays out every job's files before the first runs).
+    let mut made = std::collections::HashSet::new();
+    for s in specs {
+        let found = !s.files.allow_create && s.per_file().all(|f| made.contains(&f.filename));
+        let creatable = found.then(|| JobSpec {
+            files: iolab_job::FileSetup {
+                allow_create: true,
+                ..s.files.clone()
+            },
+            ..s.clone()
+        });
+        jobs.push(prepare_one(creatable.as_ref().unwrap_or(s), consent)?);
+        if s.files.allow_create {
+            made.extend(s.per_file().map(|f| f.filename));
+        }
+    }
     limits::check(specs)?;
     limits::check_kernel_limits(specs)?;
     let cap = limits::log_cap_entries(specs);
