@@ -22,6 +22,14 @@ pub struct Region {
     pub len: u64,
 }
 
+/// The smallest block of the directions `spec` does.
+fn smallest_block(spec: &JobSpec) -> u64 {
+    spec.directions()
+        .map(|d| spec.min_block_size(d))
+        .min()
+        .unwrap_or(spec.max_block_size()) as u64
+}
+
 impl Region {
     /// The region of `spec` on a target of `target_bytes`. A regular file may be grown to
     /// fit (`growable`); a block device may not.
@@ -68,7 +76,9 @@ impl Region {
                 )));
             }
         }
-        let bs = spec.max_block_size() as u64;
+        // As fio's `get_next_buflen()`: the region must take the smallest block; where it is
+        // smaller than the largest, each I/O's size is drawn to fit from its offset.
+        let bs = smallest_block(spec);
         if len < bs {
             return Err(JobError::Region(format!(
                 "size={len} is smaller than one block (bs={bs})"
@@ -79,6 +89,12 @@ impl Region {
 
     pub fn end(&self) -> u64 {
         self.start + self.len
+    }
+
+    /// Whether some block size of `spec` does not fit in the region at all: each I/O's size
+    /// must then be drawn to fit from its offset.
+    pub fn smaller_than_blocks(&self, spec: &JobSpec) -> bool {
+        self.len < spec.max_block_size() as u64
     }
 
     /// The region of job copy `copy` (0-based): moved on by `offset_increment` per copy, as
@@ -249,7 +265,13 @@ impl OffsetGen {
             .min()
             .unwrap_or(max_bs as u32) as u64;
         let align = spec.block_align.unwrap_or(min_bs).max(1);
-        let units = (region.len - max_bs) / align + 1;
+        // Offsets leave room for the largest block, or for the smallest where the region is
+        // smaller than the largest (fio's `last_block()`; the size is then fitted).
+        let room = match region.len >= max_bs {
+            true => max_bs,
+            false => min_bs.min(region.len),
+        };
+        let units = (region.len - room) / align + 1;
         let mut rng = Rng::new(seed);
         let uniform = spec.distribution == RandomDistribution::Uniform;
         let mapped = spec.pattern == Pattern::Random && spec.random_map && uniform;
@@ -357,6 +379,54 @@ impl OffsetGen {
         }
     }
 
+    /// [`Self::place`] where the region is smaller than some block size: where an I/O of
+    /// `bs` bytes would not fit from its offset, `refit(room)` draws a size that does (fio's
+    /// `get_next_buflen()` redraws until `io_u_fits()`); `None` when none fits there either.
+    pub fn place_fitted(
+        &mut self,
+        dir: Direction,
+        bs: u64,
+        mut refit: impl FnMut(u64) -> Option<u64>,
+    ) -> Option<(u64, u64)> {
+        let d = dir.index();
+        if self.runs.is_some() {
+            let (unit, ba, blocks) = self.run_units[d];
+            let runs = self.runs.as_mut().expect("checked");
+            if runs.full() {
+                runs.clear();
+                self.wrapped = true;
+            }
+            let block = runs.next_free(self.rng.below(blocks.max(1))).unwrap_or(0);
+            let offset = block * ba;
+            if offset >= self.region.len {
+                if !self.restart_at_end {
+                    return None;
+                }
+                runs.clear();
+                self.wrapped = true;
+                return self.place_fitted(dir, bs, refit);
+            }
+            let room = self.region.len - offset;
+            let bs = if bs > room { refit(room)? } else { bs };
+            let n = runs.claim(offset / unit, bs.div_ceil(unit)).max(1);
+            return Some((self.region.start + offset, (n * unit).min(bs)));
+        }
+        let mut bs = bs;
+        if self.pattern == Pattern::Sequential && self.zones.is_none() {
+            let room = self.region.len.saturating_sub(self.seq_pos[d]);
+            if bs > room {
+                bs = refit(room).unwrap_or(bs);
+            }
+        }
+        let offset = self.next(dir, bs);
+        let room = self.region.end().saturating_sub(offset);
+        if bs > room {
+            bs = refit(room)?;
+            self.follow(dir, offset + bs);
+        }
+        Some((offset, bs))
+    }
+
     /// A random free block (the first free one at or after a random pick, as fio's
     /// `get_next_rand_offset()`), and as many free units after it as `bs` covers, in the
     /// direction's own units (see `run_units`).
@@ -389,6 +459,17 @@ impl OffsetGen {
         if self.pattern == Pattern::Sequential {
             self.seq_pos[dir.index()] = end.saturating_sub(self.region.start).min(self.region.len);
         }
+    }
+
+    /// Whether the random map covers mixed block sizes: a size is then best drawn where the
+    /// I/O lands ([`Self::place_fitted`]), as fio draws it after the offset.
+    pub fn fits_sizes(&self) -> bool {
+        self.runs.is_some()
+    }
+
+    /// Where the region the offsets are drawn from ends (absolute).
+    pub fn region_end(&self) -> u64 {
+        self.region.end()
     }
 
     /// Where a sequential job's next I/O in direction `dir` would begin (absolute), before
@@ -514,6 +595,41 @@ mod tests {
         s.pattern = pattern;
         s.block_size = [bs; 3];
         s
+    }
+
+    #[test]
+    fn a_region_smaller_than_the_largest_block_fits_each_size_to_its_offset() {
+        let mut s = spec(Pattern::Random, 1 << 20);
+        s.block_dist = std::array::from_fn(|_| crate::BlockDist::Range { min: 4096 });
+        s.size = Some(crate::SizeSpec::Bytes(256 << 10));
+        let region = Region::resolve(&s, 256 << 10, false).unwrap();
+        assert!(region.smaller_than_blocks(&s));
+        s.size = Some(crate::SizeSpec::Bytes(2048));
+        assert!(
+            Region::resolve(&s, 2048, false).is_err(),
+            "smaller than 4 KiB"
+        );
+        for pattern in [Pattern::Random, Pattern::Sequential] {
+            s.pattern = pattern;
+            for mapped in [true, false] {
+                s.random_map = mapped;
+                let mut g = OffsetGen::new(&s, region, 7);
+                let mut refits = 0;
+                for _ in 0..200 {
+                    let (off, len) = g
+                        .place_fitted(Direction::Read, 1 << 20, |room| {
+                            refits += 1;
+                            Some(room.min(64 << 10) / 4096 * 4096)
+                        })
+                        .unwrap_or((0, 0));
+                    assert!(
+                        off + len <= region.end(),
+                        "{pattern:?} {mapped}: {off}+{len}"
+                    );
+                }
+                assert!(refits > 0, "{pattern:?}: 1 MiB never fits 256 KiB");
+            }
+        }
     }
 
     #[test]

@@ -51,7 +51,11 @@ pub(super) struct Issuer<'a> {
     pub replay: Option<(iolab_job::Replay, usize)>,
     /// The copy's view of its target's zones (`zonemode=zbd`).
     pub zbd: Option<crate::zbd::ZbdCursor>,
-    /// Any of the three above is on: one test per I/O keeps them off the common path.
+    /// Sizes are fitted to where each I/O lands: some file's region is smaller than the
+    /// largest block, or a random map over mixed sizes would otherwise cut an I/O at its
+    /// region's end where fio draws a size that fits.
+    fitted: bool,
+    /// Any of the four above is on: one test per I/O keeps them off the common path.
     pub special: bool,
 }
 
@@ -162,6 +166,15 @@ fn one_pass_io_size_bytes(spec: &JobSpec, pass: u64, want: u64) -> u64 {
     (passes * pass).min(want.saturating_mul(loops))
 }
 
+/// A block size of `sizer` no larger than `room`: drawn again until one fits, as fio's
+/// `get_next_buflen()` does, or else the largest that fits.
+fn refit(sizer: &BlockSizer, rng: &mut Rng, room: u64) -> Option<u64> {
+    (0..64)
+        .map(|_| sizer.next(rng))
+        .find(|&l| l <= room)
+        .or_else(|| sizer.largest_fitting(room))
+}
+
 impl<'a> Issuer<'a> {
     /// The issuer of job copy `copy` (its region moved by `offset_increment`).
     pub fn new(job: &'a PreparedJob, copy: u32, fds: &'a [RawFd], seed: u64) -> Issuer<'a> {
@@ -191,7 +204,7 @@ impl<'a> Issuer<'a> {
         let prios: [PrioTable; 2] =
             std::array::from_fn(|d| PrioTable::new(&spec.cmdprio, d, &spec.priority));
         let prios_on = prios.iter().any(PrioTable::is_on);
-        Issuer {
+        let mut issuer = Issuer {
             job,
             fds,
             offsets: job
@@ -237,8 +250,13 @@ impl<'a> Issuer<'a> {
                 let region = job.region.of_copy(spec, copy, job.facts.size_bytes);
                 crate::zbd::ZbdCursor::new(m.clone(), fd, spec, region)
             }),
+            fitted: false,
             special: spec.replay.is_some() || job.zbd.is_some(),
-        }
+        };
+        issuer.fitted = issuer.offsets.iter().any(OffsetGen::fits_sizes)
+            || job.files().any(|(_, r)| r.smaller_than_blocks(spec));
+        issuer.special |= issuer.fitted;
+        issuer
     }
 
     /// What the lean loop needs to issue this job's I/Os from here on, when the job is
@@ -320,6 +338,7 @@ impl<'a> Issuer<'a> {
         let io = match (self.replay.is_some(), self.zbd.is_some()) {
             (true, _) => self.replayed(slot, pool, &now_ns),
             (false, true) => self.zoned_io(dir, slot, pool, &now_ns),
+            (false, false) if self.fitted => self.fitted_io(dir, slot, pool, &now_ns),
             (false, false) => self.next_io_plain(dir, slot, pool, &now_ns),
         }?;
         if let Some(t) = self.trace.as_mut() {
@@ -330,6 +349,18 @@ impl<'a> Issuer<'a> {
 
     #[inline(always)]
     fn next_io_plain(
+        &mut self,
+        dir: Direction,
+        slot: u32,
+        pool: &BufferPool,
+        now_ns: impl Fn() -> u64,
+    ) -> Option<IoUnit> {
+        self.next_io_with::<false>(dir, slot, pool, now_ns)
+    }
+
+    /// The next I/O; `FIT`: its size is fitted to where it lands (see [`Self::fitted_io`]).
+    #[inline(always)]
+    fn next_io_with<const FIT: bool>(
         &mut self,
         dir: Direction,
         slot: u32,
@@ -347,13 +378,25 @@ impl<'a> Issuer<'a> {
             // where no size the job has fits, it ends, as fio's does at a block that would
             // reach past the region (`fill_io_u()`: a 10000-byte file in 4 KiB blocks is two
             // I/Os, not three).
-            match sizer.largest_fitting(room) {
+            // Where sizes are fitted, one that fits is drawn instead (see `fitted_io`).
+            let fits = match FIT {
+                false => sizer.largest_fitting(room),
+                true => refit(sizer, &mut self.size_rng, room),
+            };
+            match fits {
                 Some(fits) => len = fits,
                 None => return self.file_done(),
             }
         }
         let file = self.files.next(len);
-        let Some((offset, len)) = self.offsets[file].place(dir, len) else {
+        let placed = match FIT {
+            false => self.offsets[file].place(dir, len),
+            true => {
+                let (sizer, rng) = (&self.sizers[dir.index()], &mut self.size_rng);
+                self.offsets[file].place_fitted(dir, len, |room| refit(sizer, rng, room))
+            }
+        };
+        let Some((offset, len)) = placed else {
             return self.file_done();
         };
         if self.offsets[file].take_wrapped() && self.invalidate_per_pass {
@@ -431,6 +474,20 @@ impl<'a> Issuer<'a> {
             return gen.seq_position(dir).is_some() || self.job.spec.time_based;
         }
         true
+    }
+
+    /// The next I/O where a file is smaller than the largest block: a size that does not fit
+    /// from its offset is drawn again until one does (fio's `get_next_buflen()` and
+    /// `io_u_fits()`), or else is the largest that fits.
+    #[cold]
+    fn fitted_io(
+        &mut self,
+        dir: Direction,
+        slot: u32,
+        pool: &BufferPool,
+        now_ns: impl Fn() -> u64,
+    ) -> Option<IoUnit> {
+        self.next_io_with::<true>(dir, slot, pool, now_ns)
     }
 
     /// The I/O from [`Self::zoned_io`] is over (`ok`: all of it done): its zone moves on
