@@ -9,7 +9,8 @@ mmap, posixaio, falloc, ftruncate, filecreate, filestat, filedelete) is
 rewritten so it can run on any machine without touching a disk: every `filename` and
 `directory` points into a fresh temporary directory, every `size`, `filesize`, `io_size` and
 `offset_increment` becomes 4 MiB (64 MiB with `randrepeat=0`, 8 KiB under a `rate` of a few
-KB/s), an offset in GiB or TiB 0, `loops` at most 2, `runtime` 1 s, `ss_dur` 2 s, and
+KB/s), an offset in GiB or TiB or past that size 0, a `zonemode=zbd` example's `zonesize` 1 MiB
+(its files made at that size first, as fio's emulated zones need), `loops` at most 2, `runtime` 1 s, `ss_dur` 2 s, and
 `ramp_time`, `startdelay` and `ss_ramp` go. Both tools then run the rewritten file with
 --output-format=json, each process unable to write a file past 1 GiB (RLIMIT_FSIZE), so no
 example can fill the disk. fio does not run an example with `fill_device` at all (it would
@@ -68,6 +69,7 @@ def shrink(text, tmp):
     (jesd219's bssplit) moves its bytes in a count of I/Os that varies by ~6% from seed to
     seed in either tool."""
     size = shrunk_size(text)
+    zbd = re.search(r"^\s*zonemode\s*=\s*zbd", text, re.M) is not None
     out = []
     # With a directory, file names stay relative to it (fio puts the directory before
     # every name, absolute ones too).
@@ -85,8 +87,10 @@ def shrink(text, tmp):
                 line = "filename=" + ":".join(os.path.join(base, s) for s in safe)
         elif key in ("size", "filesize", "io_size", "io_limit", "offset_increment"):
             line = f"{key}={size}"
-        elif key == "offset" and re.search(r"[gGtT]", line.split("=", 1)[1]):
+        elif key == "offset" and offset_too_far(line.split("=", 1)[1], size):
             line = "offset=0"
+        elif key == "zonesize" and zbd:
+            line = "zonesize=1m"
         elif key == "loops":
             # fsx.fio's 500000 loops would take hours in either tool.
             line = f"loops={min(int(line.split('=', 1)[1].split()[0]), 2)}"
@@ -99,6 +103,27 @@ def shrink(text, tmp):
         out.append(line)
     # Jobs without a size (devices in the original) get one.
     return f"[global]\nsize={size}\n" + "\n".join(out) + "\n"
+
+
+def offset_too_far(value, size):
+    """An offset in GiB or TiB, or a byte count past the shrunk size (zbd-seq-read's zone
+    524): it becomes 0."""
+    value = value.split("#")[0].split(";")[0].strip()
+    if re.search(r"[gGtT]", value):
+        return True
+    units = {"k": 1 << 10, "m": 1 << 20}
+    return value.isdigit() and int(value) >= int(size[:-1]) * units[size[-1]]
+
+
+def zbd_files(job_text, size):
+    """The files of a `zonemode=zbd` example, made at the shrunk size before fio runs it:
+    fio sizes emulated zones from the file as it is before the job (an absent one is 0 bytes,
+    smaller than a zone)."""
+    if not re.search(r"^\s*zonemode\s*=\s*zbd", job_text, re.M):
+        return []
+    units = {"k": 1 << 10, "m": 1 << 20}
+    names = re.findall(r"^\s*filename\s*=\s*(\S+)", job_text, re.M)
+    return [(n, int(size[:-1]) * units[size[-1]]) for n in names]
 
 
 def slow_rate(text):
@@ -250,6 +275,9 @@ def main():
         with open(job, "w") as fh:
             fh.write(shrink(text, tmp))
         fills = re.search(r"^\s*fill_device\s*(=\s*(1|true|on))?\s*$", text, re.M) is not None
+        for path, length in zbd_files(open(job).read(), shrunk_size(text)):
+            with open(path, "wb") as fh:
+                fh.truncate(length)
         fc, fdoc, ferr = (0, None, "") if fills else run(a.fio, job, tmp)
         # fio 3.33's offload workqueue now and then never finishes a job ("hasn't exited in
         # 300 seconds", fixed upstream in 2026: axboe/fio#2058): such a run is tried again.

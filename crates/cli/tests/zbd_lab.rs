@@ -4,7 +4,7 @@
 //! util-linux's blkzone reports the write pointers each leaves. Checked: the same bytes and
 //! I/Os, the same write pointers where the job decides them (sequential writes), and where a
 //! random choice of zones does, write pointers that account for every byte written and every
-//! zone reset. Skipped with a printed reason where the lab cannot be set up.
+//! zone reset; with psync, and with libaio and io_uring keeping writes in flight together. Skipped with a printed reason where the lab cannot be set up.
 
 use std::sync::OnceLock;
 
@@ -150,6 +150,26 @@ fn accounted(s: &Sections, t: &str, job: &str, bytes: u64) {
         bytes - n * ZONE,
         "{t} {job}: {bytes} bytes, {n} resets, write pointers {wps:?}"
     );
+}
+
+#[test]
+fn writes_in_flight_together_stay_at_the_write_pointers() {
+    let Some(s) = lab() else { return };
+    // libaio, 8 in flight, in order: 256 MiB fill zones 0 to 3, as fio's.
+    let (fio, iolab) = (json(s, "fio-aio-seq"), json(s, "iolab-aio-seq"));
+    assert_eq!(moved(&iolab, "write"), moved(&fio, "write"));
+    assert_eq!(moved(&iolab, "write"), (256 << 20, 4096));
+    assert_eq!(
+        write_pointers(s, "iolab-aio-seq-wp"),
+        write_pointers(s, "fio-aio-seq-wp")
+    );
+    // io_uring, 8 in flight from each of 2 copies over 4 open zones, at random.
+    let (fio, iolab) = (json(s, "fio-uring-rand"), json(s, "iolab-uring-rand"));
+    assert_eq!(moved(&iolab, "write"), moved(&fio, "write"));
+    for t in ["fio", "iolab"] {
+        let bytes = moved(&json(s, &format!("{t}-uring-rand")), "write").0;
+        accounted(s, t, "uring-rand", bytes);
+    }
 }
 
 #[test]

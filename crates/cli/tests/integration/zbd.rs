@@ -14,7 +14,8 @@ use crate::support::iolab;
 
 /// A write job whose zones have less capacity than size (it skips to each zone's end), reads
 /// of what it wrote (sequential over empty zones, random), random writes over 4 zones with
-/// 2 open at a time (12 MiB into 3 MiB: resets), and a random mix.
+/// 2 open at a time (12 MiB into 3 MiB: resets), a random mix, and two io_uring copies with
+/// writes in flight together.
 const JOB: &str = "[global]
 filename=DATA
 zonemode=zbd
@@ -52,6 +53,15 @@ io_size=12M
 stonewall
 rw=randrw
 size=8M
+
+[uring]
+stonewall
+ioengine=io_uring
+iodepth=8
+rw=randwrite
+numjobs=2
+size=16M
+io_size=8M
 ";
 
 /// Each job's (read bytes, read I/Os, write bytes, write I/Os), and the zone resets on the
@@ -126,6 +136,8 @@ fn emulated_zones_move_fios_bytes_and_resets() {
     // The mix draws its directions from each tool's own generator: the same I/Os in all.
     let all = |j: [u64; 4]| (j[0] + j[2], j[1] + j[3]);
     assert_eq!(all(ours[4]), all(fio[4]), "mix");
+    // Two copies with 8 writes in flight each, over 2 open zones.
+    assert_eq!(ours[5..], fio[5..], "uring");
     assert!(fio_resets[1] > 0, "w2 resets zones: {fio_resets:?}");
     assert_eq!(our_resets[..2], fio_resets[..2], "resets of w and w2");
 }
@@ -138,8 +150,8 @@ fn zbd_jobs_iolab_cannot_run_are_refused_with_one_line() {
     let cases: [(&[&str], &str); 3] = [
         (&["--zonemode=zbd"], "zonesize is mandatory"),
         (
-            &["--zonemode=zbd", "--zonesize=1m", "--ioengine=libaio"],
-            "synchronous engine",
+            &["--zonemode=zbd", "--zonesize=1m", "--verify=md5"],
+            "verify with zonemode=zbd",
         ),
         (
             &["--zonemode=zbd", "--zonesize=1m", "--zonecapacity=2m"],

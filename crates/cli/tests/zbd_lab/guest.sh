@@ -59,6 +59,17 @@ for t in fio iolab; do
   blkzone reset $z
   run $t-rand-write-timed $r /tmp/zbd-rand-write-timed.fio --output-format=normal,json
   run $t-rand-write-timed-wp blkzone report $z
+  # Writes in flight together: libaio at depth 8 in order, io_uring at depth 8 at random
+  # over 4 open zones from 2 copies.
+  blkzone reset $z
+  run $t-aio-seq $r --name=aio --filename=$z --zonemode=zbd --rw=write --bs=64k --direct=1 \
+    --ioengine=libaio --iodepth=8 --size=256m --output-format=json
+  run $t-aio-seq-wp blkzone report $z
+  blkzone reset $z
+  run $t-uring-rand $r --name=uring --filename=$z --zonemode=zbd --rw=randwrite --bs=64k \
+    --direct=1 --ioengine=io_uring --iodepth=8 --numjobs=2 --max_open_zones=4 --size=512m \
+    --group_reporting --output-format=normal,json
+  run $t-uring-rand-wp blkzone report $z
 done
 # Without zonemode=zbd a write to the zoned namespace is refused before any I/O.
 run refused iolab run --name=w --filename=$z --rw=write --size=1m --direct=1 --allow-destroy

@@ -300,6 +300,9 @@ impl LoopState<'_, '_> {
         for i in 0..n {
             let c = q.done[i];
             let f = q.flight[c.slot as usize];
+            if self.issue.special {
+                self.issue.zoned_done(&f.io, c.result == f.io.len as i64);
+            }
             if c.result != f.io.len as i64 {
                 if let Err(e) = self.forgive_or_fail(&f.io, c.result) {
                     // Drain the rest before returning, so no buffer is freed under the
@@ -515,6 +518,9 @@ impl LoopState<'_, '_> {
                     break;
                 }
                 QueueStatus::Completed(r) if r == io.len as i64 => {
+                    if self.issue.special {
+                        self.issue.zoned_done(&io, true);
+                    }
                     let t = self.clock.now();
                     let lat = t - t_start;
                     self.rec.completed(t, &io, 0, lat, lat);

@@ -450,6 +450,11 @@ impl<'a> Issuer<'a> {
                 self.offsets[io.file as usize].follow(io.dir, offset + len);
                 Some(io)
             }
+            crate::zbd::Adjusted::Busy => {
+                // Not issued: the loop reaps this copy's writes in flight, then draws again.
+                self.ios -= 1;
+                None
+            }
             _ => {
                 self.ios -= 1;
                 self.file_done()
@@ -495,7 +500,7 @@ impl<'a> Issuer<'a> {
     #[cold]
     pub fn zoned_done(&mut self, io: &IoUnit, ok: bool) {
         if let Some(z) = self.zbd.as_mut() {
-            z.done(io.offset, io.len as u64, ok);
+            z.done(io.dir, io.offset, io.len as u64, ok);
         }
     }
 
@@ -620,6 +625,9 @@ impl<'a> Issuer<'a> {
     pub fn unissue(&mut self, io: &IoUnit) {
         self.issued -= io.len as u64;
         self.ios -= 1;
+        if let (Some(z), Direction::Write) = (self.zbd.as_mut(), io.dir) {
+            z.cancel(io.offset, io.len as u64);
+        }
         if io.dir == Direction::Write && self.trim == TrimMix::ThenWrite {
             self.trimmed = Some((io.file as usize, io.offset, io.len as u64));
         }

@@ -132,6 +132,9 @@ impl LoopState<'_, '_> {
                     break;
                 }
                 QueueStatus::Completed(r) if r == io.len as i64 => {
+                    if self.issue.special {
+                        self.issue.zoned_done(&io, true);
+                    }
                     let t = self.clock.now();
                     self.rec.completed(t, &io, 0, t - t_start, t - t_start);
                     self.rec.responded(io.dir, due, t_start, t);

@@ -2,13 +2,16 @@
 //! zones it works in, its open-zone count, the zone it holds for a write, its resets.
 
 use std::os::fd::RawFd;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use iolab_engine::Direction;
 use iolab_job::{JobSpec, Pattern, Region, ZbdSpec};
 
-use super::{Adjusted, ZoneMap};
+use super::{Adjusted, Busy, ZoneMap};
+
+/// Each cursor's name as a zone's holder (0 is nobody).
+static NEXT_ID: AtomicU32 = AtomicU32::new(1);
 
 pub(crate) struct ZbdCursor {
     pub(super) map: Arc<ZoneMap>,
@@ -26,8 +29,10 @@ pub(crate) struct ZbdCursor {
     pub(super) opts: ZbdSpec,
     /// Zones this copy opened (fio's `td->num_open_zones`).
     pub(super) num_open: u32,
-    /// The zone locked for the write on its way.
-    pub(super) held: Option<u32>,
+    /// This copy as a zone's holder.
+    pub(super) me: u32,
+    /// The zone of each write placed and not yet done (each holds its zone once).
+    pub(super) held: Vec<u32>,
     /// Zone resets done (fio's `nr_zone_resets`).
     pub resets: u64,
 }
@@ -52,7 +57,8 @@ impl ZbdCursor {
             mixed: spec.reads() && spec.writes(),
             opts,
             num_open: 0,
-            held: None,
+            me: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            held: Vec::with_capacity(spec.effective_iodepth() as usize),
             resets: 0,
         }
     }
@@ -79,28 +85,54 @@ impl ZbdCursor {
         }
     }
 
-    /// The write placed by [`Self::adjust`] is over; `ok`: all of it was written. Its zone's
-    /// write pointer moves past it (fio's `zbd_queue_io()`), a zone it filled is closed
-    /// (`zbd_end_zone_io()`), and the zone is let go.
-    pub fn done(&mut self, offset: u64, len: u64, ok: bool) {
-        let Some(i) = self.held.take() else {
+    /// The write placed by [`Self::adjust`] at `offset` is over (`ok`: all of it written):
+    /// a zone it filled is closed (fio's `zbd_end_zone_io()`) and its hold let go. Any other
+    /// I/O is nothing to the zones.
+    pub fn done(&mut self, dir: Direction, offset: u64, len: u64, ok: bool) {
+        if dir != Direction::Write {
+            return;
+        }
+        let i = self.map.index_of(offset);
+        let Some(at) = self.held.iter().position(|&h| h == i) else {
             return;
         };
-        let map = self.map.clone();
-        let z = &map.zones[i as usize];
-        if ok {
+        self.held.swap_remove(at);
+        let end = self.map.zones[i as usize].capacity_end();
+        if ok && offset + len >= end {
+            self.close(i);
+        }
+        self.give(i);
+        self.map.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// The write placed at `offset` did not go after all (the engine was busy): its bytes
+    /// are given back to the write pointer, which it was the last to move.
+    pub fn cancel(&mut self, offset: u64, len: u64) {
+        let i = self.map.index_of(offset);
+        if let Some(z) = self.map.zones.get(i as usize) {
             let end = (offset + len).min(z.capacity_end());
-            let wp = z.wp();
-            if wp <= end {
-                map.shared().with_data += end - wp;
-            }
-            z.wp.store(end, Ordering::Release);
-            if offset + len >= z.capacity_end() {
-                self.close(i);
+            if self.held.contains(&i) && z.wp() == end {
+                z.wp.store(offset, Ordering::Release);
+                self.map.shared().with_data -= end - offset;
             }
         }
-        z.lock.unlock();
-        map.in_flight.fetch_sub(1, Ordering::AcqRel);
+        self.done(Direction::Write, offset, len, false);
+    }
+
+    /// Takes zone `i`; where another copy holds it, waits only if this copy has no write in
+    /// flight (else it could wait on a copy that waits on it).
+    pub(super) fn take(&self, i: u32) -> Result<(), Busy> {
+        match self.map.zones[i as usize]
+            .lock
+            .take(self.me, self.held.is_empty())
+        {
+            true => Ok(()),
+            false => Err(Busy),
+        }
+    }
+
+    pub(super) fn give(&self, i: u32) {
+        self.map.zones[i as usize].lock.give(self.me);
     }
 
     /// Where a sequential write at `pos` goes on when `pos` is past its zone's capacity but
@@ -134,8 +166,12 @@ impl ZbdCursor {
 }
 
 impl Drop for ZbdCursor {
-    /// A copy that ends on an error mid-write lets its zone go, so the others go on.
+    /// A copy that ends on an error with writes placed lets their zones go, so the others
+    /// go on.
     fn drop(&mut self) {
-        self.done(0, 0, false);
+        for i in std::mem::take(&mut self.held) {
+            self.give(i);
+            self.map.in_flight.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 }

@@ -5,26 +5,46 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 
 use iolab_engine::zones::{ReportedZone, ZoneCond, ZoneType};
 
-/// A lock that is taken in one call and let go in another (the write's offset is chosen
-/// before the engine's call and the zone is let go after it), which `Mutex` guards cannot.
+/// A zone's lock: held by one job copy at a time, from choosing a write's offset until the
+/// write is done (so taken in one call and let go in another, which `Mutex` guards cannot),
+/// and taken again by the copy that holds it for each further write it puts in flight
+/// there (fio's zone mutexes are recursive).
 #[derive(Default)]
 pub(crate) struct ZoneLock {
-    held: Mutex<bool>,
+    /// The holder (0: none) and how many times it holds it.
+    state: Mutex<(u32, u32)>,
     freed: Condvar,
 }
 
 impl ZoneLock {
-    pub fn lock(&self) {
-        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-        while *held {
-            held = self.freed.wait(held).unwrap_or_else(|e| e.into_inner());
+    /// Takes the zone for copy `me`; where another copy holds it, waits if `wait`, else
+    /// gives up (false).
+    pub fn take(&self, me: u32, wait: bool) -> bool {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if s.0 == 0 || s.0 == me {
+                *s = (me, s.1 + 1);
+                return true;
+            }
+            if !wait {
+                return false;
+            }
+            s = self.freed.wait(s).unwrap_or_else(|e| e.into_inner());
         }
-        *held = true;
     }
 
-    pub fn unlock(&self) {
-        *self.held.lock().unwrap_or_else(|e| e.into_inner()) = false;
-        self.freed.notify_one();
+    /// Lets go of one hold of copy `me`.
+    pub fn give(&self, me: u32) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if s.0 != me || s.1 == 0 {
+            return;
+        }
+        s.1 -= 1;
+        if s.1 == 0 {
+            s.0 = 0;
+            drop(s);
+            self.freed.notify_all();
+        }
     }
 }
 
@@ -201,17 +221,20 @@ mod tests {
     }
 
     #[test]
-    fn a_zone_lock_passes_between_threads() {
+    fn a_zone_lock_is_one_copys_at_a_time_and_taken_again_by_it() {
         let l = std::sync::Arc::new(ZoneLock::default());
-        l.lock();
+        assert!(l.take(1, true));
+        assert!(l.take(1, false), "again by its holder");
+        assert!(!l.take(2, false), "not by another");
         let l2 = l.clone();
         let t = std::thread::spawn(move || {
-            l2.lock();
-            l2.unlock();
+            l2.take(2, true);
+            l2.give(2);
         });
+        l.give(1);
         std::thread::sleep(std::time::Duration::from_millis(20));
-        assert!(!t.is_finished(), "waits while held");
-        l.unlock();
+        assert!(!t.is_finished(), "held once more");
+        l.give(1);
         t.join().unwrap();
     }
 }

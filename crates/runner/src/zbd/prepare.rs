@@ -63,12 +63,13 @@ fn check_job(spec: &JobSpec, facts: &TargetFacts, opts: ZbdSpec) -> Result<(), S
     if spec.verify.is_some() {
         return Err("verify with zonemode=zbd is not supported by iolab yet".into());
     }
-    if spec.writes() && !spec.engine.kind.is_synchronous() {
+    if facts.kind != iolab_results::TargetKind::File
+        && facts.kind != iolab_results::TargetKind::BlockDevice
+    {
         return Err(format!(
-            "zonemode=zbd writes with {} are not supported by iolab yet: it keeps each \
-             zone's write in order with a synchronous engine (psync, as fio's \
-             zbd-rand-write example); reads take any engine",
-            spec.engine.kind
+            "zonemode=zbd on {} is not supported by iolab yet (a zoned block device or a \
+             file only; fio reaches a namespace's char device through io_uring_cmd)",
+            facts.path.display()
         ));
     }
     if spec.writes() && !spec.direct && host_managed(facts) {

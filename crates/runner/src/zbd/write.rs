@@ -1,11 +1,13 @@
 //! Writes at the write pointer (fio's `zbd_adjust_block()` for `DDIR_WRITE`,
-//! `zbd_open_zone()`, `zbd_convert_to_open_zone()` and `zbd_reset_zone()`).
+//! `zbd_open_zone()`, `zbd_convert_to_open_zone()` and `zbd_reset_zone()`). A zone taken
+//! here is given back before returning unless the write is placed in it; `Busy` gives back
+//! everything taken on the way.
 
 use std::sync::atomic::Ordering;
 
 use iolab_engine::Direction;
 
-use super::{Adjusted, ZbdCursor};
+use super::{Adjusted, Busy, ZbdCursor};
 
 impl ZbdCursor {
     fn min_write(&self) -> u64 {
@@ -13,57 +15,68 @@ impl ZbdCursor {
     }
 
     pub(super) fn adjust_write(&mut self, offset: u64, len: u64) -> Adjusted {
+        self.place_write(offset, len).unwrap_or(Adjusted::Busy)
+    }
+
+    fn place_write(&mut self, offset: u64, len: u64) -> Result<Adjusted, Busy> {
         if len > self.map.zone_size {
-            return Adjusted::Eof;
+            return Ok(Adjusted::Eof);
         }
         let map = self.map.clone();
         let mut i = map.index_of(offset);
         let Some(zone) = map.zones.get(i as usize) else {
-            return Adjusted::Eof;
+            return Ok(Adjusted::Eof);
         };
         if !zone.has_wp {
-            return self.conventional_write(i, offset, len);
+            return Ok(self.conventional_write(i, offset, len));
         }
-        zone.lock.lock();
+        self.take(i)?;
         if !self.open_zone(i) {
-            zone.lock.unlock();
-            match self.convert_to_open_zone(offset) {
+            self.give(i);
+            match self.convert_to_open_zone(offset)? {
                 Some(z) => i = z,
-                None => return Adjusted::Eof,
+                None => return Ok(Adjusted::Eof),
             }
         }
-        // From here zone i is locked.
-        // A full zone, or one due an early reset, is reset before it is written again.
-        let due = self.reset_due() || self.map.zones[i as usize].full(self.min_write());
+        // From here zone i is taken. A full zone, or one due an early reset, is reset before
+        // it is written again, once this copy's writes in flight are done.
+        let due = self.reset_due() || map.zones[i as usize].full(self.min_write());
+        if due && !self.held.is_empty() {
+            // Closed meanwhile, so the open list never keeps a full zone nobody writes.
+            self.close(i);
+            self.give(i);
+            return Err(Busy);
+        }
         if due && !self.reset_for_write(i) {
-            return self.give_up(i);
+            return Ok(self.give_up(i));
         }
-        let z = &self.map.zones[i as usize];
+        let z = &map.zones[i as usize];
         let at = z.wp();
-        if !self.valid(at) {
-            return self.give_up(i);
-        }
         let min = self.min_write();
-        let new_len = len.min(z.capacity_end() - at) / min * min;
-        if new_len < min {
-            return self.give_up(i);
+        let new_len = len.min(z.capacity_end().saturating_sub(at)) / min * min;
+        if !self.valid(at) || new_len < min {
+            return Ok(self.give_up(i));
         }
-        self.held = Some(i);
-        self.map.in_flight.fetch_add(1, Ordering::AcqRel);
-        Adjusted::At {
+        // The write pointer moves past the write now (fio's `zbd_queue_io()` at queue time):
+        // this copy's next write there goes after it, in flight or not.
+        map.shared().with_data += new_len;
+        z.wp.store(at + new_len, Ordering::Release);
+        self.held.push(i);
+        map.in_flight.fetch_add(1, Ordering::AcqRel);
+        Ok(Adjusted::At {
             offset: at,
             len: new_len,
-        }
+        })
     }
 
-    /// Resets zone `i` (locked) for a write: false when the reset failed or the zone cannot
+    /// Resets zone `i` (taken) for a write: false when the reset failed or the zone cannot
     /// take the smallest block even empty.
     fn reset_for_write(&mut self, i: u32) -> bool {
         self.reset_zone(i).is_ok() && self.map.zones[i as usize].capacity >= self.min_write()
     }
 
     fn give_up(&mut self, i: u32) -> Adjusted {
-        self.map.zones[i as usize].lock.unlock();
+        self.give(i);
         Adjusted::Eof
     }
 
@@ -88,8 +101,8 @@ impl ZbdCursor {
         }
     }
 
-    /// Zone `i` (locked) is open for this copy's writes, or is opened now within the
-    /// limits (fio's `zbd_open_zone()`); false: it may not be written now.
+    /// Zone `i` (taken) is open for this copy's writes, or is opened now within the limits
+    /// (fio's `zbd_open_zone()`); false: it may not be written now.
     pub(super) fn open_zone(&mut self, i: u32) -> bool {
         let z = &self.map.zones[i as usize];
         if z.offline {
@@ -100,6 +113,7 @@ impl ZbdCursor {
         }
         let mut sh = self.map.shared();
         if z.open.load(Ordering::Acquire) {
+            // Writes in flight that fill it make it a full zone, not an open one.
             return z.wp() < z.capacity_end();
         }
         let job_max = self.opts.job_max_open_zones;
@@ -113,6 +127,10 @@ impl ZbdCursor {
         true
     }
 
+    fn limited(&self) -> bool {
+        self.map.max_open > 0 || self.opts.job_max_open_zones > 0
+    }
+
     /// fio's `pick_random_zone_idx()`: an open zone chosen by where the drawn offset lies.
     fn pick_open(&self, offset: u64, open: usize) -> usize {
         ((offset.wrapping_sub(self.file_offset) as u128 * open as u128)
@@ -120,38 +138,39 @@ impl ZbdCursor {
     }
 
     /// An open zone with room for a write drawn at `offset`, or a zone opened for it; the
-    /// zone is returned locked (fio's `zbd_convert_to_open_zone()`).
-    fn convert_to_open_zone(&mut self, offset: u64) -> Option<u32> {
-        let limited = self.map.max_open > 0 || self.opts.job_max_open_zones > 0;
+    /// zone is returned taken (fio's `zbd_convert_to_open_zone()`).
+    fn convert_to_open_zone(&mut self, offset: u64) -> Result<Option<u32>, Busy> {
         let mut i = {
             let sh = self.map.shared();
-            match (limited, sh.open.get(self.pick_open(offset, sh.open.len()))) {
+            match (
+                self.limited(),
+                sh.open.get(self.pick_open(offset, sh.open.len())),
+            ) {
                 (true, Some(&z)) => z,
                 _ => self.map.index_of(offset),
             }
         };
         i = i.clamp(self.min_zone, self.max_zone.saturating_sub(1));
-        let i = match self.candidate(i, offset)? {
-            Found::Usable(i) => return Some(i),
-            Found::Full(i) => i,
-        };
-        self.open_another(i)
+        match self.candidate(i, offset)? {
+            None => Ok(None),
+            Some(Found::Usable(i)) => Ok(Some(i)),
+            Some(Found::Full(i)) => self.open_another(i),
+        }
     }
 
-    /// The first step of fio's search: the zone to start from, locked, with room (usable)
-    /// or without; `None` when no open zone lies in the copy's part.
-    fn candidate(&mut self, mut i: u32, offset: u64) -> Option<Found> {
+    /// The first step of fio's search: the zone to start from, taken, with room (usable) or
+    /// without; `None` when no open zone lies in the copy's part.
+    fn candidate(&mut self, mut i: u32, offset: u64) -> Result<Option<Found>, Busy> {
         loop {
+            self.take(i)?;
             let z = &self.map.zones[i as usize];
-            z.lock.lock();
             let sh = self.map.shared();
-            let limited = self.map.max_open > 0 || self.opts.job_max_open_zones > 0;
-            if z.has_wp && !z.offline && !limited {
+            if z.has_wp && !z.offline && !self.limited() {
                 drop(sh);
-                return Some(self.examine(i));
+                return Ok(Some(self.examine(i)));
             }
             if sh.open.is_empty() {
-                return Some(Found::Full(i));
+                return Ok(Some(Found::Full(i)));
             }
             let n = sh.open.len();
             let first = self.pick_open(offset, n).min(n - 1);
@@ -161,12 +180,12 @@ impl ZbdCursor {
             drop(sh);
             match pick {
                 None => {
-                    z.lock.unlock();
-                    return None;
+                    self.give(i);
+                    return Ok(None);
                 }
-                Some(o) if o == i => return Some(self.examine(i)),
+                Some(o) if o == i => return Ok(Some(self.examine(i))),
                 Some(o) => {
-                    z.lock.unlock();
+                    self.give(i);
                     i = o;
                 }
             }
@@ -181,59 +200,75 @@ impl ZbdCursor {
         }
     }
 
-    /// Zone `i` (locked) is full: open the next zone that may be opened, or else use an
-    /// open one with room, trying again while other writes may still close zones.
-    fn open_another(&mut self, mut i: u32) -> Option<u32> {
+    /// Zone `i` (taken) is full: open the next zone that may be opened, or else use an open
+    /// one with room, trying again while other writes may still close zones. Where the open
+    /// limit is reached, this copy's own writes in flight are reaped first.
+    fn open_another(&mut self, mut i: u32) -> Result<Option<u32>, Busy> {
+        if !self.held.is_empty() && self.at_open_limit() {
+            self.give(i);
+            return Err(Busy);
+        }
         let mut should_retry = true;
         loop {
             for _ in 0..self.io_size / self.map.zone_size.max(1) {
-                self.map.zones[i as usize].lock.unlock();
+                self.give(i);
                 i += 1;
                 if i as usize >= self.map.zones.len()
                     || !self.valid(self.map.zones[i as usize].start)
                 {
                     i = self.min_zone;
                 }
-                self.map.zones[i as usize].lock.lock();
+                self.take(i)?;
                 let z = &self.map.zones[i as usize];
                 if !z.has_wp || z.open.load(Ordering::Acquire) {
                     continue;
                 }
                 if self.open_zone(i) {
-                    return Some(i);
+                    return Ok(Some(i));
                 }
             }
-            if let Some(o) = self.open_with_room(i) {
-                return Some(o);
+            if let Some(o) = self.open_with_room(i)? {
+                return Ok(Some(o));
             }
-            // open_with_room let zone i go and holds none.
+            // open_with_room gave zone i back and holds none.
             let in_flight = self.map.in_flight.load(Ordering::Acquire) > 0;
             if !(in_flight || should_retry) {
-                return None;
+                return Ok(None);
+            }
+            if !self.held.is_empty() {
+                return Err(Busy);
             }
             std::thread::yield_now();
             should_retry = in_flight;
-            self.map.zones[i as usize].lock.lock();
+            self.take(i)?;
         }
     }
 
-    /// An open zone of the copy's part with room for a write, locked; zone `held` (locked on
-    /// entry) is let go either way.
-    fn open_with_room(&self, held: u32) -> Option<u32> {
+    /// fio's `wait_zone_close`: as many zones open as the limits allow.
+    fn at_open_limit(&self) -> bool {
+        let open = self.map.shared().open.len() as u32;
+        open == self.max_zone - self.min_zone
+            || (self.map.max_open > 0 && open == self.map.max_open)
+            || (self.opts.job_max_open_zones > 0 && self.num_open == self.opts.job_max_open_zones)
+    }
+
+    /// An open zone of the copy's part with room for a write, taken; zone `held` (taken on
+    /// entry) is given back either way.
+    fn open_with_room(&self, held: u32) -> Result<Option<u32>, Busy> {
         let open: Vec<u32> = self.map.shared().open.clone();
-        self.map.zones[held as usize].lock.unlock();
+        self.give(held);
         for o in open {
             if o < self.min_zone || o >= self.max_zone {
                 continue;
             }
+            self.take(o)?;
             let z = &self.map.zones[o as usize];
-            z.lock.lock();
             if z.wp() + self.min_write() <= z.capacity_end() {
-                return Some(o);
+                return Ok(Some(o));
             }
-            z.lock.unlock();
+            self.give(o);
         }
-        None
+        Ok(None)
     }
 
     /// Past `zone_reset_threshold`, one write in 1/`zone_reset_frequency` resets its zone
@@ -255,7 +290,7 @@ impl ZbdCursor {
         true
     }
 
-    /// Resets zone `i` (locked): the kernel's reset on a zoned device, the write pointer
+    /// Resets zone `i` (taken): the kernel's reset on a zoned device, the write pointer
     /// alone on emulated zones (fio's `zbd_reset_zone()`).
     pub(super) fn reset_zone(&mut self, i: u32) -> std::io::Result<()> {
         let z = &self.map.zones[i as usize];
