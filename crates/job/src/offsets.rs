@@ -373,8 +373,20 @@ impl OffsetGen {
     /// past the region's end, where fio takes the file as done and the job ends.
     #[inline]
     pub fn place(&mut self, dir: Direction, bs: u64) -> Option<(u64, u64)> {
+        self.place_with(dir, bs, |_| None)
+    }
+
+    /// [`Self::place`], where a size drawn from the random map that would pass the region's
+    /// end is drawn again by `refit(room)`.
+    #[inline]
+    pub fn place_with(
+        &mut self,
+        dir: Direction,
+        bs: u64,
+        refit: impl FnMut(u64) -> Option<u64>,
+    ) -> Option<(u64, u64)> {
         match self.runs.is_some() {
-            true => self.next_run(dir, bs),
+            true => self.next_run(dir, bs, refit),
             false => Some((self.next(dir, bs), bs)),
         }
     }
@@ -390,26 +402,7 @@ impl OffsetGen {
     ) -> Option<(u64, u64)> {
         let d = dir.index();
         if self.runs.is_some() {
-            let (unit, ba, blocks) = self.run_units[d];
-            let runs = self.runs.as_mut().expect("checked");
-            if runs.full() {
-                runs.clear();
-                self.wrapped = true;
-            }
-            let block = runs.next_free(self.rng.below(blocks.max(1))).unwrap_or(0);
-            let offset = block * ba;
-            if offset >= self.region.len {
-                if !self.restart_at_end {
-                    return None;
-                }
-                runs.clear();
-                self.wrapped = true;
-                return self.place_fitted(dir, bs, refit);
-            }
-            let room = self.region.len - offset;
-            let bs = if bs > room { refit(room)? } else { bs };
-            let n = runs.claim(offset / unit, bs.div_ceil(unit)).max(1);
-            return Some((self.region.start + offset, (n * unit).min(bs)));
+            return self.next_run(dir, bs, refit);
         }
         let mut bs = bs;
         if self.pattern == Pattern::Sequential && self.zones.is_none() {
@@ -430,7 +423,13 @@ impl OffsetGen {
     /// A random free block (the first free one at or after a random pick, as fio's
     /// `get_next_rand_offset()`), and as many free units after it as `bs` covers, in the
     /// direction's own units (see `run_units`).
-    fn next_run(&mut self, dir: Direction, bs: u64) -> Option<(u64, u64)> {
+    #[inline(never)]
+    fn next_run(
+        &mut self,
+        dir: Direction,
+        bs: u64,
+        mut refit: impl FnMut(u64) -> Option<u64>,
+    ) -> Option<(u64, u64)> {
         let (unit, ba, blocks) = self.run_units[dir.index()];
         let runs = self.runs.as_mut().expect("called with a run map");
         if runs.full() {
@@ -447,8 +446,16 @@ impl OffsetGen {
             // A fresh map: the next pick is free, and within the region.
             runs.clear();
             self.wrapped = true;
-            return self.next_run(dir, bs);
+            return self.next_run(dir, bs, refit);
         }
+        // A size that would pass the region's end is drawn again where refit can (fio draws
+        // the size after the offset, until it fits); else the I/O is cut there.
+        let room = self.region.len - offset;
+        let bs = match bs > room {
+            true => refit(room).unwrap_or(bs),
+            false => bs,
+        };
+        let runs = self.runs.as_mut().expect("called with a run map");
         let n = runs.claim(offset / unit, bs.div_ceil(unit)).max(1);
         Some((self.region.start + offset, (n * unit).min(bs)))
     }
@@ -459,12 +466,6 @@ impl OffsetGen {
         if self.pattern == Pattern::Sequential {
             self.seq_pos[dir.index()] = end.saturating_sub(self.region.start).min(self.region.len);
         }
-    }
-
-    /// Whether the random map covers mixed block sizes: a size is then best drawn where the
-    /// I/O lands ([`Self::place_fitted`]), as fio draws it after the offset.
-    pub fn fits_sizes(&self) -> bool {
-        self.runs.is_some()
     }
 
     /// Where the region the offsets are drawn from ends (absolute).

@@ -69,22 +69,18 @@ fn percentile_block(
     Ok(())
 }
 
-fn write_dir(
-    w: &mut impl Write,
-    job: &JobReport,
-    name: &str,
-    r: &DirResult,
-    clock: &Timebase,
-) -> io::Result<()> {
-    let per_sec = |n: u64| {
-        if job.runtime_ns == 0 {
-            0.0
-        } else {
-            n as f64 * 1e9 / job.runtime_ns as f64
-        }
-    };
+/// Per second of the job's runtime.
+fn per_sec(job: &JobReport, n: u64) -> f64 {
+    match job.runtime_ns {
+        0 => 0.0,
+        ns => n as f64 * 1e9 / ns as f64,
+    }
+}
+
+/// A direction's first line: IOPS, bandwidth, bytes and runtime, as fio's.
+fn rate_line(w: &mut impl Write, job: &JobReport, name: &str, r: &DirResult) -> io::Result<()> {
     let n = Numbers(job.setup.numbers);
-    let bw = per_sec(r.bytes) as u64;
+    let bw = per_sec(job, r.bytes) as u64;
     // fio on Linux ends every write line with its zone resets (zbd_write_status()).
     let resets = match name {
         "write" => format!("; {} zone resets", job.zone_resets),
@@ -93,12 +89,22 @@ fn write_dir(
     writeln!(
         w,
         "  {name}: IOPS={}, BW={} ({})({}/{}msec){resets}",
-        n.count(per_sec(r.ios) as u64),
+        n.count(per_sec(job, r.ios) as u64),
         n.rate(bw, false),
         n.rate(bw, true),
         n.bytes(r.bytes, false),
         job.runtime_ns / 1_000_000
-    )?;
+    )
+}
+
+fn write_dir(
+    w: &mut impl Write,
+    job: &JobReport,
+    name: &str,
+    r: &DirResult,
+    clock: &Timebase,
+) -> io::Result<()> {
+    rate_line(w, job, name, r)?;
     if r.ios == 0 {
         return Ok(());
     }
@@ -148,7 +154,7 @@ fn write_dir(
         percentile_block(w, &label, &p.lat, clock, &job.setup.percentiles)?;
     }
     if let Some(ol) = &r.open_loop {
-        open_loop_lines(w, ol, per_sec(r.ios), clock, &job.setup.percentiles)?;
+        open_loop_lines(w, ol, per_sec(job, r.ios), clock, &job.setup.percentiles)?;
     }
     if let Some(s) = &r.lat_split {
         crate::split::split_lines(w, s, clock)?;

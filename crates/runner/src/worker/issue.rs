@@ -49,11 +49,10 @@ pub(super) struct Issuer<'a> {
     pub trace: Option<Box<super::trace::Tracer>>,
     /// A recorded stream to issue instead (`read_iolog`), and how far it has got.
     pub replay: Option<(iolab_job::Replay, usize)>,
-    /// The copy's view of its target's zones (`zonemode=zbd`).
-    pub zbd: Option<crate::zbd::ZbdCursor>,
-    /// Sizes are fitted to where each I/O lands: some file's region is smaller than the
-    /// largest block, or a random map over mixed sizes would otherwise cut an I/O at its
-    /// region's end where fio draws a size that fits.
+    /// The copy's view of its target's zones (`zonemode=zbd`); boxed, off the hot lines.
+    pub zbd: Option<Box<crate::zbd::ZbdCursor>>,
+    /// Some file's region is smaller than the largest block: each size is fitted to where
+    /// its I/O lands (a random map over mixed sizes does that on every job).
     fitted: bool,
     /// Any of the four above is on: one test per I/O keeps them off the common path.
     pub special: bool,
@@ -248,13 +247,12 @@ impl<'a> Issuer<'a> {
             replay: spec.replay.clone().map(|r| (r, 0)),
             zbd: job.zbd.as_ref().zip(fds.first()).map(|(m, &fd)| {
                 let region = job.region.of_copy(spec, copy, job.facts.size_bytes);
-                crate::zbd::ZbdCursor::new(m.clone(), fd, spec, region)
+                Box::new(crate::zbd::ZbdCursor::new(m.clone(), fd, spec, region))
             }),
             fitted: false,
             special: spec.replay.is_some() || job.zbd.is_some(),
         };
-        issuer.fitted = issuer.offsets.iter().any(OffsetGen::fits_sizes)
-            || job.files().any(|(_, r)| r.smaller_than_blocks(spec));
+        issuer.fitted = job.files().any(|(_, r)| r.smaller_than_blocks(spec));
         issuer.special |= issuer.fitted;
         issuer
     }
@@ -389,12 +387,11 @@ impl<'a> Issuer<'a> {
             }
         }
         let file = self.files.next(len);
+        let (sizer, rng) = (&self.sizers[dir.index()], &mut self.size_rng);
+        let refit = |room| refit(sizer, rng, room);
         let placed = match FIT {
-            false => self.offsets[file].place(dir, len),
-            true => {
-                let (sizer, rng) = (&self.sizers[dir.index()], &mut self.size_rng);
-                self.offsets[file].place_fitted(dir, len, |room| refit(sizer, rng, room))
-            }
+            false => self.offsets[file].place_with(dir, len, refit),
+            true => self.offsets[file].place_fitted(dir, len, refit),
         };
         let Some((offset, len)) = placed else {
             return self.file_done();

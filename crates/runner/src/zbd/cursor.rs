@@ -175,3 +175,114 @@ impl Drop for ZbdCursor {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const Z: u64 = 1 << 20;
+    const BS: u64 = 64 << 10;
+
+    fn cursor(map: &Arc<ZoneMap>, max_open: u32) -> ZbdCursor {
+        let mut spec = JobSpec::new("z", "/tmp/z");
+        spec.pattern = Pattern::Random;
+        spec.block_size = [BS as u32; 3];
+        spec.read_percent = 0;
+        spec.zbd = Some(ZbdSpec {
+            max_open_zones: max_open,
+            ..ZbdSpec::default()
+        });
+        let region = Region {
+            start: 0,
+            len: 4 * Z,
+        };
+        ZbdCursor::new(map.clone(), -1, &spec, region)
+    }
+
+    fn at(a: Adjusted) -> (u64, u64) {
+        match a {
+            Adjusted::At { offset, len } => (offset, len),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn writes_go_to_the_write_pointer_and_a_full_zone_is_reset() {
+        let map = Arc::new(ZoneMap::emulated(4 * Z, Z, Z, 0));
+        let mut c = cursor(&map, 0);
+        assert_eq!(at(c.adjust(Direction::Write, 5 * BS, BS)), (0, BS));
+        c.done(Direction::Write, 0, BS, true);
+        assert_eq!(
+            at(c.adjust(Direction::Write, 9 * BS, BS)),
+            (BS, BS),
+            "at the pointer"
+        );
+        c.done(Direction::Write, BS, BS, true);
+        for k in 2..16 {
+            let (o, l) = at(c.adjust(Direction::Write, 0, BS));
+            c.done(Direction::Write, o, l, true);
+            assert_eq!(o, k * BS);
+        }
+        assert_eq!(map.zones[0].wp(), Z, "full");
+        assert_eq!(
+            at(c.adjust(Direction::Write, 3 * BS, BS)),
+            (0, BS),
+            "reset first"
+        );
+        c.done(Direction::Write, 0, BS, true);
+        assert_eq!(c.resets, 1);
+    }
+
+    #[test]
+    fn beyond_the_open_limit_a_write_goes_to_an_open_zone() {
+        let map = Arc::new(ZoneMap::emulated(4 * Z, Z, Z, 1));
+        let mut c = cursor(&map, 1);
+        assert_eq!(at(c.adjust(Direction::Write, 0, BS)), (0, BS));
+        c.done(Direction::Write, 0, BS, true);
+        // Drawn in zone 2, which may not open: zone 0 takes it.
+        assert_eq!(at(c.adjust(Direction::Write, 2 * Z, BS)), (BS, BS));
+        c.done(Direction::Write, BS, BS, true);
+        assert_eq!(map.shared().open, vec![0]);
+    }
+
+    #[test]
+    fn reads_stay_below_the_write_pointers() {
+        let map = Arc::new(ZoneMap::emulated(4 * Z, Z, Z, 0));
+        let mut c = cursor(&map, 0);
+        assert_eq!(
+            c.adjust(Direction::Read, 0, BS),
+            Adjusted::Eof,
+            "nothing written"
+        );
+        let (o, l) = at(c.adjust(Direction::Write, Z, BS));
+        c.done(Direction::Write, o, l, true);
+        // Drawn in empty zone 0: the nearest zone with data, zone 1, within what it holds.
+        assert_eq!(at(c.adjust(Direction::Read, 0, 4 * BS)), (Z, BS));
+    }
+
+    #[test]
+    fn writes_in_flight_share_a_zone_and_another_copy_waits_its_turn() {
+        let map = Arc::new(ZoneMap::emulated(4 * Z, Z, Z, 0));
+        let (mut a, mut b) = (cursor(&map, 0), cursor(&map, 0));
+        assert_eq!(at(a.adjust(Direction::Write, 0, BS)), (0, BS));
+        assert_eq!(
+            at(a.adjust(Direction::Write, 0, BS)),
+            (BS, BS),
+            "in flight together"
+        );
+        assert_eq!(at(b.adjust(Direction::Write, Z, BS)), (Z, BS));
+        // b, with a write in flight, must reap it before waiting for a's zone.
+        assert_eq!(b.adjust(Direction::Write, 0, BS), Adjusted::Busy);
+        a.done(Direction::Write, 0, BS, true);
+        a.done(Direction::Write, BS, BS, true);
+        assert_eq!(at(b.adjust(Direction::Write, 0, BS)), (2 * BS, BS));
+        b.done(Direction::Write, Z, BS, true);
+        b.cancel(2 * BS, BS);
+        assert_eq!(
+            map.zones[0].wp(),
+            2 * BS,
+            "a cancelled write gives its bytes back"
+        );
+        assert_eq!(map.shared().with_data, 3 * BS);
+    }
+}
