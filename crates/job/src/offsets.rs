@@ -468,11 +468,6 @@ impl OffsetGen {
         }
     }
 
-    /// Where the region the offsets are drawn from ends (absolute).
-    pub fn region_end(&self) -> u64 {
-        self.region.end()
-    }
-
     /// Where a sequential job's next I/O in direction `dir` would begin (absolute), before
     /// any wrap; `None` once that is the region's end.
     pub fn seq_position(&self, dir: Direction) -> Option<u64> {

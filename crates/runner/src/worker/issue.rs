@@ -203,7 +203,8 @@ impl<'a> Issuer<'a> {
         let prios: [PrioTable; 2] =
             std::array::from_fn(|d| PrioTable::new(&spec.cmdprio, d, &spec.priority));
         let prios_on = prios.iter().any(PrioTable::is_on);
-        let mut issuer = Issuer {
+        let fitted = job.files().any(|(_, r)| r.smaller_than_blocks(spec));
+        Issuer {
             job,
             fds,
             offsets: job
@@ -249,12 +250,9 @@ impl<'a> Issuer<'a> {
                 let region = job.region.of_copy(spec, copy, job.facts.size_bytes);
                 Box::new(crate::zbd::ZbdCursor::new(m.clone(), fd, spec, region))
             }),
-            fitted: false,
-            special: spec.replay.is_some() || job.zbd.is_some(),
-        };
-        issuer.fitted = job.files().any(|(_, r)| r.smaller_than_blocks(spec));
-        issuer.special |= issuer.fitted;
-        issuer
+            fitted,
+            special: spec.replay.is_some() || job.zbd.is_some() || fitted,
+        }
     }
 
     /// What the lean loop needs to issue this job's I/Os from here on, when the job is

@@ -125,13 +125,14 @@ impl ZoneMap {
                     ZoneCond::NotWp | ZoneCond::Full => z.start + z.capacity,
                     _ => z.wp,
                 };
+                let sequential = z.kind == ZoneType::SequentialRequired;
                 zone(
                     z.start,
                     z.capacity,
                     wp,
-                    z.kind == ZoneType::SequentialRequired,
+                    sequential,
+                    z.cond == ZoneCond::Offline,
                 )
-                .offline(z.cond == ZoneCond::Offline)
             })
             .collect();
         let zone_size = report.first().map_or(0, |z| z.len);
@@ -144,7 +145,7 @@ impl ZoneMap {
     pub fn emulated(bytes: u64, zone_size: u64, capacity: u64, max_open: u32) -> ZoneMap {
         let n = bytes.div_ceil(zone_size);
         let zones = (0..n)
-            .map(|i| zone(i * zone_size, capacity, i * zone_size, true))
+            .map(|i| zone(i * zone_size, capacity, i * zone_size, true, false))
             .collect();
         ZoneMap::new(zones, zone_size, n * zone_size, false, max_open)
     }
@@ -184,22 +185,16 @@ impl ZoneMap {
     }
 }
 
-fn zone(start: u64, capacity: u64, wp: u64, has_wp: bool) -> Zone {
+/// A zone, not open, with its write pointer at `wp`.
+fn zone(start: u64, capacity: u64, wp: u64, has_wp: bool, offline: bool) -> Zone {
     Zone {
         start,
         capacity,
         has_wp,
-        offline: false,
+        offline,
         wp: AtomicU64::new(wp),
         open: AtomicBool::new(false),
         lock: ZoneLock::default(),
-    }
-}
-
-impl Zone {
-    fn offline(mut self, offline: bool) -> Zone {
-        self.offline = offline;
-        self
     }
 }
 
