@@ -21,11 +21,12 @@ pub enum EngineKind {
     Filecreate,
     Filestat,
     Filedelete,
+    Splice,
     Spdk,
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 17] = [
+    pub const ALL: [EngineKind; 18] = [
         EngineKind::Sync,
         EngineKind::Psync,
         EngineKind::Vsync,
@@ -42,6 +43,7 @@ impl EngineKind {
         EngineKind::Filecreate,
         EngineKind::Filestat,
         EngineKind::Filedelete,
+        EngineKind::Splice,
         EngineKind::Spdk,
     ];
 

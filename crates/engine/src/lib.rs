@@ -38,6 +38,7 @@ pub mod pvsync2;
 mod registry;
 mod ring;
 pub mod spdk;
+pub mod splice;
 pub mod sync;
 mod trim;
 pub mod uring;
@@ -270,6 +271,7 @@ pub fn open_engine<V: EngineVisitor>(
         EngineKind::Filecreate => visitor.visit(filecreate::open(target)?),
         EngineKind::Filestat => visitor.visit(filestat::open(target, config.options.stat_type)?),
         EngineKind::Filedelete => visitor.visit(filedelete::open(target)?),
+        EngineKind::Splice => visitor.visit(splice::Splice::open(target)?),
         EngineKind::Spdk => visitor.visit(spdk::open(target, depth)?),
     })
 }

@@ -116,7 +116,7 @@ pub enum FileOp {
 }
 
 /// Every engine, in the order fio's docs and iolab's tables list them.
-pub static ENGINES: [&EngineDef; 17] = [
+pub static ENGINES: [&EngineDef; 18] = [
     &crate::sync::DEF,
     &crate::psync::DEF,
     &crate::vsync::DEF,
@@ -133,6 +133,7 @@ pub static ENGINES: [&EngineDef; 17] = [
     &crate::filecreate::DEF,
     &crate::filestat::DEF,
     &crate::filedelete::DEF,
+    &crate::splice::DEF,
     &crate::spdk::DEF,
 ];
 

@@ -1,5 +1,5 @@
 //! fio's file-setup options and their neighbours (names, reservation, removal, units,
-//! arithmetic, pvsync), each job file run through iolab and fio in a directory of its own:
+//! arithmetic, pvsync, splice), each job file run through iolab and fio in a directory of its own:
 //! the same I/Os and bytes, and the same files left behind with the same sizes.
 
 use std::fs;
@@ -47,6 +47,9 @@ fn file_setup_options_leave_what_fio_leaves() {
         "[j]\nrw=write\nfsync_on_close=1\nwrite_hint=short\n",
         "[j]\nrw=randread\nioengine=pvsync\n",
         "[j]\nrw=write\nioengine=pvsync\n",
+        "[j]\nrw=randwrite\nioengine=splice\nbs=96k\n",
+        "[j]\nrw=randread\nioengine=splice\nbs=128k\nsize=1m\n",
+        "[j]\nrw=write\nioengine=splice\nverify=crc32c\nbs=96k\nsize=960k\n",
         "[j]\nrw=write\nkb_base=1000\nbs=4k\nsize=256k\n",
         "[j]\nbs=4k\nsize=256k\nkb_base=1000\nrw=read\n",
         "[j]\nrw=write\nbuffer_compress_percentage=50\nbuffer_compress_chunk=4k\n",
