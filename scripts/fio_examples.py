@@ -5,7 +5,7 @@
     python3 scripts/fio_examples.py crates/cli/tests/corpus      # the project's own corpus
 
 Each example whose engines iolab has (psync, sync, vsync, pvsync, pvsync2, libaio, io_uring, null,
-mmap, posixaio, falloc, ftruncate, filecreate, filestat, filedelete) is
+mmap, posixaio, splice, cpuio, falloc, ftruncate, filecreate, filestat, filedelete) is
 rewritten so it can run on any machine without touching a disk: every `filename` and
 `directory` points into a fresh temporary directory, every `size`, `filesize`, `io_size` and
 `offset_increment` becomes 4 MiB (64 MiB with `randrepeat=0`, 8 KiB under a `rate` of a few
@@ -36,7 +36,7 @@ import sys
 import tempfile
 
 ENGINES = {"psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "null", "mmap", "posixaio", "falloc", "ftruncate",
-           "filecreate", "filestat", "filedelete"}
+           "filecreate", "filestat", "filedelete", "splice", "cpuio"}
 # Examples fio itself refuses on this build (uring-cmd-ng needs a kernel NVMe char device).
 SKIP = {"uring-cmd-ng.fio"}
 DROP = ("ramp_time", "startdelay", "ss_ramp", "steadystate_ramp_time")

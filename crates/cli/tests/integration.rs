@@ -25,6 +25,8 @@ mod jobfiles;
 mod kv;
 #[path = "integration/lat_split.rs"]
 mod lat_split;
+#[path = "integration/noio.rs"]
+mod noio;
 #[path = "integration/open_loop.rs"]
 mod open_loop;
 #[path = "integration/progress.rs"]

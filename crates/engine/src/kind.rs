@@ -22,11 +22,12 @@ pub enum EngineKind {
     Filestat,
     Filedelete,
     Splice,
+    Cpuio,
     Spdk,
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 18] = [
+    pub const ALL: [EngineKind; 19] = [
         EngineKind::Sync,
         EngineKind::Psync,
         EngineKind::Vsync,
@@ -44,6 +45,7 @@ impl EngineKind {
         EngineKind::Filestat,
         EngineKind::Filedelete,
         EngineKind::Splice,
+        EngineKind::Cpuio,
         EngineKind::Spdk,
     ];
 
@@ -179,6 +181,8 @@ pub struct EngineOptions {
     pub thp: bool,
     /// filestat: which call looks the file up (fio's `stat_type`).
     pub stat_type: StatType,
+    /// cpuio: how much of a CPU to burn, and how.
+    pub cpu: crate::cpuio::CpuBurn,
 }
 
 /// The system call filestat times (fio's `stat_type`).
@@ -229,6 +233,22 @@ impl EngineConfig {
             with(EngineKind::IoUringCmd, |o| o.hipri = true),
             EngineConfig::new(EngineKind::Null),
         ]
+    }
+
+    /// The line fio prints for a job of an engine without I/O in place of its job line
+    /// (cpuio's `init()`); None for the rest.
+    pub fn banner(&self, job: &str) -> Option<String> {
+        let cpu = self.options.cpu;
+        let mode = match cpu.mode {
+            crate::cpuio::CpuMode::Noop => "noop",
+            crate::cpuio::CpuMode::Qsort => "qsort",
+        };
+        (self.kind == EngineKind::Cpuio).then(|| {
+            format!(
+                "{job} ({mode}): ioengine=cpuio, cpuload={}, cpucycle={}",
+                cpu.load, cpu.chunk_us
+            )
+        })
     }
 
     /// Whether the job asks for polled completion (`hipri` on an engine that reads it): the

@@ -18,6 +18,7 @@ macro_rules! with_cmdprio_options {
 }
 
 pub mod buffer;
+pub mod cpuio;
 pub mod error;
 pub mod falloc;
 pub mod filecreate;
@@ -194,6 +195,21 @@ pub trait IoEngine {
     /// file outside its timed open). Nothing, for the rest.
     #[inline(always)]
     fn settle(&mut self) {}
+
+    /// Whether a completed I/O moved its bytes. Always, but for an engine that does no I/O
+    /// (cpuio, fio's `FIO_NOIO`): its I/Os count and are timed, and move zero bytes.
+    #[inline(always)]
+    fn transfers(&self) -> bool {
+        true
+    }
+
+    /// The pause the engine asks for after the I/O that just completed, replacing the job's
+    /// `thinktime` from then on (cpuio's qsort times its burn and pauses to keep its load).
+    /// None, for the rest: the job's own pauses stand.
+    #[inline(always)]
+    fn think(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// What an engine is opened against.
@@ -272,6 +288,7 @@ pub fn open_engine<V: EngineVisitor>(
         EngineKind::Filestat => visitor.visit(filestat::open(target, config.options.stat_type)?),
         EngineKind::Filedelete => visitor.visit(filedelete::open(target)?),
         EngineKind::Splice => visitor.visit(splice::Splice::open(target)?),
+        EngineKind::Cpuio => visitor.visit(cpuio::Cpuio::open(config.options.cpu)?),
         EngineKind::Spdk => visitor.visit(spdk::open(target, depth)?),
     })
 }

@@ -116,7 +116,7 @@ pub enum FileOp {
 }
 
 /// Every engine, in the order fio's docs and iolab's tables list them.
-pub static ENGINES: [&EngineDef; 18] = [
+pub static ENGINES: [&EngineDef; 19] = [
     &crate::sync::DEF,
     &crate::psync::DEF,
     &crate::vsync::DEF,
@@ -134,6 +134,7 @@ pub static ENGINES: [&EngineDef; 18] = [
     &crate::filestat::DEF,
     &crate::filedelete::DEF,
     &crate::splice::DEF,
+    &crate::cpuio::DEF,
     &crate::spdk::DEF,
 ];
 

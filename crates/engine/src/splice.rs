@@ -8,9 +8,7 @@
 //! buffer itself on `EFAULT`, which every kernel since 2.6.x answers (vmsplice from a pipe to
 //! user memory copies); iolab goes straight to that path.
 
-use crate::{
-    Capabilities, Direction, EngineError, EngineTarget, IoEngine, IoUnit, QueueStatus,
-};
+use crate::{Capabilities, Direction, EngineError, EngineTarget, IoEngine, IoUnit, QueueStatus};
 
 /// What `splice` is, for the engine registry.
 pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
@@ -69,7 +67,14 @@ impl Splice {
             };
             // SAFETY: valid descriptors; the offset is ours.
             let n = unsafe {
-                libc::splice(fd, &mut offset, self.pipe[1], std::ptr::null_mut(), want, flags)
+                libc::splice(
+                    fd,
+                    &mut offset,
+                    self.pipe[1],
+                    std::ptr::null_mut(),
+                    want,
+                    flags,
+                )
             };
             if n < 0 {
                 let e = errno();
@@ -92,7 +97,11 @@ impl Splice {
                 // SAFETY: the iovec names the caller's writable memory.
                 let m = unsafe { libc::vmsplice(self.pipe[0], &iov, 1, 0) };
                 if m <= 0 {
-                    return if m == 0 { -libc::ENODATA as i64 } else { -errno() };
+                    return if m == 0 {
+                        -libc::ENODATA as i64
+                    } else {
+                        -errno()
+                    };
                 }
                 left -= m as usize;
                 done += m as usize;

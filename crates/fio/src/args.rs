@@ -429,11 +429,11 @@ mod tests {
         assert!(e.to_string().contains("unknown unit"), "{e}");
         let e = parse_command_line(&args("--name=j --filename=/tmp/f --iodepth=0")).unwrap_err();
         assert!(e.to_string().contains("iodepth"), "{e}");
-        let e =
-            parse_command_line(&args("--name=j --filename=/tmp/f --ioengine=splice")).unwrap_err();
+        let e = parse_command_line(&args("--name=j --filename=/tmp/f --ioengine=e4defrag"))
+            .unwrap_err();
         assert!(
             e.to_string()
-                .contains("ioengine 'splice' is not supported by iolab yet"),
+                .contains("ioengine 'e4defrag' is not supported by iolab yet"),
             "{e}"
         );
         let e = parse_command_line(&args("/nonexistent/job.fio")).unwrap_err();

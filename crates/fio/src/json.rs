@@ -122,13 +122,12 @@ fn dir_object(
 ) -> Value {
     let spec = &job.setup;
     let rec = spec.recorded;
-    let runtime_ms = if r.ios > 0 {
-        job.runtime_ns / 1_000_000
-    } else {
-        0
-    };
-    let bw_bytes = per_second(r.bytes, job.runtime_ns);
-    let iops = per_second(r.ios, job.runtime_ns);
+    // fio keeps a direction's runtime only when it moved bytes (`update_runtime()`), and
+    // its IOPS and bandwidth per that runtime: an engine without I/O (cpuio) shows zeros.
+    let runtime_ns = if r.bytes > 0 { job.runtime_ns } else { 0 };
+    let runtime_ms = runtime_ns / 1_000_000;
+    let bw_bytes = per_second(r.bytes, runtime_ns);
+    let iops = per_second(r.ios, runtime_ns);
     let pcts = spec.percentiles.as_slice();
     let mut o = Map::new();
     o.insert("io_bytes".into(), json!(r.bytes));

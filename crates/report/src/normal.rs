@@ -230,6 +230,10 @@ pub fn rw_name(spec: &JobSpec) -> &'static str {
 /// ioengine=io_uring, iodepth=1`. Each direction shows its smallest and largest block size;
 /// trim shows write's (as fio's defaults make it).
 pub fn job_line(spec: &JobSpec, group: u32) -> String {
+    // fio prints no job line for an engine without I/O; cpuio's init says its load.
+    if let Some(line) = spec.engine.banner(&spec.name) {
+        return line;
+    }
     let range = |d: Direction| {
         format!(
             "{}-{}",
@@ -309,7 +313,9 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
     if job.setup.rw_reporting != RwReporting::Mixed {
         for d in Direction::ALL {
             let name = d.name();
-            if let Some(r) = job.dir(d) {
+            // A direction that moved no bytes in its I/Os is an engine's without I/O
+            // (cpuio): fio shows no block for it (its runtime is zero); the CPU line speaks.
+            if let Some(r) = job.dir(d).filter(|r| r.bytes > 0 || r.ios == 0) {
                 write_dir(w, job, name, r, clock)?;
             }
         }

@@ -124,6 +124,8 @@ struct Waiting<'a> {
     own_flags: &'a [AtomicBool],
     /// The steady-state check, looked at once a second.
     steady: Option<SteadyMonitor<'a>>,
+    /// Which workers burn CPU (cpuio) and stop once the others are done; empty: none do.
+    burners: &'a [bool],
 }
 
 /// Waits for the workers; with `progress`, prints elapsed against planned time on stderr.
@@ -153,6 +155,7 @@ fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &mut Waiting
         if done {
             break;
         }
+        stop_burners(handles, w);
         if let Some(m) = w.steady.as_mut() {
             m.tick(|n| handles[n].is_finished());
         }
@@ -179,6 +182,20 @@ fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &mut Waiting
     }
     if let Some(line) = w.progress {
         line.stage_over(w.watchdog.planned().unwrap_or(start.elapsed()));
+    }
+}
+
+/// Once every worker but the CPU burners is done, stops the burners (fio's
+/// `reap_threads()` ends cpuio jobs once only they are left).
+fn stop_burners<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &Waiting) {
+    let io_done = handles
+        .iter()
+        .zip(w.burners)
+        .all(|(h, &burner)| burner || h.is_finished());
+    if !w.burners.is_empty() && io_done {
+        for (flag, _) in w.own_flags.iter().zip(w.burners).filter(|(_, &b)| b) {
+            flag.store(true, Ordering::Relaxed);
+        }
     }
 }
 
@@ -227,7 +244,13 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
         .any(|s| s.exitall || s.control.exitall_on_error)
         .then_some(&run_over);
     let on_any_end = specs.iter().any(|s| s.exitall);
-    for (phase_no, phase) in plan::phases(&specs).into_iter().enumerate() {
+    // The first job of the last phase with I/O jobs: cpuio's `exit_on_io_done` stops a burner
+    // only when no I/O job runs or waits to start (fio's fio_running_or_pending_io_threads()),
+    // and never in a run without I/O jobs.
+    let phases = plan::phases(&specs);
+    let last_io = specs.iter().rposition(|s| !burns_cpu(s));
+    for (phase_no, phase) in phases.into_iter().enumerate() {
+        let stop_burners = last_io.is_some_and(|l| phase.end > l);
         let stopped = signal::received().is_some() || signal::stop_flag().load(Ordering::Relaxed);
         if stopped && opts.peers.is_none() {
             break;
@@ -242,6 +265,7 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
             first_job_number: first_number,
             exitall,
             on_any_end,
+            stop_burners,
         };
         for report in run_phase(jobs, phase, &groups, at, opts)? {
             // Merge into the previous report when both report as a group and share it
@@ -325,6 +349,21 @@ struct PhaseAt<'a> {
     exitall: Option<&'a AtomicBool>,
     /// `exitall` in the run: any job's end stops others (not only a failed one's).
     on_any_end: bool,
+    /// No I/O job of the run is left for a later phase (and the run has some): its cpuio jobs
+    /// with `exit_on_io_done` stop once its other jobs are done.
+    stop_burners: bool,
+}
+
+/// A job of fio's cpuio engine, which burns CPU beside the I/O jobs.
+fn burns_cpu(spec: &iolab_job::JobSpec) -> bool {
+    spec.engine.kind == iolab_engine::EngineKind::Cpuio
+}
+
+/// A cpuio job that stops when the I/O jobs are done (`exit_on_io_done`). Without it, fio
+/// 3.33 burns on until the job's runtime, whatever its reap_threads() means to do (measured:
+/// a cpuio job beside a sized I/O job ran until interrupted).
+fn stops_with_io(spec: &iolab_job::JobSpec) -> bool {
+    burns_cpu(spec) && spec.engine.options.cpu.exit_on_io_done
 }
 
 /// Runs the jobs `phase` names side by side: one thread per job copy, all released together.
@@ -367,6 +406,14 @@ fn run_phase(
     } else if at.exitall.is_some() && signal::received().is_none() {
         // Stopped because another job ended (`exitall`): the window ended on purpose.
         reports.iter_mut().for_each(|r| r.interrupted = false);
+    } else if at.stop_burners && signal::received().is_none() {
+        // A CPU burner stopped with the I/O jobs: its window ended on purpose.
+        for r in reports
+            .iter_mut()
+            .filter(|r| stops_with_io(&jobs[r.job_index].spec))
+        {
+            r.interrupted = false;
+        }
     }
     match first_err {
         Some(e) => Err(e),
@@ -430,7 +477,16 @@ fn run_workers(
         .collect();
     let run_copies = jobs.iter().map(|j| j.spec.numjobs).sum();
     let checks_steady = steady_specs.iter().any(|s| s.0.on());
-    let own_flags: Vec<AtomicBool> = match at.exitall.is_some() || checks_steady {
+    // Which workers burn CPU, where they are to stop with the phase's other jobs.
+    let burners: Vec<bool> = match at.stop_burners {
+        true => workers
+            .iter()
+            .map(|&(i, _)| stops_with_io(&jobs[i].spec))
+            .collect(),
+        false => Vec::new(),
+    };
+    let stops_burners = burners.contains(&true);
+    let own_flags: Vec<AtomicBool> = match at.exitall.is_some() || checks_steady || stops_burners {
         true => workers.iter().map(|_| AtomicBool::new(false)).collect(),
         false => Vec::new(),
     };
@@ -508,6 +564,7 @@ fn run_workers(
             peers: opts.peers.map(|p| (p, at.number, &phase_stop)),
             own_flags: &own_flags,
             steady: SteadyMonitor::new(&steady_specs, &tallies, &own_flags),
+            burners: &burners,
         };
         let busy = waiting.progress.is_some() || opts.watchdog.is_some() || opts.peers.is_some();
         if busy || !own_flags.is_empty() {

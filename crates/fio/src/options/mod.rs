@@ -15,6 +15,7 @@ pub mod lat_target;
 pub mod load;
 pub mod logs;
 pub mod memory;
+pub mod noio;
 pub mod pattern;
 pub mod process;
 pub mod profile;
@@ -407,6 +408,7 @@ impl JobDraft {
             ));
         }
         self.check_engine_options()?;
+        self.apply_noio()?;
         let (pattern, read, trim) = match self.rw {
             Rw::Read => (Pattern::Sequential, 100, TrimMix::None),
             Rw::Write => (Pattern::Sequential, 0, TrimMix::None),
@@ -969,7 +971,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "ioengine",
         alias: None,
         kind: ValueKind::Str,
-        help: "How I/O is issued: sync, psync, vsync (lseek and readv/writev of one iovec), pvsync, pvsync2, mmap (memcpy through a shared mapping of the file), libaio, posixaio (glibc's POSIX AIO), io_uring, io_uring_cmd, null (no I/O: measures iolab itself), or the file-system engines falloc (each I/O one fallocate: read reserves, write extends, trim punches a hole) ftruncate (each write sets the file's length to its offset), filecreate, filestat and filedelete (each pass over a file is one timed create, stat or unlink of it; the I/Os only count, and their latency is the operation's), or spdk (SPDK's user-space NVMe driver, polled; filename='trtype=PCIe traddr=0000.01.00.0 ns=1' as SPDK's fio plugin, on a controller `iolab spdk bind` handed over; only in a build with the feature spdk).",
+        help: "How I/O is issued: sync, psync, vsync (lseek and readv/writev of one iovec), pvsync, pvsync2, mmap (memcpy through a shared mapping of the file), libaio, posixaio (glibc's POSIX AIO), splice (through a pipe: splice and vmsplice, 64 KiB at a time), io_uring, io_uring_cmd, null (no I/O: measures iolab itself), cpuio (no I/O: burns cpuload percent of a CPU; zero bytes, its CPU line is the figure), or the file-system engines falloc (each I/O one fallocate: read reserves, write extends, trim punches a hole) ftruncate (each write sets the file's length to its offset), filecreate, filestat and filedelete (each pass over a file is one timed create, stat or unlink of it; the I/Os only count, and their latency is the operation's), or spdk (SPDK's user-space NVMe driver, polled; filename='trtype=PCIe traddr=0000.01.00.0 ns=1' as SPDK's fio plugin, on a controller `iolab spdk bind` handed over; only in a build with the feature spdk).",
         apply: |d, v| {
             let kind = v.parse::<EngineKind>().map_err(|e| e.to_string())?;
             if kind == EngineKind::Spdk && !iolab_engine::spdk::BUILT {
@@ -1983,6 +1985,7 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
         .chain(crate::options::load::LOAD_OPTIONS)
         .chain(crate::options::submit::SUBMIT_OPTIONS)
         .chain(crate::options::split::SPLIT_OPTIONS)
+        .chain(crate::options::noio::NOIO_OPTIONS)
 }
 
 /// Every option's name and alias.

@@ -76,6 +76,11 @@ impl LoopState<'_, '_> {
                     self.rec.counted(&io);
                 }
                 QueueStatus::Completed(r) if r == io.len as i64 => {
+                    // An engine without I/O (cpuio) counts and times its I/Os, no bytes.
+                    let io = match engine.transfers() {
+                        true => io,
+                        false => iolab_engine::IoUnit { len: 0, ..io },
+                    };
                     self.rec.completed_sync(now, &io, now - t0);
                     if OPEN {
                         self.responded_sync(io.dir, ready, t0, now);
@@ -93,6 +98,9 @@ impl LoopState<'_, '_> {
                         }
                     }
                     if let Some(t) = self.think.as_mut() {
+                        if let Some(pause) = engine.think() {
+                            t.set_sleep(pause);
+                        }
                         t.issued(1);
                         t.completed(1);
                         if t.due(now) {

@@ -56,6 +56,13 @@ impl Pauser {
         })
     }
 
+    /// The sleep of every pause from now on (an engine that sets its own pauses, as cpuio's
+    /// qsort keeps its load after timing its burn).
+    #[cold]
+    pub fn set_sleep(&mut self, sleep: Duration) {
+        self.sleep = sleep;
+    }
+
     #[inline(always)]
     pub fn issued(&mut self, n: usize) {
         self.issued += n as u64;
