@@ -124,7 +124,8 @@ struct Waiting<'a> {
     own_flags: &'a [AtomicBool],
     /// The steady-state check, looked at once a second.
     steady: Option<SteadyMonitor<'a>>,
-    /// Which workers burn CPU (cpuio) and stop once the others are done; empty: none do.
+    /// Which workers burn CPU (cpuio with `exit_on_io_done`) and stop once the others are
+    /// done; empty: none do.
     burners: &'a [bool],
 }
 
@@ -185,8 +186,8 @@ fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &mut Waiting
     }
 }
 
-/// Once every worker but the CPU burners is done, stops the burners (fio's
-/// `reap_threads()` ends cpuio jobs once only they are left).
+/// Once every worker but the CPU burners is done, stops the burners (cpuio's
+/// `exit_on_io_done`: no I/O job runs or waits to start).
 fn stop_burners<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &Waiting) {
     let io_done = handles
         .iter()
@@ -244,8 +245,8 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
         .any(|s| s.exitall || s.control.exitall_on_error)
         .then_some(&run_over);
     let on_any_end = specs.iter().any(|s| s.exitall);
-    // The first job of the last phase with I/O jobs: cpuio's `exit_on_io_done` stops a burner
-    // only when no I/O job runs or waits to start (fio's fio_running_or_pending_io_threads()),
+    // The run's last I/O job (not cpuio): cpuio's `exit_on_io_done` stops a burner only in
+    // a phase after which no I/O job waits to start (fio's fio_running_or_pending_io_threads()),
     // and never in a run without I/O jobs.
     let phases = plan::phases(&specs);
     let last_io = specs.iter().rposition(|s| !burns_cpu(s));
@@ -478,14 +479,15 @@ fn run_workers(
     let run_copies = jobs.iter().map(|j| j.spec.numjobs).sum();
     let checks_steady = steady_specs.iter().any(|s| s.0.on());
     // Which workers burn CPU, where they are to stop with the phase's other jobs.
-    let burners: Vec<bool> = match at.stop_burners {
+    let stops_burners =
+        at.stop_burners && workers.iter().any(|&(i, _)| stops_with_io(&jobs[i].spec));
+    let burners: Vec<bool> = match stops_burners {
         true => workers
             .iter()
             .map(|&(i, _)| stops_with_io(&jobs[i].spec))
             .collect(),
         false => Vec::new(),
     };
-    let stops_burners = burners.contains(&true);
     let own_flags: Vec<AtomicBool> = match at.exitall.is_some() || checks_steady || stops_burners {
         true => workers.iter().map(|_| AtomicBool::new(false)).collect(),
         false => Vec::new(),
