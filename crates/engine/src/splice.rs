@@ -8,7 +8,13 @@
 //! buffer itself on `EFAULT`, which every kernel since 2.6.x answers (vmsplice from a pipe to
 //! user memory copies); iolab goes straight to that path.
 
-use crate::{Capabilities, Direction, EngineError, EngineTarget, IoEngine, IoUnit, QueueStatus};
+use std::io::{PipeReader, PipeWriter};
+use std::os::fd::AsRawFd;
+
+use crate::{
+    syscall_result, Capabilities, Direction, EngineError, EngineTarget, IoEngine, IoUnit,
+    QueueStatus,
+};
 
 /// What `splice` is, for the engine registry.
 pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
@@ -29,22 +35,18 @@ const CHUNK: usize = 64 * 1024;
 
 pub struct Splice {
     fds: Vec<i32>,
-    /// The pipe: [read end, write end].
-    pipe: [i32; 2],
+    /// The pipe every I/O goes through; its ends close with the engine.
+    pipe: (PipeReader, PipeWriter),
     trimmer: crate::Trimmer,
 }
 
 impl Splice {
     pub fn open(target: EngineTarget<'_>) -> Result<Splice, EngineError> {
-        let mut pipe = [0i32; 2];
-        // SAFETY: pipe2 fills two descriptors.
-        if unsafe { libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
-            return Err(EngineError::Setup {
-                engine: "splice",
-                op: "pipe",
-                source: std::io::Error::last_os_error(),
-            });
-        }
+        let pipe = std::io::pipe().map_err(|source| EngineError::Setup {
+            engine: "splice",
+            op: "pipe",
+            source,
+        })?;
         Ok(Splice {
             fds: target.fds.to_vec(),
             pipe,
@@ -70,18 +72,18 @@ impl Splice {
                 libc::splice(
                     fd,
                     &mut offset,
-                    self.pipe[1],
+                    self.pipe.1.as_raw_fd(),
                     std::ptr::null_mut(),
                     want,
                     flags,
                 )
             };
             if n < 0 {
-                let e = errno();
-                if e == libc::EAGAIN as i64 || e == libc::ENODATA as i64 {
+                let e = syscall_result(n);
+                if e == -(libc::EAGAIN as i64) || e == -(libc::ENODATA as i64) {
                     continue;
                 }
-                return -e;
+                return e;
             }
             if n == 0 {
                 // The file ended: a short read, as pread's.
@@ -95,12 +97,12 @@ impl Splice {
                     iov_len: left,
                 };
                 // SAFETY: the iovec names the caller's writable memory.
-                let m = unsafe { libc::vmsplice(self.pipe[0], &iov, 1, 0) };
+                let m = unsafe { libc::vmsplice(self.pipe.0.as_raw_fd(), &iov, 1, 0) };
                 if m <= 0 {
                     return if m == 0 {
                         -libc::ENODATA as i64
                     } else {
-                        -errno()
+                        syscall_result(m)
                     };
                 }
                 left -= m as usize;
@@ -124,40 +126,35 @@ impl Splice {
             };
             // SAFETY: the iovec names the caller's readable memory. Blocking (fio polls for
             // room and then asks without blocking: the same wait).
-            let n = unsafe { libc::vmsplice(self.pipe[1], &iov, 1, 0) };
+            let n = unsafe { libc::vmsplice(self.pipe.1.as_raw_fd(), &iov, 1, 0) };
             if n < 0 {
-                return -errno();
+                return syscall_result(n);
             }
             let mut left = n as usize;
             while left > 0 {
                 // SAFETY: valid descriptors; the offset is ours.
                 let m = unsafe {
-                    libc::splice(self.pipe[0], std::ptr::null_mut(), fd, &mut offset, left, 0)
+                    libc::splice(
+                        self.pipe.0.as_raw_fd(),
+                        std::ptr::null_mut(),
+                        fd,
+                        &mut offset,
+                        left,
+                        0,
+                    )
                 };
                 if m <= 0 {
-                    return if m == 0 { -libc::EIO as i64 } else { -errno() };
+                    return if m == 0 {
+                        -libc::EIO as i64
+                    } else {
+                        syscall_result(m)
+                    };
                 }
                 left -= m as usize;
             }
             done += n as usize;
         }
         done as i64
-    }
-}
-
-fn errno() -> i64 {
-    std::io::Error::last_os_error()
-        .raw_os_error()
-        .unwrap_or(libc::EIO) as i64
-}
-
-impl Drop for Splice {
-    fn drop(&mut self) {
-        // SAFETY: our own pipe's descriptors, closed once.
-        unsafe {
-            libc::close(self.pipe[0]);
-            libc::close(self.pipe[1]);
-        }
     }
 }
 
