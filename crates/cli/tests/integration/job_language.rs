@@ -1199,7 +1199,10 @@ fn serialize_overlap_keeps_overlapping_writes_apart_as_fio() {
 }
 
 /// Bandwidth and IOPS samples of a timed run: fio takes them while the job runs, so a 3 s run
-/// at the default 500 ms has 5, none at its very end; iolab's are the same count.
+/// at the default 500 ms has 5, none at its very end; iolab's are the same count. fio's helper
+/// thread takes a sample up to `LOG_MSEC_SLACK` early and while the job is still marked running,
+/// so on a loaded machine its 3,000 ms tick can land before the job's end and count a sixth
+/// (seen in CI); iolab must give fio's 5 and be within that one sample of fio's run.
 #[test]
 fn a_timed_runs_bandwidth_samples_are_as_many_as_fios() {
     if !fio_available() {
@@ -1218,8 +1221,12 @@ fn a_timed_runs_bandwidth_samples_are_as_many_as_fios() {
             )
         })
         .collect();
-    assert_eq!(counts[1], counts[0], "iolab against fio");
-    assert_eq!(counts[1], (5, 5));
+    let (fio, ours) = (counts[0], counts[1]);
+    assert_eq!(ours, (5, 5), "iolab (fio gave {fio:?})");
+    assert!(
+        [(5, 5), (6, 6)].contains(&fio),
+        "fio's samples {fio:?}, iolab's {ours:?}"
+    );
 }
 
 #[test]
