@@ -102,7 +102,7 @@ fn chosen_paths(args: &Qd1Args, target: &Path) -> Result<Vec<EngineConfig>, CliE
         .map(|n| {
             all.iter()
                 .find(|c| c.label() == n.trim())
-                .copied()
+                .cloned()
                 .ok_or_else(|| {
                     let known: Vec<String> = all.iter().map(|c| c.label()).collect();
                     CliError::bad_input(anyhow!(

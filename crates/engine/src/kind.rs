@@ -23,11 +23,12 @@ pub enum EngineKind {
     Filedelete,
     Splice,
     Cpuio,
+    Exec,
     Spdk,
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 19] = [
+    pub const ALL: [EngineKind; 20] = [
         EngineKind::Sync,
         EngineKind::Psync,
         EngineKind::Vsync,
@@ -46,6 +47,7 @@ impl EngineKind {
         EngineKind::Filedelete,
         EngineKind::Splice,
         EngineKind::Cpuio,
+        EngineKind::Exec,
         EngineKind::Spdk,
     ];
 
@@ -160,7 +162,7 @@ impl FromStr for EngineKind {
 }
 
 /// Engine options, each owned by the engines that read it (fio's per-engine options).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EngineOptions {
     /// pvsync2: RWF_HIPRI on each call; io_uring: IORING_SETUP_IOPOLL. Polled completion.
     pub hipri: bool,
@@ -183,6 +185,8 @@ pub struct EngineOptions {
     pub stat_type: StatType,
     /// cpuio: how much of a CPU to burn, and how.
     pub cpu: crate::cpuio::CpuBurn,
+    /// exec: the program the job runs.
+    pub exec: crate::exec::ExecProgram,
 }
 
 /// The system call filestat times (fio's `stat_type`).
@@ -197,7 +201,7 @@ pub enum StatType {
     Statx,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineConfig {
     pub kind: EngineKind,
     pub options: EngineOptions,
@@ -235,20 +239,32 @@ impl EngineConfig {
         ]
     }
 
-    /// The line fio prints for a job of an engine without I/O in place of its job line
-    /// (cpuio's `init()`); None for the rest.
+    /// The line fio prints for a job of an engine without I/O in place of its job line (the
+    /// `init()` of cpuio and exec: the load, or the program and its unexpanded arguments);
+    /// None for the rest.
     pub fn banner(&self, job: &str) -> Option<String> {
-        let cpu = self.options.cpu;
-        let mode = match cpu.mode {
-            crate::cpuio::CpuMode::Noop => "noop",
-            crate::cpuio::CpuMode::Qsort => "qsort",
-        };
-        (self.kind == EngineKind::Cpuio).then(|| {
-            format!(
-                "{job} ({mode}): ioengine=cpuio, cpuload={}, cpucycle={}",
-                cpu.load, cpu.chunk_us
-            )
-        })
+        match self.kind {
+            EngineKind::Cpuio => {
+                let cpu = self.options.cpu;
+                let mode = match cpu.mode {
+                    crate::cpuio::CpuMode::Noop => "noop",
+                    crate::cpuio::CpuMode::Qsort => "qsort",
+                };
+                Some(format!(
+                    "{job} ({mode}): ioengine=cpuio, cpuload={}, cpucycle={}",
+                    cpu.load, cpu.chunk_us
+                ))
+            }
+            EngineKind::Exec => {
+                let e = &self.options.exec;
+                Some(format!(
+                    "{job} : program={}, arguments={}",
+                    e.program,
+                    e.arguments.as_deref().unwrap_or("(null)")
+                ))
+            }
+            _ => None,
+        }
     }
 
     /// Whether the job asks for polled completion (`hipri` on an engine that reads it): the

@@ -20,6 +20,7 @@ macro_rules! with_cmdprio_options {
 pub mod buffer;
 pub mod cpuio;
 pub mod error;
+pub mod exec;
 pub mod falloc;
 pub mod filecreate;
 pub mod filedelete;
@@ -289,6 +290,7 @@ pub fn open_engine<V: EngineVisitor>(
         EngineKind::Filedelete => visitor.visit(filedelete::open(target)?),
         EngineKind::Splice => visitor.visit(splice::Splice::open(target)?),
         EngineKind::Cpuio => visitor.visit(cpuio::Cpuio::open(config.options.cpu)?),
+        EngineKind::Exec => visitor.visit(exec::Exec::open(&config.options.exec)?),
         EngineKind::Spdk => visitor.visit(spdk::open(target, depth)?),
     })
 }

@@ -116,7 +116,7 @@ pub enum FileOp {
 }
 
 /// Every engine, in the order fio's docs and iolab's tables list them.
-pub static ENGINES: [&EngineDef; 19] = [
+pub static ENGINES: [&EngineDef; 20] = [
     &crate::sync::DEF,
     &crate::psync::DEF,
     &crate::vsync::DEF,
@@ -135,6 +135,7 @@ pub static ENGINES: [&EngineDef; 19] = [
     &crate::filedelete::DEF,
     &crate::splice::DEF,
     &crate::cpuio::DEF,
+    &crate::exec::DEF,
     &crate::spdk::DEF,
 ];
 

@@ -91,7 +91,7 @@ impl<'pool> Uring<'pool> {
         Ok(Uring {
             ring,
             fds: target.fds.to_vec(),
-            opts: *opts,
+            opts: opts.clone(),
             iovecs: if vectored {
                 vec![empty; pool.slots()]
             } else {

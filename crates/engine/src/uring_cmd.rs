@@ -88,7 +88,7 @@ impl<'pool> UringCmd<'pool> {
             fds: target.fds.to_vec(),
             nsids,
             lba_shift: target.logical_block_size.max(512).trailing_zeros(),
-            opts: *opts,
+            opts: opts.clone(),
             lens: vec![0; pool.slots()],
             _pool: PhantomData,
         })

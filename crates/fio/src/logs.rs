@@ -229,6 +229,16 @@ pub fn planned_log_paths(specs: &[iolab_job::JobSpec]) -> Vec<PathBuf> {
                 }
             }
         }
+        // exec's saved output (`std_redirect`), opened by the engine when the program starts.
+        if let Some((out_path, err_path)) = &s.engine.options.exec.redirect {
+            if s.engine.kind == iolab_engine::EngineKind::Exec {
+                for p in [out_path, err_path] {
+                    if !out.contains(p) {
+                        out.push(p.clone());
+                    }
+                }
+            }
+        }
         // iolab's split log, streamed by the runner under the same name scheme.
         if let Some(p) = &s.split_log {
             let path = log_name(p, "split", 1, true);

@@ -1,6 +1,10 @@
-//! fio's engine without I/O, cpuio, beside fio: the chunks it burns, the CPU share it
+//! fio's engines without I/O beside fio. cpuio: the chunks it burns, the CPU share it
 //! takes, zero bytes (and so zero IOPS and runtime, as fio's JSON says), and its stop with
-//! the I/O jobs under `exit_on_io_done`.
+//! the I/O jobs under `exit_on_io_done`. exec: the program it runs, its expanded arguments,
+//! its saved output, its SIGTERM at the runtime's end and its SIGKILL after.
+
+use std::path::Path;
+use std::process::Command;
 
 use serde_json::Value;
 
@@ -91,4 +95,136 @@ fn cpuio_without_a_load_or_its_options_elsewhere_are_refused() {
     let out = iolab(&["run", "--name=b", &f, "--size=64k", "--cpuload=50"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stderr.contains("ioengine cpuio"), "{}", out.stderr);
+}
+
+/// Runs `text` (with `DIR` for `dir`) in `dir`, where exec saves its program's output;
+/// the JSON and stderr.
+fn run_in(tool: &str, dir: &Path, text: &str) -> (Value, String) {
+    let job = dir.join(format!("{tool}.fio"));
+    std::fs::write(&job, text.replace("DIR", dir.to_str().unwrap())).unwrap();
+    let mut cmd = match tool {
+        "fio" => Command::new("fio"),
+        _ => {
+            let mut c = Command::new(env!("CARGO_BIN_EXE_iolab"));
+            c.env("IOLAB_DB", crate::support::test_db()).arg("run");
+            c
+        }
+    };
+    let o = cmd
+        .current_dir(dir)
+        .arg("--output-format=json")
+        .arg(&job)
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    );
+    assert!(o.status.success(), "{tool}: {err}");
+    // fio prints exec's lines before its JSON.
+    let json = &out[out.find("\n{").map_or(0, |i| i + 1)..];
+    let v = serde_json::from_str(json).unwrap_or_else(|e| panic!("{tool}: {e}: {out}"));
+    (v, err)
+}
+
+/// A program that says what it was given and when it is told to stop, then waits to be
+/// killed (its `sleep` in the background, so the trap runs at once).
+const TRAPPER: &str = "#!/bin/sh\necho \"args $*\"\necho started >&2\n\
+                       trap 'echo term; exit 0' TERM\nsleep 30 &\nwait\n";
+
+#[test]
+fn exec_runs_the_program_for_the_runtime_as_fio() {
+    if !fio_available() {
+        return;
+    }
+    // The default grace_time of 1 s gives the trap time to write before the SIGKILL.
+    let text = "[watch]\nioengine=exec\nprogram=DIR/trapper\narguments=%n  %r x\n\
+                time_based\nruntime=1\n\
+                [quiet]\nioengine=exec\nprogram=/bin/sleep\narguments=%r\nstd_redirect=0\n\
+                time_based\nruntime=1\n";
+    let runs = ["fio", "iolab"].map(|tool| {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("trapper");
+        std::fs::write(&script, TRAPPER).unwrap();
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let (v, _) = run_in(tool, dir.path(), text);
+        let saved = |ext: &str| std::fs::read_to_string(dir.path().join(format!("watch.{ext}")));
+        let (out, err) = (saved("stdout").unwrap(), saved("stderr").unwrap());
+        let quiet_saved = dir.path().join("quiet.stdout").exists();
+        (v, out, err, quiet_saved)
+    });
+    for (tool, (v, out, err, quiet_saved)) in ["fio", "iolab"].iter().zip(&runs) {
+        // %n and %r expanded, the words split at spaces (the double space gone).
+        assert_eq!(out, "args watch 1 x\nterm\n", "{tool}'s saved stdout");
+        assert_eq!(err, "started\n", "{tool}'s saved stderr");
+        assert!(!quiet_saved, "{tool}: std_redirect=0 saves nothing");
+        for j in v["jobs"].as_array().unwrap() {
+            let r = &j["read"];
+            assert_eq!(r["io_bytes"], 0, "{tool}");
+            // A check every 50 ms and a 50 ms pause after it: about 11 in a second.
+            let n = r["total_ios"].as_u64().unwrap();
+            assert!((8..=12).contains(&n), "{tool} {}: {n} checks", j["jobname"]);
+        }
+    }
+    let ios = |i: usize| runs[i].0["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+    assert!(
+        ios(0).abs_diff(ios(1)) <= 1,
+        "fio {}, iolab {}",
+        ios(0),
+        ios(1)
+    );
+}
+
+#[test]
+fn exec_without_a_program_is_refused_and_its_program_is_killed_at_the_end() {
+    let out = iolab(&["run", "--name=x", "--ioengine=exec", "--runtime=1"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("program="), "{}", out.stderr);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    let args = [
+        "run",
+        "--name=x",
+        "--ioengine=exec",
+        "--program=no-such-tool",
+    ];
+    let out = iolab(&args);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("program=no-such-tool"),
+        "{}",
+        out.stderr
+    );
+    // A program that ignores SIGTERM is killed when the job ends, and reaped.
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("stubborn");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\ntrap '' TERM\necho $$\nwhile :; do sleep 0.05; done\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let text = "[s]\nioengine=exec\nprogram=DIR/stubborn\ngrace_time=0\ntime_based\nruntime=1\n";
+    run_in("iolab", dir.path(), text);
+    let pid = std::fs::read_to_string(dir.path().join("s.stdout")).unwrap();
+    let pid = pid.trim();
+    assert!(!pid.is_empty());
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "the program ({pid}) outlived its job"
+    );
+    // A saved output never lands on a device.
+    std::fs::remove_file(dir.path().join("s.stderr")).unwrap();
+    std::os::unix::fs::symlink("/dev/zram0", dir.path().join("s.stderr")).unwrap();
+    let job = dir.path().join("j.fio");
+    std::fs::write(&job, text.replace("DIR", dir.path().to_str().unwrap())).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .env("IOLAB_DB", crate::support::test_db())
+        .current_dir(dir.path())
+        .args(["run", job.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("s.stderr"), "{err}");
 }

@@ -25,7 +25,6 @@ pub static FIO_ONLY: &[&str] = &[
     // Aliases and the options of engines iolab
     // does not have, as fio 3.33's option tables name them: fio knows every one, so a job file
     // using one is refused as "not supported", never as "unknown".
-    "arguments",
     "bindname",
     "brick",
     "busy_poll",
@@ -43,7 +42,6 @@ pub static FIO_ONLY: &[&str] = &[
     "flow_watermark",
     "gpu_dev_id",
     "gpu_dev_ids",
-    "grace_time",
     "hdfs_use_direct",
     "hdfsdirectory",
     "hostname",
@@ -74,7 +72,6 @@ pub static FIO_ONLY: &[&str] = &[
     "pingpong",
     "pool",
     "port",
-    "program",
     "proto",
     "protocol",
     "rbdname",
@@ -86,7 +83,6 @@ pub static FIO_ONLY: &[&str] = &[
     "single_instance",
     "skip_bad",
     "softrandommap",
-    "std_redirect",
     "stream_id",
     "svcl",
     "touch_objects",
@@ -116,7 +112,7 @@ fn other_engine_option(name: &str) -> bool {
 }
 
 /// Where [`FIO_ONLY`]'s list of other engines' options begins.
-const FIRST_ENGINE_OPTION: &str = "arguments";
+const FIRST_ENGINE_OPTION: &str = "bindname";
 
 /// How iolab answers one of fio's option names.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -64,7 +64,7 @@ pub fn run(
         ("randwrite", 0, Direction::Write),
     ] {
         let w = Workload {
-            engine,
+            engine: engine.clone(),
             pattern: Pattern::Random,
             read_percent: read,
             bs: 4096,

@@ -75,6 +75,7 @@ impl Findings {
     /// (which never hands requests to kernel threads).
     pub fn sweep_engine(&self) -> EngineConfig {
         self.best_async
+            .clone()
             .unwrap_or_else(|| EngineConfig::new(EngineKind::Libaio))
     }
 }
@@ -123,7 +124,7 @@ impl Nums {
 }
 
 /// What a point does: engine, pattern and mix, block size, queue depth.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Workload {
     pub engine: EngineConfig,
     pub pattern: Pattern,
@@ -152,8 +153,8 @@ pub fn point_spec(cfg: &ReviewConfig, step: Step, name: String, w: Workload) -> 
         _ => cfg.target.clone(),
     };
     let mut j = JobSpec::new(name, &target);
-    j.engine = engine;
     j.direct = engine.kind != EngineKind::Null;
+    j.engine = engine.clone();
     j.pattern = pattern;
     j.read_percent = read_percent;
     j.block_size = [bs; 3];

@@ -62,7 +62,7 @@ pub fn run(
                 Step::Profiles,
                 format!("profile-{rw}-{}-qd{qd}", size_label(bs)),
                 Workload {
-                    engine,
+                    engine: engine.clone(),
                     pattern: Pattern::Random,
                     read_percent: read,
                     bs,

@@ -116,7 +116,7 @@ fn measure_rounds(
                 title,
                 rw,
                 read,
-                engine: *engine,
+                engine: engine.clone(),
                 points: Vec::new(),
             });
         }
@@ -130,7 +130,7 @@ fn measure_rounds(
                 Step::Qd1Engines,
                 format!("qd1-{}-{label}", c.rw),
                 Workload {
-                    engine: c.engine,
+                    engine: c.engine.clone(),
                     pattern: Pattern::Random,
                     read_percent: c.read,
                     bs: 4096,
@@ -238,11 +238,11 @@ pub fn run(
                 .qd1_read
                 .iter()
                 .find(|(e, _, _)| *e == l)
-                .map(|(_, iops, _)| (*c, *iops))
+                .map(|(_, iops, _)| (c.clone(), *iops))
         })
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(c, _)| c);
-    let best = findings.best_async.map(|c| c.label());
+    let best = findings.best_async.as_ref().map(|c| c.label());
     let mut text = table.render();
     // Said only where later steps use it (not when the step runs alone, as the main job).
     if let Some(b) = best.as_ref().filter(|_| cfg.steps.len() > 1) {

@@ -46,7 +46,7 @@ pub fn run(
     let qds = qd_points(cfg.max_qd);
     let mut curves: Vec<(&str, Vec<SweepPoint>)> = Vec::new();
     for (rw, read) in [("randread", 100), ("randwrite", 0)] {
-        curves.push((rw, measure_curve(cfg, ex, engine, rw, read, &qds)?));
+        curves.push((rw, measure_curve(cfg, ex, &engine, rw, read, &qds)?));
     }
     let t = points_table(&qds, &curves);
     let (sat_table, sats, reasons) = saturation(cfg, &curves);
@@ -97,7 +97,7 @@ pub fn run(
 fn measure_curve(
     cfg: &ReviewConfig,
     ex: &mut Executor<'_>,
-    engine: iolab_engine::EngineConfig,
+    engine: &iolab_engine::EngineConfig,
     rw: &str,
     read: u32,
     qds: &[u32],
@@ -105,7 +105,7 @@ fn measure_curve(
     let mut curve = Vec::new();
     for &qd in qds {
         let w = Workload {
-            engine,
+            engine: engine.clone(),
             pattern: Pattern::Random,
             read_percent: read,
             bs: 4096,

@@ -74,7 +74,7 @@ pub fn run(
                 Step::TransferSize,
                 name,
                 Workload {
-                    engine,
+                    engine: engine.clone(),
                     pattern,
                     read_percent: read,
                     bs,
