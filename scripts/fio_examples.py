@@ -36,7 +36,7 @@ import sys
 import tempfile
 
 ENGINES = {"psync", "sync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "null", "mmap", "posixaio", "falloc", "ftruncate",
-           "filecreate", "filestat", "filedelete", "splice", "cpuio", "exec"}
+           "filecreate", "filestat", "filedelete", "splice", "cpuio", "exec", "e4defrag"}
 # Examples fio itself refuses on this build (uring-cmd-ng needs a kernel NVMe char device).
 SKIP = {"uring-cmd-ng.fio"}
 DROP = ("ramp_time", "startdelay", "ss_ramp", "steadystate_ramp_time")

@@ -26,7 +26,16 @@ pub fn scratch_file(prefix: &str) -> Result<(PathBuf, tempfile::TempDir), CliErr
 /// The consent `--allow-destroy` gives in `iolab run` and the main job: every target the
 /// jobs name on this command line.
 pub fn consent_for_jobs(specs: &[JobSpec], given: bool) -> Consent {
-    let paths = specs.iter().flat_map(|s| s.files()).map(PathBuf::as_path);
+    // e4defrag's donor gets the job file's old blocks: written, as a target is.
+    let donors = specs
+        .iter()
+        .filter(|s| s.engine.kind == iolab_engine::EngineKind::E4defrag)
+        .filter_map(|s| s.engine.options.defrag.donor.as_ref());
+    let paths = specs
+        .iter()
+        .flat_map(|s| s.files())
+        .chain(donors)
+        .map(PathBuf::as_path);
     Consent::granting("--allow-destroy", given, paths)
 }
 

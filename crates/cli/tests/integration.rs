@@ -9,6 +9,8 @@ mod cache;
 mod columns;
 #[path = "integration/content.rs"]
 mod content;
+#[path = "integration/defrag.rs"]
+mod defrag;
 #[path = "integration/doctor.rs"]
 mod doctor;
 #[path = "integration/figures.rs"]

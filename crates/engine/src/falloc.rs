@@ -94,6 +94,7 @@ mod tests {
             access: crate::AccessHint::None,
             pins: &[],
             pass_bytes: &[],
+            donor: None,
         };
         let mut e = Falloc::open(target).unwrap();
         let mut run = |dir, off, len| unsafe { e.queue(&unit(dir, off, len)).unwrap() };

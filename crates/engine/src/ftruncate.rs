@@ -73,6 +73,7 @@ mod tests {
             access: crate::AccessHint::None,
             pins: &[],
             pass_bytes: &[],
+            donor: None,
         };
         let mut e = Ftruncate::open(target).unwrap();
         let unit = |dir, offset| IoUnit {

@@ -24,11 +24,12 @@ pub enum EngineKind {
     Splice,
     Cpuio,
     Exec,
+    E4defrag,
     Spdk,
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 20] = [
+    pub const ALL: [EngineKind; 21] = [
         EngineKind::Sync,
         EngineKind::Psync,
         EngineKind::Vsync,
@@ -48,6 +49,7 @@ impl EngineKind {
         EngineKind::Splice,
         EngineKind::Cpuio,
         EngineKind::Exec,
+        EngineKind::E4defrag,
         EngineKind::Spdk,
     ];
 
@@ -187,6 +189,8 @@ pub struct EngineOptions {
     pub cpu: crate::cpuio::CpuBurn,
     /// exec: the program the job runs.
     pub exec: crate::exec::ExecProgram,
+    /// e4defrag: the donor file and how its space is reserved.
+    pub defrag: crate::e4defrag::Defrag,
 }
 
 /// The system call filestat times (fio's `stat_type`).

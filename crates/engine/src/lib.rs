@@ -19,6 +19,7 @@ macro_rules! with_cmdprio_options {
 
 pub mod buffer;
 pub mod cpuio;
+pub mod e4defrag;
 pub mod error;
 pub mod exec;
 pub mod falloc;
@@ -235,6 +236,9 @@ pub struct EngineTarget<'a> {
     /// Each file's bytes per pass (its region), where a file-operation engine does its
     /// operation again.
     pub pass_bytes: &'a [u64],
+    /// e4defrag's donor file as the run checked (and made) it, and the end of the span to
+    /// reserve in it (fio's `file_size_high`).
+    pub donor: Option<(&'a iolab_sysinfo::Pin, u64)>,
 }
 
 /// How a job walks its files, as advice to the kernel.
@@ -291,6 +295,10 @@ pub fn open_engine<V: EngineVisitor>(
         EngineKind::Splice => visitor.visit(splice::Splice::open(target)?),
         EngineKind::Cpuio => visitor.visit(cpuio::Cpuio::open(config.options.cpu)?),
         EngineKind::Exec => visitor.visit(exec::Exec::open(&config.options.exec)?),
+        EngineKind::E4defrag => visitor.visit(e4defrag::E4defrag::open(
+            target,
+            config.options.defrag.inplace,
+        )?),
         EngineKind::Spdk => visitor.visit(spdk::open(target, depth)?),
     })
 }

@@ -420,6 +420,7 @@ mod tests {
             access,
             pins: &[],
             pass_bytes: &[],
+            donor: None,
             direct: false,
             polled_device: false,
             name: "f",

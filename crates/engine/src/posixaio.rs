@@ -179,6 +179,7 @@ mod tests {
             access: crate::AccessHint::None,
             pins: &[],
             pass_bytes: &[],
+            donor: None,
         };
         let mut e = Posixaio::open(target, 4).unwrap();
         let mut bufs: Vec<Vec<u8>> = (0..4).map(|i| vec![i as u8 + 1; 4096]).collect();

@@ -116,7 +116,7 @@ pub enum FileOp {
 }
 
 /// Every engine, in the order fio's docs and iolab's tables list them.
-pub static ENGINES: [&EngineDef; 20] = [
+pub static ENGINES: [&EngineDef; 21] = [
     &crate::sync::DEF,
     &crate::psync::DEF,
     &crate::vsync::DEF,
@@ -136,6 +136,7 @@ pub static ENGINES: [&EngineDef; 20] = [
     &crate::splice::DEF,
     &crate::cpuio::DEF,
     &crate::exec::DEF,
+    &crate::e4defrag::DEF,
     &crate::spdk::DEF,
 ];
 

@@ -122,7 +122,9 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
         extra.push((f, r));
         pins.push(p);
     }
+    let donor = prepare_donor(spec, consent)?;
     Ok(PreparedJob {
+        donor,
         spec: spec.clone(),
         facts,
         region,
@@ -133,6 +135,39 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
         claims: Vec::new(),
         zbd: None,
     })
+}
+
+/// e4defrag's donor, checked as a target that is written: ext4 swaps the job file's old
+/// blocks into it, so an existing file must be iolab's or consented to, and a regular file.
+/// A missing one is made during layout.
+fn prepare_donor(spec: &JobSpec, consent: &Consent) -> Result<Option<Pin>, RunError> {
+    if spec.engine.kind != iolab_engine::EngineKind::E4defrag {
+        return Ok(None);
+    }
+    let Some(path) = spec.engine.options.defrag.donor.as_ref() else {
+        return Ok(None);
+    };
+    let pin = Pin::any(path).map_err(|e| RunError::Safety {
+        job: spec.name.clone(),
+        source: SafetyError {
+            path: path.clone(),
+            reason: e.to_string(),
+        },
+    })?;
+    if pin.identity.is_some() {
+        let facts = probe(path).map_err(|source| RunError::Target {
+            job: spec.name.clone(),
+            source,
+        })?;
+        if facts.kind != TargetKind::File {
+            return Err(RunError::Unusable {
+                job: spec.name.clone(),
+                reason: format!("donorname={}: not a regular file", path.display()),
+            });
+        }
+        check_pinned_write(spec, &facts, &pin, consent)?;
+    }
+    Ok(Some(pin))
 }
 
 /// fio's `fill_device`: the job sized to fill its regular file's file system (see
@@ -443,6 +478,36 @@ pub fn layouts_needed(jobs: &[PreparedJob]) -> Vec<Layout> {
         e.to_bytes = e.to_bytes.max(region.span_end(spec, facts.size_bytes));
         e.how = e.how.max(how);
     }
+    for (j, pin) in jobs
+        .iter()
+        .filter_map(|j| Some((j, j.donor.as_ref()?)))
+        .filter(|(_, p)| p.identity.is_none())
+    {
+        // fio reserves the donor's blocks over the file at the job's start, unless inplace.
+        let (how, to_bytes) = match j.spec.engine.options.defrag.inplace {
+            true => (LayoutHow::Create, 0),
+            false => (
+                LayoutHow::Reserve(iolab_job::Fallocate::Native),
+                j.region.span_end(&j.spec, j.facts.size_bytes),
+            ),
+        };
+        let e = ends.entry(&pin.resolved).or_insert_with(|| Layout {
+            path: j
+                .spec
+                .engine
+                .options
+                .defrag
+                .donor
+                .clone()
+                .unwrap_or_default(),
+            from_bytes: 0,
+            to_bytes,
+            pin: pin.clone(),
+            how,
+        });
+        e.to_bytes = e.to_bytes.max(to_bytes);
+        e.how = e.how.max(how);
+    }
     ends.into_values()
         .filter(|l| {
             l.to_bytes > l.from_bytes || (l.pin.identity.is_none() && l.how == LayoutHow::Create)
@@ -475,7 +540,10 @@ pub fn lay_out_all(
 fn lay_out(layout: &Layout, jobs: &mut [PreparedJob]) -> Result<(), RunError> {
     let job = jobs
         .iter()
-        .find(|j| j.pins.iter().any(|p| p.resolved == layout.pin.resolved))
+        .find(|j| {
+            let mut pins = j.pins.iter().chain(&j.donor);
+            pins.any(|p| p.resolved == layout.pin.resolved)
+        })
         .map(|j| j.spec.name.clone())
         .unwrap_or_default();
     let mut pin = layout.pin.clone();
@@ -514,6 +582,13 @@ fn lay_out(layout: &Layout, jobs: &mut [PreparedJob]) -> Result<(), RunError> {
         }
         for (p, _) in j.pins.iter_mut().zip(&at).filter(|(_, here)| **here) {
             *p = pin.clone();
+        }
+        if let Some(d) = j
+            .donor
+            .as_mut()
+            .filter(|d| d.resolved == layout.pin.resolved)
+        {
+            *d = pin.clone();
         }
     }
     Ok(())

@@ -30,6 +30,8 @@ pub struct PreparedJob {
     pub locks: Option<Arc<crate::locks::FileLocks>>,
     /// Its target's zones under `zonemode=zbd` (shared by every job of the target).
     pub(crate) zbd: Option<Arc<crate::zbd::ZoneMap>>,
+    /// e4defrag's donor file as checked (made during layout when it was missing).
+    pub donor: Option<Pin>,
 }
 
 impl PreparedJob {

@@ -9,6 +9,7 @@ pub mod base;
 pub mod cmdprio;
 pub mod control;
 pub mod cpu;
+pub mod defrag;
 pub mod files;
 pub mod known;
 pub mod lat_target;
@@ -343,7 +344,7 @@ impl JobDraft {
     /// An engine option the job's engine does not read is refused, as fio refuses it
     /// ("unrecognized option"): silently ignoring `fixedbufs` on psync would measure
     /// something else than asked.
-    fn check_engine_options(&self) -> Result<(), crate::FioError> {
+    pub(crate) fn check_engine_options(&self) -> Result<(), crate::FioError> {
         let engine = self.spec.engine.kind.def();
         match self
             .engine_options
@@ -409,6 +410,7 @@ impl JobDraft {
         }
         self.check_engine_options()?;
         self.apply_noio()?;
+        self.apply_defrag()?;
         let (pattern, read, trim) = match self.rw {
             Rw::Read => (Pattern::Sequential, 100, TrimMix::None),
             Rw::Write => (Pattern::Sequential, 0, TrimMix::None),
@@ -971,7 +973,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "ioengine",
         alias: None,
         kind: ValueKind::Str,
-        help: "How I/O is issued: sync, psync, vsync (lseek and readv/writev of one iovec), pvsync, pvsync2, mmap (memcpy through a shared mapping of the file), libaio, posixaio (glibc's POSIX AIO), splice (through a pipe: splice and vmsplice, 64 KiB at a time), io_uring, io_uring_cmd, null (no I/O: measures iolab itself), cpuio (no I/O: burns cpuload percent of a CPU; zero bytes, its CPU line is the figure), exec (no I/O: runs program= for the job's runtime, its output in JOBNAME.stdout and .stderr), or the file-system engines falloc (each I/O one fallocate: read reserves, write extends, trim punches a hole) ftruncate (each write sets the file's length to its offset), filecreate, filestat and filedelete (each pass over a file is one timed create, stat or unlink of it; the I/Os only count, and their latency is the operation's), or spdk (SPDK's user-space NVMe driver, polled; filename='trtype=PCIe traddr=0000.01.00.0 ns=1' as SPDK's fio plugin, on a controller `iolab spdk bind` handed over; only in a build with the feature spdk).",
+        help: "How I/O is issued: sync, psync, vsync (lseek and readv/writev of one iovec), pvsync, pvsync2, mmap (memcpy through a shared mapping of the file), libaio, posixaio (glibc's POSIX AIO), splice (through a pipe: splice and vmsplice, 64 KiB at a time), io_uring, io_uring_cmd, null (no I/O: measures iolab itself), cpuio (no I/O: burns cpuload percent of a CPU; zero bytes, its CPU line is the figure), exec (no I/O: runs program= for the job's runtime, its output in JOBNAME.stdout and .stderr), e4defrag (each write one EXT4_IOC_MOVE_EXT of its range into donorname's blocks: the file keeps its data on new blocks; ext4 only), or the file-system engines falloc (each I/O one fallocate: read reserves, write extends, trim punches a hole) ftruncate (each write sets the file's length to its offset), filecreate, filestat and filedelete (each pass over a file is one timed create, stat or unlink of it; the I/Os only count, and their latency is the operation's), or spdk (SPDK's user-space NVMe driver, polled; filename='trtype=PCIe traddr=0000.01.00.0 ns=1' as SPDK's fio plugin, on a controller `iolab spdk bind` handed over; only in a build with the feature spdk).",
         apply: |d, v| {
             let kind = v.parse::<EngineKind>().map_err(|e| e.to_string())?;
             if kind == EngineKind::Spdk && !iolab_engine::spdk::BUILT {
@@ -1986,6 +1988,7 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
         .chain(crate::options::submit::SUBMIT_OPTIONS)
         .chain(crate::options::split::SPLIT_OPTIONS)
         .chain(crate::options::noio::NOIO_OPTIONS)
+        .chain(crate::options::defrag::DEFRAG_OPTIONS)
 }
 
 /// Every option's name and alias.

@@ -200,6 +200,11 @@ impl Worker<'_> {
             name: &name,
             logical_block_size: self.job.facts.logical_block_size,
             access: setup::access_hint(spec),
+            donor: self
+                .job
+                .donor
+                .as_ref()
+                .map(|p| (p, self.job.facts.size_bytes)),
         };
         let looper = Looper {
             w: self,
