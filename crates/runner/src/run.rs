@@ -304,7 +304,8 @@ fn remark_written(jobs: &[PreparedJob]) {
     let written = jobs
         .iter()
         .filter(|j| j.spec.writes_data() && !j.spec.engine.kind.def().accepts.nothing());
-    for pin in written.flat_map(|j| &j.pins) {
+    // e4defrag's donor is written too (the job file's old blocks swapped in).
+    for pin in written.flat_map(|j| j.pins.iter().chain(&j.donor)) {
         if let Ok(f) = pin.open(libc::O_RDONLY | libc::O_NONBLOCK) {
             if f.metadata().is_ok_and(|m| m.is_file()) {
                 iolab_sysinfo::guard::remark(&f);
