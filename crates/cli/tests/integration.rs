@@ -202,8 +202,8 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
         (&["--bogus=1"], "unknown option 'bogus'"),
         (&["--runtme=1"], "did you mean 'runtime'"),
         (
-            &["--merge_blktrace_file=x"],
-            "option 'merge_blktrace_file' is not supported by iolab yet",
+            &["--trim_backlog=8"],
+            "option 'trim_backlog' is not supported by iolab yet",
         ),
         (&["--verify=bogus"], "option 'verify': bad value 'bogus'"),
         (&["--bs=4x", "--size=1m"], "unknown unit 'x'"),

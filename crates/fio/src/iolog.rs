@@ -22,8 +22,12 @@ pub struct ReplayOptions {
     pub redirect: Option<String>,
     /// Offsets are divided by this (`replay_scale`, 1 or 0: as logged).
     pub scale: u64,
-    /// Offsets are rounded down to this (`replay_align`, 0: as logged).
+    /// Offsets are rounded down to this (`replay_align`, 0: as logged); a blktrace's sizes
+    /// are rounded up to it too.
     pub align: u64,
+    /// I/O kinds a blktrace's replay leaves out (`replay_skip`; bits: read, write, trim,
+    /// sync). fio reads text iologs whole, whatever it says.
+    pub skip: u8,
 }
 
 /// A log read: the files it names, in order, and its I/Os.
@@ -33,6 +37,8 @@ pub struct ReadLog {
     pub ios: Arc<[ReplayIo]>,
     /// Syncs the log asked for, which iolab does not replay.
     pub syncs_skipped: u64,
+    /// The queue depth a blktrace reached, the replay's unless the job sets `iodepth`.
+    pub depth: Option<u32>,
 }
 
 /// Reads a version 2 or 3 log. Lines fio would skip with a message (an unknown action, a
@@ -120,6 +126,7 @@ pub fn parse(text: &str, opts: &ReplayOptions) -> Result<ReadLog, String> {
         files,
         ios: ios.into(),
         syncs_skipped: syncs,
+        depth: None,
     })
 }
 
@@ -215,6 +222,7 @@ mod tests {
             redirect: Some("/z".into()),
             scale: 2,
             align: 4096,
+            skip: 0,
         };
         let log = parse(v2, &opts).unwrap();
         assert_eq!(log.files, ["/z"]);

@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod arith;
+pub mod blktrace;
 pub mod client_json;
 pub mod error;
 pub mod import;

@@ -295,6 +295,79 @@ fn an_iolog_written_by_fio_replays_in_iolab_and_the_other_way_round() {
     assert_eq!(replayed, from_fio);
 }
 
+/// A blktrace binary as the kernel's tracer writes it: `(time ns, sector, bytes, action)`
+/// records of device 254:0, each 48 bytes, every third with a 4-byte payload after it.
+fn blktrace_file(events: &[(u64, u64, u32, u32)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, &(time, sector, bytes, action)) in events.iter().enumerate() {
+        let pdu: u16 = if i % 3 == 0 { 4 } else { 0 };
+        out.extend(0x6561_7407u32.to_le_bytes());
+        out.extend((i as u32).to_le_bytes());
+        out.extend(time.to_le_bytes());
+        out.extend(sector.to_le_bytes());
+        out.extend(bytes.to_le_bytes());
+        out.extend(action.to_le_bytes());
+        out.extend(1234u32.to_le_bytes()); // pid
+        out.extend((254u32 << 20).to_le_bytes()); // device
+        out.extend(0u32.to_le_bytes()); // cpu
+        out.extend(0u16.to_le_bytes()); // error
+        out.extend(pdu.to_le_bytes());
+        out.extend(vec![0u8; pdu as usize]);
+    }
+    out
+}
+
+#[test]
+fn a_blktrace_replays_the_ios_fio_replays_from_it() {
+    if !fio_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Queue events of reads and writes (some followed by the block layer's issue and
+    // complete events, which are not I/Os), sizes 4 to 16 KiB, 20 µs apart.
+    let (read, write, queue, issue, complete) = (1 << 16, 1 << 17, 1, 7, 8);
+    let mut events = Vec::new();
+    for i in 0..48u64 {
+        let dir = if i % 3 == 1 { write } else { read };
+        let bytes = 4096 << (i % 3);
+        let sector = (i * 7919 % 200) * 8;
+        events.push((1_000 + i * 20_000, sector, bytes, queue | dir));
+        if i % 4 == 0 {
+            events.push((1_500 + i * 20_000, sector, bytes, issue | dir));
+            events.push((9_000 + i * 20_000, sector, bytes, complete | dir));
+        }
+    }
+    fs::write(dir.path().join("trace.bin"), blktrace_file(&events)).unwrap();
+    // A trace names devices, which exist: fio opens the redirected file, never makes it.
+    let data = dir.path().join("data");
+    fs::File::create(&data).unwrap().set_len(1 << 20).unwrap();
+    let redirect = format!("--replay_redirect={}", data.display());
+    let common = [
+        "--name=r",
+        "--read_iolog=trace.bin",
+        &redirect,
+        "--replay_no_stall=1",
+    ];
+    let fio_args = [&common[..], &["--write_lat_log=back", "--log_offset=1"]].concat();
+    let (code, err) = run_in(dir.path(), "fio", &fio_args);
+    assert_eq!(code, 0, "fio: {err}");
+    let name = data.display().to_string();
+    let from_fio: Vec<String> = fs::read_to_string(dir.path().join("back_lat.1.log"))
+        .unwrap()
+        .lines()
+        .map(|l| l.split(", ").collect::<Vec<_>>())
+        .map(|c| {
+            let dir = ["read", "write", "trim"][c[2].parse::<usize>().unwrap()];
+            format!("{name} {dir} {} {}", c[4], c[3])
+        })
+        .collect();
+    assert_eq!(from_fio.len(), 48, "fio replays every queued I/O");
+    let ours = [&common[..], &["--write_iolog=iolab.log", "--allow-destroy"]].concat();
+    let (code, err) = run_in(dir.path(), "iolab", &ours);
+    assert_eq!(code, 0, "iolab: {err}");
+    assert_eq!(logged_ios(&dir.path().join("iolab.log")), from_fio);
+}
+
 #[test]
 fn continue_on_error_goes_past_the_errors_fio_goes_past_and_counts_them_as_fio() {
     if !fio_available() {

@@ -916,6 +916,7 @@ pub static OPTIONS: &[OptionDef] = &[
         help: "I/Os kept in flight (default 1). Synchronous engines (psync, pvsync2, null) always run at 1.",
         apply: |d, v| {
             d.spec.iodepth = parse_u32(v)?;
+            d.replay.iodepth_set = true;
             Ok(())
         },
     },

@@ -14,6 +14,8 @@ pub struct ReplayDraft {
     pub opts: ReplayOptions,
     pub no_stall: bool,
     pub time_scale: Option<u32>,
+    /// Whether the job sets `iodepth` (else a blktrace's probed depth is the replay's).
+    pub iodepth_set: bool,
 }
 
 /// The largest iolog read (a trace of ~10 million I/Os).
@@ -27,8 +29,18 @@ impl JobDraft {
         let Some(path) = self.replay.path.clone() else {
             return Ok(());
         };
-        let text = read_log(&path)?;
-        let log = parse(&text, &self.replay.opts).map_err(|e| format!("{path}: {e}"))?;
+        let bytes = read_log(&path)?;
+        let log = match crate::blktrace::detect(&bytes) {
+            Some(swap) => crate::blktrace::parse(&bytes, swap, &self.replay.opts),
+            None => match std::str::from_utf8(&bytes) {
+                Ok(text) => parse(text, &self.replay.opts),
+                Err(_) => Err("neither a fio iolog nor a blktrace".into()),
+            },
+        }
+        .map_err(|e| format!("{path}: {e}"))?;
+        if let Some(depth) = log.depth.filter(|_| !self.replay.iodepth_set) {
+            self.spec.iodepth = depth;
+        }
         if log.syncs_skipped > 0 {
             eprintln!(
                 "iolab: read_iolog {path}: {} sync(s) in the log are not replayed",
@@ -81,12 +93,12 @@ impl JobDraft {
     }
 }
 
-fn read_log(path: &str) -> Result<String, String> {
+fn read_log(path: &str) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
-    let mut text = String::new();
+    let mut text = Vec::new();
     f.take(MAX_LOG_BYTES + 1)
-        .read_to_string(&mut text)
+        .read_to_end(&mut text)
         .map_err(|e| format!("{path}: {e}"))?;
     if text.len() as u64 > MAX_LOG_BYTES {
         return Err(format!("{path}: larger than {} MiB", MAX_LOG_BYTES >> 20));
@@ -109,7 +121,7 @@ pub static REPLAY_OPTIONS: &[OptionDef] = &[
         name: "read_iolog",
         alias: None,
         kind: ValueKind::Str,
-        help: "Replay this fio iolog (version 2 or 3): its files, and its reads, writes and trims at their offsets and sizes, at their recorded times unless replay_no_stall; syncs in the log are not replayed (said on stderr). blktrace binaries are not read yet.",
+        help: "Replay this fio iolog (version 2 or 3) or blktrace binary: its files, and its reads, writes and trims at their offsets and sizes, at their recorded times unless replay_no_stall; syncs in the log are not replayed (said on stderr). A blktrace gives its queued reads, writes and discards on each device (the device found in /dev by number or named with replay_redirect; its probed queue depth the job's unless iodepth is set).",
         apply: |d, v| {
             d.replay.path = Some(v.to_string()).filter(|s| !s.is_empty());
             Ok(())
@@ -183,12 +195,15 @@ pub static REPLAY_OPTIONS: &[OptionDef] = &[
         name: "replay_skip",
         alias: None,
         kind: ValueKind::Str,
-        help: "Accepted and ignored, as fio does for text iologs: fio skips these I/O types (read, write, trim, sync) only when replaying a blktrace.",
-        apply: |_, v| {
+        help: "The I/O types (read, write, trim, sync) a blktrace's replay leaves out; a text iolog is replayed whole, as fio does.",
+        apply: |d, v| {
+            d.replay.opts.skip = 0;
             for t in v.split(',').map(str::trim) {
-                if !["read", "write", "trim", "sync"].contains(&t) {
-                    return Err(format!("'{t}' is not read, write, trim or sync"));
-                }
+                let bit = ["read", "write", "trim", "sync"]
+                    .iter()
+                    .position(|k| *k == t)
+                    .ok_or_else(|| format!("'{t}' is not read, write, trim or sync"))?;
+                d.replay.opts.skip |= 1 << bit;
             }
             Ok(())
         },
