@@ -366,6 +366,45 @@ fn a_blktrace_replays_the_ios_fio_replays_from_it() {
     let (code, err) = run_in(dir.path(), "iolab", &ours);
     assert_eq!(code, 0, "iolab: {err}");
     assert_eq!(logged_ios(&dir.path().join("iolab.log")), from_fio);
+    // Four reads queued before each completion: the replay's depth is 4 in both tools
+    // when the job sets none.
+    let mut events = Vec::new();
+    for k in 0..50u64 {
+        for j in 0..4 {
+            events.push((
+                events.len() as u64 * 1_000,
+                (k * 4 + j) * 8,
+                4096,
+                queue | read,
+            ));
+        }
+        events.push((events.len() as u64 * 1_000, 0, 4096, complete | read));
+    }
+    fs::write(dir.path().join("deep.bin"), blktrace_file(&events)).unwrap();
+    let depths: Vec<serde_json::Value> = ["fio", "iolab"]
+        .iter()
+        .map(|tool| {
+            let v = crate::job_language::run_job(
+                tool,
+                dir.path(),
+                &format!(
+                    "[r]\nread_iolog=DIR/deep.bin\nreplay_redirect={}\nreplay_no_stall=1\n\
+                     ioengine=libaio\ndirect=1\n",
+                    data.display()
+                ),
+            );
+            assert_eq!(v["jobs"][0]["read"]["total_ios"], 200, "{tool}");
+            v["jobs"][0]["iodepth_level"].clone()
+        })
+        .collect();
+    let at4 = |d: &serde_json::Value| d["4"].as_f64().unwrap();
+    assert!(at4(&depths[0]) > 90.0, "fio: {}", depths[0]);
+    assert!(
+        (at4(&depths[1]) - at4(&depths[0])).abs() <= 2.0 && depths[1]["8"] == 0.0,
+        "iolab {}, fio {}",
+        depths[1],
+        depths[0]
+    );
 }
 
 #[test]
