@@ -139,6 +139,9 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         for s in &mut specs {
             s.ramp_time = s.ramp_time.min(cap);
             s.runtime = s.runtime.map(|r| r.min(cap));
+            // exec's program is told to stop when the (capped) runtime is over.
+            let exec = &mut s.engine.options.exec;
+            exec.stop_after = exec.stop_after.min(cap);
         }
     }
     Ok(CommandLine {
@@ -427,6 +430,17 @@ mod tests {
         assert_eq!(c.jobs[0].block_size, [8192; 3], "the flag took no value");
         let c = parse_command_line(&args("--name=j --filename=/tmp/f")).unwrap();
         assert!(!c.keep_rseq);
+    }
+
+    #[test]
+    fn the_runtime_cap_cuts_execs_stop_too() {
+        let c = parse_command_line(&args(
+            "--runtime-cap=1 --name=e --ioengine=exec --program=sh --runtime=60",
+        ))
+        .unwrap();
+        let exec = &c.jobs[0].engine.options.exec;
+        assert_eq!(exec.stop_after, std::time::Duration::from_secs(1));
+        assert_eq!(exec.argv, ["sh"]);
     }
 
     #[test]
