@@ -236,6 +236,21 @@ fn logged_ios(path: &std::path::Path) -> Vec<String> {
         .collect()
 }
 
+/// The I/Os of fio's per-I/O latency log written with `log_offset=1`, in an iolog's words
+/// (`FILE DIRECTION OFFSET LENGTH`) for `file`: fio writes no iolog while it replays one.
+fn lat_logged_ios(log: &std::path::Path, file: &std::path::Path) -> Vec<String> {
+    let name = file.display().to_string();
+    fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .map(|l| l.split(", ").collect::<Vec<_>>())
+        .map(|c| {
+            let dir = ["read", "write", "trim"][c[2].parse::<usize>().unwrap()];
+            format!("{name} {dir} {} {}", c[4], c[3])
+        })
+        .collect()
+}
+
 #[test]
 fn an_iolog_written_by_fio_replays_in_iolab_and_the_other_way_round() {
     if !fio_available() {
@@ -282,16 +297,7 @@ fn an_iolog_written_by_fio_replays_in_iolab_and_the_other_way_round() {
     ];
     let (code, err) = run_in(dir.path(), "fio", &args);
     assert_eq!(code, 0, "{err}");
-    let name = data.display().to_string();
-    let replayed: Vec<String> = fs::read_to_string(dir.path().join("back_lat.1.log"))
-        .unwrap()
-        .lines()
-        .map(|l| l.split(", ").collect::<Vec<_>>())
-        .map(|c| {
-            let dir = ["read", "write", "trim"][c[2].parse::<usize>().unwrap()];
-            format!("{name} {dir} {} {}", c[4], c[3])
-        })
-        .collect();
+    let replayed = lat_logged_ios(&dir.path().join("back_lat.1.log"), &data);
     assert_eq!(replayed, from_fio);
 }
 
@@ -351,16 +357,7 @@ fn a_blktrace_replays_the_ios_fio_replays_from_it() {
     let fio_args = [&common[..], &["--write_lat_log=back", "--log_offset=1"]].concat();
     let (code, err) = run_in(dir.path(), "fio", &fio_args);
     assert_eq!(code, 0, "fio: {err}");
-    let name = data.display().to_string();
-    let from_fio: Vec<String> = fs::read_to_string(dir.path().join("back_lat.1.log"))
-        .unwrap()
-        .lines()
-        .map(|l| l.split(", ").collect::<Vec<_>>())
-        .map(|c| {
-            let dir = ["read", "write", "trim"][c[2].parse::<usize>().unwrap()];
-            format!("{name} {dir} {} {}", c[4], c[3])
-        })
-        .collect();
+    let from_fio = lat_logged_ios(&dir.path().join("back_lat.1.log"), &data);
     assert_eq!(from_fio.len(), 48, "fio replays every queued I/O");
     let ours = [&common[..], &["--write_iolog=iolab.log", "--allow-destroy"]].concat();
     let (code, err) = run_in(dir.path(), "iolab", &ours);
