@@ -285,10 +285,23 @@ impl Numbers {
     }
 }
 
+/// ` target=PATH`, or nothing for an engine that opens no target (null, cpuio, exec: the
+/// name is only the default file name of a job that never makes one).
+fn target_field(job: &JobReport) -> String {
+    let kind = job.setup.engine.split_whitespace().next();
+    let opens_nothing = kind
+        .and_then(|k| k.parse::<iolab_engine::EngineKind>().ok())
+        .is_some_and(|k| k.def().accepts == iolab_engine::Accepts::NOTHING);
+    match opens_nothing {
+        true => String::new(),
+        false => format!(" target={}", job.target.path.display()),
+    }
+}
+
 fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Result<()> {
     writeln!(
         w,
-        "{}: (groupid={}, jobs={}): err={}: engine={} iodepth={} target={}{}",
+        "{}: (groupid={}, jobs={}): err={}: engine={} iodepth={}{}{}",
         job.setup.name,
         job.group_id,
         job.clones,
@@ -300,7 +313,7 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
         },
         job.setup.engine.clone(),
         job.setup.iodepth,
-        job.target.path.display(),
+        target_field(job),
         if job.interrupted {
             " [INTERRUPTED]"
         } else {

@@ -85,6 +85,28 @@ fn exit_on_io_done_stops_the_burn_with_the_io_jobs_as_fio() {
 }
 
 #[test]
+fn a_job_without_io_shows_fios_init_line_and_no_target() {
+    let out = iolab(&[
+        "run",
+        "--name=b",
+        "--ioengine=cpuio",
+        "--cpuload=50",
+        "--cpuchunks=10000",
+        "--time_based",
+        "--runtime=300ms",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("b (noop): ioengine=cpuio, cpuload=50, cpucycle=10000"),
+        "{}",
+        out.stdout
+    );
+    let head = out.stdout.lines().find(|l| l.contains("groupid=")).unwrap();
+    assert!(!head.contains("target="), "nothing is opened: {head}");
+}
+
+#[test]
 fn cpuio_without_a_load_or_its_options_elsewhere_are_refused() {
     let out = iolab(&["run", "--name=b", "--ioengine=cpuio", "--runtime=1"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
