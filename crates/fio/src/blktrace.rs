@@ -237,13 +237,7 @@ impl Reader<'_> {
             }
         };
         let file = self.file(t.device)?;
-        let mut offset = t.sector * 512;
-        if self.opts.scale > 1 {
-            offset /= self.opts.scale;
-        }
-        if align > 1 {
-            offset &= !(align - 1);
-        }
+        let offset = self.opts.offset(t.sector * 512);
         self.at_us += delay_ns / 1000;
         self.ios.push(ReplayIo {
             file,

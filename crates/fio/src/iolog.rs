@@ -30,6 +30,21 @@ pub struct ReplayOptions {
     pub skip: u8,
 }
 
+impl ReplayOptions {
+    /// Where a logged offset is replayed: divided by `replay_scale`, then rounded down to
+    /// `replay_align` (fio's order, for text logs and blktraces alike).
+    pub(crate) fn offset(&self, logged: u64) -> u64 {
+        let mut offset = logged;
+        if self.scale > 1 {
+            offset /= self.scale;
+        }
+        if self.align > 1 {
+            offset &= !(self.align - 1);
+        }
+        offset
+    }
+}
+
 /// A log read: the files it names, in order, and its I/Os.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadLog {
@@ -103,14 +118,8 @@ pub fn parse(text: &str, opts: &ReplayOptions) -> Result<ReadLog, String> {
         let [offset, len, ..] = args else {
             return Err(bad("expected OFFSET LENGTH"));
         };
-        let mut offset: u64 = offset.parse().map_err(|_| bad("bad offset"))?;
+        let offset = opts.offset(offset.parse().map_err(|_| bad("bad offset"))?);
         let len: u32 = len.parse().map_err(|_| bad("bad length"))?;
-        if opts.scale > 1 {
-            offset /= opts.scale;
-        }
-        if opts.align > 1 {
-            offset &= !(opts.align - 1);
-        }
         ios.push(ReplayIo {
             file: file(&mut files),
             dir,
