@@ -251,7 +251,7 @@ pub(crate) fn write_logs(
         .context("writing I/O logs")
         .map_err(CliError::failed)?;
     logs.extend(
-        iolab_fio::iolog::write_traces(outcome, |p| output::open_log(p, protected))
+        iolab_fio::iolog::write_traces(outcome, |p| output::open_iolog(p, protected))
             .context("writing iologs")
             .map_err(CliError::failed)?,
     );

@@ -54,6 +54,11 @@ pub fn open_log(path: &Path, protected: &[&Path]) -> io::Result<File> {
     iolab_sysinfo::open_output(path, "log file", protected).map_err(io::Error::other)
 }
 
+/// fio's `write_iolog`, which fio appends to: a second run adds its log after the first's.
+pub fn open_iolog(path: &Path, protected: &[&Path]) -> io::Result<File> {
+    iolab_sysinfo::open_output_appending(path, "write_iolog", protected).map_err(io::Error::other)
+}
+
 /// A writer for which a closed pipe is the end of the output, not an error.
 pub struct Quiet<W: Write> {
     inner: W,

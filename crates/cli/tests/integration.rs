@@ -29,6 +29,8 @@ mod kv;
 mod lat_split;
 #[path = "integration/noio.rs"]
 mod noio;
+#[path = "integration/offsets.rs"]
+mod offsets;
 #[path = "integration/open_loop.rs"]
 mod open_loop;
 #[path = "integration/progress.rs"]

@@ -2,14 +2,19 @@
 //!
 //! Sequential offsets step by the block size and wrap. Random offsets are multiples of the
 //! alignment (block size by default, or `blockalign`, e.g. 512 B for the AnandTech-style
-//! misaligned sweeps). With the random map on (fio's default) each aligned block is visited
-//! once per pass: instead of fio's bitmap we walk a pseudo-random *permutation* of the block
-//! indices (a Feistel network with cycle-walking), which needs no memory and no allocation.
+//! misaligned sweeps). They are drawn as fio draws them (`fio_rand`): fio's generator,
+//! seeded as fio seeds the job, scaled onto the blocks as fio scales it and, with the
+//! random map on (fio's default), moved to the next free block of fio's map, so a job's
+//! offsets are fio's, in fio's order. `random_generator=lfsr` walks a pseudo-random
+//! *permutation* of the blocks instead (a Feistel network with cycle-walking, no memory),
+//! every block once a pass as fio's LFSR does, in iolab's own order; strided zones and
+//! `rw=randread:N` holes walk it too.
 
 use iolab_engine::Direction;
 
 use crate::{
-    JobError, JobSpec, Pattern, RandomDistribution, RankGen, Rng, RunMap, SizeSpec, StridedZones,
+    FioRand, FioWalk, Generator, JobError, JobSpec, OffsetStream, Pattern, RandomDistribution,
+    RankGen, Rng, RunMap, SizeSpec, StridedZones,
 };
 
 mod lean;
@@ -148,6 +153,27 @@ fn copy_start(spec: &JobSpec, copy: u32, target_bytes: u64) -> u64 {
     raw.div_ceil(align).saturating_mul(align)
 }
 
+/// The next block of fio's walk; a new pass is told once through `wrapped`.
+#[inline(always)]
+fn walk_block(walk: &mut FioWalk, wrapped: &mut bool) -> u64 {
+    let (block, new_pass) = walk.draw();
+    *wrapped |= new_pass;
+    block
+}
+
+/// fio's offset stream for job `thread_number`'s file `file`, drawing over `blocks`.
+fn fio_stream(
+    spec: &JobSpec,
+    thread_number: u32,
+    file: usize,
+    blocks: u64,
+) -> Option<OffsetStream> {
+    let seed = spec.seed_rule.offset_seed(spec.seed, thread_number);
+    let wide = FioRand::wide(spec.generator, blocks)?;
+    let seed = seed.wrapping_add(file as u64);
+    Some(OffsetStream::new(seed, wide, spec.seed_rule.repeatable))
+}
+
 /// A permutation of `0..n` from a 4-round Feistel network over the next power of four,
 /// cycle-walking values that land outside `0..n` (on average fewer than four steps).
 #[derive(Debug, Clone)]
@@ -223,10 +249,15 @@ pub struct OffsetGen {
     last: [u64; Direction::COUNT],
     seq_rng: Rng,
     rng: Rng,
+    /// fio's offset stream (`td->random_state`): uniform random offsets are drawn from it as
+    /// fio draws them, so they are fio's; `None` for `random_generator=lfsr`.
+    fio: Option<OffsetStream>,
     map: Option<(Permutation, u64)>,
     /// fio's random map where block sizes vary: I/Os start at free units and are cut short
     /// at done ones.
     runs: Option<RunMap>,
+    /// fio's random map of one block size, with fio's draws (the usual random job).
+    walk: Option<FioWalk>,
     /// Per direction, for the run map: fio's unit of marking (`min_bs[ddir]`), alignment
     /// (`ba[ddir]`) and number of blocks to draw from (`last_block()`). fio indexes its one
     /// map by each direction's own unit, so where reads and writes have different smallest
@@ -276,14 +307,28 @@ impl OffsetGen {
         let uniform = spec.distribution == RandomDistribution::Uniform;
         let mapped = spec.pattern == Pattern::Random && spec.random_map && uniform;
         let mixed = min_bs < max_bs && spec.zones.is_none() && spec.random_every == 1;
-        let runs = (mapped && mixed).then(|| RunMap::new(region.len / align));
+        let sequenced = spec.random_every != 1 || spec.percentage_random.iter().any(|p| *p < 100);
+        // fio's own map and draws, for fio's offsets; the permutation walks `lfsr`, and
+        // strided zones and `rw=randread:N` holes, where iolab's order is its own.
+        let fio_map = spec.generator != Generator::FullPeriod && spec.zones.is_none() && !sequenced;
+        // fio's map is of blocks: with `blockalign` off the block size, its quirks (draws in
+        // alignments, marks in blocks) are the run map's, as with mixed sizes.
+        let whole_blocks = align == min_bs;
+        let runs = (mapped && (mixed || (fio_map && !whole_blocks)))
+            .then(|| RunMap::new(region.len / align));
+        let fio = fio_stream(spec, 1, 0, units);
+        let walk = match (mapped && runs.is_none() && fio_map, &fio) {
+            (true, Some(stream)) => Some(FioWalk::new(units, stream.clone(), spec.time_based)),
+            _ => None,
+        };
         let run_units = std::array::from_fn(|d| {
             let unit = spec.min_block_size(Direction::ALL[d]).max(1) as u64;
             let ba = spec.block_align.unwrap_or(unit).max(1);
             let room = region.len.saturating_sub(unit.saturating_sub(ba));
             (unit, ba, room / ba)
         });
-        let map = (mapped && runs.is_none()).then(|| (Permutation::new(units, &mut rng), 0));
+        let map = (mapped && runs.is_none() && walk.is_none())
+            .then(|| (Permutation::new(units, &mut rng), 0));
         let ranks = RankGen::new(&spec.distribution, units, align, &mut rng);
         OffsetGen {
             region,
@@ -297,18 +342,31 @@ impl OffsetGen {
             countdown: 1,
             random_pct: spec.percentage_random,
             identical: spec.rw_identical,
-            sequenced: spec.random_every != 1 || spec.percentage_random.iter().any(|p| *p < 100),
+            sequenced,
             last: [0; Direction::COUNT],
             seq_rng: Rng::new(seed ^ 0x5e9_4a17),
             wrapped: false,
             rng,
+            fio,
             map,
             runs,
+            walk,
             run_units,
             restart_at_end: spec.time_based,
             ranks,
             zones: None,
         }
+    }
+
+    /// Seeds the offset stream as fio seeds job `thread_number`'s (fio's 1-based job number
+    /// over the run, counting every copy), for the job's file `file` (0-based). fio draws
+    /// one stream for all of a job's files; here each file has its own, the first fio's.
+    pub fn for_job(mut self, spec: &JobSpec, thread_number: u32, file: usize) -> OffsetGen {
+        self.fio = fio_stream(spec, thread_number, file, self.units);
+        if let (Some(walk), Some(stream)) = (&mut self.walk, &self.fio) {
+            walk.set_stream(stream.clone());
+        }
+        self
     }
 
     /// An offset generator walking fio's strided zones from `region`'s start over a file of
@@ -385,6 +443,12 @@ impl OffsetGen {
         bs: u64,
         refit: impl FnMut(u64) -> Option<u64>,
     ) -> Option<(u64, u64)> {
+        if let Some(walk) = &mut self.walk {
+            return Some((
+                self.region.start + walk_block(walk, &mut self.wrapped) * self.align,
+                bs,
+            ));
+        }
         match self.runs.is_some() {
             true => self.next_run(dir, bs, refit),
             false => Some((self.next(dir, bs), bs)),
@@ -433,10 +497,16 @@ impl OffsetGen {
         let (unit, ba, blocks) = self.run_units[dir.index()];
         let runs = self.runs.as_mut().expect("called with a run map");
         if runs.full() {
+            if let Some(fio) = &mut self.fio {
+                fio.new_pass(self.restart_at_end);
+            }
             runs.clear();
             self.wrapped = true;
         }
-        let pick = self.rng.below(blocks.max(1));
+        let pick = match &mut self.fio {
+            Some(fio) => fio.below(blocks.max(1)),
+            None => self.rng.below(blocks.max(1)),
+        };
         let block = runs.next_free(pick).unwrap_or(0);
         let offset = block * ba;
         if offset >= self.region.len {
@@ -481,6 +551,11 @@ impl OffsetGen {
         self.zone_step(bs);
         match self.pattern {
             Pattern::Sequential => self.next_sequential(dir, bs),
+            Pattern::Random if self.walk.is_some() => self.place(dir, bs).map_or(0, |p| p.0),
+            Pattern::Random if self.runs.is_some() => match self.next_run(dir, bs, |_| None) {
+                Some((offset, _)) => offset,
+                None => self.region.start,
+            },
             Pattern::Random if self.sequenced => self.next_sequenced(dir, bs),
             Pattern::Random => self.next_random(dir),
         }
@@ -553,7 +628,10 @@ impl OffsetGen {
     #[inline(always)]
     fn next_random(&mut self, dir: Direction) -> u64 {
         let unit = match &mut self.map {
-            None => self.ranks.next(&mut self.rng, dir, self.units),
+            None => match (&self.ranks, &mut self.fio) {
+                (RankGen::Uniform, Some(fio)) => fio.below(self.units.max(1)),
+                _ => self.ranks.next(&mut self.rng, dir, self.units),
+            },
             Some((perm, i)) => {
                 if *i == self.units {
                     *perm = Permutation::new(self.units, &mut self.rng);
@@ -747,9 +825,11 @@ mod tests {
             },
             1,
         );
-        let v: Vec<u64> = (0..1024).map(|_| g.next(Direction::Read, 4096)).collect();
+        // Over the first half of a pass; near its end fio's map (and so iolab's) takes the
+        // first free block after each pick, which is often the next one.
+        let v: Vec<u64> = (0..512).map(|_| g.next(Direction::Read, 4096)).collect();
         let in_order = v.windows(2).filter(|w| w[1] == w[0] + 4096).count();
-        assert!(in_order < 20, "{in_order} consecutive pairs");
+        assert!(in_order < 10, "{in_order} consecutive pairs");
     }
 
     #[test]

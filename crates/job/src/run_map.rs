@@ -1,9 +1,8 @@
-//! fio's random map for mixed block sizes (its `axmap`): one bit per aligned unit of the
-//! region, set when an I/O covers it. A random I/O starts at a free unit (the next free one
-//! after a random pick) and is cut short where it would reach a unit already done, as fio's
-//! `mark_random_map()` trims it. With one block size a permutation does the same job without
-//! memory ([`crate::offsets`]); with several, only a map gives fio's I/O count: an I/O never
-//! covers a unit twice in a pass, so a size-based job's I/Os are fio's in number and size.
+//! fio's random map (its `axmap`): one bit per aligned unit of the region, set when an I/O
+//! covers it. A random I/O starts at a free unit (the next free one after a random pick,
+//! [`RunMap::take`] for one block) and, with mixed block sizes, is cut short where it would
+//! reach a unit already done, as fio's `mark_random_map()` trims it: an I/O never covers a
+//! unit twice in a pass, so a size-based job's I/Os are fio's in number and size.
 
 /// One bit per unit; allocated once when the job starts.
 #[derive(Debug, Clone)]
@@ -62,6 +61,23 @@ impl RunMap {
         from(u.min(self.units), self.units).or_else(|| from(0, u.min(self.units)))
     }
 
+    /// Takes the first free unit at or after `u` (wrapping), as fio's `axmap_next_free()`
+    /// finds it for one block, and marks it; `None` when full. Most picks find their unit
+    /// in their own word: one load, one store, no search.
+    #[inline(always)]
+    pub fn take(&mut self, u: u64) -> Option<u64> {
+        let w = (u / 64) as usize;
+        let free = !self.words[w] & (!0u64 << (u % 64));
+        let bit = w as u64 * 64 + free.trailing_zeros() as u64;
+        let found = match free != 0 && bit < self.units {
+            true => bit,
+            false => self.next_free(u)?,
+        };
+        self.words[(found / 64) as usize] |= 1 << (found % 64);
+        self.set += 1;
+        Some(found)
+    }
+
     /// Marks up to `n` units from `u` (which is free), stopping before the first unit
     /// already done or the end; how many it marked (at least 1).
     pub fn claim(&mut self, u: u64, n: u64) -> u64 {
@@ -88,6 +104,21 @@ mod tests {
         assert_eq!(m.claim(128, 8), 2, "stops at the end");
         assert_eq!(m.next_free(10), Some(14));
         assert_eq!(m.next_free(129), Some(0), "wraps to the start");
+    }
+
+    #[test]
+    fn take_marks_the_unit_next_free_finds() {
+        let mut m = RunMap::new(130);
+        m.claim(10, 4);
+        m.claim(127, 3);
+        for (pick, want) in [(10, 14), (12, 15), (3, 3), (127, 0), (64, 64), (126, 126)] {
+            assert_eq!(m.next_free(pick), Some(want), "pick {pick}");
+            assert_eq!(m.take(pick), Some(want), "pick {pick}");
+            assert!(m.is_set(want));
+        }
+        while m.take(0).is_some() {}
+        assert!(m.full());
+        assert_eq!(m.take(5), None);
     }
 
     #[test]

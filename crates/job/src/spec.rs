@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use iolab_engine::{Direction, EngineConfig, EngineKind};
 
-use crate::{BlockDist, CpuSet, JobError, RandomDistribution};
+use crate::{BlockDist, CpuSet, Generator, JobError, RandomDistribution, SeedRule};
 
 pub use iolab_results::DEFAULT_PERCENTILES;
 
@@ -291,6 +291,11 @@ pub struct JobSpec {
     /// independently (`norandommap`).
     pub random_map: bool,
     pub seed: u64,
+    /// How random offsets are drawn: fio's generators (the same offsets as fio) or iolab's
+    /// full-period walk.
+    pub generator: Generator,
+    /// Whether the offsets repeat from run to run (fio's `randrepeat` and the rest).
+    pub seed_rule: SeedRule,
     /// Percentiles to report, in percent.
     pub percentiles: Vec<f64>,
     pub clat_percentiles: bool,
@@ -432,6 +437,8 @@ impl JobSpec {
             cpus_split: false,
             random_map: true,
             seed: 0x89,
+            generator: Generator::Tausworthe,
+            seed_rule: SeedRule::default(),
             percentiles: DEFAULT_PERCENTILES.to_vec(),
             clat_percentiles: true,
             slat_percentiles: false,

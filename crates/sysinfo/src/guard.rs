@@ -387,6 +387,25 @@ pub fn open_output(
     option: &str,
     protected: &[&Path],
 ) -> Result<fs::File, SafetyError> {
+    open_output_at(path, option, protected, false)
+}
+
+/// [`open_output`] for an output that grows, as fio's `write_iolog` does from run to run: an
+/// existing file is kept and written at its end.
+pub fn open_output_appending(
+    path: &Path,
+    option: &str,
+    protected: &[&Path],
+) -> Result<fs::File, SafetyError> {
+    open_output_at(path, option, protected, true)
+}
+
+fn open_output_at(
+    path: &Path,
+    option: &str,
+    protected: &[&Path],
+    append: bool,
+) -> Result<fs::File, SafetyError> {
     let refuse = |reason: String| SafetyError {
         path: path.to_path_buf(),
         reason: format!("{option}: {reason}"),
@@ -414,7 +433,12 @@ pub fn open_output(
         ));
     }
     if meta.is_file() {
-        file.set_len(0).map_err(|e| refuse(e.to_string()))?;
+        let at_end = |mut f: &fs::File| std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0));
+        match append {
+            true => at_end(&file).map(drop),
+            false => file.set_len(0),
+        }
+        .map_err(|e| refuse(e.to_string()))?;
     }
     Ok(file)
 }

@@ -18,7 +18,8 @@ mod storage;
 pub mod target;
 
 pub use guard::{
-    check_database, check_output, check_storage_path, check_target_write, open_output, Consent,
+    check_database, check_output, check_storage_path, check_target_write, open_output,
+    open_output_appending, Consent,
 };
 pub use pinned::{Pin, PinError};
 pub use refusal::SafetyError;

@@ -100,7 +100,7 @@ fn unlink_never_removes_a_users_file_without_consent() {
 }
 
 /// Runs a tool in `dir` as its working directory: (exit status, stderr).
-fn run_in(dir: &std::path::Path, tool: &str, args: &[&str]) -> (i32, String) {
+pub(crate) fn run_in(dir: &std::path::Path, tool: &str, args: &[&str]) -> (i32, String) {
     let mut c = match tool {
         "fio" => std::process::Command::new("fio"),
         _ => {
@@ -225,7 +225,7 @@ fn buffer_pattern_writes_the_bytes_fio_writes() {
 }
 
 /// The (file, direction, offset, length) of every I/O line of an iolog.
-fn logged_ios(path: &std::path::Path) -> Vec<String> {
+pub(crate) fn logged_ios(path: &std::path::Path) -> Vec<String> {
     fs::read_to_string(path)
         .unwrap()
         .lines()
@@ -238,7 +238,7 @@ fn logged_ios(path: &std::path::Path) -> Vec<String> {
 
 /// The I/Os of fio's per-I/O latency log written with `log_offset=1`, in an iolog's words
 /// (`FILE DIRECTION OFFSET LENGTH`) for `file`: fio writes no iolog while it replays one.
-fn lat_logged_ios(log: &std::path::Path, file: &std::path::Path) -> Vec<String> {
+pub(crate) fn lat_logged_ios(log: &std::path::Path, file: &std::path::Path) -> Vec<String> {
     let name = file.display().to_string();
     fs::read_to_string(log)
         .unwrap()

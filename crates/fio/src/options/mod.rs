@@ -29,7 +29,7 @@ pub mod submit;
 pub mod verify;
 pub mod zone;
 
-use iolab_engine::EngineKind;
+use iolab_engine::{Direction, EngineKind};
 use iolab_job::{
     BlockDist, CpuSet, DedupeMode, ExitWhat, FadviseHint, FileService, JobSpec, MemPolicy, Pattern,
     RandomDistribution, RwReporting, SizeSpec, TrimMix,
@@ -111,8 +111,6 @@ pub struct JobDraft {
     pub nrfiles: u32,
     /// `openfiles`, checked against the number of files at the end.
     pub openfiles: Option<u32>,
-    /// `random_generator=lfsr`: every block once per pass even with `norandommap`.
-    pub lfsr: bool,
     /// `filename_format`: how default file names are made (None: `$jobname.$jobnum.$filenum`).
     pub filename_format: Option<String>,
     /// `kb_base`: 1024 (fio's default) or 1000, how the job's sizes are read.
@@ -173,7 +171,6 @@ impl JobDraft {
             zones: Default::default(),
             nrfiles: 1,
             openfiles: None,
-            lfsr: false,
             filename_format: None,
             kb_base: 1024,
             allrandrepeat: false,
@@ -459,8 +456,22 @@ impl JobDraft {
                 }
             }
         }
+        // fio's fixup_options(): "Any use of blockalign= turns off randommap".
+        let spec = &self.spec;
+        let realigned = spec.block_align.is_some_and(|ba| {
+            Direction::ALL
+                .iter()
+                .any(|&d| spec.min_block_size(d) as u64 != ba)
+        });
+        if realigned && self.spec.random_map {
+            eprintln!(
+                "iolab: job '{}': any use of blockalign= turns off the random map, as in fio",
+                self.spec.name
+            );
+            self.spec.random_map = false;
+        }
         // fio's LFSR has a full period: no block twice in a pass, random map or not.
-        self.spec.random_map |= self.lfsr;
+        self.spec.random_map |= self.spec.generator == iolab_job::Generator::FullPeriod;
         let logs = &mut self.spec.logs;
         for prefix in [&mut logs.lat, &mut logs.iops, &mut logs.bw] {
             if prefix.as_deref() == Some("") {
@@ -487,6 +498,13 @@ impl JobDraft {
         if self.spec.files.pre_read {
             self.spec.invalidate = false;
         }
+        // fio 3.33's offsets repeat under randrepeat=1 whatever randseed says (its
+        // fixup_options() means a given randseed to turn randrepeat off, but the offsets
+        // stay; checked against fio's write_iolog).
+        self.spec.seed_rule = iolab_job::SeedRule {
+            repeatable: self.randrepeat,
+            all_fixed: self.allrandrepeat,
+        };
         if self.allrandrepeat {
             // fio's td_fill_rand_seeds(): fixed seeds, randseed or not.
             self.spec.seed = JobSpec::new("", "").seed;
@@ -1478,11 +1496,12 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "random_generator",
         alias: None,
         kind: ValueKind::Str,
-        help: "`tausworthe` (default), `tausworthe64` or `lfsr`. iolab draws offsets with its own generator; as with fio's `lfsr`, `lfsr` visits every block once per pass even with `norandommap`.",
+        help: "`tausworthe` (default) or `tausworthe64`: fio's own generators, seeded as fio seeds them, so a random job's offsets are fio's, in fio's order (fio widens `tausworthe` to 64 bits for a file of over 2^32 blocks, and so does iolab). `lfsr`: every block once per pass even with `norandommap`, as fio's, in iolab's own order.",
         apply: |d, v| {
-            d.lfsr = match v.trim() {
-                "tausworthe" | "tausworthe64" => false,
-                "lfsr" => true,
+            d.spec.generator = match v.trim() {
+                "tausworthe" => iolab_job::Generator::Tausworthe,
+                "tausworthe64" => iolab_job::Generator::Tausworthe64,
+                "lfsr" => iolab_job::Generator::FullPeriod,
                 _ => return Err(format!("'{v}' is not tausworthe, tausworthe64 or lfsr")),
             };
             Ok(())

@@ -10,7 +10,7 @@
 use iolab_engine::Direction;
 
 use super::{OffsetGen, Permutation};
-use crate::{Pattern, RankGen, Rng};
+use crate::{FioWalk, OffsetStream, Pattern, RankGen, Rng};
 
 /// Offsets of one direction and one block size, the same sequence as [`OffsetGen::next`].
 #[derive(Debug, Clone)]
@@ -25,14 +25,22 @@ enum Walk {
         bs: u64,
         pos: u64,
     },
-    /// Independent uniform draws of an aligned position (`norandommap`).
+    /// Independent uniform draws of an aligned position (`norandommap`), as fio draws them.
     Random {
         start: u64,
         units: u64,
         align: u64,
-        rng: Rng,
+        fio: OffsetStream,
     },
-    /// fio's random map: every aligned position once per pass, in a fresh order each pass.
+    /// fio's random map and draws: a random block, or the first free one after it, each
+    /// block once per pass.
+    FioMapped {
+        start: u64,
+        align: u64,
+        walk: FioWalk,
+    },
+    /// `random_generator=lfsr`: every aligned position once per pass, in a fresh order each
+    /// pass.
     Mapped {
         start: u64,
         align: u64,
@@ -64,8 +72,9 @@ impl LeanOffsets {
                 start,
                 units,
                 align,
-                rng,
-            } => *start + rng.below(*units) * *align,
+                fio,
+            } => *start + fio.below(*units) * *align,
+            Walk::FioMapped { start, align, walk } => *start + walk.draw().0 * *align,
             Walk::Mapped {
                 start,
                 align,
@@ -90,7 +99,10 @@ impl OffsetGen {
     /// when it needs nothing a [`LeanOffsets`] leaves out: no zones, no map of mixed block
     /// sizes, no `percentage_random`, no `rw=read:N` holes, uniform draws.
     pub fn lean(&self, dir: Direction, bs: u64) -> Option<LeanOffsets> {
-        if self.zones.is_some() || self.runs.is_some() {
+        if self.zones.is_some() {
+            return None;
+        }
+        if self.runs.is_some() {
             return None;
         }
         let start = self.region.start;
@@ -104,6 +116,11 @@ impl OffsetGen {
             Pattern::Sequential => None,
             Pattern::Random if self.sequenced => None,
             Pattern::Random => match (&self.map, &self.ranks) {
+                _ if self.walk.is_some() => self.walk.clone().map(|walk| Walk::FioMapped {
+                    start,
+                    align: self.align,
+                    walk,
+                }),
                 (Some((perm, next)), _) => Some(Walk::Mapped {
                     start,
                     align: self.align,
@@ -111,11 +128,11 @@ impl OffsetGen {
                     next: *next,
                     rng: self.rng.clone(),
                 }),
-                (None, RankGen::Uniform) => Some(Walk::Random {
+                (None, RankGen::Uniform) => self.fio.as_ref().map(|fio| Walk::Random {
                     start,
                     units: self.units.max(1),
                     align: self.align,
-                    rng: self.rng.clone(),
+                    fio: fio.clone(),
                 }),
                 (None, _) => None,
             },
@@ -232,7 +249,8 @@ mod tests {
         assert!(lean(&s).is_none(), "rw=read:4k");
         let mut s = spec(Pattern::Random, 65536, true);
         s.block_dist[0] = crate::BlockDist::Split(vec![(4096, 60), (65536, 40)]);
-        assert!(lean(&s).is_none(), "the random map of mixed block sizes");
+        let mixed = OffsetGen::new(&s, region, 1).lean(Direction::Read, 65536);
+        assert!(mixed.is_none(), "the random map of mixed block sizes");
         let mut s = spec(Pattern::Sequential, 4096, false);
         s.zones = Some(StridedZones {
             size: 1 << 16,

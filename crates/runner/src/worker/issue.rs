@@ -56,6 +56,8 @@ pub(super) struct Issuer<'a> {
     fitted: bool,
     /// Any of the four above is on: one test per I/O keeps them off the common path.
     pub special: bool,
+    /// The last I/O drawn began a new pass over its file.
+    new_pass: bool,
 }
 
 /// What each write carries beyond the pool's contents: fresh random data or fio's stamps.
@@ -176,7 +178,14 @@ fn refit(sizer: &BlockSizer, rng: &mut Rng, room: u64) -> Option<u64> {
 
 impl<'a> Issuer<'a> {
     /// The issuer of job copy `copy` (its region moved by `offset_increment`).
-    pub fn new(job: &'a PreparedJob, copy: u32, fds: &'a [RawFd], seed: u64) -> Issuer<'a> {
+    /// `thread`: fio's number of this copy over the run, which seeds fio's offset stream.
+    pub fn new(
+        job: &'a PreparedJob,
+        copy: u32,
+        thread: u32,
+        fds: &'a [RawFd],
+        seed: u64,
+    ) -> Issuer<'a> {
         let spec = &job.spec;
         let loops = spec.loops as u64;
         // fio's trimwrite trims each byte and then writes it: twice the bytes and I/Os.
@@ -214,6 +223,7 @@ impl<'a> Issuer<'a> {
                     let region = region.of_copy(spec, copy, facts.size_bytes);
                     let seed = seed.wrapping_add(i as u64 * 0x5EED);
                     OffsetGen::strided(spec, region, facts.size_bytes, seed)
+                        .for_job(spec, thread, i)
                 })
                 .collect(),
             files: FilePicker::new(
@@ -252,6 +262,7 @@ impl<'a> Issuer<'a> {
             }),
             fitted,
             special: spec.replay.is_some() || job.zbd.is_some() || fitted,
+            new_pass: false,
         }
     }
 
@@ -394,9 +405,27 @@ impl<'a> Issuer<'a> {
         let Some((offset, len)) = placed else {
             return self.file_done();
         };
-        if self.offsets[file].take_wrapped() && self.invalidate_per_pass {
+        self.new_pass = self.offsets[file].take_wrapped();
+        if self.new_pass && self.invalidate_per_pass {
             self.invalidate_again(file);
         }
+        Some(self.unit_at(slot, pool, file, dir, offset, len, now_ns))
+    }
+
+    /// The I/O of `len` bytes at `offset` of file `file`, counted as issued, its buffer
+    /// filled for a write.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn unit_at(
+        &mut self,
+        slot: u32,
+        pool: &BufferPool,
+        file: usize,
+        dir: Direction,
+        offset: u64,
+        len: u64,
+        now_ns: impl Fn() -> u64,
+    ) -> IoUnit {
         self.issued += len;
         self.ios += 1;
         if dir == Direction::Trim && self.trim == TrimMix::ThenWrite {
@@ -407,7 +436,7 @@ impl<'a> Issuer<'a> {
             self.writes.prepare(buf, len as usize, offset, &now_ns);
         }
         let (ioprio, prio_index) = self.prio(dir, len);
-        Some(IoUnit {
+        IoUnit {
             slot,
             file: file as u32,
             dir,
@@ -416,7 +445,7 @@ impl<'a> Issuer<'a> {
             buf,
             ioprio,
             prio_index,
-        })
+        }
     }
 
     /// The next I/O where the target's zones allow it (`zonemode=zbd`): a write at its
@@ -433,8 +462,18 @@ impl<'a> Issuer<'a> {
         if self.job.spec.pattern == iolab_job::Pattern::Sequential && !self.zoned_seq_go_on(dir) {
             return self.file_done();
         }
-        let mut io = self.next_io_plain(dir, slot, pool, now_ns)?;
+        // A write that had to wait for this copy's writes in flight is placed again, as fio
+        // waits for them within `zbd_adjust_block()` and goes on with the same offset.
+        let mut io = match self.zbd.as_mut()?.retry.take() {
+            Some((dir, file, offset, len)) => {
+                self.unit_at(slot, pool, file as usize, dir, offset, len, &now_ns)
+            }
+            None => self.next_io_plain(dir, slot, pool, &now_ns)?,
+        };
         let drawn = io.len as u64;
+        if self.new_pass && io.dir == Direction::Write && !self.job.spec.time_based {
+            self.zbd.as_mut()?.new_pass();
+        }
         let placed = self.zbd.as_mut()?.adjust(io.dir, io.offset, drawn);
         self.issued -= drawn;
         match placed {
@@ -446,8 +485,9 @@ impl<'a> Issuer<'a> {
                 Some(io)
             }
             crate::zbd::Adjusted::Busy => {
-                // Not issued: the loop reaps this copy's writes in flight, then draws again.
+                // Not issued: the loop reaps this copy's writes in flight, then places it.
                 self.ios -= 1;
+                self.zbd.as_mut()?.retry = Some((io.dir, io.file, io.offset, drawn));
                 None
             }
             _ => {

@@ -438,7 +438,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
         let mut st = LoopState {
             w,
             clock,
-            issue: Issuer::new(w.job, w.clone_index, fds, seed),
+            issue: Issuer::new(w.job, w.clone_index, w.job_number, fds, seed),
             time,
             rec: recorder(w, &clock),
             rate: RateLimit::new(&clock, spec, seed, now),

@@ -35,6 +35,11 @@ pub(crate) struct ZbdCursor {
     pub(super) held: Vec<u32>,
     /// Zone resets done (fio's `nr_zone_resets`).
     pub resets: u64,
+    /// A write drawn and not placed until this copy's writes in flight are reaped: the
+    /// direction, file, offset and length to place again.
+    pub retry: Option<(Direction, u32, u64, u64)>,
+    /// Where that write goes on (see [`super::write::Resume`]).
+    pub(super) resume: Option<super::write::Resume>,
 }
 
 impl ZbdCursor {
@@ -60,6 +65,8 @@ impl ZbdCursor {
             me: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             held: Vec::with_capacity(spec.effective_iodepth() as usize),
             resets: 0,
+            retry: None,
+            resume: None,
         }
     }
 

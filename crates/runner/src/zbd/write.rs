@@ -1,13 +1,27 @@
 //! Writes at the write pointer (fio's `zbd_adjust_block()` for `DDIR_WRITE`,
 //! `zbd_open_zone()`, `zbd_convert_to_open_zone()` and `zbd_reset_zone()`). A zone taken
 //! here is given back before returning unless the write is placed in it; `Busy` gives back
-//! everything taken on the way.
+//! everything taken on the way, and says in `resume` where the same write goes on once the
+//! copy's writes in flight are reaped: fio waits for them in place (`io_u_quiesce()`) and
+//! goes on from there, not from the start, so the zone it ends in is fio's.
 
 use std::sync::atomic::Ordering;
 
 use iolab_engine::Direction;
 
 use super::{Adjusted, Busy, ZbdCursor};
+
+/// Where a write that waited for the copy's writes in flight goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resume {
+    /// fio's `retry:` in `zbd_convert_to_open_zone()`: open a zone after `from`.
+    OpenAnother { from: u32, should_retry: bool },
+    /// Zone `zone` is to be reset (full, or due an early reset), then written.
+    Reset { zone: u32 },
+    /// The write begins a new pass of a size-based job, which fio starts only once the
+    /// last pass's writes are all done (`do_io()` returns, its in-flight I/O reaped).
+    NewPass,
+}
 
 impl ZbdCursor {
     fn min_write(&self) -> u64 {
@@ -23,28 +37,32 @@ impl ZbdCursor {
             return Ok(Adjusted::Eof);
         }
         let map = self.map.clone();
-        let mut i = map.index_of(offset);
-        let Some(zone) = map.zones.get(i as usize) else {
-            return Ok(Adjusted::Eof);
-        };
-        if !zone.has_wp {
-            return Ok(self.conventional_write(i, offset, len));
+        if self.resume.is_some() && !self.held.is_empty() {
+            // fio's io_u_quiesce(): every write of this copy in flight is done first.
+            return Err(Busy);
         }
-        self.take(i)?;
-        if !self.open_zone(i) {
-            self.give(i);
-            match self.convert_to_open_zone(offset)? {
-                Some(z) => i = z,
-                None => return Ok(Adjusted::Eof),
+        let (i, due) = match self.resume.take() {
+            Some(Resume::Reset { zone }) => {
+                self.take(zone)?;
+                (zone, true)
             }
-        }
+            Some(Resume::OpenAnother { from, should_retry }) => {
+                self.take(from)?;
+                match self.open_another_from(from, should_retry)? {
+                    Some(i) => (i, self.due(i)),
+                    None => return Ok(Adjusted::Eof),
+                }
+            }
+            None | Some(Resume::NewPass) => match self.zone_for_write(offset, len)? {
+                Ok(i) => (i, self.due(i)),
+                Err(done) => return Ok(done),
+            },
+        };
         // From here zone i is taken. A full zone, or one due an early reset, is reset before
         // it is written again, once this copy's writes in flight are done.
-        let due = self.reset_due() || map.zones[i as usize].full(self.min_write());
         if due && !self.held.is_empty() {
-            // Closed meanwhile, so the open list never keeps a full zone nobody writes.
-            self.close(i);
             self.give(i);
+            self.resume = Some(Resume::Reset { zone: i });
             return Err(Busy);
         }
         if due && !self.reset_for_write(i) {
@@ -67,6 +85,36 @@ impl ZbdCursor {
             offset: at,
             len: new_len,
         })
+    }
+
+    /// The next write begins a new pass (see [`Resume::NewPass`]).
+    pub(crate) fn new_pass(&mut self) {
+        self.resume = Some(Resume::NewPass);
+    }
+
+    /// The zone a write drawn at `offset` goes to, taken: its own where it may be opened,
+    /// else one open or opened for it; or what becomes of the write where that is not a
+    /// zone with a write pointer.
+    fn zone_for_write(&mut self, offset: u64, len: u64) -> Result<Result<u32, Adjusted>, Busy> {
+        let i = self.map.index_of(offset);
+        let Some(zone) = self.map.zones.get(i as usize) else {
+            return Ok(Err(Adjusted::Eof));
+        };
+        if !zone.has_wp {
+            return Ok(Err(self.conventional_write(i, offset, len)));
+        }
+        self.take(i)?;
+        if self.open_zone(i) {
+            return Ok(Ok(i));
+        }
+        self.give(i);
+        Ok(self.convert_to_open_zone(offset)?.ok_or(Adjusted::Eof))
+    }
+
+    /// Whether zone `i` is reset before this write: full, or due an early reset (which
+    /// counts the write toward `zone_reset_frequency`, as fio's check does).
+    fn due(&self, i: u32) -> bool {
+        self.reset_due() || self.map.zones[i as usize].full(self.min_write())
     }
 
     /// Resets zone `i` (taken) for a write: false when the reset failed or the zone cannot
@@ -203,12 +251,24 @@ impl ZbdCursor {
     /// Zone `i` (taken) is full: open the next zone that may be opened, or else use an open
     /// one with room, trying again while other writes may still close zones. Where the open
     /// limit is reached, this copy's own writes in flight are reaped first.
-    fn open_another(&mut self, mut i: u32) -> Result<Option<u32>, Busy> {
+    fn open_another(&mut self, i: u32) -> Result<Option<u32>, Busy> {
         if !self.held.is_empty() && self.at_open_limit() {
             self.give(i);
+            self.resume = Some(Resume::OpenAnother {
+                from: i,
+                should_retry: true,
+            });
             return Err(Busy);
         }
-        let mut should_retry = true;
+        self.open_another_from(i, true)
+    }
+
+    /// fio's `retry:` loop from zone `i` (taken).
+    fn open_another_from(
+        &mut self,
+        mut i: u32,
+        mut should_retry: bool,
+    ) -> Result<Option<u32>, Busy> {
         loop {
             for _ in 0..self.io_size / self.map.zone_size.max(1) {
                 self.give(i);
@@ -236,6 +296,10 @@ impl ZbdCursor {
                 return Ok(None);
             }
             if !self.held.is_empty() {
+                self.resume = Some(Resume::OpenAnother {
+                    from: i,
+                    should_retry: in_flight,
+                });
                 return Err(Busy);
             }
             std::thread::yield_now();
