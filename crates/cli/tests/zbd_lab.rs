@@ -2,9 +2,12 @@
 //! zones, host-managed). One boot runs `zbd_lab/guest.sh`: fio and then iolab run the same
 //! jobs from the same zone state (fio's zbd examples among them, shrunk onto the drive), and
 //! util-linux's blkzone reports the write pointers each leaves. Checked: the same bytes and
-//! I/Os, the same write pointers where the job decides them (sequential writes), and where a
-//! random choice of zones does, write pointers that account for every byte written and every
-//! zone reset; with psync, and with libaio and io_uring keeping writes in flight together. Skipped with a printed reason where the lab cannot be set up.
+//! I/Os, the same write pointers where the job decides them, and where racing copies or a
+//! clock do (16 timed copies), write pointers that account for every byte written and every
+//! zone reset; with psync, and with libaio and io_uring keeping writes in flight together.
+//! fio's random write example (4 copies, size-based), and one copy of it run long enough to
+//! fill and reset zones, leave fio's write pointers zone for zone: each copy's writes are
+//! fio's own. Skipped with a printed reason where the lab cannot be set up.
 
 use std::sync::OnceLock;
 
@@ -112,11 +115,17 @@ fn fios_seq_read_example_reads_only_written_data() {
 }
 
 #[test]
-fn fios_rand_write_example_moves_fios_bytes_at_the_write_pointers() {
+fn fios_rand_write_example_leaves_fios_write_pointers() {
     let Some(s) = lab() else { return };
     let (fio, iolab) = (json(s, "fio-rand-write"), json(s, "iolab-rand-write"));
     assert_eq!(moved(&iolab, "write"), moved(&fio, "write"));
     assert_eq!(moved(&iolab, "write"), (768 << 20, 1536));
+    // Each copy draws fio's offsets for its number; no zone fills, so a zone's pointer is
+    // its share of the writes whatever order the copies' threads take them in.
+    assert_eq!(
+        write_pointers(s, "iolab-rand-write-wp"),
+        write_pointers(s, "fio-rand-write-wp")
+    );
     for t in ["fio", "iolab"] {
         accounted(
             s,
@@ -125,6 +134,22 @@ fn fios_rand_write_example_moves_fios_bytes_at_the_write_pointers() {
             moved(&json(s, &format!("{t}-rand-write")), "write").0,
         );
     }
+}
+
+#[test]
+fn one_copy_of_fios_rand_write_example_leaves_fios_write_pointers_zone_for_zone() {
+    let Some(s) = lab() else { return };
+    let (fio, iolab) = (json(s, "fio-rand-write-1"), json(s, "iolab-rand-write-1"));
+    assert_eq!(moved(&iolab, "write"), moved(&fio, "write"));
+    assert_eq!(moved(&iolab, "write"), (1280 << 20, 2560));
+    let n = resets(s, "fio-rand-write-1");
+    assert!(n > 0, "a pass and a quarter over the drive resets zones");
+    assert_eq!(resets(s, "iolab-rand-write-1"), n);
+    assert_eq!(
+        write_pointers(s, "iolab-rand-write-1-wp"),
+        write_pointers(s, "fio-rand-write-1-wp"),
+        "the same random writes at the same pointers"
+    );
 }
 
 #[test]

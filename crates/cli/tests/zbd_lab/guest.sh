@@ -45,6 +45,10 @@ ioengine=psync
 JOB
 sed -e 's/^numjobs=4/numjobs=16/' -e 's/^io_size=192M/time_based\nruntime=3/' \
   /tmp/zbd-rand-write.fio >/tmp/zbd-rand-write-timed.fio
+# One copy, for 1.25 passes over the drive: every zone fills, then some are reset and written
+# again. One copy's writes are fio's own, in fio's order, so its pointers are decided.
+sed -e 's/^numjobs=4/numjobs=1/' -e 's/^io_size=192M/io_size=1280M/' \
+  /tmp/zbd-rand-write.fio >/tmp/zbd-rand-write-1.fio
 run model cat /sys/block/nvme0n1/queue/zoned
 for t in fio iolab; do
   case $t in fio) r=fio ;; iolab) r="iolab run --allow-destroy" ;; esac
@@ -56,6 +60,9 @@ for t in fio iolab; do
   blkzone reset $z
   run $t-rand-write $r /tmp/zbd-rand-write.fio --output-format=normal,json
   run $t-rand-write-wp blkzone report $z
+  blkzone reset $z
+  run $t-rand-write-1 $r /tmp/zbd-rand-write-1.fio --output-format=normal,json
+  run $t-rand-write-1-wp blkzone report $z
   blkzone reset $z
   run $t-rand-write-timed $r /tmp/zbd-rand-write-timed.fio --output-format=normal,json
   run $t-rand-write-timed-wp blkzone report $z
