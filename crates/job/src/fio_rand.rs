@@ -258,11 +258,17 @@ impl FioWalk {
     pub fn draw(&mut self) -> (u64, bool) {
         let new_pass = self.map.full();
         if new_pass {
-            self.map.clear();
-            self.stream.new_pass(self.time_based);
+            self.start_pass();
         }
         let pick = self.stream.below(self.map.units());
         (self.map.take(pick).unwrap_or(0), new_pass)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn start_pass(&mut self) {
+        self.map.clear();
+        self.stream.new_pass(self.time_based);
     }
 }
 

@@ -436,7 +436,7 @@ impl OffsetGen {
 
     /// [`Self::place`], where a size drawn from the random map that would pass the region's
     /// end is drawn again by `refit(room)`.
-    #[inline]
+    #[inline(always)]
     pub fn place_with(
         &mut self,
         dir: Direction,
@@ -449,6 +449,17 @@ impl OffsetGen {
                 bs,
             ));
         }
+        self.place_other(dir, bs, refit)
+    }
+
+    /// [`Self::place_with`] for every walk but fio's map of one block size.
+    #[inline(never)]
+    fn place_other(
+        &mut self,
+        dir: Direction,
+        bs: u64,
+        refit: impl FnMut(u64) -> Option<u64>,
+    ) -> Option<(u64, u64)> {
         match self.runs.is_some() {
             true => self.next_run(dir, bs, refit),
             false => Some((self.next(dir, bs), bs)),
