@@ -144,6 +144,13 @@ fn one_copy_of_fios_rand_write_example_leaves_fios_write_pointers_zone_for_zone(
     assert_eq!(moved(&iolab, "write"), (1280 << 20, 2560));
     let n = resets(s, "fio-rand-write-1");
     assert!(n > 0, "a pass and a quarter over the drive resets zones");
+    eprintln!(
+        "one copy, 1,280 MiB: {n} zone resets; write pointers (MiB) {:?}",
+        write_pointers(s, "fio-rand-write-1-wp")
+            .iter()
+            .map(|w| w >> 20)
+            .collect::<Vec<_>>()
+    );
     assert_eq!(resets(s, "iolab-rand-write-1"), n);
     assert_eq!(
         write_pointers(s, "iolab-rand-write-1-wp"),
