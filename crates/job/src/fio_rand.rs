@@ -220,12 +220,19 @@ impl OffsetStream {
 
     /// A pass has used every block; `time_based`: the job runs on in place.
     pub fn new_pass(&mut self, time_based: bool) {
-        match !time_based && self.reseed {
-            true => self.rand = FioRand::new(self.seed, matches!(self.rand, FioRand::Taus258(_))),
-            false => {
-                self.rand.draw();
-            }
+        if !self.restart(time_based) {
+            self.rand.draw();
         }
+    }
+
+    /// After the draw that found the map full: a size-based pass that repeats starts from
+    /// the seed again (whether it did).
+    fn restart(&mut self, time_based: bool) -> bool {
+        let reseed = !time_based && self.reseed;
+        if reseed {
+            self.rand = FioRand::new(self.seed, matches!(self.rand, FioRand::Taus258(_)));
+        }
+        reseed
     }
 }
 
@@ -256,19 +263,23 @@ impl FioWalk {
     /// The next block, and whether it begins a new pass.
     #[inline(always)]
     pub fn draw(&mut self) -> (u64, bool) {
-        let new_pass = self.map.full();
-        if new_pass {
-            self.start_pass();
-        }
         let pick = self.stream.below(self.map.units());
-        (self.map.take(pick).unwrap_or(0), new_pass)
+        match self.map.take_uncounted(pick) {
+            Some(block) => (block, false),
+            None => (self.start_pass(), true),
+        }
     }
 
+    /// The map is full: the draw that found it so is spent (fio's failed
+    /// `get_next_rand_offset()`), and the next pass's first block drawn, from the seed
+    /// again where a size-based pass reseeds.
     #[cold]
     #[inline(never)]
-    fn start_pass(&mut self) {
+    fn start_pass(&mut self) -> u64 {
         self.map.clear();
-        self.stream.new_pass(self.time_based);
+        self.stream.restart(self.time_based);
+        let pick = self.stream.below(self.map.units());
+        self.map.take_uncounted(pick).unwrap_or(0)
     }
 }
 
@@ -329,6 +340,25 @@ mod tests {
                 let x = f.draw();
                 assert_eq!(r.below(blocks), scale(blocks, x, 4294967296.0), "{blocks}");
             }
+        }
+    }
+
+    #[test]
+    fn a_walk_takes_every_block_once_a_pass_and_a_size_based_pass_repeats() {
+        for (time_based, repeats) in [(false, true), (true, false)] {
+            let stream = OffsetStream::new(0xb1899bed, false, true);
+            let mut walk = FioWalk::new(100, stream, time_based);
+            let pass =
+                |w: &mut FioWalk| -> Vec<(u64, bool)> { (0..100).map(|_| w.draw()).collect() };
+            let first = pass(&mut walk);
+            let mut blocks: Vec<u64> = first.iter().map(|b| b.0).collect();
+            blocks.sort_unstable();
+            assert_eq!(blocks, (0..100).collect::<Vec<_>>());
+            assert!(first.iter().all(|b| !b.1), "no new pass within the first");
+            let second = pass(&mut walk);
+            assert!(second[0].1 && second[1..].iter().all(|b| !b.1));
+            let same = first.iter().zip(&second).all(|(a, b)| a.0 == b.0);
+            assert_eq!(same, repeats, "time based {time_based}");
         }
     }
 

@@ -41,9 +41,33 @@ impl RunMap {
 
     /// The first free unit at or after `u`, wrapping to the start; `None` when full.
     pub fn next_free(&self, u: u64) -> Option<u64> {
-        if self.full() {
-            return None;
+        match self.full() {
+            true => None,
+            false => self.search(u),
         }
+    }
+
+    /// Takes the first free unit at or after `u` (wrapping), as fio's `axmap_next_free()`
+    /// finds it for one block, and marks it; `None` when full. Most picks find their unit
+    /// in their own word: one load, one store, no search. Units taken so are not counted:
+    /// the walk learns the map is full from `None` (one search of the whole map a pass),
+    /// and [`Self::full`] no longer tells.
+    #[inline(always)]
+    pub fn take_uncounted(&mut self, u: u64) -> Option<u64> {
+        let w = (u / 64) as usize;
+        let free = !self.words[w] & (!0u64 << (u % 64));
+        let bit = w as u64 * 64 + free.trailing_zeros() as u64;
+        let found = match free != 0 && bit < self.units {
+            true => bit,
+            false => self.search(u)?,
+        };
+        self.words[(found / 64) as usize] |= 1 << (found % 64);
+        Some(found)
+    }
+
+    /// The first free unit at or after `u`, wrapping; `None` when there is none.
+    #[cold]
+    fn search(&self, u: u64) -> Option<u64> {
         let from = |start: u64, end: u64| -> Option<u64> {
             let mut w = start / 64;
             let mut mask = !0u64 << (start % 64);
@@ -59,23 +83,6 @@ impl RunMap {
             None
         };
         from(u.min(self.units), self.units).or_else(|| from(0, u.min(self.units)))
-    }
-
-    /// Takes the first free unit at or after `u` (wrapping), as fio's `axmap_next_free()`
-    /// finds it for one block, and marks it; `None` when full. Most picks find their unit
-    /// in their own word: one load, one store, no search.
-    #[inline(always)]
-    pub fn take(&mut self, u: u64) -> Option<u64> {
-        let w = (u / 64) as usize;
-        let free = !self.words[w] & (!0u64 << (u % 64));
-        let bit = w as u64 * 64 + free.trailing_zeros() as u64;
-        let found = match free != 0 && bit < self.units {
-            true => bit,
-            false => self.next_free(u)?,
-        };
-        self.words[(found / 64) as usize] |= 1 << (found % 64);
-        self.set += 1;
-        Some(found)
     }
 
     /// Marks up to `n` units from `u` (which is free), stopping before the first unit
@@ -107,18 +114,17 @@ mod tests {
     }
 
     #[test]
-    fn take_marks_the_unit_next_free_finds() {
+    fn take_uncounted_marks_the_unit_next_free_finds() {
         let mut m = RunMap::new(130);
         m.claim(10, 4);
         m.claim(127, 3);
         for (pick, want) in [(10, 14), (12, 15), (3, 3), (127, 0), (64, 64), (126, 126)] {
             assert_eq!(m.next_free(pick), Some(want), "pick {pick}");
-            assert_eq!(m.take(pick), Some(want), "pick {pick}");
+            assert_eq!(m.take_uncounted(pick), Some(want), "pick {pick}");
             assert!(m.is_set(want));
         }
-        while m.take(0).is_some() {}
-        assert!(m.full());
-        assert_eq!(m.take(5), None);
+        while m.take_uncounted(0).is_some() {}
+        assert_eq!(m.take_uncounted(5), None, "every unit taken");
     }
 
     #[test]
