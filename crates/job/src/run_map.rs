@@ -14,10 +14,20 @@ pub struct RunMap {
 
 impl RunMap {
     pub fn new(units: u64) -> RunMap {
-        RunMap {
+        let mut map = RunMap {
             words: vec![0; units.div_ceil(64) as usize],
             units,
             set: 0,
+        };
+        map.pad();
+        map
+    }
+
+    /// The last word's bits past the last unit read as done, so a free bit found in a word
+    /// is always a unit.
+    fn pad(&mut self) {
+        if let (Some(last), r @ 1..) = (self.words.last_mut(), self.units % 64) {
+            *last |= !0u64 << r;
         }
     }
 
@@ -36,6 +46,7 @@ impl RunMap {
 
     pub fn clear(&mut self) {
         self.words.iter_mut().for_each(|w| *w = 0);
+        self.pad();
         self.set = 0;
     }
 
@@ -55,12 +66,21 @@ impl RunMap {
     #[inline(always)]
     pub fn take_uncounted(&mut self, u: u64) -> Option<u64> {
         let w = (u / 64) as usize;
-        let free = !self.words[w] & (!0u64 << (u % 64));
-        let bit = w as u64 * 64 + free.trailing_zeros() as u64;
-        let found = match free != 0 && bit < self.units {
-            true => bit,
-            false => self.search(u)?,
+        let Some(&word) = self.words.get(w) else {
+            return self.take_searched(u);
         };
+        let free = !word & (!0u64 << (u % 64));
+        if free == 0 {
+            return self.take_searched(u);
+        }
+        self.words[w] = word | (free & free.wrapping_neg());
+        Some(w as u64 * 64 + free.trailing_zeros() as u64)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn take_searched(&mut self, u: u64) -> Option<u64> {
+        let found = self.search(u)?;
         self.words[(found / 64) as usize] |= 1 << (found % 64);
         Some(found)
     }
