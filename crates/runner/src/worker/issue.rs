@@ -466,6 +466,8 @@ impl<'a> Issuer<'a> {
         // waits for them within `zbd_adjust_block()` and goes on with the same offset.
         let mut io = match self.zbd.as_mut()?.retry.take() {
             Some((dir, file, offset, len)) => {
+                // Its new pass, if it began one, is already in the cursor's resume.
+                self.new_pass = false;
                 self.unit_at(slot, pool, file as usize, dir, offset, len, &now_ns)
             }
             None => self.next_io_plain(dir, slot, pool, &now_ns)?,

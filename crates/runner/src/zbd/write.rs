@@ -41,13 +41,14 @@ impl ZbdCursor {
             // fio's io_u_quiesce(): every write of this copy in flight is done first.
             return Err(Busy);
         }
-        let (i, due) = match self.resume.take() {
+        let resume = self.resume.take();
+        let (i, due) = match resume {
             Some(Resume::Reset { zone }) => {
-                self.take(zone)?;
+                self.take_resuming(zone, resume)?;
                 (zone, true)
             }
             Some(Resume::OpenAnother { from, should_retry }) => {
-                self.take(from)?;
+                self.take_resuming(from, resume)?;
                 match self.open_another_from(from, should_retry)? {
                     Some(i) => (i, self.due(i)),
                     None => return Ok(Adjusted::Eof),
@@ -85,6 +86,12 @@ impl ZbdCursor {
             offset: at,
             len: new_len,
         })
+    }
+
+    /// Takes zone `i` to go on from `resume`, which is kept for the next try where another
+    /// copy holds the zone.
+    fn take_resuming(&mut self, i: u32, resume: Option<Resume>) -> Result<(), Busy> {
+        self.take(i).inspect_err(|_| self.resume = resume)
     }
 
     /// The next write begins a new pass (see [`Resume::NewPass`]).
