@@ -562,7 +562,10 @@ impl OffsetGen {
         self.zone_step(bs);
         match self.pattern {
             Pattern::Sequential => self.next_sequential(dir, bs),
-            Pattern::Random if self.walk.is_some() => self.place(dir, bs).map_or(0, |p| p.0),
+            Pattern::Random if self.walk.is_some() => {
+                let walk = self.walk.as_mut().expect("checked");
+                self.region.start + walk_block(walk, &mut self.wrapped) * self.align
+            }
             Pattern::Random if self.runs.is_some() => match self.next_run(dir, bs, |_| None) {
                 Some((offset, _)) => offset,
                 None => self.region.start,

@@ -99,10 +99,7 @@ impl OffsetGen {
     /// when it needs nothing a [`LeanOffsets`] leaves out: no zones, no map of mixed block
     /// sizes, no `percentage_random`, no `rw=read:N` holes, uniform draws.
     pub fn lean(&self, dir: Direction, bs: u64) -> Option<LeanOffsets> {
-        if self.zones.is_some() {
-            return None;
-        }
-        if self.runs.is_some() {
+        if self.zones.is_some() || self.runs.is_some() {
             return None;
         }
         let start = self.region.start;
@@ -115,26 +112,26 @@ impl OffsetGen {
             }),
             Pattern::Sequential => None,
             Pattern::Random if self.sequenced => None,
-            Pattern::Random => match (&self.map, &self.ranks) {
-                _ if self.walk.is_some() => self.walk.clone().map(|walk| Walk::FioMapped {
+            Pattern::Random => match (&self.walk, &self.map, &self.ranks) {
+                (Some(walk), _, _) => Some(Walk::FioMapped {
                     start,
                     align: self.align,
-                    walk,
+                    walk: walk.clone(),
                 }),
-                (Some((perm, next)), _) => Some(Walk::Mapped {
+                (None, Some((perm, next)), _) => Some(Walk::Mapped {
                     start,
                     align: self.align,
                     perm: perm.clone(),
                     next: *next,
                     rng: self.rng.clone(),
                 }),
-                (None, RankGen::Uniform) => self.fio.as_ref().map(|fio| Walk::Random {
+                (None, None, RankGen::Uniform) => self.fio.as_ref().map(|fio| Walk::Random {
                     start,
                     units: self.units.max(1),
                     align: self.align,
                     fio: fio.clone(),
                 }),
-                (None, _) => None,
+                (None, None, _) => None,
             },
         };
         walk.map(LeanOffsets)
