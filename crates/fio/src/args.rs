@@ -53,6 +53,8 @@ pub struct CommandLine {
     pub repeat: u32,
     /// iolab's `--quiet`: no progress line and no start line on stderr.
     pub quiet: bool,
+    /// iolab's `--fio-offsets`: random offsets in fio's own order. Already applied to `jobs`.
+    pub fio_offsets: bool,
 }
 
 use crate::options::base::fio_order;
@@ -144,6 +146,9 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
             exec.stop_after = exec.stop_after.min(cap);
         }
     }
+    for s in &mut specs {
+        s.fio_order |= o.fio_offsets;
+    }
     Ok(CommandLine {
         jobs: specs,
         job_options,
@@ -160,6 +165,7 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         load_curve: o.load_curve,
         repeat: o.repeat,
         quiet: o.quiet,
+        fio_offsets: o.fio_offsets,
     })
 }
 
@@ -186,6 +192,7 @@ struct RunOpts {
     load_curve: Option<iolab_job::LoadCurve>,
     repeat: u32,
     quiet: bool,
+    fio_offsets: bool,
 }
 
 fn scan(args: &[String]) -> Result<Scanned, FioError> {
@@ -204,6 +211,7 @@ fn scan(args: &[String]) -> Result<Scanned, FioError> {
             load_curve: None,
             repeat: 1,
             quiet: false,
+            fio_offsets: false,
         },
         job_files: Vec::new(),
     };
@@ -252,7 +260,8 @@ fn scan(args: &[String]) -> Result<Scanned, FioError> {
 /// Whether `--key` takes the next argument as its value when written without `=`.
 fn takes_value(key: &str) -> bool {
     match key {
-        "allow-destroy" | "parse-only" | "stonewall-hosts" | "keep-rseq" | "quiet" => false,
+        "allow-destroy" | "parse-only" | "stonewall-hosts" | "keep-rseq" | "quiet"
+        | "fio-offsets" => false,
         "output-format" | "output" | "runtime-cap" | "db" | "load-curve" | "repeat" => true,
         k => find(k).is_some_and(|d| d.kind != ValueKind::Bool),
     }
@@ -273,6 +282,7 @@ fn run_option(o: &mut RunOpts, key: &str, value: &Option<String>) -> Result<bool
         "stonewall-hosts" => o.stonewall_hosts = true,
         "keep-rseq" => o.keep_rseq = true,
         "quiet" => o.quiet = true,
+        "fio-offsets" => o.fio_offsets = true,
         "db" => o.db = Some(PathBuf::from(need()?)),
         "load-curve" => {
             let v = need()?;
@@ -420,6 +430,18 @@ mod tests {
         assert_eq!(c.formats, vec![OutputFormat::Json]);
         assert_eq!(c.output, Some(PathBuf::from("/tmp/o")));
         assert!(c.allow_destroy);
+    }
+
+    #[test]
+    fn fio_offsets_asks_every_job_for_fios_order() {
+        let c = parse_command_line(&args(
+            "--name=a --filename=/tmp/f --rw=randread --fio-offsets --name=b --filename=/tmp/g",
+        ))
+        .unwrap();
+        assert!(c.fio_offsets);
+        assert!(c.jobs.iter().all(|j| j.fio_order), "both jobs");
+        let c = parse_command_line(&args("--name=a --filename=/tmp/f --rw=randread")).unwrap();
+        assert!(!c.jobs[0].fio_order, "iolab's order by default");
     }
 
     #[test]

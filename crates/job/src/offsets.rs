@@ -2,13 +2,14 @@
 //!
 //! Sequential offsets step by the block size and wrap. Random offsets are multiples of the
 //! alignment (block size by default, or `blockalign`, e.g. 512 B for the AnandTech-style
-//! misaligned sweeps). They are drawn as fio draws them (`fio_rand`): fio's generator,
-//! seeded as fio seeds the job, scaled onto the blocks as fio scales it and, with the
-//! random map on (fio's default), moved to the next free block of fio's map, so a job's
-//! offsets are fio's, in fio's order. `random_generator=lfsr` walks a pseudo-random
-//! *permutation* of the blocks instead (a Feistel network with cycle-walking, no memory),
-//! every block once a pass as fio's LFSR does, in iolab's own order; strided zones and
-//! `rw=randread:N` holes walk it too.
+//! misaligned sweeps). Independent draws (`norandommap`) are fio's own (`fio_rand`):
+//! fio's generator, seeded as fio seeds the job, scaled onto the blocks as fio scales it.
+//! With the random map on (fio's default) every block is done once a pass. By default
+//! iolab walks a pseudo-random *permutation* of the blocks (a Feistel network with
+//! cycle-walking, no memory), in an order of its own; where fio's order is asked for
+//! (`JobSpec::fio_order`) the draws move to the next free block of fio's map, so the
+//! offsets are fio's, in fio's order, for about 3 ns more an I/O. `random_generator=lfsr`,
+//! strided zones and `rw=randread:N` holes always walk the permutation.
 
 use iolab_engine::Direction;
 
@@ -308,9 +309,14 @@ impl OffsetGen {
         let mapped = spec.pattern == Pattern::Random && spec.random_map && uniform;
         let mixed = min_bs < max_bs && spec.zones.is_none() && spec.random_every == 1;
         let sequenced = spec.random_every != 1 || spec.percentage_random.iter().any(|p| *p < 100);
-        // fio's own map and draws, for fio's offsets; the permutation walks `lfsr`, and
-        // strided zones and `rw=randread:N` holes, where iolab's order is its own.
-        let fio_map = spec.generator != Generator::FullPeriod && spec.zones.is_none() && !sequenced;
+        // fio's own map and draws, for fio's offsets, where its order is asked for (see
+        // `JobSpec::fio_order`); else the permutation, as for `lfsr`, strided zones and
+        // `rw=randread:N` holes, where iolab's order is its own.
+        let fio_order = spec.fio_order || spec.zbd.is_some();
+        let fio_map = fio_order
+            && spec.generator != Generator::FullPeriod
+            && spec.zones.is_none()
+            && !sequenced;
         // fio's map is of blocks: with `blockalign` off the block size, its quirks (draws in
         // alignments, marks in blocks) are the run map's, as with mixed sizes.
         let whole_blocks = align == min_bs;
@@ -436,25 +442,8 @@ impl OffsetGen {
 
     /// [`Self::place`], where a size drawn from the random map that would pass the region's
     /// end is drawn again by `refit(room)`.
-    #[inline(always)]
+    #[inline]
     pub fn place_with(
-        &mut self,
-        dir: Direction,
-        bs: u64,
-        refit: impl FnMut(u64) -> Option<u64>,
-    ) -> Option<(u64, u64)> {
-        if let Some(walk) = &mut self.walk {
-            return Some((
-                self.region.start + walk_block(walk, &mut self.wrapped) * self.align,
-                bs,
-            ));
-        }
-        self.place_other(dir, bs, refit)
-    }
-
-    /// [`Self::place_with`] for every walk but fio's map of one block size.
-    #[inline(never)]
-    fn place_other(
         &mut self,
         dir: Direction,
         bs: u64,

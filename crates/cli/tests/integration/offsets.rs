@@ -1,6 +1,7 @@
-//! Random offsets are fio's: the same job under fio 3.33 and iolab issues the same I/Os in
-//! the same order, read from each tool's `write_iolog` (or, per job copy, its per-I/O
-//! latency log). Covers the random map and `norandommap`, both Tausworthe generators, the
+//! Random offsets are fio's: the same job under fio 3.33 and iolab (with `--fio-offsets`,
+//! which zonemode=zbd implies) issues the same I/Os in the same order, read from each
+//! tool's `write_iolog` (or, per job copy, its per-I/O latency log). Without it, iolab's
+//! random map does the same blocks in an order of its own. Covers the random map and `norandommap`, both Tausworthe generators, the
 //! seeds of `randrepeat`, `randseed` and `allrandrepeat`, the passes of `loops` and
 //! `io_size`, time-based runs (the same I/Os as far as the shorter run goes), job copies,
 //! and random writes over emulated zones (`zonemode=zbd`), also with writes in flight,
@@ -28,6 +29,16 @@ fn both_keeping_logs(dir: &Path, args: &[&str]) -> [Vec<String>; 2] {
 }
 
 fn run_both(dir: &Path, args: &[&str], made: Option<u64>) -> [Vec<String>; 2] {
+    run_both_ordered(dir, args, made, true)
+}
+
+/// [`run_both`]; `fio_order`: iolab runs with `--fio-offsets`.
+fn run_both_ordered(
+    dir: &Path,
+    args: &[&str],
+    made: Option<u64>,
+    fio_order: bool,
+) -> [Vec<String>; 2] {
     let f = dir.join("f");
     ["fio", "iolab"].map(|tool| {
         let _ = fs::remove_file(&f);
@@ -42,6 +53,9 @@ fn run_both(dir: &Path, args: &[&str], made: Option<u64>) -> [Vec<String>; 2] {
         ];
         if tool == "iolab" && made.is_some() {
             all.push(format!("--allow-destroy={}", f.display()));
+        }
+        if tool == "iolab" && fio_order {
+            all.push("--fio-offsets".into());
         }
         all.extend(args.iter().map(|a| a.to_string()));
         let all: Vec<&str> = all.iter().map(String::as_str).collect();
@@ -103,6 +117,38 @@ fn a_random_jobs_ios_are_fios_in_fios_order() {
 }
 
 #[test]
+fn by_default_the_random_map_does_fios_blocks_in_iolabs_order() {
+    if !fio_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--name=r",
+        "--size=4m",
+        "--bs=4k",
+        "--rw=randwrite",
+        "--loops=2",
+    ];
+    let [mut fio, mut iolab] = run_both_ordered(dir.path(), &args, None, false);
+    assert_eq!(iolab.len(), 2048);
+    assert_ne!(fio, iolab, "iolab's own order");
+    // Each pass does every block once, in both tools.
+    for pass in 0..2 {
+        let mut a = fio[pass * 1024..(pass + 1) * 1024].to_vec();
+        let mut b = iolab[pass * 1024..(pass + 1) * 1024].to_vec();
+        a.sort();
+        b.sort();
+        a.dedup();
+        b.dedup();
+        assert_eq!(a.len(), 1024, "pass {pass}: every block once");
+        assert_eq!(a, b, "pass {pass}: the same blocks");
+    }
+    fio.sort();
+    iolab.sort();
+    assert_eq!(fio, iolab);
+}
+
+#[test]
 fn a_time_based_random_job_repeats_fios_ios_for_as_long_as_both_run() {
     if !fio_available() {
         return;
@@ -144,8 +190,12 @@ fn each_job_copy_draws_fios_offsets_for_its_number() {
             format!("--write_lat_log={}", prefix.display()),
             "--log_offset=1".into(),
             "--output=/dev/null".into(),
+            "--fio-offsets".into(),
         ];
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let args: Vec<&str> = args[..args.len() - usize::from(tool == "fio")]
+            .iter()
+            .map(String::as_str)
+            .collect();
         let (code, err) = run_in(dir.path(), tool, &args);
         assert_eq!(code, 0, "{tool}: {err}");
         let copies: Vec<Vec<String>> = (1..=3)

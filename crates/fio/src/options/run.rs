@@ -65,6 +65,15 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
                carried. Every point is saved with the run.",
     },
     RunOptionDef {
+        name: "fio-offsets",
+        value: "",
+        help: "(iolab) Random offsets in fio's own order: fio's random map, draw for draw, so \
+               a random job issues the very offsets fio's would (write_iolog lines match). By \
+               default each block is still done once a pass, in iolab's own order, about \
+               3 ns an I/O cheaper; zonemode=zbd always takes fio's order, which decides the \
+               zones' write pointers. norandommap jobs draw fio's offsets either way.",
+    },
+    RunOptionDef {
         name: "quiet",
         value: "",
         help: "(iolab) No progress line on stderr. The line (a start line with the plan, then \

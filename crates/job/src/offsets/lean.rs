@@ -186,13 +186,15 @@ mod tests {
             },
         ];
         for region in regions {
-            for (pattern, map) in [
-                (Pattern::Sequential, false),
-                (Pattern::Random, false),
-                (Pattern::Random, true),
+            for (pattern, map, fio_order) in [
+                (Pattern::Sequential, false, false),
+                (Pattern::Random, false, false),
+                (Pattern::Random, true, false),
+                (Pattern::Random, true, true),
             ] {
                 for dir in [Direction::Read, Direction::Write] {
-                    let s = spec(pattern, 4096, map);
+                    let mut s = spec(pattern, 4096, map);
+                    s.fio_order = fio_order;
                     let passes = (region.len / 4096) as usize * 3 + 5;
                     same_walk(&s, region, dir, passes, 0);
                     same_walk(&s, region, dir, passes, 11);
