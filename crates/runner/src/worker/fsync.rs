@@ -24,6 +24,19 @@ pub(super) struct Syncer<'a> {
     range_every: u64,
     range_flags: u32,
     pub ranges: Vec<(u64, u64)>,
+    /// The fewest writes after which any of the syncs is due (`u64::MAX`: none is asked
+    /// for), so that a job without syncs pays one comparison an I/O.
+    soonest: u64,
+}
+
+/// The fewest of `every` writes that is not 0 (never); `u64::MAX` when all are.
+fn soonest(every: &[u64]) -> u64 {
+    every
+        .iter()
+        .copied()
+        .filter(|&n| n > 0)
+        .min()
+        .unwrap_or(u64::MAX)
 }
 
 impl<'a> Syncer<'a> {
@@ -39,6 +52,7 @@ impl<'a> Syncer<'a> {
             range_every: 0,
             range_flags: 0,
             ranges: Vec::new(),
+            soonest: soonest(&[every as u64, data_every as u64]),
         }
     }
 
@@ -46,6 +60,7 @@ impl<'a> Syncer<'a> {
     pub fn with_ranges(mut self, every: u32, flags: u32) -> Syncer<'a> {
         self.range_every = every as u64;
         self.range_flags = flags;
+        self.soonest = soonest(&[self.every, self.data_every, self.range_every]);
         if every > 0 {
             self.ranges = vec![(u64::MAX, 0); self.fds.len()];
         }
@@ -60,12 +75,6 @@ impl<'a> Syncer<'a> {
             r.0 = r.0.min(offset);
             r.1 = r.1.max(offset + len);
         }
-    }
-
-    /// Whether `sync_file_range=...:N` calls for one now.
-    #[inline(always)]
-    fn range_due(&self) -> bool {
-        self.range_every > 0 && self.writes_since >= self.range_every
     }
 
     /// `sync_file_range(2)` over what each file had written since the last one, as fio's
@@ -101,9 +110,8 @@ impl<'a> Syncer<'a> {
     /// Whether `fsync=N` calls for a sync now.
     #[inline(always)]
     pub fn due(&self) -> bool {
-        self.fsync_due()
-            || (self.data_every > 0 && self.writes_since >= self.data_every)
-            || self.range_due()
+        // The same as asking each of fsync's, fdatasync's and sync_file_range's count.
+        self.writes_since >= self.soonest
     }
 
     /// Whether `fsync=N` (not only `fdatasync=N`) calls for a sync now.
@@ -156,5 +164,29 @@ impl<'a> Syncer<'a> {
     pub fn reset(&mut self) {
         self.count = 0;
         self.lat.reset();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sync_is_due_at_the_first_count_any_kind_reaches() {
+        let due_after = |s: &mut Syncer| {
+            s.writes_since = 0;
+            (1..=20).find(|_| {
+                s.writes_since += 1;
+                s.due()
+            })
+        };
+        assert_eq!(due_after(&mut Syncer::new(&[], 0, 0)), None, "no syncs");
+        assert_eq!(due_after(&mut Syncer::new(&[], 8, 0)), Some(8));
+        assert_eq!(due_after(&mut Syncer::new(&[], 0, 5)), Some(5));
+        assert_eq!(due_after(&mut Syncer::new(&[], 8, 5)), Some(5));
+        let ranges = Syncer::new(&[], 8, 0).with_ranges(3, 0);
+        assert_eq!(due_after(&mut { ranges }), Some(3));
+        let ranges = Syncer::new(&[], 0, 6).with_ranges(0, 0);
+        assert_eq!(due_after(&mut { ranges }), Some(6));
     }
 }
