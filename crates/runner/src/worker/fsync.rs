@@ -107,7 +107,7 @@ impl<'a> Syncer<'a> {
         self.fds
     }
 
-    /// Whether `fsync=N` calls for a sync now.
+    /// Whether a sync is due now: `fsync=N`, `fdatasync=N` or `sync_file_range=...:N`.
     #[inline(always)]
     pub fn due(&self) -> bool {
         // The same as asking each of fsync's, fdatasync's and sync_file_range's count.
