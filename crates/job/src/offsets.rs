@@ -154,14 +154,6 @@ fn copy_start(spec: &JobSpec, copy: u32, target_bytes: u64) -> u64 {
     raw.div_ceil(align).saturating_mul(align)
 }
 
-/// The next block of fio's walk; a new pass is told once through `wrapped`.
-#[inline(always)]
-fn walk_block(walk: &mut FioWalk, wrapped: &mut bool) -> u64 {
-    let (block, new_pass) = walk.draw();
-    *wrapped |= new_pass;
-    block
-}
-
 /// fio's offset stream for job `thread_number`'s file `file`, drawing over `blocks`.
 fn fio_stream(
     spec: &JobSpec,
@@ -553,7 +545,9 @@ impl OffsetGen {
             Pattern::Sequential => self.next_sequential(dir, bs),
             Pattern::Random if self.walk.is_some() => {
                 let walk = self.walk.as_mut().expect("checked");
-                self.region.start + walk_block(walk, &mut self.wrapped) * self.align
+                let (block, new_pass) = walk.draw();
+                self.wrapped |= new_pass;
+                self.region.start + block * self.align
             }
             Pattern::Random if self.runs.is_some() => match self.next_run(dir, bs, |_| None) {
                 Some((offset, _)) => offset,

@@ -1,6 +1,6 @@
 //! fio's random map (its `axmap`): one bit per aligned unit of the region, set when an I/O
 //! covers it. A random I/O starts at a free unit (the next free one after a random pick,
-//! [`RunMap::take`] for one block) and, with mixed block sizes, is cut short where it would
+//! [`RunMap::take_uncounted`] for one block) and, with mixed block sizes, is cut short where it would
 //! reach a unit already done, as fio's `mark_random_map()` trims it: an I/O never covers a
 //! unit twice in a pass, so a size-based job's I/Os are fio's in number and size.
 
