@@ -50,8 +50,8 @@ pub fn help() -> String {
     }
     s.push_str("\nRun options:\n");
     for o in RUN_OPTIONS {
-        let value = if o.value.is_empty() {
-            String::new()
+        let value = if o.is_flag() {
+            "[=1|0]".to_string()
         } else {
             format!("={}", o.value)
         };

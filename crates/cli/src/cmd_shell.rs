@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Args, CommandFactory};
+use clap::Args;
 use clap_complete::Shell;
 
 use crate::exit::CliError;
@@ -26,7 +26,7 @@ pub struct CompletionsArgs {
 pub struct ManArgs {}
 
 pub fn completions(a: &CompletionsArgs) -> Result<ExitCode, CliError> {
-    let mut cmd = crate::Cli::command();
+    let mut cmd = crate::flags::command();
     let mut out = Vec::new();
     clap_complete::generate(a.shell, &mut cmd, "iolab", &mut out);
     emit(&out)
@@ -34,12 +34,12 @@ pub fn completions(a: &CompletionsArgs) -> Result<ExitCode, CliError> {
 
 pub fn man(_: &ManArgs) -> Result<ExitCode, CliError> {
     let mut out = Vec::new();
-    clap_mangen::Man::new(crate::Cli::command())
+    clap_mangen::Man::new(crate::flags::command())
         .render(&mut out)
         .context("rendering the man page")
         .map_err(CliError::failed)?;
     // Each command's own options, as a section of the one page.
-    for sub in crate::Cli::command().get_subcommands() {
+    for sub in crate::flags::command().get_subcommands() {
         out.extend(command_section(sub).into_bytes());
     }
     emit(&out)

@@ -44,6 +44,7 @@ mod cmd_shell;
 mod cmd_spdk;
 mod escape;
 mod exit;
+mod flags;
 mod imported;
 mod kv_table;
 mod load_curve;
@@ -55,7 +56,7 @@ mod verdicts;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{FromArgMatches, Parser, Subcommand};
 
 use exit::CliError;
 
@@ -126,7 +127,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match flags::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(c) => c,
         Err(e) if !e.use_stderr() => {
             // --help and --version.

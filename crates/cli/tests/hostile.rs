@@ -4,6 +4,8 @@
 //! mkfs, an MBR partition table) or mounted; a kind this machine cannot make is skipped with
 //! the reason printed.
 
+#[path = "hostile/consent.rs"]
+mod consent;
 #[path = "hostile/database.rs"]
 mod database;
 #[path = "hostile/guard.rs"]

@@ -58,9 +58,10 @@ pub struct CommandLine {
 }
 
 use crate::options::base::fio_order;
-pub use crate::options::run::{RunOptionDef, RUN_OPTIONS};
+use crate::options::run::RunOpts;
+pub use crate::options::run::{RunOptionDef, RunSetter, RUN_OPTIONS};
 
-fn parse_formats(v: &str) -> Result<Vec<OutputFormat>, FioError> {
+pub(crate) fn parse_formats(v: &str) -> Result<Vec<OutputFormat>, FioError> {
     let mut out = Vec::new();
     for f in v.split(',') {
         let fmt = match f.trim() {
@@ -179,40 +180,11 @@ struct Scanned {
     job_files: Vec<PathBuf>,
 }
 
-/// iolab's own options of `iolab run` (not fio's).
-struct RunOpts {
-    formats: Vec<OutputFormat>,
-    output: Option<PathBuf>,
-    allow_destroy: bool,
-    parse_only: bool,
-    runtime_cap: Option<std::time::Duration>,
-    db: Option<PathBuf>,
-    stonewall_hosts: bool,
-    keep_rseq: bool,
-    load_curve: Option<iolab_job::LoadCurve>,
-    repeat: u32,
-    quiet: bool,
-    fio_offsets: bool,
-}
-
 fn scan(args: &[String]) -> Result<Scanned, FioError> {
     let mut sc = Scanned {
         globals: Vec::new(),
         cl_jobs: Vec::new(),
-        run: RunOpts {
-            formats: vec![OutputFormat::Normal],
-            output: None,
-            allow_destroy: false,
-            parse_only: false,
-            runtime_cap: None,
-            db: None,
-            stonewall_hosts: false,
-            keep_rseq: false,
-            load_curve: None,
-            repeat: 1,
-            quiet: false,
-            fio_offsets: false,
-        },
+        run: RunOpts::default(),
         job_files: Vec::new(),
     };
     let mut in_global = false;
@@ -237,7 +209,7 @@ fn scan(args: &[String]) -> Result<Scanned, FioError> {
             value = Some(args[i].clone());
             i += 1;
         }
-        if run_option(&mut sc.run, &key, &value)? {
+        if crate::options::run::apply(&mut sc.run, &key, value.as_deref())? {
             continue;
         }
         match key.as_str() {
@@ -259,69 +231,10 @@ fn scan(args: &[String]) -> Result<Scanned, FioError> {
 
 /// Whether `--key` takes the next argument as its value when written without `=`.
 fn takes_value(key: &str) -> bool {
-    match key {
-        "allow-destroy" | "parse-only" | "stonewall-hosts" | "keep-rseq" | "quiet"
-        | "fio-offsets" => false,
-        "output-format" | "output" | "runtime-cap" | "db" | "load-curve" | "repeat" => true,
-        k => find(k).is_some_and(|d| d.kind != ValueKind::Bool),
+    match RUN_OPTIONS.iter().find(|o| o.name == key) {
+        Some(o) => !o.is_flag(),
+        None => find(key).is_some_and(|d| d.kind != ValueKind::Bool),
     }
-}
-
-/// Applies one of iolab's run options; false when `key` is not one (a job option).
-fn run_option(o: &mut RunOpts, key: &str, value: &Option<String>) -> Result<bool, FioError> {
-    let need = || {
-        value
-            .clone()
-            .ok_or_else(|| FioError::MissingValue(key.to_string()))
-    };
-    match key {
-        "output-format" => o.formats = parse_formats(&need()?)?,
-        "output" => o.output = Some(PathBuf::from(need()?)),
-        "allow-destroy" => o.allow_destroy = true,
-        "parse-only" => o.parse_only = true,
-        "stonewall-hosts" => o.stonewall_hosts = true,
-        "keep-rseq" => o.keep_rseq = true,
-        "quiet" => o.quiet = true,
-        "fio-offsets" => o.fio_offsets = true,
-        "db" => o.db = Some(PathBuf::from(need()?)),
-        "load-curve" => {
-            let v = need()?;
-            let curve = iolab_job::LoadCurve::parse(&v).map_err(|reason| FioError::BadValue {
-                name: key.to_string(),
-                value: v.clone(),
-                reason,
-            })?;
-            o.load_curve = Some(curve);
-        }
-        "repeat" => {
-            let v = need()?;
-            o.repeat = match v.trim().parse::<u32>() {
-                Ok(n @ 1..=1000) => n,
-                _ => {
-                    return Err(FioError::BadValue {
-                        name: key.to_string(),
-                        value: v.clone(),
-                        reason: "give how many times to run the jobs, 1 to 1000".into(),
-                    })
-                }
-            };
-        }
-        "runtime-cap" => {
-            let v = need()?;
-            let bad = |reason: String| FioError::BadValue {
-                name: key.to_string(),
-                value: v.clone(),
-                reason,
-            };
-            let cap = crate::units::parse_time(&v).map_err(bad)?;
-            if cap.is_zero() {
-                return Err(bad("must be longer than zero".into()));
-            }
-            o.runtime_cap = Some(cap);
-        }
-        _ => return Ok(false),
-    }
-    Ok(true)
 }
 
 /// Options as written, in order: (name, value).
@@ -493,6 +406,48 @@ mod tests {
         // No filename: fio's default, NAME.COPY.0 (prepare then wants a size to create it).
         let c = parse_command_line(&args("--name=j")).unwrap();
         assert_eq!(c.jobs[0].filename, PathBuf::from("j.0.0"));
+    }
+
+    /// Every flag of the run-option table (so a flag added later too) takes fio's booleans,
+    /// the last one given wins, and anything else is bad input: `--allow-destroy=0` must
+    /// never mean yes.
+    #[test]
+    fn every_run_flag_takes_fios_booleans_and_the_last_wins() {
+        let flags: Vec<_> = RUN_OPTIONS.iter().filter(|o| o.is_flag()).collect();
+        assert!(flags.len() >= 6, "{}", flags.len());
+        for def in flags {
+            let RunSetter::Flag(field) = def.set else {
+                unreachable!()
+            };
+            let value = |words: &[String]| -> Result<bool, FioError> {
+                let mut a = args("--name=j --filename=/tmp/f");
+                a.extend(words.iter().cloned());
+                let mut sc = scan(&a)?;
+                Ok(*field(&mut sc.run))
+            };
+            let n = def.name;
+            assert!(!value(&[]).unwrap(), "{n}: off by default");
+            assert!(value(&[format!("--{n}")]).unwrap(), "{n}: bare is on");
+            for w in ["1", "true", "yes", "on", "TRUE", "On"] {
+                assert!(value(&[format!("--{n}={w}")]).unwrap(), "{n}={w}");
+            }
+            for w in ["0", "false", "no", "off", "FALSE", "Off"] {
+                assert!(!value(&[format!("--{n}={w}")]).unwrap(), "{n}={w}");
+            }
+            let (on, off) = (format!("--{n}=1"), format!("--{n}=0"));
+            assert!(
+                !value(&[on.clone(), off.clone()]).unwrap(),
+                "{n}: last wins"
+            );
+            assert!(value(&[off, on]).unwrap(), "{n}: last wins");
+            for bad in ["maybe", "/tmp/somefile", "2", ""] {
+                let e = value(&[format!("--{n}={bad}")]).unwrap_err();
+                assert!(matches!(e, FioError::BadValue { .. }), "{n}={bad}: {e}");
+            }
+            // A bare flag never takes the next argument as its value.
+            let c = parse_command_line(&args(&format!("--{n} --name=j --filename=/tmp/f")));
+            assert!(c.is_ok(), "{n}");
+        }
     }
 
     #[test]

@@ -1971,8 +1971,8 @@ pub fn markdown_table() -> String {
         s.push_str(&format!("| {names} | {} | {} |\n", o.kind.label(), o.help));
     }
     for o in crate::options::run::RUN_OPTIONS {
-        let value = if o.value.is_empty() {
-            "flag".to_string()
+        let value = if o.is_flag() {
+            "flag (bare or `=1`; `=0` off)".to_string()
         } else {
             format!("`{}`", o.value)
         };
