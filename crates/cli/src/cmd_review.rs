@@ -341,6 +341,7 @@ fn configure(
         check_output(r, "--report", &[&target, db]).map_err(CliError::bad_input)?;
     }
     check_database(db, &[&target]).map_err(CliError::bad_input)?;
+    iolab_sysinfo::guard::protect(&[target.as_path(), db]);
     let floor_device = floor_device(a, &steps)?;
     let split_target = target.clone();
     let cfg = ReviewConfig {

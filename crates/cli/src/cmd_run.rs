@@ -119,11 +119,15 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     let outputs = run_outputs(cl.output.as_deref(), &logs);
     let mut jobs = check_all(&cl.jobs, &consent, &outputs, Some(&db_path))?;
     let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
-    signal::install();
-    lay_out(&mut jobs)?;
     let protected = protected_paths(&jobs, Some(&db_path));
     let protected: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
+    // Opened before anything is laid out: an output that cannot be had (a FIFO nobody
+    // reads) is bad input with nothing written.
     let mut out = output::open(cl.output.as_deref(), &protected)?;
+    iolab_sysinfo::guard::protect(&protected);
+    iolab_sysinfo::guard::protect(cl.output.as_slice());
+    signal::install();
+    lay_out(&mut jobs)?;
     // Recorded from the first I/O on, so a failed or interrupted run is on record too.
     crate::cmd_doctor::warn_before_measuring();
     let run_id = store
@@ -136,17 +140,20 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
             return Err(e.into());
         }
     };
-    // Results first: what was measured reaches the user before anything can fail to keep it.
-    let shown = write_logs(&outcome, &protected)
-        .and_then(|_| write_results(&mut out, &cl, &groups, &outcome))
-        .and_then(|_| {
-            out.flush()
-                .context("writing results")
-                .map_err(CliError::failed)
-        });
+    // Results first: what was measured reaches the user and the store before a side file
+    // (a log, an iolog) can fail; such a failure is one line and the exit status.
+    let shown = write_results(&mut out, &cl, &groups, &outcome).and_then(|_| {
+        out.flush()
+            .context("writing results")
+            .map_err(CliError::failed)
+    });
     let saved = save(&mut store, run_id, &outcome, &cl.job_options);
+    let logged = write_logs(&outcome, &protected);
     say_saved(&saved, run_id, &db_path);
     shown?;
+    if let Err(e) = &logged {
+        say!("iolab: error: {}", crate::exit::one_line(&e.error));
+    }
     if let Some(e) = outcome.first_error() {
         return Err(CliError::failed(anyhow::anyhow!("{e}")));
     }
@@ -154,10 +161,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         say!("iolab: interrupted: the results above are partial");
         return Ok(ExitCode::from(interrupted()));
     }
-    // A failed save was said above, once.
-    Ok(match saved {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::from(crate::exit::RUN_FAILED),
+    // A failed save, or a side file not written, was said above, once.
+    Ok(match (saved, logged) {
+        (Ok(()), Ok(())) => ExitCode::SUCCESS,
+        _ => ExitCode::from(crate::exit::RUN_FAILED),
     })
 }
 

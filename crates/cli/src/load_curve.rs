@@ -51,11 +51,13 @@ pub fn run(cl: &CommandLine, curve: &LoadCurve, command: &str) -> Result<ExitCod
             .map_err(|e| CliError::bad_input(anyhow::anyhow!("--load-curve: {e}")))?;
     }
     let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
-    signal::install();
-    lay_out(&mut jobs)?;
     let protected = protected_paths(&jobs, Some(&db_path));
     let protected: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
     let mut out = output::open(cl.output.as_deref(), &protected)?;
+    iolab_sysinfo::guard::protect(&protected);
+    iolab_sysinfo::guard::protect(cl.output.as_slice());
+    signal::install();
+    lay_out(&mut jobs)?;
     crate::cmd_doctor::warn_before_measuring();
     let run_id = store.begin_run("run", command).map_err(CliError::failed)?;
     let clock = iolab_runner::run::run_clock(jobs.iter().any(|j| j.spec.lat_split));

@@ -20,6 +20,8 @@ mod limits;
 mod pipes;
 #[path = "hostile/race.rs"]
 mod race;
+#[path = "hostile/sidefiles.rs"]
+mod sidefiles;
 mod support;
 
 use std::collections::hash_map::DefaultHasher;

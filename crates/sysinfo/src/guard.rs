@@ -285,6 +285,33 @@ fn check_generic_write(facts: &TargetFacts, consent: &Consent) -> Result<(), Saf
     }
 }
 
+/// The paths this process must never write results over, said once by the command that
+/// knows them (every target as named and as resolved, the results database, `--output`):
+/// every output opened later, wherever in the code (exec's `JOBNAME.stdout`, a prerun's
+/// text, a split log, an I/O log), is checked against them as well as against what its
+/// caller passes, so a run-time open is never weaker than the up-front check.
+static PROTECTED: std::sync::RwLock<Vec<PathBuf>> = std::sync::RwLock::new(Vec::new());
+
+/// Adds `paths` to the paths no output of this process may be (see [`PROTECTED`]).
+pub fn protect<P: AsRef<Path>>(paths: &[P]) {
+    let mut all = PROTECTED.write().unwrap_or_else(|e| e.into_inner());
+    for p in paths {
+        if !all.iter().any(|q| q == p.as_ref()) {
+            all.push(p.as_ref().to_path_buf());
+        }
+    }
+}
+
+/// `protected` and every path [`protect`] was given.
+fn with_registered(protected: &[&Path]) -> Vec<PathBuf> {
+    let all = PROTECTED.read().unwrap_or_else(|e| e.into_inner());
+    protected
+        .iter()
+        .map(|p| p.to_path_buf())
+        .chain(all.iter().cloned())
+        .collect()
+}
+
 /// May iolab write results to `path` (named by `option`, e.g. `--output`)? `protected` are
 /// the paths it must never overwrite: the jobs' targets and the results database.
 pub fn check_output(path: &Path, option: &str, protected: &[&Path]) -> Result<(), SafetyError> {
@@ -306,6 +333,9 @@ fn check_output_in(
         path: path.to_path_buf(),
         reason: format!("{option}: {reason}"),
     };
+    let all = with_registered(protected);
+    let protected: Vec<&Path> = all.iter().map(PathBuf::as_path).collect();
+    let protected = protected.as_slice();
     check_storage_path(path).map_err(|e| refuse(e.reason))?;
     if let Ok(m) = fs::metadata(path) {
         let ft = m.file_type();
@@ -410,6 +440,8 @@ fn open_output_at(
         path: path.to_path_buf(),
         reason: format!("{option}: {reason}"),
     };
+    let all = with_registered(protected);
+    let protected: Vec<&Path> = all.iter().map(PathBuf::as_path).collect();
     let (file, created) = open_or_create(path).map_err(|e| refuse(e.to_string()))?;
     let undo = |reason: String| {
         if let Some(made) = &created {
@@ -420,7 +452,7 @@ fn open_output_at(
     let meta = file.metadata().map_err(|e| undo(e.to_string()))?;
     crate::pinned::is_output_sink(&meta).map_err(|why| undo(why.to_string()))?;
     let id = Identity::of(&meta);
-    if let Some(p) = guarded_places(protected).find(|p| identity(p) == Some(id)) {
+    if let Some(p) = guarded_places(&protected).find(|p| identity(p) == Some(id)) {
         return Err(undo(format!(
             "it is {}, which this run reads or writes; name another file",
             p.display()
@@ -443,16 +475,49 @@ fn open_output_at(
     Ok(file)
 }
 
+/// How long an output that is a FIFO may wait for a reader (`iolab run --output=p & cat p`
+/// starts the reader a moment later) before it is refused.
+const FIFO_READER_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Opens an existing `path` for writing without ever blocking in open(2): a FIFO nobody
+/// reads would block for ever (the run never stored), so it is opened non-blocking, waited
+/// on for a reader for [`FIFO_READER_WAIT`], then refused; the descriptor is made blocking
+/// again for the writes.
+fn open_existing_without_blocking(path: &Path) -> std::io::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let start = std::time::Instant::now();
+    let file = loop {
+        match fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+            .open(path)
+        {
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                if start.elapsed() >= FIFO_READER_WAIT {
+                    return Err(std::io::Error::other(format!(
+                        "it is a FIFO that no process read from within {} s",
+                        FIFO_READER_WAIT.as_secs()
+                    )));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            r => break r?,
+        }
+    };
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this function owns.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(file)
+}
+
 /// Opens `path` for writing where it leads, or creates it exclusively when missing (where a
 /// dangling link leads, never through the link); whether it was created.
 fn open_or_create(path: &Path) -> std::io::Result<(fs::File, Option<PathBuf>)> {
-    use std::os::unix::fs::OpenOptionsExt;
     for _ in 0..3 {
-        match fs::OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_NOCTTY)
-            .open(path)
-        {
+        match open_existing_without_blocking(path) {
             Ok(f) => return Ok((f, None)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(e),
