@@ -59,6 +59,7 @@ pub fn evaluate_units(text: &str, time: bool) -> Result<Evaluated, String> {
     let mut p = Parser {
         s: &text.as_bytes()[..end],
         at: 0,
+        depth: 0,
         time,
         units: false,
         bc: false,
@@ -66,7 +67,7 @@ pub fn evaluate_units(text: &str, time: bool) -> Result<Evaluated, String> {
     let v = p.expr(0)?;
     p.skip_space();
     if p.at != p.s.len() {
-        return Err(format!("'{text}': cannot read '{}'", &text[p.at..end]));
+        return Err(format!("cannot read '{}'", &text[p.at..end]));
     }
     Ok(Evaluated {
         value: if v.frac { v.f as i64 } else { v.i },
@@ -85,6 +86,7 @@ pub fn bc(text: &str) -> Option<Result<i64, String>> {
     let mut p = Parser {
         s: t.as_bytes(),
         at: 0,
+        depth: 0,
         time: false,
         units: false,
         bc: true,
@@ -98,9 +100,16 @@ pub fn bc(text: &str) -> Option<Result<i64, String>> {
     }))
 }
 
+/// How deep parentheses and unary minus may nest: far past any real job (fio's own parser
+/// gives up long before its stack), near enough that a hostile value is a one-line error
+/// rather than a stack overflow.
+const MAX_DEPTH: u32 = 256;
+
 struct Parser<'a> {
     s: &'a [u8],
     at: usize,
+    /// How deep [`Parser::unary`] is nested (every recursion passes through it).
+    depth: u32,
     time: bool,
     units: bool,
     /// bc: integers only, no unit suffixes.
@@ -146,6 +155,18 @@ impl Parser<'_> {
     }
 
     fn unary(&mut self) -> Result<Val, String> {
+        if self.depth >= MAX_DEPTH {
+            return Err(format!(
+                "nested more than {MAX_DEPTH} deep (parentheses or signs)"
+            ));
+        }
+        self.depth += 1;
+        let v = self.unary_here();
+        self.depth -= 1;
+        v
+    }
+
+    fn unary_here(&mut self) -> Result<Val, String> {
         match self.peek() {
             Some(b'-') => {
                 self.at += 1;
@@ -316,6 +337,22 @@ mod tests {
         assert_eq!(evaluate("(1m+30s)", true, 1e6).unwrap(), 90_000_000);
         assert_eq!(evaluate("(250ms*2)", true, 1e6).unwrap(), 500_000);
         assert_eq!(evaluate("(100us)", true, 1.0).unwrap(), 100);
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = |n: usize| format!("{}4k{}", "(".repeat(n), ")".repeat(n));
+        assert_eq!(evaluate(&deep(200), false, 1.0), Ok(4096));
+        for text in [deep(200_000), format!("{}1", "-".repeat(200_000))] {
+            let e = evaluate(&text, false, 1.0).unwrap_err();
+            assert!(e.contains("nested more than"), "{e}");
+        }
+        let e = bc(&format!(
+            "{}1{}+1",
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        ));
+        assert!(e.unwrap().unwrap_err().contains("nested more than"));
     }
 
     #[test]

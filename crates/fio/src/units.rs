@@ -28,8 +28,9 @@ pub fn with_kb_base<T>(kb_base: u64, f: impl FnOnce() -> T) -> T {
 
 /// A value in fio's `( ... )` arithmetic, as a non-negative count.
 fn arithmetic(s: &str, time: bool, implied: f64) -> Result<u64, String> {
-    let v = crate::arith::evaluate(s, time, implied).map_err(|e| format!("'{s}': {e}"))?;
-    u64::try_from(v).map_err(|_| format!("'{s}' is negative"))
+    // The value itself is quoted by the error that carries this reason.
+    let v = crate::arith::evaluate(s, time, implied).map_err(|e| format!("arithmetic: {e}"))?;
+    u64::try_from(v).map_err(|_| "it comes out negative".to_string())
 }
 
 /// Parses a byte count: `4096`, `4k`, `4KB`, `4kib` (= 4000), `0x1000`, `1g`, or fio's

@@ -126,3 +126,34 @@ fn a_huge_import_is_refused_not_parsed() {
     );
     assert!(!db.exists());
 }
+
+/// Hostile nesting (200,000 parentheses in a job file, 50,000 on the command line, a run of
+/// signs) is a one-line exit 2 of bounded length, never a stack overflow.
+#[test]
+fn deep_nesting_is_bad_input_not_an_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let deep = |n: usize| format!("{}4k{}", "(".repeat(n), ")".repeat(n));
+    let job = dir.path().join("deep.fio");
+    std::fs::write(
+        &job,
+        format!("[j]\nioengine=null\nsize={}\n", deep(200_000)),
+    )
+    .unwrap();
+    let size = format!("--size={}", deep(50_000));
+    let signs = format!("--size=({}4k)", "-".repeat(100_000));
+    for args in [
+        vec!["run", job.to_str().unwrap()],
+        vec!["run", "--name=j", "--ioengine=null", &size],
+        vec!["run", "--name=j", "--ioengine=null", &signs],
+    ] {
+        let out = iolab_db(&db, &args);
+        refused(&out, "nested more than");
+        assert!(
+            out.stderr.len() < 1000,
+            "a short line: {} bytes",
+            out.stderr.len()
+        );
+    }
+    assert!(!db.exists(), "nothing written");
+}
