@@ -447,14 +447,33 @@ pub fn bars(b: &Bars) -> Plot {
 /// A figure as it goes into the page: an empty `<div class="chart">` carrying its id, title
 /// and how many points it declares, and the figure's JSON beside it for the page's script.
 pub fn embed(id: &str, title: &str, points: usize, plot: &Plot) -> String {
-    // `</` would end the script element early; `<\/` is the same JSON string.
-    let json = plot.to_json().replace("</", "<\\/");
+    let json = script_safe(&plot.to_json());
     format!(
         "<div class=\"chart\" id=\"{id}\" data-points=\"{points}\" role=\"img\" aria-label=\"{title}\"></div>\
          <script type=\"application/json\" class=\"figure\" data-for=\"{id}\">{json}</script>",
         id = esc(id),
         title = esc(title)
     )
+}
+
+/// JSON that stays inert inside a `<script>` element whatever its strings hold: `<`, `>`
+/// and `&` as `\u003c`, `\u003e`, `\u0026` (so neither `</script>` nor `<!--<script>`,
+/// which would make the parser swallow the page's own closing tag, can appear), and U+2028
+/// and U+2029 escaped as JavaScript before ES2019 wants. They can only occur inside JSON
+/// strings, where the escapes read back as the same characters.
+pub fn script_safe(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The plotly.js library as one inline `<script>`: plotly.rs embeds it (and MathJax, which
@@ -513,6 +532,19 @@ mod tests {
         p.set_layout(Layout::new().title(Title::with_text("a </script> b")));
         let html = embed("x", "t", 0, &p);
         assert_eq!(html.matches("</script>").count(), 1, "{html}");
-        assert!(html.contains("a <\\/script> b"));
+        assert!(html.contains("a \\u003c/script\\u003e b"));
+        let nasty = "<!--<script> & \u{2028}\u{2029} </script>";
+        let mut p = Plot::new();
+        p.set_layout(Layout::new().title(Title::with_text(nasty)));
+        let json = script_safe(&p.to_json());
+        assert!(
+            !json.contains(['<', '>', '&', '\u{2028}', '\u{2029}']),
+            "{json}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            back["layout"]["title"]["text"], nasty,
+            "the same text read back"
+        );
     }
 }

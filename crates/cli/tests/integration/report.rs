@@ -353,3 +353,46 @@ fn a_day_of_seconds_makes_a_small_fast_page_that_zooms() {
     assert_ne!(before["ticks"], after["ticks"], "the ticks follow the zoom");
     assert!(b.problems.is_empty(), "browser problems: {:#?}", b.problems);
 }
+
+/// A job and engine named `<!--<script>` (which, raw inside the page's JSON, would make the
+/// HTML parser swallow the closing tag and leave every chart undrawn) still draws them all.
+#[test]
+fn markup_in_job_and_engine_names_leaves_every_chart_drawn() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let dbs = db.to_str().unwrap();
+    let out = iolab(&[
+        "--engines=psync,libaio",
+        "--runtime=200ms",
+        "--ramp_time=0",
+        "--db",
+        dbs,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let export = iolab(&["export", "1", "--format", "json", "--db", dbs]);
+    assert_eq!(export.code, 0, "{}", export.stderr);
+    let nasty = "<!--<script> & \u{2028}";
+    let text = export
+        .stdout
+        .replace("libaio", nasty.trim_end_matches('\u{2028}'));
+    let mut run: Value = serde_json::from_str(&text).unwrap();
+    for j in run["jobs"].as_array_mut().unwrap() {
+        if j["engine"] != "psync" {
+            j["engine"] = Value::from(nasty);
+            j["name"] = Value::from(format!("{nasty} job"));
+        }
+    }
+    let file = tmp.path().join("nasty.json");
+    std::fs::write(&file, run.to_string()).unwrap();
+    let imported = iolab(&["import", file.to_str().unwrap(), "--db", dbs]);
+    assert_eq!(imported.code, 0, "{}", imported.stderr);
+    let page = tmp.path().join("nasty.html");
+    let r = iolab(&["report", "2", "-o", page.to_str().unwrap(), "--db", dbs]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("<!--<script>"), "never raw in the page");
+    if let Some(v) = check_in_browser(&page, "iolab-report-markup.png") {
+        let charts = v["charts"].as_array().unwrap();
+        assert!(charts.len() >= 2, "the distribution charts: {v}");
+    }
+}
