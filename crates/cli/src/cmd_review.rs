@@ -104,7 +104,8 @@ pub struct ReviewArgs {
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
-    /// RAM-backed block device for the software-floor step [default: /dev/zram0]
+    /// RAM-backed block device for the software-floor step [default: the target when it is
+    /// one, else a zram device iolab adds for the step and removes after]
     #[arg(long = "floor-device")]
     pub floor_device: Option<PathBuf>,
     /// Allow the writing steps to overwrite the target: a block device, or an existing file
@@ -163,25 +164,30 @@ pub(crate) fn command_line() -> String {
         .join(" ")
 }
 
-/// The floor device: one named with --floor-device must be a block device, and one the
-/// user allowed to fill must pass the device probes, both before anything runs.
-fn floor_device(a: &ReviewArgs, steps: &[Step]) -> Result<PathBuf, CliError> {
-    let dev = a
-        .floor_device
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("/dev/zram0"));
+/// The floor device the user named: it must be a block device, and one the user allowed
+/// to fill must pass the device probes, both before anything runs. None named: the step
+/// uses the target when it is a RAM device, else a zram device of iolab's own.
+fn floor_device(a: &ReviewArgs, steps: &[Step]) -> Result<Option<PathBuf>, CliError> {
+    if a.allow_destroy_floor && a.floor_device.is_none() {
+        return Err(bad(
+            "--allow-destroy-floor needs --floor-device: without one the step makes a RAM \
+             device of its own"
+                .into(),
+        ));
+    }
+    let Some(dev) = a.floor_device.clone() else {
+        return Ok(None);
+    };
     if !steps.contains(&Step::SoftwareFloor) {
-        return Ok(dev);
+        return Ok(Some(dev));
     }
-    if a.floor_device.is_some() || a.allow_destroy_floor {
-        existing_block_device("--floor-device", &dev)?;
-    }
+    existing_block_device("--floor-device", &dev)?;
     if a.allow_destroy_floor {
         let facts = probe(&dev).map_err(|e| bad(format!("--floor-device: {e}")))?;
         check_write_allowed(&facts, true, "--allow-destroy-floor")
             .map_err(|e| bad(format!("--floor-device: {e}")))?;
     }
-    Ok(dev)
+    Ok(Some(dev))
 }
 
 fn effort_of(a: &ReviewArgs) -> Effort {
@@ -349,7 +355,7 @@ fn configure(
         floor_consent: Consent::granting(
             "--allow-destroy-floor",
             a.allow_destroy_floor,
-            [floor_device.as_path()],
+            floor_device.as_deref(),
         ),
         qd1_paths: with_spdk(iolab_suite::default_qd1_paths(&target), a.spdk.is_some()),
         target,
@@ -361,7 +367,7 @@ fn configure(
         max_qd: a.max_qd.unwrap_or(effort.max_qd()),
         precondition_passes: a.passes.unwrap_or(effort.precondition_passes()),
         tolerance_pct: a.tolerance,
-        floor_device: Some(floor_device),
+        floor_device,
         loads: match &a.loads {
             Some(l) => l.0.clone(),
             None if effort == Effort::Quick => iolab_suite::load_plan::quick_loads(),

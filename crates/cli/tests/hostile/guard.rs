@@ -314,3 +314,91 @@ fn mounted_devices_are_refused_even_with_consent() {
     refused(&write, "is mounted");
     refused(&floor, "is mounted");
 }
+
+/// The review touches only what it was given: on a scratch file, the software-floor step
+/// makes its own RAM device and removes it, never opening `/dev/zram0` (someone else's
+/// benchmark, or their swap). Checked with strace, which sees every open.
+#[test]
+fn the_software_floor_opens_no_device_nobody_named() {
+    let _g = device_lock();
+    if std::process::Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no strace (apt-get install strace)");
+        return;
+    }
+    let zrams = || -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir("/sys/block")
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.retain(|n| n.starts_with("zram"));
+        v.sort();
+        v
+    };
+    let before = zrams();
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let trace = tmp.path().join("trace");
+    let out = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=open,openat,openat2", "-o"])
+        .arg(&trace)
+        .arg(env!("CARGO_BIN_EXE_iolab"))
+        .args([
+            "review",
+            "--quick",
+            "--steps",
+            "software-floor",
+            "--runtime",
+            "300ms",
+        ])
+        .args(["--ramp-time", "0", "--output-format=json"])
+        .env("IOLAB_DB", &db)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let opened = fs::read_to_string(&trace).unwrap();
+    assert!(!opened.contains("\"/dev/zram0\""), "opened /dev/zram0");
+    assert_eq!(
+        zrams(),
+        before,
+        "its own RAM device removed, no other touched"
+    );
+    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let floor = run["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "software-floor")
+        .unwrap();
+    let ram = floor["data"]["ram_device"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    if Path::new("/sys/class/zram-control/hot_add").exists() && nix_root() {
+        assert!(ram.contains("iolab added"), "{floor:#}");
+        assert!(opened.contains(&format!("\"{}\"", ram.split(',').next().unwrap())));
+        for e in floor["data"]["engines"].as_array().unwrap() {
+            for part in ["kernel_ns", "device_ns"] {
+                assert!(e[part].is_null() || e[part].as_f64().unwrap() >= 0.0, "{e}");
+            }
+        }
+    } else {
+        eprintln!("no zram-control here (or not root): the step said why: {floor}");
+        assert!(
+            floor["data"]["notes"].to_string().contains("no RAM device"),
+            "{floor}"
+        );
+    }
+}
+
+fn nix_root() -> bool {
+    // SAFETY: getuid has no preconditions.
+    unsafe { libc::getuid() == 0 }
+}

@@ -115,13 +115,13 @@ pub fn run(
     )?
     .map_err(|why| SuiteError::Other(format!("null engine: {why}")))?;
     let mut notes: Vec<String> = Vec::new();
-    let ram = ram_device(cfg, &mut notes);
-    let same = ram.as_ref().is_some_and(|f| {
-        std::fs::canonicalize(&f.path).ok() == std::fs::canonicalize(&cfg.target).ok()
-    });
+    let floor = RamFloor::find(cfg, &mut notes);
+    let ram = floor.facts.clone();
+    let same = floor.is_target;
     let region = ram.as_ref().map(|f| f.size_bytes.min(FLOOR_REGION_MAX));
     if let (Some(f), Some(len), false) = (&ram, region, same) {
-        fill_ram(cfg, ex, &f.path, len, &mut notes)?;
+        let consent = floor.consent.as_ref().unwrap_or(&cfg.floor_consent);
+        fill_ram(cfg, ex, &f.path, len, consent, &mut notes)?;
     }
     let mut split = Split {
         harness_ns: harness_pt.mean_ns,
@@ -176,7 +176,73 @@ pub fn run(
         };
         split.add(label, target_ns, ram_ns);
     }
-    Ok(split.finish(cfg, notes))
+    Ok(split.finish(&floor.shown, notes))
+}
+
+/// Where the floor is read: the device the user named (`--floor-device`), the target when it
+/// is a RAM device itself, or a zram device iolab adds for the step and removes after; never
+/// a device nobody named.
+struct RamFloor {
+    facts: Option<iolab_sysinfo::TargetFacts>,
+    /// The floor is the target itself.
+    is_target: bool,
+    /// The consent to fill a device of iolab's own (it holds nobody's data).
+    consent: Option<iolab_sysinfo::Consent>,
+    /// How the page names it.
+    shown: Option<String>,
+    /// Kept until the step ends, then removed.
+    _own: Option<crate::ram_device::OwnZram>,
+}
+
+impl RamFloor {
+    fn find(cfg: &ReviewConfig, notes: &mut Vec<String>) -> RamFloor {
+        let mut floor = RamFloor {
+            facts: None,
+            is_target: false,
+            consent: None,
+            shown: None,
+            _own: None,
+        };
+        if cfg.floor_device.is_some() {
+            floor.facts = ram_device(cfg, notes);
+            floor.shown = cfg.floor_device.as_ref().map(|p| p.display().to_string());
+            floor.is_target = floor.facts.as_ref().is_some_and(|f| {
+                std::fs::canonicalize(&f.path).ok() == std::fs::canonicalize(&cfg.target).ok()
+            });
+            return floor;
+        }
+        if crate::ram_device::is_zram(&cfg.target) {
+            floor.facts = probe(&cfg.target).ok();
+            floor.is_target = floor.facts.is_some();
+            floor.shown = Some(format!("{}, the target itself", cfg.target.display()));
+            return floor;
+        }
+        let own = match crate::ram_device::OwnZram::add(FLOOR_REGION_MAX) {
+            Ok(z) => z,
+            Err(why) => {
+                notes.push(format!(
+                    "no RAM device: {why}; name one with --floor-device (and \
+                     --allow-destroy-floor to fill it)"
+                ));
+                return floor;
+            }
+        };
+        match probe(own.path()) {
+            Ok(f) => floor.facts = Some(f),
+            Err(e) => notes.push(format!("no RAM device: {}: {e}", own.path().display())),
+        }
+        floor.consent = Some(iolab_sysinfo::Consent::granting(
+            "--allow-destroy-floor",
+            true,
+            [own.path()],
+        ));
+        floor.shown = Some(format!(
+            "{}, a zram device iolab added for this step and removed after",
+            own.path().display()
+        ));
+        floor._own = Some(own);
+        floor
+    }
 }
 
 /// The RAM device: usable when it exists with a size; the target itself when it is one.
@@ -207,11 +273,12 @@ fn fill_ram(
     ex: &mut Executor<'_>,
     path: &std::path::Path,
     len: u64,
+    consent: &iolab_sysinfo::Consent,
     notes: &mut Vec<String>,
 ) -> Result<(), SuiteError> {
     let zero_fill = "never-written pages read as zero-fill, a little faster than real reads";
-    if !cfg.floor_consent.covers(path) {
-        let flag = cfg.floor_consent.flag();
+    if !consent.covers(path) {
+        let flag = consent.flag();
         notes.push(format!(
             "{} not filled (filling it needs {flag}): {zero_fill}",
             path.display()
@@ -236,7 +303,6 @@ fn fill_ram(
     fill.runtime = None;
     fill.ramp_time = std::time::Duration::ZERO;
     let label = "fill the RAM device";
-    let consent = &cfg.floor_consent;
     let point = ex.run_point_with(Step::SoftwareFloor, label, fill, Some(len), consent)?;
     if let Point::Unavailable(why) = point {
         notes.push(format!(
@@ -264,7 +330,14 @@ impl Split {
                 let (kernel, device) = (ram_mean - harness, tgt - ram_mean);
                 self.lines
                     .push((label.clone(), [harness, kernel, device], *tgt));
-                self.rows.push(json!({"engine": label, "harness_ns": harness, "kernel_ns": kernel, "device_ns": device, "target_ns": tgt, "ram_ns": ram_mean}));
+                // A share below zero is a difference smaller than the noise, not a time.
+                let share = |v: f64| (v >= 0.0).then_some(v);
+                let noise: Vec<&str> = [("kernel", kernel), ("device", device)]
+                    .into_iter()
+                    .filter(|(_, v)| *v < 0.0)
+                    .map(|(n, _)| n)
+                    .collect();
+                self.rows.push(json!({"engine": label, "harness_ns": harness, "kernel_ns": share(kernel), "device_ns": share(device), "within_noise": noise, "target_ns": tgt, "ram_ns": ram_mean}));
             }
             (t_res, r_res) => {
                 let why = t_res
@@ -286,7 +359,7 @@ impl Split {
         }
     }
 
-    fn finish(mut self, cfg: &ReviewConfig, mut notes: Vec<String>) -> StepOutput {
+    fn finish(mut self, ram: &Option<String>, mut notes: Vec<String>) -> StepOutput {
         let scale = self
             .lines
             .iter()
@@ -296,16 +369,15 @@ impl Split {
             self.table.row([
                 label.clone(),
                 micros(parts[0]),
-                micros(parts[1]),
-                micros(parts[2]),
+                share(parts[1]),
+                share(parts[2]),
                 micros(*tgt),
                 stacked_bar(*parts, scale, 40),
             ]);
-            if parts[2] < 0.0 {
-                notes.push(format!("{label}: the target was faster than the RAM device (page cache or a faster path?); its device share shows negative"));
+            if parts[1] < 0.0 || parts[2] < 0.0 {
+                notes.push(format!("{label}: a share came out below zero (the RAM device was no slower than the harness, or the target no slower than the RAM device: page cache, or noise); it is shown as within noise"));
             }
         }
-        let ram = cfg.floor_device.as_ref().map(|p| p.display().to_string());
         let mut text = format!(
             "QD1 4 KiB random read mean latency. harness = null engine (iolab's own cost per I/O); \
              kernel block path = RAM device ({}) − harness; device + rest = target − RAM device.\n\n{}",
@@ -322,6 +394,15 @@ impl Split {
     }
 }
 
+/// A share of the split: its time, or "within noise" where the difference came out below
+/// zero.
+fn share(ns: f64) -> String {
+    match ns < 0.0 {
+        true => "within noise".into(),
+        false => micros(ns),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,5 +413,23 @@ mod tests {
         assert_eq!(stacked_bar([1.0, 3.0, 6.0], 20.0, 10), "HKDDD");
         // A negative device share draws nothing for it.
         assert_eq!(stacked_bar([2.0, 8.0, -1.0], 10.0, 10), "HHKKKKKKKK");
+    }
+
+    #[test]
+    fn a_share_below_zero_is_within_noise_never_a_negative_time() {
+        let mut split = Split {
+            harness_ns: 100.0,
+            table: Table::new(["engine", "h", "k", "d", "t", "bar"]),
+            rows: Vec::new(),
+            lines: Vec::new(),
+        };
+        split.add("psync".into(), Ok(900.0), Ok(1000.0));
+        let out = split.finish(&Some("/dev/zramX".into()), Vec::new());
+        let row = &out.data["engines"][0];
+        assert_eq!(row["device_ns"], serde_json::Value::Null, "{row}");
+        assert_eq!(row["kernel_ns"], 900.0);
+        assert_eq!(row["within_noise"], json!(["device"]));
+        assert!(out.text.contains("within noise"), "{}", out.text);
+        assert!(!out.text.contains("-100"), "{}", out.text);
     }
 }
