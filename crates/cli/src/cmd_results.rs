@@ -781,7 +781,8 @@ fn fail_if_worse(
     };
     let judged = verdicts.iter().flatten().any(|r| r.figure == rule.figure);
     if !judged {
-        return Err(CliError::failed(anyhow::anyhow!(
+        // Bad input, not "worse": the figure named is one these runs do not have.
+        return Err(CliError::bad_input(anyhow::anyhow!(
             "--fail-if-worse: no job of runs {} has {} in both runs to compare",
             runs.iter()
                 .map(|r| r.id.to_string())

@@ -56,7 +56,13 @@ impl Figure {
                 .strip_prefix('p')
                 .is_some_and(|n| n.parse::<f64>().is_ok()) =>
             {
-                format!("_{p}_ns")
+                let pct: f64 = p[1..].parse().unwrap_or(f64::NAN);
+                if !(pct > 0.0 && pct <= 100.0) {
+                    return Err(format!(
+                        "'{p}' is no percentile: give one above 0 and at most 100, such as p99"
+                    ));
+                }
+                format!("_{}_ns", iolab_results::percentile_name(pct))
             }
             other => {
                 return Err(format!(
@@ -245,6 +251,14 @@ mod tests {
         let r: FailIfWorse = "p99.9=5%".parse().unwrap();
         assert_eq!((r.figure.stored.as_str(), r.percent), ("_p99.9_ns", 5.0));
         assert!("fast=5".parse::<FailIfWorse>().is_err());
+        for bad in ["p101=5", "p0=5", "p-1=5", "pnan=5", "pinf=5"] {
+            assert!(bad.parse::<FailIfWorse>().is_err(), "{bad}");
+        }
+        let r: FailIfWorse = "p99.000=5".parse().unwrap();
+        assert_eq!(
+            r.figure.stored, "_p99_ns",
+            "the stored name, however written"
+        );
         assert!("ten".parse::<FailIfWorse>().is_err());
     }
 }

@@ -72,6 +72,14 @@ pub fn from_fio(v: &Value) -> Result<RunRecord, ImportError> {
         .as_i64()
         .or_else(|| v["timestamp"].as_i64().map(|s| s * 1000))
         .unwrap_or(0);
+    if jobs.is_empty() {
+        return Err(ImportError::Fio(
+            "its \"jobs\" list is empty: there is no result to keep".into(),
+        ));
+    }
+    for (i, j) in jobs.iter().enumerate() {
+        check_counts(i, j)?;
+    }
     let jobs = jobs
         .iter()
         .enumerate()
@@ -88,6 +96,38 @@ pub fn from_fio(v: &Value) -> Result<RunRecord, ImportError> {
         jobs,
         ..RunRecord::default()
     })
+}
+
+/// Refuses a job whose figures no run can have: a negative count, time, rate or latency in
+/// any direction (a `-5` would read later as an 8-million-percent regression), or CPU
+/// shares below zero. (JSON has no NaN or infinity: those are not JSON to begin with.)
+fn check_counts(i: usize, j: &Value) -> Result<(), ImportError> {
+    fn negative(v: &Value, at: String) -> Option<(String, f64)> {
+        match v {
+            Value::Number(n) => n.as_f64().filter(|x| *x < 0.0).map(|x| (at, x)),
+            Value::Object(m) => m.iter().find_map(|(k, v)| negative(v, format!("{at}.{k}"))),
+            Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .find_map(|(k, v)| negative(v, format!("{at}[{k}]"))),
+            _ => None,
+        }
+    }
+    let name = j["jobname"]
+        .as_str()
+        .map_or(format!("job {i}"), |n| format!("job '{n}'"));
+    let figures = ["read", "write", "trim", "sync", "mixed"]
+        .iter()
+        .map(|d| (d.to_string(), &j[*d]))
+        .chain(["usr_cpu", "sys_cpu", "ctx", "job_runtime"].map(|k| (k.to_string(), &j[k])));
+    for (at, v) in figures {
+        if let Some((at, x)) = negative(v, at) {
+            return Err(ImportError::Fio(format!(
+                "{name}: {at} is {x}; no run has a negative count, time or latency"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// An option of a job: the job's own, else the global one.
@@ -288,6 +328,24 @@ mod tests {
         assert!((j.cpu.iops_per_cpu_sec - 200.0).abs() < 1e-9);
         let h = j.histogram("read", "clat").unwrap();
         assert_eq!(h.percentiles_ns(&[50.0])[0].1.round(), 100.0);
+    }
+
+    #[test]
+    fn impossible_figures_and_empty_documents_are_refused() {
+        let bad = FIO.replace("\"total_ios\" : 10", "\"total_ios\" : -10");
+        let e = import(&bad).unwrap_err().to_string();
+        assert!(e.contains("job 'a': read.total_ios is -10"), "{e}");
+        let bad = FIO.replace("\"99.000000\" : 900", "\"99.000000\" : -900");
+        let e = import(&bad).unwrap_err().to_string();
+        assert!(e.contains("read.clat_ns.percentile.99.000000"), "{e}");
+        let bad = FIO.replace("\"usr_cpu\" : 1.0", "\"usr_cpu\" : -1.0");
+        assert!(import(&bad).unwrap_err().to_string().contains("usr_cpu"));
+        let e = import(r#"{"fio version": "fio-3.33", "jobs": []}"#).unwrap_err();
+        assert!(e.to_string().contains("empty"), "{e}");
+        assert!(
+            import(&FIO.replace(": 10,", ": NaN,")).is_err(),
+            "NaN is no JSON"
+        );
     }
 
     #[test]

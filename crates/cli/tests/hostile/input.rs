@@ -157,3 +157,42 @@ fn deep_nesting_is_bad_input_not_an_abort() {
     }
     assert!(!db.exists(), "nothing written");
 }
+
+/// fio JSON with a negative count, or with no jobs, is refused (exit 2), not kept to read
+/// later as an 8-million-percent regression.
+#[test]
+fn impossible_fio_json_is_not_imported() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let job = |ios: i64| {
+        format!(
+            r#"{{"fio version": "fio-3.33", "jobs": [{{"jobname": "a", "job options": {{}},
+            "read": {{"io_bytes": 4096, "iops": 10.0, "bw_bytes": 4096, "runtime": 1000,
+            "total_ios": {ios}, "lat_ns": {{"min": 1, "max": 2, "mean": 1.5, "stddev": 0.1, "N": 1}}}},
+            "job_runtime": 1000, "usr_cpu": 1.0, "sys_cpu": 1.0, "ctx": 1}}]}}"#
+        )
+    };
+    for (text, needle) in [
+        (job(-5), "read.total_ios is -5"),
+        (
+            r#"{"fio version": "fio-3.33", "jobs": []}"#.to_string(),
+            "empty",
+        ),
+    ] {
+        let f = dir.path().join("fio.json");
+        std::fs::write(&f, text).unwrap();
+        let out = iolab_db(
+            &db,
+            &["import", f.to_str().unwrap(), "--db", db.to_str().unwrap()],
+        );
+        refused(&out, needle);
+        assert!(!db.exists(), "no database made, no run kept");
+    }
+    let f = dir.path().join("ok.json");
+    std::fs::write(&f, job(1)).unwrap();
+    let out = iolab_db(
+        &db,
+        &["import", f.to_str().unwrap(), "--db", db.to_str().unwrap()],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}

@@ -166,6 +166,12 @@ fn compare_says_slower_at_half_the_rate_and_fails_if_worse() {
     let out = iolab(&["compare", &fast, &slow, "--fail-if-worse", "fast=5"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stderr.lines().count() <= 3, "{}", out.stderr);
+    // No percentile beyond 100, and none the runs lack: bad input (2), never "worse" (1).
+    for rule in ["p101=5", "p99.12345=5"] {
+        let out = iolab(&["compare", &fast, &slow, "--fail-if-worse", rule]);
+        assert_eq!(out.code, 2, "{rule}: {}", out.stderr);
+        assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+    }
 }
 
 #[test]
