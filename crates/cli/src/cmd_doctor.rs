@@ -20,6 +20,12 @@ pub struct DoctorArgs {
 }
 
 pub fn run(a: &DoctorArgs) -> Result<ExitCode, CliError> {
+    // A target that is not there is bad input: checking the disk some ancestor directory
+    // lives on instead would answer a question nobody asked.
+    if let Some(t) = &a.target {
+        std::fs::metadata(t)
+            .map_err(|e| CliError::bad_input(anyhow::anyhow!("{}: {e}", t.display())))?;
+    }
     let mut checks = doctor::machine();
     if let Some(t) = &a.target {
         checks.extend(doctor::device(t));

@@ -59,8 +59,8 @@ pub fn help() -> String {
     }
     s.push_str(
         "\nExit status: 0 ok, 1 run failed (a job's error, or the results could not be saved: \
-         they are printed first), 2 bad input (nothing written), 129/130/143 stopped by \
-         SIGHUP/SIGINT/SIGTERM (partial results printed and saved). SIGUSR1 prints a status \
+         they are printed first), 2 bad input (nothing written), 129/130/131/143 stopped by \
+         SIGHUP/SIGINT/SIGQUIT/SIGTERM (partial results printed and saved). SIGUSR1 prints a status \
          line.\n",
     );
     s

@@ -127,6 +127,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    iolab_runner::signal::ignore_file_size_limit();
     let cli = match flags::command()
         .try_get_matches()
         .and_then(|m| Cli::from_arg_matches(&m))

@@ -16,10 +16,18 @@ use crate::exit::CliError;
 /// A scratch file in a fresh temporary directory (`PREFIX*` under $TMPDIR): its path, and the
 /// directory, removed with what is in it when the guard is dropped.
 pub fn scratch_file(prefix: &str) -> Result<(PathBuf, tempfile::TempDir), CliError> {
-    let dir = tempfile::Builder::new()
-        .prefix(prefix)
-        .tempdir()
-        .map_err(|e| CliError::failed(anyhow!("creating a scratch directory: {e}")))?;
+    let dir =
+        tempfile::Builder::new()
+            .prefix(prefix)
+            .tempdir()
+            .map_err(|e| match std::env::var_os("TMPDIR") {
+                // The user's setting is at fault: bad input, and nothing was written.
+                Some(t) => CliError::bad_input(anyhow!(
+                    "TMPDIR={}: cannot make a scratch directory there: {e}",
+                    Path::new(&t).display()
+                )),
+                None => CliError::failed(anyhow!("creating a scratch directory: {e}")),
+            })?;
     Ok((dir.path().join("scratch"), dir))
 }
 

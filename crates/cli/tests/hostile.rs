@@ -8,6 +8,8 @@
 mod consent;
 #[path = "hostile/database.rs"]
 mod database;
+#[path = "hostile/edges.rs"]
+mod edges;
 #[path = "hostile/guard.rs"]
 mod guard;
 #[path = "hostile/input.rs"]

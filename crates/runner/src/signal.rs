@@ -1,8 +1,12 @@
-//! SIGINT, SIGTERM and SIGHUP (an ssh session that dropped) stop the run: the handler only
+//! SIGINT, SIGTERM, SIGHUP (an ssh session that dropped) and SIGQUIT stop the run: the handler only
 //! sets a flag that every worker polls once per loop (a relaxed load, no syscall), so results
 //! so far are printed, kept and reported as interrupted. SIGUSR1 asks for a status line, as
 //! fio's does. SIGXFSZ (a write past `ulimit -f`) is ignored, so the write fails with EFBIG
-//! and is reported as the job's error instead of killing the process mid-write.
+//! and is reported as the job's error instead of killing the process mid-write; it is ignored
+//! first thing in `main` ([`ignore_file_size_limit`]), before the results database is opened,
+//! so SQLite's writes fail with an error too. fio leaves SIGQUIT at its default, a core dump
+//! that loses the run's output; iolab quits as promptly but keeps what was measured, and a
+//! SIGQUIT ignored by inheritance (a script's background job) is not left ignored.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
@@ -21,7 +25,7 @@ extern "C" fn on_status(_: libc::c_int) {
 
 /// Installs the handlers (idempotent).
 pub fn install() {
-    let stops = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+    let stops = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
     let handlers = stops
         .iter()
         .map(|&s| (s, on_signal as *const () as usize))
@@ -39,6 +43,13 @@ pub fn install() {
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
     }
+}
+
+/// Ignores SIGXFSZ, so that a write past `ulimit -f` (the database's, a log's, a target's)
+/// fails with EFBIG and is said, instead of killing the process without a word.
+pub fn ignore_file_size_limit() {
+    // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
 }
 
 /// Stops the run as a signal would, without one (the watchdog): workers stop where they
