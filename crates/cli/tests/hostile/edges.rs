@@ -98,3 +98,39 @@ fn a_bad_tmpdir_and_a_missing_doctor_target_are_bad_input() {
         "/nonexistent/disk",
     );
 }
+
+/// A run stopped during ramp_time measured nothing: the warm-up's I/O is not reported as
+/// the job's results, and the run is kept as interrupted, without figures.
+#[test]
+fn an_interrupted_ramp_reports_no_warm_up_as_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args([
+            "run",
+            "--name=j",
+            "--ioengine=null",
+            "--size=1m",
+            "--time_based",
+        ])
+        .args(["--runtime=5", "--ramp_time=30", "--output-format=json"])
+        .env("IOLAB_DB", &db)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    // SAFETY: kill with our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j = &v["jobs"][0];
+    assert_eq!(j["read"]["total_ios"], 0, "{j}");
+    assert_eq!(j["read"]["io_bytes"], 0);
+    let show = iolab_db(&db, &["show", "1", "--output-format=json"]);
+    let run: serde_json::Value = serde_json::from_str(&show.stdout).unwrap();
+    assert_eq!(run["status"], "interrupted");
+    let figures = run["jobs"][0]["metrics"].as_object().unwrap().len();
+    assert_eq!(figures, 0, "no figures kept: {}", run["jobs"][0]);
+}

@@ -16,6 +16,21 @@ impl LoopState<'_, '_> {
         mut notes: Vec<String>,
         elapsed_ticks: u64,
     ) -> WorkerResult {
+        let ramp_only = self.interrupted && !self.time.measuring;
+        if ramp_only {
+            // Stopped during ramp_time: what it did was warm-up, never the job's results.
+            let now = self.clock.now();
+            self.rec.reset(now);
+            self.syncer.reset();
+            self.time.measure_start = now;
+            self.time.measure_end = now;
+            self.time.cpu_used = CpuSnapshot::default();
+            notes.push(
+                "interrupted during ramp_time: the warm-up's I/O is not reported; nothing \
+                 was measured"
+                    .into(),
+            );
+        }
         let spec = &self.w.job.spec;
         let cpu = self.time.cpu_used;
         if spec.engine.kind == EngineKind::IoUring {
@@ -53,7 +68,8 @@ impl LoopState<'_, '_> {
         });
         // A write job that verified reports its reads back, as fio.
         let verify_reads = self.verify.is_some() && self.rec.stats[0].ios > 0;
-        let issued = [spec.reads() || verify_reads, spec.writes(), spec.trims()];
+        let issued =
+            [spec.reads() || verify_reads, spec.writes(), spec.trims()].map(|i| i && !ramp_only);
         let [read, write, trim] = self.rec.stats;
         WorkerResult {
             dirs: [
