@@ -196,3 +196,28 @@ fn impossible_fio_json_is_not_imported() {
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
+
+/// A zone smaller than a write is fio's "I/O buflen exceeds zone size", said before
+/// anything is written (it used to write nothing and exit 0).
+#[test]
+fn a_zone_smaller_than_a_write_is_refused_in_fios_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let f = dir.path().join("zf");
+    let fname = format!("--filename={}", f.display());
+    let args = [
+        "run",
+        "--name=z",
+        &fname,
+        "--size=1m",
+        "--zonemode=zbd",
+        "--zonesize=2k",
+    ];
+    let mut write = args.to_vec();
+    write.extend(["--rw=write", "--bs=4k"]);
+    refused(
+        &iolab_db(&db, &write),
+        "I/O buflen 4096 exceeds zone size 2048",
+    );
+    assert!(!f.exists(), "nothing laid out");
+}

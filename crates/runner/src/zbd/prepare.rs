@@ -45,6 +45,16 @@ pub(crate) fn attach(jobs: &mut [PreparedJob]) -> Result<(), RunError> {
             )));
         }
         if job.spec.writes() {
+            // fio's zbd_adjust_block() fails every such write with EINVAL; said up front
+            // here, in fio's words, before anything is written.
+            let bs = job.spec.block_size[iolab_results::Direction::Write.index()] as u64;
+            if bs > map.zone_size {
+                return Err(fail(format!(
+                    "I/O buflen {bs} exceeds zone size {} (zonemode=zbd writes stay within a \
+                     zone)",
+                    map.zone_size
+                )));
+            }
             job.region = align(&map, job.region).map_err(fail)?;
         }
         job.zbd = Some(map);
