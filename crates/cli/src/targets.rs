@@ -56,9 +56,15 @@ pub fn check_all(
     db: Option<&Path>,
 ) -> Result<Vec<PreparedJob>, CliError> {
     let jobs = prepare(specs, consent)?;
+    // e4defrag's donors are written as targets are.
+    let donors = specs
+        .iter()
+        .filter(|s| s.engine.kind == iolab_engine::EngineKind::E4defrag)
+        .filter_map(|s| s.engine.options.defrag.donor.as_ref());
     let targets: Vec<&Path> = specs
         .iter()
         .flat_map(|s| s.files())
+        .chain(donors)
         .map(PathBuf::as_path)
         .collect();
     let protected: Vec<&Path> = targets.iter().copied().chain(db).collect();

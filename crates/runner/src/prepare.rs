@@ -122,7 +122,7 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
         extra.push((f, r));
         pins.push(p);
     }
-    let donor = prepare_donor(spec, consent)?;
+    let donor = prepare_donor(spec, consent, &pins)?;
     Ok(PreparedJob {
         donor,
         spec: spec.clone(),
@@ -139,8 +139,9 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
 
 /// e4defrag's donor, checked as a target that is written: ext4 swaps the job file's old
 /// blocks into it, so an existing file must be iolab's or consented to, and a regular file.
-/// A missing one is made during layout.
-fn prepare_donor(spec: &JobSpec, consent: &Consent) -> Result<Option<Pin>, RunError> {
+/// A missing one is made during layout. Never one of the job's own files (`own`): ext4
+/// cannot move a file's blocks into itself, and the job would read what it just swapped.
+fn prepare_donor(spec: &JobSpec, consent: &Consent, own: &[Pin]) -> Result<Option<Pin>, RunError> {
     if spec.engine.kind != iolab_engine::EngineKind::E4defrag {
         return Ok(None);
     }
@@ -154,6 +155,19 @@ fn prepare_donor(spec: &JobSpec, consent: &Consent) -> Result<Option<Pin>, RunEr
             reason: e.to_string(),
         },
     })?;
+    let same = |p: &Pin| {
+        (pin.identity.is_some() && p.identity == pin.identity) || p.resolved == pin.resolved
+    };
+    if own.iter().any(same) {
+        return Err(RunError::Unusable {
+            job: spec.name.clone(),
+            reason: format!(
+                "donorname={}: it is the job's own file; the donor must be another file on \
+                 the same ext4 file system",
+                path.display()
+            ),
+        });
+    }
     if pin.identity.is_some() {
         let facts = probe(path).map_err(|source| RunError::Target {
             job: spec.name.clone(),

@@ -402,3 +402,43 @@ fn nix_root() -> bool {
     // SAFETY: getuid has no preconditions.
     unsafe { libc::getuid() == 0 }
 }
+
+/// e4defrag's donor is written: it may not be the job's own file, by name or through a
+/// link, nor the results database.
+#[test]
+fn an_e4defrag_donor_is_never_the_jobs_own_file_or_the_database() {
+    let (dir, file) = user_file(1 << 20);
+    let db = dir.path().join("r.db");
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&file, &link).unwrap();
+    let before = sums(&[&file]);
+    let f = format!("--filename={}", file.display());
+    for donor in [&file, &link] {
+        let d = format!("--donorname={}", donor.display());
+        let args = [
+            "run",
+            "--name=d",
+            &f,
+            &d,
+            "--ioengine=e4defrag",
+            "--rw=write",
+        ];
+        let mut args = args.to_vec();
+        args.extend(["--size=1m", "--allow-destroy"]);
+        refused(&iolab_db(&db, &args), "it is the job's own file");
+    }
+    let d = format!("--donorname={}", db.display());
+    let args = [
+        "run",
+        "--name=d",
+        &f,
+        &d,
+        "--ioengine=e4defrag",
+        "--rw=write",
+        "--size=1m",
+    ];
+    let mut args = args.to_vec();
+    args.push("--allow-destroy");
+    refused(&iolab_db(&db, &args), "--db");
+    assert_eq!(sums(&[&file]), before, "no byte changed");
+}
