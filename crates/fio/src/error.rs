@@ -14,7 +14,7 @@ pub enum FioError {
     /// An option iolab does not take, and why.
     #[error("option '{name}' is not supported by iolab: {reason}")]
     Refused { name: String, reason: &'static str },
-    #[error("option '{name}': bad value '{}': {}", shown(.value), shown(.reason))]
+    #[error("option '{name}': bad value '{}': {}", shown(.value), shown_reason(.reason))]
     BadValue {
         name: String,
         value: String,
@@ -34,8 +34,17 @@ pub enum FioError {
 /// Text from the input as an error quotes it: whole when short, else its start and end
 /// around how much was left out, so a hostile 1 MB value is still a one-line message.
 fn shown(s: &str) -> String {
-    const MAX: usize = 160;
-    if s.len() <= MAX {
+    cut_middle(s, 160)
+}
+
+/// A reason is iolab's own words, but may quote the input (a replayed log's line): cut only
+/// when very long.
+fn shown_reason(s: &str) -> String {
+    cut_middle(s, 600)
+}
+
+fn cut_middle(s: &str, max: usize) -> String {
+    if s.len() <= max {
         return s.to_string();
     }
     let cut = |mut i: usize| {
@@ -44,8 +53,8 @@ fn shown(s: &str) -> String {
         }
         i
     };
-    let head = cut(100);
-    let tail = cut(s.len() - 40);
+    let head = cut(max * 5 / 8);
+    let tail = cut(s.len() - max / 4);
     format!("{}...({} bytes)...{}", &s[..head], tail - head, &s[tail..])
 }
 

@@ -120,6 +120,16 @@ pub fn parse(text: &str, opts: &ReplayOptions) -> Result<ReadLog, String> {
         };
         let offset = opts.offset(offset.parse().map_err(|_| bad("bad offset"))?);
         let len: u32 = len.parse().map_err(|_| bad("bad length"))?;
+        // Files and devices end before 2^63 bytes (off_t): an offset past that is no place
+        // to replay an I/O at, said as such rather than as a size the sum wrapped to.
+        if offset
+            .checked_add(len as u64)
+            .is_none_or(|end| end > i64::MAX as u64)
+        {
+            return Err(bad(&format!(
+                "offset {offset} + length {len} is past the end of any file or device"
+            )));
+        }
         ios.push(ReplayIo {
             file: file(&mut files),
             dir,

@@ -41,7 +41,7 @@ impl Replay {
         self.ios
             .iter()
             .filter(|io| io.file == file)
-            .map(|io| io.offset + io.len as u64)
+            .map(|io| io.offset.saturating_add(io.len as u64))
             .max()
             .unwrap_or(0)
     }

@@ -112,6 +112,7 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
     }
     let filled = filled(spec)?;
     let spec = filled.as_ref().unwrap_or(spec);
+    check_share_per_file(spec)?;
     let mut files = spec.per_file();
     let first = files.next().expect("a job has its first file");
     let (facts, region, pin) = prepare_file(&first, consent)?;
@@ -135,6 +136,31 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
         claims: Vec::new(),
         zbd: None,
     })
+}
+
+/// A size split over many files (`nrfiles`, `a:b:c`) must leave each file a block: said
+/// with its cause, not as one file's tiny size.
+fn check_share_per_file(spec: &JobSpec) -> Result<(), RunError> {
+    let n = 1 + spec.extra_files.len() as u64;
+    let Some(iolab_job::SizeSpec::Bytes(total)) = spec.size else {
+        return Ok(());
+    };
+    let bs = spec
+        .directions()
+        .map(|d| spec.min_block_size(d) as u64)
+        .min()
+        .unwrap_or(4096);
+    if n > 1 && total / n < bs {
+        return Err(RunError::Unusable {
+            job: spec.name.clone(),
+            reason: format!(
+                "size={total} split over {n} files (nrfiles or a:b:c) leaves each {} bytes, \
+                 less than one block (bs={bs}): give a larger size or fewer files",
+                total / n
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// e4defrag's donor, checked as a target that is written: ext4 swaps the job file's old
@@ -410,16 +436,21 @@ fn check_engine_takes(spec: &JobSpec, facts: &TargetFacts) -> Result<(), RunErro
             def.name
         )
     } else {
-        format!(
-            "{} sends NVMe commands: it needs an NVMe generic char device (/dev/ngXnY), and \
-             {path} is a {}",
-            def.name,
-            if facts.kind == TargetKind::File {
-                "regular file"
-            } else {
-                "block device"
+        let is = match facts.kind {
+            TargetKind::File => "a regular file",
+            TargetKind::BlockDevice => "a block device",
+            TargetKind::NvmeGeneric => "an NVMe generic char device",
+            TargetKind::SpdkNvme => "an NVMe controller for SPDK",
+        };
+        let wants = match def.accepts {
+            a if a.nvme_generic && !a.files && !a.block_devices => {
+                "sends NVMe commands: it needs an NVMe generic char device (/dev/ngXnY)"
             }
-        )
+            a if a.files && !a.block_devices => "works on regular files only",
+            a if a.block_devices && !a.files => "works on block devices only",
+            _ => "cannot take this kind of target",
+        };
+        format!("{} {wants}, and {path} is {is}", def.name)
     };
     Err(RunError::Unusable {
         job: spec.name.clone(),

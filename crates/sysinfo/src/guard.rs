@@ -347,6 +347,20 @@ fn check_output_in(
         if ft.is_dir() {
             return Err(refuse("it is a directory".to_string()));
         }
+        // The database (the only output whose directory need not exist) is SQLite's file
+        // and its companions: never a character device, FIFO or socket.
+        if !dir_must_exist && !ft.is_file() {
+            let kind = if ft.is_char_device() {
+                "a character device"
+            } else if ft.is_fifo() {
+                "a FIFO"
+            } else {
+                "a socket"
+            };
+            return Err(refuse(format!(
+                "it is {kind}; the results database is a regular file"
+            )));
+        }
     } else if dir_must_exist && !parent_dir(path).is_dir() {
         return Err(refuse("its directory does not exist".to_string()));
     }

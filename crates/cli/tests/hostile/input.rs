@@ -222,3 +222,53 @@ fn a_zone_smaller_than_a_write_is_refused_in_fios_words() {
     );
     assert!(!f.exists(), "nothing laid out");
 }
+
+/// Refusals name the real cause: a file engine on a block device is not "NVMe commands", a
+/// size split over a million files is not "size=1", an offset past any device is not a
+/// size, and /dev/null as the database is not "swapped since".
+#[test]
+fn messages_name_the_real_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    {
+        let _g = crate::support::device_lock();
+        if let Some(dev) = crate::support::loop_device(8 << 20, false) {
+            let f = format!("--filename={}", dev.path.display());
+            for engine in ["filedelete", "ftruncate"] {
+                let e = format!("--ioengine={engine}");
+                let out = iolab_db(
+                    &db,
+                    &["run", "--name=t", &f, &e, "--rw=write", "--allow-destroy"],
+                );
+                refused(&out, &format!("{engine} works on regular files only"));
+                assert!(!out.stderr.contains("NVMe"), "{}", out.stderr);
+            }
+        }
+    }
+    let d = format!("--directory={}", dir.path().display());
+    let out = iolab_db(
+        &db,
+        &["run", "--name=n", &d, "--nrfiles=1000000", "--size=1m"],
+    );
+    refused(&out, "split over 1000000 files");
+    let target = dir.path().join("rf");
+    std::fs::write(&target, vec![0u8; 1 << 20]).unwrap();
+    let log = dir.path().join("big.log");
+    let t = target.display();
+    std::fs::write(
+        &log,
+        format!("fio version 2 iolog\n{t} add\n{t} open\n{t} read 18446744073709551615 4096\n{t} close\n"),
+    )
+    .unwrap();
+    let r = format!("--read_iolog={}", log.display());
+    let out = iolab_db(&db, &["run", "--name=r", &r, &format!("--filename={t}")]);
+    refused(&out, "past the end of any file or device");
+    let out = iolab_env(
+        &["run", "--name=j", "--ioengine=null", "--size=1m"],
+        &[("IOLAB_DB", "/dev/null")],
+    );
+    refused(
+        &out,
+        "it is a character device; the results database is a regular file",
+    );
+}

@@ -30,9 +30,28 @@ fn job_files_that_never_end_or_block_are_refused() {
     );
     assert!(started.elapsed() < Duration::from_secs(10));
     let big = dir.path().join("big.fio");
-    fs::write(&big, "# x\n".repeat(400_000)).unwrap();
+    fs::File::create(&big).unwrap().set_len(65 << 20).unwrap();
     refused(&iolab_db(&db, &["run", big.to_str().unwrap()]), "too large");
     assert!(!db.exists());
+}
+
+/// fio has no cap on a job file: a generated one of 100,000 jobs (about 8 MB) is read.
+#[test]
+fn a_generated_job_file_of_100k_jobs_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let mut text = String::from("[global]\nioengine=null\nsize=1m\n");
+    for i in 0..100_000 {
+        text.push_str(&format!(
+            "[job{i}]\nrw=randread\nbs=4k\ndescription=generated job {i} of a large corpus\n"
+        ));
+    }
+    assert!(text.len() > 6 << 20, "{} bytes", text.len());
+    let f = dir.path().join("gen.fio");
+    fs::write(&f, text).unwrap();
+    let out = iolab_db(&db, &["run", "--parse-only", f.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout.lines().count(), 100_000);
 }
 
 #[test]
