@@ -921,23 +921,18 @@ impl<'a, 'w> LoopState<'a, 'w> {
 }
 
 /// fio's `verify_dump`: the block as read, in `NAME.OFFSET.received` in the current
-/// directory; its path, if it could be written. The name is iolab's, not the user's: an old
-/// dump (a regular file) is replaced, and nothing is written through a symlink at it.
+/// directory; its path, if it could be written. Opened through the output guard, as every
+/// output: an old dump (a regular file) is rewritten, but never a target, the results
+/// database or another output of the run, whatever is at that name now.
 fn dump_block(path: &std::path::Path, io: &IoUnit) -> Option<std::path::PathBuf> {
     use std::io::Write;
     let name = path.file_name()?.to_string_lossy();
     let out = std::path::PathBuf::from(format!("{name}.{}.received", io.offset));
     // SAFETY: the read has completed and its buffer holds `len` bytes.
     let data = unsafe { std::slice::from_raw_parts(io.buf, io.len as usize) };
-    if std::fs::symlink_metadata(&out).is_ok_and(|m| m.is_file()) {
-        let _ = std::fs::remove_file(&out);
-    }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&out)
-        .and_then(|mut f| f.write_all(data))
+    iolab_sysinfo::open_output(&out, "verify_dump", &[path])
         .ok()
+        .and_then(|mut f| f.write_all(data).ok())
         .map(|_| out)
 }
 
