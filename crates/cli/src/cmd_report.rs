@@ -76,7 +76,7 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
         check_output(&a.output, "-o", &[&path]).map_err(CliError::bad_input)?;
     }
     let store = Store::open_existing(&path).map_err(|e| match e {
-        StoreError::Missing(_) => CliError::bad_input(e),
+        e if e.is_bad_input() => CliError::bad_input(e),
         e => CliError::failed(e),
     })?;
     let bytes = write_report(&store, &a.runs, &a.with, &a.output, &[&path])?;

@@ -45,7 +45,7 @@ pub struct ShowArgs {
 fn open(db: &Option<PathBuf>) -> Result<Store, CliError> {
     let path = db.clone().unwrap_or_else(Store::default_path);
     Store::open_existing(&path).map_err(|e| match e {
-        StoreError::Missing(_) => CliError::bad_input(e),
+        e if e.is_bad_input() => CliError::bad_input(e),
         e => CliError::failed(e),
     })
 }
@@ -201,6 +201,7 @@ pub fn history(a: &HistoryArgs) -> Result<ExitCode, CliError> {
     let runs = match Store::open_existing(&path) {
         Ok(store) => store.history(a.limit).map_err(CliError::failed)?,
         Err(StoreError::Missing(_)) => Vec::new(),
+        Err(e) if e.is_bad_input() => return Err(CliError::bad_input(e)),
         Err(e) => return Err(CliError::failed(e)),
     };
     if a.format.json() {

@@ -44,6 +44,18 @@ pub enum StoreError {
     Missing(PathBuf),
 }
 
+impl StoreError {
+    /// Whether the user's input is at fault (a database that is not there, or of a newer
+    /// iolab), as opposed to a failure on the way: every command maps it to exit 2 alike.
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            StoreError::Missing(_) | StoreError::TooNew { .. } => true,
+            StoreError::Open { source, .. } => source.is_bad_input(),
+            _ => false,
+        }
+    }
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunStatus {
@@ -141,9 +153,21 @@ impl Store {
 
     /// Opens (creating it and its directory if needed) and migrates the database at `path`.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        Self::open_inner(path).map_err(|e| StoreError::Open {
-            path: path.to_path_buf(),
-            source: Box::new(e),
+        Self::open_inner(path).map_err(|e| {
+            // A home directory this user may not write (a service account, a read-only
+            // container) makes the default place unusable: say where else to keep runs.
+            let e = match e {
+                StoreError::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied => {
+                    StoreError::Io(std::io::Error::other(format!(
+                        "{io}; name a database you may write with --db or $IOLAB_DB"
+                    )))
+                }
+                e => e,
+            };
+            StoreError::Open {
+                path: path.to_path_buf(),
+                source: Box::new(e),
+            }
         })
     }
 

@@ -236,3 +236,35 @@ fn another_users_read_only_database_is_read_without_files_beside_it() {
         assert_eq!(after, before, "{args:?} made files beside the database");
     }
 }
+
+/// A database of a newer iolab is bad input to every command alike: exit 2, one line.
+#[test]
+fn a_newer_schema_is_exit_2_for_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let out = iolab_db(&db, &["run", "--name=j", "--ioengine=null", "--size=1m"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let set = Command::new("python3")
+        .arg("-c")
+        .arg(format!(
+            "import sqlite3; c = sqlite3.connect('{}'); c.execute('pragma user_version=999'); c.commit()",
+            db.display()
+        ))
+        .status();
+    if !set.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: python3's sqlite3 is not here to make a newer database");
+        return;
+    }
+    let page = dir.path().join("r.html");
+    let page = page.to_str().unwrap();
+    for args in [
+        vec!["run", "--name=j", "--ioengine=null", "--size=1m"],
+        vec!["history"],
+        vec!["show", "1"],
+        vec!["compare", "1", "1"],
+        vec!["export", "1"],
+        vec!["report", "1", "-o", page],
+    ] {
+        refused(&iolab_db(&db, &args), "newer than this iolab knows");
+    }
+}

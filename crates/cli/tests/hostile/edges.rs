@@ -134,3 +134,54 @@ fn an_interrupted_ramp_reports_no_warm_up_as_results() {
     let figures = run["jobs"][0]["metrics"].as_object().unwrap().len();
     assert_eq!(figures, 0, "no figures kept: {}", run["jobs"][0]);
 }
+
+/// A home directory the user may not write: the default database cannot be made there, and
+/// the refusal says how to run anyway; with `--db` the run goes through.
+#[test]
+fn an_unwritable_home_says_how_to_run_anyway() {
+    // SAFETY: getuid has no preconditions.
+    if unsafe { libc::getuid() } != 0 || Command::new("setpriv").arg("-V").output().is_err() {
+        eprintln!("skipped: needs root and setpriv to run as another user");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let writable = dir.path().join("w");
+    std::fs::create_dir(&writable).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o555)).unwrap();
+    std::fs::set_permissions(&writable, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let run = |extra: &[&str]| {
+        Command::new("setpriv")
+            .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_iolab"))
+            .args([
+                "run",
+                "--name=j",
+                "--ioengine=null",
+                "--size=1m",
+                "--runtime=100ms",
+            ])
+            .args(extra)
+            .current_dir(&writable)
+            .env_remove("IOLAB_DB")
+            .env_remove("XDG_DATA_HOME")
+            .env("HOME", &home)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--db or $IOLAB_DB"), "{stderr}");
+    let db = format!("--db={}", writable.join("r.db").display());
+    let out = run(&[&db]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
