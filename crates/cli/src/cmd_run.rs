@@ -92,40 +92,40 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     }
     let cl = parse_command_line(args).map_err(CliError::bad_input)?;
     let groups = group_ids(&cl.jobs);
-    if cl.parse_only {
+    if cl.run.parse_only {
         for (spec, g) in cl.jobs.iter().zip(&groups) {
             outln!("{}", job_line(spec, *g));
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if let Some(cap) = cl.runtime_cap {
+    if let Some(cap) = cl.run.runtime_cap {
         say!(
             "iolab: --runtime-cap: ramp_time and runtime cut to at most {} ms per job",
             cap.as_millis()
         );
     }
-    if cl.repeat > 1 && cl.load_curve.is_some() {
+    if cl.run.repeat > 1 && cl.run.load_curve.is_some() {
         return Err(CliError::bad_input(anyhow::anyhow!(
             "--repeat and --load-curve do not go together: a load curve's points are its own \
              repeats; run the curve again for a second one"
         )));
     }
-    if let Some(curve) = &cl.load_curve {
+    if let Some(curve) = &cl.run.load_curve {
         return crate::load_curve::run(&cl, curve, &command_line(args));
     }
-    let db_path = cl.db.clone().unwrap_or_else(Store::default_path);
-    let consent = consent_for_jobs(&cl.jobs, cl.allow_destroy);
+    let db_path = cl.run.db.clone().unwrap_or_else(Store::default_path);
+    let consent = consent_for_jobs(&cl.jobs, cl.run.allow_destroy);
     let logs = planned_log_paths(&cl.jobs);
-    let outputs = run_outputs(cl.output.as_deref(), &logs);
+    let outputs = run_outputs(cl.run.output.as_deref(), &logs);
     let mut jobs = check_all(&cl.jobs, &consent, &outputs, Some(&db_path))?;
     let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
     let protected = protected_paths(&jobs, Some(&db_path));
     let protected: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
     // Opened before anything is laid out: an output that cannot be had (a FIFO nobody
     // reads) is bad input with nothing written.
-    let mut out = output::open(cl.output.as_deref(), &protected)?;
+    let mut out = output::open(cl.run.output.as_deref(), &protected)?;
     iolab_sysinfo::guard::protect(&protected);
-    iolab_sysinfo::guard::protect(cl.output.as_slice());
+    iolab_sysinfo::guard::protect(cl.run.output.as_slice());
     signal::install();
     lay_out(&mut jobs)?;
     // Recorded from the first I/O on, so a failed or interrupted run is on record too.
@@ -176,19 +176,19 @@ fn measure(
     cl: &iolab_fio::CommandLine,
 ) -> Result<iolab_runner::RunOutcome, iolab_runner::RunError> {
     let clock = iolab_runner::run::run_clock(jobs.iter().any(|j| j.spec.lat_split));
-    let planned = planned_time(&cl.jobs).map(|p| p * cl.repeat);
-    let line = ProgressLine::new(!cl.quiet);
+    let planned = planned_time(&cl.jobs).map(|p| p * cl.run.repeat);
+    let line = ProgressLine::new(!cl.run.quiet);
     // Said where the line is drawn: a log (or a script reading stderr) keeps its one-line
     // errors and gets the results and the end line.
     if !line.is_hidden() {
         say!("{}", start_line(cl, planned));
     }
     line.set_plan(planned);
-    let opts = RunOptions::on_this_host(clock, &line, cl.keep_rseq);
+    let opts = RunOptions::on_this_host(clock, &line, cl.run.keep_rseq);
     let mut passes = Vec::new();
-    for k in 1..=cl.repeat {
-        if cl.repeat > 1 {
-            line.set_prefix(format!("[repeat {k}/{}]", cl.repeat));
+    for k in 1..=cl.run.repeat {
+        if cl.run.repeat > 1 {
+            line.set_prefix(format!("[repeat {k}/{}]", cl.run.repeat));
         }
         let o = run_jobs(jobs, &opts);
         line.clear();
@@ -204,7 +204,7 @@ fn measure(
 
 /// The run's first line on stderr: what runs, and for how long by the plan.
 fn start_line(cl: &iolab_fio::CommandLine, planned: Option<std::time::Duration>) -> String {
-    let repeats = match cl.repeat {
+    let repeats = match cl.run.repeat {
         1 => String::new(),
         n => format!(", {n} repeats"),
     };
@@ -297,7 +297,7 @@ pub(crate) fn write_formats(
     normal: impl Fn(&mut dyn Write) -> std::io::Result<()>,
     json: impl Fn(&JsonContext) -> serde_json::Value,
 ) -> Result<(), CliError> {
-    for f in &cl.formats {
+    for f in &cl.run.formats {
         match f {
             OutputFormat::Normal => {
                 // fio prints these as jobs start; here they head the report, so a run that

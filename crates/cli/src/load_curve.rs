@@ -31,8 +31,8 @@ struct CurvePoint {
 }
 
 pub fn run(cl: &CommandLine, curve: &LoadCurve, command: &str) -> Result<ExitCode, CliError> {
-    let db_path = cl.db.clone().unwrap_or_else(Store::default_path);
-    let consent = consent_for_jobs(&cl.jobs, cl.allow_destroy);
+    let db_path = cl.run.db.clone().unwrap_or_else(Store::default_path);
+    let consent = consent_for_jobs(&cl.jobs, cl.run.allow_destroy);
     // Each point would write the same log files over the last one's.
     if !iolab_fio::logs::planned_log_paths(&cl.jobs).is_empty() {
         return Err(CliError::bad_input(anyhow::anyhow!(
@@ -40,7 +40,7 @@ pub fn run(cl: &CommandLine, curve: &LoadCurve, command: &str) -> Result<ExitCod
              with rate_iops and rate_open_loop=1 to log it"
         )));
     }
-    let outputs = run_outputs(cl.output.as_deref(), &[]);
+    let outputs = run_outputs(cl.run.output.as_deref(), &[]);
     // The jobs are checked once, and every point runs them through the same pins and
     // claims; each point's open-loop job is checked too, before the first I/O.
     let peak_specs: Vec<JobSpec> = cl.jobs.iter().map(without_rate).collect();
@@ -53,9 +53,9 @@ pub fn run(cl: &CommandLine, curve: &LoadCurve, command: &str) -> Result<ExitCod
     let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
     let protected = protected_paths(&jobs, Some(&db_path));
     let protected: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
-    let mut out = output::open(cl.output.as_deref(), &protected)?;
+    let mut out = output::open(cl.run.output.as_deref(), &protected)?;
     iolab_sysinfo::guard::protect(&protected);
-    iolab_sysinfo::guard::protect(cl.output.as_slice());
+    iolab_sysinfo::guard::protect(cl.run.output.as_slice());
     signal::install();
     lay_out(&mut jobs)?;
     crate::cmd_doctor::warn_before_measuring();
@@ -185,11 +185,14 @@ fn run_point(
     cl: &CommandLine,
     label: &str,
 ) -> Result<CurvePoint, CliError> {
-    let line = iolab_runner::progress::ProgressLine::new(!cl.quiet);
+    let line = iolab_runner::progress::ProgressLine::new(!cl.run.quiet);
     let specs: Vec<JobSpec> = jobs.iter().map(|j| j.spec.clone()).collect();
     line.set_plan(iolab_runner::plan::planned_time(&specs));
     line.set_prefix(format!("[load curve: {label}]"));
-    let outcome = run_jobs(jobs, &RunOptions::on_this_host(clock, &line, cl.keep_rseq))?;
+    let outcome = run_jobs(
+        jobs,
+        &RunOptions::on_this_host(clock, &line, cl.run.keep_rseq),
+    )?;
     line.clear();
     Ok(CurvePoint {
         label: label.to_string(),
@@ -218,7 +221,7 @@ fn save(
 /// The curve in each format asked for: a table per job (normal), or one JSON document with
 /// every point's fio document.
 fn write_curve(out: &mut dyn Write, cl: &CommandLine, points: &[CurvePoint]) -> anyhow::Result<()> {
-    for f in &cl.formats {
+    for f in &cl.run.formats {
         match f {
             OutputFormat::Normal => write_tables(out, cl, points)?,
             OutputFormat::Json | OutputFormat::JsonPlus => {

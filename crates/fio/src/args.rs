@@ -31,34 +31,13 @@ pub struct CommandLine {
     /// Options given before the first `--name` and in job files' `[global]` sections (fio's
     /// JSON "global options").
     pub global_options: Vec<(String, String)>,
-    pub formats: Vec<OutputFormat>,
-    pub output: Option<PathBuf>,
-    pub allow_destroy: bool,
-    /// Check the jobs and stop (fio's `--parse-only`).
-    pub parse_only: bool,
-    /// iolab's `--runtime-cap`: every job's ramp_time and runtime were cut to at most this
-    /// (to try a long job file quickly). Already applied to `jobs`.
-    pub runtime_cap: Option<std::time::Duration>,
-    /// `--db`: where to record the run (None: the default database).
-    pub db: Option<PathBuf>,
     pub job_files: Vec<PathBuf>,
-    /// iolab's `--stonewall-hosts`: on many hosts (MPI), stop every host's phase when the
-    /// first host finishes it (IOR's stonewalling).
-    pub stonewall_hosts: bool,
-    /// iolab's `--keep-rseq`: the workers keep glibc's rseq registration.
-    pub keep_rseq: bool,
-    /// iolab's `--load-curve`: the jobs at each load, open loop, after a peak run.
-    pub load_curve: Option<iolab_job::LoadCurve>,
-    /// iolab's `--repeat`: how many times the jobs run, one after another (1: once).
-    pub repeat: u32,
-    /// iolab's `--quiet`: no progress line and no start line on stderr.
-    pub quiet: bool,
-    /// iolab's `--fio-offsets`: random offsets in fio's own order. Already applied to `jobs`.
-    pub fio_offsets: bool,
+    /// iolab's own options of the run (not fio's): outputs, consent, the database, ...
+    pub run: RunOpts,
 }
 
 use crate::options::base::fio_order;
-use crate::options::run::RunOpts;
+pub use crate::options::run::RunOpts;
 pub use crate::options::run::{RunOptionDef, RunSetter, RUN_OPTIONS};
 
 pub(crate) fn parse_formats(v: &str) -> Result<Vec<OutputFormat>, FioError> {
@@ -154,19 +133,8 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         jobs: specs,
         job_options,
         global_options: global_draft.set_options,
-        formats: o.formats,
-        output: o.output,
-        allow_destroy: o.allow_destroy,
-        parse_only: o.parse_only,
-        runtime_cap: o.runtime_cap,
-        db: o.db,
         job_files: sc.job_files,
-        stonewall_hosts: o.stonewall_hosts,
-        keep_rseq: o.keep_rseq,
-        load_curve: o.load_curve,
-        repeat: o.repeat,
-        quiet: o.quiet,
-        fio_offsets: o.fio_offsets,
+        run: o,
     })
 }
 
@@ -311,8 +279,8 @@ mod tests {
         assert_eq!(j.engine.kind, EngineKind::IoUring);
         assert!(j.direct && j.time_based);
         assert_eq!(j.runtime, Some(std::time::Duration::from_secs(10)));
-        assert_eq!(c.formats, vec![OutputFormat::Normal]);
-        assert!(!c.allow_destroy);
+        assert_eq!(c.run.formats, vec![OutputFormat::Normal]);
+        assert!(!c.run.allow_destroy);
     }
 
     #[test]
@@ -340,9 +308,9 @@ mod tests {
         ))
         .unwrap();
         assert!(c.jobs[0].time_based);
-        assert_eq!(c.formats, vec![OutputFormat::Json]);
-        assert_eq!(c.output, Some(PathBuf::from("/tmp/o")));
-        assert!(c.allow_destroy);
+        assert_eq!(c.run.formats, vec![OutputFormat::Json]);
+        assert_eq!(c.run.output, Some(PathBuf::from("/tmp/o")));
+        assert!(c.run.allow_destroy);
     }
 
     #[test]
@@ -351,7 +319,7 @@ mod tests {
             "--name=a --filename=/tmp/f --rw=randread --fio-offsets --name=b --filename=/tmp/g",
         ))
         .unwrap();
-        assert!(c.fio_offsets);
+        assert!(c.run.fio_offsets);
         assert!(c.jobs.iter().all(|j| j.fio_order), "both jobs");
         let c = parse_command_line(&args("--name=a --filename=/tmp/f --rw=randread")).unwrap();
         assert!(!c.jobs[0].fio_order, "iolab's order by default");
@@ -361,10 +329,10 @@ mod tests {
     fn keep_rseq_is_a_flag_of_the_run() {
         let c =
             parse_command_line(&args("--name=j --filename=/tmp/f --keep-rseq --bs=8k")).unwrap();
-        assert!(c.keep_rseq);
+        assert!(c.run.keep_rseq);
         assert_eq!(c.jobs[0].block_size, [8192; 3], "the flag took no value");
         let c = parse_command_line(&args("--name=j --filename=/tmp/f")).unwrap();
-        assert!(!c.keep_rseq);
+        assert!(!c.run.keep_rseq);
     }
 
     #[test]

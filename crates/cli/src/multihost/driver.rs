@@ -78,13 +78,13 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     std::env::set_var("IOLAB_RANK", me.rank.to_string());
     let args = super::with_rank(args, me.rank);
     let cl = me.agree(parse_command_line(&args).map_err(CliError::bad_input))?;
-    if cl.repeat > 1 {
+    if cl.run.repeat > 1 {
         return Err(CliError::bad_input(anyhow!(
             "--repeat is not supported under mpirun yet: run the whole mpirun command again"
         )));
     }
     let groups = group_ids(&cl.jobs);
-    if cl.parse_only {
+    if cl.run.parse_only {
         if me.rank == 0 {
             for (spec, g) in cl.jobs.iter().zip(&groups) {
                 outln!("{}", job_line(spec, *g));
@@ -94,7 +94,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     }
     let (mut jobs, store) = me.agree(set_up(&cl, me.rank == 0))?;
     me.agree(lay_out(&mut jobs))?;
-    let peers = MpiPeers::new(me.world.duplicate(), cl.stonewall_hosts);
+    let peers = MpiPeers::new(me.world.duplicate(), cl.run.stonewall_hosts);
     // Rank 0 records the run from its first I/O on, as `iolab run` does.
     let record = match store {
         Some(s) => {
@@ -108,7 +108,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     // Every rank in nanoseconds, so histograms from different hosts add up exactly (TSC
     // rates differ from host to host).
     let clock = Clock::monotonic();
-    let line = iolab_runner::progress::ProgressLine::new(me.rank == 0 && !cl.quiet);
+    let line = iolab_runner::progress::ProgressLine::new(me.rank == 0 && !cl.run.quiet);
     line.set_plan(iolab_runner::plan::planned_time(&cl.jobs));
     let opts = RunOptions {
         clock,
@@ -116,13 +116,13 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         live: None,
         watchdog: iolab_runner::run::watchdog_grace(),
         peers: Some(&peers),
-        keep_rseq: cl.keep_rseq,
+        keep_rseq: cl.run.keep_rseq,
         lean_loop: true,
     };
     let outcome = run_jobs(&jobs, &opts);
     line.clear();
     let mut outcome = outcome.unwrap_or_else(|e| me.fail(e.into()));
-    let db_path = cl.db.clone().unwrap_or_else(Store::default_path);
+    let db_path = cl.run.db.clone().unwrap_or_else(Store::default_path);
     let protected = protected_paths(&jobs, Some(&db_path));
     let protected: Vec<&std::path::Path> = protected.iter().map(|p| p.as_path()).collect();
     if let Err(e) = crate::cmd_run::write_logs(&outcome, &protected) {
@@ -150,9 +150,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         return Ok(exit_status(host.outcome.interrupted, false));
     };
     let mut m = MultiHostOutcome::merge(hosts).map_err(CliError::failed)?;
-    m.stonewall = cl.stonewall_hosts;
+    m.stonewall = cl.run.stonewall_hosts;
     // Results first: printed before anything can fail to keep them.
-    let mut out = output::open(cl.output.as_deref(), &protected)?;
+    let mut out = output::open(cl.run.output.as_deref(), &protected)?;
     write_results(&mut out, &cl, &groups, &m)?;
     out.flush()
         .context("writing results")
@@ -175,10 +175,14 @@ fn exit_status(interrupted_run: bool, say_it: bool) -> ExitCode {
 /// Checks the jobs against this rank's targets; rank 0 also checks its outputs and opens the
 /// results database (the others write neither).
 fn set_up(cl: &CommandLine, first: bool) -> Result<(Vec<PreparedJob>, Option<Store>), CliError> {
-    let db_path = cl.db.clone().unwrap_or_else(Store::default_path);
-    let consent = consent_for_jobs(&cl.jobs, cl.allow_destroy);
+    let db_path = cl.run.db.clone().unwrap_or_else(Store::default_path);
+    let consent = consent_for_jobs(&cl.jobs, cl.run.allow_destroy);
     let logs = planned_log_paths(&cl.jobs);
-    let output = if first { cl.output.as_deref() } else { None };
+    let output = if first {
+        cl.run.output.as_deref()
+    } else {
+        None
+    };
     let outputs = run_outputs(output, &logs);
     let db = first.then_some(db_path.as_path());
     let jobs = check_all(&cl.jobs, &consent, &outputs, db)?;
