@@ -53,7 +53,8 @@ fn run_both_ordered(
             "--output=/dev/null".to_string(),
         ];
         if tool == "iolab" && made.is_some() {
-            all.push(format!("--allow-destroy={}", f.display()));
+            // Consent for the file made before the run (fio writes it without asking).
+            all.push("--allow-destroy".to_string());
         }
         if tool == "iolab" && fio_order {
             all.push("--fio-offsets".into());
