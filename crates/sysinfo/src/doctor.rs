@@ -40,7 +40,30 @@ pub fn machine() -> Vec<MachineCheck> {
         swap(),
         load(),
         nvme_power_states(),
+        virtual_machine(),
     ]
+}
+
+/// A guest says so in its CPU flags (`hypervisor`, which every x86 hypervisor sets). Its
+/// figures are the host's too: a virtio disk is the host's storage stack and cache, and the
+/// guest's CPUs can be taken away (steal time) in the middle of an I/O.
+fn virtual_machine() -> MachineCheck {
+    let cpuinfo = read("/proc/cpuinfo").unwrap_or_default();
+    let guest = cpuinfo
+        .lines()
+        .filter(|l| l.starts_with("flags"))
+        .any(|l| l.split_whitespace().any(|f| f == "hypervisor"));
+    match guest {
+        false => check("virtual machine", "no".into(), "no", Verdict::Ok, ""),
+        true => check(
+            "virtual machine",
+            "yes (the CPUs carry the hypervisor flag)".into(),
+            "no",
+            Verdict::Note,
+            "figures include the host: a virtio disk is the host's storage stack and cache, \
+             and steal time lands in latency; measure a device on bare metal to review it",
+        ),
+    }
 }
 
 fn governor() -> MachineCheck {
@@ -270,24 +293,34 @@ pub fn device(target: &Path) -> Vec<MachineCheck> {
             "",
         ),
     ];
-    let sched = q("scheduler").unwrap_or_default();
-    let active = sched
-        .split_whitespace()
-        .find(|s| s.starts_with('['))
-        .map(|s| s.trim_matches(['[', ']']).to_string())
-        .unwrap_or(sched.clone());
-    v.push(match active.as_str() {
-        "none" => check("I/O scheduler", active, "none", Verdict::Ok, ""),
-        _ => check(
+    // A bio-based device (zram, device-mapper, md) has no request queue: no scheduler, no
+    // rq_affinity, so no advice about them.
+    let sched = q("scheduler");
+    let bio_based = sched.is_none();
+    let missing = match bio_based {
+        true => "none here: a bio-based device has no request queue",
+        false => "not on this kernel",
+    };
+    let active = sched.as_deref().map(|sched| {
+        sched
+            .split_whitespace()
+            .find(|s| s.starts_with('['))
+            .map(|s| s.trim_matches(['[', ']']).to_string())
+            .unwrap_or(sched.to_string())
+    });
+    v.push(match active {
+        None => na("I/O scheduler", missing, "none"),
+        Some(a) if a == "none" => check("I/O scheduler", a, "none", Verdict::Ok, ""),
+        Some(a) => check(
             "I/O scheduler",
-            active,
+            a,
             "none",
             Verdict::Note,
             "a scheduler adds to the submit path of a fast SSD: echo none > queue/scheduler",
         ),
     });
     let setting = |f: &str, want: &str, advice: &str| match q(f) {
-        None => na(f, "not on this kernel", want),
+        None => na(f, missing, want),
         Some(x) if x == want => check(f, x, want, Verdict::Ok, ""),
         Some(x) => check(f, x, want, Verdict::Note, advice),
     };
@@ -363,7 +396,7 @@ mod tests {
     #[test]
     fn every_machine_check_has_a_value_and_a_verdict_with_advice_when_off() {
         let checks = machine();
-        assert_eq!(checks.len(), 9);
+        assert_eq!(checks.len(), 10);
         for c in &checks {
             assert!(!c.value.is_empty(), "{c:?}");
             if matches!(c.verdict, Verdict::Distorts | Verdict::Note) && c.name != "device" {
@@ -372,6 +405,23 @@ mod tests {
         }
         let tmp = device(&std::env::temp_dir());
         assert!(tmp.iter().any(|c| c.name == "device"), "{tmp:?}");
+    }
+
+    /// zram is bio-based: no scheduler and no rq_affinity to advise about.
+    #[test]
+    fn a_bio_based_device_gets_no_request_queue_advice() {
+        let zram = Path::new("/dev/zram0");
+        if !zram.exists() {
+            eprintln!("skipped: no /dev/zram0 here");
+            return;
+        }
+        let checks = device(zram);
+        for name in ["I/O scheduler", "rq_affinity"] {
+            let c = checks.iter().find(|c| c.name == name).unwrap();
+            assert_eq!(c.verdict, Verdict::NotApplicable, "{c:?}");
+            assert!(c.value.contains("bio-based"), "{c:?}");
+            assert!(c.advice.is_empty(), "{c:?}");
+        }
     }
 
     #[test]

@@ -28,6 +28,7 @@ fn doctor_lists_each_check_with_its_value_and_verdict() {
         "deep C-states",
         "io_uring_disabled",
         "NVMe power states",
+        "virtual machine",
     ] {
         assert!(names.contains(&want), "no {want} in {names:?}");
     }
