@@ -199,10 +199,7 @@ fn open_output(
         check_database(db, &[target]).map_err(CliError::bad_input)?;
     }
     let protected: Vec<&Path> = std::iter::once(target).chain(db).collect();
-    let out = output::open(args.output.as_deref(), &protected)?;
-    iolab_sysinfo::guard::protect(&protected);
-    iolab_sysinfo::guard::protect(args.output.as_slice());
-    Ok(out)
+    output::open_and_protect(args.output.as_deref(), &protected)
 }
 
 /// fio's JSON of every measured cell, one job each.

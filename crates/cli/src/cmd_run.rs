@@ -123,9 +123,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     let protected: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
     // Opened before anything is laid out: an output that cannot be had (a FIFO nobody
     // reads) is bad input with nothing written.
-    let mut out = output::open(cl.run.output.as_deref(), &protected)?;
-    iolab_sysinfo::guard::protect(&protected);
-    iolab_sysinfo::guard::protect(cl.run.output.as_slice());
+    let mut out = output::open_and_protect(cl.run.output.as_deref(), &protected)?;
     signal::install();
     lay_out(&mut jobs)?;
     // Recorded from the first I/O on, so a failed or interrupted run is on record too.

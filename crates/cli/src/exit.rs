@@ -67,18 +67,28 @@ pub fn one_line(e: &anyhow::Error) -> String {
 }
 
 /// Most bytes of an error line: what it echoes of the input (a megabyte of junk given as an
-/// option name) is cut, with how much was.
+/// option name, 200,000 parentheses) is cut from its middle, with how much was, so the line
+/// keeps its start (what was wrong) and its end (why).
 const MAX_LINE: usize = 1000;
 
 fn shortened(line: &str) -> String {
     if line.len() <= MAX_LINE {
         return line.to_string();
     }
-    let mut cut = MAX_LINE;
-    while !line.is_char_boundary(cut) {
-        cut -= 1;
+    let mut head = MAX_LINE * 7 / 10;
+    while !line.is_char_boundary(head) {
+        head -= 1;
     }
-    format!("{}... ({} more bytes)", &line[..cut], line.len() - cut)
+    let mut tail = line.len() - MAX_LINE / 5;
+    while !line.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{}... ({} more bytes) ...{}",
+        &line[..head],
+        tail - head,
+        &line[tail..]
+    )
 }
 
 #[cfg(test)]
@@ -94,5 +104,19 @@ mod tests {
         assert_eq!(one_line(&e), "saving run 3: results database /x: disk full");
         let e = anyhow::anyhow!("line one\nline two");
         assert_eq!(one_line(&e), "line one line two");
+    }
+
+    #[test]
+    fn a_long_line_keeps_its_start_and_its_end() {
+        let line = format!("bad value '{}': the reason", "(".repeat(400_000));
+        let short = shortened(&line);
+        assert!(short.len() < MAX_LINE, "{}", short.len());
+        assert!(short.starts_with("bad value '(((") && short.ends_with("(': the reason"));
+        assert!(short.contains("more bytes)"), "{short}");
+        let wide = "é".repeat(2000);
+        assert!(
+            shortened(&wide).len() < MAX_LINE,
+            "cut on character boundaries"
+        );
     }
 }

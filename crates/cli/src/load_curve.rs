@@ -53,9 +53,7 @@ pub fn run(cl: &CommandLine, curve: &LoadCurve, command: &str) -> Result<ExitCod
     let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
     let protected = protected_paths(&jobs, Some(&db_path));
     let protected: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
-    let mut out = output::open(cl.run.output.as_deref(), &protected)?;
-    iolab_sysinfo::guard::protect(&protected);
-    iolab_sysinfo::guard::protect(cl.run.output.as_slice());
+    let mut out = output::open_and_protect(cl.run.output.as_deref(), &protected)?;
     signal::install();
     lay_out(&mut jobs)?;
     crate::cmd_doctor::warn_before_measuring();

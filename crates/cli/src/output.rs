@@ -49,6 +49,19 @@ pub fn open(path: Option<&Path>, protected: &[&Path]) -> Result<Box<dyn Write>, 
     })
 }
 
+/// [`open`], then registers `protected` and the output itself with the guard for the rest
+/// of the process: every file opened later (exec's output, logs, dumps) is checked against
+/// them as the up-front check was.
+pub fn open_and_protect(
+    path: Option<&Path>,
+    protected: &[&Path],
+) -> Result<Box<dyn Write>, CliError> {
+    let out = open(path, protected)?;
+    iolab_sysinfo::guard::protect(protected);
+    iolab_sysinfo::guard::protect(path.as_slice());
+    Ok(out)
+}
+
 /// A log file (`write_lat_log` and friends) opened through the guard, as [`open`] does.
 pub fn open_log(path: &Path, protected: &[&Path]) -> io::Result<File> {
     iolab_sysinfo::open_output(path, "log file", protected).map_err(io::Error::other)

@@ -34,17 +34,21 @@ pub fn scratch_file(prefix: &str) -> Result<(PathBuf, tempfile::TempDir), CliErr
 /// The consent `--allow-destroy` gives in `iolab run` and the main job: every target the
 /// jobs name on this command line.
 pub fn consent_for_jobs(specs: &[JobSpec], given: bool) -> Consent {
-    // e4defrag's donor gets the job file's old blocks: written, as a target is.
+    Consent::granting("--allow-destroy", given, written_paths(specs))
+}
+
+/// Every path the jobs write: their files, and e4defrag's donors (which get the job file's
+/// old blocks: written, as a target is).
+fn written_paths(specs: &[JobSpec]) -> impl Iterator<Item = &Path> {
     let donors = specs
         .iter()
         .filter(|s| s.engine.kind == iolab_engine::EngineKind::E4defrag)
         .filter_map(|s| s.engine.options.defrag.donor.as_ref());
-    let paths = specs
+    specs
         .iter()
         .flat_map(|s| s.files())
         .chain(donors)
-        .map(PathBuf::as_path);
-    Consent::granting("--allow-destroy", given, paths)
+        .map(PathBuf::as_path)
 }
 
 /// Checks every job and every output (`(option, path)`, e.g. `("--output", file)`); writes
@@ -56,17 +60,7 @@ pub fn check_all(
     db: Option<&Path>,
 ) -> Result<Vec<PreparedJob>, CliError> {
     let jobs = prepare(specs, consent)?;
-    // e4defrag's donors are written as targets are.
-    let donors = specs
-        .iter()
-        .filter(|s| s.engine.kind == iolab_engine::EngineKind::E4defrag)
-        .filter_map(|s| s.engine.options.defrag.donor.as_ref());
-    let targets: Vec<&Path> = specs
-        .iter()
-        .flat_map(|s| s.files())
-        .chain(donors)
-        .map(PathBuf::as_path)
-        .collect();
+    let targets: Vec<&Path> = written_paths(specs).collect();
     let protected: Vec<&Path> = targets.iter().copied().chain(db).collect();
     for (option, path) in outputs {
         check_output(path, option, &protected).map_err(CliError::bad_input)?;

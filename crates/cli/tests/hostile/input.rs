@@ -90,7 +90,7 @@ fn huge_input_is_refused_quickly_and_echoed_short() {
         out.stderr.len()
     );
     let cut = out.stderr.len().min(300);
-    assert!(out.stderr.contains(" bytes)"), "{}", &out.stderr[..cut]);
+    assert!(out.stderr.contains("more bytes)"), "{}", &out.stderr[..cut]);
 }
 
 /// One document on stdout: the review's JSON and an HTML report to `-` cannot share it.
