@@ -193,13 +193,17 @@ fn open_loop_object(
     pcts: &[f64],
     plus: bool,
 ) -> Value {
+    let judged = ol.judge(achieved_iops, clock);
     json!({
         "response_ns": latency_object(Some(&ol.response), clock, Some(pcts), plus),
         "issue_lateness_ns": latency_object(Some(&ol.lateness), clock, Some(pcts), plus),
         "offered_iops": round6(ol.offered_iops),
         "achieved_iops": round6(achieved_iops),
         "late_for_slot": ol.late_for_slot,
-        "sustained": ol.sustained(achieved_iops, clock),
+        "sustained": judged.carried(),
+        "behind": judged.behind.map(|b| b.label()),
+        "behind_why": (!judged.carried()).then_some(judged.why),
+        "generator_cpu_wait_ns": ol.cpu_wait_ns,
     })
 }
 

@@ -1,6 +1,8 @@
 //! The load step's section: per workload, the hockey stick (response-time percentiles and
-//! fio's lat p99 against achieved IOPS), the knee and the objective's point marked, and a
-//! table of the points.
+//! fio's lat p99 against the offered load, which only rises, where the achieved one doubles
+//! back once the device is overloaded), the knee and the objective's point marked, and a
+//! table of the points with the achieved load beside. Points where the generator fell
+//! behind measured the machine: they stay in the table, out of the lines.
 
 use std::fmt::Write as _;
 
@@ -39,7 +41,8 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
                     name: name(runs, r, what),
                     points: pts
                         .iter()
-                        .filter_map(|p| Some((p["achieved_iops"].as_f64()?, p[key].as_f64()?)))
+                        .filter(|p| p["behind"] != "generator")
+                        .filter_map(|p| Some((p["offered_iops"].as_f64()?, p[key].as_f64()?)))
                         .collect(),
                     dashed: dashed(runs, r) || key.starts_with("lat"),
                 });
@@ -53,14 +56,14 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
         let chart = Chart {
             id: format!("load-{rw}"),
             title: format!(
-                "4 KiB {} under load, open loop: latency against achieved IOPS",
+                "4 KiB {} under load, open loop: latency against offered IOPS",
                 match rw {
                     "randread" => "random read",
                     "randwrite" => "random write",
                     _ => "random 70/30 read/write",
                 }
             ),
-            x: axis("Achieved IOPS", ScaleKind::Linear, Format::Count),
+            x: axis("Offered IOPS", ScaleKind::Linear, Format::Count),
             y: axis("Latency", ScaleKind::Log10, Format::Nanos),
             series,
             marks,
@@ -88,7 +91,8 @@ fn curve<'a>(data: &'a Value, rw: &str) -> Option<&'a Value> {
     data["curves"].as_array()?.iter().find(|c| c["rw"] == rw)
 }
 
-/// The knee and the objective's point of one run's curve, as marks at their IOPS.
+/// The knee and the objective's point of one run's curve, as marks at their offered IOPS
+/// (labelled with the achieved).
 fn curve_marks(runs: &[RunData], r: &RunData, data: &Value, c: &Value) -> Vec<Mark> {
     let who = if runs.len() > 1 {
         format!(" (run {})", r.id())
@@ -96,18 +100,25 @@ fn curve_marks(runs: &[RunData], r: &RunData, data: &Value, c: &Value) -> Vec<Ma
         String::new()
     };
     let mut marks = Vec::new();
-    if let Some(x) = c["knee"]["achieved_iops"].as_f64() {
+    let peak = c["peak_iops"].as_f64().unwrap_or(0.0);
+    let at = |m: &Value| {
+        let offered = m["offered_iops"]
+            .as_f64()
+            .or(Some(m["share"].as_f64()? * peak))?;
+        Some((offered, m["achieved_iops"].as_f64()?))
+    };
+    if let Some((x, achieved)) = at(&c["knee"]) {
         let share = c["knee"]["share"].as_f64().unwrap_or(0.0) * 100.0;
         marks.push(Mark {
             x,
-            label: format!("knee at {share:.0}% ({}){who}", compact(x)),
+            label: format!("knee at {share:.0}% ({} achieved){who}", compact(achieved)),
         });
     }
-    if let Some(x) = c["slo"]["achieved_iops"].as_f64() {
+    if let Some((x, achieved)) = at(&c["slo"]) {
         let slo = data["slo"]["label"].as_str().unwrap_or("objective");
         marks.push(Mark {
             x,
-            label: format!("{slo}: {} IOPS{who}", compact(x)),
+            label: format!("{slo}: {} IOPS achieved{who}", compact(achieved)),
         });
     }
     marks
@@ -126,6 +137,11 @@ fn points_table(runs: &[RunData], r: &RunData, pts: &[&Value]) -> String {
     let ns = |p: &Value, k: &str| p[k].as_f64().map_or("-".to_string(), micros);
     for p in pts {
         let carried = p["carried"].as_bool().unwrap_or(false);
+        let cell = match p["behind"].as_str() {
+            _ if carried => "yes".to_string(),
+            Some(who) => format!("no: {who}"),
+            None => "no".to_string(),
+        };
         let _ = write!(
             t,
             "<tr><td>{:.0}%</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
@@ -139,7 +155,7 @@ fn points_table(runs: &[RunData], r: &RunData, pts: &[&Value]) -> String {
             esc(&ns(p, "response_p99.9_ns")),
             esc(&ns(p, "lateness_p99_ns")),
             if carried { "" } else { " class=\"na\"" },
-            if carried { "yes" } else { "no" },
+            esc(&cell),
         );
     }
     t.push_str("</tbody></table>");

@@ -185,10 +185,13 @@ fn open_loop_lines(
          avg={:.1}us p99={:.1}us max={:.1}us, {} due with every slot busy",
         compact_int(ol.offered_iops),
         compact_int(achieved),
-        if ol.sustained(achieved, clock) {
-            ""
-        } else {
-            " (NOT SUSTAINED)"
+        match ol.judge(achieved, clock) {
+            j if j.carried() => String::new(),
+            j => format!(
+                " (NOT SUSTAINED, {} behind: {})",
+                j.behind.map_or("", |b| b.label()),
+                j.why
+            ),
         },
         late.mean_ns / 1e3,
         p99 / 1e3,

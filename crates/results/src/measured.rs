@@ -48,6 +48,17 @@ pub struct DirResult {
 /// The share of the offered load an open loop must achieve to have carried it.
 pub const SUSTAINED_SHARE: f64 = 0.98;
 
+/// The schedule held when its lateness p99 is within this, or two of its intervals if
+/// those are longer: past it, the response time's tail is the generator's as much as the
+/// device's (a device's p99 of tens of µs is the scale iolab is built to measure).
+pub const LATENESS_BOUND_NS: f64 = 50_000.0;
+
+/// The share of the measured window the worker may spend waiting for a CPU (runnable, not
+/// running: the scheduler's `run_delay`) before a point that fell behind is put down to
+/// the generator: 0.1 % (2 ms of a 2 s point) already delays about 1 % of the I/Os at
+/// several hundred thousand per second, which is the p99 the curve reads.
+pub const CPU_WAIT_SHARE: f64 = 0.001;
+
 /// One direction under an open-loop schedule: each I/O was due at a time the schedule set,
 /// whether or not the ones before it had completed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,6 +72,58 @@ pub struct OpenLoop {
     pub late_for_slot: u64,
     /// I/Os per second the schedule asked for (summed over a group's copies).
     pub offered_iops: f64,
+    /// How long the worker thread waited for a CPU while it measured (the scheduler's
+    /// `run_delay`, from `/proc/thread-self/schedstat`); the longest of a group's copies;
+    /// `None` where the kernel does not say.
+    #[serde(default)]
+    pub cpu_wait_ns: Option<u64>,
+    /// The measured window the wait is a share of (the longest of a group's copies).
+    #[serde(default)]
+    pub window_ns: u64,
+}
+
+/// Who an open-loop point's shortfall belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Behind {
+    /// Slots were busy or I/Os were short with the generator on its CPU: the device (with
+    /// its kernel path) did not keep up.
+    Device,
+    /// The generator's thread waited for a CPU long enough to explain the shortfall: the
+    /// point measured the machine's other work, not the device.
+    Generator,
+}
+
+impl Behind {
+    pub fn label(self) -> &'static str {
+        match self {
+            Behind::Device => "device",
+            Behind::Generator => "generator",
+        }
+    }
+}
+
+/// An open-loop point's judgement: carried, or who fell behind and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Carried {
+    /// `None`: carried.
+    pub behind: Option<Behind>,
+    /// Why, when not carried: the failed test with its figures.
+    pub why: String,
+}
+
+impl Carried {
+    pub fn carried(&self) -> bool {
+        self.behind.is_none()
+    }
+
+    /// "yes", "no: device" or "no: generator".
+    pub fn cell(&self) -> String {
+        match self.behind {
+            None => "yes".to_string(),
+            Some(b) => format!("no: {}", b.label()),
+        }
+    }
 }
 
 impl OpenLoop {
@@ -70,17 +133,73 @@ impl OpenLoop {
             lateness: LatencyHistogram::new(),
             late_for_slot: 0,
             offered_iops,
+            cpu_wait_ns: None,
+            window_ns: 0,
         }
     }
 
-    /// Whether the load was carried: at least 98 % of the offered I/Os per second done, and
-    /// most I/Os issued on time (the median lateness under one interval of the schedule). A
-    /// device that could not keep up fails the first or, with a backlog that never cleared,
-    /// the second.
+    /// Whether the load was carried ([`Self::judge`]).
     pub fn sustained(&self, achieved_iops: f64, tb: &impl crate::TickRate) -> bool {
+        self.judge(achieved_iops, tb).carried()
+    }
+
+    /// Whether the load was carried: at least 98 % of the offered I/Os per second done,
+    /// most I/Os issued on time (the median lateness under one interval of the schedule)
+    /// and the schedule's p99 lateness within [`LATENESS_BOUND_NS`] (or two intervals).
+    ///
+    /// When not, whose the shortfall is. Short of I/Os or late at the median, it is the
+    /// device's (slots busy, I/Os outstanding), unless the generator's thread waited for a
+    /// CPU for at least [`CPU_WAIT_SHARE`] of the window and at least the share of I/Os
+    /// missing. With the load done and on time at the median, a late tail is the
+    /// generator's: the device kept up, the schedule did not (its thread waited for a CPU,
+    /// or was held up inside the kernel, which the figures name where they can).
+    pub fn judge(&self, achieved_iops: f64, tb: &impl crate::TickRate) -> Carried {
         let interval_ns = 1e9 / self.offered_iops.max(f64::MIN_POSITIVE);
-        let median_late_ns = tb.ticks_to_ns(self.lateness.percentile_ticks(50.0));
-        achieved_iops >= SUSTAINED_SHARE * self.offered_iops && median_late_ns < interval_ns
+        let median_ns = tb.ticks_to_ns(self.lateness.percentile_ticks(50.0));
+        let p99_ns = tb.ticks_to_ns(self.lateness.percentile_ticks(99.0));
+        let bound_ns = LATENESS_BOUND_NS.max(2.0 * interval_ns);
+        let share = achieved_iops / self.offered_iops.max(f64::MIN_POSITIVE);
+        let wait_share = match (self.cpu_wait_ns, self.window_ns) {
+            (Some(w), n) if n > 0 => w as f64 / n as f64,
+            _ => 0.0,
+        };
+        let waited = match self.cpu_wait_ns {
+            Some(w) => format!(
+                "; the generator waited {:.1} ms for a CPU ({:.2} % of the window)",
+                w as f64 / 1e6,
+                wait_share * 100.0
+            ),
+            None => String::new(),
+        };
+        let (behind, why) = if share < SUSTAINED_SHARE || median_ns >= interval_ns {
+            let why = match share < SUSTAINED_SHARE {
+                true => format!("{:.1} % of the offered I/Os done", share * 100.0),
+                false => format!(
+                    "median lateness {:.1} us, past the interval",
+                    median_ns / 1e3
+                ),
+            };
+            match wait_share >= CPU_WAIT_SHARE.max(1.0 - share) {
+                true => (Behind::Generator, format!("{why}{waited}")),
+                false => (Behind::Device, why),
+            }
+        } else if p99_ns > bound_ns {
+            let why = format!(
+                "the load was done, but the schedule's lateness p99 {:.1} us passed {:.0} us{waited}",
+                p99_ns / 1e3,
+                bound_ns / 1e3
+            );
+            (Behind::Generator, why)
+        } else {
+            return Carried {
+                behind: None,
+                why: String::new(),
+            };
+        };
+        Carried {
+            behind: Some(behind),
+            why,
+        }
     }
 
     pub fn merge(&mut self, other: &OpenLoop) {
@@ -88,6 +207,11 @@ impl OpenLoop {
         self.lateness.merge(&other.lateness);
         self.late_for_slot += other.late_for_slot;
         self.offered_iops += other.offered_iops;
+        self.cpu_wait_ns = match (self.cpu_wait_ns, other.cpu_wait_ns) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.window_ns = self.window_ns.max(other.window_ns);
     }
 }
 
@@ -722,5 +846,76 @@ mod rate_tests {
         );
         assert!((iops.stddev - 282.842712).abs() < 1e-3, "{}", iops.stddev);
         assert_eq!((bw.min, bw.max), (800.0, 2400.0));
+    }
+}
+
+#[cfg(test)]
+mod open_loop_tests {
+    use super::*;
+    use crate::Timebase;
+
+    /// A 2 s point at 100k IOPS offered: lateness `late_ns` for 98.5 % of the I/Os and
+    /// `tail_ns` for the rest; the generator waited `wait_ns` for a CPU.
+    fn point(late_ns: u64, tail_ns: u64, wait_ns: Option<u64>) -> OpenLoop {
+        let mut o = OpenLoop::new(100_000.0);
+        for i in 0..200_000u64 {
+            o.lateness
+                .record(if i % 1000 < 985 { late_ns } else { tail_ns });
+        }
+        o.cpu_wait_ns = wait_ns;
+        o.window_ns = 2_000_000_000;
+        o
+    }
+
+    #[test]
+    fn a_point_on_time_is_carried() {
+        let j = point(1_000, 20_000, Some(0)).judge(100_000.0, &Timebase::NANOSECONDS);
+        assert!(j.carried(), "{j:?}");
+        assert_eq!(j.cell(), "yes");
+    }
+
+    #[test]
+    fn a_late_tail_with_the_generator_waiting_for_a_cpu_is_the_generators() {
+        // 1.5 % of the I/Os 2 ms late; the thread waited 10 ms (0.5 % of the window).
+        let j = point(1_000, 2_000_000, Some(10_000_000)).judge(100_000.0, &Timebase::NANOSECONDS);
+        assert_eq!(j.behind, Some(Behind::Generator), "{j:?}");
+        assert!(j.why.contains("waited 10.0 ms"), "{}", j.why);
+        assert_eq!(j.cell(), "no: generator");
+    }
+
+    #[test]
+    fn a_late_tail_with_the_load_done_is_the_generators_whatever_the_wait() {
+        for wait in [Some(0), Some(1_000_000), None] {
+            let j = point(1_000, 2_000_000, wait).judge(100_000.0, &Timebase::NANOSECONDS);
+            assert_eq!(j.behind, Some(Behind::Generator), "{wait:?}: {j:?}");
+            assert!(j.why.contains("lateness p99 2000.0 us"), "{}", j.why);
+        }
+    }
+
+    #[test]
+    fn late_at_the_median_is_the_devices() {
+        let j = point(20_000, 20_000, Some(0)).judge(100_000.0, &Timebase::NANOSECONDS);
+        assert_eq!(j.behind, Some(Behind::Device), "{j:?}");
+        assert!(j.why.contains("median lateness"), "{}", j.why);
+    }
+
+    #[test]
+    fn a_shortfall_larger_than_the_wait_is_the_devices() {
+        // Half the load done: 10 ms of waiting cannot explain 1 s of missing I/Os.
+        let j = point(1_000, 2_000, Some(10_000_000)).judge(50_000.0, &Timebase::NANOSECONDS);
+        assert_eq!(j.behind, Some(Behind::Device), "{j:?}");
+        // 97 % done and the thread waited 4 % of the window: the generator's.
+        let j = point(1_000, 2_000, Some(80_000_000)).judge(97_000.0, &Timebase::NANOSECONDS);
+        assert_eq!(j.behind, Some(Behind::Generator), "{j:?}");
+    }
+
+    #[test]
+    fn merged_copies_keep_the_longest_wait() {
+        let mut a = point(1_000, 2_000, Some(5));
+        a.merge(&point(1_000, 2_000, Some(9)));
+        assert_eq!((a.cpu_wait_ns, a.offered_iops), (Some(9), 200_000.0));
+        let mut b = point(1_000, 2_000, None);
+        b.merge(&point(1_000, 2_000, Some(3)));
+        assert_eq!(b.cpu_wait_ns, Some(3));
     }
 }

@@ -257,8 +257,15 @@ impl JobRecord {
             // iolab's open loop: what was offered, and whether it was carried.
             m.push(dir, "offered_iops", ol.offered_iops);
             m.push(dir, "late_for_slot", ol.late_for_slot as f64);
-            let carried = ol.sustained(per_sec(r.ios), clock);
-            m.push(dir, "sustained", if carried { 1.0 } else { 0.0 });
+            let judged = ol.judge(per_sec(r.ios), clock);
+            m.push(dir, "sustained", if judged.carried() { 1.0 } else { 0.0 });
+            if judged.behind == Some(crate::Behind::Generator) {
+                // Not carried, and the generator's doing: the point measured the machine.
+                m.push(dir, "generator_behind", 1.0);
+            }
+            if let Some(w) = ol.cpu_wait_ns {
+                m.push(dir, "generator_cpu_wait_ns", w as f64);
+            }
         }
         let split = r.lat_split.as_ref();
         if let Some(s) = split {

@@ -19,6 +19,9 @@ pub struct CpuSnapshot {
     pub iowq_ns: u64,
     /// SQPOLL thread's on-CPU time.
     pub sqpoll_ns: u64,
+    /// How long the thread was runnable but waited for a CPU (the scheduler's `run_delay`,
+    /// the second figure of its `schedstat`); `None` where the kernel does not say.
+    pub wait_ns: Option<u64>,
 }
 
 impl CpuSnapshot {
@@ -40,6 +43,7 @@ impl CpuSnapshot {
             minflt: ru.ru_minflt as u64,
             iowq_ns,
             sqpoll_ns,
+            wait_ns: run_delay_ns(),
         }
     }
 
@@ -54,8 +58,18 @@ impl CpuSnapshot {
             minflt: self.minflt.saturating_sub(earlier.minflt),
             iowq_ns: self.iowq_ns.saturating_sub(earlier.iowq_ns),
             sqpoll_ns: self.sqpoll_ns.saturating_sub(earlier.sqpoll_ns),
+            wait_ns: match (self.wait_ns, earlier.wait_ns) {
+                (Some(now), Some(then)) => Some(now.saturating_sub(then)),
+                _ => None,
+            },
         }
     }
+}
+
+/// The calling thread's wait for a CPU so far, in ns (`/proc/thread-self/schedstat`).
+fn run_delay_ns() -> Option<u64> {
+    let s = fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// On-CPU ns of io-wq workers and SQPOLL threads created for thread `tid`.
@@ -115,5 +129,8 @@ mod tests {
             "{d:?} in {wall} ns"
         );
         assert_eq!(d.iowq_ns, 0);
+        // This kernel says how long the thread waited, and never more than the wall time.
+        let wait = d.wait_ns.expect("schedstat's run_delay");
+        assert!(wait <= wall, "waited {wait} ns in {wall} ns");
     }
 }

@@ -63,70 +63,122 @@ fn pct_us(h: &Value, p: &str) -> f64 {
     h["percentile"][p].as_f64().unwrap_or(f64::NAN) / 1e3
 }
 
-/// One open-loop point at `share` of `peak`: (offered, achieved, lateness p99 µs, carried).
-fn point(t: &Target, peak: f64, share: f64) -> (f64, f64, f64, bool) {
+/// One open-loop point's figures, as `iolab run` put them in its JSON.
+struct OlPoint {
+    offered: f64,
+    achieved: f64,
+    late_p99_us: f64,
+    carried: bool,
+    behind: Option<String>,
+    why: String,
+    cpu_wait_ns: Option<f64>,
+}
+
+/// One open-loop point at `share` of `peak`.
+fn point(t: &Target, peak: f64, share: f64) -> OlPoint {
     let rate = format!("--rate_iops={}", (peak * share) as u64);
     let doc = run(t, &["--runtime=2", &rate, "--rate_open_loop=1"]);
     let o = &read(&doc)["iolab"];
-    let late = pct_us(&o["issue_lateness_ns"], "99.000000");
-    (
-        o["offered_iops"].as_f64().unwrap(),
-        o["achieved_iops"].as_f64().unwrap(),
-        late,
-        o["sustained"].as_bool().unwrap(),
-    )
+    let p = OlPoint {
+        offered: o["offered_iops"].as_f64().unwrap(),
+        achieved: o["achieved_iops"].as_f64().unwrap(),
+        late_p99_us: pct_us(&o["issue_lateness_ns"], "99.000000"),
+        carried: o["sustained"].as_bool().unwrap(),
+        behind: o["behind"].as_str().map(String::from),
+        why: o["behind_why"].as_str().unwrap_or("").to_string(),
+        cpu_wait_ns: o["generator_cpu_wait_ns"].as_f64(),
+    };
+    eprintln!(
+        "{}: peak {peak:.0}, {:.0} %: offered {:.0}, achieved {:.0}, lateness p99 {:.1} us, \
+         carried {} {:?} {}, generator waited {:?} ns",
+        t.what,
+        share * 100.0,
+        p.offered,
+        p.achieved,
+        p.late_p99_us,
+        p.carried,
+        p.behind,
+        p.why,
+        p.cpu_wait_ns
+    );
+    p
 }
 
-/// One attempt on `t`: the peak, then 50 %, 80 % and 110 % of it; what failed, if anything.
-fn attempt(t: &Target) -> Result<(), String> {
+/// Why an attempt did not pass: the machine's other work (the generator waited for a CPU,
+/// and iolab said so), or a wrong figure or claim.
+enum Failed {
+    Busy(String),
+    Wrong(String),
+}
+
+/// One attempt on `t`: the peak, then 50 %, 80 % and 110 % of it.
+fn attempt(t: &Target) -> Result<(), Failed> {
     let peak = read(&run(t, &["--runtime=1"]))["iops"].as_f64().unwrap();
     for share in [0.5, 0.8] {
-        let (offered, achieved, late_p99, carried) = point(t, peak, share);
-        eprintln!(
-            "{}: peak {peak:.0}, {:.0} %: offered {offered:.0}, achieved {achieved:.0}, \
-             lateness p99 {late_p99:.1} us, carried {carried}",
-            t.what,
-            share * 100.0
-        );
-        if (achieved / offered - 1.0).abs() > 0.02 {
-            return Err(format!("{achieved} of {offered} offered at {share}"));
+        let p = point(t, peak, share);
+        if p.behind.as_deref() == Some("generator") {
+            // The claim comes with its reason: the late tail or the thread's wait.
+            if p.carried || !(p.why.contains("lateness p99") || p.why.contains("waited")) {
+                return Err(Failed::Wrong(format!(
+                    "generator behind at {share} without a reason: {:?}, carried {}",
+                    p.why, p.carried
+                )));
+            }
+            return Err(Failed::Busy(p.why));
         }
-        if !late_p99.is_finite() {
-            return Err("no lateness p99".into());
+        if (p.achieved / p.offered - 1.0).abs() > 0.02 {
+            return Err(Failed::Wrong(format!(
+                "{} of {} offered at {share}",
+                p.achieved, p.offered
+            )));
         }
-        if share <= 0.5 && late_p99 >= 50.0 {
-            return Err(format!("p99 lateness {late_p99} us at {share} of the peak"));
+        if !p.late_p99_us.is_finite() {
+            return Err(Failed::Wrong("no lateness p99".into()));
+        }
+        if share <= 0.5 && (p.late_p99_us >= 50.0 || !p.carried) {
+            return Err(Failed::Wrong(format!(
+                "p99 lateness {} us at {share} of the peak, carried {} ({})",
+                p.late_p99_us, p.carried, p.why
+            )));
         }
     }
-    let (offered, achieved, late_p99, carried) = point(t, peak, 1.1);
-    eprintln!(
-        "{}: 110 %: offered {offered:.0}, achieved {achieved:.0}, lateness p99 \
-         {late_p99:.1} us, carried {carried}",
-        t.what
-    );
-    match carried {
-        true => Err("110 % of the peak said carried".into()),
+    let p = point(t, peak, 1.1);
+    match p.carried {
+        true => Err(Failed::Wrong("110 % of the peak said carried".into())),
         false => Ok(()),
     }
 }
 
-/// Up to 80 % of the peak the schedule holds its rate (and at 50 % issues on time); 110 %
-/// is said not carried. The figures depend on the machine being quiet: the test suite runs
-/// other tests beside this one on two cores, and a point taken while they ran is taken
-/// again, three attempts at most, each from a fresh peak.
+/// Up to 80 % of the peak the schedule holds its rate (and at 50 % issues on time and
+/// carries); 110 % is said not carried. The figures depend on the machine being quiet: the
+/// test suite runs other tests beside this one on two cores. A point whose schedule fell
+/// behind with the load done must say "generator behind" with its reason, and the attempt
+/// is taken again, three at most, each from a fresh peak; when all three were the machine's,
+/// the test says so and passes on the claims it could check.
 #[test]
 fn open_loop_points_achieve_their_load_up_to_80_percent_and_110_is_not_carried() {
     let _dev = device_lock();
     let dir = tempfile::tempdir().unwrap();
     for t in targets(dir.path()) {
-        let mut failures = Vec::new();
+        let (mut wrong, mut busy) = (Vec::new(), Vec::new());
         for _ in 0..3 {
             match attempt(&t) {
                 Ok(()) => break,
-                Err(why) => failures.push(why),
+                Err(Failed::Busy(why)) => busy.push(why),
+                Err(Failed::Wrong(why)) => wrong.push(why),
             }
         }
-        assert!(failures.len() < 3, "{}: {failures:#?}", t.what);
+        assert!(
+            wrong.len() + busy.len() < 3 || wrong.is_empty(),
+            "{}: {wrong:#?} {busy:#?}",
+            t.what
+        );
+        if busy.len() == 3 {
+            eprintln!(
+                "{}: the machine was too busy in every attempt: {busy:#?}",
+                t.what
+            );
+        }
     }
 }
 
@@ -263,9 +315,15 @@ fn load_curve_runs_any_job_at_each_load() {
     let rows: Vec<&str> = o.stdout.lines().filter(|l| l.contains(" read ")).collect();
     assert_eq!(rows.len(), 4, "{}", o.stdout);
     assert!(rows[0].starts_with("| peak"), "{}", o.stdout);
-    assert!(rows[1].trim_end().ends_with("yes |"), "{}", rows[1]);
+    // The null engine never falls behind at 20 %; the generator, at millions of I/Os per
+    // second, may be late in its tail on a busy machine, and says so.
+    let row1 = rows[1].trim_end();
     assert!(
-        rows[3].trim_end().ends_with("no |"),
+        row1.ends_with(" yes |") || row1.ends_with(" no: generator |"),
+        "{row1}"
+    );
+    assert!(
+        rows[3].contains(" no: device |") || rows[3].contains(" no: generator |"),
         "200 % carried: {}",
         rows[3]
     );

@@ -114,11 +114,26 @@ fn check_complete_review(run: &Value, stdout: &str) {
                 "{p:#}"
             );
         }
-        // The lightest load is carried (10 % of the peak).
-        assert_eq!(pts[0]["carried"], true, "{c:#}");
+        // The lightest load is carried (10 % of the peak), unless iolab said the machine
+        // held up its generator, with the wait it measured.
+        let generator = pts[0]["behind"] == "generator";
+        assert!(pts[0]["carried"] == true || generator, "{c:#}");
+        if generator {
+            assert!(
+                pts[0]["generator_cpu_wait_ns"].is_u64(),
+                "the wait is measured: {c:#}"
+            );
+            eprintln!("the machine held up the lightest load: {c:#}");
+        }
     }
-    // The mix's peak is a point of its own.
-    assert_eq!(jobs_of(run, "load").len(), load_points + 1);
+    // The mix's peak is a point of its own; a point the generator fell behind in is saved
+    // once per take, each take after the first saying so in its name.
+    let load_jobs = jobs_of(run, "load");
+    let retakes = load_jobs
+        .iter()
+        .filter(|j| j["name"].as_str().unwrap_or("").contains("-taken-again-"))
+        .count();
+    assert_eq!(load_jobs.len(), load_points + 1 + retakes);
     assert!(
         stdout.contains("- knee at ") || stdout.contains("- no knee up to"),
         "the load step names its knee"

@@ -104,7 +104,11 @@ fn open_loop_table(jobs: &[JobRecord], out: &mut dyn Write) -> io::Result<()> {
                 m("response_p99.9_ns"),
                 m("lateness_p99_ns"),
                 j.metric(dir, "late_for_slot").unwrap_or(0.0),
-                if carried { "yes" } else { "**no**" },
+                match (carried, j.metric(dir, "generator_behind") == Some(1.0)) {
+                    (true, _) => "yes",
+                    (false, true) => "**no: generator**",
+                    (false, false) => "**no: device**",
+                },
             )?;
         }
     }

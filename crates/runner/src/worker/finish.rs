@@ -70,6 +70,15 @@ impl LoopState<'_, '_> {
         let verify_reads = self.verify.is_some() && self.rec.stats[0].ios > 0;
         let issued =
             [spec.reads() || verify_reads, spec.writes(), spec.trims()].map(|i| i && !ramp_only);
+        let window_ns = self.clock.ticks_to_ns(
+            self.time
+                .measure_end
+                .saturating_sub(self.time.measure_start),
+        ) as u64;
+        for o in self.rec.stats.iter_mut().filter_map(|s| s.open.as_mut()) {
+            o.cpu_wait_ns = cpu.wait_ns;
+            o.window_ns = window_ns;
+        }
         let [read, write, trim] = self.rec.stats;
         WorkerResult {
             dirs: [

@@ -8,7 +8,7 @@
 
 use iolab_job::Pattern;
 use iolab_report::format::{compact, micros};
-use iolab_results::{DirResult, TickRate};
+use iolab_results::{Behind, DirResult, TickRate};
 use iolab_runner::JobReport;
 use iolab_stats::Clock;
 use serde_json::{json, Value};
@@ -22,6 +22,10 @@ use crate::{ReviewConfig, Step, SuiteError};
 /// Extra points the bisection may add per workload, and how close it gets (share of peak).
 const REFINE_POINTS: usize = 3;
 const RESOLUTION: f64 = 0.02;
+
+/// A point whose generator fell behind (its thread waited for a CPU) is taken again this many
+/// times before it is kept, marked.
+const RETAKES: usize = 2;
 
 /// The workloads curved: random read, random write, and the reviews' 70/30 mix.
 const WORKLOADS: [(&str, u32); 3] = [("randread", 100), ("randwrite", 0), ("randrw", 70)];
@@ -103,7 +107,10 @@ pub struct LoadPoint {
     resp_slo_ns: f64,
     late_p99_ns: f64,
     late_for_slot: u64,
-    carried: bool,
+    /// `None`: carried; else who fell behind ([`iolab_results::OpenLoop::judge`]).
+    behind: Option<Behind>,
+    /// How long the generator waited for a CPU in the point, if the kernel says.
+    cpu_wait_ns: Option<u64>,
 }
 
 impl LoadPoint {
@@ -141,7 +148,8 @@ impl LoadPoint {
             resp_slo_ns: at(&resp, slo_p),
             late_p99_ns: at(&late, 99.0),
             late_for_slot: ol.late_for_slot,
-            carried: ol.sustained(achieved, clock),
+            behind: ol.judge(achieved, clock).behind,
+            cpu_wait_ns: ol.cpu_wait_ns,
         })
     }
 
@@ -157,13 +165,22 @@ impl LoadPoint {
             micros(self.resp_ns[1]),
             micros(self.resp_ns[2]),
             micros(self.late_p99_ns),
-            if self.carried { "yes" } else { "no" }.to_string(),
+            match self.behind {
+                None => "yes".to_string(),
+                Some(b) => format!("no: {}", b.label()),
+            },
         ]
     }
 
     /// Whether the point meets the objective: carried, and its response time within it.
     fn meets(&self, slo: Slo) -> bool {
-        self.carried && self.resp_slo_ns <= slo.max_ns
+        self.behind.is_none() && self.resp_slo_ns <= slo.max_ns
+    }
+
+    /// Whether the point measured the generator's machine rather than the device: kept in
+    /// the table, kept out of the knee and the objective.
+    pub fn generator_behind(&self) -> bool {
+        self.behind == Some(Behind::Generator)
     }
 
     fn to_json(self) -> Value {
@@ -182,7 +199,9 @@ impl LoadPoint {
             "response_slo_ns": self.resp_slo_ns,
             "lateness_p99_ns": self.late_p99_ns,
             "late_for_slot": self.late_for_slot,
-            "carried": self.carried,
+            "carried": self.behind.is_none(),
+            "behind": self.behind.map(|b| b.label()),
+            "generator_cpu_wait_ns": self.cpu_wait_ns,
         })
     }
 }
@@ -196,20 +215,45 @@ struct Curve {
 }
 
 impl Curve {
+    /// The points that measured the device: those where the generator fell behind are
+    /// left out of the knee and the objective.
+    fn measured(&self) -> Vec<&LoadPoint> {
+        self.points
+            .iter()
+            .filter(|p| !p.generator_behind())
+            .collect()
+    }
+
     fn knee(&self, cfg: &ReviewConfig) -> Option<&LoadPoint> {
-        let p99: Vec<f64> = self.points.iter().map(|p| p.resp_ns[0]).collect();
-        knee(&p99, cfg.knee_factor).map(|i| &self.points[i])
+        let points = self.measured();
+        let p99: Vec<f64> = points.iter().map(|p| p.resp_ns[0]).collect();
+        knee(&p99, cfg.knee_factor).map(|i| points[i])
     }
 
     /// The highest load meeting the objective: its point.
     fn slo_point(&self, slo: Slo) -> Option<&LoadPoint> {
         let met: Vec<(f64, bool)> = self
-            .points
+            .measured()
             .iter()
             .map(|p| (p.share, p.meets(slo)))
             .collect();
         let best = best_meeting(&met)?;
         self.points.iter().find(|p| p.share == best)
+    }
+
+    /// Said before the curve when even its lightest load was the generator's: the machine
+    /// is too busy for this curve to say anything about the device.
+    fn busy_line(&self) -> String {
+        match self.points.first() {
+            Some(p) if p.generator_behind() => format!(
+                "The machine was too busy to hold even the lightest load ({:.0}%): iolab's \
+                 thread waited {} for a CPU in it. Stop what else runs, or pin iolab \
+                 (taskset), and measure again.\n\n",
+                p.share * 100.0,
+                p.cpu_wait_ns.map_or("-".to_string(), |w| micros(w as f64))
+            ),
+            _ => String::new(),
+        }
     }
 
     fn render(&self, cfg: &ReviewConfig) -> String {
@@ -223,12 +267,19 @@ impl Curve {
             row.extend(p.cells());
             t.row(row);
         }
-        let mut s = format!(
-            "4k {}: peak {} IOPS ({from})\n\n{}\n",
-            self.rw,
-            compact(peak),
-            t.render()
-        );
+        let mut s = format!("4k {}: peak {} IOPS ({from})\n\n", self.rw, compact(peak));
+        s.push_str(&self.busy_line());
+        s.push_str(&t.render());
+        s.push('\n');
+        let behind = self.points.len() - self.measured().len();
+        if behind > 0 {
+            s.push_str(&format!(
+                "- {behind} point(s) marked \"no: generator\": iolab's thread waited for a CPU \
+                 (other processes had it) long enough to make the schedule late, so they \
+                 measured the machine, not the device; taken {RETAKES} more times each and \
+                 kept out of the knee and the objective\n"
+            ));
+        }
         match self.knee(cfg) {
             Some(k) => s.push_str(&format!(
                 "- knee at {:.0}% ({} IOPS): response p99 {}\n",
@@ -262,8 +313,8 @@ impl Curve {
             "peak_from": self.peak.map(|p| p.1),
             "unavailable": self.unavailable,
             "points": self.points.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
-            "knee": self.knee(cfg).map(|p| json!({"share": p.share, "achieved_iops": p.achieved, "response_p99_ns": p.resp_ns[0]})),
-            "slo": cfg.slo.and_then(|s| self.slo_point(s)).map(|p| json!({"share": p.share, "achieved_iops": p.achieved, "response_ns": p.resp_slo_ns})),
+            "knee": self.knee(cfg).map(|p| json!({"share": p.share, "offered_iops": p.offered, "achieved_iops": p.achieved, "response_p99_ns": p.resp_ns[0]})),
+            "slo": cfg.slo.and_then(|s| self.slo_point(s)).map(|p| json!({"share": p.share, "offered_iops": p.offered, "achieved_iops": p.achieved, "response_ns": p.resp_slo_ns})),
         })
     }
 }
@@ -369,8 +420,26 @@ fn open_point(
     }
     spec.rate.open_loop = true;
     let label = format!("4k {rw} open loop at {pct:.0}% ({})", compact(iops as f64));
-    Ok(match ex.run_point(Step::Load, &label, spec, None)? {
-        Point::Done(r) => LoadPoint::of(share, &r, &ex.clock, cfg.slo),
-        Point::Unavailable(_) => None,
-    })
+    let mut taken = None;
+    for k in 0..=RETAKES {
+        // Each take is saved as measured; a retake says so in its job's name.
+        let (name, mut take) = (label.clone(), spec.clone());
+        let name = match k {
+            0 => name,
+            k => {
+                take.name = format!("{}-taken-again-{k}", spec.name);
+                format!("{name}, taken again ({k}): the generator fell behind")
+            }
+        };
+        let p = match ex.run_point(Step::Load, &name, take, None)? {
+            Point::Done(r) => LoadPoint::of(share, &r, &ex.clock, cfg.slo),
+            Point::Unavailable(_) => None,
+        };
+        let again = p.is_some_and(|p| p.generator_behind());
+        taken = p;
+        if !again {
+            break;
+        }
+    }
+    Ok(taken)
 }
