@@ -27,6 +27,8 @@ mod jobfiles;
 mod kv;
 #[path = "integration/lat_split.rs"]
 mod lat_split;
+#[path = "integration/marks.rs"]
+mod marks;
 #[path = "integration/noio.rs"]
 mod noio;
 #[path = "integration/offsets.rs"]

@@ -13,6 +13,7 @@ use crate::chart::{esc, Axis, Chart, Format, Mark, ScaleKind, Series};
 use crate::data::RunData;
 use crate::ladder;
 use crate::page::{chart_block, Section};
+use iolab_report::best::{mark, Better, Candidate};
 
 /// A series name: `what` alone for one run, prefixed with the run when overlaid.
 pub(crate) fn name(runs: &[RunData], r: &RunData, what: &str) -> String {
@@ -152,16 +153,22 @@ pub fn qd1(runs: &[RunData]) -> Option<Section> {
         Section::new(
             "qd1",
             "QD1 engines",
-            format!("<p>4 KiB random I/O at queue depth 1 through every I/O path (the SPDK blog's tables); ★ = best (the null engine, which does no I/O, is never marked).</p>{html}"),
+            format!("<p>4 KiB random I/O at queue depth 1 through every I/O path (the SPDK blog's tables); ★ = best, where it beat the runner-up beyond the rounds' noise (a tie is said so); CPU % is never marked (a path doing little work uses little CPU: IOPS per CPU-second is the efficiency); the null engine, which does no I/O, and a path whose reads the device did not serve are never marked.</p>{html}"),
         )
     })
 }
 
 type Getter<'a> = Box<dyn Fn(&Value) -> Option<f64> + 'a>;
 
-/// One metric row of a QD1 table: its label, how to read it from a cell, its format and
-/// whether higher is better.
-struct Qd1Metric<'a>(&'static str, Getter<'a>, Format, bool);
+/// One metric row of a QD1 table: its label, how to read it from a cell, its format, which
+/// way is better, and the name of its rounds' interval (`--repeat`), if they keep one.
+struct Qd1Metric<'a>(
+    &'static str,
+    Getter<'a>,
+    Format,
+    Better,
+    Option<&'static str>,
+);
 
 /// The rows of a QD1 table: the step's figures, and the CPU of each cell's job.
 fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
@@ -172,31 +179,42 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
     };
     let engine = |c: &Value| c["engine"].as_str().map(str::to_string);
     [
-        Qd1Metric("IOPS", Box::new(|c| fig(c, "iops")), Format::Count, true),
+        Qd1Metric(
+            "IOPS",
+            Box::new(|c| fig(c, "iops")),
+            Format::Count,
+            Better::Higher,
+            Some("iops"),
+        ),
         Qd1Metric(
             "Mean latency",
             Box::new(|c| fig(c, "mean_ns").filter(|v| *v > 0.0)),
             Format::Nanos,
-            false,
+            Better::Lower,
+            Some("lat_mean_ns"),
         ),
         Qd1Metric(
             "99th percentile",
             Box::new(|c| fig(c, "p99_ns").filter(|v| *v > 0.0)),
             Format::Nanos,
-            false,
+            Better::Lower,
+            Some("lat_p99_ns"),
         ),
         Qd1Metric(
             "99.999th percentile",
             Box::new(|c| fig(c, "p99.999_ns").filter(|v| *v > 0.0)),
             Format::Nanos,
-            false,
+            Better::Lower,
+            Some("lat_p99.999_ns"),
         ),
         Qd1Metric(
             "CPU (% of a core)",
             // A column measured elsewhere (--with) carries its own.
             Box::new(move |c| fig(c, "cpu_pct").or_else(|| job(&engine(c)?)?.cpu_percent())),
             Format::Plain,
-            false,
+            // Low for an efficient path and for one that did little: never marked.
+            Better::Neither,
+            None,
         ),
         Qd1Metric(
             "IOPS per CPU-second",
@@ -206,7 +224,8 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
                     .filter(|v| *v > 0.0)
             }),
             Format::Count,
-            true,
+            Better::Higher,
+            None,
         ),
     ]
 }
@@ -268,20 +287,30 @@ fn fallback(c: &Value) -> Option<&str> {
 fn qd1_row(
     html: &mut String,
     row: &[&Value],
-    Qd1Metric(label, get, format, higher_better): &Qd1Metric<'_>,
+    Qd1Metric(label, get, format, better, interval): &Qd1Metric<'_>,
 ) {
     let vals: Vec<Option<f64>> = row
         .iter()
         .map(|c| c.get("figures").and_then(|_| get(c)))
         .collect();
-    let best = row
+    let candidates: Vec<Option<Candidate>> = row
         .iter()
         .zip(&vals)
-        .filter(|(c, _)| c["engine"] != "null" && fallback(c).is_none())
-        .filter_map(|(_, v)| *v)
-        .reduce(|a, b| if (b > a) == *higher_better { b } else { a });
+        .map(|(c, v)| {
+            let may = c["engine"] != "null" && fallback(c).is_none();
+            let half = interval.and_then(|k| {
+                let i = &c["repeats"]["intervals"][k];
+                Some(i["ci95_high"].as_f64()? - i["mean"].as_f64()?)
+            });
+            v.filter(|_| may).map(|value| Candidate {
+                value,
+                half_width: half.filter(|h| *h > 0.0),
+            })
+        })
+        .collect();
+    let marked = mark(&candidates, *better);
     let _ = write!(html, "<tr><th>{label}</th>");
-    for (c, v) in row.iter().zip(&vals) {
+    for (i, (c, v)) in row.iter().zip(&vals).enumerate() {
         let _ = match v {
             Some(v) if fallback(c).is_some() => write!(
                 html,
@@ -289,9 +318,14 @@ fn qd1_row(
                 esc(fallback(c).unwrap_or_default()),
                 esc(&format.apply(*v))
             ),
-            Some(v) if Some(*v) == best => write!(
+            Some(v) if marked.is_best(i) => write!(
                 html,
                 "<td class=\"best\"><strong>{}</strong> ★</td>",
+                esc(&format.apply(*v))
+            ),
+            Some(v) if marked.ties(i) => write!(
+                html,
+                "<td class=\"tie\" title=\"within the others' 95% intervals\">{} (tie)</td>",
                 esc(&format.apply(*v))
             ),
             Some(v) => write!(html, "<td>{}</td>", esc(&format.apply(*v))),

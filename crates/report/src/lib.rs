@@ -3,6 +3,7 @@
 //! so they paste into a review as they are; and stored runs exported as JSON, CSV or
 //! Markdown ([`export`]).
 
+pub mod best;
 pub mod export;
 pub mod format;
 pub mod hosts;

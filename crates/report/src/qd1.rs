@@ -1,5 +1,6 @@
 //! The SPDK blog's QD1 tables: one table per metric (IOPS, mean, p99, p99.999 latency, and
-//! the CPU each path burns), workloads as rows, engines as columns, the best value in bold.
+//! the CPU each path burns), workloads as rows, engines as columns, the best value in bold
+//! where it earned it ([`crate::best`]): never on CPU %, a tie said as a tie.
 //! Engines the target cannot serve stay in the table as "n/a" with the reason underneath.
 
 use std::fmt::Write as _;
@@ -9,6 +10,7 @@ use iolab_results::Direction;
 use iolab_results::JobReport;
 use iolab_results::TickRate;
 
+use crate::best::{mark, Better, Candidate, Marked};
 use crate::format::{compact, micros};
 
 /// The figures one engine produced for one workload.
@@ -90,7 +92,7 @@ struct Metric {
     title: &'static str,
     value: fn(&Qd1Numbers) -> f64,
     show: fn(f64) -> String,
-    higher_is_better: bool,
+    better: Better,
 }
 
 const METRICS: [Metric; 6] = [
@@ -98,37 +100,39 @@ const METRICS: [Metric; 6] = [
         title: "IOPS",
         value: |n| n.iops,
         show: compact,
-        higher_is_better: true,
+        better: Better::Higher,
     },
     Metric {
         title: "Mean Latency",
         value: |n| n.mean_ns,
         show: micros,
-        higher_is_better: false,
+        better: Better::Lower,
     },
     Metric {
         title: "99th Percentile Latency",
         value: |n| n.p99_ns,
         show: micros,
-        higher_is_better: false,
+        better: Better::Lower,
     },
     Metric {
         title: "99.999th Percentile Latency",
         value: |n| n.p99999_ns,
         show: micros,
-        higher_is_better: false,
+        better: Better::Lower,
     },
     Metric {
         title: "CPU (% of one core)",
         value: |n| n.cpu_pct,
         show: |v| format!("{v:.0}%"),
-        higher_is_better: false,
+        // Low for an efficient path and for one that did little: IOPS per CPU-second below
+        // carries the mark.
+        better: Better::Neither,
     },
     Metric {
         title: "IOPS per CPU-second",
         value: |n| n.iops_per_cpu_sec,
         show: compact,
-        higher_is_better: true,
+        better: Better::Higher,
     },
 ];
 
@@ -156,16 +160,82 @@ impl Qd1Table {
         !self.reference_only.contains(&e) && !self.not_as_asked.contains(&e)
     }
 
-    pub fn render(&self) -> String {
-        let mut out = String::new();
-        let w = self
+    /// The mark one metric's row earns among the columns that may be marked.
+    fn mark_row(&self, m: &Metric, wl: &str) -> Marked {
+        let cells: Vec<Option<Candidate>> = self
             .engines
             .iter()
-            .map(|e| e.len())
+            .map(|e| {
+                let n = self.cell(e, wl)?.result.as_ref().ok()?;
+                self.may_be_best(e).then(|| Candidate {
+                    value: (m.value)(n),
+                    half_width: n.ci95_half.as_deref().map(m.value).filter(|h| *h > 0.0),
+                })
+            })
+            .collect();
+        mark(&cells, m.better)
+    }
+
+    /// One metric's rows: each workload's cell texts, marks applied; ties said in `ties`.
+    fn metric_rows(&self, m: &Metric, ties: &mut Vec<String>) -> Vec<Vec<String>> {
+        let mut rows = Vec::new();
+        for wl in &self.workloads {
+            let marked = self.mark_row(m, wl);
+            if let Marked::Tie(v) = &marked {
+                let who: Vec<&str> = v.iter().map(|&i| self.engines[i].as_str()).collect();
+                ties.push(format!(
+                    "- {} of {wl}: {} tie (within each other's 95% intervals), none marked.",
+                    m.title,
+                    who.join(" and ")
+                ));
+            }
+            let mut row = Vec::new();
+            for (i, e) in self.engines.iter().enumerate() {
+                row.push(match self.cell(e, wl).map(|c| &c.result) {
+                    // A figure the run did not keep (fio's JSON has no p99.999).
+                    Some(Ok(n)) if (m.value)(n) == 0.0 && m.better != Better::Higher => {
+                        "-".to_string()
+                    }
+                    Some(Ok(n)) => {
+                        let mut s = (m.show)((m.value)(n));
+                        if let Some(h) = n.ci95_half.as_deref().map(m.value) {
+                            if h > 0.0 {
+                                s = format!("{s} ± {}", (m.show)(h));
+                            }
+                        }
+                        match () {
+                            _ if marked.is_best(i) => format!("**{s}**"),
+                            _ if marked.ties(i) => format!("{s} (tie)"),
+                            _ => s,
+                        }
+                    }
+                    Some(Err(_)) => "n/a".to_string(),
+                    None => "-".to_string(),
+                });
+            }
+            rows.push(row);
+        }
+        rows
+    }
+
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let mut ties: Vec<String> = Vec::new();
+        let tables: Vec<Vec<Vec<String>>> = METRICS
+            .iter()
+            .map(|m| self.metric_rows(m, &mut ties))
+            .collect();
+        // One width for every column of every table, wide enough for the widest cell.
+        let w = tables
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|t| t.chars().count())
+            .chain(self.engines.iter().map(|e| e.chars().count()))
             .max()
             .unwrap_or(0)
             .max(12);
-        for m in &METRICS {
+        for (m, rows) in METRICS.iter().zip(&tables) {
             let _ = write!(out, "| {:<27} |", m.title);
             for e in &self.engines {
                 let _ = write!(out, " {e:>w$} |");
@@ -176,44 +246,9 @@ impl Qd1Table {
                 let _ = write!(out, "{}:|", "-".repeat(w + 1));
             }
             out.push('\n');
-            for wl in &self.workloads {
-                let best = self
-                    .engines
-                    .iter()
-                    .filter(|e| self.may_be_best(e))
-                    .filter_map(|e| self.cell(e, wl)?.result.as_ref().ok().map(m.value))
-                    .filter(|v| *v > 0.0)
-                    .fold(None, |b: Option<f64>, v| {
-                        Some(match b {
-                            None => v,
-                            Some(b) if m.higher_is_better => b.max(v),
-                            Some(b) => b.min(v),
-                        })
-                    });
+            for (wl, row) in self.workloads.iter().zip(rows) {
                 let _ = write!(out, "| {wl:<27} |");
-                for e in &self.engines {
-                    let text = match self.cell(e, wl).map(|c| &c.result) {
-                        // A figure the run did not keep (fio's JSON has no p99.999).
-                        Some(Ok(n)) if (m.value)(n) == 0.0 && !m.higher_is_better => {
-                            "-".to_string()
-                        }
-                        Some(Ok(n)) => {
-                            let v = (m.value)(n);
-                            let mut s = (m.show)(v);
-                            if let Some(h) = n.ci95_half.as_deref().map(m.value) {
-                                if h > 0.0 {
-                                    s = format!("{s} ± {}", (m.show)(h));
-                                }
-                            }
-                            if Some(v) == best && self.may_be_best(e) {
-                                format!("**{s}**")
-                            } else {
-                                s
-                            }
-                        }
-                        Some(Err(_)) => "n/a".to_string(),
-                        None => "-".to_string(),
-                    };
+                for text in row {
                     let _ = write!(out, " {text:>w$} |");
                 }
                 out.push('\n');
@@ -262,6 +297,10 @@ impl Qd1Table {
                 "- {e} does no I/O: its column is iolab's own cost per I/O, never marked best."
             );
         }
+        for t in ties {
+            let _ = writeln!(out, "{t}");
+        }
+        out.push_str("- CPU % is never marked: a path that did little work uses little CPU; IOPS per CPU-second is the efficiency.\n");
         for n in &self.notes {
             let _ = writeln!(out, "- note: {n}");
         }
@@ -322,5 +361,50 @@ mod tests {
             "{s}"
         );
         assert_eq!(s.matches("| 4KiB Random Read").count(), METRICS.len());
+    }
+
+    #[test]
+    fn cpu_is_never_marked_and_cells_within_noise_tie() {
+        let mut t = Qd1Table::default();
+        let wl = "4KiB Random Read".to_string();
+        let mut a = nums(40_600.0, 20_000.0);
+        a.cpu_pct = 57.0;
+        let mut b = nums(41_000.0, 24_000.0);
+        b.cpu_pct = 100.0;
+        // b's IOPS 41.0k ± 2k against a's 40.6k ± 1k: within noise. Its mean latency
+        // 24 µs ± 1 µs against 20 µs ± 1 µs: beyond it.
+        a.ci95_half = Some(Box::new(Qd1Numbers {
+            iops: 1_000.0,
+            mean_ns: 1_000.0,
+            ..nums(0.0, 0.0)
+        }));
+        b.ci95_half = Some(Box::new(Qd1Numbers {
+            iops: 2_000.0,
+            mean_ns: 1_000.0,
+            ..nums(0.0, 0.0)
+        }));
+        for (e, n) in [("io_uring", a), ("psync", b)] {
+            t.add(Qd1Cell {
+                engine: e.into(),
+                workload: wl.clone(),
+                result: Ok(n),
+            });
+        }
+        let s = t.render();
+        let cpu_row = s
+            .lines()
+            .skip_while(|l| !l.starts_with("| CPU"))
+            .nth(2)
+            .unwrap();
+        assert!(!cpu_row.contains("**"), "{cpu_row}");
+        assert!(
+            s.contains("40.6k ± 1.00k (tie)") && s.contains("41.0k ± 2.00k (tie)"),
+            "{s}"
+        );
+        assert!(
+            s.contains("- IOPS of 4KiB Random Read: io_uring and psync tie"),
+            "{s}"
+        );
+        assert!(s.contains("**20.00 µs ± 1.00 µs**"), "{s}");
     }
 }

@@ -204,7 +204,7 @@ impl Executor<'_> {
         });
         self.progress.done += planned;
         self.progress.step_done += 1;
-        let outcome = match result {
+        let mut outcome = match result {
             Ok(o) => o,
             Err(e @ RunError::Engine { .. }) if e.is_bad_input() => {
                 self.unavailable += 1;
@@ -215,6 +215,10 @@ impl Executor<'_> {
         if outcome.interrupted {
             // A cut-short point is not a measurement: the finished ones are already saved.
             return Err(SuiteError::Interrupted);
+        }
+        if let Some(why) = crate::served::page_cache_reason(&outcome) {
+            let job = &mut outcome.jobs[0];
+            job.fallback.get_or_insert(why);
         }
         if save {
             self.store

@@ -11,6 +11,7 @@ pub mod load_plan;
 pub mod plan;
 pub mod progress;
 pub mod ram_device;
+pub mod served;
 pub mod steps;
 pub mod table;
 

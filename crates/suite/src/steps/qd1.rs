@@ -199,8 +199,15 @@ pub fn run(
                         table.notes.push(n.clone());
                     }
                 }
-                if r.fallback.is_some() && !table.not_as_asked.contains(&label) {
-                    table.not_as_asked.push(label.clone());
+                if let Some(why) = &r.fallback {
+                    if !table.not_as_asked.contains(&label) {
+                        table.not_as_asked.push(label.clone());
+                    }
+                    // The reason under the table, once per cell, unless a note said it.
+                    let note = format!("{label}, {rw}: {why}");
+                    if !table.notes.iter().any(|n| n.contains(why.as_str())) {
+                        table.notes.push(note);
+                    }
                 }
                 if let Some(n) = Nums::of(r, &ex.clock) {
                     // A path that fell back measures another path: never the best async

@@ -1,0 +1,37 @@
+//! Whether the device served a point's reads: a table that compares I/O paths compares
+//! what each path got from the device, and a path whose reads came from the page cache
+//! (mmap of a cached file, a buffered read of a file in memory) measured a memory copy.
+//! The evidence is the disk's own count of reads over the point (`/proc/diskstats`, which
+//! the run records for the disk behind the target): well under the job's reads, the page
+//! cache served them. Such a cell is kept, flagged, and never marked best (it is treated
+//! as a path not taken as asked, as hipri served by interrupts is).
+
+use iolab_results::{Direction, RunOutcome};
+
+/// Fewer job reads than this say nothing either way (a few reads can all be cached).
+const MIN_READS: u64 = 1000;
+
+/// The disk must have completed at least this share of the job's reads to have served them
+/// (readahead and merging can only lower the disk's count for sequential reads; these are
+/// random).
+const SERVED_SHARE: f64 = 0.5;
+
+/// Why the point's reads were not the device's, when the disk's counts show it: its one
+/// job read at least [`MIN_READS`] and the one disk behind it completed under half as many.
+pub fn page_cache_reason(outcome: &RunOutcome) -> Option<String> {
+    let [job] = outcome.jobs.as_slice() else {
+        return None;
+    };
+    let [disk] = outcome.disks.as_slice() else {
+        return None;
+    };
+    let reads = job.dir(Direction::Read)?.ios;
+    let served = disk.counters.read_ios;
+    (reads >= MIN_READS && (served as f64) < SERVED_SHARE * reads as f64).then(|| {
+        format!(
+            "read from the page cache, not the device: {} completed {served} reads for the \
+             job's {reads}",
+            disk.name
+        )
+    })
+}
