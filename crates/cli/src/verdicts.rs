@@ -192,8 +192,9 @@ pub fn rows(base: &RunRecord, new: &RunRecord, extra: Option<&Figure>, noise: f6
 /// The verdict table of `new` against `base`, in markdown.
 pub fn table(base: &RunRecord, new: &RunRecord, rows: &[Row], noise: f64) -> String {
     let mut s = format!(
-        "\nRun {} against run {} (ratio {}/{} ± its 95% interval; no difference under {}% \
-         change; figures are mean ± 95% interval (repeats)):\n\
+        "\nRun {} against run {} (ratio {}/{} [its 95% interval, from the log scale]; \
+         inconclusive where the interval spans more than 2x; no difference under {}% change; \
+         figures are the mean of the repeats' figures ± 95% interval (repeats)):\n\
          | job | figure | run {} | run {} | ratio | verdict |\n|---|---|---:|---:|---:|---|\n",
         new.id,
         base.id,
@@ -212,10 +213,57 @@ pub fn table(base: &RunRecord, new: &RunRecord, rows: &[Row], noise: f64) -> Str
             r.base,
             r.new,
             r.verdict.ratio_text(),
-            r.verdict.verdict.as_str()
+            r.verdict.word_text()
         ));
     }
+    for line in disagreements(rows) {
+        s.push_str(&line);
+        s.push('\n');
+    }
     s
+}
+
+/// Lines for the jobs whose IOPS and mean-latency verdicts point different ways: in a closed
+/// loop both are one measurement (IOPS × mean latency ≈ the depth), so a reader is owed the
+/// reason, which is each figure's own noise across the repeats.
+fn disagreements(rows: &[Row]) -> Vec<String> {
+    let sign = |r: &Row| match r.verdict.verdict {
+        Word::Faster => 1,
+        Word::Slower => -1,
+        _ => 0,
+    };
+    let mut out = Vec::new();
+    for iops in rows.iter().filter(|r| r.figure.label == "iops") {
+        let Some(mean) = rows
+            .iter()
+            .find(|r| r.job == iops.job && r.dir == iops.dir && r.figure.label == "mean")
+        else {
+            continue;
+        };
+        if sign(iops) == sign(mean) {
+            continue;
+        }
+        let cv = |r: &Row| {
+            let v = r
+                .verdict
+                .base_cv
+                .unwrap_or(0.0)
+                .max(r.verdict.new_cv.unwrap_or(0.0));
+            format!("{:.0} %", v * 100.0)
+        };
+        out.push(format!(
+            "- {} {}: IOPS says \"{}\", mean latency \"{}\": one measurement in a closed loop, \
+             judged on each figure's own noise across the repeats (CV up to {} for IOPS, {} for \
+             the mean); trust neither word alone.",
+            iops.job,
+            iops.dir,
+            iops.verdict.verdict.as_str(),
+            mean.verdict.verdict.as_str(),
+            cv(iops),
+            cv(mean)
+        ));
+    }
+    out
 }
 
 /// The verdicts as JSON, keyed "job/dir" then figure.
@@ -225,17 +273,18 @@ pub fn json(rows: &[Row]) -> serde_json::Value {
         let cell = m
             .entry(format!("{}/{}", r.job, r.dir))
             .or_insert_with(|| serde_json::json!({}));
-        cell[r.figure.label.as_str()] = serde_json::to_value(r.verdict).unwrap_or_default();
+        cell[r.figure.label.as_str()] = serde_json::to_value(&r.verdict).unwrap_or_default();
     }
     serde_json::Value::Object(m)
 }
 
 /// The rows that break `--fail-if-worse`: worse by more than its percentage on its figure,
-/// and (where both runs have repeats) worse beyond noise.
+/// and (where both runs have repeats) worse beyond noise; an inconclusive figure, whose
+/// repeats cannot tell, fails nothing (the table says why).
 pub fn failures<'a>(rows: &'a [Row], rule: &FailIfWorse) -> Vec<&'a Row> {
     rows.iter()
         .filter(|r| r.figure == rule.figure)
-        .filter(|r| r.verdict.verdict != Word::NoDifference && r.verdict.verdict != Word::Faster)
+        .filter(|r| matches!(r.verdict.verdict, Word::Slower | Word::Unknown))
         .filter(|r| r.worse_percent() > rule.percent)
         .collect()
 }

@@ -757,6 +757,11 @@ impl JobReport {
             })
             .collect();
         let (runtime, elapsed) = (self.runtime_ns, self.elapsed_ns);
+        // A round that did not take the path asked for makes the pooled figures not that
+        // path's either.
+        if self.fallback.is_none() {
+            self.fallback = next.fallback.clone();
+        }
         self.merge(&next);
         for (d, tail) in self.dirs.iter_mut().zip(tails) {
             if let (Some(d), Some((samples, windows))) = (d.as_mut(), tail) {

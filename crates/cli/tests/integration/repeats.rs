@@ -264,3 +264,111 @@ fn a_reviews_points_are_repeated_and_stored_pooled() {
         assert_eq!(reps, 2, "each point once, pooled from two: {}", j["name"]);
     }
 }
+
+/// One CPU-bound run pinned to CPU 0 (buffered 4 KiB reads of a cached file), three repeats
+/// of 1.5 s; with `hog`, two busy loops share CPU 0 during the middle repeat.
+fn pinned(dir: &std::path::Path, hog: bool) -> String {
+    let file = format!("--filename={}", dir.join("p").display());
+    let child = std::process::Command::new("taskset")
+        .args([
+            "-c",
+            "0",
+            env!("CARGO_BIN_EXE_iolab"),
+            "run",
+            "--name=pinned",
+            &file,
+        ])
+        .args(["--size=16m", "--rw=randread", "--bs=4k", "--ioengine=psync"])
+        .args([
+            "--invalidate=0",
+            "--runtime=1500ms",
+            "--time_based",
+            "--repeat=3",
+        ])
+        .env("IOLAB_DB", test_db())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut hogs = Vec::new();
+    if hog {
+        // Repeat 1 runs from about 0.2 s to 1.7 s; the hogs take 2.0 s to 3.2 s.
+        std::thread::sleep(std::time::Duration::from_millis(2000));
+        for _ in 0..2 {
+            hogs.push(
+                std::process::Command::new("timeout")
+                    .args([
+                        "1.2",
+                        "taskset",
+                        "-c",
+                        "0",
+                        "sh",
+                        "-c",
+                        "while :; do :; done",
+                    ])
+                    .spawn()
+                    .unwrap(),
+            );
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    for mut h in hogs {
+        let _ = h.wait();
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    saved_id(&stderr)
+}
+
+/// A run whose middle repeat shared its CPU with a hog is judged `inconclusive` against a
+/// clean one, with the noisy run's CV as the reason, never with an interval below zero;
+/// two clean runs are "no difference".
+#[test]
+fn a_disturbed_repeat_makes_the_verdict_inconclusive_with_its_reason() {
+    if std::process::Command::new("taskset")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no taskset");
+        return;
+    }
+    let _dev = crate::support::device_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let clean = pinned(dir.path(), false);
+    let again = pinned(dir.path(), false);
+    let hogged = pinned(dir.path(), true);
+    let verdicts = |a: &str, b: &str| {
+        let out = iolab(&[
+            "compare",
+            a,
+            b,
+            "--output-format=json",
+            "--noise-threshold=10",
+        ]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let v: Value = serde_json::from_str(&out.stdout).unwrap();
+        v[1]["verdicts"]["pinned/read"].clone()
+    };
+    let v = verdicts(&clean, &hogged);
+    for f in ["iops", "mean"] {
+        let x = &v[f];
+        assert!(x["ci95_low"].as_f64().unwrap() > 0.0, "{x}");
+        assert_eq!(x["verdict"], "inconclusive", "{f}: {v:#}");
+        let why = x["reason"].as_str().unwrap();
+        assert!(
+            why.contains("CV") && why.contains("new run's 3 repeats"),
+            "{why}"
+        );
+    }
+    let out = iolab(&["compare", &clean, &hogged]);
+    assert!(
+        out.stdout
+            .contains("| inconclusive (interval spans more than 2x: CV"),
+        "{}",
+        out.stdout
+    );
+    let v = verdicts(&clean, &again);
+    eprintln!("clean pair: {v:#}");
+    assert_eq!(v["iops"]["verdict"], "no_difference", "{v:#}");
+}
