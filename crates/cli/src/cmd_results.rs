@@ -563,7 +563,6 @@ fn setting_differences(a: &RunRecord, b: &RunRecord) -> Option<String> {
         }
     };
     differ("kernel", &a.host.kernel, &b.host.kernel);
-    differ("iolab", &a.iolab_version, &b.iolab_version);
     differ("host", &a.host.hostname, &b.host.hostname);
     let disk = |r: &RunRecord, f: fn(&JobRecord) -> &Option<String>| {
         r.jobs.iter().find_map(|j| f(j).clone()).unwrap_or_default()
@@ -579,20 +578,66 @@ fn setting_differences(a: &RunRecord, b: &RunRecord) -> Option<String> {
         &disk(b, |j| &j.disk_firmware),
     );
     for c in &a.host.machine {
-        // The load of the minute before is the moment's, not the machine's.
-        if c.name == "load from others" {
+        // The moment's checks (other work, steal) are the moment's, not the machine's: they
+        // are said per run, by `moment_notes`.
+        if MOMENT_CHECKS.contains(&c.name.as_str()) {
             continue;
         }
         if let Some(d) = b.host.machine.iter().find(|d| d.name == c.name) {
             differ(&c.name, &c.value, &d.value);
         }
     }
-    (!diffs.is_empty()).then(|| {
-        format!(
+    let mut lines = Vec::new();
+    if !diffs.is_empty() {
+        lines.push(format!(
             "iolab: warning: runs {} and {} were measured on differing machines: {}",
             a.id,
             b.id,
             diffs.join("; ")
+        ));
+    }
+    // The tool is not the machine: an imported fio run on this host differs only in it.
+    let (ta, tb) = (&a.iolab_version, &b.iolab_version);
+    if ta != tb && !ta.is_empty() && !tb.is_empty() {
+        lines.push(format!(
+            "iolab: note: runs {} and {} were measured by different tools: {} vs {}",
+            a.id,
+            b.id,
+            tool_name(ta),
+            tool_name(tb)
+        ));
+    }
+    lines.extend(moment_notes(a));
+    lines.extend(moment_notes(b));
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+/// Machine checks that describe the moment a run started, not the machine.
+const MOMENT_CHECKS: [&str; 2] = ["load from others", "steal time"];
+
+/// A version as a tool's name: iolab's own versions are bare numbers.
+fn tool_name(v: &str) -> String {
+    match v.starts_with(|c: char| c.is_ascii_digit()) {
+        true => format!("iolab {v}"),
+        false => v.to_string(),
+    }
+}
+
+/// What distorted a run when it started (other work, steal time), as one line.
+fn moment_notes(r: &RunRecord) -> Option<String> {
+    let bad: Vec<String> = r
+        .host
+        .machine
+        .iter()
+        .filter(|c| MOMENT_CHECKS.contains(&c.name.as_str()))
+        .filter(|c| c.verdict == iolab_results::Verdict::Distorts)
+        .map(|c| format!("{} {}", c.name, c.value))
+        .collect();
+    (!bad.is_empty()).then(|| {
+        format!(
+            "iolab: note: run {} started on a busy machine: {}",
+            r.id,
+            bad.join("; ")
         )
     })
 }

@@ -39,6 +39,7 @@ pub fn machine() -> Vec<MachineCheck> {
         io_uring_disabled(),
         swap(),
         load(),
+        steal(),
         nvme_power_states(),
         virtual_machine(),
     ]
@@ -224,21 +225,80 @@ fn swap() -> MachineCheck {
     }
 }
 
+/// The CPUs' use by other work just before the run: (CPUs busy, share of time stolen by the
+/// hypervisor), from two reads of `/proc/stat` 100 ms apart while iolab itself waits; taken
+/// once per process (the warning and the run's record read the same sample).
+fn cpu_sample() -> Option<(f64, f64)> {
+    static SAMPLE: std::sync::OnceLock<Option<(f64, f64)>> = std::sync::OnceLock::new();
+    *SAMPLE.get_or_init(|| {
+        let fields = || -> Option<Vec<u64>> {
+            let stat = read("/proc/stat")?;
+            let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+            line.split_whitespace()
+                .skip(1)
+                .map(|f| f.parse().ok())
+                .collect()
+        };
+        let a = fields()?;
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let b = fields()?;
+        let d: Vec<u64> = b
+            .iter()
+            .zip(&a)
+            .map(|(x, y)| x.saturating_sub(*y))
+            .collect();
+        // user nice system idle iowait irq softirq steal (guest time is inside user).
+        let total: u64 = d.iter().take(8).sum();
+        if total == 0 {
+            return None;
+        }
+        let idle = d.get(3).copied().unwrap_or(0) + d.get(4).copied().unwrap_or(0);
+        let steal = d.get(7).copied().unwrap_or(0);
+        let cpus = crate::host::host_facts().cpus.max(1) as f64;
+        let busy = (total - idle - steal) as f64 / total as f64 * cpus;
+        Some((busy, steal as f64 / total as f64))
+    })
+}
+
+/// Other work on the CPUs now: a distortion past half of them (it shares the CPUs that
+/// submit and complete I/O); the minute's load average beside it, which counts iolab's own
+/// last run too and so is only context.
 fn load() -> MachineCheck {
     let cpus = crate::host::host_facts().cpus.max(1) as f64;
     let load: f64 = read("/proc/loadavg")
         .and_then(|l| l.split_whitespace().next()?.parse().ok())
         .unwrap_or(0.0);
-    let value = format!("{load:.2} over 1 min on {cpus} CPUs");
-    // A note, not a distortion: the minute's average counts iolab's own last run too.
-    match load / cpus > 0.5 {
+    let Some((busy, _)) = cpu_sample() else {
+        return na("load from others", "no /proc/stat", "idle");
+    };
+    let value = format!("{busy:.1} of {cpus} CPUs busy now (load {load:.2} over 1 min)");
+    match busy / cpus > 0.5 {
         false => check("load from others", value, "idle", Verdict::Ok, ""),
         true => check(
             "load from others",
             value,
             "idle",
-            Verdict::Note,
+            Verdict::Distorts,
             "other work shares the CPUs that submit and complete I/O: stop it, or pin with taskset",
+        ),
+    }
+}
+
+/// Time the hypervisor gave the guest's CPUs to others: over 2 %, it lands in latency.
+fn steal() -> MachineCheck {
+    let Some((_, steal)) = cpu_sample() else {
+        return na("steal time", "no /proc/stat", "0 %");
+    };
+    let value = format!("{:.1} % of CPU time now", steal * 100.0);
+    match steal > 0.02 {
+        false => check("steal time", value, "0 %", Verdict::Ok, ""),
+        true => check(
+            "steal time",
+            value,
+            "0 %",
+            Verdict::Distorts,
+            "the host runs other guests on these CPUs: an I/O's CPU can vanish mid-flight; \
+             measure on an idle host or bare metal",
         ),
     }
 }
@@ -374,11 +434,15 @@ fn disk_dir(target: &Path) -> Option<std::path::PathBuf> {
     }
 }
 
-/// The one line a run prints before it starts when something here distorts figures.
+/// The one line a run prints before it starts when something here distorts figures: the
+/// distortions, and a virtual machine (whose figures include the host's).
 pub fn distortions(checks: &[MachineCheck]) -> Option<String> {
     let bad: Vec<String> = checks
         .iter()
-        .filter(|c| c.verdict == Verdict::Distorts)
+        .filter(|c| {
+            c.verdict == Verdict::Distorts
+                || (c.name == "virtual machine" && c.verdict == Verdict::Note)
+        })
         .map(|c| format!("{} {}", c.name, c.value))
         .collect();
     (!bad.is_empty()).then(|| {
@@ -396,7 +460,7 @@ mod tests {
     #[test]
     fn every_machine_check_has_a_value_and_a_verdict_with_advice_when_off() {
         let checks = machine();
-        assert_eq!(checks.len(), 10);
+        assert_eq!(checks.len(), 11);
         for c in &checks {
             assert!(!c.value.is_empty(), "{c:?}");
             if matches!(c.verdict, Verdict::Distorts | Verdict::Note) && c.name != "device" {

@@ -148,3 +148,45 @@ fn compare_warns_when_runs_were_measured_on_differing_machines() {
         same.stderr
     );
 }
+
+/// A machine whose CPUs other work keeps busy is said in one line before the run measures
+/// anything (issue 53): two busy loops on two CPUs make `iolab run` name the load.
+#[test]
+fn a_busy_machine_is_flagged_before_the_run_starts() {
+    let _dev = crate::support::device_lock();
+    let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let hogs: Vec<_> = (0..cpus)
+        .map(|_| {
+            std::process::Command::new("timeout")
+                .args(["3", "sh", "-c", "while :; do :; done"])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::support::iolab(&[
+        "run",
+        "--name=busy",
+        &format!("--filename={}", dir.path().join("f").display()),
+        "--size=4m",
+        "--rw=randread",
+        "--runtime=100ms",
+        "--time_based",
+    ]);
+    for mut h in hogs {
+        let _ = h.wait();
+    }
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let line = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("iolab: this machine distorts figures:"))
+        .unwrap_or_else(|| panic!("no warning: {}", out.stderr));
+    assert!(line.contains("load from others"), "{line}");
+    assert!(
+        out.stderr.find(line) < out.stderr.find("iolab: saved as run"),
+        "said before the run: {}",
+        out.stderr
+    );
+}
