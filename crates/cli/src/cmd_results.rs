@@ -77,17 +77,17 @@ fn when(ms: i64) -> String {
     )
 }
 
-/// `qd1 read 129k IOPS, mean 7.72 µs` for a job's first direction.
+/// `qd1 read 129k IOPS, lat mean 7.72 µs` for a job's first direction: the latency kind
+/// named, the same `compare` and the report take.
 fn headline(j: &JobRecord) -> String {
     let Some(dir) = j.directions().into_iter().find(|d| *d != "sync") else {
         return format!("{} (no results)", j.name);
     };
     let iops = j.metric(dir, "iops").unwrap_or(0.0);
-    let lat = j
-        .metric(dir, &format!("{}_mean_ns", latency_kind(j, dir)))
-        .unwrap_or(0.0);
+    let kind = latency_kind(j, dir);
+    let lat = j.metric(dir, &format!("{kind}_mean_ns")).unwrap_or(0.0);
     format!(
-        "{} {dir} {} IOPS, mean {}",
+        "{} {dir} {} IOPS, {kind} mean {}",
         j.name,
         compact(iops),
         micros(lat)
@@ -107,7 +107,7 @@ fn review_headline(r: &RunRecord) -> String {
     let points = format!("{} points", r.jobs.len());
     match best {
         Some((j, iops)) => format!(
-            "QD1 4k read best {} {} IOPS, mean {}; {points}",
+            "QD1 4k read best {} {} IOPS, lat mean {}; {points}",
             j.engine,
             compact(iops),
             micros(j.metric("read", "lat_mean_ns").unwrap_or(0.0))
@@ -358,7 +358,7 @@ mod tests {
             ]),
             ..JobRecord::default()
         };
-        assert_eq!(headline(&j), "qd1 read 129k IOPS, mean 7.72 µs");
+        assert_eq!(headline(&j), "qd1 read 129k IOPS, lat mean 7.72 µs");
     }
 }
 
@@ -659,11 +659,6 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
             kinds.join(", ")
         );
     }
-    for r in runs.iter().skip(1) {
-        if let Some(line) = setting_differences(&runs[0], r) {
-            say!("{line}");
-        }
-    }
     let jobs_kind = !runs.iter().all(|r| r.kind == "review" || r.kind == "kv");
     if a.fail_if_worse.is_some() && !jobs_kind {
         return Err(CliError::bad_input(anyhow::anyhow!(
@@ -671,6 +666,11 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
              verdicts yet"
         )));
     }
+    if jobs_kind {
+        // Said once the rule is known to apply: bad input stays one line.
+        return compare_jobs(&runs, a);
+    }
+    say_differences(&runs);
     if runs.iter().all(|r| r.kind == "review") {
         compare_reviews(&runs, a.format.json());
         return Ok(ExitCode::SUCCESS);
@@ -687,6 +687,15 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     compare_jobs(&runs, a)
 }
 
+/// What differs between the first run and each later one, on stderr.
+fn say_differences(runs: &[RunRecord]) {
+    for r in runs.iter().skip(1) {
+        if let Some(line) = setting_differences(&runs[0], r) {
+            say!("{line}");
+        }
+    }
+}
+
 /// `compare` of runs' jobs: one column per job and direction, then each later run's
 /// verdicts against the first; `--fail-if-worse`'s exit status.
 fn compare_jobs(runs: &[RunRecord], a: &CompareArgs) -> Result<ExitCode, CliError> {
@@ -697,6 +706,10 @@ fn compare_jobs(runs: &[RunRecord], a: &CompareArgs) -> Result<ExitCode, CliErro
         .skip(1)
         .map(|r| crate::verdicts::rows(&runs[0], r, rule.map(|f| &f.figure), noise))
         .collect();
+    if let Some(rule) = rule {
+        check_judged(runs, &verdicts, rule)?;
+    }
+    say_differences(runs);
     let mut columns: Vec<(String, String)> = Vec::new();
     for r in runs {
         for j in &r.jobs {
@@ -734,6 +747,8 @@ fn compare_jobs(runs: &[RunRecord], a: &CompareArgs) -> Result<ExitCode, CliErro
 /// One job and direction of a run as `compare` shows it.
 struct CompareCell {
     iops: f64,
+    /// `lat` or `clat`: the latency `show` shows for the job ([`latency_kind`]).
+    kind: &'static str,
     mean: f64,
     p99: f64,
     /// An open-loop job's response time (from due time), beside fio's figures.
@@ -744,12 +759,11 @@ struct CompareCell {
 
 fn compare_cell(r: &RunRecord, (name, dir): &(String, String)) -> Option<CompareCell> {
     let j = r.jobs.iter().find(|j| &j.name == name)?;
-    let lat = |n: &str| {
-        j.metric(dir, &format!("lat_{n}"))
-            .or_else(|| j.metric(dir, &format!("clat_{n}")))
-    };
+    let kind = latency_kind(j, dir);
+    let lat = |n: &str| j.metric(dir, &format!("{kind}_{n}"));
     Some(CompareCell {
         iops: j.metric(dir, "iops")?,
+        kind,
         mean: lat("mean_ns")?,
         p99: lat("p99_ns").unwrap_or(0.0),
         resp: j.metric(dir, "response_p99_ns"),
@@ -766,7 +780,8 @@ fn jobs_json(runs: &[RunRecord], columns: &[(String, String)]) -> Vec<serde_json
                 .filter_map(|c| {
                     let cell = compare_cell(r, c)?;
                     let mut v = serde_json::json!({
-                        "iops": cell.iops, "mean_ns": cell.mean, "p99_ns": cell.p99
+                        "iops": cell.iops, "mean_ns": cell.mean, "p99_ns": cell.p99,
+                        "latency": cell.kind,
                     });
                     if let Some(resp) = cell.resp {
                         v["response_p99_ns"] = serde_json::json!(resp);
@@ -799,7 +814,12 @@ fn print_jobs_table(runs: &[RunRecord], columns: &[(String, String)]) {
             .iter()
             .map(|c| match compare_cell(r, c) {
                 Some(cell) => {
-                    let mut t = format!("{} IOPS, {}", compact(cell.iops), micros(cell.mean));
+                    let mut t = format!(
+                        "{} IOPS, {} mean {}",
+                        compact(cell.iops),
+                        cell.kind,
+                        micros(cell.mean)
+                    );
                     if let Some(device) = cell.device {
                         t.push_str(&format!(" (device {})", micros(device)));
                     }
@@ -813,10 +833,33 @@ fn print_jobs_table(runs: &[RunRecord], columns: &[(String, String)]) {
             .collect();
         outln!("| {} | {target} | {} |", r.id, cells.join(" | "));
     }
+    outln!(
+        "\nEach cell: IOPS and mean latency over all of the run's I/Os (its repeats pooled); \
+         the verdicts judge the mean of the repeats' own figures."
+    );
 }
 
 /// Exit 1, saying why, when a later run broke `--fail-if-worse`; also when no later run had
 /// the figure to judge (a check that checked nothing must not pass).
+/// Bad input, not "worse": the figure `--fail-if-worse` names is one these runs lack.
+fn check_judged(
+    runs: &[RunRecord],
+    verdicts: &[Vec<crate::verdicts::Row>],
+    rule: &crate::verdicts::FailIfWorse,
+) -> Result<(), CliError> {
+    if verdicts.iter().flatten().any(|r| r.figure == rule.figure) {
+        return Ok(());
+    }
+    Err(CliError::bad_input(anyhow::anyhow!(
+        "--fail-if-worse: no job of runs {} has {} in both runs to compare",
+        runs.iter()
+            .map(|r| r.id.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        rule.figure.label
+    )))
+}
+
 fn fail_if_worse(
     runs: &[RunRecord],
     verdicts: &[Vec<crate::verdicts::Row>],
@@ -825,18 +868,7 @@ fn fail_if_worse(
     let Some(rule) = rule else {
         return Ok(ExitCode::SUCCESS);
     };
-    let judged = verdicts.iter().flatten().any(|r| r.figure == rule.figure);
-    if !judged {
-        // Bad input, not "worse": the figure named is one these runs do not have.
-        return Err(CliError::bad_input(anyhow::anyhow!(
-            "--fail-if-worse: no job of runs {} has {} in both runs to compare",
-            runs.iter()
-                .map(|r| r.id.to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            rule.figure.label
-        )));
-    }
+    check_judged(runs, verdicts, rule)?;
     let mut failed = false;
     for (r, rows) in runs.iter().skip(1).zip(verdicts) {
         for row in crate::verdicts::failures(rows, rule) {

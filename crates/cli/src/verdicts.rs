@@ -2,6 +2,7 @@
 //! (IOPS, mean and p99 latency), as a ratio with its 95 % interval and one word, from the
 //! runs' repeats (`iolab run --repeat N`); and `--fail-if-worse`, the exit status CI wants.
 
+use iolab_report::export::markdown::latency_kind;
 use iolab_report::format::{compact, micros};
 use iolab_report::verdict::{verdict, Better, Verdict, Word};
 use iolab_results::repeats::{values_of, Interval};
@@ -25,18 +26,31 @@ impl Figure {
         }
     }
 
-    /// Its stored name in `job`'s direction `dir`: total latency where the job kept it,
-    /// else completion latency (as `compare`'s table takes them).
-    fn name_in(&self, job: &JobRecord, dir: &str) -> String {
+    /// Its stored name in both jobs' direction `dir`: one latency for both, the kind each
+    /// job's tables show (`show`'s: total latency where it has percentiles, else fio's
+    /// clat) where they agree, else the kind both kept, clat before lat (an imported fio
+    /// run keeps clat's percentiles). `None` for IOPS, which has no kind.
+    fn kind_in(&self, base: &JobRecord, new: &JobRecord, dir: &str) -> Option<&'static str> {
         if self.stored == "iops" {
-            return self.stored.clone();
+            return None;
         }
-        let lat = if job.metric(dir, "lat_mean_ns").is_some() {
-            "lat"
-        } else {
-            "clat"
+        let (kb, kn) = (latency_kind(base, dir), latency_kind(new, dir));
+        if kb == kn {
+            return Some(kb);
+        }
+        let both = |k: &str| {
+            let n = format!("{k}{}", self.stored);
+            base.metric(dir, &n).is_some() && new.metric(dir, &n).is_some()
         };
-        format!("{lat}{}", self.stored)
+        Some(if both("clat") { "clat" } else { "lat" })
+    }
+
+    /// The stored name of the figure of that kind.
+    fn name_of(&self, kind: Option<&str>) -> String {
+        match kind {
+            Some(k) => format!("{k}{}", self.stored),
+            None => self.stored.clone(),
+        }
     }
 
     fn show(&self, v: f64) -> String {
@@ -123,6 +137,8 @@ pub struct Row {
     pub job: String,
     pub dir: String,
     pub figure: Figure,
+    /// The figure as the table names it: `lat mean`, `clat p99`, `iops`.
+    pub shown_as: String,
     pub base: String,
     pub new: String,
     pub verdict: Verdict,
@@ -169,15 +185,18 @@ pub fn rows(base: &RunRecord, new: &RunRecord, extra: Option<&Figure>, noise: f6
         };
         for dir in nj.directions() {
             for f in &figures {
-                let (bv, nv) = (
-                    values(bj, dir, &f.name_in(bj, dir)),
-                    values(nj, dir, &f.name_in(nj, dir)),
-                );
+                let kind = f.kind_in(bj, nj, dir);
+                let name = f.name_of(kind);
+                let (bv, nv) = (values(bj, dir, &name), values(nj, dir, &name));
                 if let Some(v) = verdict(&bv, &nv, f.better(), noise) {
                     out.push(Row {
                         job: nj.name.clone(),
                         dir: dir.to_string(),
                         figure: f.clone(),
+                        shown_as: match kind {
+                            Some(k) => format!("{k} {}", f.label),
+                            None => f.label.clone(),
+                        },
                         base: figure_text(f, &bv),
                         new: figure_text(f, &nv),
                         verdict: v,
@@ -209,7 +228,7 @@ pub fn table(base: &RunRecord, new: &RunRecord, rows: &[Row], noise: f64) -> Str
             "| {} {} | {} | {} | {} | {} | {} |\n",
             r.job,
             r.dir,
-            r.figure.label,
+            r.shown_as,
             r.base,
             r.new,
             r.verdict.ratio_text(),

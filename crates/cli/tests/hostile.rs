@@ -47,11 +47,7 @@ pub fn iolab_env(args: &[&str], env: &[(&str, &str)]) -> Out {
         c.env(k, v);
     }
     let o = c.output().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    Out::of(&o)
 }
 
 /// Exit 2, one line on stderr naming `needle`, said once, nothing on stdout.

@@ -685,11 +685,19 @@ fn main_job_on_a_block_device_refuses_writes_without_the_flag() {
         .find(|l| l.starts_with("| 4KiB Random Read"))
         .unwrap();
     assert!(!read_row.contains("n/a"), "{}", out.stdout);
-    assert!(out
+    let write_row = out
         .stdout
-        .contains("| 4KiB Random Write           |          n/a |"));
+        .lines()
+        .find(|l| l.starts_with("| 4KiB Random Write"))
+        .unwrap();
+    assert_eq!(
+        write_row.split('|').map(str::trim).nth(2),
+        Some("n/a"),
+        "{write_row}"
+    );
     assert!(
-        out.stdout.contains("psync n/a: refusing to write to")
+        out.stdout
+            .contains("- n/a (psync 4KiB Random Write): refusing to write to")
             && out.stdout.contains("pass --allow-destroy"),
         "{}",
         out.stdout

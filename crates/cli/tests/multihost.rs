@@ -28,11 +28,7 @@ fn mpirun(n: u32, db: &Path, args: &[&str]) -> Option<support::Out> {
         .args(args)
         .output()
         .unwrap();
-    Some(support::Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    })
+    Some(support::Out::of(&o))
 }
 
 /// The iolab error lines of stderr (mpirun adds its own banner around them).

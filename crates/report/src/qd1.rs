@@ -265,17 +265,19 @@ impl Qd1Table {
                  itself pools every round's I/Os.\n\n",
             );
         }
-        let mut reasons: Vec<String> = Vec::new();
+        // Each refusal once, with every cell it refused (engine and workload).
+        let mut reasons: Vec<(&str, Vec<String>)> = Vec::new();
         for c in &self.cells {
             if let Err(why) = &c.result {
-                let line = format!("- {} n/a: {why}", c.engine);
-                if !reasons.contains(&line) {
-                    reasons.push(line);
+                let cell = format!("{} {}", c.engine, c.workload);
+                match reasons.iter_mut().find(|(w, _)| *w == why.as_str()) {
+                    Some((_, cells)) => cells.push(cell),
+                    None => reasons.push((why.as_str(), vec![cell])),
                 }
             }
         }
-        for r in reasons {
-            let _ = writeln!(out, "{r}");
+        for (why, cells) in reasons {
+            let _ = writeln!(out, "- n/a ({}): {why}", cells.join(", "));
         }
         for e in self
             .not_as_asked
@@ -357,7 +359,8 @@ mod tests {
             "null is never best: {s}"
         );
         assert!(
-            s.contains("n/a") && s.contains("io_uring+iopoll n/a: no poll queues"),
+            s.contains("n/a")
+                && s.contains("- n/a (io_uring+iopoll 4KiB Random Read): no poll queues"),
             "{s}"
         );
         assert_eq!(s.matches("| 4KiB Random Read").count(), METRICS.len());

@@ -6,6 +6,8 @@
 //! cache served them. Such a cell is kept, flagged, and never marked best (it is treated
 //! as a path not taken as asked, as hipri served by interrupts is).
 
+use iolab_engine::EngineKind;
+use iolab_job::JobSpec;
 use iolab_results::{Direction, RunOutcome};
 
 /// Fewer job reads than this say nothing either way (a few reads can all be cached).
@@ -16,8 +18,24 @@ const MIN_READS: u64 = 1000;
 /// random).
 const SERVED_SHARE: f64 = 0.5;
 
+/// Whether the page cache can serve the job's reads at all: mmap always (its `direct` is
+/// not O_DIRECT), the file and block engines when buffered. Passthrough (io_uring_cmd),
+/// SPDK and the engines that do no I/O never: their reads are not counted in the disk's
+/// statistics either, so the check would misread them.
+pub fn page_cache_can_serve(spec: &JobSpec) -> bool {
+    use EngineKind::*;
+    match spec.engine.kind {
+        Mmap => true,
+        Sync | Psync | Vsync | Pvsync | Pvsync2 | Libaio | Posixaio | IoUring | Splice => {
+            !spec.direct
+        }
+        _ => false,
+    }
+}
+
 /// Why the point's reads were not the device's, when the disk's counts show it: its one
 /// job read at least [`MIN_READS`] and the one disk behind it completed under half as many.
+/// Only for a job whose reads the page cache can serve ([`page_cache_can_serve`]).
 pub fn page_cache_reason(outcome: &RunOutcome) -> Option<String> {
     let [job] = outcome.jobs.as_slice() else {
         return None;

@@ -34,11 +34,7 @@ fn iolab_limited(
         });
     }
     let o = c.output().unwrap();
-    crate::support::Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    crate::support::Out::of(&o)
 }
 
 /// A tmpfs of `bytes` mounted on a fresh directory (unmounted on drop), or `None` with the

@@ -22,11 +22,7 @@ fn iolab_in(dir: &Path, db: &Path, args: &[&str]) -> std::process::Child {
 
 fn wait(child: std::process::Child) -> Out {
     let o = child.wait_with_output().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    Out::of(&o)
 }
 
 /// How many runs `db` keeps, by `iolab history`.

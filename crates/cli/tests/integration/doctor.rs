@@ -165,28 +165,30 @@ fn a_busy_machine_is_flagged_before_the_run_starts() {
         .collect();
     std::thread::sleep(std::time::Duration::from_millis(300));
     let dir = tempfile::tempdir().unwrap();
-    let out = crate::support::iolab(&[
-        "run",
-        "--name=busy",
-        &format!("--filename={}", dir.path().join("f").display()),
-        "--size=4m",
-        "--rw=randread",
-        "--runtime=100ms",
-        "--time_based",
-    ]);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .env("IOLAB_DB", crate::support::test_db())
+        .args(["run", "--name=busy", "--size=4m", "--rw=randread"])
+        .arg(format!("--filename={}", dir.path().join("f").display()))
+        .args(["--runtime=100ms", "--time_based"])
+        .output()
+        .unwrap();
     for mut h in hogs {
         let _ = h.wait();
     }
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let line = out
-        .stderr
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let at = |s: &str| {
+        stderr
+            .find(s)
+            .unwrap_or_else(|| panic!("no '{s}': {stderr}"))
+    };
+    let line = stderr[at(crate::support::MACHINE_WARNING)..]
         .lines()
-        .find(|l| l.starts_with("iolab: this machine distorts figures:"))
-        .unwrap_or_else(|| panic!("no warning: {}", out.stderr));
+        .next()
+        .unwrap();
     assert!(line.contains("load from others"), "{line}");
     assert!(
-        out.stderr.find(line) < out.stderr.find("iolab: saved as run"),
-        "said before the run: {}",
-        out.stderr
+        at(crate::support::MACHINE_WARNING) < at("iolab: saved as run"),
+        "said before the run: {stderr}"
     );
 }

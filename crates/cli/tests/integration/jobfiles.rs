@@ -154,11 +154,7 @@ fn in_namespace_as_nvme(
         .args(args)
         .output()
         .ok()?;
-    let out = crate::support::Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    };
+    let out = crate::support::Out::of(&o);
     if out.stderr.contains("unshare failed") || out.stderr.contains("mount: ") {
         eprintln!("skipped: no private mount namespace: {}", out.stderr.trim());
         return None;

@@ -311,6 +311,35 @@ fn fios_own_json_imports_with_its_iops_and_percentiles() {
         "{table}"
     );
     assert!(table.contains("measured by fio-"), "{table}");
+    // One mean, named: fio's clat mean (its percentiles are clat's) in show, history and
+    // compare alike.
+    assert!(table.contains("| clat mean | clat p99 |"), "{table}");
+    let out = iolab(&["import", fio_json.to_str().unwrap(), "--db", db]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let after = |s: &str| -> String {
+        let at = s
+            .find("clat mean ")
+            .unwrap_or_else(|| panic!("no clat mean: {s}"));
+        s[at + 10..]
+            .split([',', ';', '|', '\n'])
+            .next()
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    let history = iolab(&["history", "--db", db]).stdout;
+    let compare = iolab(&["compare", "1", "2", "--db", db]);
+    assert!(
+        !compare.stderr.contains("differing machines"),
+        "the same machine: {}",
+        compare.stderr
+    );
+    assert_eq!(
+        after(&history),
+        after(&compare.stdout),
+        "{history}\n{}",
+        compare.stdout
+    );
 }
 
 #[test]

@@ -16,7 +16,41 @@ use serde_json::Value;
 pub struct Out {
     pub code: i32,
     pub stdout: String,
+    /// Standard error without the machine's pre-run line (see `machine_warning`).
     pub stderr: String,
+    /// The one line a measuring command prints before it starts when the machine distorts
+    /// figures (a VM, other work on the CPUs): a statement about the machine, apart from
+    /// what the command itself says, so tests of "one line" errors read the rest.
+    pub machine_warning: Option<String>,
+}
+
+/// The pre-run line's start (`doctor::distortions`).
+pub const MACHINE_WARNING: &str = "iolab: this machine distorts figures:";
+
+impl Out {
+    /// A finished process's output, its machine line split off.
+    pub fn of(o: &std::process::Output) -> Out {
+        let (stderr, machine_warning) = split_machine_warning(&String::from_utf8_lossy(&o.stderr));
+        Out {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr,
+            machine_warning,
+        }
+    }
+}
+
+/// Splits the machine's pre-run line from the rest of standard error.
+pub fn split_machine_warning(stderr: &str) -> (String, Option<String>) {
+    let mut warning = None;
+    let mut rest = String::new();
+    for line in stderr.split_inclusive('\n') {
+        match line.starts_with(MACHINE_WARNING) && warning.is_none() {
+            true => warning = Some(line.trim_end().to_string()),
+            false => rest.push_str(line),
+        }
+    }
+    (rest, warning)
 }
 
 /// The results database the tests' runs are recorded in (one per test process), so tests
@@ -31,11 +65,7 @@ pub fn iolab(args: &[&str]) -> Out {
         .args(args)
         .output()
         .unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    Out::of(&o)
 }
 
 /// `iolab run ARGS --output-format=json`, which must succeed; the parsed document.

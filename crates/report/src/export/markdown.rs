@@ -22,10 +22,23 @@ pub fn latency_kind(j: &JobRecord, dir: &str) -> &'static str {
 }
 
 /// One row per job and direction, then the jobs' notes.
+/// The latency columns are named by their kind (`lat mean` or `clat mean`, the one
+/// [`latency_kind`] picks, as `compare` takes it); where the rows differ, each cell says its
+/// kind.
 pub fn jobs_table(jobs: &[JobRecord], out: &mut dyn Write) -> io::Result<()> {
+    let kinds: Vec<&str> = jobs
+        .iter()
+        .flat_map(|j| j.directions().into_iter().map(move |d| latency_kind(j, d)))
+        .collect();
+    let one = kinds
+        .first()
+        .filter(|k| kinds.iter().all(|x| x == *k))
+        .copied();
+    let head = one.map_or(String::new(), |k| format!("{k} "));
     writeln!(
         out,
-        "| job | group | engine | QD | rw | bs | dir | IOPS | MB/s | mean | p99 | p99.999 |"
+        "| job | group | engine | QD | rw | bs | dir | IOPS | MB/s | {head}mean | {head}p99 | \
+         {head}p99.999 |"
     )?;
     writeln!(
         out,
@@ -36,8 +49,13 @@ pub fn jobs_table(jobs: &[JobRecord], out: &mut dyn Write) -> io::Result<()> {
             let m = |n: &str| j.metric(dir, n).unwrap_or(0.0);
             let kind = latency_kind(j, dir);
             let lat = |n: &str| {
-                j.metric(dir, &format!("{kind}_{n}"))
-                    .map_or("-".to_string(), micros)
+                let v = j
+                    .metric(dir, &format!("{kind}_{n}"))
+                    .map_or("-".to_string(), micros);
+                match one {
+                    Some(_) => v,
+                    None => format!("{v} ({kind})"),
+                }
             };
             writeln!(
                 out,
