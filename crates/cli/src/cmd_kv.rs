@@ -366,6 +366,7 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
     open_files_line(setup.num);
     let work = setup.work.path();
     let fs = filesystem_of(work);
+    crate::cmd_doctor::warn_before_measuring();
     let run_id = store
         .begin_run("kv", &crate::cmd_review::command_line())
         .map_err(CliError::failed)?;

@@ -653,7 +653,7 @@ fn main_job_prints_the_qd1_tables() {
         "4KiB Random Write",
         "psync",
         "libaio",
-        "io_uring+iopoll n/a",
+        "n/a (io_uring+iopoll 4KiB Random Read",
         "**",
     ] {
         assert!(

@@ -105,35 +105,57 @@ fn rated(dir: &std::path::Path, rate: u32) -> String {
 #[test]
 fn compare_says_slower_at_half_the_rate_and_fails_if_worse() {
     let dir = tempfile::tempdir().unwrap();
-    let fast = rated(dir.path(), 4000);
-    let same = rated(dir.path(), 4000);
-    let slow = rated(dir.path(), 2000);
-
-    // The same rate: no difference (a noise threshold of 10 %, since the test machine may be
-    // loaded by the tests beside this one), and not worse by 10 %.
-    let out = iolab(&[
-        "compare",
-        &fast,
-        &same,
-        "--fail-if-worse",
-        "10",
-        "--noise-threshold",
-        "10",
-    ]);
-    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     let iops_row = |s: &str| {
         s.lines()
             .find(|l| l.starts_with("| rated read | iops |"))
             .unwrap_or_else(|| panic!("no verdict row: {s}"))
             .to_string()
     };
+
+    // The same rate: no difference (a noise threshold of 10 %, since the test machine may be
+    // loaded by the tests beside this one), and not worse by 10 %. A repeat the loaded
+    // machine could not hold at the rate makes the pair inconclusive, said so: up to three
+    // pairs are taken, one must say "no difference" and none may fail.
+    let mut rows = Vec::new();
+    for _ in 0..3 {
+        let (a, b) = (rated(dir.path(), 4000), rated(dir.path(), 4000));
+        let out = iolab(&[
+            "compare",
+            &a,
+            &b,
+            "--fail-if-worse",
+            "10",
+            "--noise-threshold",
+            "10",
+        ]);
+        assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+        let row = iops_row(&out.stdout);
+        eprintln!("same rate: {row}");
+        let done = row.ends_with("| no difference |");
+        rows.push(row);
+        if done {
+            break;
+        }
+    }
     assert!(
-        iops_row(&out.stdout).ends_with("| no difference |"),
-        "{}",
-        out.stdout
+        rows.iter().any(|r| r.ends_with("| no difference |")),
+        "{rows:#?}"
     );
 
-    let out = iolab(&["compare", &fast, &slow, "--fail-if-worse", "10"]);
+    // Half the rate: slower, and worse by 10 %. A loaded machine can make a pair
+    // inconclusive (a repeat short of its rate): up to three pairs, one must be "slower".
+    let (mut fast, mut slow, mut out) = (String::new(), String::new(), None);
+    for _ in 0..3 {
+        (fast, slow) = (rated(dir.path(), 4000), rated(dir.path(), 2000));
+        let o = iolab(&["compare", &fast, &slow, "--fail-if-worse", "10"]);
+        eprintln!("half the rate: {}", iops_row(&o.stdout));
+        let done = iops_row(&o.stdout).ends_with("| slower |");
+        out = Some(o);
+        if done {
+            break;
+        }
+    }
+    let out = out.unwrap();
     assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
     assert!(
         iops_row(&out.stdout).ends_with("| slower |"),
