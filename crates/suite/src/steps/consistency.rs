@@ -123,7 +123,11 @@ fn summarize(
                 .take(10)
                 .map(|i| (i + 1).to_string())
                 .collect();
-            first.join(", ")
+            // Which seconds, all of them counted: the first ten named, the rest in the JSON.
+            match s.outliers.len() {
+                n if n > 10 => format!("{} (+{} more: {n} in all)", first.join(", "), n - 10),
+                _ => first.join(", "),
+            }
         }
     };
     t.row([
