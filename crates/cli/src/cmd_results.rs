@@ -607,8 +607,6 @@ fn setting_differences(a: &RunRecord, b: &RunRecord) -> Option<String> {
             tool_name(tb)
         ));
     }
-    lines.extend(moment_notes(a));
-    lines.extend(moment_notes(b));
     (!lines.is_empty()).then(|| lines.join("\n"))
 }
 
@@ -687,12 +685,16 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     compare_jobs(&runs, a)
 }
 
-/// What differs between the first run and each later one, on stderr.
+/// What differs between the first run and each later one, then each run that started on a
+/// busy machine, on stderr.
 fn say_differences(runs: &[RunRecord]) {
     for r in runs.iter().skip(1) {
         if let Some(line) = setting_differences(&runs[0], r) {
             say!("{line}");
         }
+    }
+    for line in runs.iter().filter_map(moment_notes) {
+        say!("{line}");
     }
 }
 
@@ -839,8 +841,6 @@ fn print_jobs_table(runs: &[RunRecord], columns: &[(String, String)]) {
     );
 }
 
-/// Exit 1, saying why, when a later run broke `--fail-if-worse`; also when no later run had
-/// the figure to judge (a check that checked nothing must not pass).
 /// Bad input, not "worse": the figure `--fail-if-worse` names is one these runs lack.
 fn check_judged(
     runs: &[RunRecord],
@@ -860,6 +860,8 @@ fn check_judged(
     )))
 }
 
+/// Exit 1, saying why, when a later run broke `--fail-if-worse`; also when no later run had
+/// the figure to judge (a check that checked nothing must not pass).
 fn fail_if_worse(
     runs: &[RunRecord],
     verdicts: &[Vec<crate::verdicts::Row>],

@@ -153,7 +153,6 @@ impl Qd1Table {
             .find(|c| c.engine == engine && c.workload == workload)
     }
 
-    /// The tables as Markdown, then the reasons for n/a cells and the notes.
     /// Whether a column may be marked best: it did I/O, on the path asked for.
     fn may_be_best(&self, engine: &str) -> bool {
         let e = engine.to_string();
@@ -218,6 +217,7 @@ impl Qd1Table {
         rows
     }
 
+    /// The tables as Markdown, then the reasons for n/a cells and the notes.
     pub fn render(&self) -> String {
         let mut out = String::new();
         let mut ties: Vec<String> = Vec::new();

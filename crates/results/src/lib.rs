@@ -36,8 +36,9 @@ pub use iolog::{
 };
 pub use machine::{MachineCheck, Verdict};
 pub use measured::{
-    Behind, Carried, CpuUsage, DepthCounts, DirResult, DiskUsage, ErrorCounts, JobError, JobReport,
-    LatTargetResult, LatencyWindow, OpenLoop, PrioLatency, RateStats, RunOutcome, Sample, Sampling,
+    carried_cell, Behind, Carried, CpuUsage, DepthCounts, DirResult, DiskUsage, ErrorCounts,
+    JobError, JobReport, LatTargetResult, LatencyWindow, OpenLoop, PrioLatency, RateStats,
+    RunOutcome, Sample, Sampling,
 };
 pub use ordered::Metrics;
 pub use record::{

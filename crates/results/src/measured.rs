@@ -89,8 +89,9 @@ pub enum Behind {
     /// Slots were busy or I/Os were short with the generator on its CPU: the device (with
     /// its kernel path) did not keep up.
     Device,
-    /// The generator's thread waited for a CPU long enough to explain the shortfall: the
-    /// point measured the machine's other work, not the device.
+    /// The schedule fell behind with the device keeping up (a late tail with the load
+    /// done), or the generator's thread waited for a CPU long enough to explain the
+    /// shortfall: the point measured the machine, not the device.
     Generator,
 }
 
@@ -119,10 +120,16 @@ impl Carried {
 
     /// "yes", "no: device" or "no: generator".
     pub fn cell(&self) -> String {
-        match self.behind {
-            None => "yes".to_string(),
-            Some(b) => format!("no: {}", b.label()),
-        }
+        carried_cell(self.behind)
+    }
+}
+
+/// A point's `carried` cell from who fell behind, if anyone: "yes", "no: device" or
+/// "no: generator".
+pub fn carried_cell(behind: Option<Behind>) -> String {
+    match behind {
+        None => "yes".to_string(),
+        Some(b) => format!("no: {}", b.label()),
     }
 }
 
@@ -136,11 +143,6 @@ impl OpenLoop {
             cpu_wait_ns: None,
             window_ns: 0,
         }
-    }
-
-    /// Whether the load was carried ([`Self::judge`]).
-    pub fn sustained(&self, achieved_iops: f64, tb: &impl crate::TickRate) -> bool {
-        self.judge(achieved_iops, tb).carried()
     }
 
     /// Whether the load was carried: at least 98 % of the offered I/Os per second done,
@@ -163,7 +165,8 @@ impl OpenLoop {
             (Some(w), n) if n > 0 => w as f64 / n as f64,
             _ => 0.0,
         };
-        let waited = match self.cpu_wait_ns {
+        // Said only where the point was not carried.
+        let waited = || match self.cpu_wait_ns {
             Some(w) => format!(
                 "; the generator waited {:.1} ms for a CPU ({:.2} % of the window)",
                 w as f64 / 1e6,
@@ -180,14 +183,15 @@ impl OpenLoop {
                 ),
             };
             match wait_share >= CPU_WAIT_SHARE.max(1.0 - share) {
-                true => (Behind::Generator, format!("{why}{waited}")),
+                true => (Behind::Generator, format!("{why}{}", waited())),
                 false => (Behind::Device, why),
             }
         } else if p99_ns > bound_ns {
             let why = format!(
-                "the load was done, but the schedule's lateness p99 {:.1} us passed {:.0} us{waited}",
+                "the load was done, but the schedule's lateness p99 {:.1} us passed {:.0} us{}",
                 p99_ns / 1e3,
-                bound_ns / 1e3
+                bound_ns / 1e3,
+                waited()
             );
             (Behind::Generator, why)
         } else {

@@ -216,10 +216,7 @@ impl Executor<'_> {
             // A cut-short point is not a measurement: the finished ones are already saved.
             return Err(SuiteError::Interrupted);
         }
-        let cached = crate::served::page_cache_can_serve(&spec)
-            .then(|| crate::served::page_cache_reason(&outcome))
-            .flatten();
-        if let Some(why) = cached {
+        if let Some(why) = crate::served::page_cache_reason(&spec, &outcome) {
             let job = &mut outcome.jobs[0];
             job.fallback.get_or_insert(why);
         }

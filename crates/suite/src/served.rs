@@ -22,7 +22,7 @@ const SERVED_SHARE: f64 = 0.5;
 /// not O_DIRECT), the file and block engines when buffered. Passthrough (io_uring_cmd),
 /// SPDK and the engines that do no I/O never: their reads are not counted in the disk's
 /// statistics either, so the check would misread them.
-pub fn page_cache_can_serve(spec: &JobSpec) -> bool {
+fn page_cache_can_serve(spec: &JobSpec) -> bool {
     use EngineKind::*;
     match spec.engine.kind {
         Mmap => true,
@@ -33,10 +33,13 @@ pub fn page_cache_can_serve(spec: &JobSpec) -> bool {
     }
 }
 
-/// Why the point's reads were not the device's, when the disk's counts show it: its one
-/// job read at least [`MIN_READS`] and the one disk behind it completed under half as many.
-/// Only for a job whose reads the page cache can serve ([`page_cache_can_serve`]).
-pub fn page_cache_reason(outcome: &RunOutcome) -> Option<String> {
+/// Why the point's reads were not the device's, when the disk's counts show it: the page
+/// cache can serve `spec`'s reads ([`page_cache_can_serve`]), its one job read at least
+/// [`MIN_READS`] and the one disk behind it completed under half as many.
+pub fn page_cache_reason(spec: &JobSpec, outcome: &RunOutcome) -> Option<String> {
+    if !page_cache_can_serve(spec) {
+        return None;
+    }
     let [job] = outcome.jobs.as_slice() else {
         return None;
     };

@@ -60,7 +60,7 @@ fn virtual_machine() -> MachineCheck {
             "virtual machine",
             "yes (the CPUs carry the hypervisor flag)".into(),
             "no",
-            Verdict::Note,
+            Verdict::Distorts,
             "figures include the host: a virtio disk is the host's storage stack and cache, \
              and steal time lands in latency; measure a device on bare metal to review it",
         ),
@@ -434,15 +434,11 @@ fn disk_dir(target: &Path) -> Option<std::path::PathBuf> {
     }
 }
 
-/// The one line a run prints before it starts when something here distorts figures: the
-/// distortions, and a virtual machine (whose figures include the host's).
+/// The one line a run prints before it starts when something here distorts figures.
 pub fn distortions(checks: &[MachineCheck]) -> Option<String> {
     let bad: Vec<String> = checks
         .iter()
-        .filter(|c| {
-            c.verdict == Verdict::Distorts
-                || (c.name == "virtual machine" && c.verdict == Verdict::Note)
-        })
+        .filter(|c| c.verdict == Verdict::Distorts)
         .map(|c| format!("{} {}", c.name, c.value))
         .collect();
     (!bad.is_empty()).then(|| {

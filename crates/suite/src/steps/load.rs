@@ -8,7 +8,7 @@
 
 use iolab_job::Pattern;
 use iolab_report::format::{compact, micros};
-use iolab_results::{Behind, DirResult, TickRate};
+use iolab_results::{carried_cell, Behind, DirResult, TickRate};
 use iolab_runner::JobReport;
 use iolab_stats::Clock;
 use serde_json::{json, Value};
@@ -23,8 +23,8 @@ use crate::{ReviewConfig, Step, SuiteError};
 const REFINE_POINTS: usize = 3;
 const RESOLUTION: f64 = 0.02;
 
-/// A point whose generator fell behind (its thread waited for a CPU) is taken again this many
-/// times before it is kept, marked.
+/// A point whose generator fell behind (a late schedule with the load done, or its thread
+/// waiting for a CPU) is taken again this many times before it is kept, marked.
 const RETAKES: usize = 2;
 
 /// The workloads curved: random read, random write, and the reviews' 70/30 mix.
@@ -165,10 +165,7 @@ impl LoadPoint {
             micros(self.resp_ns[1]),
             micros(self.resp_ns[2]),
             micros(self.late_p99_ns),
-            match self.behind {
-                None => "yes".to_string(),
-                Some(b) => format!("no: {}", b.label()),
-            },
+            carried_cell(self.behind),
         ]
     }
 
@@ -246,9 +243,10 @@ impl Curve {
     fn busy_line(&self) -> String {
         match self.points.first() {
             Some(p) if p.generator_behind() => format!(
-                "The machine was too busy to hold even the lightest load ({:.0}%): iolab's \
-                 thread waited {} for a CPU in it. Stop what else runs, or pin iolab \
-                 (taskset), and measure again.\n\n",
+                "The generator could not hold even the lightest load ({:.0}%) on time (its \
+                 thread waited {} for a CPU): the machine is too busy for this curve to say \
+                 anything of the device. Stop what else runs, or pin iolab (taskset), and \
+                 measure again.\n\n",
                 p.share * 100.0,
                 p.cpu_wait_ns.map_or("-".to_string(), |w| micros(w as f64))
             ),
@@ -274,10 +272,10 @@ impl Curve {
         let behind = self.points.len() - self.measured().len();
         if behind > 0 {
             s.push_str(&format!(
-                "- {behind} point(s) marked \"no: generator\": iolab's thread waited for a CPU \
-                 (other processes had it) long enough to make the schedule late, so they \
-                 measured the machine, not the device; taken {RETAKES} more times each and \
-                 kept out of the knee and the objective\n"
+                "- {behind} point(s) marked \"no: generator\": the schedule fell behind while \
+                 the device kept up (a late tail, or iolab's thread waiting for a CPU), so \
+                 they measured the machine, not the device; taken {RETAKES} more times each \
+                 and kept out of the knee and the objective\n"
             ));
         }
         match self.knee(cfg) {
@@ -423,14 +421,11 @@ fn open_point(
     let mut taken = None;
     for k in 0..=RETAKES {
         // Each take is saved as measured; a retake says so in its job's name.
-        let (name, mut take) = (label.clone(), spec.clone());
-        let name = match k {
-            0 => name,
-            k => {
-                take.name = format!("{}-taken-again-{k}", spec.name);
-                format!("{name}, taken again ({k}): the generator fell behind")
-            }
-        };
+        let (mut name, mut take) = (label.clone(), spec.clone());
+        if k > 0 {
+            take.name = format!("{}-taken-again-{k}", spec.name);
+            name = format!("{label}, taken again ({k}): the generator fell behind");
+        }
         let p = match ex.run_point(Step::Load, &name, take, None)? {
             Point::Done(r) => LoadPoint::of(share, &r, &ex.clock, cfg.slo),
             Point::Unavailable(_) => None,
