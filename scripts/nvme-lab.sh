@@ -6,7 +6,7 @@
 #
 # Inside the guest: /dev/nvme0n1 (the namespace's block device, `nvme poll_queues=2`),
 # /dev/ng0n1 (its passthrough char device), debugfs at /sys/kernel/debug, a tmpfs at /tmp (the
-# working directory), zram loadable with `modprobe zram`. COMMAND runs with `/bin/sh -c`; its
+# working directory), zram loadable with `modprobe zram`, nvme-cli's `nvme`. COMMAND runs with `/bin/sh -c`; its
 # stdout comes back on this script's stdout, and the script exits with COMMAND's status. The
 # guest's console (kernel log, COMMAND's stderr) and the lab's timings go to stderr.
 #
@@ -61,6 +61,7 @@ ls /boot/vmlinuz-* >/dev/null 2>&1 || need+=(linux-image-amd64)
 command -v fio >/dev/null || need+=(fio)
 command -v cpio >/dev/null || need+=(cpio)
 command -v blkzone >/dev/null || need+=(util-linux)
+command -v nvme >/dev/null || need+=(nvme-cli)
 if [ ${#need[@]} -gt 0 ]; then
   [ "$(id -u)" = 0 ] || die "needs ${need[*]} (apt-get install as root)"
   echo "nvme-lab: installing ${need[*]}" >&2
@@ -98,6 +99,8 @@ if [ ! -s "$base" ] || [ "$0" -nt "$base" ] || [ "$(command -v fio)" -nt "$base"
   add_with_libs "$(command -v fio)" "$root"
   # util-linux's blkzone: the zoned namespace's write pointers, read by a tool not iolab's.
   add_with_libs "$(command -v blkzone)" "$root"
+  # nvme-cli: the host's side of the drive (Set Features, e.g. a lowered temperature threshold).
+  add_with_libs "$(command -v nvme)" "$root"
   for m in nvme zram uio_pci_generic ext4 crc32c_generic; do
     for ko in $(modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'); do
       mkdir -p "$root$(dirname "$ko")"; cp -n "$ko" "$root$ko"

@@ -23,6 +23,7 @@ command -v bpftrace >/dev/null 2>&1 || missing+=(bpftrace)
 command -v qemu-system-x86_64 >/dev/null 2>&1 || missing+=(qemu-system-x86)
 ls /boot/vmlinuz-* >/dev/null 2>&1 || missing+=(linux-image-amd64)
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || missing+=(busybox-static)
+command -v nvme >/dev/null 2>&1 || missing+=(nvme-cli)     # the lab host's side of the drive (Set Features)
 # Many hosts in one run (the `mpi` cargo feature): Open MPI, and libclang for its bindings.
 command -v mpicc >/dev/null 2>&1 || missing+=(openmpi-bin libopenmpi-dev)
 # (libclang-cpp, which other packages bring, is not the library bindgen loads.)

@@ -216,6 +216,7 @@ fn write_json(
         clock: clock.timebase(),
         started,
         interrupted,
+        health: Vec::new(),
     };
     let ctx = JsonContext {
         global_options: &[],
@@ -310,6 +311,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
         measured: 0,
         unavailable: 0,
         repeat: cfg.repeat,
+        health_every: Some(iolab_runner::run::HEALTH_EVERY),
     };
     ex.progress.step = format!("[{cells} cells]");
     ex.progress.step_points = cells;

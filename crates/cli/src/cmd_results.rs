@@ -291,6 +291,9 @@ fn print_head(d: &RunRecord) {
     if !off.is_empty() {
         outln!("  machine: {}", off.join("; "));
     }
+    for line in iolab_results::record_lines(&d.jobs) {
+        outln!("  {line}");
+    }
 }
 
 /// An application load: its setting, its workloads table and their notes, each once.
@@ -640,6 +643,20 @@ fn moment_notes(r: &RunRecord) -> Option<String> {
     })
 }
 
+/// A run whose drive changed under the test (throttled, crossed its warning temperature,
+/// raised a critical warning): its figures are not a steady drive's, whatever the verdicts.
+fn drive_notes(r: &RunRecord) -> Option<String> {
+    iolab_results::record_changed(&r.jobs).then(|| {
+        let lines = iolab_results::record_lines(&r.jobs);
+        format!(
+            "iolab: warning: run {}'s drive changed under the test, so its figures are not a \
+             steady drive's: {}",
+            r.id,
+            lines.join("; ")
+        )
+    })
+}
+
 pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     let store = open(&a.db)?;
     let runs = a
@@ -694,6 +711,9 @@ fn say_differences(runs: &[RunRecord]) {
         }
     }
     for line in runs.iter().filter_map(moment_notes) {
+        say!("{line}");
+    }
+    for line in runs.iter().filter_map(drive_notes) {
         say!("{line}");
     }
 }

@@ -71,6 +71,12 @@ pub struct ReviewArgs {
     /// 4g full for the scratch file; the whole file or device otherwise]
     #[arg(long, value_parser = parse_size)]
     pub size: Option<u64>,
+    /// How often an NVMe drive's SMART / health log is read during the long steps
+    /// (precondition, load, consistency); 0: before and after each point only. Never during
+    /// the latency cells.
+    #[arg(long = "health-interval", value_name = "TIME", default_value = "10s",
+          value_parser = parse_health_interval)]
+    pub health_interval: std::time::Duration,
     /// Deepest queue of the sweep [default: 32 quick, 128 otherwise]
     #[arg(long = "max-qd", value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub max_qd: Option<u32>,
@@ -137,6 +143,10 @@ pub struct ReviewArgs {
     // `iolab show RUN --output-format=json`).
     #[command(flatten)]
     pub format: crate::output::FormatArg,
+}
+
+fn parse_health_interval(s: &str) -> Result<std::time::Duration, String> {
+    iolab_fio::units::parse_time(s).map_err(|e| e.to_string())
 }
 
 fn parse_knee(s: &str) -> Result<f64, String> {
@@ -424,6 +434,7 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
         measured: 0,
         unavailable: 0,
         repeat: cfg.repeat,
+        health_every: (!a.health_interval.is_zero()).then_some(a.health_interval),
     };
     let result = run_review(&cfg, &mut ex);
     let points = (ex.measured, ex.unavailable);

@@ -182,7 +182,10 @@ fn measure(
         say!("{}", start_line(cl, planned));
     }
     line.set_plan(planned);
-    let opts = RunOptions::on_this_host(clock, &line, cl.run.keep_rseq);
+    let opts = RunOptions {
+        health_every: cl.run.health_interval,
+        ..RunOptions::on_this_host(clock, &line, cl.run.keep_rseq)
+    };
     let mut passes = Vec::new();
     for k in 1..=cl.run.repeat {
         if cl.run.repeat > 1 {

@@ -189,7 +189,10 @@ fn run_point(
     line.set_prefix(format!("[load curve: {label}]"));
     let outcome = run_jobs(
         jobs,
-        &RunOptions::on_this_host(clock, &line, cl.run.keep_rseq),
+        &RunOptions {
+            health_every: cl.run.health_interval,
+            ..RunOptions::on_this_host(clock, &line, cl.run.keep_rseq)
+        },
     )?;
     line.clear();
     Ok(CurvePoint {

@@ -239,6 +239,16 @@ pub fn table(base: &RunRecord, new: &RunRecord, rows: &[Row], noise: f64) -> Str
         s.push_str(&line);
         s.push('\n');
     }
+    for run in [base, new] {
+        if iolab_results::record_changed(&run.jobs) {
+            s.push_str(&format!(
+                "- run {}'s drive changed under the test, so a verdict may measure the drive's \
+                 state rather than the change: {}\n",
+                run.id,
+                iolab_results::record_lines(&run.jobs).join("; ")
+            ));
+        }
+    }
     s
 }
 

@@ -19,6 +19,8 @@ mod figures;
 mod file_setup;
 #[path = "integration/fs_engines.rs"]
 mod fs_engines;
+#[path = "integration/health.rs"]
+mod health;
 #[path = "integration/job_language.rs"]
 mod job_language;
 #[path = "integration/jobfiles.rs"]

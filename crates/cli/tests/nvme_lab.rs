@@ -283,3 +283,88 @@ fn the_quick_review_completes_with_polling_beside_interrupts() {
         "passthrough not in the QD1 table"
     );
 }
+
+#[test]
+fn an_untouched_drive_says_no_throttling_and_its_peak() {
+    let Some(s) = lab() else { return };
+    let out = ok(s, "health_cool");
+    // QEMU's drive reports 323 K; read before, every second (3 s under TCG) and after.
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("iolab: drive health (nvme0): "))
+        .unwrap_or_else(|| panic!("no health line:\n{out}"));
+    assert!(line.contains("no throttling, peak 50 °C ("), "{line}");
+    let readings: u32 = line
+        .rsplit('(')
+        .next()
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(readings >= 3, "not sampled during the run: {line}");
+}
+
+#[test]
+fn a_drive_put_over_its_threshold_mid_run_says_so_everywhere() {
+    let Some(s) = lab() else { return };
+    let v = json(s, "health_hot");
+    let drives = v["iolab"]["drive_health"].as_array().expect("drive_health");
+    let d = drives
+        .iter()
+        .find(|d| d["drive"] == "nvme0")
+        .unwrap_or_else(|| panic!("no nvme0 in {drives:?}"));
+    assert_eq!(d["changed"], true, "{d}");
+    let verdict = d["verdict"].as_str().unwrap();
+    assert!(
+        verdict.contains("crossed its warning temperature: 50 °C at")
+            && verdict.contains("threshold 0 °C")
+            && verdict.contains("critical warning raised during the run: temperature"),
+        "{verdict}"
+    );
+    let samples = d["samples"].as_array().unwrap();
+    assert!(samples.len() >= 3, "{d}");
+    // Before the host lowered it, the threshold was QEMU's warning temperature (343 K).
+    assert_eq!(samples[0]["threshold_k"], 343, "{d}");
+    assert_eq!(samples[0]["critical_warning"], 0, "{d}");
+    assert_eq!(samples.last().unwrap()["threshold_k"], 273, "{d}");
+    // show, compare's verdicts and the report say it too.
+    let show = ok(s, "health_show");
+    assert!(
+        show.contains("drive health (nvme0) in h: crossed its warning temperature"),
+        "{show}"
+    );
+    let compare = ok(s, "health_compare");
+    assert!(
+        compare.contains("run 2's drive changed under the test"),
+        "{compare}"
+    );
+    let report = ok(s, "health_report");
+    for want in [
+        "temperature-1",
+        "temperature-2",
+        "critical warning",
+        "class=\"warn\"",
+        "no throttling, peak 50 °C",
+    ] {
+        assert!(report.contains(want), "{want} not in the report:\n{report}");
+    }
+}
+
+#[test]
+fn a_consistency_step_samples_the_health_log_and_draws_the_temperature() {
+    let Some(s) = lab() else { return };
+    ok(s, "health_review");
+    let v = json(s, "health_review_json");
+    let jobs = v["jobs"].as_array().expect("jobs");
+    let job = jobs
+        .iter()
+        .find(|j| j["step"] == "consistency")
+        .unwrap_or_else(|| panic!("no consistency job in {v}"));
+    let samples = job["health"][0]["samples"].as_array().expect("samples");
+    // Before, after, and at least two seconds sampled between.
+    assert!(samples.len() >= 4, "{}", job["health"]);
+    let count: u32 = ok(s, "health_review_report").trim().parse().unwrap_or(0);
+    assert!(
+        count >= 1,
+        "no temperature chart in the consistency section"
+    );
+}

@@ -526,9 +526,23 @@ pub fn to_json(out: &RunOutcome, ctx: &JsonContext) -> Value {
             "clock_source": out.clock.source().to_string(),
             "ticks_per_ns": round6(out.clock.ticks_per_ns()),
             "interrupted": out.interrupted,
+            "drive_health": out.health.iter().map(health_object).collect::<Vec<_>>(),
         }),
     );
     Value::Object(top)
+}
+
+/// A drive's health log around the run, with its judgement in words (`changed` when the
+/// drive throttled, crossed its warning temperature or raised a critical warning).
+fn health_object(h: &iolab_results::DriveHealth) -> Value {
+    let word = h.judge();
+    let mut v = serde_json::to_value(h).unwrap_or(Value::Null);
+    if let Value::Object(o) = &mut v {
+        o.insert("verdict".into(), json!(word.to_string()));
+        o.insert("changed".into(), json!(word.changed()));
+        o.insert("peak_c".into(), json!(h.peak_c()));
+    }
+    v
 }
 
 /// The document's head as fio writes it: version, time, global options.

@@ -5,7 +5,8 @@
 
 pub mod chart;
 pub mod data;
-pub mod hosts;
+pub mod health;
+mod hosts;
 pub mod ladder;
 pub mod load;
 pub mod page;
@@ -44,6 +45,7 @@ pub fn build(runs: &[RunData]) -> String {
     s.extend(sections::transfer(runs));
     s.extend(sections::distribution(runs));
     s.extend(sections::consistency(runs));
+    s.extend(health::section(runs));
     s.extend(sections::profiles(runs));
     s.extend(sections::application(runs));
     s.extend(sections::ladder(runs));

@@ -76,6 +76,7 @@ h1 { font-size: 26px; margin: 8px 0 4px; }
 h2 { font-size: 20px; margin: 32px 0 8px; padding-top: 8px; border-top: 2px solid var(--line); }
 h3 { font-size: 16px; margin: 20px 0 6px; }
 p.note, .muted { color: var(--muted); font-size: 13px; }
+li.warn { color: #b3261e; font-weight: 600; }
 nav { font-size: 13px; margin: 4px 0 12px; }
 nav a { margin-right: 12px; color: var(--accent); }
 table { border-collapse: collapse; margin: 6px 0 12px; font-size: 13px; }

@@ -643,6 +643,24 @@ pub fn consistency(runs: &[RunData]) -> Option<Section> {
             axis("Latency", ScaleKind::Log10, Format::Nanos),
             series,
         )));
+        // The drive's temperature over the same seconds, from its health log.
+        let jobs = runs.iter().flat_map(|r| {
+            r.jobs()
+                .iter()
+                .filter(move |j| j.step == "consistency" && j.rw == rw)
+                .map(move |j| (r, j))
+        });
+        if let Some(c) = crate::health::temperature_chart(
+            &format!("consistency-{rw}-temperature"),
+            &format!(
+                "Drive temperature during the {} consistency run",
+                rw_words(rw)
+            ),
+            runs,
+            jobs,
+        ) {
+            html.push_str(&chart_block(&c));
+        }
     }
     (!html.is_empty()).then(|| Section::new("consistency", "Consistency", html))
 }

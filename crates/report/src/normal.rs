@@ -507,6 +507,9 @@ pub fn write_normal(out: &RunOutcome, w: &mut impl Write) -> io::Result<()> {
             )?;
         }
     }
+    for line in iolab_results::health_lines(&out.health) {
+        writeln!(w, "iolab: {line}")?;
+    }
     writeln!(
         w,
         "iolab: clock={} ({:.3} ticks/ns){}",

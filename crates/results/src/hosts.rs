@@ -74,9 +74,16 @@ impl MultiHostOutcome {
             clock: first.outcome.clock,
             started: first.outcome.started,
             interrupted: false,
+            health: Vec::new(),
         };
         for h in &hosts {
             merge_jobs(&mut all.jobs, &h.outcome.jobs);
+            // Each host's drives, named by their host.
+            all.health
+                .extend(h.outcome.health.iter().map(|d| crate::DriveHealth {
+                    drive: format!("{}:{}", h.hostname, d.drive),
+                    ..d.clone()
+                }));
             all.started = all.started.min(h.outcome.started);
             all.interrupted |= h.outcome.interrupted;
         }
@@ -257,6 +264,7 @@ mod tests {
                 clock: Timebase::NANOSECONDS,
                 started: SystemTime::UNIX_EPOCH,
                 interrupted: false,
+                health: Vec::new(),
             },
         }
     }

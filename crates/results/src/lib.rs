@@ -13,6 +13,7 @@
 //! read results without pulling in the runner, the engines or the store.
 
 mod direction;
+pub mod health;
 pub mod histogram;
 pub mod hosts;
 pub mod iolog;
@@ -29,6 +30,9 @@ pub mod target;
 pub mod timebase;
 
 pub use direction::{per_direction, Direction};
+pub use health::{
+    celsius, health_lines, record_changed, record_lines, DriveHealth, HealthSample, HealthWord,
+};
 pub use histogram::LatencyHistogram;
 pub use hosts::{HostOutcome, HostRow, MergeError, MultiHostOutcome};
 pub use iolog::{

@@ -817,6 +817,10 @@ pub struct RunOutcome {
     pub started: SystemTime,
     /// Stopped early by SIGINT/SIGTERM.
     pub interrupted: bool,
+    /// The drives behind the targets and their health logs around the run (an entry saying
+    /// why for a drive without one).
+    #[serde(default)]
+    pub health: Vec<crate::DriveHealth>,
 }
 
 impl RunOutcome {

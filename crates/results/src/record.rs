@@ -143,6 +143,10 @@ pub struct JobRecord {
     pub engine_setup: Option<String>,
     /// Figures by direction (read, write, sync, app, disk) and name, in the order made.
     pub metrics: Metrics,
+    /// The health logs of the drives its files were on, read around its run (empty in runs
+    /// kept before iolab read them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub health: Vec<crate::DriveHealth>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub histograms: Vec<HistogramRecord>,
     #[serde(skip_serializing_if = "Vec::is_empty")]

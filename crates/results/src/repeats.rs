@@ -166,6 +166,16 @@ pub fn pool(mut outcomes: Vec<RunOutcome>) -> Option<RunOutcome> {
     }
     for o in rest {
         pooled.interrupted |= o.interrupted;
+        let offset_ms = o
+            .started
+            .duration_since(pooled.started)
+            .map_or(0, |d| d.as_millis() as u64);
+        for h in &o.health {
+            match pooled.health.iter_mut().find(|p| p.drive == h.drive) {
+                Some(p) => p.append(h, offset_ms),
+                None => pooled.health.push(h.clone()),
+            }
+        }
         for d in o.disks {
             match pooled.disks.iter_mut().find(|p| p.name == d.name) {
                 Some(p) => {

@@ -16,6 +16,7 @@ pub mod error;
 mod exits;
 mod flow;
 mod gate;
+mod health;
 pub mod iolog;
 pub mod limits;
 mod live;

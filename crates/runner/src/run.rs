@@ -46,7 +46,14 @@ pub struct RunOptions<'a> {
     /// per-I/O latency): the same I/O at less cost. False: every job in the general loop,
     /// to compare the two.
     pub lean_loop: bool,
+    /// How often the drives' health logs are read while the jobs run (besides once before
+    /// and once after); `None`: before and after only (latency cells, where a log read
+    /// beside the I/O could disturb the drive it measures).
+    pub health_every: Option<std::time::Duration>,
 }
+
+/// How often a long run reads its drives' health logs unless told otherwise.
+pub const HEALTH_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl<'a> RunOptions<'a> {
     /// A run on this host alone, as `iolab run` makes it: the line drawn while it runs, the
@@ -64,6 +71,7 @@ impl<'a> RunOptions<'a> {
             peers: None,
             keep_rseq,
             lean_loop: true,
+            health_every: Some(HEALTH_EVERY),
         }
     }
 }
@@ -233,6 +241,7 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
     let started = SystemTime::now();
     let wall = std::time::Instant::now();
     let disks_before = read_diskstats().unwrap_or_default();
+    let health = crate::health::HealthWatch::start(jobs, opts.health_every);
     let specs: Vec<_> = jobs.iter().map(|j| j.spec.clone()).collect();
     let groups = plan::group_ids(&specs);
     let mut reports: Vec<JobReport> = Vec::new();
@@ -294,6 +303,7 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
         clock: opts.clock.timebase(),
         started,
         interrupted,
+        health: health.finish(),
     })
 }
 

@@ -52,6 +52,7 @@ fn run(spec: &JobSpec, lean: bool) -> JobReport {
         peers: None,
         keep_rseq: false,
         lean_loop: lean,
+        health_every: Some(iolab_runner::run::HEALTH_EVERY),
     };
     run_jobs(&jobs, &opts).unwrap().jobs.remove(0)
 }

@@ -32,6 +32,7 @@ fn windows_cover_the_run_and_live_counters_add_up() {
             peers: None,
             keep_rseq: false,
             lean_loop: true,
+            health_every: Some(iolab_runner::run::HEALTH_EVERY),
         },
     )
     .unwrap();

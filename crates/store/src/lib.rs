@@ -89,6 +89,24 @@ pub fn now_ms() -> i64 {
 }
 
 /// `path` for a `file:` URI: `%`, `?` and `#` escaped.
+/// The drives `job`'s files were on, of those a run read: by disk, or by target for a
+/// file on no disk.
+fn health_of(
+    job: &iolab_results::JobReport,
+    health: &[iolab_results::DriveHealth],
+) -> Vec<iolab_results::DriveHealth> {
+    let t = &job.target;
+    let key = t
+        .disk_name
+        .clone()
+        .unwrap_or_else(|| t.path.to_string_lossy().into_owned());
+    health
+        .iter()
+        .filter(|h| h.disks.contains(&key))
+        .cloned()
+        .collect()
+}
+
 fn uri_path(path: &Path) -> String {
     path.to_string_lossy()
         .replace('%', "%25")
@@ -325,6 +343,7 @@ impl Store {
             let mut rec = JobRecord::from_report(job, &outcome.clock, step, opts);
             rec.disk_model = rec.disk.as_deref().and_then(disk_model);
             rec.disk_firmware = rec.disk.as_deref().and_then(disk_firmware);
+            rec.health = health_of(job, &outcome.health);
             write::insert_job(&tx, run, first_idx + n as i64, &rec)?;
         }
         tx.commit()?;
@@ -452,6 +471,7 @@ mod tests {
             clock,
             started: SystemTime::now(),
             interrupted: false,
+            health: Vec::new(),
         }
     }
 

@@ -104,7 +104,7 @@ impl Store {
         let mut stmt = self.conn().prepare_cached(
             "SELECT id, idx, name, group_id, description, engine, iodepth, rw, block_size,
                     target, disk, disk_model, runtime_ns, notes, step, cpu, clones, target_kind,
-                    options, fallback, device_interrupts, engine_setup, disk_firmware
+                    options, fallback, device_interrupts, engine_setup, disk_firmware, health
              FROM jobs WHERE run_id = ?1 ORDER BY idx",
         )?;
         let jobs = stmt
@@ -135,6 +135,7 @@ impl Store {
                     device_interrupts: r.get(20)?,
                     engine_setup: r.get(21)?,
                     disk_firmware: r.get(22)?,
+                    health: serde_json::from_str(&r.get::<_, String>(23)?).unwrap_or_default(),
                     ..JobRecord::default()
                 })
             })?

@@ -103,6 +103,9 @@ pub const MIGRATIONS: &[&str] = &[
     );",
     // 8: the disk's firmware revision, which `compare` warns about when it differs.
     "ALTER TABLE jobs ADD COLUMN disk_firmware TEXT;",
+    // 9: the health logs of the drives the job's files were on, read around its run (JSON,
+    // a list of `DriveHealth`).
+    "ALTER TABLE jobs ADD COLUMN health TEXT NOT NULL DEFAULT '[]';",
 ];
 
 /// The schema version a database is at.

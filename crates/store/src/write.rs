@@ -33,9 +33,9 @@ pub(crate) fn insert_job(
     tx.execute(
         "INSERT INTO jobs (run_id, idx, name, group_id, description, engine, iodepth, rw,
              block_size, clones, target, target_kind, disk, disk_model, options, runtime_ns,
-             cpu, notes, step, fallback, device_interrupts, engine_setup, disk_firmware)
+             cpu, notes, step, fallback, device_interrupts, engine_setup, disk_firmware, health)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                 ?19, ?20, ?21, ?22, ?23)",
+                 ?19, ?20, ?21, ?22, ?23, ?24)",
         params![
             run,
             idx,
@@ -60,6 +60,7 @@ pub(crate) fn insert_job(
             job.device_interrupts,
             job.engine_setup,
             job.disk_firmware,
+            serde_json::to_string(&job.health).unwrap_or_else(|_| "[]".into()),
         ],
     )?;
     let job_id = tx.last_insert_rowid();

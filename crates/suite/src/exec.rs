@@ -51,6 +51,9 @@ pub struct Executor<'a> {
     /// Points measured, and points the target or kernel could not serve (n/a), so far.
     pub measured: usize,
     pub unavailable: usize,
+    /// How often a long step's points read the drive's health log (`None`: before and after
+    /// each point only).
+    pub health_every: Option<std::time::Duration>,
 }
 
 /// The reason a point cannot run, without the job-name prefix the runner's errors carry.
@@ -131,6 +134,7 @@ impl Executor<'_> {
             clock: self.clock.timebase(),
             started: std::time::SystemTime::now(),
             interrupted: false,
+            health: Vec::new(),
         };
         self.store
             .add_step_outcome(self.run_id, step.name(), &outcome, &[])?;
@@ -192,6 +196,7 @@ impl Executor<'_> {
             peers: None,
             keep_rseq: false,
             lean_loop: true,
+            health_every: self.health_every.filter(|_| step.samples_health()),
         };
         let progress = &self.progress;
         let result = std::thread::scope(|s| {

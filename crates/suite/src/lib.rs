@@ -86,6 +86,13 @@ impl Step {
         }
     }
 
+    /// Long steps, whose drive health logs are read while they run (besides before and
+    /// after each point): a drive heats and throttles over minutes. Never the latency
+    /// cells, where a log read beside the I/O could disturb the drive being measured.
+    pub fn samples_health(self) -> bool {
+        matches!(self, Step::Precondition | Step::Load | Step::Consistency)
+    }
+
     /// Steps that write to the target (software-floor only reads it; filling the RAM
     /// device it compares against is gated on its own).
     pub fn writes(self) -> bool {

@@ -7,6 +7,7 @@ pub mod diskstats;
 pub mod doctor;
 pub mod fsspace;
 pub mod guard;
+pub mod health;
 pub mod host;
 pub mod interrupts;
 pub mod nvme;

@@ -118,6 +118,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         peers: Some(&peers),
         keep_rseq: cl.run.keep_rseq,
         lean_loop: true,
+        health_every: cl.run.health_interval,
     };
     let outcome = run_jobs(&jobs, &opts);
     line.clear();

@@ -30,6 +30,24 @@ run cmd_write iolab run --name=z --filename=/dev/ng0n1 --ioengine=io_uring_cmd -
 echo 3 >/proc/sys/vm/drop_caches
 run lba_check sh -c 'dd if=/dev/nvme0n1 bs=1M count=12 2>/dev/null | md5sum;
   { head -c 4194304 /tmp/rand; head -c 4194304 /dev/zero; tail -c 4194304 /tmp/rand; } | md5sum'
+# The drive's health log (SMART, page 02h): read around a run and sampled in it. Untouched, a
+# run says "no throttling, peak N °C"; the host lowering the temperature threshold below the
+# drive's temperature mid-run (Set Features 04h, as nvme-cli does it) puts the drive over it.
+h="--filename=/dev/nvme0n1 --direct=1 --rw=randread --bs=4k --time_based --health-interval=1"
+run health_cool iolab run --name=h $h --runtime=3 --db /tmp/health.db
+run health_hot sh -c "iolab run --name=h $h --runtime=6 --db /tmp/health.db --output-format=json & sleep 3
+  nvme set-feature /dev/nvme0 --feature-id=4 --value=273 >&2; wait \$!; rc=\$?
+  nvme set-feature /dev/nvme0 --feature-id=4 --value=343 >&2; exit \$rc"
+run health_show iolab show 2 --db /tmp/health.db
+run health_compare sh -c 'iolab compare 1 2 --db /tmp/health.db 2>&1'
+run health_report sh -c 'iolab report 1 2 --db /tmp/health.db -o /tmp/health.html &&
+  grep -o "temperature-[12]\|critical warning\|class=\"warn\"\|no throttling, peak [0-9]* °C" /tmp/health.html | sort | uniq -c'
+# A consistency step alone, sampled every second, and its report's temperature chart.
+run health_review iolab review /dev/nvme0n1 --steps consistency --quick --runtime 4 --ramp-time 0 \
+  --health-interval=1 --allow-destroy --db /tmp/cons.db
+run health_review_json iolab show 1 --db /tmp/cons.db --output-format=json
+run health_review_report sh -c 'iolab report 1 --db /tmp/cons.db -o /tmp/cons.html &&
+  grep -c "consistency-randread-temperature" /tmp/cons.html'
 run main_job iolab --target /dev/nvme0n1 --allow-destroy --runtime=1 --ramp_time=0 --output-format=json
 modprobe zram || true  # zram-control: the review's software-floor step adds a RAM device of its own
 run review iolab review /dev/nvme0n1 --quick --allow-destroy --db /tmp/review.db

@@ -48,6 +48,9 @@ pub struct RunOpts {
     pub repeat: u32,
     pub quiet: bool,
     pub fio_offsets: bool,
+    /// How often the drives' health logs are read while the jobs run; `None`: before and
+    /// after only.
+    pub health_interval: Option<std::time::Duration>,
 }
 
 impl Default for RunOpts {
@@ -65,6 +68,7 @@ impl Default for RunOpts {
             repeat: 1,
             quiet: false,
             fio_offsets: false,
+            health_interval: Some(std::time::Duration::from_secs(10)),
         }
     }
 }
@@ -117,6 +121,12 @@ fn set_runtime_cap(o: &mut RunOpts, v: &str) -> Result<(), FioError> {
         return Err(bad("runtime-cap", v, "must be longer than zero"));
     }
     o.runtime_cap = Some(cap);
+    Ok(())
+}
+
+fn set_health_interval(o: &mut RunOpts, v: &str) -> Result<(), FioError> {
+    let every = crate::units::parse_time(v).map_err(|r| bad("health-interval", v, r))?;
+    o.health_interval = (!every.is_zero()).then_some(every);
     Ok(())
 }
 
@@ -178,6 +188,15 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
         help: "(iolab) Cut every job's ramp_time and runtime to at most TIME, to try a long job \
                file quickly.",
         set: RunSetter::Value(set_runtime_cap),
+    },
+    RunOptionDef {
+        name: "health-interval",
+        value: "TIME",
+        help: "(iolab) How often an NVMe drive's SMART / health log is read while the jobs run \
+               (default 10s; 0: only before and after). The run says whether the drive \
+               throttled, crossed its warning temperature or raised a critical warning, or \
+               \"no throttling, peak N °C\"; other drives have no such log, which is said.",
+        set: RunSetter::Value(set_health_interval),
     },
     RunOptionDef {
         name: "keep-rseq",
