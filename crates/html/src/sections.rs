@@ -123,6 +123,25 @@ pub fn header(runs: &[RunData]) -> Section {
         );
     }
     t.push_str("</tbody></table>");
+    // What distorted each run's figures when it began (doctor's checks), beside them.
+    for r in runs {
+        let bad: Vec<String> = r
+            .detail
+            .host
+            .machine
+            .iter()
+            .filter(|c| c.verdict == iolab_results::Verdict::Distorts)
+            .map(|c| format!("{} {}", c.name, c.value))
+            .collect();
+        if !bad.is_empty() {
+            let _ = write!(
+                t,
+                "<p class=\"note\">{}: the machine distorted its figures: {}</p>",
+                esc(&r.label()),
+                esc(&bad.join("; "))
+            );
+        }
+    }
     Section::new("header", "Runs", t)
 }
 

@@ -42,7 +42,58 @@ pub fn machine() -> Vec<MachineCheck> {
         steal(),
         nvme_power_states(),
         virtual_machine(),
+        memory(),
+        numa(),
     ]
+}
+
+/// The machine's memory: the page cache a buffered job reads from is bounded by it, and a
+/// file smaller than it can be served from memory. Its total only (the free share is the
+/// moment's, and a stored run's checks are compared between runs).
+fn memory() -> MachineCheck {
+    let meminfo = read("/proc/meminfo").unwrap_or_default();
+    let kib = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok());
+    match kib {
+        None => na("memory", "unknown (/proc/meminfo unreadable)", ""),
+        // A fact, not a setting: a buffered job on a file smaller than this may be served
+        // from the page cache, which the run's own page-cache check says where it happens.
+        Some(k) => check(
+            "memory",
+            format!("{:.1} GiB", k as f64 / (1024.0 * 1024.0)),
+            "",
+            Verdict::Ok,
+            "",
+        ),
+    }
+}
+
+/// NUMA nodes: with more than one, a job's CPUs and buffers on the far node from the drive
+/// add a hop to every I/O.
+fn numa() -> MachineCheck {
+    let nodes = fs::read_dir("/sys/devices/system/node")
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|n| {
+                    n.strip_prefix("node")
+                        .is_some_and(|k| k.parse::<u32>().is_ok())
+                })
+                .count()
+        })
+        .unwrap_or(0);
+    match nodes {
+        0 | 1 => check("NUMA nodes", "1".into(), "1", Verdict::Ok, ""),
+        n => check(
+            "NUMA nodes",
+            n.to_string(),
+            "1",
+            Verdict::Note,
+            "pin the jobs to the drive's node (numa_cpu_nodes=, numa_mem_policy=; the \
+             device's node is its `NUMA node` check) so no I/O crosses the interconnect",
+        ),
+    }
 }
 
 /// A guest says so in its CPU flags (`hypervisor`, which every x86 hypervisor sets). Its
@@ -322,9 +373,77 @@ fn nvme_power_states() -> MachineCheck {
 /// The checks of the disk under `target`: model, firmware and format, and its queue's
 /// settings against the SPDK setup's.
 pub fn device(target: &Path) -> Vec<MachineCheck> {
+    let mut v: Vec<MachineCheck> = filesystem(target).into_iter().collect();
     let Some(disk) = disk_dir(target) else {
-        return vec![na("device", "not on a block device", "")];
+        v.push(na("device", "not on a block device", ""));
+        return v;
     };
+    v.extend(disk_checks(target, &disk));
+    v
+}
+
+/// The filesystem a file target lies on, with its mount options (from
+/// `/proc/self/mountinfo`, matched by device number); `None` for a device target.
+fn filesystem(target: &Path) -> Option<MachineCheck> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let meta = fs::metadata(target)
+        .or_else(|_| fs::metadata(target.parent().unwrap_or(Path::new("."))))
+        .ok()?;
+    if meta.file_type().is_block_device() || meta.file_type().is_char_device() {
+        return None;
+    }
+    let dev = format!("{}:{}", libc::major(meta.dev()), libc::minor(meta.dev()));
+    let mountinfo = read("/proc/self/mountinfo")?;
+    // Fields: id parent major:minor root mountpoint options ... - fstype source super-options.
+    let line = mountinfo
+        .lines()
+        .filter(|l| l.split_whitespace().nth(2) == Some(dev.as_str()))
+        .last()?;
+    let (head, tail) = line.split_once(" - ")?;
+    let head: Vec<&str> = head.split_whitespace().collect();
+    let tail: Vec<&str> = tail.split_whitespace().collect();
+    let (mount, options) = (head.get(4)?, head.get(5)?);
+    let (fstype, source, sup) = (tail.first()?, tail.get(1)?, tail.get(2).unwrap_or(&""));
+    let mut all: Vec<&str> = Vec::new();
+    for o in options.split(',').chain(sup.split(',')) {
+        if !o.is_empty() && !all.contains(&o) {
+            all.push(o);
+        }
+    }
+    let risky: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|o| {
+            ["sync", "dirsync", "nobarrier", "barrier=0", "data=journal"].contains(o)
+                || o.starts_with("compress")
+        })
+        .collect();
+    let value = format!("{fstype} on {mount} from {source} ({})", all.join(","));
+    Some(match (fstype, risky.is_empty()) {
+        (&"tmpfs" | &"ramfs", _) => check(
+            "filesystem",
+            value,
+            "a disk's filesystem",
+            Verdict::Distorts,
+            "a file in memory measures memory, not a drive: put the file on the drive's \
+             filesystem",
+        ),
+        (_, true) => check("filesystem", value, "", Verdict::Ok, ""),
+        (_, false) => check(
+            "filesystem",
+            value,
+            "default options",
+            Verdict::Note,
+            &format!(
+                "{} change what a write costs: figures are this mount's, not the drive's",
+                risky.join(", ")
+            ),
+        ),
+    })
+}
+
+/// The checks of the whole disk whose sysfs directory is `disk`.
+fn disk_checks(target: &Path, disk: &Path) -> Vec<MachineCheck> {
     let q = |f: &str| read(disk.join("queue").join(f));
     let name = disk
         .file_name()
@@ -411,7 +530,50 @@ pub fn device(target: &Path) -> Vec<MachineCheck> {
         "0",
         "write-back throttling holds writes back under load: echo 0 > queue/wbt_lat_usec",
     ));
+    v.extend(numa_node(disk));
+    v.extend(partitions(target, disk, &name));
     v
+}
+
+/// The NUMA node the drive hangs off, on a machine with more than one.
+fn numa_node(disk: &Path) -> Option<MachineCheck> {
+    let node = read(disk.join("device/numa_node"))
+        .or_else(|| read(disk.join("device/device/numa_node")))?;
+    let nodes = fs::read_dir("/sys/devices/system/node").ok()?.count();
+    (nodes > 2 && node != "-1").then(|| {
+        check(
+            "NUMA node",
+            node.clone(),
+            "",
+            Verdict::Note,
+            &format!("run the jobs on node {node}'s CPUs: numa_cpu_nodes={node}"),
+        )
+    })
+}
+
+/// A whole disk named as the target that holds partitions: writing it would destroy them
+/// (the write guard refuses), and reading it reads them all.
+fn partitions(target: &Path, disk: &Path, name: &str) -> Option<MachineCheck> {
+    use std::os::unix::fs::FileTypeExt;
+    let is_device = fs::metadata(target).is_ok_and(|m| m.file_type().is_block_device());
+    let parts: Vec<String> = fs::read_dir(disk)
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with(name) && disk.join(n).join("partition").exists())
+        .collect();
+    let whole = fs::canonicalize(target)
+        .ok()
+        .is_some_and(|p| p.file_name().is_some_and(|n| n == name));
+    (is_device && whole && !parts.is_empty()).then(|| {
+        check(
+            "partitions",
+            parts.join(", "),
+            "none",
+            Verdict::Note,
+            "the disk holds partitions: writing it is refused (it would destroy them); \
+             measure a partition or a spare drive",
+        )
+    })
 }
 
 /// The sysfs directory of the whole disk under `target`.
@@ -456,7 +618,7 @@ mod tests {
     #[test]
     fn every_machine_check_has_a_value_and_a_verdict_with_advice_when_off() {
         let checks = machine();
-        assert_eq!(checks.len(), 11);
+        assert_eq!(checks.len(), 13);
         for c in &checks {
             assert!(!c.value.is_empty(), "{c:?}");
             if matches!(c.verdict, Verdict::Distorts | Verdict::Note) && c.name != "device" {

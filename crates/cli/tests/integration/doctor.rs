@@ -29,6 +29,8 @@ fn doctor_lists_each_check_with_its_value_and_verdict() {
         "io_uring_disabled",
         "NVMe power states",
         "virtual machine",
+        "memory",
+        "NUMA nodes",
     ] {
         assert!(names.contains(&want), "no {want} in {names:?}");
     }
@@ -48,6 +50,29 @@ fn doctor_lists_each_check_with_its_value_and_verdict() {
         with.iter().any(|c| c["name"] == "I/O scheduler"),
         "{with:?}"
     );
+    // A file's filesystem, with its type and mount options, as /proc/self/mountinfo has them.
+    let fs = with
+        .iter()
+        .find(|c| c["name"] == "filesystem")
+        .unwrap_or_else(|| panic!("no filesystem check: {with:?}"));
+    let value = fs["value"].as_str().unwrap();
+    assert!(value.contains(" on /") && value.contains(" from "), "{fs}");
+    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap();
+    let fstype = value.split_whitespace().next().unwrap();
+    assert!(
+        mounts
+            .lines()
+            .any(|l| l.split_whitespace().nth(2) == Some(fstype)),
+        "{fstype} is mounted nowhere: {fs}"
+    );
+    // A device has no filesystem check, and zram (a whole disk without partitions) none of
+    // partitions.
+    if std::path::Path::new("/dev/zram0").exists() {
+        let zram = checks(&["/dev/zram0"]);
+        for no in ["filesystem", "partitions"] {
+            assert!(!zram.iter().any(|c| c["name"] == no), "{no}: {zram:?}");
+        }
+    }
     let table = iolab(&["doctor"]);
     assert_eq!(table.code, 0);
     assert!(table
