@@ -12,6 +12,7 @@ pub mod qd1;
 pub mod repeats;
 pub mod split;
 pub mod verdict;
+pub mod width;
 
 pub use normal::write_normal;
 pub use qd1::{Qd1Cell, Qd1Table};

@@ -136,6 +136,18 @@ const METRICS: [Metric; 6] = [
     },
 ];
 
+/// A metric's name as a narrow table's column heading.
+fn short_title(title: &str) -> &str {
+    match title {
+        "Mean Latency" => "mean latency",
+        "99th Percentile Latency" => "p99 latency",
+        "99.999th Percentile Latency" => "p99.999 latency",
+        "CPU (% of one core)" => "CPU % of a core",
+        "IOPS per CPU-second" => "IOPS per CPU-s",
+        t => t,
+    }
+}
+
 impl Qd1Table {
     pub fn add(&mut self, cell: Qd1Cell) {
         if !self.engines.contains(&cell.engine) {
@@ -217,14 +229,33 @@ impl Qd1Table {
         rows
     }
 
-    /// The tables as Markdown, then the reasons for n/a cells and the notes.
+    /// The tables as Markdown, then the reasons for n/a cells and the notes; in the
+    /// narrower layout when the terminal is narrower than the wide one (see [`crate::width`]).
     pub fn render(&self) -> String {
-        let mut out = String::new();
+        self.render_within(crate::width::terminal())
+    }
+
+    /// [`Qd1Table::render`] fitting `width` columns where it can: the wide layout (a table
+    /// per metric, paths as columns, as the SPDK blog's) when it fits, else a table per
+    /// workload with paths as rows and three metrics a table.
+    pub fn render_within(&self, width: Option<usize>) -> String {
         let mut ties: Vec<String> = Vec::new();
         let tables: Vec<Vec<Vec<String>>> = METRICS
             .iter()
             .map(|m| self.metric_rows(m, &mut ties))
             .collect();
+        let wide = self.wide(&tables);
+        let mut out = match width {
+            Some(w) if crate::width::widest(&wide) > w => self.narrow(&tables),
+            _ => wide,
+        };
+        out.push_str(&self.notes_text(ties));
+        out
+    }
+
+    /// A table per metric: workloads as rows, paths as columns.
+    fn wide(&self, tables: &[Vec<Vec<String>>]) -> String {
+        let mut out = String::new();
         // One width for every column of every table, wide enough for the widest cell.
         let w = tables
             .iter()
@@ -235,7 +266,7 @@ impl Qd1Table {
             .max()
             .unwrap_or(0)
             .max(12);
-        for (m, rows) in METRICS.iter().zip(&tables) {
+        for (m, rows) in METRICS.iter().zip(tables) {
             let _ = write!(out, "| {:<27} |", m.title);
             for e in &self.engines {
                 let _ = write!(out, " {e:>w$} |");
@@ -255,6 +286,67 @@ impl Qd1Table {
             }
             out.push('\n');
         }
+        out
+    }
+
+    /// For a narrow terminal: per workload, paths as rows, three metrics a table (a cell
+    /// with its interval is about 20 columns, so a table stays under 100).
+    fn narrow(&self, tables: &[Vec<Vec<String>>]) -> String {
+        let mut out = String::new();
+        let first = self
+            .engines
+            .iter()
+            .map(|e| e.chars().count())
+            .max()
+            .unwrap_or(0);
+        for (k, wl) in self.workloads.iter().enumerate() {
+            for metrics in [0..3, 3..METRICS.len()] {
+                let heads: Vec<&str> = METRICS[metrics.clone()]
+                    .iter()
+                    .map(|m| short_title(m.title))
+                    .collect();
+                let cols: Vec<Vec<&String>> = metrics
+                    .clone()
+                    .map(|m| tables[m][k].iter().collect())
+                    .collect();
+                let widths: Vec<usize> = heads
+                    .iter()
+                    .zip(&cols)
+                    .map(|(h, c)| {
+                        c.iter()
+                            .map(|t| t.chars().count())
+                            .chain([h.chars().count()])
+                            .max()
+                            .unwrap_or(0)
+                    })
+                    .collect();
+                let first = first.max(wl.chars().count());
+                let _ = write!(out, "| {wl:<first$} |");
+                for (h, w) in heads.iter().zip(&widths) {
+                    let _ = write!(out, " {h:>w$} |");
+                }
+                out.push('\n');
+                let _ = write!(out, "|{}|", "-".repeat(first + 2));
+                for w in &widths {
+                    let _ = write!(out, "{}:|", "-".repeat(w + 1));
+                }
+                out.push('\n');
+                for (i, e) in self.engines.iter().enumerate() {
+                    let _ = write!(out, "| {e:<first$} |");
+                    for (c, w) in cols.iter().zip(&widths) {
+                        let _ = write!(out, " {:>w$} |", c[i]);
+                    }
+                    out.push('\n');
+                }
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// The rounds' legend, the n/a reasons, the columns never marked, ties and notes.
+    fn notes_text(&self, ties: Vec<String>) -> String {
+        let mut out = String::new();
         let rounds = self
             .cells
             .iter()
@@ -324,6 +416,55 @@ mod tests {
             iops_per_cpu_sec: iops,
             ci95_half: None,
         }
+    }
+
+    /// The main job's nine paths with their rounds' intervals: far wider than 100 columns
+    /// as one table per metric, so a 100-column terminal gets the narrow layout, marks kept.
+    #[test]
+    fn a_narrow_terminal_gets_tables_that_fit_it() {
+        let engines = [
+            "psync",
+            "pvsync2",
+            "pvsync2+hipri",
+            "mmap",
+            "libaio",
+            "io_uring",
+            "io_uring+iopoll",
+            "io_uring+sqpoll",
+            "null",
+        ];
+        let mut t = Qd1Table::default();
+        for (k, e) in engines.iter().enumerate() {
+            for wl in ["4KiB Random Read", "4KiB Random Write"] {
+                let mut n = nums(20_000.0 + 1000.0 * k as f64, 42_360.0 - 100.0 * k as f64);
+                n.ci95_half = Some(Box::new(nums(150.0, 1_230.0)));
+                t.add(Qd1Cell {
+                    engine: e.to_string(),
+                    workload: wl.into(),
+                    result: Ok(n),
+                });
+            }
+        }
+        let wide = t.render_within(None);
+        assert!(crate::width::widest(&wide) > 150, "{wide}");
+        let narrow = t.render_within(Some(100));
+        for l in narrow.lines().filter(|l| l.starts_with('|')) {
+            assert!(
+                l.chars().count() <= 100,
+                "{} columns: {l}",
+                l.chars().count()
+            );
+        }
+        for e in engines {
+            assert!(narrow.contains(&format!("| {e} ")), "no {e} row:\n{narrow}");
+        }
+        assert!(narrow.contains("| 4KiB Random Read "), "{narrow}");
+        assert!(narrow.contains("p99.999 latency") && narrow.contains("IOPS per CPU-s"));
+        // The same marks either way (null does no I/O: never marked).
+        assert_eq!(wide.matches("**").count(), narrow.matches("**").count());
+        assert!(narrow.matches("**").count() > 0, "{narrow}");
+        // Wide enough: the wide layout, as before.
+        assert_eq!(t.render_within(Some(1000)), wide);
     }
 
     #[test]
