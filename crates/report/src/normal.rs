@@ -157,7 +157,9 @@ fn write_dir(
         open_loop_lines(w, ol, per_sec(job, r.ios), clock, &job.setup.percentiles)?;
     }
     if let Some(s) = &r.lat_split {
-        crate::split::split_lines(w, s, clock)?;
+        // In the unit of the clat line above (fio picks it by the minimum).
+        let unit = latency_unit(r.clat.summarize(clock, &[]).min_ns);
+        crate::split::split_lines(w, s, clock, unit)?;
     }
     if rec.bw && !r.samples.is_empty() {
         sample_lines(w, r)?;

@@ -5,13 +5,17 @@ use std::io::{self, Write};
 
 use iolab_results::{LatSplit, LatencyHistogram, Timebase};
 
-use crate::format::latency_unit;
-
 /// The tails accounted for: the I/Os slower than p99 and p99.9.
 const TAILS: [f64; 2] = [99.0, 99.9];
 
-/// The split's lines of one direction.
-pub fn split_lines(w: &mut impl Write, s: &LatSplit, clock: &Timebase) -> io::Result<()> {
+/// The split's lines of one direction, in `unit` (the job's own latency lines' unit and its
+/// divisor in ns, so the parts read beside the whole).
+pub fn split_lines(
+    w: &mut impl Write,
+    s: &LatSplit,
+    clock: &Timebase,
+    (unit, div): (&str, f64),
+) -> io::Result<()> {
     writeln!(
         w,
         "    split (iolab): {} of {} I/Os joined ({:.2}%){}",
@@ -26,9 +30,6 @@ pub fn split_lines(w: &mut impl Write, s: &LatSplit, clock: &Timebase) -> io::Re
     if s.joined == 0 {
         return Ok(());
     }
-    // One unit for the three, so they read as parts of one whole.
-    let min = s.submit.summarize(clock, &[]).min_ns;
-    let (unit, div) = latency_unit(min.max(s.completion.summarize(clock, &[]).min_ns));
     for (label, h) in [
         ("submit", &s.submit),
         ("device", &s.device),
@@ -41,18 +42,27 @@ pub fn split_lines(w: &mut impl Write, s: &LatSplit, clock: &Timebase) -> io::Re
     }
     for p in TAILS {
         let Some(t) = s.tail.share(p) else { continue };
+        // The band: the slowest (100 - p) % of the joined I/Os.
         writeln!(
             w,
-            "    tail above p{p} ({} I/Os from {:.1}us): submit={:.1}%, device={:.1}%, \
-             completion={:.1}%",
+            "    tail, the slowest {}% ({} of {} I/Os, from {:.2} {unit}): submit={:.1}%, \
+             device={:.1}%, completion={:.1}%",
+            band(p),
             t.ios,
-            clock.ticks_to_ns(t.from_ticks) / 1e3,
+            s.joined,
+            clock.ticks_to_ns(t.from_ticks) / div,
             t.submit * 100.0,
             t.device * 100.0,
             t.completion * 100.0
         )?;
     }
     Ok(())
+}
+
+/// `100 - p` as a share, without float noise: 1, 0.1.
+fn band(p: f64) -> String {
+    let b = ((100.0 - p) * 1000.0).round() / 1000.0;
+    format!("{b}")
 }
 
 fn part_line(

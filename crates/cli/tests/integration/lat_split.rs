@@ -490,3 +490,55 @@ fn a_split_log_on_the_target_is_refused_before_anything_runs() {
         "target untouched"
     );
 }
+
+/// The split's lines read beside the job's own: the clat line's unit, and each tail named by
+/// its band (the slowest 1 % and 0.1 % of the joined I/Os) in that unit.
+#[test]
+fn the_split_speaks_in_the_jobs_unit_and_names_each_tails_band() {
+    if let Some(why) = cannot_split() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["run".to_string()];
+    args.extend(job(&dir.path().join("f"), "io_uring", 1, &[]));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = crate::support::iolab(&args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    if !out.stdout.contains("split (iolab)") {
+        eprintln!("skipped: no split here:\n{}", out.stdout);
+        return;
+    }
+    let unit = |prefix: &str| {
+        let l = out
+            .stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} line:\n{}", out.stdout));
+        l.split('(')
+            .nth(1)
+            .unwrap()
+            .split(')')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let clat = unit("clat (");
+    for part in ["submit (", "device (", "compl  ("] {
+        assert_eq!(
+            unit(part),
+            clat,
+            "{part} in another unit than clat:\n{}",
+            out.stdout
+        );
+    }
+    for band in ["1%", "0.1%"] {
+        let l = out
+            .stdout
+            .lines()
+            .find(|l| l.contains(&format!("tail, the slowest {band} (")))
+            .unwrap_or_else(|| panic!("no {band} tail:\n{}", out.stdout));
+        assert!(l.contains(&format!(" {clat}): submit=")), "{l}");
+        assert!(l.contains(" I/Os, from "), "{l}");
+    }
+}
