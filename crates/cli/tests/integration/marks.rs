@@ -52,7 +52,7 @@ fn a_read_the_page_cache_served_is_flagged_and_never_marked() {
     );
     assert!(
         out.stdout
-            .contains("mmap, randread: read from the page cache, not the device:"),
+            .contains("mmap, 4KiB Random Read: read from the page cache, not the device:"),
         "{}",
         out.stdout
     );

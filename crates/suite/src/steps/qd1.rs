@@ -194,9 +194,11 @@ pub fn run(
         };
         let result = match &point {
             Point::Done(r) => {
+                // Each note names its row: the path and the workload it was measured on.
                 for n in &r.notes {
-                    if !table.notes.contains(n) {
-                        table.notes.push(n.clone());
+                    let n = row_note(&label, title, n);
+                    if !table.notes.contains(&n) {
+                        table.notes.push(n);
                     }
                 }
                 if let Some(why) = &r.fallback {
@@ -204,7 +206,7 @@ pub fn run(
                         table.not_as_asked.push(label.clone());
                     }
                     // The reason under the table, once per cell, unless a note said it.
-                    let note = format!("{label}, {rw}: {why}");
+                    let note = format!("{label}, {title}: {why}");
                     if !table.notes.iter().any(|n| n.contains(why.as_str())) {
                         table.notes.push(note);
                     }
@@ -264,6 +266,17 @@ pub fn run(
     Ok(out)
 }
 
+/// A runner's note said under the table with its row (`pvsync2+hipri, 4KiB Random Read: ...`),
+/// its own engine prefix (`pvsync2 --hipri: `) replaced by the row's name.
+fn row_note(label: &str, title: &str, note: &str) -> String {
+    let engine = label.split('+').next().unwrap_or(label);
+    let rest = match note.split_once(": ") {
+        Some((head, rest)) if head == engine || head.starts_with(&format!("{engine} --")) => rest,
+        _ => note,
+    };
+    format!("{label}, {title}: {rest}")
+}
+
 /// A repeated cell's rounds: how many, and each figure's 95 % interval.
 fn repeats_json(r: &iolab_runner::JobReport) -> serde_json::Value {
     let intervals: serde_json::Map<String, serde_json::Value> =
@@ -275,4 +288,30 @@ fn repeats_json(r: &iolab_runner::JobReport) -> serde_json::Value {
             .map(|(_, n, i)| (n, serde_json::to_value(i).unwrap_or_default()))
             .collect();
     json!({"count": r.repeats.len(), "intervals": intervals})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::row_note;
+
+    #[test]
+    fn a_note_names_its_row_instead_of_its_engine() {
+        assert_eq!(
+            row_note(
+                "pvsync2+hipri",
+                "4KiB Random Write",
+                "pvsync2 --hipri: vda raised 5 interrupts for 5 I/Os"
+            ),
+            "pvsync2+hipri, 4KiB Random Write: vda raised 5 interrupts for 5 I/Os"
+        );
+        // A note whose head is a sentence keeps it.
+        assert_eq!(
+            row_note(
+                "mmap",
+                "4KiB Random Read",
+                "mmap with direct=1 is not O_DIRECT: as fio's"
+            ),
+            "mmap, 4KiB Random Read: mmap with direct=1 is not O_DIRECT: as fio's"
+        );
+    }
 }
