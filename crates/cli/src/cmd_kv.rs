@@ -225,6 +225,7 @@ fn app_job(
             .into_iter()
             .map(|(d, n, p)| (d.to_string(), n.to_string(), p))
             .collect(),
+        health: Vec::new(),
     }
 }
 
@@ -393,10 +394,21 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
     let show = !a.quiet;
     let mut failure = None;
     for (i, w) in setup.planned.iter().enumerate() {
+        // The drive's health log read around each workload, and sampled while it runs.
+        let watch = setup.disk.as_ref().map(|d| {
+            iolab_runner::health::HealthWatch::of_disk(&d.1, Some(iolab_runner::run::HEALTH_EVERY))
+        });
         let (args, db, result) = run_workload(a, &setup, (i, w), show);
+        let health = watch.map(|w| w.finish()).unwrap_or_else(|| {
+            vec![iolab_results::DriveHealth::none(
+                &work.display().to_string(),
+                format!("{} is on no block device", work.display()),
+            )]
+        });
         match result {
             Ok(r) => {
-                let job = app_job(w, &r, &args, &db, &setup);
+                let mut job = app_job(w, &r, &args, &db, &setup);
+                job.health = health;
                 if !a.format.json() {
                     outln!("{}", summary_line(w, &r, &job));
                 }
@@ -441,6 +453,9 @@ fn finish(
     } else if !detail.jobs.is_empty() {
         outln!();
         out!("{}", workloads_table(&detail.jobs));
+        for line in iolab_results::record_lines(&detail.jobs) {
+            outln!("{line}");
+        }
     }
     say!("iolab: saved as run {run_id} in {}", db_path.display());
     if interrupted {

@@ -16,7 +16,7 @@ use iolab_sysinfo::health as smart;
 use crate::PreparedJob;
 
 /// The drives of a run and the thread sampling them.
-pub(crate) struct HealthWatch {
+pub struct HealthWatch {
     start: Instant,
     drives: Vec<(DriveHealth, Option<PathBuf>)>,
     sampler: Option<Sampler>,
@@ -51,6 +51,35 @@ fn drive_of(
     Some((name.clone(), Err(format!("{name} is on no block device"))))
 }
 
+/// A drive's first reading, or why it has none.
+fn first_reading(
+    disk: &str,
+    controller: Result<PathBuf, String>,
+    start: Instant,
+) -> (DriveHealth, Option<PathBuf>) {
+    let c = match controller {
+        Ok(c) => c,
+        Err(why) => return (DriveHealth::none(disk, why), None),
+    };
+    let name = c
+        .file_name()
+        .map_or(disk.to_string(), |n| n.to_string_lossy().into_owned());
+    match reading(&c, start) {
+        Ok(s) => (
+            DriveHealth {
+                drive: name,
+                samples: vec![s],
+                ..DriveHealth::default()
+            },
+            Some(c),
+        ),
+        Err(e) => (
+            DriveHealth::none(&name, format!("its health log could not be read: {e}")),
+            None,
+        ),
+    }
+}
+
 fn reading(controller: &std::path::Path, start: Instant) -> std::io::Result<HealthSample> {
     let mut s = smart::read(controller)?;
     s.at_ms = start.elapsed().as_millis() as u64;
@@ -58,48 +87,40 @@ fn reading(controller: &std::path::Path, start: Instant) -> std::io::Result<Heal
 }
 
 impl HealthWatch {
-    /// Reads every drive once and, with `every`, starts sampling them.
+    /// Reads every drive of `jobs` once and, with `every`, starts sampling them.
     pub(crate) fn start(jobs: &[PreparedJob], every: Option<Duration>) -> HealthWatch {
+        let disks = jobs.iter().flat_map(|job| {
+            job.files()
+                .filter_map(move |(facts, _)| drive_of(job.spec.engine.kind, facts))
+        });
+        HealthWatch::of_disks(disks, every)
+    }
+
+    /// The drive of whole disk `disk` (`nvme0n1`, or a disk without a log, which says so),
+    /// for work the runner does not run (db_bench).
+    pub fn of_disk(disk: &str, every: Option<Duration>) -> HealthWatch {
+        let controller = smart::controller_of(disk);
+        HealthWatch::of_disks([(disk.to_string(), controller)], every)
+    }
+
+    /// Reads each disk's drive once (a drive with two namespaces or files once) and, with
+    /// `every`, starts sampling them.
+    fn of_disks(
+        disks: impl IntoIterator<Item = (String, Result<PathBuf, String>)>,
+        every: Option<Duration>,
+    ) -> HealthWatch {
         let start = Instant::now();
-        // Disks by controller, so a drive with two namespaces (or two files) is read once.
         let mut by_drive: BTreeMap<String, (DriveHealth, Option<PathBuf>)> = BTreeMap::new();
-        for job in jobs {
-            for (facts, _) in job.files() {
-                let Some((disk, controller)) = drive_of(job.spec.engine.kind, facts) else {
-                    continue;
-                };
-                let key = match &controller {
-                    Ok(c) => c.to_string_lossy().into_owned(),
-                    Err(_) => disk.clone(),
-                };
-                let entry = by_drive.entry(key).or_insert_with(|| match controller {
-                    Ok(c) => {
-                        let name = c
-                            .file_name()
-                            .map_or(disk.clone(), |n| n.to_string_lossy().into_owned());
-                        match reading(&c, start) {
-                            Ok(s) => (
-                                DriveHealth {
-                                    drive: name,
-                                    samples: vec![s],
-                                    ..DriveHealth::default()
-                                },
-                                Some(c),
-                            ),
-                            Err(e) => (
-                                DriveHealth::none(
-                                    &name,
-                                    format!("its health log could not be read: {e}"),
-                                ),
-                                None,
-                            ),
-                        }
-                    }
-                    Err(why) => (DriveHealth::none(&disk, why), None),
-                });
-                if !entry.0.disks.contains(&disk) {
-                    entry.0.disks.push(disk);
-                }
+        for (disk, controller) in disks {
+            let key = match &controller {
+                Ok(c) => c.to_string_lossy().into_owned(),
+                Err(_) => disk.clone(),
+            };
+            let entry = by_drive
+                .entry(key)
+                .or_insert_with(|| first_reading(&disk, controller, start));
+            if !entry.0.disks.contains(&disk) {
+                entry.0.disks.push(disk);
             }
         }
         let drives: Vec<_> = by_drive.into_values().collect();
@@ -115,7 +136,7 @@ impl HealthWatch {
     }
 
     /// Stops the sampling, reads every drive once more and hands back what was read.
-    pub(crate) fn finish(self) -> Vec<DriveHealth> {
+    pub fn finish(self) -> Vec<DriveHealth> {
         let mut sampled = match self.sampler {
             Some(Sampler { stop, thread }) => {
                 drop(stop);

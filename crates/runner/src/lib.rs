@@ -16,7 +16,7 @@ pub mod error;
 mod exits;
 mod flow;
 mod gate;
-mod health;
+pub mod health;
 pub mod iolog;
 pub mod limits;
 mod live;

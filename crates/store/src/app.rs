@@ -32,6 +32,8 @@ pub struct AppJob {
     /// `disk` for the device's over the run.
     pub metrics: Vec<(String, String, f64)>,
     pub series: Vec<AppSeries>,
+    /// The drive's health logs read around the workload.
+    pub health: Vec<iolab_results::DriveHealth>,
 }
 
 /// (direction, name, points as (ms since the workload started, value)).
@@ -73,6 +75,7 @@ impl AppJob {
                     points,
                 })
                 .collect(),
+            health: self.health,
             ..JobRecord::default()
         }
     }

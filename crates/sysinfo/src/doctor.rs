@@ -397,8 +397,7 @@ fn filesystem(target: &Path) -> Option<MachineCheck> {
     // Fields: id parent major:minor root mountpoint options ... - fstype source super-options.
     let line = mountinfo
         .lines()
-        .filter(|l| l.split_whitespace().nth(2) == Some(dev.as_str()))
-        .last()?;
+        .rfind(|l| l.split_whitespace().nth(2) == Some(dev.as_str()))?;
     let (head, tail) = line.split_once(" - ")?;
     let head: Vec<&str> = head.split_whitespace().collect();
     let tail: Vec<&str> = tail.split_whitespace().collect();

@@ -154,6 +154,10 @@ fn four_workloads_at_100k_keys_are_stored_with_device_series() {
     assert!(out.stdout.contains("| readrandom | 8 |"), "{}", out.stdout);
     let s = iolab(&["show", &id.to_string(), "--db", dbs]);
     assert!(s.stdout.contains("| fillrandom | 1 |"), "{}", s.stdout);
+    // The drive's health around each workload: read where it is NVMe, said where it is not.
+    for text in [&out.stdout, &s.stdout] {
+        assert!(text.contains("drive health ("), "{text}");
+    }
     let second = iolab(&[
         "kv",
         "--dir",
