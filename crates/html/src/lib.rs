@@ -7,6 +7,7 @@ pub mod chart;
 pub mod data;
 pub mod health;
 mod hosts;
+mod jobs;
 pub mod ladder;
 pub mod load;
 pub mod page;
@@ -38,6 +39,7 @@ impl iolab_report::export::Exporter for Html {
 /// The report of `runs` as one HTML document; sections without data are left out.
 pub fn build(runs: &[RunData]) -> String {
     let mut s = vec![sections::header(runs)];
+    s.extend(jobs::section(runs));
     s.extend(sections::qd1(runs));
     s.extend(split::section(runs));
     s.extend(sections::sweep(runs));

@@ -149,7 +149,11 @@ fn a_kv_report_opens_clean_in_a_browser() {
         "no QD1 section without a review"
     );
     if let Some(v) = check_in_browser(&page, "iolab-report-kv.png") {
-        assert_eq!(v["sections"], serde_json::json!(["header", "application"]));
+        // The drive's health around each workload (read, or why there is no log) is said.
+        assert_eq!(
+            v["sections"],
+            serde_json::json!(["header", "health", "application"])
+        );
     }
 }
 

@@ -340,6 +340,17 @@ fn fios_own_json_imports_with_its_iops_and_percentiles() {
         "{history}\n{}",
         compare.stdout
     );
+    // The report's jobs table names the same mean and shows the same value.
+    let page = dir.path().join("fio.html");
+    let out = iolab(&["report", "1", "--db", db, "-o", page.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<th>clat mean</th>"), "no clat mean column");
+    assert!(
+        html.contains(&format!("<td>{}</td>", after(&history))),
+        "not the value history shows: {}",
+        after(&history)
+    );
 }
 
 #[test]
