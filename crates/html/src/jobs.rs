@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
-use iolab_report::export::markdown::latency_kind;
-use iolab_report::format::{compact, micros};
+use iolab_report::export::markdown::{latency_cell, one_kind};
+use iolab_report::format::compact;
 
 use crate::chart::esc;
 use crate::data::RunData;
@@ -19,15 +19,7 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
         .iter()
         .filter(|r| r.detail.steps.is_empty() && r.detail.kind != "kv" && !r.jobs().is_empty())
     {
-        let kinds: Vec<&str> = r
-            .jobs()
-            .iter()
-            .flat_map(|j| j.directions().into_iter().map(move |d| latency_kind(j, d)))
-            .collect();
-        let one = kinds
-            .first()
-            .filter(|k| kinds.iter().all(|x| x == *k))
-            .copied();
+        let one = one_kind(r.jobs());
         let head = one.map_or(String::new(), |k| format!("{k} "));
         let _ = write!(
             html,
@@ -38,17 +30,8 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
         );
         for j in r.jobs() {
             for dir in j.directions() {
-                let kind = latency_kind(j, dir);
                 let m = |n: &str| j.metric(dir, n).unwrap_or(0.0);
-                let lat = |n: &str| {
-                    let v = j
-                        .metric(dir, &format!("{kind}_{n}"))
-                        .map_or("-".to_string(), micros);
-                    match one {
-                        Some(_) => v,
-                        None => format!("{v} ({kind})"),
-                    }
-                };
+                let lat = |n: &str| latency_cell(j, dir, n, one);
                 let _ = write!(
                     html,
                     "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{dir}</td>\

@@ -25,15 +25,34 @@ pub fn latency_kind(j: &JobRecord, dir: &str) -> &'static str {
 /// The latency columns are named by their kind (`lat mean` or `clat mean`, the one
 /// [`latency_kind`] picks, as `compare` takes it); where the rows differ, each cell says its
 /// kind.
-pub fn jobs_table(jobs: &[JobRecord], out: &mut dyn Write) -> io::Result<()> {
+/// The latency kind every job and direction of `jobs` shares (the column heads name it), or
+/// `None` when they differ (each cell names its own).
+pub fn one_kind(jobs: &[JobRecord]) -> Option<&'static str> {
     let kinds: Vec<&str> = jobs
         .iter()
         .flat_map(|j| j.directions().into_iter().map(move |d| latency_kind(j, d)))
         .collect();
-    let one = kinds
+    kinds
         .first()
         .filter(|k| kinds.iter().all(|x| x == *k))
-        .copied();
+        .copied()
+}
+
+/// A latency figure (`mean_ns`, `p99_ns`, ...) of the job's own kind, named in the cell when
+/// the table's jobs do not share one kind.
+pub fn latency_cell(j: &JobRecord, dir: &str, figure: &str, one: Option<&str>) -> String {
+    let kind = latency_kind(j, dir);
+    let v = j
+        .metric(dir, &format!("{kind}_{figure}"))
+        .map_or("-".to_string(), micros);
+    match one {
+        Some(_) => v,
+        None => format!("{v} ({kind})"),
+    }
+}
+
+pub fn jobs_table(jobs: &[JobRecord], out: &mut dyn Write) -> io::Result<()> {
+    let one = one_kind(jobs);
     let head = one.map_or(String::new(), |k| format!("{k} "));
     writeln!(
         out,
@@ -47,16 +66,7 @@ pub fn jobs_table(jobs: &[JobRecord], out: &mut dyn Write) -> io::Result<()> {
     for j in jobs {
         for dir in j.directions() {
             let m = |n: &str| j.metric(dir, n).unwrap_or(0.0);
-            let kind = latency_kind(j, dir);
-            let lat = |n: &str| {
-                let v = j
-                    .metric(dir, &format!("{kind}_{n}"))
-                    .map_or("-".to_string(), micros);
-                match one {
-                    Some(_) => v,
-                    None => format!("{v} ({kind})"),
-                }
-            };
+            let lat = |n: &str| latency_cell(j, dir, n, one);
             writeln!(
                 out,
                 "| {} | {} | {} | {} | {} | {} | {dir} | {} | {:.1} | {} | {} | {} |",
