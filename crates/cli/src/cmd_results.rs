@@ -745,6 +745,11 @@ fn compare_jobs(runs: &[RunRecord], a: &CompareArgs) -> Result<ExitCode, CliErro
     }
     if a.format.json() {
         let mut v = jobs_json(runs, &columns);
+        // Whether each run's drive changed under the test, beside its verdicts.
+        for (o, r) in v.iter_mut().zip(runs) {
+            o["drive_changed"] = serde_json::json!(iolab_results::record_changed(&r.jobs));
+            o["drive_health"] = serde_json::json!(iolab_results::record_lines(&r.jobs));
+        }
         for (o, rows) in v.iter_mut().skip(1).zip(&verdicts) {
             o["verdicts"] = crate::verdicts::json(rows);
             o["verdicts_against"] = serde_json::json!(runs[0].id);

@@ -141,6 +141,20 @@ fn a_throttled_drive_is_said_in_show_compare_and_a_report_that_draws_it() {
         "{}",
         cmp.stdout
     );
+    let cmp = iolab(&["compare", "3", "4", "--db", db, "--output-format=json"]);
+    assert_eq!(cmp.code, 0, "{}", cmp.stderr);
+    let v: Value = serde_json::from_str(&cmp.stdout).unwrap();
+    assert_eq!(
+        (&v[0]["drive_changed"], &v[1]["drive_changed"]),
+        (&json!(false), &json!(true))
+    );
+    assert!(
+        v[1]["drive_health"][0]
+            .as_str()
+            .unwrap()
+            .contains("the drive throttled"),
+        "{v}"
+    );
     let page = dir.path().join("health.html");
     let out = iolab(&["report", "3", "4", "--db", db, "-o", page.to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", out.stderr);
