@@ -8,13 +8,12 @@
 
 use std::fs::{self, File};
 use std::io;
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use iolab_results::HealthSample;
 
-use crate::nvme::NvmeCommand;
+use crate::nvme::{admin, NvmeCommand};
 
 const NVME_ADMIN_GET_LOG_PAGE: u8 = 0x02;
 const NVME_ADMIN_GET_FEATURES: u8 = 0x0a;
@@ -22,8 +21,6 @@ const LOG_SMART: u32 = 0x02;
 const FEATURE_TEMPERATURE_THRESHOLD: u32 = 0x04;
 /// The health log's size: 512 bytes.
 const LOG_BYTES: usize = 512;
-/// `_IOWR('N', 0x41, struct nvme_passthru_cmd)`: an admin command.
-const NVME_IOCTL_ADMIN_CMD: libc::c_ulong = 0xc048_4e41;
 
 /// The controller's char device (`/dev/nvme0`) behind whole disk `disk` (`nvme0n1`), found
 /// through sysfs: the disk's `device` is the controller, or (native multipath) the
@@ -103,20 +100,6 @@ pub fn read(controller: &Path) -> io::Result<HealthSample> {
         sample.threshold_k = (feature.result & 0xffff) as u16;
     }
     Ok(sample)
-}
-
-/// Issues an admin command; an NVMe status is an error naming the command.
-fn admin(file: &File, cmd: &mut NvmeCommand, what: &str) -> io::Result<()> {
-    // SAFETY: cmd is a valid nvme_passthru_cmd; when it carries a buffer, addr/data_len
-    // describe memory of the caller's that lives across the call.
-    let ret = unsafe { libc::ioctl(file.as_raw_fd(), NVME_IOCTL_ADMIN_CMD as _, cmd as *mut _) };
-    match ret {
-        0 => Ok(()),
-        r if r < 0 => Err(io::Error::last_os_error()),
-        status => Err(io::Error::other(format!(
-            "{what} failed with NVMe status {status:#x}"
-        ))),
-    }
 }
 
 fn le16(b: &[u8], at: usize) -> u16 {

@@ -153,18 +153,24 @@ pub fn identify(file: &File) -> io::Result<Namespace> {
         cdw10: 0, // CNS 0: the namespace's own data structure
         ..NvmeCommand::default()
     };
-    // SAFETY: cmd is a valid nvme_passthru_cmd whose addr/data_len describe `data`, which
-    // lives across the call; the kernel writes at most data_len bytes there.
-    let ret = unsafe { libc::ioctl(file.as_raw_fd(), NVME_IOCTL_ADMIN_CMD as _, &mut cmd) };
-    if ret < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    if ret > 0 {
-        return Err(io::Error::other(format!(
-            "Identify Namespace failed with NVMe status {ret:#x}"
-        )));
-    }
+    admin(file, &mut cmd, "Identify Namespace")?;
     parse_identify(nsid, &data)
+}
+
+/// Issues an admin command (needs CAP_SYS_ADMIN); an NVMe status is an error naming the
+/// command. The kernel writes the command's result dword back into `cmd.result`.
+pub(crate) fn admin(file: &File, cmd: &mut NvmeCommand, what: &str) -> io::Result<()> {
+    // SAFETY: cmd is a valid nvme_passthru_cmd; when it carries a buffer, addr/data_len
+    // describe the caller's memory, which lives across the call, and the kernel writes at
+    // most data_len bytes there.
+    let ret = unsafe { libc::ioctl(file.as_raw_fd(), NVME_IOCTL_ADMIN_CMD as _, cmd as *mut _) };
+    match ret {
+        0 => Ok(()),
+        r if r < 0 => Err(io::Error::last_os_error()),
+        status => Err(io::Error::other(format!(
+            "{what} failed with NVMe status {status:#x}"
+        ))),
+    }
 }
 
 /// NSZE (bytes 0–7) and the LBA format FLBAS (byte 26) selects from the table at byte 128.
