@@ -73,17 +73,7 @@ fn memory() -> MachineCheck {
 /// NUMA nodes: with more than one, a job's CPUs and buffers on the far node from the drive
 /// add a hop to every I/O.
 fn numa() -> MachineCheck {
-    let nodes = fs::read_dir("/sys/devices/system/node")
-        .map(|d| {
-            d.filter_map(|e| e.ok()?.file_name().into_string().ok())
-                .filter(|n| {
-                    n.strip_prefix("node")
-                        .is_some_and(|k| k.parse::<u32>().is_ok())
-                })
-                .count()
-        })
-        .unwrap_or(0);
-    match nodes {
+    match numa_nodes() {
         0 | 1 => check("NUMA nodes", "1".into(), "1", Verdict::Ok, ""),
         n => check(
             "NUMA nodes",
@@ -535,11 +525,25 @@ fn disk_checks(target: &Path, disk: &Path) -> Vec<MachineCheck> {
 }
 
 /// The NUMA node the drive hangs off, on a machine with more than one.
+/// The machine's NUMA nodes (`nodeN` entries; the directory also holds masks such as
+/// `online`), 0 when sysfs does not say.
+fn numa_nodes() -> usize {
+    fs::read_dir("/sys/devices/system/node")
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|n| {
+                    n.strip_prefix("node")
+                        .is_some_and(|k| k.parse::<u32>().is_ok())
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
 fn numa_node(disk: &Path) -> Option<MachineCheck> {
     let node = read(disk.join("device/numa_node"))
         .or_else(|| read(disk.join("device/device/numa_node")))?;
-    let nodes = fs::read_dir("/sys/devices/system/node").ok()?.count();
-    (nodes > 2 && node != "-1").then(|| {
+    (numa_nodes() > 1 && node != "-1").then(|| {
         check(
             "NUMA node",
             node.clone(),
