@@ -46,6 +46,10 @@ if [ -e /sys/block/zram0/disksize ] && [ "$(cat /sys/block/zram0/disksize)" = 0 
   echo 1G > /sys/block/zram0/disksize 2>/dev/null || echo "test.sh: could not size zram0" >&2
 fi
 
+# fio 3.42, built from ../shared/sources once per machine: the grammar test compares its
+# arithmetic (Debian's fio 3.33 lacks it); skipped with a reason when it cannot be built.
+bash scripts/fio-build.sh || echo "test.sh: no fio 3.42 build (said why above): its comparisons are skipped" >&2
+
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --release -q -- -D warnings
 log=$(mktemp)

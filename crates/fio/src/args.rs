@@ -351,7 +351,7 @@ mod tests {
         let e = parse_command_line(&args("--name=j --filename=/tmp/f --bogus=1")).unwrap_err();
         assert!(e.to_string().starts_with("unknown option 'bogus'"), "{e}");
         let e = parse_command_line(&args("--name=j --filename=/tmp/f --bs=4x")).unwrap_err();
-        assert!(e.to_string().contains("unknown unit"), "{e}");
+        assert!(e.to_string().contains("'x' is no unit"), "{e}");
         let e = parse_command_line(&args("--name=j --filename=/tmp/f --iodepth=0")).unwrap_err();
         assert!(e.to_string().contains("iodepth"), "{e}");
         let e = parse_command_line(&args("--name=j --filename=/tmp/f --ioengine=sg")).unwrap_err();

@@ -20,7 +20,7 @@ pub static BASE_OPTIONS: &[OptionDef] = &[
         name: "kb_base",
         alias: None,
         kind: ValueKind::Int,
-        help: "What unit prefixes mean in values: 1024 (default, as fio: 4k = 4096 and 4kib = 4000, for old scripts) or 1000 (SI: 4k = 4000 and 4KiB = 4096).",
+        help: "What unit prefixes mean in values: 1024 (default, as fio: 4k, 4kb and 4ki = 4096, and only the three-letter 4kib = 4000, for old scripts) or 1000 (4k, 4kb and 4ki = 4000, 4kib = 4096). fio's arithmetic, (4k), counts 1024 either way.",
         apply: |d, v| {
             d.kb_base = match v.trim() {
                 "1024" => 1024,
