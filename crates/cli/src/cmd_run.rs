@@ -182,8 +182,11 @@ fn measure(
         say!("{}", start_line(cl, planned));
     }
     line.set_plan(planned);
+    let live = iolab_runner::LiveCounters::default();
     let opts = RunOptions {
         health_every: cl.run.health_interval,
+        live: Some(&live),
+        live_text: Some(live_figures),
         ..RunOptions::on_this_host(clock, &line, cl.run.keep_rseq)
     };
     let mut passes = Vec::new();
@@ -201,6 +204,11 @@ fn measure(
         }
     }
     Ok(iolab_results::repeats::pool(passes).expect("at least one pass ran"))
+}
+
+/// The current rates as fio's ETA line says them (the progress line and SIGUSR1's status).
+pub(crate) fn live_figures(r: &iolab_runner::LiveRates) -> String {
+    iolab_report::format::eta_figures(&r.iops, &r.bytes_per_sec)
 }
 
 /// The run's first line on stderr: what runs, and for how long by the plan.

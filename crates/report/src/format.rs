@@ -34,6 +34,35 @@ pub enum Unit {
     BitPerSec,
 }
 
+/// The current rates as fio's ETA line shows them (`eta.c`'s `gen_eta_str`): the bandwidth
+/// then the IOPS of each direction that moved, `[r=1530MiB/s,w=12.0MiB/s][r=392k,w=3072 IOPS]`,
+/// at fio's 4 significant figures; empty when none did.
+pub fn eta_figures(iops: &[f64; 3], bytes_per_sec: &[f64; 3]) -> String {
+    let has: Vec<usize> = (0..3)
+        .filter(|&d| iops[d] >= 0.5 || bytes_per_sec[d] >= 0.5)
+        .collect();
+    if has.is_empty() {
+        return String::new();
+    }
+    let each = |f: &dyn Fn(usize) -> String| {
+        has.iter()
+            .map(|&d| format!("{}={}", ['r', 'w', 't'][d], f(d)))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let bw = each(&|d| {
+        num2str(
+            bytes_per_sec[d].round() as u64,
+            4,
+            1,
+            true,
+            Unit::BytePerSec,
+        )
+    });
+    let io = each(&|d| num2str(iops[d].round() as u64, 4, 1, false, Unit::None));
+    format!("[{bw}][{io} IOPS]")
+}
+
 /// fio's `num2str()`: `num` (counted in units of `base`) divided by 1000 or 1024 (`pow2`)
 /// until its integer part has at most `maxlen` digits, then as many decimals as still fit in
 /// `maxlen` characters (the point counted), with fio's carry rounding. "27.7k", "1024KiB",
@@ -143,6 +172,19 @@ mod tests {
         assert_eq!(compact(27_740.0), "27.7k");
         assert_eq!(compact(277_400.0), "277k");
         assert_eq!(compact(1_234_000.0), "1.23M");
+    }
+
+    #[test]
+    fn eta_figures_as_fios_eta_line() {
+        assert_eq!(
+            eta_figures(&[392_000.0, 0.0, 0.0], &[1530.0 * 1048576.0, 0.0, 0.0]),
+            "[r=1530MiB/s][r=392k IOPS]"
+        );
+        assert_eq!(
+            eta_figures(&[3072.0, 3072.0, 0.0], &[12582912.0, 12582912.0, 0.0]),
+            "[r=12.0MiB/s,w=12.0MiB/s][r=3072,w=3072 IOPS]"
+        );
+        assert_eq!(eta_figures(&[0.0; 3], &[0.0; 3]), "");
     }
 
     #[test]

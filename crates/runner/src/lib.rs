@@ -43,7 +43,7 @@ pub use iolab_results::{
     Sample, SAMPLE_INTERVAL_NS,
 };
 pub use iolog::{IoEntry, IoLog, WindowEntry};
-pub use live::LiveCounters;
+pub use live::{LiveCounters, LiveRates, RateMeter};
 pub use peers::Peers;
 pub use prepare::{prepare, PreparedJob};
 pub use run::{run_jobs, RunOptions};

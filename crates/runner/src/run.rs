@@ -14,7 +14,7 @@ use iolab_sysinfo::diskstats::{read_diskstats, DiskCounters};
 use crate::exits::ExitScope;
 use crate::flow::flows;
 use crate::gate::StartGate;
-use crate::live::LiveCounters;
+use crate::live::{LiveCounters, LiveRates, RateMeter};
 use crate::plan::wait_targets;
 use crate::polling::IrqWatch;
 use crate::steady::{SteadyMonitor, Tally};
@@ -33,6 +33,9 @@ pub struct RunOptions<'a> {
     /// Totals the workers add to at each sample interval (every 500 ms of measured time), for
     /// a caller that shows live IOPS or MB/s from another thread.
     pub live: Option<&'a LiveCounters>,
+    /// How the progress line and SIGUSR1's status say the current rates from `live`
+    /// (fio's ETA line: `[r=1530MiB/s][r=392k IOPS]`); `None`: time only.
+    pub live_text: Option<fn(&LiveRates) -> String>,
     /// How long a phase with a runtime may run past its planned end before the process gives
     /// up on it (its I/O is stuck in the kernel); `None`: wait for ever, as fio does.
     pub watchdog: Option<std::time::Duration>,
@@ -67,6 +70,7 @@ impl<'a> RunOptions<'a> {
             clock,
             progress: Some(progress),
             live: None,
+            live_text: None,
             watchdog: watchdog_grace(),
             peers: None,
             keep_rseq,
@@ -135,6 +139,27 @@ struct Waiting<'a> {
     /// Which workers burn CPU (cpuio with `exit_on_io_done`) and stop once the others are
     /// done; empty: none do.
     burners: &'a [bool],
+    /// The run's live counters, how to say their rates, and the meter that measures them.
+    live: Option<LiveLine<'a>>,
+}
+
+/// The run's live counters, how to say their rates, and the meter that measures them.
+type LiveLine<'a> = (&'a LiveCounters, fn(&LiveRates) -> String, RateMeter);
+
+impl Waiting<'_> {
+    /// The current rates as the line says them (empty before the first is measured).
+    fn figures(&mut self) -> String {
+        match self.live.as_mut() {
+            Some((live, text, meter)) => {
+                let r = meter.look(live);
+                match r.measured {
+                    true => format!(" {}", text(&r)),
+                    false => String::new(),
+                }
+            }
+            None => String::new(),
+        }
+    }
 }
 
 /// Waits for the workers; with `progress`, prints elapsed against planned time on stderr.
@@ -181,12 +206,16 @@ fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &mut Waiting
             }
         });
         let secs = start.elapsed().as_secs();
+        let figures = w.figures();
         if signal::status_asked() {
-            status_line(secs, planned, handles.len());
+            status_line(secs, planned, handles.len(), &figures, w.live.as_ref());
         }
         if let Some(line) = w.progress {
             let of = planned.map(|p| format!(" of {p} s")).unwrap_or_default();
-            line.draw(format!("{}: {secs} s{of}", w.running), start.elapsed());
+            line.draw(
+                format!("{}: {secs} s{of}{figures}", w.running),
+                start.elapsed(),
+            );
         }
     }
     if let Some(line) = w.progress {
@@ -217,10 +246,30 @@ fn running_text(running: &[&PreparedJob]) -> String {
     }
 }
 
-/// fio's answer to SIGUSR1: where the phase stands, on a line of its own.
-fn status_line(secs: u64, planned: Option<u64>, jobs: usize) {
+/// fio's answer to SIGUSR1: where the phase stands, on a line of its own, with the current
+/// rates and what was done so far per direction.
+fn status_line(
+    secs: u64,
+    planned: Option<u64>,
+    jobs: usize,
+    figures: &str,
+    live: Option<&LiveLine>,
+) {
     let of = planned.map(|p| format!(" of {p} s")).unwrap_or_default();
-    eprintln!("\niolab: status: {secs} s{of}, {jobs} job(s) running");
+    let done = live.map_or(String::new(), |(l, _, _)| {
+        let dirs: Vec<String> = l
+            .by_direction()
+            .iter()
+            .zip(["read", "write", "trim"])
+            .filter(|((ios, _), _)| *ios > 0)
+            .map(|((ios, bytes), d)| format!("{d} {ios} I/Os, {bytes} bytes"))
+            .collect();
+        match dirs.is_empty() {
+            true => String::new(),
+            false => format!("; so far: {}", dirs.join(", ")),
+        }
+    });
+    eprintln!("\niolab: status: {secs} s{of}, {jobs} job(s) running{figures}{done}");
 }
 
 /// Runs `jobs` in phases (each `stonewall` waits for everything before it; jobs within a
@@ -578,6 +627,10 @@ fn run_workers(
             own_flags: &own_flags,
             steady: SteadyMonitor::new(&steady_specs, &tallies, &own_flags),
             burners: &burners,
+            live: opts
+                .live
+                .zip(opts.live_text)
+                .map(|(l, t)| (l, t, RateMeter::new(std::time::Duration::from_secs(1)))),
         };
         let busy = waiting.progress.is_some() || opts.watchdog.is_some() || opts.peers.is_some();
         if busy || !own_flags.is_empty() {

@@ -48,6 +48,7 @@ fn run(spec: &JobSpec, lean: bool) -> JobReport {
         clock: Clock::calibrate(Duration::from_millis(10)),
         progress: None,
         live: None,
+        live_text: None,
         watchdog: None,
         peers: None,
         keep_rseq: false,

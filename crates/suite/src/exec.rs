@@ -192,6 +192,7 @@ impl Executor<'_> {
             clock: self.clock,
             progress: None,
             live: Some(&live),
+            live_text: None,
             watchdog: iolab_runner::run::watchdog_grace(),
             peers: None,
             keep_rseq: false,

@@ -71,30 +71,28 @@ impl Progress {
         total_bytes: Option<u64>,
     ) {
         let begun = Instant::now();
-        let mut last = (Instant::now(), 0u64, 0u64);
-        let mut rate = (0.0f64, 0.0f64);
+        let mut meter = iolab_runner::RateMeter::new(Duration::from_secs(1));
         self.line.set_prefix(self.prefix());
         while !stop.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(250));
-            let (ios, bytes) = live.totals();
-            let dt = last.0.elapsed().as_secs_f64();
-            if ios != last.1 && dt > 0.0 {
-                rate = ((ios - last.1) as f64 / dt, (bytes - last.2) as f64 / dt);
-                last = (Instant::now(), ios, bytes);
-            }
+            let r = meter.look(live);
+            let bytes: u64 = r.totals.iter().map(|t| t.1).sum();
             let body = match total_bytes {
                 Some(t) if t > 0 => {
                     let f = (bytes as f64 / t as f64).min(1.0);
                     format!(
-                        "{label} [{:<20}] {:>3.0}% {:.0} MB/s",
+                        "{label} [{:<20}] {:>3.0}% {}",
                         "#".repeat((f * 20.0) as usize),
                         f * 100.0,
-                        rate.1 / 1e6
+                        iolab_report::format::eta_figures(&r.iops, &r.bytes_per_sec)
                     )
                 }
                 // Nothing is counted during the ramp (and before the first 500 ms sample).
-                _ if ios == 0 => format!("{label} warming up"),
-                _ => format!("{label} {} IOPS", iolab_report::format::compact(rate.0)),
+                _ if !r.measured || bytes == 0 => format!("{label} warming up"),
+                _ => format!(
+                    "{label} {}",
+                    iolab_report::format::eta_figures(&r.iops, &r.bytes_per_sec)
+                ),
             };
             let in_point = begun.elapsed().min(point_planned);
             self.line.draw_at(body, self.done + in_point);

@@ -179,6 +179,15 @@ fn a_run_shows_one_line_that_counts_down_on_the_terminal_and_nothing_on_stdout()
         "{stdout}"
     );
     assert!(stdout.contains("counted: (groupid=0"), "{stdout}");
+    // The current rates, as fio's ETA line shows them, once the first second is measured.
+    let live = frames(&term)
+        .into_iter()
+        .find(|f| f.contains("IOPS]"))
+        .unwrap_or_else(|| panic!("no frame with live figures: {term}"));
+    assert!(
+        live.contains("[r=") && live.contains("iB/s][r=") && !live.contains("w="),
+        "{live}"
+    );
 
     let mut quiet = job.to_vec();
     quiet.push("--quiet");
@@ -208,4 +217,52 @@ fn a_quick_review_shows_its_step_and_the_time_left() {
     assert_eq!(code, 0, "{term}");
     assert_counts_down("review", &term, &["qd1-engines", "transfer-size"]);
     assert!(!stdout.contains("ETA"), "{stdout}");
+    assert!(
+        frames(&term)
+            .iter()
+            .any(|f| f.contains("IOPS]") && f.contains("[r=")),
+        "the review's points show their live figures: {term}"
+    );
+}
+
+/// SIGUSR1 asks for the status: fio prints its current results; iolab says where the run
+/// stands with its current rates and what each direction has done so far.
+#[test]
+fn sigusr1_prints_the_current_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = format!("--filename={}", dir.path().join("f").display());
+    let db = crate::support::test_db();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args([
+            "run",
+            "--name=asked",
+            &f,
+            "--size=4m",
+            "--rw=randrw",
+            "--runtime=4",
+        ])
+        .args(["--time_based", "--output-format=json"])
+        .arg(format!("--db={}", db.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGUSR1) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let status = err
+        .lines()
+        .find(|l| l.starts_with("iolab: status:"))
+        .unwrap_or_else(|| panic!("no status line: {err}"));
+    assert!(
+        status.contains("[r=") && status.contains(",w=") && status.contains("IOPS]"),
+        "{status}"
+    );
+    assert!(
+        status.contains("so far: read ") && status.contains("I/Os"),
+        "{status}"
+    );
 }

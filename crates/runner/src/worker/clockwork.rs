@@ -52,7 +52,7 @@ impl Timeline {
         ramp: Duration,
         runtime: Option<Duration>,
         window: Option<Duration>,
-        tally: bool,
+        tally: Option<Duration>,
         sample_every: Duration,
     ) -> Timeline {
         Timeline {
@@ -67,11 +67,7 @@ impl Timeline {
             window_ticks: window.map_or(0, |d| clock.duration_to_ticks(d).max(1)),
             window_due: u64::MAX,
             floor_due: u64::MAX,
-            tally_ticks: if tally {
-                clock.duration_to_ticks(Duration::from_millis(1)).max(1)
-            } else {
-                0
-            },
+            tally_ticks: tally.map_or(0, |d| clock.duration_to_ticks(d).max(1)),
             tally_due: u64::MAX,
             next_sample: u64::MAX,
             stop_ticks: clock.duration_to_ticks(STOP_CHECK).max(1),

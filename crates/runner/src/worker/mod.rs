@@ -418,6 +418,8 @@ struct LoopState<'a, 'w> {
     interrupted: bool,
     /// The job ran in the lean loop.
     lean: bool,
+    /// Per direction, the (I/Os, bytes) already added to the run's live counters.
+    live_sent: [(u64, u64); 3],
 }
 
 impl<'a, 'w> LoopState<'a, 'w> {
@@ -431,7 +433,12 @@ impl<'a, 'w> LoopState<'a, 'w> {
             spec.ramp_time,
             spec.runtime,
             spec.latency_window,
-            w.tally.is_some(),
+            // Steady state looks every millisecond; a live line, ten times a second.
+            match (w.tally.is_some(), w.live.is_some()) {
+                (true, _) => Some(std::time::Duration::from_millis(1)),
+                (false, true) => Some(std::time::Duration::from_millis(100)),
+                (false, false) => None,
+            },
             std::time::Duration::from_millis(spec.sampling().every_ms as u64),
         );
         let (min, max) = spec.effective_batch_complete();
@@ -453,6 +460,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
             // (its latency_depth then names a depth the engine never reaches).
             search: DepthSearch::new(&spec.lat_target, spec.iodepth, &clock, now),
             restart_when_drained: false,
+            live_sent: [(0, 0); 3],
             max_lat: spec.control.max_latency_ns().map(|ns| match ns {
                 u64::MAX => u64::MAX,
                 ns => clock.ns_to_ticks(ns),
@@ -604,19 +612,28 @@ impl<'a, 'w> LoopState<'a, 'w> {
         }
     }
 
+    /// Adds what was measured since the last call to the run's live counters (a measurement
+    /// that started afresh, after a depth search's drain, counts from its new start).
+    #[cold]
+    fn publish_live(&mut self, live: &LiveCounters) {
+        for (d, s) in self.rec.stats.iter().enumerate() {
+            let sent = &mut self.live_sent[d];
+            if s.ios < sent.0 || s.bytes < sent.1 {
+                *sent = (0, 0);
+            }
+            live.add(d, s.ios - sent.0, s.bytes - sent.1);
+            *sent = (s.ios, s.bytes);
+        }
+    }
+
     /// One bandwidth/IOPS sample per direction for each interval that has ended (an interval
     /// in which nothing completed gets a zero sample), and the summary of each latency window
     /// that has ended. Runs a few times a second, never per I/O.
     #[cold]
     fn take_samples(&mut self, now: u64) -> Result<(), RunError> {
         while now >= self.time.sample_due {
-            let (mut ios, mut bytes) = (0, 0);
             for s in &mut self.rec.stats {
-                let a = s.sample();
-                (ios, bytes) = (ios + a.ios, bytes + a.bytes);
-            }
-            if let Some(live) = self.w.live {
-                live.add(ios, bytes);
+                s.sample();
             }
             self.time.sample_taken();
         }
@@ -629,6 +646,9 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 let st = &self.rec.stats;
                 let ios = st.iter().map(|s| s.ios).sum();
                 t.publish(ios, st.iter().map(|s| s.bytes).sum());
+            }
+            if let Some(live) = self.w.live {
+                self.publish_live(live);
             }
             self.time.tally_taken(now);
         }
