@@ -87,10 +87,27 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         out!("{}", help());
         return Ok(ExitCode::SUCCESS);
     }
+    match crate::fio_help::asked(args) {
+        Some(Ok(text)) => {
+            out!("{text}");
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Err(why)) => return Err(CliError::bad_input(anyhow::anyhow!(why))),
+        None => {}
+    }
     if let Some(launch) = crate::multihost::launched() {
         return crate::multihost::run(args, launch);
     }
     let cl = parse_command_line(args).map_err(CliError::bad_input)?;
+    if cl.run.showcmd {
+        let line = iolab_fio::args::show_command(args, &iolab_fio::jobfile::ProcessEnv)
+            .map_err(CliError::bad_input)?;
+        outln!("{line}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if cl.run.readonly {
+        crate::targets::refuse_writers(&cl.jobs).map_err(CliError::bad_input)?;
+    }
     let groups = group_ids(&cl.jobs);
     if cl.run.parse_only {
         for (spec, g) in cl.jobs.iter().zip(&groups) {
@@ -118,6 +135,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     let logs = planned_log_paths(&cl.jobs);
     let outputs = run_outputs(cl.run.output.as_deref(), &logs);
     let mut jobs = check_all(&cl.jobs, &consent, &outputs, Some(&db_path))?;
+    if cl.run.readonly {
+        crate::targets::refuse_layouts(&jobs).map_err(CliError::bad_input)?;
+    }
     let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
     let protected = protected_paths(&jobs, Some(&db_path));
     let protected: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
@@ -175,7 +195,7 @@ fn measure(
 ) -> Result<iolab_runner::RunOutcome, iolab_runner::RunError> {
     let clock = iolab_runner::run::run_clock(jobs.iter().any(|j| j.spec.lat_split));
     let planned = planned_time(&cl.jobs).map(|p| p * cl.run.repeat);
-    let line = ProgressLine::new(!cl.run.quiet);
+    let line = progress_line(&cl.run);
     // Said where the line is drawn: a log (or a script reading stderr) keeps its one-line
     // errors and gets the results and the end line.
     if !line.is_hidden() {
@@ -204,6 +224,18 @@ fn measure(
         }
     }
     Ok(iolab_results::repeats::pool(passes).expect("at least one pass ran"))
+}
+
+/// The progress line as `--quiet` and fio's `--eta`, `--eta-newline` and `--eta-interval`
+/// ask.
+pub(crate) fn progress_line(o: &iolab_fio::args::RunOpts) -> ProgressLine {
+    use iolab_fio::options::run::Eta;
+    let style = iolab_runner::progress::LineStyle {
+        always: o.eta == Eta::Always,
+        newline_every: o.eta_newline,
+        every: o.eta_interval,
+    };
+    ProgressLine::styled(!o.quiet && o.eta != Eta::Never, style)
 }
 
 /// The current rates as fio's ETA line says them (the progress line and SIGUSR1's status).
@@ -326,6 +358,14 @@ pub(crate) fn write_formats(
                 serde_json::to_writer_pretty(&mut *out, &json(&ctx))
                     .map_err(std::io::Error::from)
                     .and_then(|_| writeln!(out))
+            }
+            OutputFormat::Terse => {
+                let ctx = JsonContext {
+                    global_options: &cl.global_options,
+                    job_options: &cl.job_options,
+                    plus: false,
+                };
+                write!(out, "{}", iolab_fio::terse::terse_v3(&json(&ctx)))
             }
         }
         .context("writing results")

@@ -225,6 +225,9 @@ fn write_curve(out: &mut dyn Write, cl: &CommandLine, points: &[CurvePoint]) -> 
     for f in &cl.run.formats {
         match f {
             OutputFormat::Normal => write_tables(out, cl, points)?,
+            OutputFormat::Terse => anyhow::bail!(
+                "--load-curve has no terse form: a curve is many runs; use normal or json"
+            ),
             OutputFormat::Json | OutputFormat::JsonPlus => {
                 let ctx = JsonContext {
                     global_options: &cl.global_options,

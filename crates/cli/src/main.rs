@@ -44,6 +44,7 @@ mod cmd_shell;
 mod cmd_spdk;
 mod escape;
 mod exit;
+mod fio_help;
 mod flags;
 mod imported;
 mod kv_table;

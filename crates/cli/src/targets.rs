@@ -96,6 +96,46 @@ pub fn lay_out(jobs: &mut [PreparedJob]) -> Result<(), CliError> {
     Ok(())
 }
 
+/// fio's `--readonly`: refuses the first job that would write, trim, delete or truncate,
+/// in fio's words (fio 3.33 still runs filedelete under --readonly, deleting the files).
+pub fn refuse_writers(specs: &[JobSpec]) -> anyhow::Result<()> {
+    use iolab_engine::EngineKind;
+    for s in specs {
+        let what = match s.engine.kind {
+            EngineKind::Filedelete => Some("deletes its files (ioengine=filedelete)".to_string()),
+            EngineKind::Ftruncate => Some("truncates its files (ioengine=ftruncate)".to_string()),
+            _ if s.trims() => Some("trims".to_string()),
+            _ if s.writes() => Some("writes".to_string()),
+            _ if s.files.unlink || s.files.unlink_each_loop => {
+                Some("deletes its files when done (unlink)".to_string())
+            }
+            _ => None,
+        };
+        if let Some(what) = what {
+            anyhow::bail!(
+                "job <{}> {what}, but --readonly says no write, trim, delete or truncate \
+                 (fio: has write or trim bit set, but fio is in read-only mode)",
+                s.name
+            );
+        }
+    }
+    Ok(())
+}
+
+/// fio's `--readonly` before anything is written: a file that would have to be created or
+/// extended is refused (fio: "refusing extend of file due to read-only").
+pub fn refuse_layouts(jobs: &[PreparedJob]) -> anyhow::Result<()> {
+    match layouts_needed(jobs).first() {
+        Some(l) => anyhow::bail!(
+            "{} would be laid out ({} written), but --readonly says no write (fio: refusing \
+             extend of file due to read-only); create the file first or drop --readonly",
+            l.path.display(),
+            iolab_report::format::bytes_binary((l.to_bytes - l.from_bytes) as f64)
+        ),
+        None => Ok(()),
+    }
+}
+
 /// `--output` and every log prefix, as the outputs [`check_all`] checks.
 pub fn run_outputs<'a>(
     output: Option<&'a Path>,

@@ -17,6 +17,9 @@ mod doctor;
 mod figures;
 #[path = "integration/file_setup.rs"]
 mod file_setup;
+/// fio's own command-line options: terse, --section, --readonly, --showcmd, help.
+#[path = "integration/fio_cli.rs"]
+mod fio_cli;
 #[path = "integration/fs_engines.rs"]
 mod fs_engines;
 #[path = "integration/health.rs"]

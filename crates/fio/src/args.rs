@@ -20,6 +20,8 @@ pub enum OutputFormat {
     Json,
     /// fio's `json+`: JSON plus the latency histograms' bins.
     JsonPlus,
+    /// fio's terse (`--minimal`): one semicolon-separated line per job, version 3.
+    Terse,
 }
 
 /// A parsed command line: the jobs plus run-wide settings.
@@ -47,12 +49,13 @@ pub(crate) fn parse_formats(v: &str) -> Result<Vec<OutputFormat>, FioError> {
             "normal" => OutputFormat::Normal,
             "json" => OutputFormat::Json,
             "json+" => OutputFormat::JsonPlus,
+            "terse" => OutputFormat::Terse,
             other => {
                 return Err(FioError::BadValue {
                     name: "output-format".into(),
                     value: other.into(),
-                    reason: "iolab writes normal, json or json+ (a comma list such as \
-                             normal,json gives both)"
+                    reason: "iolab writes normal, json, json+ or terse (a comma list such \
+                             as normal,json gives both)"
                         .into(),
                 })
             }
@@ -75,7 +78,16 @@ pub fn parse_command_line(args: &[String]) -> Result<CommandLine, FioError> {
 pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<CommandLine, FioError> {
     let mut sc = scan(args)?;
     debug_assert!(RUN_OPTIONS.iter().all(|o| find(o.name).is_none()));
-    let files = read_job_files(&sc.job_files, env)?;
+    let mut files = read_job_files(&sc.job_files, env)?;
+    keep_sections(&mut files.jobs, &sc.run.sections)?;
+    if sc.run.minimal {
+        sc.run.formats = vec![OutputFormat::Terse];
+    }
+    let _flags = crate::options::ParseFlags {
+        debug_parse: sc.run.debug.iter().any(|d| d == "parse"),
+        warnings_fatal: sc.run.warnings_fatal,
+    }
+    .set();
     if sc.cl_jobs.is_empty() && sc.job_files.is_empty() {
         let name = vec![("name".into(), Some("iolab".into()))];
         sc.cl_jobs.push((sc.globals.len(), name));
@@ -129,6 +141,12 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
     for s in &mut specs {
         s.fio_order |= o.fio_offsets;
     }
+    let copies: u64 = specs.iter().map(|s| s.numjobs as u64).sum();
+    if let Some(max) = o.max_jobs.filter(|m| copies > *m as u64) {
+        return Err(FioError::Usage(format!(
+            "the jobs make {copies} job copies (numjobs counted), more than --max-jobs={max}"
+        )));
+    }
     Ok(CommandLine {
         jobs: specs,
         job_options,
@@ -136,6 +154,83 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         job_files: sc.job_files,
         run: o,
     })
+}
+
+/// fio's `--section`: only the named job file sections stay (none named: all). A kept job
+/// takes over the wait of a dropped one before it (each job file waits for the one before).
+fn keep_sections(
+    jobs: &mut Vec<crate::jobfile::RawJob>,
+    sections: &[String],
+) -> Result<(), FioError> {
+    if sections.is_empty() {
+        return Ok(());
+    }
+    if let Some(missing) = sections
+        .iter()
+        .find(|s| !jobs.iter().any(|j| &j.name == *s))
+    {
+        let have: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+        return Err(FioError::Usage(format!(
+            "--section={missing}: the job files have no such section (they have: {})",
+            have.join(", ")
+        )));
+    }
+    let mut waits = false;
+    jobs.retain_mut(|j| {
+        waits |= j.waits_for_previous_file;
+        let keep = sections.contains(&j.name);
+        if keep {
+            j.waits_for_previous_file = std::mem::take(&mut waits);
+        }
+        keep
+    });
+    Ok(())
+}
+
+/// fio's `--showcmd`: the jobs of the command line and the job files as one command line,
+/// `iolab run --GLOBAL=V ... --name=JOB --OPTION=V ...` (a section's options in the order
+/// fio applies them), which runs the same jobs.
+pub fn show_command(args: &[String], env: &dyn Env) -> Result<String, FioError> {
+    let sc = scan(args)?;
+    let mut files = read_job_files(&sc.job_files, env)?;
+    keep_sections(&mut files.jobs, &sc.run.sections)?;
+    let mut out = String::from("iolab run");
+    let mut push = |k: &str, v: Option<&str>| {
+        out.push_str(" --");
+        out.push_str(k);
+        if let Some(v) = v {
+            out.push('=');
+            out.push_str(&shell_word(v));
+        }
+    };
+    for (k, v) in &sc.globals {
+        push(k, v.as_deref());
+    }
+    for e in fio_order(&files.globals, |e| &e.key) {
+        push(&e.key, e.value.as_deref());
+    }
+    for (_, job) in &sc.cl_jobs {
+        for (k, v) in job {
+            push(k, v.as_deref());
+        }
+    }
+    for j in &files.jobs {
+        push("name", Some(&j.name));
+        for e in fio_order(&j.entries, |e| &e.key) {
+            push(&e.key, e.value.as_deref());
+        }
+    }
+    Ok(out)
+}
+
+/// A value as a shell takes it back (quoted where it has blanks or shell characters).
+fn shell_word(v: &str) -> String {
+    match v.is_empty()
+        || v.contains(|c: char| c.is_whitespace() || "'\"$\\`;&|<>()*?!#~".contains(c))
+    {
+        true => format!("'{}'", v.replace('\'', "'\\''")),
+        false => v.to_string(),
+    }
 }
 
 /// The command line split up: job options (global, and per `--name=` job), iolab's own run
@@ -200,7 +295,7 @@ fn scan(args: &[String]) -> Result<Scanned, FioError> {
 /// Whether `--key` takes the next argument as its value when written without `=`.
 fn takes_value(key: &str) -> bool {
     match RUN_OPTIONS.iter().find(|o| o.name == key) {
-        Some(o) => !o.is_flag(),
+        Some(o) => o.takes_next(),
         None => find(key).is_some_and(|d| d.kind != ValueKind::Bool),
     }
 }
@@ -368,7 +463,7 @@ mod tests {
         );
         let e = parse_command_line(&args("-x")).unwrap_err();
         assert!(e.to_string().contains("unexpected argument '-x'"), "{e}");
-        let e = parse_command_line(&args("--name=j --filename=/tmp/f --output-format=terse"))
+        let e = parse_command_line(&args("--name=j --filename=/tmp/f --output-format=csv"))
             .unwrap_err();
         assert!(e.to_string().contains("output-format"), "{e}");
         // No filename: fio's default, NAME.COPY.0 (prepare then wants a size to create it).

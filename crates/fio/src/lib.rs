@@ -18,6 +18,7 @@ mod json_repeats;
 mod json_split;
 pub mod logs;
 pub mod options;
+pub mod terse;
 pub mod units;
 
 pub use args::{parse_command_line, parse_command_line_with, CommandLine, OutputFormat};

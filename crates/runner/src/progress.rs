@@ -10,7 +10,7 @@
 
 use std::io::IsTerminal;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
@@ -46,12 +46,29 @@ struct Inner {
     planned: Option<Duration>,
     base: Duration,
     prefix: String,
+    /// When the line last went to a new line (fio's `--eta-newline`, or plain lines).
+    last_line: Option<Instant>,
+}
+
+/// How the line is drawn, as fio's `--eta`, `--eta-newline` and `--eta-interval` ask.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LineStyle {
+    /// Drawn also where stderr is not a terminal (fio's `--eta=always`): there as whole
+    /// lines, one every `every` (default one a second).
+    pub always: bool,
+    /// On a terminal, the line is also kept on a line of its own this often.
+    pub newline_every: Option<Duration>,
+    /// How often the line is redrawn (default 250 ms on a terminal).
+    pub every: Option<Duration>,
 }
 
 /// The progress line (hidden where it may not draw).
 #[derive(Debug)]
 pub struct ProgressLine {
     visible: bool,
+    /// Not a terminal, but asked for (`--eta=always`): whole lines now and then.
+    plain: bool,
+    style: LineStyle,
     inner: Mutex<Inner>,
 }
 
@@ -76,13 +93,22 @@ fn style() -> ProgressStyle {
 impl ProgressLine {
     /// A line on stderr, drawn only when `enabled` and stderr is a terminal.
     pub fn new(enabled: bool) -> ProgressLine {
+        ProgressLine::styled(enabled, LineStyle::default())
+    }
+
+    /// A line drawn as `style` asks (fio's `--eta` options); `enabled` false: never.
+    pub fn styled(enabled: bool, style: LineStyle) -> ProgressLine {
+        let terminal = std::io::stderr().is_terminal();
         ProgressLine {
-            visible: enabled && std::io::stderr().is_terminal(),
+            visible: enabled && terminal,
+            plain: enabled && !terminal && style.always,
+            style,
             inner: Mutex::new(Inner {
                 bar: None,
                 planned: None,
                 base: Duration::ZERO,
                 prefix: String::new(),
+                last_line: None,
             }),
         }
     }
@@ -93,7 +119,25 @@ impl ProgressLine {
     }
 
     pub fn is_hidden(&self) -> bool {
-        !self.visible
+        !self.visible && !self.plain
+    }
+
+    /// A plain line (no terminal): the text with the time left, once per interval.
+    fn plain_line(&self, i: &mut Inner, msg: &str, pos: u64) {
+        let every = self.style.every.or(self.style.newline_every);
+        let every = every.unwrap_or(Duration::from_secs(1));
+        if i.last_line.is_some_and(|t| t.elapsed() < every) {
+            return;
+        }
+        i.last_line = Some(Instant::now());
+        let left = match i.planned {
+            Some(p) => format!(
+                "ETA {}",
+                clock_time(p.saturating_sub(Duration::from_millis(pos)))
+            ),
+            None => "no planned end".into(),
+        };
+        eprintln!("{}{msg} {left}", i.prefix);
     }
 
     fn inner(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -140,6 +184,20 @@ impl ProgressLine {
         let pos = i.planned.map_or(position, |p| position.min(p));
         let pos = pos.as_millis() as u64;
         let msg = printable(msg.into());
+        if self.plain {
+            return self.plain_line(&mut i, &msg, pos);
+        }
+        if i.bar.is_some() {
+            if let Some(every) = self.style.newline_every {
+                let due = i.last_line.map(|t| t.elapsed() >= every);
+                if due != Some(false) {
+                    i.last_line = Some(Instant::now());
+                }
+                if let (Some(true), Some(b)) = (due, &i.bar) {
+                    b.println(format!("{}{msg}", i.prefix));
+                }
+            }
+        }
         if let Some(b) = &i.bar {
             b.set_message(msg);
             b.set_position(pos);
@@ -153,7 +211,11 @@ impl ProgressLine {
         bar.set_message(msg);
         bar.set_position(pos);
         if self.visible {
-            bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
+            let hz = self
+                .style
+                .every
+                .map_or(4, |e| (1000 / e.as_millis().max(50)).clamp(1, 20) as u8);
+            bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(hz));
             bar.tick();
         }
         i.bar = Some(bar);

@@ -149,6 +149,47 @@ fn parse_file_service(v: &str) -> Result<FileService, String> {
     }
 }
 
+/// How options are read in this parse: fio's `--debug=parse` (each option said on stderr as
+/// it is applied) and `--warnings-fatal` (an option accepted only to be ignored is an error).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ParseFlags {
+    pub debug_parse: bool,
+    pub warnings_fatal: bool,
+}
+
+thread_local! {
+    static PARSE_FLAGS: std::cell::Cell<ParseFlags> = const {
+        std::cell::Cell::new(ParseFlags { debug_parse: false, warnings_fatal: false })
+    };
+}
+
+/// Puts the flags back as they were when dropped.
+pub struct ParseFlagsGuard(ParseFlags);
+
+impl Drop for ParseFlagsGuard {
+    fn drop(&mut self) {
+        PARSE_FLAGS.with(|f| f.set(self.0));
+    }
+}
+
+impl ParseFlags {
+    /// In force on this thread until the guard drops.
+    pub fn set(self) -> ParseFlagsGuard {
+        ParseFlagsGuard(PARSE_FLAGS.with(|f| f.replace(self)))
+    }
+}
+
+/// fio's `--debug=parse` lines for one option: the option and its value, and for a number
+/// what it was read as (`ret=0, out=4096`), as fio prints them.
+fn debug_parse(def: &OptionDef, v: &str, kb_base: u64) {
+    eprintln!("parse    handle_option={}, ptr={v}", def.name);
+    if matches!(def.kind, ValueKind::Size | ValueKind::Int) {
+        if let Ok(n) = crate::units::with_kb_base(kb_base, || parse_size(v)) {
+            eprintln!("parse      ret=0, out={n}");
+        }
+    }
+}
+
 /// The log options that may be given bare, meaning "named after the job" (as fio).
 const BARE_LOG_OPTIONS: [&str; 3] = ["write_lat_log", "write_iops_log", "write_bw_log"];
 
@@ -195,6 +236,20 @@ impl JobDraft {
             (None, _) if BARE_LOG_OPTIONS.contains(&def.name) => "",
             (None, _) => return Err(crate::FioError::MissingValue(def.name.to_string())),
         };
+        let flags = PARSE_FLAGS.with(|f| f.get());
+        if flags.debug_parse {
+            debug_parse(def, v, self.kb_base);
+        }
+        if flags.warnings_fatal && def.help.starts_with(crate::options::known::IGNORED_PREFIX) {
+            return Err(crate::FioError::BadValue {
+                name: def.name.to_string(),
+                value: v.to_string(),
+                reason: format!(
+                    "{} (--warnings-fatal: an option read only to be ignored is an error)",
+                    def.help
+                ),
+            });
+        }
         crate::units::with_kb_base(self.kb_base, || (def.apply)(self, v)).map_err(|reason| {
             crate::FioError::BadValue {
                 name: def.name.to_string(),

@@ -15,6 +15,10 @@ pub enum RunSetter {
     Flag(fn(&mut RunOpts) -> &mut bool),
     /// An option with a value: parses and stores it.
     Value(fn(&mut RunOpts, &str) -> Result<(), FioError>),
+    /// An option whose value is optional and given only with `=` (fio's `--cmdhelp[=OPT]`).
+    OptValue(fn(&mut RunOpts, Option<&str>) -> Result<(), FioError>),
+    /// One of fio's command-line options iolab does not take: the reason, said as an error.
+    Refused(&'static str),
 }
 
 /// A run-wide option (not a job option): name, value placeholder (empty for a flag), help,
@@ -30,6 +34,11 @@ impl RunOptionDef {
     /// Whether the option is an on/off flag (takes no following argument as its value).
     pub fn is_flag(&self) -> bool {
         matches!(self.set, RunSetter::Flag(_))
+    }
+
+    /// Whether a value may follow as the next argument (`--output FILE`).
+    pub fn takes_next(&self) -> bool {
+        matches!(self.set, RunSetter::Value(_))
     }
 }
 
@@ -51,6 +60,42 @@ pub struct RunOpts {
     /// How often the drives' health logs are read while the jobs run; `None`: before and
     /// after only.
     pub health_interval: Option<std::time::Duration>,
+    /// fio's `--section`: only these sections of the job files run (none given: all).
+    pub sections: Vec<String>,
+    /// fio's `--minimal`: terse output (as `--output-format=terse`).
+    pub minimal: bool,
+    /// fio's `--readonly`: no job may write, trim, delete, truncate or lay out a file.
+    pub readonly: bool,
+    /// fio's `--eta`: when the progress line is drawn.
+    pub eta: Eta,
+    /// fio's `--eta-newline`: the progress line moves to a new line every so often.
+    pub eta_newline: Option<std::time::Duration>,
+    /// fio's `--eta-interval`: how often the progress line is redrawn.
+    pub eta_interval: Option<std::time::Duration>,
+    /// fio's `--showcmd`: print the jobs as one command line and exit.
+    pub showcmd: bool,
+    /// fio's `--max-jobs`: at most this many job copies.
+    pub max_jobs: Option<u32>,
+    /// fio's `--warnings-fatal`: a warning about the jobs is an error.
+    pub warnings_fatal: bool,
+    /// fio's `--debug`: what to print while parsing and running (`parse` only).
+    pub debug: Vec<String>,
+    /// fio's `--terse-version` (3 by default).
+    pub terse_version: u8,
+    /// fio's `--status-interval`: whole results every so often while the jobs run.
+    pub status_interval: Option<std::time::Duration>,
+    /// fio's `--bandwidth-log`: the run's aggregate bandwidth logs (`agg-read_bw.log`, ...).
+    pub bandwidth_log: bool,
+}
+
+/// fio's `--eta=when`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eta {
+    /// On a terminal only (fio's default).
+    Auto,
+    /// Also when stderr is not a terminal.
+    Always,
+    Never,
 }
 
 impl Default for RunOpts {
@@ -69,6 +114,19 @@ impl Default for RunOpts {
             quiet: false,
             fio_offsets: false,
             health_interval: Some(std::time::Duration::from_secs(10)),
+            sections: Vec::new(),
+            readonly: false,
+            minimal: false,
+            eta: Eta::Auto,
+            eta_newline: None,
+            eta_interval: None,
+            showcmd: false,
+            max_jobs: None,
+            warnings_fatal: false,
+            debug: Vec::new(),
+            terse_version: 3,
+            status_interval: None,
+            bandwidth_log: false,
         }
     }
 }
@@ -89,6 +147,10 @@ pub fn apply(o: &mut RunOpts, name: &str, value: Option<&str>) -> Result<bool, F
         }
         (RunSetter::Value(set), Some(v)) => set(o, v)?,
         (RunSetter::Value(_), None) => return Err(FioError::MissingValue(name.to_string())),
+        (RunSetter::OptValue(set), v) => set(o, v)?,
+        (RunSetter::Refused(why), _) => {
+            return Err(FioError::Usage(format!("--{name}: {why}")));
+        }
     }
     Ok(true)
 }
@@ -130,19 +192,89 @@ fn set_health_interval(o: &mut RunOpts, v: &str) -> Result<(), FioError> {
     Ok(())
 }
 
+/// A positive time for one of fio's intervals (`--status-interval`, `--eta-newline`, ...).
+fn interval(name: &str, v: &str) -> Result<std::time::Duration, FioError> {
+    let t = crate::units::parse_time(v).map_err(|r| bad(name, v, r))?;
+    match t.is_zero() {
+        true => Err(bad(name, v, "must be longer than zero")),
+        false => Ok(t),
+    }
+}
+
+fn set_eta(o: &mut RunOpts, v: &str) -> Result<(), FioError> {
+    o.eta = match v.trim() {
+        "auto" => Eta::Auto,
+        "always" => Eta::Always,
+        "never" => Eta::Never,
+        _ => return Err(bad("eta", v, "fio's choices: always, never or auto")),
+    };
+    Ok(())
+}
+
+fn set_terse_version(o: &mut RunOpts, v: &str) -> Result<(), FioError> {
+    o.terse_version = match v.trim() {
+        "3" => 3,
+        "2" | "4" | "5" => {
+            return Err(bad(
+                "terse-version",
+                v,
+                "iolab writes fio's terse version 3 (fio's default), not 2, 4 or 5",
+            ))
+        }
+        _ => {
+            return Err(bad(
+                "terse-version",
+                v,
+                "fio's terse versions are 2, 3, 4 and 5",
+            ))
+        }
+    };
+    Ok(())
+}
+
+fn set_debug(o: &mut RunOpts, v: Option<&str>) -> Result<(), FioError> {
+    let v = v.unwrap_or("");
+    for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part {
+            "parse" => o.debug.push(part.to_string()),
+            "?" | "help" => {
+                return Err(FioError::Usage(
+                    "--debug: iolab prints fio's `parse` category (each option as it is read); \
+                     for what a run does, see its JSON's iolab section and iolab doctor"
+                        .into(),
+                ))
+            }
+            other => {
+                return Err(bad(
+                    "debug",
+                    other,
+                    "iolab has fio's `parse` category only (process, file, io, mem, ... are \
+                     fio's internals)",
+                ))
+            }
+        }
+    }
+    if o.debug.is_empty() {
+        return Err(bad("debug", v, "name a category: parse"));
+    }
+    Ok(())
+}
+
 fn set_load_curve(o: &mut RunOpts, v: &str) -> Result<(), FioError> {
     let curve = iolab_job::LoadCurve::parse(v).map_err(|r| bad("load-curve", v, r))?;
     o.load_curve = Some(curve);
     Ok(())
 }
 
-/// Run-wide options, for `--help` and the README.
+/// Run-wide options, for `--help` and the README: iolab's own, then fio's command-line
+/// options (`fio --help`), each with fio's meaning or refused with the reason.
 pub static RUN_OPTIONS: &[RunOptionDef] = &[
     RunOptionDef {
         name: "output-format",
-        value: "normal|json|json+[,..]",
+        value: "normal|json|json+|terse[,..]",
         help: "normal: fio's report layout; json: fio's JSON schema (extras under \"iolab\"); \
-               json+: JSON with the latency histograms' bins. A comma list prints each.",
+               json+: JSON with the latency histograms' bins; terse: fio's semicolon-separated \
+               line per job (version 3). A comma list prints each.",
         set: RunSetter::Value(|o, v| {
             o.formats = crate::args::parse_formats(v)?;
             Ok(())
@@ -252,5 +384,231 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
                size-based job), stop it on every host, so stragglers do not stretch the \
                aggregate's window (IOR's stonewalling). See docs/multihost.md.",
         set: RunSetter::Flag(|o| &mut o.stonewall_hosts),
+    },
+    RunOptionDef {
+        name: "section",
+        value: "NAME",
+        help: "Run only the job file section NAME ([global] sections always apply); give it \
+               again for more sections, as fio.",
+        set: RunSetter::Value(|o, v| {
+            o.sections.push(v.trim().to_string());
+            Ok(())
+        }),
+    },
+    RunOptionDef {
+        name: "readonly",
+        value: "",
+        help: "fio's safety check: refuse any job that writes, trims, deletes (filedelete, \
+               unlink) or truncates (ftruncate), or whose file would have to be laid out or \
+               extended; nothing is written. (fio 3.33 still deletes a filedelete job's files \
+               under --readonly; iolab refuses the job.)",
+        set: RunSetter::Flag(|o| &mut o.readonly),
+    },
+    RunOptionDef {
+        name: "minimal",
+        value: "",
+        help: "fio's terse output (as --output-format=terse): one line of semicolon-separated \
+               figures per job, terse version 3.",
+        set: RunSetter::Flag(|o| &mut o.minimal),
+    },
+    RunOptionDef {
+        name: "terse-version",
+        value: "3",
+        help: "The terse format's version: 3 (fio's default, the one iolab writes).",
+        set: RunSetter::Value(set_terse_version),
+    },
+    RunOptionDef {
+        name: "status-interval",
+        value: "TIME",
+        help: "Print the whole results so far every TIME while the jobs run, in the output \
+               format asked for (each a JSON document with json), as fio does; the final \
+               results follow as usual.",
+        set: RunSetter::Value(|o, v| {
+            o.status_interval = Some(interval("status-interval", v)?);
+            Ok(())
+        }),
+    },
+    RunOptionDef {
+        name: "eta",
+        value: "auto|always|never",
+        help: "When the progress line (fio's ETA line) is drawn: on a terminal (auto, the \
+               default), also when stderr is not one (always), or never (as --quiet).",
+        set: RunSetter::Value(set_eta),
+    },
+    RunOptionDef {
+        name: "eta-newline",
+        value: "TIME",
+        help: "Start the progress line afresh on a new line every TIME (a log keeps each).",
+        set: RunSetter::Value(|o, v| {
+            o.eta_newline = Some(interval("eta-newline", v)?);
+            Ok(())
+        }),
+    },
+    RunOptionDef {
+        name: "eta-interval",
+        value: "TIME",
+        help: "How often the progress line is redrawn (default 250ms).",
+        set: RunSetter::Value(|o, v| {
+            o.eta_interval = Some(interval("eta-interval", v)?);
+            Ok(())
+        }),
+    },
+    RunOptionDef {
+        name: "showcmd",
+        value: "",
+        help: "Print the job files' jobs as one iolab run command line (fio's --showcmd) and \
+               exit without running them.",
+        set: RunSetter::Flag(|o| &mut o.showcmd),
+    },
+    RunOptionDef {
+        name: "cmdhelp",
+        value: "[=OPTION]",
+        help: "Without a value: every job option with its one-line help, as fio lists them. \
+               With one (or all): that option's help in fio's layout.",
+        set: RunSetter::OptValue(|_, _| Ok(())),
+    },
+    RunOptionDef {
+        name: "enghelp",
+        value: "[=ENGINE]",
+        help: "Without a value: the I/O engines iolab has. With one: that engine's own \
+               options.",
+        set: RunSetter::OptValue(|_, _| Ok(())),
+    },
+    RunOptionDef {
+        name: "bandwidth-log",
+        value: "",
+        help: "Write the run's aggregate bandwidth logs, agg-read_bw.log, agg-write_bw.log \
+               and agg-trim_bw.log, in fio's log format (the sum of every job's samples).",
+        set: RunSetter::Flag(|o| &mut o.bandwidth_log),
+    },
+    RunOptionDef {
+        name: "warnings-fatal",
+        value: "",
+        help: "A warning about the jobs (an option fio would ignore, a value adjusted) is an \
+               error: exit 2, nothing written.",
+        set: RunSetter::Flag(|o| &mut o.warnings_fatal),
+    },
+    RunOptionDef {
+        name: "max-jobs",
+        value: "N",
+        help: "Refuse a run of more than N job copies (numjobs counted), as fio's limit.",
+        set: RunSetter::Value(|o, v| {
+            o.max_jobs = Some(match v.trim().parse::<u32>() {
+                Ok(n) if n > 0 => n,
+                _ => return Err(bad("max-jobs", v, "give a number of jobs, 1 or more")),
+            });
+            Ok(())
+        }),
+    },
+    RunOptionDef {
+        name: "debug",
+        value: "parse",
+        help: "fio's debug output; iolab has its parse category: each option as iolab reads \
+               it (`parse  option=bs, value=4k -> 4096`) on stderr.",
+        set: RunSetter::OptValue(set_debug),
+    },
+    RunOptionDef {
+        name: "alloc-size",
+        value: "KB",
+        help: "fio's shared-memory pool size; iolab has no such pool, so it is read and \
+               ignored.",
+        set: RunSetter::Value(|_, v| {
+            crate::units::parse_size(v).map_err(|r| bad("alloc-size", v, r))?;
+            Ok(())
+        }),
+    },
+    RunOptionDef {
+        name: "client",
+        value: "",
+        help: "",
+        set: RunSetter::Refused(
+            "iolab has no fio server protocol; it runs one job on many hosts under mpirun \
+             instead (one process per host, the results joined as fio's client output is): \
+             see docs/multihost.md",
+        ),
+    },
+    RunOptionDef {
+        name: "server",
+        value: "",
+        help: "",
+        set: RunSetter::Refused(
+            "iolab has no fio server protocol; run iolab on each host under mpirun instead: \
+             see docs/multihost.md",
+        ),
+    },
+    RunOptionDef {
+        name: "daemonize",
+        value: "",
+        help: "",
+        set: RunSetter::Refused("goes with --server, which iolab does not have (see docs/multihost.md)"),
+    },
+    RunOptionDef {
+        name: "remote-config",
+        value: "",
+        help: "",
+        set: RunSetter::Refused("goes with --client, which iolab does not have (see docs/multihost.md)"),
+    },
+    RunOptionDef {
+        name: "idle-prof",
+        value: "",
+        help: "",
+        set: RunSetter::Refused(
+            "iolab does not measure CPU idleness with spinning threads; every job's CPU use is \
+             in its cpu line, and iolab doctor says what else loads the machine",
+        ),
+    },
+    RunOptionDef {
+        name: "inflate-log",
+        value: "",
+        help: "",
+        set: RunSetter::Refused("iolab writes its logs uncompressed (no log_compression), so there is nothing to inflate"),
+    },
+    RunOptionDef {
+        name: "trigger-file",
+        value: "",
+        help: "",
+        set: RunSetter::Refused("iolab has no triggers; stop a run with SIGINT or SIGTERM (its results are kept)"),
+    },
+    RunOptionDef {
+        name: "trigger-timeout",
+        value: "",
+        help: "",
+        set: RunSetter::Refused("iolab has no triggers; a job's runtime bounds it"),
+    },
+    RunOptionDef {
+        name: "trigger",
+        value: "",
+        help: "",
+        set: RunSetter::Refused("iolab has no triggers"),
+    },
+    RunOptionDef {
+        name: "trigger-remote",
+        value: "",
+        help: "",
+        set: RunSetter::Refused("iolab has no triggers (nor fio's server)"),
+    },
+    RunOptionDef {
+        name: "aux-path",
+        value: "",
+        help: "",
+        set: RunSetter::Refused("iolab keeps no state files beside the run; its results go to the database (--db)"),
+    },
+    RunOptionDef {
+        name: "cpuclock-test",
+        value: "",
+        help: "",
+        set: RunSetter::Refused("iolab's clock is calibrated every run; iolab doctor shows the clock source"),
+    },
+    RunOptionDef {
+        name: "crctest",
+        value: "",
+        help: "",
+        set: RunSetter::Refused("iolab has no checksum benchmark; verify's checksums are fio's"),
+    },
+    RunOptionDef {
+        name: "merge-blktrace-only",
+        value: "",
+        help: "",
+        set: RunSetter::Refused("iolab replays blktrace files (read_iolog) but does not merge them; merge_blktrace_file is not supported"),
     },
 ];
