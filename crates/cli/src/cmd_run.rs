@@ -108,6 +108,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     if cl.run.readonly {
         crate::targets::refuse_writers(&cl.jobs).map_err(CliError::bad_input)?;
     }
+    if cl.run.bandwidth_log {
+        bandwidth_log_fits(&cl.jobs).map_err(CliError::bad_input)?;
+    }
     let groups = group_ids(&cl.jobs);
     if cl.run.parse_only {
         for (spec, g) in cl.jobs.iter().zip(&groups) {
@@ -151,7 +154,23 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     let run_id = store
         .begin_run("run", &command_line(args))
         .map_err(CliError::failed)?;
-    let outcome = match measure(&jobs, &cl) {
+    // fio's --status-interval: the whole results so far, every so often, where the final
+    // results go.
+    let board = cl
+        .run
+        .status_interval
+        .map(iolab_runner::status::StatusBoard::new);
+    let sink = std::cell::RefCell::new(&mut out);
+    let print = |o: &iolab_runner::RunOutcome| {
+        let mut w = sink.borrow_mut();
+        let _ = write_results(&mut **w, &cl, &groups, o).map(|_| w.flush());
+    };
+    let status = board
+        .as_ref()
+        .map(|b| (b, iolab_runner::status::StatusPrint(&print)));
+    let measured = measure(&jobs, &cl, status);
+    let out = sink.into_inner();
+    let outcome = match measured {
         Ok(o) => o,
         Err(e) => {
             let _ = store.finish_run(run_id, RunStatus::Failed);
@@ -160,13 +179,16 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     };
     // Results first: what was measured reaches the user and the store before a side file
     // (a log, an iolog) can fail; such a failure is one line and the exit status.
-    let shown = write_results(&mut out, &cl, &groups, &outcome).and_then(|_| {
+    let shown = write_results(&mut *out, &cl, &groups, &outcome).and_then(|_| {
         out.flush()
             .context("writing results")
             .map_err(CliError::failed)
     });
     let saved = save(&mut store, run_id, &outcome, &cl.job_options);
-    let logged = write_logs(&outcome, &protected);
+    let logged = write_logs(&outcome, &protected).and_then(|_| match cl.run.bandwidth_log {
+        true => write_bandwidth_logs(&outcome, &cl.jobs, &protected),
+        false => Ok(()),
+    });
     say_saved(&saved, run_id, &db_path);
     shown?;
     if let Err(e) = &logged {
@@ -192,6 +214,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
 fn measure(
     jobs: &[iolab_runner::PreparedJob],
     cl: &iolab_fio::CommandLine,
+    status: Option<(
+        &iolab_runner::status::StatusBoard,
+        iolab_runner::status::StatusPrint,
+    )>,
 ) -> Result<iolab_runner::RunOutcome, iolab_runner::RunError> {
     let clock = iolab_runner::run::run_clock(jobs.iter().any(|j| j.spec.lat_split));
     let planned = planned_time(&cl.jobs).map(|p| p * cl.run.repeat);
@@ -207,6 +233,7 @@ fn measure(
         health_every: cl.run.health_interval,
         live: Some(&live),
         live_text: Some(live_figures),
+        status,
         ..RunOptions::on_this_host(clock, &line, cl.run.keep_rseq)
     };
     let mut passes = Vec::new();
@@ -287,6 +314,43 @@ fn save(
 ) -> anyhow::Result<()> {
     store.add_outcome(run_id, outcome, job_options)?;
     store.finish_run(run_id, status_of(outcome))?;
+    Ok(())
+}
+
+/// fio's `--bandwidth-log` sums the jobs' samples interval by interval: the jobs must run
+/// side by side (one phase) and sample alike.
+fn bandwidth_log_fits(jobs: &[iolab_job::JobSpec]) -> anyhow::Result<()> {
+    let phases = iolab_runner::plan::phases(jobs).len();
+    if phases > 1 {
+        anyhow::bail!(
+            "--bandwidth-log: the jobs run in {phases} phases (stonewall, or several job \
+             files); iolab sums jobs that run side by side, so run each phase on its own"
+        );
+    }
+    let mut every = jobs.iter().map(|j| j.sampling().every_ms);
+    let first = every.next();
+    if every.any(|e| Some(e) != first) {
+        anyhow::bail!("--bandwidth-log: the jobs sample at different log_avg_msec; give them one");
+    }
+    Ok(())
+}
+
+/// fio's `--bandwidth-log`: `agg-read_bw.log`, `agg-write_bw.log` and `agg-trim_bw.log` in
+/// the working directory, through the guard as every log.
+fn write_bandwidth_logs(
+    outcome: &iolab_runner::RunOutcome,
+    jobs: &[iolab_job::JobSpec],
+    protected: &[&Path],
+) -> Result<(), CliError> {
+    let every = jobs.first().map_or(500, |j| j.sampling().every_ms);
+    for (name, text) in iolab_fio::logs::aggregate_bw(outcome, every) {
+        let path = Path::new(&name);
+        output::open_log(path, protected)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .with_context(|| format!("writing {name}"))
+            .map_err(CliError::failed)?;
+    }
+    say!("iolab: wrote agg-read_bw.log, agg-write_bw.log and agg-trim_bw.log");
     Ok(())
 }
 

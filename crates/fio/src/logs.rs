@@ -250,6 +250,41 @@ pub fn planned_log_paths(specs: &[iolab_job::JobSpec]) -> Vec<PathBuf> {
     out
 }
 
+/// fio's `--bandwidth-log`: the run's aggregate bandwidth per direction (`agg-read_bw.log`,
+/// `agg-write_bw.log`, `agg-trim_bw.log`), one line per sampling interval of `every_ms`:
+/// the sum over every job of the bytes done in it, in KiB/s, as fio 3.42 writes it (`time,
+/// KiB/s, direction, 0, 0`). The jobs' samples are summed by interval from each job's start
+/// of measurement, so the run must be one phase (its jobs side by side).
+pub fn aggregate_bw(out: &RunOutcome, every_ms: u32) -> [(String, String); 3] {
+    let every_ms = every_ms.max(1) as u64;
+    // Every direction has a line per interval, zero where it did nothing (as fio).
+    let intervals = out
+        .jobs
+        .iter()
+        .flat_map(|j| j.dirs.iter().flatten())
+        .map(|d| d.samples.len())
+        .max()
+        .unwrap_or(0);
+    std::array::from_fn(|d| {
+        let mut sums: Vec<u64> = vec![0; intervals];
+        for dir in out.jobs.iter().filter_map(|j| j.dirs[d].as_ref()) {
+            for (k, s) in dir.samples.iter().enumerate() {
+                sums[k] += s.bytes;
+            }
+        }
+        let text: String = sums
+            .iter()
+            .enumerate()
+            .map(|(k, bytes)| {
+                let kib_s = bytes * 1000 / every_ms / 1024;
+                format!("{}, {kib_s}, {d}, 0, 0\n", (k as u64 + 1) * every_ms)
+            })
+            .collect();
+        let name = ["agg-read_bw.log", "agg-write_bw.log", "agg-trim_bw.log"][d];
+        (name.to_string(), text)
+    })
+}
+
 /// Writes the run's log files; returns their paths.
 /// `create` opens each log file for writing (the caller's guard decides on the descriptor).
 pub fn write_logs(

@@ -32,6 +32,7 @@ mod rseq;
 pub mod run;
 pub mod signal;
 mod split;
+pub mod status;
 mod steady;
 mod watchdog;
 mod worker;

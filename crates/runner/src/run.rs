@@ -36,6 +36,12 @@ pub struct RunOptions<'a> {
     /// How the progress line and SIGUSR1's status say the current rates from `live`
     /// (fio's ETA line: `[r=1530MiB/s][r=392k IOPS]`); `None`: time only.
     pub live_text: Option<fn(&LiveRates) -> String>,
+    /// Whole interim results every so often (fio's `--status-interval`), printed by the
+    /// board's caller.
+    pub status: Option<(
+        &'a crate::status::StatusBoard,
+        crate::status::StatusPrint<'a>,
+    )>,
     /// How long a phase with a runtime may run past its planned end before the process gives
     /// up on it (its I/O is stuck in the kernel); `None`: wait for ever, as fio does.
     pub watchdog: Option<std::time::Duration>,
@@ -71,6 +77,7 @@ impl<'a> RunOptions<'a> {
             progress: Some(progress),
             live: None,
             live_text: None,
+            status: None,
             watchdog: watchdog_grace(),
             peers: None,
             keep_rseq,
@@ -141,7 +148,16 @@ struct Waiting<'a> {
     burners: &'a [bool],
     /// The run's live counters, how to say their rates, and the meter that measures them.
     live: Option<LiveLine<'a>>,
+    /// Interim results (fio's `--status-interval`): when to ask, and how a worker's answer
+    /// becomes a report.
+    status: Option<(crate::status::StatusWait<'a>, StatusReports<'a>)>,
 }
+
+/// How a worker's interim answer becomes a report, and how reports are put together.
+type StatusReports<'a> = (
+    &'a dyn Fn(usize, WorkerResult) -> JobReport,
+    &'a dyn Fn(&mut Vec<JobReport>, JobReport),
+);
 
 /// The run's live counters, how to say their rates, and the meter that measures them.
 type LiveLine<'a> = (&'a LiveCounters, fn(&LiveRates) -> String, RateMeter);
@@ -207,6 +223,14 @@ fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &mut Waiting
         });
         let secs = start.elapsed().as_secs();
         let figures = w.figures();
+        if let Some((s, (report, merge))) = w.status.as_mut() {
+            s.tick(
+                handles.len(),
+                |n| handles[n].is_finished(),
+                |n, r| report(n, r),
+                |reports, r| merge(reports, r),
+            );
+        }
         if signal::status_asked() {
             status_line(secs, planned, handles.len(), &figures, w.live.as_ref());
         }
@@ -326,19 +350,12 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
             on_any_end,
             stop_burners,
         };
+        let over = reports.len();
         for report in run_phase(jobs, phase, &groups, at, opts)? {
-            // Merge into the previous report when both report as a group and share it
-            // (copies of one job are consecutive, and so are a group's jobs).
-            match reports.last_mut() {
-                Some(last)
-                    if jobs[report.job_index].spec.group_reporting
-                        && jobs[last.job_index].spec.group_reporting
-                        && last.group_id == report.group_id =>
-                {
-                    last.merge(&report)
-                }
-                _ => reports.push(report),
-            }
+            push_report(jobs, &mut reports, report);
+        }
+        if let Some((b, _)) = opts.status {
+            b.phase_over(&reports[over.min(reports.len())..]);
         }
     }
     remark_written(jobs);
@@ -354,6 +371,21 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
         interrupted,
         health: health.finish(),
     })
+}
+
+/// Puts a report after the others, merged into the previous one when both report as a
+/// group and share it (copies of one job are consecutive, and so are a group's jobs).
+fn push_report(jobs: &[PreparedJob], reports: &mut Vec<JobReport>, report: JobReport) {
+    match reports.last_mut() {
+        Some(last)
+            if jobs[report.job_index].spec.group_reporting
+                && jobs[last.job_index].spec.group_reporting
+                && last.group_id == report.group_id =>
+        {
+            last.merge(&report)
+        }
+        _ => reports.push(report),
+    }
 }
 
 /// Files iolab made and the run wrote carry their new length and time in iolab's mark, so
@@ -586,6 +618,7 @@ fn run_workers(
                     stop: own_flags.get(n).unwrap_or(stop),
                     started: Cell::new(false),
                     live: opts.live,
+                    status: opts.status.map(|(b, _)| (b, n)),
                     flows: &flows,
                     running: &running,
                     waits_on: targets.get(i).copied().flatten(),
@@ -619,6 +652,11 @@ fn run_workers(
         let handles: Vec<_> = handles.into_iter().flatten().collect();
         let running: Vec<&PreparedJob> = workers.iter().map(|&(i, _)| &jobs[i]).collect();
         let watchdog = Watchdog::start(&running, opts.watchdog);
+        let as_report = |n: usize, w: WorkerResult| {
+            let i = workers[n].0;
+            report_of(&jobs[i], i, groups[i], w, opts)
+        };
+        let merge = |reports: &mut Vec<JobReport>, r: JobReport| push_report(jobs, reports, r);
         let mut waiting = Waiting {
             progress: opts.progress.filter(|l| !l.is_hidden()),
             running: running_text(&running),
@@ -631,8 +669,21 @@ fn run_workers(
                 .live
                 .zip(opts.live_text)
                 .map(|(l, t)| (l, t, RateMeter::new(std::time::Duration::from_secs(1)))),
+            status: opts.status.map(|(b, print)| {
+                let wait = crate::status::StatusWait::new(
+                    b,
+                    print,
+                    opts.clock.timebase(),
+                    SystemTime::now(),
+                );
+                let reports: StatusReports = (&as_report, &merge);
+                (wait, reports)
+            }),
         };
-        let busy = waiting.progress.is_some() || opts.watchdog.is_some() || opts.peers.is_some();
+        let busy = waiting.progress.is_some()
+            || opts.watchdog.is_some()
+            || opts.peers.is_some()
+            || waiting.status.is_some();
         if busy || !own_flags.is_empty() {
             wait_for(&handles, &mut waiting);
         }

@@ -49,6 +49,7 @@ fn run(spec: &JobSpec, lean: bool) -> JobReport {
         progress: None,
         live: None,
         live_text: None,
+        status: None,
         watchdog: None,
         peers: None,
         keep_rseq: false,

@@ -29,6 +29,7 @@ fn windows_cover_the_run_and_live_counters_add_up() {
             progress: None,
             live: Some(&live),
             live_text: None,
+            status: None,
             watchdog: None,
             peers: None,
             keep_rseq: false,

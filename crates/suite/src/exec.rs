@@ -193,6 +193,7 @@ impl Executor<'_> {
             progress: None,
             live: Some(&live),
             live_text: None,
+            status: None,
             watchdog: iolab_runner::run::watchdog_grace(),
             peers: None,
             keep_rseq: false,

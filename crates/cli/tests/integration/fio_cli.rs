@@ -346,3 +346,123 @@ fn client_and_server_are_refused_with_the_way_iolab_runs_many_hosts() {
     let out = iolab(&["run", "--server"]);
     assert!(out.stderr.contains("docs/multihost.md"), "{}", out.stderr);
 }
+
+/// Splits a stream of JSON documents printed one after another.
+fn documents(text: &str) -> Vec<serde_json::Value> {
+    serde_json::Deserializer::from_str(text)
+        .into_iter::<serde_json::Value>()
+        .map(|d| d.expect("a JSON document"))
+        .collect()
+}
+
+#[test]
+fn status_interval_prints_the_results_so_far_while_the_jobs_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = format!("--filename={}", dir.path().join("f").display());
+    let out = iolab(&[
+        "run",
+        "--status-interval=1",
+        "--output-format=json",
+        "--name=s",
+        &f,
+        "--size=4m",
+        "--rw=randread",
+        "--runtime=3",
+        "--time_based",
+        &db(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let docs = documents(&out.stdout);
+    assert!(docs.len() >= 3, "{} documents", docs.len());
+    let ios: Vec<u64> = docs
+        .iter()
+        .map(|d| d["jobs"][0]["read"]["total_ios"].as_u64().unwrap())
+        .collect();
+    assert!(ios.windows(2).all(|w| w[0] < w[1]), "growing: {ios:?}");
+    let runtimes: Vec<u64> = docs
+        .iter()
+        .map(|d| d["jobs"][0]["read"]["runtime"].as_u64().unwrap())
+        .collect();
+    assert!(runtimes[0] >= 900 && runtimes[0] < 2500, "{runtimes:?}");
+    assert!(*runtimes.last().unwrap() >= 2900, "{runtimes:?}");
+}
+
+#[test]
+fn bandwidth_log_writes_the_runs_aggregate_bandwidth() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = |n: &str| format!("--filename={}", dir.path().join(n).display());
+    let (a, b) = (f("a"), f("b"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--bandwidth-log",
+            "--size=4m",
+            "--runtime=2",
+            "--time_based",
+        ])
+        .args([
+            "--output-format=json",
+            "--name=a",
+            &a,
+            "--rw=randread",
+            "--name=b",
+            &b,
+        ])
+        .args(["--rw=randwrite", &db()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = &documents(&stdout)[0];
+    let read = std::fs::read_to_string(dir.path().join("agg-read_bw.log")).unwrap();
+    let write = std::fs::read_to_string(dir.path().join("agg-write_bw.log")).unwrap();
+    let trim = std::fs::read_to_string(dir.path().join("agg-trim_bw.log")).unwrap();
+    assert_eq!(read.lines().count(), 3, "{read}");
+    assert_eq!(trim.lines().count(), 3, "{trim}");
+    assert!(read.lines().all(|l| l.ends_with(", 0, 0, 0")), "{read}");
+    assert!(write.lines().all(|l| l.ends_with(", 1, 0, 0")), "{write}");
+    assert!(
+        trim.lines().all(|l| l.split(", ").nth(1) == Some("0")),
+        "{trim}"
+    );
+    // The aggregate is the jobs' samples summed: each line's KiB/s against the jobs' mean.
+    let mean = |log: &str| {
+        let v: Vec<f64> = log
+            .lines()
+            .map(|l| l.split(", ").nth(1).unwrap().parse().unwrap())
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    let job_bw = |k: usize, d: &str| doc["jobs"][k][d]["bw_mean"].as_f64().unwrap();
+    let (r, w) = (mean(&read), mean(&write));
+    assert!(
+        (r - job_bw(0, "read")).abs() <= r * 0.02,
+        "{r} against {}",
+        job_bw(0, "read")
+    );
+    assert!(
+        (w - job_bw(1, "write")).abs() <= w * 0.02,
+        "{w} against {}",
+        job_bw(1, "write")
+    );
+    // Phases one after another are refused: their samples do not line up.
+    let out = iolab(&[
+        "run",
+        "--bandwidth-log",
+        "--name=a",
+        &a,
+        "--size=1m",
+        "--name=b",
+        &b,
+        "--stonewall",
+        "--size=1m",
+        &db(),
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("phases"), "{}", out.stderr);
+}

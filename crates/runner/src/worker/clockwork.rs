@@ -41,7 +41,7 @@ pub(super) struct Timeline {
     /// Ticks between looks at the stop flag, and when the next is due.
     stop_ticks: u64,
     stop_due: u64,
-    cpu_start: CpuSnapshot,
+    pub cpu_start: CpuSnapshot,
     pub cpu_used: CpuSnapshot,
 }
 

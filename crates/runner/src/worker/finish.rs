@@ -116,6 +116,52 @@ impl LoopState<'_, '_> {
         }
     }
 
+    /// A copy of what was measured so far, for an interim status (fio's
+    /// `--status-interval`): the directions' figures, the time measured, the CPU used.
+    #[cold]
+    pub(super) fn snapshot(&self) -> WorkerResult {
+        let spec = &self.w.job.spec;
+        let sync = self.synchronous;
+        let issued = [
+            spec.reads() || self.verify.is_some(),
+            spec.writes(),
+            spec.trims(),
+        ]
+        .map(|i| i && self.time.measuring);
+        let [read, write, trim] = self.rec.stats.clone();
+        let now = self.clock.now();
+        let runtime_ticks = match self.time.measuring {
+            true => now.saturating_sub(self.time.measure_start),
+            false => 0,
+        };
+        WorkerResult {
+            dirs: [
+                issued[0].then(|| dir_result(read, sync, spec.sampling())),
+                issued[1].then(|| dir_result(write, sync, spec.sampling())),
+                issued[2].then(|| dir_result(trim, sync, spec.sampling())),
+            ],
+            runtime_ticks,
+            elapsed_ticks: runtime_ticks,
+            cpu: CpuSnapshot::of_current_thread().since(&self.time.cpu_start),
+            depth: match sync {
+                true => sync_depth(&self.rec.stats),
+                false => self.rec.depth,
+            },
+            sync: None,
+            log: None,
+            trace: None,
+            errors: self.errors.result(),
+            zone_resets: self.issue.zbd.as_ref().map_or(0, |z| z.resets),
+            notes: Vec::new(),
+            fallback: None,
+            engine_setup: None,
+            interrupted: false,
+            steady: None,
+            error: None,
+            lat_target: None,
+        }
+    }
+
     fn take_log(&mut self) -> Option<IoLog> {
         let tick_ms = self.clock.ticks_to_ns(1_000_000) / 1e12;
         let end = self.time.measure_end;

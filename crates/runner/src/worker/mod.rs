@@ -65,6 +65,7 @@ pub(crate) fn verify_unfit(spec: &iolab_job::JobSpec) -> Option<String> {
     Verifier::unfit(spec)
 }
 
+#[derive(Debug)]
 pub(crate) struct WorkerResult {
     pub dirs: [Option<DirResult>; Direction::COUNT],
     pub runtime_ticks: u64,
@@ -110,6 +111,9 @@ pub(crate) struct Worker<'a> {
     pub started: Cell<bool>,
     /// Shared running totals for a live progress line, updated once per sample interval.
     pub live: Option<&'a LiveCounters>,
+    /// Where interim results are asked for (fio's `--status-interval`), and this worker's
+    /// place among the phase's workers.
+    pub status: Option<(&'a crate::status::StatusBoard, usize)>,
     /// The phase's flow groups (fio's `flow_id`).
     pub flows: &'a [Flow],
     /// Copies still running, per job of the run; and the job this one waits for (`wait_for`).
@@ -326,6 +330,7 @@ impl EngineVisitor for Looper<'_, '_> {
         }
         let mut st = LoopState::new(self.w, self.seed, self.fds);
         let sync = engine.capabilities().synchronous;
+        st.synchronous = sync;
         let spec = &self.w.job.spec;
         let outcome = match spec.files.create_only {
             // fio's create_only: the files are laid out, no I/O runs.
@@ -420,6 +425,10 @@ struct LoopState<'a, 'w> {
     lean: bool,
     /// Per direction, the (I/Os, bytes) already added to the run's live counters.
     live_sent: [(u64, u64); 3],
+    /// The last interim status this worker answered.
+    status_served: u64,
+    /// The engine completes each I/O in its call (set once the engine is open).
+    synchronous: bool,
 }
 
 impl<'a, 'w> LoopState<'a, 'w> {
@@ -433,8 +442,9 @@ impl<'a, 'w> LoopState<'a, 'w> {
             spec.ramp_time,
             spec.runtime,
             spec.latency_window,
-            // Steady state looks every millisecond; a live line, ten times a second.
-            match (w.tally.is_some(), w.live.is_some()) {
+            // Steady state looks every millisecond; a live line or a status, ten times a
+            // second.
+            match (w.tally.is_some(), w.live.is_some() || w.status.is_some()) {
                 (true, _) => Some(std::time::Duration::from_millis(1)),
                 (false, true) => Some(std::time::Duration::from_millis(100)),
                 (false, false) => None,
@@ -461,6 +471,8 @@ impl<'a, 'w> LoopState<'a, 'w> {
             search: DepthSearch::new(&spec.lat_target, spec.iodepth, &clock, now),
             restart_when_drained: false,
             live_sent: [(0, 0); 3],
+            status_served: 0,
+            synchronous: false,
             max_lat: spec.control.max_latency_ns().map(|ns| match ns {
                 u64::MAX => u64::MAX,
                 ns => clock.ns_to_ticks(ns),
@@ -649,6 +661,13 @@ impl<'a, 'w> LoopState<'a, 'w> {
             }
             if let Some(live) = self.w.live {
                 self.publish_live(live);
+            }
+            if let Some((board, n)) = self.w.status {
+                let wanted = board.wanted();
+                if wanted > self.status_served {
+                    self.status_served = wanted;
+                    board.answer(n, self.snapshot());
+                }
             }
             self.time.tally_taken(now);
         }

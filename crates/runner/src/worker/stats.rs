@@ -9,6 +9,7 @@ use iolab_stats::LatencyHistogram;
 use crate::iolog::IoLogger;
 
 /// Counters and histograms of one direction, while running.
+#[derive(Clone)]
 pub(super) struct DirStats {
     pub ios: u64,
     pub bytes: u64,
