@@ -39,6 +39,11 @@ pub struct ShowArgs {
     /// For a review: the table of every measured point as well as the steps' tables.
     #[arg(long)]
     pub jobs: bool,
+    /// Print a job file that reruns the run's jobs: every option in force, from any
+    /// section or the command line, file names absolute (`iolab run` of it does the same
+    /// I/O).
+    #[arg(long)]
+    pub job_file: bool,
 }
 
 /// Opens the database for reading: nothing is created, a missing database is bad input.
@@ -227,6 +232,9 @@ pub fn history(a: &HistoryArgs) -> Result<ExitCode, CliError> {
 pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
     let store = open(&a.db)?;
     let d = load(&store, a.run)?;
+    if a.job_file {
+        return print_job_file(&d);
+    }
     if a.format.json() {
         outln!(
             "{}",
@@ -248,6 +256,38 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
         }
     }
     print_jobs(&d);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `show --job-file`: the run's jobs as a job file, from what the run kept.
+fn print_job_file(d: &RunRecord) -> Result<ExitCode, CliError> {
+    let sections: Option<Vec<iolab_fio::args::Section>> = d
+        .meta
+        .get("sections")
+        .and_then(|s| serde_json::from_value(s.clone()).ok());
+    let Some(sections) = sections.filter(|s| !s.is_empty()) else {
+        return Err(CliError::bad_input(anyhow::anyhow!(
+            "run {} kept no job options to rerun (a {} run, or one saved before iolab kept \
+             them); its command was: {}",
+            d.id,
+            d.kind,
+            d.command
+        )));
+    };
+    let cwd = d.meta.get("cwd").and_then(|c| c.as_str()).unwrap_or("/");
+    outln!(
+        "; iolab run {} ({}), started {} on {}\n; {}\n; every option in force per job; \
+         rerun with: iolab run FILE (and --allow-destroy where it writes)\n",
+        d.id,
+        d.status,
+        when(d.started_ms),
+        or_unknown(&d.host.hostname),
+        d.command
+    );
+    out!(
+        "{}",
+        iolab_fio::args::job_file_of(&sections, std::path::Path::new(cwd))
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -82,6 +82,44 @@ pub(crate) fn command_line(args: &[String]) -> String {
     s
 }
 
+/// The command with its job files named absolutely, and where it ran (`cd DIR && ...` when
+/// a job names a file relative to the working directory).
+pub(crate) fn absolute_command(args: &[String], cl: &iolab_fio::CommandLine) -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let args: Vec<String> = args
+        .iter()
+        .map(
+            |a| match cl.job_files.iter().any(|f| f.as_os_str() == a.as_str()) {
+                true if a != "-" => cwd.join(a).display().to_string(),
+                _ => a.clone(),
+            },
+        )
+        .collect();
+    command_line(&args)
+}
+
+/// What reruns the run: the working directory, the job files' text, and every job with
+/// every option in force (`iolab show RUN --job-file` prints them as a job file).
+fn rerun_meta(cl: &iolab_fio::CommandLine) -> serde_json::Value {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let files: Vec<serde_json::Value> = cl
+        .job_files
+        .iter()
+        .map(|f| {
+            let text = match f.as_os_str() == "-" {
+                true => None,
+                false => std::fs::read_to_string(f).ok(),
+            };
+            serde_json::json!({"path": cwd.join(f), "text": text})
+        })
+        .collect();
+    serde_json::json!({
+        "cwd": cwd,
+        "job_files": files,
+        "sections": cl.sections,
+    })
+}
+
 pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     if args.iter().any(|a| a == "--help" || a == "-h") || args.is_empty() {
         out!("{}", help());
@@ -152,7 +190,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     // Recorded from the first I/O on, so a failed or interrupted run is on record too.
     crate::cmd_doctor::warn_before_measuring();
     let run_id = store
-        .begin_run("run", &command_line(args))
+        .begin_run("run", &absolute_command(args, &cl))
+        .map_err(CliError::failed)?;
+    store
+        .set_run_meta(run_id, &rerun_meta(&cl))
         .map_err(CliError::failed)?;
     // fio's --status-interval: the whole results so far, every so often, where the final
     // results go.

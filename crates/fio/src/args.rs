@@ -36,6 +36,32 @@ pub struct CommandLine {
     pub job_files: Vec<PathBuf>,
     /// iolab's own options of the run (not fio's): outputs, consent, the database, ...
     pub run: RunOpts,
+    /// Each job as written (a command-line job or a job file section, before `numjobs`
+    /// makes copies of it), with every option in force: what `iolab show --job-file` turns
+    /// back into a job file that reruns the same I/O.
+    pub sections: Vec<Section>,
+}
+
+/// One job with every option in force.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Section {
+    pub name: String,
+    /// (option, value), `None` for a bare flag; `name` left out.
+    pub options: Vec<(String, Option<String>)>,
+}
+
+impl Section {
+    fn of(draft: &JobDraft) -> Section {
+        Section {
+            name: draft.spec.name.clone(),
+            options: draft
+                .applied
+                .iter()
+                .filter(|(k, _)| k != "name")
+                .cloned()
+                .collect(),
+        }
+    }
 }
 
 use crate::options::base::fio_order;
@@ -110,11 +136,13 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
     }
     let mut specs = Vec::new();
     let mut job_options = Vec::new();
+    let mut sections = Vec::new();
     for (seen, job) in &sc.cl_jobs {
         let mut draft = JobDraft::new("");
         for (k, v) in sc.globals[..*seen].iter().chain(job) {
             draft.apply(k, v.as_deref())?;
         }
+        sections.push(Section::of(&draft));
         let opts = draft.set_options.clone();
         for spec in draft.finish_all()? {
             job_options.push(opts.clone());
@@ -122,7 +150,8 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         }
     }
     for raw in &files.jobs {
-        let (opts, expanded) = file_job(raw, &sc.globals)?;
+        let (opts, expanded, section) = file_job(raw, &sc.globals)?;
+        sections.push(section);
         for spec in expanded {
             job_options.push(opts.clone());
             specs.push(spec);
@@ -153,6 +182,7 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
         global_options: global_draft.set_options,
         job_files: sc.job_files,
         run: o,
+        sections,
     })
 }
 
@@ -221,6 +251,45 @@ pub fn show_command(args: &[String], env: &dyn Env) -> Result<String, FioError> 
         }
     }
     Ok(out)
+}
+
+/// The jobs as a job file that reruns them: one section per job with every option in force
+/// (fio's order), file names made absolute against `cwd` (where the run was started), so
+/// it runs the same I/O from anywhere.
+pub fn job_file_of(sections: &[Section], cwd: &std::path::Path) -> String {
+    let abs = |v: &str| -> String {
+        let one = |n: &str| match n.is_empty() || n.starts_with('/') {
+            true => n.to_string(),
+            false => cwd.join(n).display().to_string().replace(':', "\\:"),
+        };
+        v.replace("\\:", "\u{0}")
+            .split(':')
+            .map(|n| one(&n.replace('\u{0}', ":")).replace(':', "\\:"))
+            .collect::<Vec<_>>()
+            .join(":")
+    };
+    let mut out = String::new();
+    for s in sections {
+        out.push_str(&format!("[{}]\n", s.name));
+        let has_dir = s.options.iter().any(|(k, _)| k == "directory");
+        // fio's default names (`NAME.COPY.FILE`) live in the working directory.
+        if !has_dir && !s.options.iter().any(|(k, _)| k == "filename") {
+            out.push_str(&format!("directory={}\n", cwd.display()));
+        }
+        for (k, v) in fio_order(&s.options, |(k, _)| k) {
+            let v = match (k.as_str(), v) {
+                ("filename", Some(v)) if !has_dir => Some(abs(v)),
+                ("directory", Some(v)) => Some(abs(v)),
+                (_, v) => v.clone(),
+            };
+            match v {
+                Some(v) => out.push_str(&format!("{k}={v}\n")),
+                None => out.push_str(&format!("{k}\n")),
+            }
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// A value as a shell takes it back (quoted where it has blanks or shell characters).
@@ -303,12 +372,12 @@ fn takes_value(key: &str) -> bool {
 /// Options as written, in order: (name, value).
 type Options = Vec<(String, String)>;
 
-/// One job of a job file: the options fio's JSON lists as its own, and its specs (one per
-/// `numjobs` copy expansion the draft makes).
+/// One job of a job file: the options fio's JSON lists as its own, its specs (one per
+/// `numjobs` copy expansion the draft makes), and the job with every option in force.
 fn file_job(
     raw: &crate::jobfile::RawJob,
     globals: &[Pair],
-) -> Result<(Options, Vec<iolab_job::JobSpec>), FioError> {
+) -> Result<(Options, Vec<iolab_job::JobSpec>, Section), FioError> {
     let mut draft = JobDraft::new(&raw.name);
     for (k, v) in fio_order(globals, |p| &p.0) {
         draft.apply(k, v.as_deref())?;
@@ -334,13 +403,16 @@ fn file_job(
     }
     if raw.waits_for_previous_file {
         draft.spec.stonewall = true;
+        draft.applied.retain(|(k, _)| k != "stonewall");
+        draft.applied.push(("stonewall".into(), None));
     }
     let opts = draft.set_options.clone();
+    let section = Section::of(&draft);
     let expanded = draft.finish_all().map_err(|e| FioError::At {
         at: raw.at.to_string(),
         source: Box::new(FioError::Usage(format!("job '{}': {e}", raw.name))),
     })?;
-    Ok((opts, expanded))
+    Ok((opts, expanded, section))
 }
 
 fn apply_entry(draft: &mut JobDraft, e: &Entry) -> Result<(), FioError> {

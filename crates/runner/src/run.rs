@@ -227,8 +227,8 @@ fn wait_for<T>(handles: &[std::thread::ScopedJoinHandle<'_, T>], w: &mut Waiting
             s.tick(
                 handles.len(),
                 |n| handles[n].is_finished(),
-                |n, r| report(n, r),
-                |reports, r| merge(reports, r),
+                |n, r| (*report)(n, r),
+                |reports, r| (*merge)(reports, r),
             );
         }
         if signal::status_asked() {

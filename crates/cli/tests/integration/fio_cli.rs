@@ -466,3 +466,87 @@ fn bandwidth_log_writes_the_runs_aggregate_bandwidth() {
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stderr.contains("phases"), "{}", out.stderr);
 }
+
+/// A job-file run is kept with every option in force ([global]'s too), the job file's text
+/// and the absolute command; `show --job-file` prints a job file that reruns the same I/O,
+/// from any directory.
+#[test]
+fn a_stored_run_reruns_from_its_job_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = "[global]\nrw=randread\nbs=4k\nsize=1m\ndirect=0\n\n[one]\nfilename=data1\niodepth=4\n\n[two]\nrw=write\nnumjobs=2\n";
+    std::fs::write(dir.path().join("two.fio"), jobs).unwrap();
+    let dbf = dir.path().join("runs.db");
+    let db = format!("--db={}", dbf.display());
+    let run = |cwd: &Path, args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_iolab"))
+            .current_dir(cwd)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    let first = run(dir.path(), &["run", "two.fio", &db, "--output-format=json"]);
+    let export = run(dir.path(), &["export", "1", &db, "--format", "json"]);
+    assert!(
+        export.contains("\"rw\"") && export.contains("\"direct\""),
+        "the [global] options are kept"
+    );
+    assert!(
+        export.contains("[global]\\nrw=randread"),
+        "the job file's text is kept"
+    );
+    let show = run(dir.path(), &["show", "1", &db]);
+    let abs = dir.path().join("two.fio");
+    assert!(
+        show.contains(&abs.display().to_string()),
+        "absolute command: {show}"
+    );
+    // Through an export and an import into another database, as a run sent to a colleague.
+    std::fs::write(dir.path().join("export.json"), &export).unwrap();
+    let db2 = format!("--db={}", dir.path().join("theirs.db").display());
+    run(dir.path(), &["import", "export.json", &db2]);
+    let job_file = run(dir.path(), &["show", "1", &db2, "--job-file"]);
+    assert!(
+        job_file.contains("[one]\n") && job_file.contains("\nrw=randread\n"),
+        "{job_file}"
+    );
+    let again = dir.path().join("again.fio");
+    std::fs::write(&again, &job_file).unwrap();
+    // From another directory: the file names are absolute.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let second = run(
+        elsewhere.path(),
+        &[
+            "run",
+            again.to_str().unwrap(),
+            &db,
+            "--allow-destroy",
+            "--output-format=json",
+        ],
+    );
+    let figures = |doc: &str| -> Vec<(String, u64, u64, u64, u64)> {
+        let d: serde_json::Value = serde_json::from_str(doc).unwrap();
+        d["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                let n = |d: &str, k: &str| j[d][k].as_u64().unwrap();
+                (
+                    j["jobname"].as_str().unwrap().to_string(),
+                    n("read", "io_bytes"),
+                    n("read", "total_ios"),
+                    n("write", "io_bytes"),
+                    n("write", "total_ios"),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(figures(&first), figures(&second), "{job_file}");
+    assert_eq!(
+        std::fs::read_dir(elsewhere.path()).unwrap().count(),
+        0,
+        "nothing written elsewhere"
+    );
+}

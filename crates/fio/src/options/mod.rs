@@ -130,6 +130,9 @@ pub struct JobDraft {
     pub ignore_error: [Option<Vec<i32>>; 3],
     /// `io_submit_mode=offload`, resolved when the job is finished (it needs the rate).
     pub offload: bool,
+    /// Every option in force, from any section or the command line, each at its last
+    /// setting (a bare flag's value `None`): what reruns the same job.
+    pub applied: Vec<(String, Option<String>)>,
 }
 
 /// fio's `file_service_type` values iolab has (the zipf, pareto and normal choices are not).
@@ -222,6 +225,7 @@ impl JobDraft {
             continue_on_error: 0,
             ignore_error: Default::default(),
             offload: false,
+            applied: Vec::new(),
         }
     }
 
@@ -260,6 +264,9 @@ impl JobDraft {
         if iolab_engine::engine_option(def.name) && !self.engine_options.contains(&def.name) {
             self.engine_options.push(def.name);
         }
+        self.applied.retain(|(k, _)| k != def.name);
+        self.applied
+            .push((def.name.to_string(), value.map(str::to_string)));
         self.set_options.retain(|(k, _)| k != def.name);
         // fio's JSON lists options given with a value; a bare flag (`stonewall`) is left out.
         if value.is_some() {
