@@ -1,31 +1,31 @@
-//! The README's option table is generated from the option table in code; this keeps the two
-//! equal. Run with `IOLAB_UPDATE_README=1` to rewrite the README's table from the code.
+//! The option reference, docs/options.md, is generated from the option table in code; this
+//! keeps the two equal. Run with `IOLAB_UPDATE_README=1` to rewrite it from the code.
 
 use iolab_fio::options::markdown_table;
 
-const BEGIN: &str = "<!-- options:begin (generated from crates/fio/src/options.rs; \
-                     IOLAB_UPDATE_README=1 cargo test --test readme rewrites it) -->";
-const END: &str = "<!-- options:end -->";
-
 #[test]
-fn readme_option_table_is_the_generated_one() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
-    let readme = std::fs::read_to_string(path).expect("README.md at the workspace root");
-    let start = readme
-        .find(BEGIN)
-        .expect("README has the options:begin marker")
-        + BEGIN.len();
-    let end = readme.find(END).expect("README has the options:end marker");
-    let current = readme[start..end].trim();
+fn the_option_reference_is_the_generated_one() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/options.md");
     let wanted = markdown_table();
     if std::env::var_os("IOLAB_UPDATE_README").is_some() {
-        let updated = format!("{}\n{}{}", &readme[..start], wanted, &readme[end..]);
-        std::fs::write(path, updated).unwrap();
+        std::fs::write(path, &wanted).expect("writing docs/options.md");
         return;
     }
-    assert_eq!(
-        current,
-        wanted.trim(),
-        "README's option table differs from the code's; rerun with IOLAB_UPDATE_README=1"
+    let have = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        have == wanted,
+        "docs/options.md differs from the code's option table; rerun with IOLAB_UPDATE_README=1"
+    );
+}
+
+#[test]
+fn the_readme_stays_short_and_links_the_reference() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
+    let readme = std::fs::read_to_string(path).expect("README.md at the workspace root");
+    assert!(readme.contains("docs/options.md"), "the README links the option reference");
+    assert!(
+        readme.len() < 40_000,
+        "the README is {} bytes: the reference belongs in docs/",
+        readme.len()
     );
 }

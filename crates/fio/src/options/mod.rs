@@ -2024,53 +2024,94 @@ pub static OPTIONS: &[OptionDef] = &[
 /// The README's option table, generated from [`OPTIONS`] and the run options (one source of
 /// truth; a test keeps the README equal to this).
 pub fn markdown_table() -> String {
-    let mut s = String::from("| option | value | meaning |\n|---|---|---|\n");
-    for o in all() {
-        let names = match o.alias {
-            Some(a) => format!("`{}` / `{a}`", o.name),
-            None => format!("`{}`", o.name),
-        };
-        s.push_str(&format!("| {names} | {} | {} |\n", o.kind.label(), o.help));
+    let mut s = String::from(
+        "# iolab run: every option\n\nGenerated from the option table in \
+         `crates/fio/src/options/` (`IOLAB_UPDATE_README=1 cargo test -p iolab --test readme` \
+         rewrites it; a test keeps the two equal). Values are read as fio reads them: see \
+         [values.md](values.md). `iolab run --cmdhelp=OPTION` prints one option's help.\n",
+    );
+    for (topic, table) in topics() {
+        s.push_str(&format!("\n## {topic}\n\n| option | value | meaning |\n|---|---|---|\n"));
+        for o in table {
+            let names = match o.alias {
+                Some(a) => format!("`{}` / `{a}`", o.name),
+                None => format!("`{}`", o.name),
+            };
+            s.push_str(&format!("| {names} | {} | {} |\n", o.kind.label(), o.help));
+        }
     }
+    s.push_str("\n## Options of the run (iolab's own, and fio's command line)\n\n");
+    s.push_str("| option | value | meaning |\n|---|---|---|\n");
     for o in crate::options::run::RUN_OPTIONS {
-        let value = if o.is_flag() {
-            "flag (bare or `=1`; `=0` off)".to_string()
-        } else {
-            format!("`{}`", o.value)
+        let value = match &o.set {
+            crate::options::run::RunSetter::Flag(_) => "flag (bare or `=1`; `=0` off)".to_string(),
+            crate::options::run::RunSetter::Refused(why) => {
+                s.push_str(&format!("| `--{}` | refused | {why} |\n", o.name));
+                continue;
+            }
+            _ => format!("`{}`", o.value),
         };
         s.push_str(&format!("| `--{}` | {value} | {} |\n", o.name, o.help));
     }
+    s.push_str("\n## fio's options iolab refuses\n\n");
     s.push_str(&known::refused_markdown());
     s
 }
 
 /// Every option iolab has: the table here, the verify options, then the profile options fio
 /// accepts and ignores.
+/// The option tables by topic, in the order `--help` and docs/options.md show them.
+pub fn topics() -> [(&'static str, &'static [OptionDef]); 23] {
+    [
+        ("Jobs, directions and sizes", OPTIONS),
+        ("Files", files::FILE_OPTIONS),
+        ("Units and repeatability", base::BASE_OPTIONS),
+        ("CPUs", cpu::CPU_OPTIONS),
+        ("Logs", logs::LOG_OPTIONS),
+        ("Processes and priorities", process::PROCESS_OPTIONS),
+        ("Run control and errors", control::CONTROL_OPTIONS),
+        ("Buffer contents", pattern::PATTERN_OPTIONS),
+        ("Memory", memory::MEMORY_OPTIONS),
+        ("Replaying I/O logs", replay::REPLAY_OPTIONS),
+        ("Reporting", report::REPORT_OPTIONS),
+        ("Verification", crate::options::verify::VERIFY_OPTIONS),
+        ("Command priorities", crate::options::cmdprio::CMDPRIO_OPTIONS),
+        ("Strided zones", crate::options::zone::ZONE_OPTIONS),
+        ("Zoned block devices", crate::options::zone::ZBD_OPTIONS),
+        ("Profiles", crate::options::profile::PROFILE_OPTIONS),
+        ("Steady state", crate::options::steady::STEADY_OPTIONS),
+        ("Latency target", crate::options::lat_target::LAT_TARGET_OPTIONS),
+        ("Rate and load", crate::options::load::LOAD_OPTIONS),
+        ("Submission and completion", crate::options::submit::SUBMIT_OPTIONS),
+        ("Latency split (iolab)", crate::options::split::SPLIT_OPTIONS),
+        ("Engines without I/O", crate::options::noio::NOIO_OPTIONS),
+        ("e4defrag", crate::options::defrag::DEFRAG_OPTIONS),
+    ]
+}
+
+/// Every job option, topic by topic.
 pub fn all() -> impl Iterator<Item = &'static OptionDef> {
-    OPTIONS
-        .iter()
-        .chain(files::FILE_OPTIONS)
-        .chain(base::BASE_OPTIONS)
-        .chain(cpu::CPU_OPTIONS)
-        .chain(logs::LOG_OPTIONS)
-        .chain(process::PROCESS_OPTIONS)
-        .chain(control::CONTROL_OPTIONS)
-        .chain(pattern::PATTERN_OPTIONS)
-        .chain(memory::MEMORY_OPTIONS)
-        .chain(replay::REPLAY_OPTIONS)
-        .chain(report::REPORT_OPTIONS)
-        .chain(crate::options::verify::VERIFY_OPTIONS)
-        .chain(crate::options::cmdprio::CMDPRIO_OPTIONS)
-        .chain(crate::options::zone::ZONE_OPTIONS)
-        .chain(crate::options::zone::ZBD_OPTIONS)
-        .chain(crate::options::profile::PROFILE_OPTIONS)
-        .chain(crate::options::steady::STEADY_OPTIONS)
-        .chain(crate::options::lat_target::LAT_TARGET_OPTIONS)
-        .chain(crate::options::load::LOAD_OPTIONS)
-        .chain(crate::options::submit::SUBMIT_OPTIONS)
-        .chain(crate::options::split::SPLIT_OPTIONS)
-        .chain(crate::options::noio::NOIO_OPTIONS)
-        .chain(crate::options::defrag::DEFRAG_OPTIONS)
+    topics().into_iter().flat_map(|(_, t)| t.iter())
+}
+
+/// The values an option takes where they are a fixed list (for completions and help).
+pub fn choices(name: &str) -> Option<Vec<&'static str>> {
+    Some(match name {
+        "rw" | "readwrite" => vec![
+            "read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim",
+            "randtrim", "trimwrite", "randtrimwrite",
+        ],
+        "ioengine" => iolab_engine::ENGINES.iter().map(|e| e.name).collect(),
+        "kb_base" => vec!["1024", "1000"],
+        "output-format" => vec!["normal", "json", "json+", "terse"],
+        "eta" => vec!["auto", "always", "never"],
+        "terse-version" => vec!["3"],
+        "debug" => vec!["parse"],
+        _ => match find(name)?.kind {
+            ValueKind::Bool => vec!["1", "0"],
+            _ => return None,
+        },
+    })
 }
 
 /// Every option's name and alias.
