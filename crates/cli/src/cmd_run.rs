@@ -9,7 +9,6 @@ use anyhow::Context;
 use iolab_fio::args::RUN_OPTIONS;
 use iolab_fio::json::{to_json, JsonContext};
 use iolab_fio::logs::planned_log_paths;
-use iolab_fio::options::OPTIONS;
 use iolab_fio::{parse_command_line, OutputFormat};
 use iolab_report::normal::job_line;
 use iolab_runner::plan::{group_ids, planned_time};
@@ -21,48 +20,122 @@ use crate::exit::{interrupted, CliError};
 use crate::output;
 use crate::targets::{check_all, consent_for_jobs, lay_out, protected_paths, run_outputs};
 
-pub fn help() -> String {
-    let mut s = String::from(
-        "Run jobs described with fio's options or fio job files.\n\n\
-         Usage: iolab run [--GLOBAL=VALUE ...] --name=JOB --filename=PATH [--OPTION=VALUE ...] \
-         [--name=JOB2 ...]\n       iolab run [--GLOBAL=VALUE ...] JOBFILE... \n\n\
-         Options take fio's names, meanings and units (bs=4k is 4096 bytes, 1m, 1g; runtime=10 \
-         is seconds, 500ms, 20m, 1h). Boolean options may be given bare (--direct is --direct=1). \
-         Each --name starts a new job; options before the first --name apply to all jobs; jobs \
-         run side by side unless one sets stonewall.\n\n\
-         Job files are read as fio reads them: [global] and [JOB] sections, key=value or a bare \
-         key per line, # and ; comments, include FILE, ${VAR} from the environment. Options on \
-         the command line apply to every job unless the file sets them too (the file wins, as \
-         in fio). Each job file after the first starts when the one before has finished.\n\n\
-         Example (the SPDK blog's QD1 test on a RAM disk):\n  \
-         iolab run --ioengine=io_uring --filename=/dev/zram0 --allow-destroy spdk.fio\n\n\
-         Job options:\n",
-    );
-    for o in OPTIONS {
-        let alias = o.alias.map(|a| format!(" (or {a})")).unwrap_or_default();
-        s.push_str(&format!(
-            "  --{}={}{}\n      {}\n",
-            o.name,
-            o.kind.label().to_uppercase(),
-            alias,
-            o.help
-        ));
-    }
-    s.push_str("\nRun options:\n");
-    for o in RUN_OPTIONS {
-        let value = if o.is_flag() {
-            "[=1|0]".to_string()
+/// The options `-h` shows: what most jobs set, by topic.
+const COMMON: [(&str, &[&str]); 4] = [
+    (
+        "The job",
+        &[
+            "name", "filename", "rw", "bs", "size", "ioengine", "iodepth", "direct",
+        ],
+    ),
+    (
+        "How long",
+        &[
+            "runtime",
+            "time_based",
+            "ramp_time",
+            "numjobs",
+            "group_reporting",
+        ],
+    ),
+    (
+        "The run",
+        &[
+            "output-format",
+            "output",
+            "allow-destroy",
+            "repeat",
+            "readonly",
+        ],
+    ),
+    (
+        "Finding more",
+        &["cmdhelp", "enghelp", "showcmd", "parse-only"],
+    ),
+];
+
+const ABOUT: &str = "Run jobs described with fio's options or fio job files.\n\n\
+    Usage: iolab run [--GLOBAL=VALUE ...] --name=JOB --filename=PATH [--OPTION=VALUE ...] \
+    [--name=JOB2 ...]\n       iolab run [--GLOBAL=VALUE ...] JOBFILE...\n\n\
+    Options take fio's names, meanings and units, read as fio reads them (bs=4k and 4ki are \
+    4096 bytes, 4kib 4000; runtime=10 is seconds, 500ms, 20m, 1h; docs/values.md). Boolean \
+    options may be given bare (--direct is --direct=1). Each --name starts a new job; options \
+    before the first --name apply to all jobs; jobs run side by side unless one sets \
+    stonewall. Job files are read as fio reads them; options on the command line apply to \
+    every job unless the file sets them too.\n\n\
+    Example (the SPDK blog's QD1 test on a RAM disk):\n  \
+    iolab run --ioengine=io_uring --filename=/dev/zram0 --allow-destroy spdk.fio\n";
+
+const EXIT: &str = "\nExit status: 0 ok, 1 run failed (a job's error, or the results could \
+    not be saved: they are printed first), 2 bad input (nothing written), 129/130/131/143 \
+    stopped by SIGHUP/SIGINT/SIGQUIT/SIGTERM (partial results printed and saved). SIGUSR1 \
+    prints the current figures.\n";
+
+/// One option for help: `  --name=VALUE (or alias)` and its text indented below.
+fn help_entry(name: &str, value: &str, alias: Option<&str>, help: &str) -> String {
+    let alias = alias.map(|a| format!(" (or {a})")).unwrap_or_default();
+    let value = match value {
+        "" => "[=1|0]".to_string(),
+        v if v.starts_with('[') => v.to_string(),
+        v => format!("={v}"),
+    };
+    format!("  --{name}{value}{alias}\n      {help}\n")
+}
+
+fn entry_of(name: &str) -> Option<String> {
+    if let Some(o) = iolab_fio::options::find(name) {
+        let kind = o.kind.label().to_uppercase();
+        let value = if o.kind == iolab_fio::options::ValueKind::Bool {
+            ""
         } else {
-            format!("={}", o.value)
+            &kind
         };
-        s.push_str(&format!("  --{}{value}\n      {}\n", o.name, o.help));
+        return Some(help_entry(o.name, value, o.alias, o.help));
     }
-    s.push_str(
-        "\nExit status: 0 ok, 1 run failed (a job's error, or the results could not be saved: \
-         they are printed first), 2 bad input (nothing written), 129/130/131/143 stopped by \
-         SIGHUP/SIGINT/SIGQUIT/SIGTERM (partial results printed and saved). SIGUSR1 prints a status \
-         line.\n",
-    );
+    RUN_OPTIONS
+        .iter()
+        .find(|o| o.name == name)
+        .map(|o| help_entry(o.name, o.value, None, o.help))
+}
+
+/// `iolab run -h`: the options most jobs set, by topic, and where the others are.
+pub fn short_help() -> String {
+    let mut s = String::from(ABOUT);
+    for (topic, names) in COMMON {
+        s.push_str(&format!("\n{topic}:\n"));
+        for n in names {
+            s.push_str(&entry_of(n).unwrap_or_default());
+        }
+    }
+    let total = iolab_fio::options::all().count() + RUN_OPTIONS.len();
+    s.push_str(&format!(
+        "\nThat is {} of {total} options: iolab run --help lists them all by topic, \
+         iolab run --cmdhelp=OPTION explains one, docs/options.md has the reference.\n",
+        COMMON.iter().map(|(_, n)| n.len()).sum::<usize>()
+    ));
+    s.push_str(EXIT);
+    s
+}
+
+/// `iolab run --help`: every option, by topic.
+pub fn help() -> String {
+    let mut s = String::from(ABOUT);
+    for (topic, table) in iolab_fio::options::topics() {
+        s.push_str(&format!("\n{topic}:\n"));
+        for o in table {
+            s.push_str(&entry_of(o.name).unwrap_or_default());
+        }
+    }
+    s.push_str("\nThe run (iolab's own options, and fio's command line):\n");
+    for o in RUN_OPTIONS {
+        match &o.set {
+            iolab_fio::args::RunSetter::Refused(why) => {
+                s.push_str(&format!("  --{} (refused)\n      {why}\n", o.name))
+            }
+            _ => s.push_str(&help_entry(o.name, o.value, None, o.help)),
+        }
+    }
+    s.push_str(EXIT);
     s
 }
 
@@ -121,8 +194,12 @@ fn rerun_meta(cl: &iolab_fio::CommandLine) -> serde_json::Value {
 }
 
 pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
-    if args.iter().any(|a| a == "--help" || a == "-h") || args.is_empty() {
+    if args.iter().any(|a| a == "--help") {
         out!("{}", help());
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.iter().any(|a| a == "-h") || args.is_empty() {
+        out!("{}", short_help());
         return Ok(ExitCode::SUCCESS);
     }
     match crate::fio_help::asked(args) {

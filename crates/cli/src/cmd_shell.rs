@@ -25,8 +25,35 @@ pub struct CompletionsArgs {
 #[command(after_help = "Example:\n  iolab man > /usr/local/share/man/man1/iolab.1 && man iolab")]
 pub struct ManArgs {}
 
+/// The command line as completions and the man page describe it: `iolab run` with every
+/// job option and run option of the option tables (its own parser reads them; clap only
+/// describes them here), values listed where they are a fixed list.
+fn described() -> clap::Command {
+    crate::flags::command().mut_subcommand("run", |run| {
+        let run = run.mut_arg("args", |a| a.hide(true));
+        let job = iolab_fio::options::all().map(|o| (o.name, o.kind.label(), o.help));
+        let own = iolab_fio::args::RUN_OPTIONS
+            .iter()
+            .filter(|o| !matches!(o.set, iolab_fio::args::RunSetter::Refused(_)))
+            .map(|o| (o.name, o.value, o.help));
+        job.chain(own).fold(run, |run, (name, value, help)| {
+            let mut arg = clap::Arg::new(name)
+                .long(name)
+                .help(help.split(". ").next().unwrap_or(help).to_string())
+                .long_help(help.to_string())
+                .value_name(if value.is_empty() { "1|0" } else { value })
+                .num_args(0..=1)
+                .require_equals(true);
+            if let Some(values) = iolab_fio::options::choices(name) {
+                arg = arg.value_parser(clap::builder::PossibleValuesParser::new(values));
+            }
+            run.arg(arg)
+        })
+    })
+}
+
 pub fn completions(a: &CompletionsArgs) -> Result<ExitCode, CliError> {
-    let mut cmd = crate::flags::command();
+    let mut cmd = described();
     let mut out = Vec::new();
     clap_complete::generate(a.shell, &mut cmd, "iolab", &mut out);
     emit(&out)
@@ -34,12 +61,12 @@ pub fn completions(a: &CompletionsArgs) -> Result<ExitCode, CliError> {
 
 pub fn man(_: &ManArgs) -> Result<ExitCode, CliError> {
     let mut out = Vec::new();
-    clap_mangen::Man::new(crate::flags::command())
+    clap_mangen::Man::new(described())
         .render(&mut out)
         .context("rendering the man page")
         .map_err(CliError::failed)?;
     // Each command's own options, as a section of the one page.
-    for sub in crate::flags::command().get_subcommands() {
+    for sub in described().get_subcommands() {
         out.extend(command_section(sub).into_bytes());
     }
     emit(&out)
@@ -66,7 +93,11 @@ fn command_section(c: &clap::Command) -> String {
             (None, Some(c)) => format!("\\-{c}"),
             (None, None) => roff(&arg.get_id().to_string().to_uppercase()),
         };
-        let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+        let help = arg
+            .get_long_help()
+            .or(arg.get_help())
+            .map(|h| h.to_string())
+            .unwrap_or_default();
         s.push_str(&format!(".TP\n\\fB{name}\\fR\n{}\n", roff(&help)));
     }
     s

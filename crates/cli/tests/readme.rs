@@ -22,7 +22,10 @@ fn the_option_reference_is_the_generated_one() {
 fn the_readme_stays_short_and_links_the_reference() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
     let readme = std::fs::read_to_string(path).expect("README.md at the workspace root");
-    assert!(readme.contains("docs/options.md"), "the README links the option reference");
+    assert!(
+        readme.contains("docs/options.md"),
+        "the README links the option reference"
+    );
     assert!(
         readme.len() < 40_000,
         "the README is {} bytes: the reference belongs in docs/",

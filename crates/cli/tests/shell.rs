@@ -51,3 +51,75 @@ fn the_man_page_has_every_command_and_its_options() {
         "review's own option"
     );
 }
+
+/// `iolab run --io<TAB>` in bash offers fio's options from the option table, and an option
+/// with a fixed list of values completes them (`--rw=<TAB>`).
+#[test]
+fn bash_completes_every_run_option_and_its_values() {
+    let (_, bash) = iolab(&["completions", "bash"]);
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("iolab.bash");
+    std::fs::write(&f, bash).unwrap();
+    let complete = |line: &str| -> Vec<String> {
+        let words: Vec<&str> = line.split(' ').collect();
+        let script = format!(
+            "source {}; COMP_WORDS=({}); COMP_CWORD={}; COMP_LINE='{line}'; \
+             COMP_POINT=${{#COMP_LINE}}; _iolab iolab '{}' iolab; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            f.display(),
+            words.join(" "),
+            words.len() - 1,
+            words.last().unwrap()
+        );
+        let o = Command::new("bash").arg("-c").arg(script).output().unwrap();
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(String::from)
+            .collect()
+    };
+    let io = complete("iolab run --io");
+    for want in ["--iodepth", "--ioengine", "--io_size"] {
+        assert!(io.iter().any(|w| w.starts_with(want)), "{want} in {io:?}");
+    }
+    let all = complete("iolab run --");
+    assert!(all.len() > 250, "every job and run option: {}", all.len());
+    assert!(
+        all.iter().any(|w| w.starts_with("--status-interval")),
+        "{all:?}"
+    );
+    let (_, man) = iolab(&["man"]);
+    assert!(man.contains(".SH \"IOLAB RUN\""));
+    for o in ["iodepth", "ioengine", "readonly", "status\\-interval"] {
+        assert!(
+            man.contains(&format!("\\fB\\-\\-{o}\\fR")),
+            "the man page lists --{o}"
+        );
+    }
+}
+
+/// `iolab run -h` is short (the common options by topic); `--help` has every option of the
+/// option table, by topic.
+#[test]
+fn run_help_short_and_whole() {
+    let (code, short) = iolab(&["run", "-h"]);
+    assert_eq!(code, 0);
+    assert!(
+        short.lines().count() < 100,
+        "{} lines",
+        short.lines().count()
+    );
+    assert!(
+        short.contains("\nThe job:\n") && short.contains("  --iodepth=INT\n"),
+        "{short}"
+    );
+    assert!(short.contains("iolab run --help lists them all"), "{short}");
+    let (code, whole) = iolab(&["run", "--help"]);
+    assert_eq!(code, 0);
+    for o in iolab_fio::options::all() {
+        assert!(
+            whole.contains(&format!("  --{}", o.name)),
+            "--help lacks {}",
+            o.name
+        );
+    }
+    assert!(whole.contains("\nVerification:\n") && whole.contains("  --status-interval=TIME\n"));
+}

@@ -2031,7 +2031,9 @@ pub fn markdown_table() -> String {
          [values.md](values.md). `iolab run --cmdhelp=OPTION` prints one option's help.\n",
     );
     for (topic, table) in topics() {
-        s.push_str(&format!("\n## {topic}\n\n| option | value | meaning |\n|---|---|---|\n"));
+        s.push_str(&format!(
+            "\n## {topic}\n\n| option | value | meaning |\n|---|---|---|\n"
+        ));
         for o in table {
             let names = match o.alias {
                 Some(a) => format!("`{}` / `{a}`", o.name),
@@ -2075,15 +2077,27 @@ pub fn topics() -> [(&'static str, &'static [OptionDef]); 23] {
         ("Replaying I/O logs", replay::REPLAY_OPTIONS),
         ("Reporting", report::REPORT_OPTIONS),
         ("Verification", crate::options::verify::VERIFY_OPTIONS),
-        ("Command priorities", crate::options::cmdprio::CMDPRIO_OPTIONS),
+        (
+            "Command priorities",
+            crate::options::cmdprio::CMDPRIO_OPTIONS,
+        ),
         ("Strided zones", crate::options::zone::ZONE_OPTIONS),
         ("Zoned block devices", crate::options::zone::ZBD_OPTIONS),
         ("Profiles", crate::options::profile::PROFILE_OPTIONS),
         ("Steady state", crate::options::steady::STEADY_OPTIONS),
-        ("Latency target", crate::options::lat_target::LAT_TARGET_OPTIONS),
+        (
+            "Latency target",
+            crate::options::lat_target::LAT_TARGET_OPTIONS,
+        ),
         ("Rate and load", crate::options::load::LOAD_OPTIONS),
-        ("Submission and completion", crate::options::submit::SUBMIT_OPTIONS),
-        ("Latency split (iolab)", crate::options::split::SPLIT_OPTIONS),
+        (
+            "Submission and completion",
+            crate::options::submit::SUBMIT_OPTIONS,
+        ),
+        (
+            "Latency split (iolab)",
+            crate::options::split::SPLIT_OPTIONS,
+        ),
         ("Engines without I/O", crate::options::noio::NOIO_OPTIONS),
         ("e4defrag", crate::options::defrag::DEFRAG_OPTIONS),
     ]
@@ -2098,8 +2112,17 @@ pub fn all() -> impl Iterator<Item = &'static OptionDef> {
 pub fn choices(name: &str) -> Option<Vec<&'static str>> {
     Some(match name {
         "rw" | "readwrite" => vec![
-            "read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim",
-            "randtrim", "trimwrite", "randtrimwrite",
+            "read",
+            "write",
+            "randread",
+            "randwrite",
+            "rw",
+            "readwrite",
+            "randrw",
+            "trim",
+            "randtrim",
+            "trimwrite",
+            "randtrimwrite",
         ],
         "ioengine" => iolab_engine::ENGINES.iter().map(|e| e.name).collect(),
         "kb_base" => vec!["1024", "1000"],
