@@ -525,10 +525,25 @@ pub(crate) fn write_formats(
             OutputFormat::Normal => {
                 // fio prints these as jobs start; here they head the report, so a run that
                 // fails to start leaves standard output empty.
+                // Then fio's version line and "Starting N processes" (iolab runs threads,
+                // and says so), and the blank line fio leaves when its ETA line ends.
+                let copies: u32 = cl.jobs.iter().map(|j| j.numjobs).sum();
                 cl.jobs
                     .iter()
                     .zip(groups)
-                    .try_for_each(|(spec, g)| writeln!(out, "{}", job_line(spec, *g)))
+                    .try_for_each(|(spec, g)| {
+                        writeln!(out, "{}", job_line(spec, *g))?;
+                        // fio's line for a job's further copies (numjobs).
+                        match spec.numjobs > 1 {
+                            true => writeln!(out, "..."),
+                            false => Ok(()),
+                        }
+                    })
+                    .and_then(|_| {
+                        let s = if copies == 1 { "" } else { "s" };
+                        let v = env!("CARGO_PKG_VERSION");
+                        writeln!(out, "iolab-{v}\nStarting {copies} thread{s}\n")
+                    })
                     .and_then(|_| normal(&mut *out))
             }
             OutputFormat::Json | OutputFormat::JsonPlus => {

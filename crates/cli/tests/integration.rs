@@ -20,6 +20,9 @@ mod file_setup;
 /// fio's own command-line options: terse, --section, --readonly, --showcmd, help.
 #[path = "integration/fio_cli.rs"]
 mod fio_cli;
+/// fio's normal output, line for line, against real fio.
+#[path = "integration/fio_output.rs"]
+mod fio_output;
 #[path = "integration/fs_engines.rs"]
 mod fs_engines;
 #[path = "integration/health.rs"]

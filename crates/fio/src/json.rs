@@ -247,58 +247,26 @@ fn percent_map(keys: &[&str], counts: &[u64], total: u64) -> Value {
     )
 }
 
-/// fio's latency_ns / latency_us / latency_ms: the share of I/Os whose total latency fell
-/// in each bucket; a key is the bucket's exclusive upper bound in that unit.
+/// fio's latency_ns / latency_us / latency_ms: the share of I/Os whose completion latency
+/// fell in each bucket ([`JobReport::latency_buckets`]); a key is the bucket's exclusive
+/// upper bound in that unit.
 fn latency_buckets(job: &JobReport, clock: &Timebase) -> [(String, Value); 3] {
-    const STEPS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
-    let hists: Vec<&LatencyHistogram> = job
-        .dirs
-        .iter()
-        .flatten()
-        .map(|d| {
-            if job.setup.recorded.lat {
-                &d.lat
-            } else {
-                &d.clat
-            }
-        })
-        .collect();
-    let total: u64 = match job.setup.recorded.buckets {
-        true => hists.iter().map(|h| h.count()).sum(),
-        false => 0,
-    };
-    let below = |ns: u64| -> u64 {
-        let ticks = clock.ns_to_ticks(ns);
-        hists.iter().map(|h| h.count_below(ticks)).sum()
-    };
-    let pct = |n: u64| {
-        if total == 0 {
-            0.0
-        } else {
-            round6(n as f64 * 100.0 / total as f64)
-        }
-    };
-    // Bucket i of a unit covers [steps[i-1], steps[i]) in that unit; the first starts at one
-    // unit (at zero for ns), since smaller values belong to the finer map.
-    let unit_map = |scale: u64, steps: &[u64], open_end: bool| -> Value {
+    let b = job.latency_buckets(clock);
+    let map = |shares: &[f64], steps: &[u64], open_end: bool| -> Value {
         let mut m = Map::new();
-        let mut prev = if scale == 1 { 0 } else { below(scale) };
-        for &s in steps {
-            let hi = below(s * scale);
-            m.insert(s.to_string(), json!(pct(hi.saturating_sub(prev))));
-            prev = hi;
+        for (s, v) in steps.iter().zip(shares) {
+            m.insert(s.to_string(), json!(round6(*v)));
         }
         if open_end {
-            let last = steps[steps.len() - 1];
-            m.insert(format!(">={last}"), json!(pct(total.saturating_sub(prev))));
+            m.insert(">=2000".into(), json!(round6(shares[11])));
         }
         Value::Object(m)
     };
-    let ms_steps = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000];
+    use iolab_results::LatencyBuckets as B;
     [
-        ("latency_ns".into(), unit_map(1, &STEPS, false)),
-        ("latency_us".into(), unit_map(1_000, &STEPS, false)),
-        ("latency_ms".into(), unit_map(1_000_000, &ms_steps, true)),
+        ("latency_ns".into(), map(&b.ns, &B::STEPS, false)),
+        ("latency_us".into(), map(&b.us, &B::STEPS, false)),
+        ("latency_ms".into(), map(&b.ms, &B::MS_STEPS, true)),
     ]
 }
 

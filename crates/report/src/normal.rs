@@ -18,14 +18,23 @@ fn lat_line(
     clock: &Timebase,
 ) -> io::Result<()> {
     let s = h.summarize(clock, &[]);
-    let (unit, div) = latency_unit(s.min_ns);
+    let (mut min, mut max) = (s.min_ns.round() as u64, s.max_ns.round() as u64);
+    let (mut mean, mut dev) = (s.mean_ns, s.stddev_ns);
+    // fio's display_lat(): msec, else usec, where the whole range and its spread call for it.
+    let base = if min > 2_000_000 && max > 99_999_999 && dev > 1_000_000.0 {
+        (min, max, mean, dev) = (min / 1_000_000, max / 1_000_000, mean / 1e6, dev / 1e6);
+        "msec"
+    } else if min > 2000 && max > 99_999 && dev > 1000.0 {
+        (min, max, mean, dev) = (min / 1000, max / 1000, mean / 1e3, dev / 1e3);
+        "usec"
+    } else {
+        "nsec"
+    };
     writeln!(
         w,
-        "    {label} ({unit}): min={}, max={}, avg={:.2}, stdev={:.2}",
-        num2str((s.min_ns / div).round() as u64, 6, 1, false, Unit::None),
-        num2str((s.max_ns / div).round() as u64, 6, 1, false, Unit::None),
-        s.mean_ns / div,
-        s.stddev_ns / div
+        "    {label} ({base}): min={}, max={}, avg={mean:5.2}, stdev={dev:5.2}",
+        num2str(min, 6, 1, false, Unit::None),
+        num2str(max, 6, 1, false, Unit::None),
     )
 }
 
@@ -40,15 +49,32 @@ fn compact_int(v: f64) -> String {
     }
 }
 
-fn pct_label(p: f64) -> String {
-    let two = format!("{p:.2}");
-    if (two.parse::<f64>().unwrap_or(p) - p).abs() > 1e-9 {
-        format!("{p:.3}")
-    } else {
-        two
+/// fio's `percentile_precision`: the most decimals any percentile of the list is written
+/// with (fio counts them in the option's text; its default list has two).
+fn precision(pcts: &[f64]) -> usize {
+    pcts.iter()
+        .map(|p| {
+            let t = format!("{p:.6}");
+            t.trim_end_matches('0')
+                .split('.')
+                .nth(1)
+                .map_or(0, str::len)
+        })
+        .max()
+        .unwrap_or(2)
+}
+
+/// The percentiles fio's block shows: the job's list, less the 99.999th iolab adds to fio's
+/// default (printed after the block, as iolab's).
+fn fio_list(pcts: &[f64]) -> (&[f64], Option<f64>) {
+    match pcts == iolab_results::DEFAULT_PERCENTILES {
+        true => (&pcts[..pcts.len() - 1], pcts.last().copied()),
+        false => (pcts, None),
     }
 }
 
+/// fio's `show_clat_percentiles()`: its unit from the values' range, each value rounded up
+/// to it, as many per line as fit in 80 columns, commas between.
 fn percentile_block(
     w: &mut impl Write,
     label: &str,
@@ -56,15 +82,45 @@ fn percentile_block(
     clock: &Timebase,
     pcts: &[f64],
 ) -> io::Result<()> {
-    let s = h.summarize(clock, pcts);
-    let (unit, div) = latency_unit(s.percentiles_ns.first().map_or(0.0, |p| p.1));
-    writeln!(w, "    {label} percentiles ({unit}):")?;
-    for row in s.percentiles_ns.chunks(4) {
-        let cells: Vec<String> = row
-            .iter()
-            .map(|(p, v)| format!("{:>6}th=[{:>6}]", pct_label(*p), compact_int(v / div)))
-            .collect();
-        writeln!(w, "     | {}", cells.join(", "))?;
+    let (list, extra) = fio_list(pcts);
+    let s = h.summarize(clock, list);
+    let vals: Vec<u64> = s
+        .percentiles_ns
+        .iter()
+        .map(|p| p.1.round() as u64)
+        .collect();
+    if vals.is_empty() {
+        return Ok(());
+    }
+    let minv = vals.iter().copied().min().unwrap_or(0);
+    let maxv = vals.iter().copied().max().unwrap_or(0);
+    let (unit, scale, divisor) = if minv > 2_000_000 && maxv > 99_999_999 {
+        ("msec", 2, 1_000_000)
+    } else if minv > 2000 && maxv > 99_999 {
+        ("usec", 1, 1000)
+    } else {
+        ("nsec", 0, 1)
+    };
+    let prec = precision(list);
+    let width = (((maxv / divisor).max(1) as f64).log10() as usize + 1).max(5);
+    let per_line = (80 - 7) / (prec + 10 + width);
+    write!(w, "    {label} percentiles ({unit}):\n     |")?;
+    for (j, ((p, _), v)) in s.percentiles_ns.iter().zip(&vals).enumerate() {
+        if j != 0 && j % per_line == 0 {
+            write!(w, "     |")?;
+        }
+        let v = (0..scale).fold(*v, |v, _| v.div_ceil(1000));
+        let last = j == vals.len() - 1;
+        let end = if last { '\n' } else { ',' };
+        write!(w, " {p:>pw$.prec$}th=[{v:>width$}]{end}", pw = prec + 3)?;
+        if !last && j % per_line == per_line - 1 {
+            writeln!(w)?;
+        }
+    }
+    if let Some(p) = extra {
+        let v = h.summarize(clock, &[p]).percentiles_ns[0].1.round() as u64;
+        let v = (0..scale).fold(v, |v, _| v.div_ceil(1000));
+        writeln!(w, "     | (iolab) {p:.3}th=[{v:>width$}]")?;
     }
     Ok(())
 }
@@ -103,6 +159,7 @@ fn write_dir(
     name: &str,
     r: &DirResult,
     clock: &Timebase,
+    group_bw: f64,
 ) -> io::Result<()> {
     rate_line(w, job, name, r)?;
     if r.ios == 0 {
@@ -162,7 +219,7 @@ fn write_dir(
         crate::split::split_lines(w, s, clock, unit)?;
     }
     if rec.bw && !r.samples.is_empty() {
-        sample_lines(w, r)?;
+        sample_lines(w, r, group_bw)?;
     }
     Ok(())
 }
@@ -202,27 +259,83 @@ fn open_loop_lines(
     )
 }
 
-/// fio's `bw (KiB/s)` and `iops` lines from the per-interval samples.
-fn sample_lines(w: &mut impl Write, r: &DirResult) -> io::Result<()> {
+/// fio's `bw (KiB/s)` and `iops` lines from the per-interval samples, as its
+/// `show_ddir_status()`: whole numbers for min and max, MiB/s once the mean passes 1 GiB/s,
+/// and `per=`, the job's share of its group's bandwidth (`group_bw`, bytes/s).
+fn sample_lines(w: &mut impl Write, r: &DirResult, group_bw: f64) -> io::Result<()> {
     let (bw, iops) = r.sample_rates();
+    let agg_kib = group_bw / 1024.0;
+    let per = match agg_kib > 1.0 {
+        true => (bw.mean * 100.0 / agg_kib).min(100.0),
+        false => 100.0,
+    };
+    let (div, unit) = match bw.mean > 1024.0 * 1024.0 {
+        true => (1024.0, "MiB"),
+        false => (1.0, "KiB"),
+    };
     writeln!(
         w,
-        "   bw (  KiB/s): min={}, max={}, avg={:.2}, stdev={:.2}, samples={}",
-        compact_int(bw.min),
-        compact_int(bw.max),
-        bw.mean,
-        bw.stddev,
+        "   bw ({unit:>5}/s): min={:5}, max={:5}, per={per:3.2}%, avg={:5.2}, stdev={:5.2}, \
+         samples={}",
+        (bw.min / div) as u64,
+        (bw.max / div) as u64,
+        bw.mean / div,
+        bw.stddev / div,
         bw.samples
     )?;
     writeln!(
         w,
-        "   iops        : min={}, max={}, avg={:.2}, stdev={:.2}, samples={}",
-        compact_int(iops.min),
-        compact_int(iops.max),
-        iops.mean,
-        iops.stddev,
-        iops.samples
+        "   iops        : min={:5}, max={:5}, avg={:5.2}, stdev={:5.2}, samples={}",
+        iops.min as u64, iops.max as u64, iops.mean, iops.stddev, iops.samples
     )
+}
+
+/// fio's `lat (nsec|usec|msec)` lines: the share of I/Os in each latency bucket, the
+/// non-empty ones, five to a line.
+fn bucket_lines(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Result<()> {
+    let b = job.latency_buckets(clock);
+    let labels = [
+        "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
+    ];
+    for (unit, shares) in [
+        ("nsec", &b.ns[..]),
+        ("usec", &b.us[..]),
+        ("msec", &b.ms[..]),
+    ] {
+        let cells: Vec<String> = shares
+            .iter()
+            .zip(labels)
+            .filter(|(v, _)| **v > 0.0)
+            .map(|(v, l)| format!("{l}={v:3.2}%"))
+            .collect();
+        for line in cells.chunks(5) {
+            writeln!(w, "  lat ({unit})   : {}", line.join(", "))?;
+        }
+    }
+    Ok(())
+}
+
+/// fio's `stat_calc_dist()`: each bucket's share, 0.1 % at least where it has any.
+fn dist(map: &[u64; 7]) -> [f64; 7] {
+    let total: u64 = map.iter().sum();
+    map.map(|n| match (total, n) {
+        (0, _) | (_, 0) => 0.0,
+        (t, n) => (n as f64 * 100.0 / t as f64).max(0.1),
+    })
+}
+
+/// `ctime()` of a Unix time in ms, as fio's job line ends (`Sat Nov 28 08:22:11 2026`).
+fn ctime(ms: u64) -> String {
+    let t = (ms / 1000) as libc::time_t;
+    let mut buf = [0 as libc::c_char; 32];
+    // SAFETY: ctime_r writes at most 26 bytes into buf, which holds 32.
+    let p = unsafe { libc::ctime_r(&t, buf.as_mut_ptr()) };
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: ctime_r wrote a NUL-terminated string into buf.
+    let c = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+    c.to_string_lossy().trim_end().to_string()
 }
 
 /// fio's name for a job's pattern and mix.
@@ -303,27 +416,29 @@ fn target_field(job: &JobReport) -> String {
     }
 }
 
-fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Result<()> {
+/// One job's block as fio's `show_thread_status_normal()` prints it, line for line, then
+/// iolab's own lines (each says it is iolab's). `group_bw`: the job's reporting group's
+/// bandwidth per direction (bytes/s), for the bw lines' `per=`.
+fn write_job(
+    w: &mut impl Write,
+    job: &JobReport,
+    clock: &Timebase,
+    group_bw: [f64; 3],
+) -> io::Result<()> {
+    let err = match (&job.error, job.errors.filter(|e| e.first != 0)) {
+        (Some(e), _) => format!("{:2} ({e})", e.errno),
+        // Errors gone past: fio's err= is the first of them.
+        (None, Some(e)) => format!("{:2} ({})", e.first, strerror(e.first)),
+        (None, None) => format!("{:2}", 0),
+    };
     writeln!(
         w,
-        "{}: (groupid={}, jobs={}): err={}: engine={} iodepth={}{}{}",
+        "{}: (groupid={}, jobs={}): err={err}: pid={}: {}",
         job.setup.name,
         job.group_id,
         job.clones,
-        match (&job.error, job.errors.filter(|e| e.first != 0)) {
-            (Some(e), _) => format!(" {} (error={e})", e.errno),
-            // Errors gone past: fio's err= is the first of them.
-            (None, Some(e)) => format!(" {} (error={})", e.first, strerror(e.first)),
-            (None, None) => " 0".to_string(),
-        },
-        job.setup.engine.clone(),
-        job.setup.iodepth,
-        target_field(job),
-        if job.interrupted {
-            " [INTERRUPTED]"
-        } else {
-            ""
-        }
+        std::process::id(),
+        ctime(job.started_unix_ms)
     )?;
     if !job.setup.description.is_empty() {
         writeln!(w, "  Description  : [{}]", job.setup.description)?;
@@ -334,13 +449,14 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
             // A direction that moved no bytes in its I/Os is an engine's without I/O
             // (cpuio): fio shows no block for it (its runtime is zero); the CPU line speaks.
             if let Some(r) = job.dir(d).filter(|r| r.bytes > 0 || r.ios == 0) {
-                write_dir(w, job, name, r, clock)?;
+                write_dir(w, job, name, r, clock, group_bw[d as usize])?;
             }
         }
     }
     if job.setup.rw_reporting != RwReporting::Separate {
-        write_dir(w, job, "mixed", &job.mixed(), clock)?;
+        write_dir(w, job, "mixed", &job.mixed(), clock, group_bw.iter().sum())?;
     }
+    bucket_lines(w, job, clock)?;
     if let Some(s) = job.sync.as_ref().filter(|s| s.lat.count() > 0) {
         // fio's heading; the count takes fsyncs and fdatasyncs (JSON's total_ios, as fio's,
         // only fsyncs).
@@ -356,39 +472,45 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
     let pct = |ns: u64| ns as f64 * 100.0 / rt;
     writeln!(
         w,
-        "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, iops/cpu-s={}",
+        "  cpu          : usr={:3.2}%, sys={:3.2}%, ctx={}, majf={}, minf={}",
         pct(cpu.user_ns),
-        pct(cpu.sys_ns + cpu.helper_ns()),
+        pct(cpu.sys_ns),
         cpu.ctx,
-        compact(job.iops_per_cpu_sec())
+        cpu.majflt,
+        cpu.minflt
     )?;
-    if cpu.helper_ns() > 0 {
-        writeln!(
-            w,
-            "  kernel helpers: io-wq={:.2}%, sqpoll={:.2}% (included in sys; fio leaves them out)",
-            pct(cpu.iowq_ns),
-            pct(cpu.sqpoll_ns)
-        )?;
-    }
-    if let Some(s) = &job.engine_setup {
-        writeln!(w, "  engine setup : {s}")?;
-    }
-    let level = &job.depth.level;
-    let total: u64 = level.iter().sum();
-    if total > 0 {
-        let cells: Vec<String> = ["1", "2", "4", "8", "16", "32", ">=64"]
+    let rows = [
+        (
+            "  IO depths    : ",
+            ["1", "2", "4", "8", "16", "32", ">=64"],
+            &job.depth.level,
+        ),
+        (
+            "     submit    : ",
+            ["0", "4", "8", "16", "32", "64", ">=64"],
+            &job.depth.submit,
+        ),
+        (
+            "     complete  : ",
+            ["0", "4", "8", "16", "32", "64", ">=64"],
+            &job.depth.complete,
+        ),
+    ];
+    for (head, keys, map) in rows {
+        let cells: Vec<String> = keys
             .iter()
-            .zip(level)
-            .map(|(k, n)| format!("{k}={:.1}%", *n as f64 * 100.0 / total as f64))
+            .zip(dist(map))
+            .map(|(k, v)| format!("{k}={v:3.1}%"))
             .collect();
-        writeln!(w, "  IO depths    : {}", cells.join(", "))?;
+        writeln!(w, "{head}{}", cells.join(", "))?;
     }
+    let ios = |d| job.dir(d).map_or(0, |r| r.ios);
     writeln!(
         w,
-        "     issued rwts: total={},{},{},0",
-        job.dir(Direction::Read).map_or(0, |r| r.ios),
-        job.dir(Direction::Write).map_or(0, |r| r.ios),
-        job.dir(Direction::Trim).map_or(0, |r| r.ios)
+        "     issued rwts: total={},{},{},0 short=0,0,0,0 dropped=0,0,0,0",
+        ios(Direction::Read),
+        ios(Direction::Write),
+        ios(Direction::Trim)
     )?;
     if let Some(e) = &job.errors {
         writeln!(
@@ -400,6 +522,44 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
         )?;
     }
     search_lines(w, job)?;
+    iolab_lines(w, job)
+}
+
+/// iolab's own lines of a job, after fio's: what ran where, the CPU counted with the
+/// kernel's helper threads, how the engine was set up, repeats and notes.
+fn iolab_lines(w: &mut impl Write, job: &JobReport) -> io::Result<()> {
+    writeln!(
+        w,
+        "  iolab        : engine={} iodepth={}{}{}",
+        job.setup.engine,
+        job.setup.iodepth,
+        target_field(job),
+        if job.interrupted {
+            " [INTERRUPTED]"
+        } else {
+            ""
+        }
+    )?;
+    let cpu = &job.cpu;
+    let rt = job.total_runtime_ns.max(1) as f64;
+    let pct = |ns: u64| ns as f64 * 100.0 / rt;
+    writeln!(
+        w,
+        "  iolab cpu    : sys={:.2}% with kernel helpers, iops/cpu-s={}",
+        pct(cpu.sys_ns + cpu.helper_ns()),
+        compact(job.iops_per_cpu_sec())
+    )?;
+    if cpu.helper_ns() > 0 {
+        writeln!(
+            w,
+            "  kernel helpers: io-wq={:.2}%, sqpoll={:.2}% (fio leaves them out)",
+            pct(cpu.iowq_ns),
+            pct(cpu.sqpoll_ns)
+        )?;
+    }
+    if let Some(s) = &job.engine_setup {
+        writeln!(w, "  engine setup : {s}")?;
+    }
     crate::repeats::repeat_lines(w, job)?;
     for n in &job.notes {
         writeln!(w, "  note: {n}")?;
@@ -407,17 +567,23 @@ fn write_job(w: &mut impl Write, job: &JobReport, clock: &Timebase) -> io::Resul
     Ok(())
 }
 
-/// What the latency-target search and the steady-state check found, where a job had them.
+/// What the latency-target search and the steady-state check found, where a job had them;
+/// fio 3.33's latency line otherwise (no target, the job's depth).
 fn search_lines(w: &mut impl Write, job: &JobReport) -> io::Result<()> {
-    if let Some(t) = &job.lat_target {
-        writeln!(
+    match &job.lat_target {
+        Some(t) => writeln!(
             w,
             "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
             t.target_ns / 1000,
             t.window_us,
             t.percentile,
             t.depth
-        )?;
+        )?,
+        None => writeln!(
+            w,
+            "     latency   : target=0, window=0, percentile=100.00%, depth={}",
+            job.setup.iodepth
+        )?,
     }
     if let Some(ss) = &job.steady {
         writeln!(
@@ -481,7 +647,14 @@ fn write_group(w: &mut impl Write, out: &RunOutcome, group: u32) -> io::Result<(
 /// disks' counters.
 pub fn write_normal(out: &RunOutcome, w: &mut impl Write) -> io::Result<()> {
     for job in &out.jobs {
-        write_job(w, job, &out.clock)?;
+        let group_bw = Direction::ALL.map(|d| {
+            out.jobs
+                .iter()
+                .filter(|j| j.group_id == job.group_id)
+                .map(|j| j.bw_bytes_per_sec(d))
+                .sum::<f64>()
+        });
+        write_job(w, job, &out.clock, group_bw)?;
         writeln!(w)?;
     }
     let mut groups: Vec<u32> = out.jobs.iter().map(|j| j.group_id).collect();
@@ -543,10 +716,16 @@ mod tests {
     use iolab_job::Pattern;
 
     #[test]
-    fn percentile_labels_keep_needed_digits() {
-        assert_eq!(pct_label(99.0), "99.00");
-        assert_eq!(pct_label(99.999), "99.999");
-        assert_eq!(pct_label(99.95), "99.95");
+    fn percentile_precision_counts_decimals_as_fio() {
+        assert_eq!(precision(&[1.0, 50.0, 99.0]), 0);
+        assert_eq!(precision(&[99.5, 99.95]), 2);
+        assert_eq!(precision(&[99.999]), 3);
+        let fio_default = &iolab_results::DEFAULT_PERCENTILES[..17];
+        assert_eq!(precision(fio_default), 2);
+        assert_eq!(
+            fio_list(&iolab_results::DEFAULT_PERCENTILES),
+            (fio_default, Some(99.999))
+        );
     }
 
     #[test]

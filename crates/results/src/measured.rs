@@ -634,7 +634,61 @@ pub struct LatTargetResult {
     pub percentile: f64,
 }
 
+/// fio's latency distribution (`io_u_lat_n/u/m`): the share of I/Os, in percent, whose
+/// completion latency (issue to completion, fio's `io_u_mark_latency()`) fell in each bucket.
+/// Bucket `i` of a unit covers `[STEPS[i-1], STEPS[i])` of it, the first from one unit
+/// (from zero for ns); ms has a last, open bucket `>=2000`. A share below 0.01 % of a bucket
+/// that has I/Os is 0.01, as fio's `stat_calc_lat()` rounds it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LatencyBuckets {
+    pub ns: [f64; 10],
+    pub us: [f64; 10],
+    pub ms: [f64; 12],
+}
+
+impl LatencyBuckets {
+    /// The bucket bounds of ns and us (ms adds 2000 and `>=2000`).
+    pub const STEPS: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+    pub const MS_STEPS: [u64; 11] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000];
+}
+
 impl JobReport {
+    /// fio's latency buckets over every direction of the job (empty when the job does not
+    /// keep them: fio's `gtod_reduce` or `disable_clat`).
+    pub fn latency_buckets(&self, clock: &Timebase) -> LatencyBuckets {
+        let hists: Vec<&LatencyHistogram> = self.dirs.iter().flatten().map(|d| &d.clat).collect();
+        let total: u64 = match self.setup.recorded.buckets {
+            true => hists.iter().map(|h| h.count()).sum(),
+            false => 0,
+        };
+        let mut b = LatencyBuckets::default();
+        if total == 0 {
+            return b;
+        }
+        let below = |ns: u64| -> u64 {
+            let ticks = clock.ns_to_ticks(ns);
+            hists.iter().map(|h| h.count_below(ticks)).sum()
+        };
+        let pct = |n: u64| match n {
+            0 => 0.0,
+            n => (n as f64 * 100.0 / total as f64).max(0.01),
+        };
+        let fill = |out: &mut [f64], scale: u64, steps: &[u64]| {
+            let mut prev = if scale == 1 { 0 } else { below(scale) };
+            for (o, &s) in out.iter_mut().zip(steps) {
+                let hi = below(s * scale);
+                *o = pct(hi.saturating_sub(prev));
+                prev = hi;
+            }
+            prev
+        };
+        fill(&mut b.ns, 1, &LatencyBuckets::STEPS);
+        fill(&mut b.us, 1_000, &LatencyBuckets::STEPS);
+        let below_2s = fill(&mut b.ms[..11], 1_000_000, &LatencyBuckets::MS_STEPS);
+        b.ms[11] = pct(total.saturating_sub(below_2s));
+        b
+    }
+
     pub fn dir(&self, d: Direction) -> Option<&DirResult> {
         self.dirs[d.index()].as_ref()
     }
