@@ -269,9 +269,6 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     let run_id = store
         .begin_run("run", &absolute_command(args, &cl))
         .map_err(CliError::failed)?;
-    store
-        .set_run_meta(run_id, &rerun_meta(&cl))
-        .map_err(CliError::failed)?;
     // fio's --status-interval: the whole results so far, every so often, where the final
     // results go.
     let board = cl
@@ -302,7 +299,12 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
             .context("writing results")
             .map_err(CliError::failed)
     });
-    let saved = save(&mut store, run_id, &outcome, &cl.job_options);
+    // With the figures, after they are printed: a database that cannot take them (a full
+    // disk, a file size limit) costs the record, never the results.
+    let saved = store
+        .set_run_meta(run_id, &rerun_meta(&cl))
+        .map_err(anyhow::Error::from)
+        .and_then(|_| save(&mut store, run_id, &outcome, &cl.job_options));
     let logged = write_logs(&outcome, &protected).and_then(|_| match cl.run.bandwidth_log {
         true => write_bandwidth_logs(&outcome, &cl.jobs, &protected),
         false => Ok(()),

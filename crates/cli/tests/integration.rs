@@ -218,8 +218,8 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
             "option 'trim_backlog' is not supported by iolab yet",
         ),
         (&["--verify=bogus"], "option 'verify': bad value 'bogus'"),
-        (&["--bs=4x", "--size=1m"], "unknown unit 'x'"),
-        (&["--runtime=5parsecs", "--size=1m"], "unknown time unit"),
+        (&["--bs=4x", "--size=1m"], "'x' is no unit"),
+        (&["--runtime=5parsecs", "--size=1m"], "'parsecs' is no unit"),
         (&["--iodepth=0", "--size=1m"], "iodepth"),
         (
             &["--ioengine=spdk_bdev", "--size=1m"],
@@ -243,7 +243,7 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
         one_line_error(&out, needle);
         assert!(!f.exists(), "{extra:?} created the file");
     }
-    one_line_error(&iolab(&["--runtime=soon"]), "does not start with a number");
+    one_line_error(&iolab(&["--runtime=soon"]), "is not a time");
     one_line_error(&iolab(&["--engines=spdk"]), "unknown engine 'spdk'");
 }
 

@@ -426,7 +426,7 @@ fn write_job(
     group_bw: [f64; 3],
 ) -> io::Result<()> {
     let err = match (&job.error, job.errors.filter(|e| e.first != 0)) {
-        (Some(e), _) => format!("{:2} ({e})", e.errno),
+        (Some(e), _) => format!("{:2} (error={})", e.errno, strerror(e.errno)),
         // Errors gone past: fio's err= is the first of them.
         (None, Some(e)) => format!("{:2} ({})", e.first, strerror(e.first)),
         (None, None) => format!("{:2}", 0),
@@ -559,6 +559,9 @@ fn iolab_lines(w: &mut impl Write, job: &JobReport) -> io::Result<()> {
     }
     if let Some(s) = &job.engine_setup {
         writeln!(w, "  engine setup : {s}")?;
+    }
+    if let Some(e) = &job.error {
+        writeln!(w, "  iolab error  : {e}")?;
     }
     crate::repeats::repeat_lines(w, job)?;
     for n in &job.notes {

@@ -203,8 +203,16 @@ fn one_failing_job_keeps_every_jobs_figures_and_the_run_is_stored_failed() {
         ],
         (libc::RLIMIT_FSIZE, 4 << 20),
     );
+    // fio's job line (err=%2d (error=...)), and iolab's line with the whole message.
     assert!(
-        normal.stdout.contains("err= 27 (error="),
+        normal
+            .stdout
+            .contains("err=27 (error=File too large): pid="),
+        "{}",
+        normal.stdout
+    );
+    assert!(
+        normal.stdout.contains("  iolab error  : ") && normal.stdout.contains("offset 4194304"),
         "{}",
         normal.stdout
     );

@@ -312,7 +312,7 @@ fn bad_input_is_refused_before_anything_is_written() {
             vec!["--num", "10", "--data-size", "1g"],
             "cannot be used with",
         ),
-        (vec!["--data-size", "4x"], "unknown unit"),
+        (vec!["--data-size", "4x"], "is no unit"),
         (
             vec!["--db-bench", "/nonexistent/db_bench"],
             "no program at /nonexistent/db_bench",
