@@ -83,6 +83,20 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
             "--repeat is not supported under mpirun yet: run the whole mpirun command again"
         )));
     }
+    for (given, option) in [
+        (cl.run.status_interval.is_some(), "--status-interval"),
+        (cl.run.bandwidth_log, "--bandwidth-log"),
+        (cl.run.showcmd, "--showcmd"),
+    ] {
+        if given {
+            return Err(CliError::bad_input(anyhow!(
+                "{option} is not supported under mpirun yet: run it on one host with iolab run"
+            )));
+        }
+    }
+    if cl.run.readonly {
+        me.agree(crate::targets::refuse_writers(&cl.jobs).map_err(CliError::bad_input))?;
+    }
     let groups = group_ids(&cl.jobs);
     if cl.run.parse_only {
         if me.rank == 0 {
@@ -114,6 +128,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         clock,
         progress: Some(&line),
         live: None,
+        live_text: None,
+        status: None,
         watchdog: iolab_runner::run::watchdog_grace(),
         peers: Some(&peers),
         keep_rseq: cl.run.keep_rseq,
