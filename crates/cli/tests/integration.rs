@@ -58,6 +58,9 @@ mod support;
 mod trim;
 #[path = "integration/verify.rs"]
 mod verify;
+/// fio's verify state files, against fio 3.33 and 3.42.
+#[path = "integration/verify_state.rs"]
+mod verify_state;
 #[path = "integration/zbd.rs"]
 mod zbd;
 

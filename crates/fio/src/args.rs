@@ -169,6 +169,9 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
     }
     for s in &mut specs {
         s.fio_order |= o.fio_offsets;
+        if let Some(v) = s.verify.as_mut() {
+            v.state_dir.clone_from(&o.aux_path);
+        }
     }
     let copies: u64 = specs.iter().map(|s| s.numjobs as u64).sum();
     if let Some(max) = o.max_jobs.filter(|m| copies > *m as u64) {

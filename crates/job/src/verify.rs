@@ -85,6 +85,13 @@ pub struct Verify {
     /// Write the bad block and the expected one to files beside the target on a mismatch
     /// (`verify_dump`).
     pub dump: bool,
+    /// When a write job ends, save what it wrote (fio's `verify_state_save`, default on) in
+    /// fio's state file, for a later job that loads it.
+    pub save_state: bool,
+    /// Verify only what the saved state says was written (fio's `verify_state_load`).
+    pub load_state: bool,
+    /// Where the state files are (fio's `--aux-path`); the current directory when `None`.
+    pub state_dir: Option<std::path::PathBuf>,
 }
 
 impl Verify {
@@ -99,6 +106,9 @@ impl Verify {
             backlog: 0,
             backlog_batch: 0,
             dump: false,
+            save_state: true,
+            load_state: false,
+            state_dir: None,
         }
     }
 

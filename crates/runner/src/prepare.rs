@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{DirBuilderExt, FileExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use iolab_engine::BufferPool;
 use iolab_job::{JobSpec, Region, SizeSpec};
@@ -56,6 +57,7 @@ pub fn prepare(specs: &[JobSpec], consent: &Consent) -> Result<Vec<PreparedJob>,
     jobs.iter_mut().for_each(|j| j.log_cap_entries = cap);
     crate::claim::claim_written_devices(&mut jobs)?;
     crate::zbd::attach(&mut jobs)?;
+    load_verify_states(&mut jobs)?;
     Ok(jobs)
 }
 
@@ -135,7 +137,46 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
         pins,
         claims: Vec::new(),
         zbd: None,
+        saved_states: Vec::new(),
     })
+}
+
+/// Reads each copy's saved verify state (`verify_state_load`) up front, so a missing or
+/// corrupt file is bad input before anything is written. fio names the file by the copy's
+/// number over the whole run, counted from 0 in job order, numjobs copies in turn.
+fn load_verify_states(jobs: &mut [PreparedJob]) -> Result<(), RunError> {
+    let mut index = 0u32;
+    for job in jobs {
+        let copies = job.spec.numjobs;
+        if let Some(v) = job.spec.verify.as_ref().filter(|v| v.load_state) {
+            job.saved_states = (index..index + copies)
+                .map(|i| {
+                    let path =
+                        iolab_verify::state::file_path(v.state_dir.as_deref(), &job.spec.name, i);
+                    read_state(&path)
+                        .map(|s| Some(Arc::new(s)))
+                        .map_err(|why| RunError::Unusable {
+                            job: job.spec.name.clone(),
+                            reason: format!("verify_state_load: {}: {why}", path.display()),
+                        })
+                })
+                .collect::<Result<_, _>>()?;
+        }
+        index += copies;
+    }
+    Ok(())
+}
+
+fn read_state(path: &Path) -> Result<iolab_verify::state::SavedState, String> {
+    let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            "no such file; a write job with verify_state_save (fio's default) writes it when it \
+             ends, in the same directory (or --aux-path)"
+                .to_string()
+        }
+        _ => e.to_string(),
+    })?;
+    iolab_verify::state::SavedState::decode(&bytes).map_err(|e| e.to_string())
 }
 
 /// A size split over many files (`nrfiles`, `a:b:c`) must leave each file a block: said

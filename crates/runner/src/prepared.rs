@@ -32,6 +32,8 @@ pub struct PreparedJob {
     pub(crate) zbd: Option<Arc<crate::zbd::ZoneMap>>,
     /// e4defrag's donor file as checked (made during layout when it was missing).
     pub donor: Option<Pin>,
+    /// Each copy's saved verify state (`verify_state_load`), read when the job was checked.
+    pub saved_states: Vec<Option<Arc<iolab_verify::state::SavedState>>>,
 }
 
 impl PreparedJob {

@@ -11,6 +11,7 @@
 
 mod checksum;
 mod fill;
+pub mod state;
 
 use std::fmt;
 

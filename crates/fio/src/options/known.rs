@@ -11,8 +11,6 @@ pub static FIO_ONLY: &[&str] = &[
     "bs_is_seq_rand",
     "priority",
     "verify_async_cpus",
-    "verify_state_load",
-    "verify_state_save",
     "trim_backlog",
     "block_error_percentiles",
     "userspace_reap",
@@ -271,7 +269,7 @@ mod tests {
         assert_eq!(suggest("ioengin", have.clone()), Some("ioengine"));
         assert_eq!(suggest("zzzzzzzz", have), None);
         assert!(matches!(
-            unknown_or_unsupported("verify_state_save", std::iter::empty()),
+            unknown_or_unsupported("trim_backlog", std::iter::empty()),
             FioError::Unsupported(_)
         ));
     }

@@ -2515,10 +2515,8 @@ mod tests {
             "unknown option 'iodepht' (did you mean 'iodepth'?)"
         );
         assert_eq!(
-            d.apply("verify_state_save", Some("1"))
-                .unwrap_err()
-                .to_string(),
-            "option 'verify_state_save' is not supported by iolab yet"
+            d.apply("trim_backlog", Some("1")).unwrap_err().to_string(),
+            "option 'trim_backlog' is not supported by iolab yet"
         );
         assert!(d
             .apply("verify", Some("md6"))

@@ -86,6 +86,8 @@ pub struct RunOpts {
     pub status_interval: Option<std::time::Duration>,
     /// fio's `--bandwidth-log`: the run's aggregate bandwidth logs (`agg-read_bw.log`, ...).
     pub bandwidth_log: bool,
+    /// fio's `--aux-path`: the directory of verify state files.
+    pub aux_path: Option<PathBuf>,
 }
 
 /// fio's `--eta=when`.
@@ -127,6 +129,7 @@ impl Default for RunOpts {
             terse_version: 3,
             status_interval: None,
             bandwidth_log: false,
+            aux_path: None,
         }
     }
 }
@@ -589,9 +592,16 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
     },
     RunOptionDef {
         name: "aux-path",
-        value: "",
-        help: "",
-        set: RunSetter::Refused("iolab keeps no state files beside the run; its results go to the database (--db)"),
+        value: "DIR",
+        help: "Where verify state files (verify_state_save, verify_state_load) are written and \
+               read, instead of the current directory, as fio's.",
+        set: RunSetter::Value(|o, v| {
+            if v.is_empty() {
+                return Err(bad("aux-path", v, "give a directory"));
+            }
+            o.aux_path = Some(PathBuf::from(v));
+            Ok(())
+        }),
     },
     RunOptionDef {
         name: "cpuclock-test",

@@ -265,6 +265,26 @@ pub static VERIFY_OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "verify_state_save",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "When a write job that verifies ends, save what it wrote in fio's state file local-JOB-INDEX-verify.state (in --aux-path or the current directory), fio 3.33's layout. Default on, as fio.",
+        apply: |d, v| {
+            settings(d).save_state = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "verify_state_load",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Verify only what a saved state file (fio 3.33's or 3.42's) says was written: stop where the writing job stopped, by the rule of the fio that wrote the file.",
+        apply: |d, v| {
+            settings(d).load_state = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "verify_async",
         alias: None,
         kind: ValueKind::Int,

@@ -657,6 +657,13 @@ impl<'a> Issuer<'a> {
         self.ios += 1;
     }
 
+    /// Nothing more to issue: the job ends with the I/Os issued so far (a saved verify
+    /// state reached).
+    #[cold]
+    pub fn end_here(&mut self) {
+        self.io_limit = self.ios;
+    }
+
     /// An I/O the engine could not take (busy): not issued after all. A `trimwrite` write
     /// stays due.
     pub fn unissue(&mut self, io: &IoUnit) {

@@ -366,6 +366,7 @@ impl EngineVisitor for Looper<'_, '_> {
         };
         let error =
             error.or_else(|| setup::fsync_on_close(spec, self.fds).map(|e| st.sync_error(e)));
+        notes.extend(st.save_verify_state());
         let elapsed = self.w.clock.now().saturating_sub(phase_start);
         let lean = st.lean;
         let mut result = st.finish(sync, notes, elapsed);
@@ -463,7 +464,17 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 .with_ranges(spec.sync_file_range.0, spec.sync_file_range.1),
             batch_submit: spec.effective_batch_submit().max(1) as usize,
             batch_complete: (min as usize, max as usize),
-            verify: Verifier::new(spec, spec.effective_iodepth() as usize, w.job_number, seed),
+            verify: Verifier::new(
+                spec,
+                spec.effective_iodepth() as usize,
+                w.job_number,
+                seed,
+                w.job
+                    .saved_states
+                    .get(w.clone_index as usize)
+                    .cloned()
+                    .flatten(),
+            ),
             flow: FlowGate::new(w.flows, spec.flow),
             think: think::Pauser::new(&spec.think, &clock, now),
             // Bounded by iodepth as given, as fio's search is even for a synchronous engine
@@ -740,7 +751,12 @@ impl<'a, 'w> LoopState<'a, 'w> {
     #[inline(always)]
     fn next_io(&mut self, slot: u32, pool: &BufferPool, now: u64) -> Option<IoUnit> {
         if let Some(v) = self.verify.as_mut().filter(|v| v.due()) {
-            return Some(v.next_read_back(slot, pool));
+            let io = v.next_read_back(slot, pool);
+            if v.bounded() && v.saved_state_stops(&io) {
+                v.stop_reading_back(slot);
+                return None;
+            }
+            return Some(io);
         }
         if self.issue.special {
             if let Some(due_ns) = self.issue.replay_due_ns() {
@@ -786,11 +802,19 @@ impl<'a, 'w> LoopState<'a, 'w> {
         if self.rate.on {
             self.rate.issued(dir, io.len);
         }
-        if let Some(v) = self.verify.as_mut().filter(|_| io.dir == Direction::Write) {
-            if v.only {
-                io.dir = Direction::Read;
-            } else {
-                v.stamp(&io, clock.ticks_to_ns(now) as u64);
+        if let Some(v) = self.verify.as_mut() {
+            if io.dir == Direction::Write {
+                if v.only {
+                    io.dir = Direction::Read;
+                } else {
+                    v.stamp(&io, clock.ticks_to_ns(now) as u64);
+                }
+            }
+            if io.dir == Direction::Read && v.bounded() && v.saved_state_stops(&io) {
+                // What the saved state says was written is verified: the job ends here.
+                self.issue.unissue(&io);
+                self.issue.end_here();
+                return None;
             }
         }
         Some(io)
@@ -885,6 +909,25 @@ impl<'a, 'w> LoopState<'a, 'w> {
         // fio's read-back is not cut by runtime: only size-based jobs get here.
         self.time.deadline = u64::MAX;
         true
+    }
+
+    /// fio's `verify_state_save`: a write job that verifies leaves what it wrote in fio's
+    /// state file, through the guard. A file that cannot be written is a note, as fio
+    /// prints an error and goes on.
+    fn save_verify_state(&self) -> Option<String> {
+        let spec = &self.w.job.spec;
+        let index = self.w.job_number.saturating_sub(1);
+        let state = self.verify.as_ref()?.saved_state(spec, index)?;
+        let dir = spec.verify.as_ref()?.state_dir.as_deref();
+        let path = iolab_verify::state::file_path(dir, &spec.name, index);
+        let written = iolab_sysinfo::open_output(&path, "verify_state_save", &[])
+            .map_err(|e| e.to_string())
+            .and_then(|mut f| {
+                std::io::Write::write_all(&mut f, &state.encode()).map_err(|e| e.to_string())
+            });
+        written
+            .err()
+            .map(|why| format!("verify_state_save: {} not written: {why}", path.display()))
     }
 
     #[cold]

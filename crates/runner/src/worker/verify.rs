@@ -4,8 +4,11 @@
 //! reads it back: every `verify_backlog` writes, and when its writes are done (`do_verify`).
 //! A read-only job (or `verify_only`) checks every read.
 
+use std::sync::Arc;
+
 use iolab_engine::{BufferPool, Direction, IoUnit};
 use iolab_job::{JobSpec, Rng};
+use iolab_verify::state::{SavedState, VERSION_3};
 use iolab_verify::{Format, Mismatch, Stamp};
 
 /// A completed write to read back.
@@ -37,11 +40,36 @@ pub(super) struct Verifier {
     writes: u64,
     thread: u16,
     seeds: Rng,
+    /// What a saved state says was written (`verify_state_load`), and the reads issued and
+    /// completed that its rule counts.
+    saved: Option<Arc<SavedState>>,
+    reads_issued: u64,
+    reads_done: u64,
+    /// For `verify_state_save`: per file, the offsets of the last `iodepth` completed
+    /// writes (a ring, as fio's `last_write_comp`), where each ring goes next, and the
+    /// writes completed.
+    ring: Vec<u64>,
+    ring_next: Vec<u32>,
+    ring_depth: usize,
+    writes_done: u64,
 }
 
 impl Verifier {
-    pub fn new(spec: &JobSpec, depth: usize, thread: u32, seed: u64) -> Option<Verifier> {
+    pub fn new(
+        spec: &JobSpec,
+        depth: usize,
+        thread: u32,
+        seed: u64,
+        saved: Option<Arc<SavedState>>,
+    ) -> Option<Verifier> {
         let v = spec.verify.as_ref()?;
+        let files = spec.files().count().max(1);
+        // fio keeps the ring at the job's iodepth as given, whatever the engine.
+        let ring_depth = if v.save_state {
+            spec.iodepth.max(1) as usize
+        } else {
+            0
+        };
         let interval = v.effective_interval(
             spec.min_block_size(Direction::Write),
             spec.block_size[Direction::Write.index()],
@@ -69,6 +97,76 @@ impl Verifier {
             writes: 0,
             thread: thread as u16,
             seeds: Rng::new(seed ^ 0x5E1F_1E55),
+            saved,
+            reads_issued: 0,
+            reads_done: 0,
+            ring: vec![0; files * ring_depth],
+            ring_next: vec![0; if ring_depth > 0 { files } else { 0 }],
+            ring_depth,
+            writes_done: 0,
+        })
+    }
+
+    /// Whether a saved state bounds what this job verifies.
+    #[inline(always)]
+    pub fn bounded(&self) -> bool {
+        self.saved.is_some()
+    }
+
+    /// Whether the verifying read `io` is past what the saved state says was written (by
+    /// the rule of the fio that wrote the state); counts it as issued when it is not.
+    #[cold]
+    pub fn saved_state_stops(&mut self, io: &IoUnit) -> bool {
+        let Some(s) = &self.saved else {
+            return false;
+        };
+        if s.stops(
+            self.reads_done,
+            self.reads_issued,
+            io.file as u64,
+            io.offset,
+        ) {
+            return true;
+        }
+        self.reads_issued += 1;
+        false
+    }
+
+    /// Reads nothing more back: the saved state says the rest was not written.
+    #[cold]
+    pub fn stop_reading_back(&mut self, slot: u32) {
+        self.from_log[slot as usize] = false;
+        self.log.clear();
+        self.read_back = 0;
+        self.keep_log = false;
+    }
+
+    /// What this job wrote, as fio's `verify_state_save` keeps it: `None` unless the job
+    /// writes and saves its state. `index` is the copy's number over the run, from 0.
+    pub fn saved_state(&self, spec: &JobSpec, index: u32) -> Option<SavedState> {
+        if self.ring_depth == 0 || !spec.writes() {
+            return None;
+        }
+        let depth = self.ring_depth;
+        let per_file = self.writes_done.min(depth as u64) as usize;
+        let mut completions = Vec::new();
+        for (file, &next) in self.ring_next.iter().enumerate() {
+            // Newest first, as fio walks its ring back from the last one written.
+            let mut j = next as usize;
+            for _ in 0..per_file {
+                j = if j == 0 { depth - 1 } else { j - 1 };
+                completions.push((file as u64, self.ring[file * depth + j]));
+            }
+        }
+        Some(SavedState {
+            version: VERSION_3,
+            depth: depth as u32,
+            files: self.ring_next.len() as u32,
+            numberio: self.writes,
+            index: index as u64,
+            name: spec.name.clone(),
+            completions,
+            inflight: Vec::new(),
         })
     }
 
@@ -145,15 +243,21 @@ impl Verifier {
     #[inline]
     pub fn completed(&mut self, io: &IoUnit) -> Result<(), Mismatch> {
         match io.dir {
-            Direction::Write if self.keep_log => {
-                self.log.push(Piece {
-                    file: io.file,
-                    offset: io.offset,
-                    len: io.len,
-                });
+            Direction::Write => {
+                if self.keep_log {
+                    self.log.push(Piece {
+                        file: io.file,
+                        offset: io.offset,
+                        len: io.len,
+                    });
+                }
+                if self.ring_depth > 0 {
+                    self.note_write(io);
+                }
                 Ok(())
             }
             Direction::Read => {
+                self.reads_done += 1;
                 let slot = io.slot as usize;
                 if !(self.check_all_reads || std::mem::take(&mut self.from_log[slot])) {
                     return Ok(());
@@ -164,6 +268,17 @@ impl Verifier {
             }
             _ => Ok(()),
         }
+    }
+
+    /// A completed write's offset into its file's ring (fio's `file_log_write_comp`).
+    #[inline]
+    fn note_write(&mut self, io: &IoUnit) {
+        let file = io.file as usize;
+        if let Some(next) = self.ring_next.get_mut(file) {
+            self.ring[file * self.ring_depth + *next as usize] = io.offset;
+            *next = (*next + 1) % self.ring_depth as u32;
+        }
+        self.writes_done += 1;
     }
 
     /// Why this job's blocks cannot carry its verify headers, if they cannot.
