@@ -308,6 +308,57 @@ fn run_meta(a: &KvArgs, setup: &Setup, fs: &Option<String>) -> serde_json::Value
     })
 }
 
+/// The disk's own IOPS and bandwidth per direction since the last look, in fio's ETA form
+/// (`vda [r=1.2MiB/s,w=40.1MiB/s][r=300,w=9.8k IOPS]`): what db_bench's operations cost
+/// the device, live.
+struct DiskRates<'a> {
+    disk: Option<&'a str>,
+    last: Option<(std::time::Instant, iolab_sysinfo::diskstats::DiskCounters)>,
+}
+
+impl<'a> DiskRates<'a> {
+    fn new(disk: Option<&'a str>) -> DiskRates<'a> {
+        let mut r = DiskRates { disk, last: None };
+        r.figures();
+        r
+    }
+
+    fn figures(&mut self) -> String {
+        let Some(disk) = self.disk else {
+            return String::new();
+        };
+        let Some(now) = iolab_sysinfo::diskstats::read_diskstats()
+            .ok()
+            .and_then(|m| m.get(disk).copied())
+        else {
+            return String::new();
+        };
+        let at = std::time::Instant::now();
+        let Some((then, before)) = self.last.replace((at, now)) else {
+            return String::new();
+        };
+        let secs = at.duration_since(then).as_secs_f64();
+        if secs <= 0.0 {
+            return String::new();
+        }
+        let per = |a: u64, b: u64| a.saturating_sub(b) as f64 / secs;
+        let iops = [
+            per(now.read_ios, before.read_ios),
+            per(now.write_ios, before.write_ios),
+            0.0,
+        ];
+        let bytes = [
+            per(now.read_sectors, before.read_sectors) * 512.0,
+            per(now.write_sectors, before.write_sectors) * 512.0,
+            0.0,
+        ];
+        match iolab_report::format::eta_figures(&iops, &bytes) {
+            f if f.is_empty() => String::new(),
+            f => format!(" {disk} {f}"),
+        }
+    }
+}
+
 /// Runs one workload with its progress line: its arguments, database directory and result.
 fn run_workload(
     a: &KvArgs,
@@ -341,17 +392,24 @@ fn run_workload(
         _ => 1,
     };
     let ops = setup.num * per_thread;
+    let disk = setup.disk.as_ref().map(|d| d.0.as_str());
+    let mut device = DiskRates::new(disk);
     let result = iolab_kv::run_db_bench(
         &setup.bin,
         &args,
-        setup.disk.as_ref().map(|d| d.0.as_str()),
+        disk,
         iolab_runner::signal::stop_flag(),
         |el: Duration, rate: f64, done: u64| {
             if rate > 0.0 {
                 let left = ops.saturating_sub(done) as f64 / rate;
                 line.set_plan(Some(el + Duration::from_secs_f64(left)));
             }
-            let text = format!("{} {} ops/s", duration(el.as_secs_f64()), compact(rate));
+            let text = format!(
+                "{} {} ops/s{}",
+                duration(el.as_secs_f64()),
+                compact(rate),
+                device.figures()
+            );
             line.draw(text, el);
         },
     );

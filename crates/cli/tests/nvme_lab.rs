@@ -368,3 +368,35 @@ fn a_consistency_step_samples_the_health_log_and_draws_the_temperature() {
         "no temperature chart in the consistency section"
     );
 }
+
+#[test]
+fn hipri_without_poll_queues_runs_where_fio_runs_it_and_says_by_interrupt() {
+    let Some(s) = lab() else { return };
+    assert_eq!(
+        ok(s, "unpolled_io_poll").trim(),
+        "0",
+        "the poll queues are gone"
+    );
+    for (ours, fios) in [
+        ("unpolled_uring", "unpolled_uring_fio"),
+        ("unpolled_cmd", "unpolled_cmd_fio"),
+    ] {
+        let v = json(s, ours);
+        let f = json(s, fios);
+        assert_eq!(
+            counts(&v),
+            counts(&f),
+            "{ours}: iolab and fio moved the same I/Os"
+        );
+        assert_eq!(counts(&v).0, 4096, "{ours}");
+        let iolab = &v["jobs"][0]["iolab"];
+        let notes = iolab["notes"].to_string();
+        assert!(notes.contains("has no poll queues"), "{ours}: {notes}");
+        let why = iolab["fallback"].as_str().expect("a fallback: not polled");
+        assert!(why.contains("by interrupt"), "{ours}: {why}");
+        assert!(
+            iolab["device_interrupts"].as_u64().unwrap() >= 4096 / 2,
+            "{ours}"
+        );
+    }
+}

@@ -441,6 +441,54 @@ fn register<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
     Ok(())
 }
 
+/// Whether this kernel takes polled I/O (IOPOLL) on a device without poll queues: one read of
+/// `len` bytes at the start of the first file, polled to completion. Linux 6.1 clears the
+/// polled flag and completes such I/O by interrupt (fio's job then runs); later kernels fail
+/// it with EOPNOTSUPP (fio's job then fails on its first I/O). Slot 0's buffer is put back
+/// as it was: its contents may be the job's write data.
+pub(crate) fn polled_read_works<E: crate::IoEngine>(
+    engine: &mut E,
+    pool: &BufferPool,
+    len: u32,
+) -> Result<bool, EngineError> {
+    let len = (len as usize).min(pool.slot_len()) as u32;
+    let buf = pool.slot_ptr(0);
+    // SAFETY: slot 0 holds slot_len() bytes and nothing is in flight on it yet.
+    let kept = unsafe { std::slice::from_raw_parts(buf, len as usize) }.to_vec();
+    let io = crate::IoUnit {
+        slot: 0,
+        file: 0,
+        dir: crate::Direction::Read,
+        offset: 0,
+        len,
+        buf,
+        ioprio: 0,
+        prio_index: 0,
+    };
+    let refused = -(libc::EOPNOTSUPP as i64);
+    // SAFETY: the buffer is the pool's slot 0, which outlives the I/O (reaped below).
+    let result = match unsafe { engine.queue(&io) }? {
+        crate::QueueStatus::Completed(r) => Some(r),
+        crate::QueueStatus::Busy => None,
+        crate::QueueStatus::Queued => {
+            engine.commit()?;
+            let mut out = [Completion::default()];
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            loop {
+                if engine.reap(1, &mut out)? > 0 {
+                    break Some(out[0].result);
+                }
+                if std::time::Instant::now() > deadline {
+                    break None;
+                }
+            }
+        }
+    };
+    // SAFETY: the read has completed (or was never issued); slot 0 is free again.
+    unsafe { std::ptr::copy_nonoverlapping(kept.as_ptr(), buf, kept.len()) };
+    Ok(result != Some(refused))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -54,7 +54,38 @@ pub struct Uring<'pool> {
     /// I/Os queued since the last one forced to io-wq (`force_async=N`).
     since_async: u32,
     trimmer: crate::Trimmer,
+    /// How the kernel serves what was asked, found at open (`hipri` without poll queues).
+    notes: Vec<String>,
     _pool: PhantomData<&'pool BufferPool>,
+}
+
+/// `hipri` on a device without poll queues: where this kernel fails polled I/O there, the
+/// job is refused as fio's would fail on its first I/O; where it takes it (completing it by
+/// interrupt, as Linux 6.1 does), the job runs as fio's does, with a note saying so. The
+/// disk's interrupt count then tells how each I/O completed.
+pub(crate) fn unpolled_hipri<E: IoEngine>(
+    engine: &mut E,
+    name: &'static str,
+    target: &EngineTarget<'_>,
+    pool: &BufferPool,
+) -> Result<String, EngineError> {
+    if !crate::ring::polled_read_works(engine, pool, target.logical_block_size.max(512))? {
+        return Err(EngineError::Unsupported {
+            engine: name,
+            reason: format!(
+                "--hipri (IOPOLL) needs a device with poll queues on this kernel: {} has \
+                 none (queue/io_poll=0), and a polled read there fails with EOPNOTSUPP (as \
+                 fio's first I/O does). Drop --hipri, or give the driver poll queues (e.g. \
+                 nvme.poll_queues=N)",
+                target.name
+            ),
+        });
+    }
+    Ok(format!(
+        "{name} --hipri: {} has no poll queues (queue/io_poll=0); this kernel takes polled \
+         I/O there and completes it by interrupt, as fio's job does",
+        target.name
+    ))
 }
 
 impl<'pool> Uring<'pool> {
@@ -71,24 +102,13 @@ impl<'pool> Uring<'pool> {
                     .into(),
             });
         }
-        if opts.hipri && !target.polled_device {
-            return Err(EngineError::Unsupported {
-                engine: ENGINE,
-                reason: format!(
-                    "--hipri (IOPOLL) needs a device with poll queues; {} has none \
-                     (queue/io_poll=0). Drop --hipri, or give the driver poll queues \
-                     (e.g. nvme.poll_queues=N)",
-                    target.name
-                ),
-            });
-        }
         let ring = Ring::open(ENGINE, depth, opts, target.fds, pool)?;
         let vectored = opts.nonvectored == Some(false) && !opts.fixedbufs;
         let empty = libc::iovec {
             iov_base: std::ptr::null_mut(),
             iov_len: 0,
         };
-        Ok(Uring {
+        let mut engine = Uring {
             ring,
             fds: target.fds.to_vec(),
             opts: opts.clone(),
@@ -99,8 +119,14 @@ impl<'pool> Uring<'pool> {
             },
             since_async: 0,
             trimmer: crate::Trimmer::new(target.fds),
+            notes: Vec::new(),
             _pool: PhantomData,
-        })
+        };
+        if opts.hipri && !target.polled_device {
+            let note = unpolled_hipri(&mut engine, ENGINE, &target, pool)?;
+            engine.notes.push(note);
+        }
+        Ok(engine)
     }
 
     #[inline(always)]
@@ -242,6 +268,10 @@ impl IoEngine for Uring<'_> {
         timeout: std::time::Duration,
     ) -> Result<usize, EngineError> {
         self.ring.reap_within(out, timeout, |_, res| res as i64)
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
     }
 
     fn setup(&self) -> Option<String> {

@@ -52,6 +52,8 @@ pub struct UringCmd<'pool> {
     opts: EngineOptions,
     /// Each slot's transfer length: a command's success says 0, the worker wants bytes.
     lens: Vec<u32>,
+    /// How the kernel serves what was asked, found at open (`hipri` without poll queues).
+    notes: Vec<String>,
     _pool: PhantomData<&'pool BufferPool>,
 }
 
@@ -62,16 +64,6 @@ impl<'pool> UringCmd<'pool> {
         opts: &EngineOptions,
         pool: &'pool BufferPool,
     ) -> Result<UringCmd<'pool>, EngineError> {
-        if opts.hipri && !target.polled_device {
-            return Err(EngineError::Unsupported {
-                engine: ENGINE,
-                reason: format!(
-                    "--hipri (IOPOLL) needs poll queues; the controller of {} has none \
-                     (nvme.poll_queues=0)",
-                    target.name
-                ),
-            });
-        }
         let nsids = target
             .fds
             .iter()
@@ -83,15 +75,21 @@ impl<'pool> UringCmd<'pool> {
                 source,
             })?;
         let ring = Ring::open(ENGINE, depth, opts, target.fds, pool)?;
-        Ok(UringCmd {
+        let mut engine = UringCmd {
             ring,
             fds: target.fds.to_vec(),
             nsids,
             lba_shift: target.logical_block_size.max(512).trailing_zeros(),
             opts: opts.clone(),
             lens: vec![0; pool.slots()],
+            notes: Vec::new(),
             _pool: PhantomData,
-        })
+        };
+        if opts.hipri && !target.polled_device {
+            let note = crate::uring::unpolled_hipri(&mut engine, ENGINE, &target, pool)?;
+            engine.notes.push(note);
+        }
+        Ok(engine)
     }
 
     #[inline(always)]
@@ -168,6 +166,10 @@ impl IoEngine for UringCmd<'_> {
         let lens = &self.lens;
         self.ring
             .reap_within(out, timeout, |slot, res| nvme_result(lens, slot, res))
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
     }
 
     fn setup(&self) -> Option<String> {

@@ -41,8 +41,8 @@ pub use iolog::{
 pub use machine::{MachineCheck, Verdict};
 pub use measured::{
     carried_cell, Behind, Carried, CpuUsage, DepthCounts, DirResult, DiskUsage, ErrorCounts,
-    JobError, JobReport, LatTargetResult, LatencyBuckets, LatencyWindow, OpenLoop, PrioLatency,
-    RateStats, RunOutcome, Sample, Sampling,
+    JobError, JobReport, LatTargetResult, LatencyBuckets, LatencyWindow, OpenLoop, PooledRates,
+    PooledStat, PrioLatency, RateStats, RunOutcome, Sample, Sampling,
 };
 pub use ordered::Metrics;
 pub use record::{

@@ -43,6 +43,101 @@ pub struct DirResult {
     /// events; `None` when the job did not ask or the kernel could not say.
     #[serde(default)]
     pub lat_split: Option<crate::LatSplit>,
+    /// fio's bandwidth and IOPS figures of merged copies (`group_reporting`), summed over
+    /// the copies as fio sums them; `None` for one copy, whose figures come from `samples`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pooled: Option<PooledRates>,
+}
+
+/// One rate's figures as fio 3.33's `sum_stat(.., pure_sum)` keeps them for merged copies:
+/// the copies' minimums, maximums and means added (so `min` is the sum of each copy's
+/// slowest interval, `mean` the group's rate), their squared deviations and sample counts
+/// added (so 2 copies of 5 intervals are 10 samples).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PooledStat {
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    /// The sum of squared deviations from the mean (fio's `S`).
+    pub squares: f64,
+    pub samples: usize,
+}
+
+impl PooledStat {
+    fn of(r: RateStats) -> PooledStat {
+        PooledStat {
+            min: r.min,
+            max: r.max,
+            mean: r.mean,
+            squares: r.stddev.powi(2) * r.samples.saturating_sub(1) as f64,
+            samples: r.samples,
+        }
+    }
+
+    /// Another copy's figures added, as fio's pure sum (a copy without samples adds none).
+    fn add(self, o: PooledStat) -> PooledStat {
+        match (self.samples, o.samples) {
+            (_, 0) => self,
+            (0, _) => o,
+            _ => PooledStat {
+                min: self.min + o.min,
+                max: self.max + o.max,
+                mean: self.mean + o.mean,
+                squares: self.squares + o.squares,
+                samples: self.samples + o.samples,
+            },
+        }
+    }
+
+    /// A later repeat's figures after these (the same group's rate, more intervals): the
+    /// standard merge of two sets' mean and squared deviations.
+    fn then(self, o: PooledStat) -> PooledStat {
+        match (self.samples, o.samples) {
+            (_, 0) => self,
+            (0, _) => o,
+            (a, b) => {
+                let (na, nb) = (a as f64, b as f64);
+                let delta = o.mean - self.mean;
+                PooledStat {
+                    min: self.min.min(o.min),
+                    max: self.max.max(o.max),
+                    mean: self.mean + delta * nb / (na + nb),
+                    squares: self.squares + o.squares + delta * delta * na * nb / (na + nb),
+                    samples: a + b,
+                }
+            }
+        }
+    }
+
+    /// As fio's `calc_lat()` reports it.
+    fn stats(&self) -> RateStats {
+        RateStats {
+            min: self.min,
+            max: self.max,
+            mean: self.mean,
+            stddev: match self.samples {
+                0 | 1 => 0.0,
+                n => (self.squares / (n - 1) as f64).sqrt(),
+            },
+            samples: self.samples,
+        }
+    }
+}
+
+/// Bandwidth (KiB/s) and IOPS, pooled over copies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PooledRates {
+    pub bw: PooledStat,
+    pub iops: PooledStat,
+}
+
+impl PooledRates {
+    fn of((bw, iops): (RateStats, RateStats)) -> PooledRates {
+        PooledRates {
+            bw: PooledStat::of(bw),
+            iops: PooledStat::of(iops),
+        }
+    }
 }
 
 /// The share of the offered load an open loop must achieve to have carried it.
@@ -348,6 +443,14 @@ impl DirResult {
     /// Samples are summed over each whole `bwavgtime` (`iopsavgtime`) first; a part at the
     /// end is left out, as fio takes a sample only when its time is up.
     pub fn sample_rates(&self) -> (RateStats, RateStats) {
+        match &self.pooled {
+            Some(p) => (p.bw.stats(), p.iops.stats()),
+            None => self.series_rates(),
+        }
+    }
+
+    /// The rates over this result's own interval series (one copy's, or a merged series).
+    fn series_rates(&self) -> (RateStats, RateStats) {
         let s = self.sampling;
         let per = |ms: u32| (ms / s.every_ms.max(1)).max(1) as usize;
         let (bw_n, iops_n) = (per(s.bw_ms), per(s.iops_ms));
@@ -377,6 +480,7 @@ impl DirResult {
             sampling: Sampling::default(),
             open_loop: None,
             lat_split: None,
+            pooled: None,
         }
     }
 
@@ -405,6 +509,17 @@ impl DirResult {
             (None, Some(b)) => self.lat_split = Some(b.clone()),
             _ => {}
         }
+        // fio's figures of the copies add up (before the samples do: each copy's own).
+        let mine = self
+            .pooled
+            .unwrap_or_else(|| PooledRates::of(self.series_rates()));
+        let theirs = other
+            .pooled
+            .unwrap_or_else(|| PooledRates::of(other.series_rates()));
+        self.pooled = Some(PooledRates {
+            bw: mine.bw.add(theirs.bw),
+            iops: mine.iops.add(theirs.iops),
+        });
         // Copies run over the same windows: their samples add up to the group's rate.
         if self.samples.len() < other.samples.len() {
             self.samples.resize(other.samples.len(), Sample::default());
@@ -820,11 +935,36 @@ impl JobReport {
         if self.fallback.is_none() {
             self.fallback = next.fallback.clone();
         }
+        // A repeat's rates follow this one's, not added to them as a copy's are.
+        let rates: Vec<_> = self
+            .dirs
+            .iter()
+            .zip(&later.dirs)
+            .map(|(a, b)| {
+                let of = |d: &DirResult| {
+                    d.pooled
+                        .unwrap_or_else(|| PooledRates::of(d.series_rates()))
+                };
+                let pooled = a.as_ref().is_some_and(|d| d.pooled.is_some())
+                    || b.as_ref().is_some_and(|d| d.pooled.is_some());
+                match (a, b) {
+                    (Some(a), Some(b)) if pooled => {
+                        let (x, y) = (of(a), of(b));
+                        Some(PooledRates {
+                            bw: x.bw.then(y.bw),
+                            iops: x.iops.then(y.iops),
+                        })
+                    }
+                    _ => None,
+                }
+            })
+            .collect();
         self.merge(&next);
-        for (d, tail) in self.dirs.iter_mut().zip(tails) {
+        for ((d, tail), pooled) in self.dirs.iter_mut().zip(tails).zip(rates) {
             if let (Some(d), Some((samples, windows))) = (d.as_mut(), tail) {
                 d.samples.extend(samples);
                 d.windows.extend(windows);
+                d.pooled = pooled;
             }
         }
         self.clones = clones;
@@ -913,6 +1053,43 @@ mod rate_tests {
         );
         assert!((iops.stddev - 282.842712).abs() < 1e-3, "{}", iops.stddev);
         assert_eq!((bw.min, bw.max), (800.0, 2400.0));
+    }
+
+    fn copy(ios: &[u64]) -> DirResult {
+        let mut r = DirResult::empty();
+        r.samples = ios
+            .iter()
+            .map(|&n| Sample {
+                bytes: n * 4096,
+                ios: n,
+            })
+            .collect();
+        r
+    }
+
+    #[test]
+    fn merged_copies_report_fios_pure_sums() {
+        // Copy A: 200 and 600 IOPS; copy B: 400, 400 and 1000 IOPS (500 ms intervals).
+        let mut g = copy(&[100, 300]);
+        g.merge(&copy(&[200, 200, 500]));
+        let (_, iops) = g.sample_rates();
+        // fio 3.33's sum_stat(pure_sum): mins, maxes and means add; so do the squared
+        // deviations (80000 + 240000) and the samples (2 + 3).
+        assert_eq!(
+            (iops.min, iops.max, iops.mean, iops.samples),
+            (600.0, 1600.0, 1000.0, 5)
+        );
+        assert!((iops.stddev - (320_000f64 / 4.0).sqrt()).abs() < 1e-6);
+        // A third copy adds to the pooled figures, not to the summed series'.
+        g.merge(&copy(&[50]));
+        let (_, iops) = g.sample_rates();
+        assert_eq!((iops.min, iops.mean, iops.samples), (700.0, 1100.0, 6));
+        // A repeat of the group follows it (JobReport::append): the same rate, more
+        // intervals, the spread of the two sets about their common mean.
+        let p = g.pooled.unwrap().iops;
+        let both = p.then(PooledStat { mean: 1300.0, ..p });
+        assert_eq!((both.min, both.mean, both.samples), (700.0, 1200.0, 12));
+        assert!((both.squares - (2.0 * p.squares + 200.0 * 200.0 * 3.0)).abs() < 1e-6);
     }
 }
 

@@ -221,6 +221,19 @@ impl ProgressLine {
         i.bar = Some(bar);
     }
 
+    /// Prints `text` as a line of its own above the progress line (a finished stage's
+    /// figures), where the line is drawn: on a terminal, or as plain lines (`--eta=always`).
+    pub fn say_above(&self, text: &str) {
+        if self.is_hidden() {
+            return;
+        }
+        let text = printable(text.to_string());
+        match &self.inner().bar {
+            Some(b) => b.println(text),
+            None => eprintln!("{text}"),
+        }
+    }
+
     /// A stage of `planned` time is over: the time left no longer counts it.
     pub fn stage_over(&self, planned: Duration) {
         self.inner().base += planned;

@@ -425,6 +425,7 @@ mod tests {
             prios: Vec::new(),
             open_loop: None,
             lat_split: None,
+            pooled: None,
             sampling: Default::default(),
         };
         let spec = JobSpec::new("qd1", "/dev/zram0");

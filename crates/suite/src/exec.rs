@@ -223,6 +223,7 @@ impl Executor<'_> {
             // A cut-short point is not a measurement: the finished ones are already saved.
             return Err(SuiteError::Interrupted);
         }
+        self.progress.point_done(label, &outcome);
         if let Some(why) = crate::served::page_cache_reason(&spec, &outcome) {
             let job = &mut outcome.jobs[0];
             job.fallback.get_or_insert(why);

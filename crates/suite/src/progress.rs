@@ -100,6 +100,51 @@ impl Progress {
         self.line.clear();
     }
 
+    /// A finished point's figures, on a line of their own above the progress line, as
+    /// fio prints each job's results when it ends: per job and direction, IOPS, bandwidth
+    /// and the completion latency's mean and 99th percentile.
+    pub fn point_done(&self, label: &str, outcome: &iolab_results::RunOutcome) {
+        if !self.enabled {
+            return;
+        }
+        let us = |ticks: f64| outcome.clock.ticks_to_ns(ticks.round() as u64) / 1e3;
+        let mut parts = Vec::new();
+        for job in &outcome.jobs {
+            for d in iolab_results::Direction::ALL {
+                let Some(r) = job.dir(d).filter(|r| r.ios > 0) else {
+                    continue;
+                };
+                let summary = r.clat.summarize(&outcome.clock, &[]);
+                parts.push(format!(
+                    "{} {} IOPS {}, clat mean {:.1} µs p99 {:.1} µs",
+                    d.name(),
+                    iolab_report::format::num2str(
+                        job.iops(d).round() as u64,
+                        4,
+                        1,
+                        false,
+                        iolab_report::format::Unit::None
+                    ),
+                    iolab_report::format::num2str(
+                        job.bw_bytes_per_sec(d).round() as u64,
+                        4,
+                        1,
+                        true,
+                        iolab_report::format::Unit::BytePerSec
+                    ),
+                    summary.mean_ns / 1e3,
+                    us(r.clat.percentile_ticks(99.0) as f64),
+                ));
+            }
+        }
+        if !parts.is_empty() {
+            // Called once the point is counted done: its own number is step_done.
+            let at = format!("{} {}/{}", self.step, self.step_done, self.step_points);
+            self.line
+                .say_above(&format!("{at} {label}: {}", parts.join("; ")));
+        }
+    }
+
     /// Takes the line off the terminal (before a step's table is printed).
     pub fn clear(&self) {
         self.line.clear();

@@ -173,3 +173,55 @@ fn every_line_kind_fio_prints_is_in_iolabs_normal_output_in_fios_order() {
         }
     }
 }
+
+/// The `samples=` of a bw or iops line.
+fn samples(out: &str, line: &str) -> u64 {
+    out.lines()
+        .find(|l| l.trim_start().starts_with(line))
+        .and_then(|l| l.split("samples=").nth(1))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {line} samples in\n{out}"))
+}
+
+#[test]
+fn group_reporting_counts_every_copys_samples_as_fio() {
+    if !Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        println!("skipped: fio is not installed (apt-get install fio)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Two copies for 3 s, a bandwidth sample every 500 ms: fio reports 2 × 5 or 6.
+    let job = |f: &str| {
+        vec![
+            "--name=g".to_string(),
+            format!("--filename={}", dir.path().join(f).display()),
+            "--size=8m".into(),
+            "--rw=randread".into(),
+            "--numjobs=2".into(),
+            "--group_reporting".into(),
+            "--runtime=3".into(),
+            "--time_based".into(),
+        ]
+    };
+    let fio = Command::new("fio").args(job("fio")).output().unwrap();
+    let fio = String::from_utf8_lossy(&fio.stdout).to_string();
+    let ours = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .arg("run")
+        .arg(format!("--db={}", test_db().display()))
+        .args(job("iolab"))
+        .output()
+        .unwrap();
+    let ours = String::from_utf8_lossy(&ours.stdout).to_string();
+    for line in ["bw (", "iops "] {
+        let (f, o) = (samples(&fio, line), samples(&ours, line));
+        assert!((8..=14).contains(&f), "fio's {line} samples={f}\n{fio}");
+        assert!(
+            (8..=14).contains(&o) && o.abs_diff(f) <= 2,
+            "iolab's {line} samples={o}, fio's {f}\n--- iolab\n{ours}\n--- fio\n{fio}"
+        );
+    }
+}

@@ -223,6 +223,14 @@ fn a_quick_review_shows_its_step_and_the_time_left() {
             .any(|f| f.contains("IOPS]") && f.contains("[r=")),
         "the review's points show their live figures: {term}"
     );
+    // Each point's figures stay on the terminal when it ends, a line of their own.
+    assert!(
+        term.lines().any(|l| l.contains("qd1-engines] 1/")
+            && l.contains(" IOPS ")
+            && l.contains("clat mean")
+            && l.contains("p99")),
+        "each point's figures as it ends: {term}"
+    );
 }
 
 /// SIGUSR1 asks for the status: fio prints its current results; iolab says where the run

@@ -51,3 +51,15 @@ run health_review_report sh -c 'iolab report 1 --db /tmp/cons.db -o /tmp/cons.ht
 run main_job iolab --target /dev/nvme0n1 --allow-destroy --runtime=1 --ramp_time=0 --output-format=json
 modprobe zram || true  # zram-control: the review's software-floor step adds a RAM device of its own
 run review iolab review /dev/nvme0n1 --quick --allow-destroy --db /tmp/review.db
+# Last, as it takes the poll queues away: hipri on a drive without them, which this kernel
+# (Debian 12's 6.1) serves by interrupt. fio runs such a job; so does iolab, and says so.
+echo 0 >/sys/module/nvme/parameters/poll_queues && echo 1 >/sys/class/nvme/nvme0/reset_controller
+i=0; while [ "$(cat /sys/block/nvme0n1/queue/io_poll 2>/dev/null)" != 0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 1
+run unpolled_io_poll cat /sys/block/nvme0n1/queue/io_poll
+# (fio takes an engine's options only after --ioengine.)
+u="--name=u --rw=randread --bs=4k --size=16m --output-format=json"
+run unpolled_uring iolab run $u --filename=/dev/nvme0n1 --direct=1 --ioengine=io_uring --hipri
+run unpolled_uring_fio fio $u --filename=/dev/nvme0n1 --direct=1 --ioengine=io_uring --hipri
+run unpolled_cmd iolab run $u --filename=/dev/ng0n1 --ioengine=io_uring_cmd --cmd_type=nvme --hipri
+run unpolled_cmd_fio fio $u --filename=/dev/ng0n1 --ioengine=io_uring_cmd --cmd_type=nvme --hipri

@@ -65,6 +65,7 @@ impl LoopState<'_, '_> {
             sampling: spec.sampling(),
             open_loop: None,
             lat_split: None,
+            pooled: None,
         });
         // A write job that verified reports its reads back, as fio.
         let verify_reads = self.verify.is_some() && self.rec.stats[0].ios > 0;
@@ -187,6 +188,7 @@ fn dir_result(st: DirStats, sync: bool, sampling: iolab_results::Sampling) -> Di
             .collect(),
         open_loop: st.open,
         lat_split: None,
+        pooled: None,
     }
 }
 
