@@ -328,6 +328,7 @@ pub(crate) fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -
         o.insert("steadystate".into(), steady_object(ss));
     }
     let mut iolab = iolab_object(job);
+    iolab["clat_p99.999_ns"] = tail_object(job, &out.clock);
     let pcts = job.setup.percentiles.as_slice();
     if let Some(split) = crate::json_split::lat_split_object(job, &out.clock, pcts) {
         iolab["lat_split"] = split;
@@ -456,6 +457,21 @@ fn iolab_object(job: &JobReport) -> Value {
         "interrupted": job.interrupted,
         "stonewalled": job.stonewalled,
     })
+}
+
+/// iolab's own tail figure, per direction that did I/O: the completion latency's 99.999th
+/// percentile (the reviews' p99.999), outside fio's `percentile` keys.
+fn tail_object(job: &JobReport, clock: &Timebase) -> Value {
+    let tail = iolab_results::IOLAB_TAIL_PERCENTILE;
+    let per_dir: Map<String, Value> = iolab_results::Direction::ALL
+        .into_iter()
+        .filter_map(|d| {
+            let r = job.dir(d).filter(|r| r.ios > 0)?;
+            let ns = r.clat.summarize(clock, &[tail]).percentile(tail)?;
+            Some((d.name().to_string(), json!(ns.round() as u64)))
+        })
+        .collect();
+    Value::Object(per_dir)
 }
 
 /// fio's `disk_util` entry for one disk.

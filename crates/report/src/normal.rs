@@ -64,11 +64,11 @@ fn precision(pcts: &[f64]) -> usize {
         .unwrap_or(2)
 }
 
-/// The percentiles fio's block shows: the job's list, less the 99.999th iolab adds to fio's
-/// default (printed after the block, as iolab's).
+/// The percentiles fio's block shows (the job's list), and iolab's own tail after it where
+/// the list is fio's default (printed after the block, marked iolab's).
 fn fio_list(pcts: &[f64]) -> (&[f64], Option<f64>) {
     match pcts == iolab_results::DEFAULT_PERCENTILES {
-        true => (&pcts[..pcts.len() - 1], pcts.last().copied()),
+        true => (pcts, Some(iolab_results::IOLAB_TAIL_PERCENTILE)),
         false => (pcts, None),
     }
 }
@@ -723,7 +723,7 @@ mod tests {
         assert_eq!(precision(&[1.0, 50.0, 99.0]), 0);
         assert_eq!(precision(&[99.5, 99.95]), 2);
         assert_eq!(precision(&[99.999]), 3);
-        let fio_default = &iolab_results::DEFAULT_PERCENTILES[..17];
+        let fio_default = &iolab_results::DEFAULT_PERCENTILES[..];
         assert_eq!(precision(fio_default), 2);
         assert_eq!(
             fio_list(&iolab_results::DEFAULT_PERCENTILES),

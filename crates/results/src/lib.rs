@@ -51,7 +51,10 @@ pub use record::{
     STORED_PERCENTILES,
 };
 pub use repeats::{Interval, RepeatFigures};
-pub use setup::{JobSetup, LogSpec, NumberStyle, Recorded, RwReporting, DEFAULT_PERCENTILES};
+pub use setup::{
+    JobSetup, LogSpec, NumberStyle, Recorded, RwReporting, DEFAULT_PERCENTILES,
+    IOLAB_TAIL_PERCENTILE,
+};
 pub use split::{LatSplit, SplitWindow, TailAccount, TailShare};
 pub use steady::SteadyResult;
 pub use summary::LatencySummary;

@@ -1356,7 +1356,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "percentile_list",
         alias: None,
         kind: ValueKind::List,
-        help: "Latency percentiles to report, separated by ':' (default: fio's list plus 99.999).",
+        help: "Latency percentiles to report, separated by ':' (default: fio's list; iolab adds p99.999 under its own name, the JSON's iolab.clat_p99.999_ns and a line marked (iolab)).",
         apply: |d, v| {
             d.spec.percentiles = parse_percentiles(v)?;
             Ok(())
