@@ -62,12 +62,7 @@ fn iolabs_own(line: &str) -> bool {
 
 #[test]
 fn every_line_kind_fio_prints_is_in_iolabs_normal_output_in_fios_order() {
-    if !Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        println!("skipped: fio is not installed (apt-get install fio)");
+    if !crate::jobfiles::fio_available() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -185,12 +180,7 @@ fn samples(out: &str, line: &str) -> u64 {
 
 #[test]
 fn group_reporting_counts_every_copys_samples_as_fio() {
-    if !Command::new("fio")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        println!("skipped: fio is not installed (apt-get install fio)");
+    if !crate::jobfiles::fio_available() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

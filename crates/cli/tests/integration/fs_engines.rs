@@ -63,14 +63,11 @@ fn mmap_falloc_and_ftruncate_leave_what_fio_leaves() {
             })
             .collect();
         let (ours, fio) = (runs[1], runs[0]);
-        if !job.contains("trim") {
-            assert_eq!(ours, fio, "iolab against fio for:\n{text}");
-            continue;
-        }
-        // Trims punch holes that split the file's extents; whether the refills land next to
-        // each other (other processes allocate meanwhile) decides whether ext4's inode
-        // overflows its four extent slots into a 4 KiB tree block, which st_blocks counts
-        // too. The I/Os, the file's size and its data (16 KiB blocks) must be fio's.
+        // Whether blocks allocated one by one (falloc's writes, trims' refills) land next to
+        // each other depends on what else allocates meanwhile; that decides whether ext4's
+        // inode overflows its four extent slots into a 4 KiB tree block, which st_blocks
+        // counts too (measured: 266240 against fio's 262144 once in a busy run). The I/Os,
+        // the file's size and its data (16 KiB blocks) must be fio's.
         assert_eq!(
             (ours.0, ours.1 .0),
             (fio.0, fio.1 .0),
