@@ -406,7 +406,8 @@ struct LoopState<'a, 'w> {
     /// (fewest, most) completions per reap (fio's `iodepth_batch_complete_min/max`).
     batch_complete: (usize, usize),
     /// fio's verify: stamps writes, checks reads, reads written blocks back.
-    verify: Option<Verifier>,
+    /// Boxed: the hot loop's state stays as small as it was before verify had a state file.
+    verify: Option<Box<Verifier>>,
     /// This copy's place in its flow group (fio's `flow`), if any.
     flow: Option<FlowGate<'w>>,
     /// Pauses between I/Os (fio's `thinktime`), if the job has them.
@@ -474,7 +475,8 @@ impl<'a, 'w> LoopState<'a, 'w> {
                     .get(w.clone_index as usize)
                     .cloned()
                     .flatten(),
-            ),
+            )
+            .map(Box::new),
             flow: FlowGate::new(w.flows, spec.flow),
             think: think::Pauser::new(&spec.think, &clock, now),
             // Bounded by iodepth as given, as fio's search is even for a synchronous engine
@@ -751,12 +753,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
     #[inline(always)]
     fn next_io(&mut self, slot: u32, pool: &BufferPool, now: u64) -> Option<IoUnit> {
         if let Some(v) = self.verify.as_mut().filter(|v| v.due()) {
-            let io = v.next_read_back(slot, pool);
-            if v.bounded() && v.saved_state_stops(&io) {
-                v.stop_reading_back(slot);
-                return None;
-            }
-            return Some(io);
+            return v.read_back(slot, pool);
         }
         if self.issue.special {
             if let Some(due_ns) = self.issue.replay_due_ns() {
@@ -810,11 +807,8 @@ impl<'a, 'w> LoopState<'a, 'w> {
                     v.stamp(&io, clock.ticks_to_ns(now) as u64);
                 }
             }
-            if io.dir == Direction::Read && v.bounded() && v.saved_state_stops(&io) {
-                // What the saved state says was written is verified: the job ends here.
-                self.issue.unissue(&io);
-                self.issue.end_here();
-                return None;
+            if io.dir == Direction::Read && v.bounded() {
+                return self.within_saved_state(io);
             }
         }
         Some(io)
@@ -909,6 +903,23 @@ impl<'a, 'w> LoopState<'a, 'w> {
         // fio's read-back is not cut by runtime: only size-based jobs get here.
         self.time.deadline = u64::MAX;
         true
+    }
+
+    /// A verifying read under a loaded state (`verify_state_load`): the read, or `None`
+    /// where the state says the writer stopped, which ends the job. Out of the I/O path.
+    #[cold]
+    #[inline(never)]
+    fn within_saved_state(&mut self, io: IoUnit) -> Option<IoUnit> {
+        let stops = self
+            .verify
+            .as_mut()
+            .is_some_and(|v| v.saved_state_stops(&io));
+        if !stops {
+            return Some(io);
+        }
+        self.issue.unissue(&io);
+        self.issue.end_here();
+        None
     }
 
     /// fio's `verify_state_save`: a write job that verifies leaves what it wrote in fio's

@@ -193,8 +193,20 @@ impl Verifier {
         self.final_pass && !self.all_read_back()
     }
 
+    /// The next read-back into `slot`, or `None` where a loaded state says the writer
+    /// stopped before it (then nothing more is read back).
+    #[inline]
+    pub fn read_back(&mut self, slot: u32, pool: &BufferPool) -> Option<IoUnit> {
+        let io = self.next_read_back(slot, pool);
+        if self.saved.is_some() && self.saved_state_stops(&io) {
+            self.stop_reading_back(slot);
+            return None;
+        }
+        Some(io)
+    }
+
     /// The next read-back, into `slot`.
-    pub fn next_read_back(&mut self, slot: u32, pool: &BufferPool) -> IoUnit {
+    fn next_read_back(&mut self, slot: u32, pool: &BufferPool) -> IoUnit {
         let p = self.log[self.read_back];
         self.read_back += 1;
         // A full backlog starts a batch of `verify_backlog_batch` read-backs.
