@@ -248,6 +248,8 @@ pub struct BarSet {
     /// None: the palette's next colour; one: the set's colour; one per bar: each bar's (the
     /// ladder: measured in colour, references in grey).
     pub colors: Vec<String>,
+    /// Each bar's 95 % interval (low, high) where its figure has repeats; empty: none.
+    pub intervals: Vec<Option<(f64, f64)>>,
 }
 
 /// Horizontal bars, one row per category (top to bottom in order), their sets stacked.
@@ -263,6 +265,8 @@ pub struct Bars {
     pub sets: Vec<BarSet>,
     /// Write each row's total at its bar's end.
     pub totals: bool,
+    /// Sets side by side in each row (runs, figures) rather than stacked (parts of a whole).
+    pub grouped: bool,
 }
 
 impl Bars {
@@ -286,7 +290,11 @@ impl Bars {
         for (i, c) in self.categories.iter().enumerate() {
             let _ = write!(t, "<tr><td>{}</td>", esc(c));
             for s in &self.sets {
-                let v = s.values.get(i).map(|v| self.value.format.apply(*v));
+                let mut v = s.values.get(i).map(|v| self.value.format.apply(*v));
+                if let (Some(v), Some(Some((lo, hi)))) = (v.as_mut(), s.intervals.get(i)) {
+                    let f = self.value.format;
+                    *v = format!("{v} [{} – {}]", f.apply(*lo), f.apply(*hi));
+                }
                 let _ = write!(t, "<td>{}</td>", esc(&v.unwrap_or_default()));
             }
             t.push_str("</tr>");

@@ -49,6 +49,34 @@ impl RunData {
             .unwrap_or_else(|| d.meta["target"].as_str().unwrap_or("?").to_string())
     }
 
+    /// The device's model where known and its kernel name, `INTEL SSDPE21D375GA (nvme0n1)`;
+    /// either alone where the other is unknown; the target where neither is.
+    pub fn device_named(&self) -> String {
+        let d = &self.detail;
+        let info = d.step("info").map(|s| &s.data);
+        let model = info
+            .and_then(|i| i["disk"]["model"].as_str().map(str::to_string))
+            .or_else(|| d.meta["disk_model"].as_str().map(str::to_string))
+            .or_else(|| d.jobs.iter().find_map(|j| j.disk_model.clone()))
+            .filter(|m| !m.trim().is_empty());
+        let name = info
+            .and_then(|i| i["disk"]["name"].as_str().map(str::to_string))
+            .or_else(|| d.meta["disk"].as_str().map(str::to_string))
+            .or_else(|| d.jobs.iter().find_map(|j| j.disk.clone()))
+            .filter(|m| !m.trim().is_empty());
+        match (model, name) {
+            (Some(m), Some(n)) if m != n => format!("{} ({n})", m.trim()),
+            (Some(m), _) => m.trim().to_string(),
+            (None, Some(n)) => n,
+            (None, None) => self.device(),
+        }
+    }
+
+    /// The day the run began, `2026-11-28` (UTC).
+    pub fn day(&self) -> String {
+        crate::sections::when(self.detail.started_ms)[..10].to_string()
+    }
+
     /// `run 12 (vda)`: how the run is named in legends when several are overlaid.
     pub fn label(&self) -> String {
         format!("run {} ({})", self.id(), self.device())

@@ -65,8 +65,10 @@ fn bars(
             name: what.into(),
             values: rows.iter().map(value).collect(),
             colors: vec![color.into()],
+            intervals: Vec::new(),
         }],
         totals: true,
+        grouped: false,
     }
 }
 

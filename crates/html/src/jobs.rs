@@ -17,7 +17,7 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
     let mut html = String::new();
     for r in runs
         .iter()
-        .filter(|r| r.detail.steps.is_empty() && r.detail.kind != "kv" && !r.jobs().is_empty())
+        .filter(|r| crate::job_charts::is_plain(r))
     {
         let one = one_kind(r.jobs());
         let head = one.map_or(String::new(), |k| format!("{k} "));

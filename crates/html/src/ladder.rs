@@ -36,8 +36,10 @@ pub fn bars(rungs: &[Rung]) -> Bars {
                 .iter()
                 .map(|r| if r.measured { "#e15759" } else { "#9aa5b1" }.to_string())
                 .collect(),
+            intervals: Vec::new(),
         }],
         totals: true,
+        grouped: false,
     }
 }
 

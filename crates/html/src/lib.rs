@@ -7,6 +7,7 @@ pub mod chart;
 pub mod data;
 pub mod health;
 mod hosts;
+pub mod job_charts;
 mod jobs;
 pub mod ladder;
 pub mod load;
@@ -15,6 +16,7 @@ pub mod plot;
 pub mod reduce;
 pub mod sections;
 pub mod split;
+pub mod verdicts;
 
 pub use data::{load, RunData};
 
@@ -40,6 +42,8 @@ impl iolab_report::export::Exporter for Html {
 pub fn build(runs: &[RunData]) -> String {
     let mut s = vec![sections::header(runs)];
     s.extend(jobs::section(runs));
+    s.extend(verdicts::section(runs));
+    s.extend(job_charts::section(runs));
     s.extend(sections::qd1(runs));
     s.extend(split::section(runs));
     s.extend(sections::sweep(runs));
@@ -52,10 +56,75 @@ pub fn build(runs: &[RunData]) -> String {
     s.extend(sections::application(runs));
     s.extend(sections::ladder(runs));
     s.extend(hosts::section(runs));
-    let ids: Vec<String> = runs.iter().map(|r| r.label()).collect();
-    page::document(
-        "iolab report",
-        &format!("{}; iolab {}", ids.join(" vs "), env!("CARGO_PKG_VERSION")),
-        &s,
-    )
+    page::document(&naming(runs), &s)
+}
+
+/// The page's title, each chart's caption and the saved images' file stem, from the runs:
+/// device (model and kernel name), host and day of each.
+pub fn naming(runs: &[RunData]) -> page::Naming {
+    let uniq = |f: &dyn Fn(&RunData) -> String| {
+        let mut v: Vec<String> = Vec::new();
+        for r in runs {
+            let x = f(r);
+            if !v.contains(&x) {
+                v.push(x);
+            }
+        }
+        v.join(", ")
+    };
+    let devices = uniq(&|r| r.device_named());
+    let hosts = uniq(&|r| r.detail.host.hostname.clone());
+    let days = uniq(&|r| r.day());
+    let title = match runs.len() {
+        0 => "iolab report".to_string(),
+        1 => format!("iolab report: {devices}"),
+        _ => format!(
+            "iolab report: {}",
+            runs.iter()
+                .map(|r| format!("run {} ({})", r.id(), r.device_named()))
+                .collect::<Vec<_>>()
+                .join(" vs ")
+        ),
+    };
+    let ids: Vec<String> = runs.iter().map(|r| format!("run {}", r.id())).collect();
+    let stem: Vec<String> = runs
+        .iter()
+        .map(|r| format!("{}_{}", r.device_named(), r.day()))
+        .collect();
+    page::Naming {
+        title,
+        subtitle: format!(
+            "{}; on {hosts}; {days}; iolab {}",
+            ids.join(" vs "),
+            env!("CARGO_PKG_VERSION")
+        ),
+        caption: format!("{devices} · {hosts} · {days}"),
+        file_stem: file_safe(&stem.join("_vs_")),
+    }
+}
+
+/// A file name's part from free text: letters, digits, `.`, `-` and `_` kept, runs of
+/// anything else one `-` (`INTEL SSDPE21D375GA (nvme0n1)` → `INTEL-SSDPE21D375GA-nvme0n1`).
+fn file_safe(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+            out.push(c);
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').replace("-_", "_")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn file_names_keep_what_a_file_system_takes() {
+        assert_eq!(
+            super::file_safe("INTEL SSDPE21D375GA (nvme0n1)_2026-11-28"),
+            "INTEL-SSDPE21D375GA-nvme0n1_2026-11-28"
+        );
+        assert_eq!(super::file_safe("a/b\\c"), "a-b-c");
+    }
 }

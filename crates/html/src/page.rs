@@ -87,6 +87,11 @@ td.best { background: #e7f3e7; }
 td.na { color: var(--muted); }
 td.fallback { color: var(--muted); font-style: italic; }
 .facts td, .facts th { text-align: left; }
+table.verdicts td { white-space: nowrap; }
+table.verdicts td:last-child { text-align: left; white-space: normal; }
+tr.faster td:nth-child(7) { color: #1e7b34; } tr.slower td:nth-child(7) { color: #b3261e; }
+.summary { border: 2px solid var(--accent); border-radius: 6px; padding: 6px 14px 10px; margin: 12px 0; }
+.summary h2 { border: none; margin: 6px 0; padding: 0; font-size: 17px; }
 .chart-block { margin: 12px 0 20px; }
 .chart-block div.chart { width: 100%; min-height: 200px; border: 1px solid var(--line); }
 p.reduced { margin: 2px 0; }
@@ -107,31 +112,60 @@ ol.sources { font-size: 12px; color: var(--muted); }
 /// own image export of what is shown, the zoom included).
 const SCRIPT: &str = r#"
 (function () {
+  var main = document.querySelector('main');
+  var caption = main.dataset.caption || '', stem = main.dataset.file || '';
+  // plotly's text is its own small HTML: the caption goes in as text, entities escaped.
+  var said = caption.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   var specs = document.querySelectorAll('script.figure');
   for (var i = 0; i < specs.length; i++) {
     var s = specs[i];
     var f = JSON.parse(s.textContent);
-    Plotly.newPlot(document.getElementById(s.dataset.for), f.data, f.layout, f.config);
+    var id = s.dataset.for;
+    if (said) {
+      var t = f.layout.title || {};
+      if (typeof t === 'string') t = { text: t };
+      t.text = (t.text || '') + '<br><span style="font-size:11px;color:#5b6670">' + said + '</span>';
+      f.layout.title = t;
+      f.layout.margin = f.layout.margin || {};
+      f.layout.margin.t = Math.max(f.layout.margin.t || 0, 84);
+    }
+    f.config = f.config || {};
+    f.config.toImageButtonOptions = Object.assign({}, f.config.toImageButtonOptions,
+      { filename: stem ? id + '_' + stem : id });
+    Plotly.newPlot(document.getElementById(id), f.data, f.layout, f.config);
   }
   document.addEventListener('click', function (e) {
     var b = e.target.closest('button.save');
     if (!b) return;
     var gd = b.closest('figure').querySelector('div.chart');
-    Plotly.downloadImage(gd, { format: b.dataset.format, filename: gd.id,
+    Plotly.downloadImage(gd, { format: b.dataset.format, filename: stem ? gd.id + '_' + stem : gd.id,
       width: gd._fullLayout.width, height: gd._fullLayout.height });
   });
 })();
 "#;
 
+/// What the page shows, said everywhere it can be seen out of context: the page's title,
+/// a caption under every chart's title (device, host, date) and the stem of every saved
+/// image's file name (`vda_2026-11-28`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Naming {
+    pub title: String,
+    pub subtitle: String,
+    pub caption: String,
+    pub file_stem: String,
+}
+
 /// The whole document.
-pub fn document(title: &str, subtitle: &str, sections: &[Section]) -> String {
-    let mut html = String::with_capacity(5 << 20);
+pub fn document(n: &Naming, sections: &[Section]) -> String {
+    let mut html = String::with_capacity(2 << 20);
     let _ = write!(
         html,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><style>{CSS}</style></head><body><main><h1>{}</h1><p class=\"muted\">{}</p><nav>",
-        esc(title),
-        esc(title),
-        esc(subtitle)
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><style>{CSS}</style></head><body><main data-caption=\"{}\" data-file=\"{}\"><h1>{}</h1><p class=\"muted\">{}</p><nav>",
+        esc(&n.title),
+        esc(&n.caption),
+        esc(&n.file_stem),
+        esc(&n.title),
+        esc(&n.subtitle)
     );
     for s in sections {
         let _ = write!(html, "<a href=\"#{}\">{}</a>", esc(&s.id), esc(&s.title));

@@ -7,13 +7,13 @@
 //! (`10µs`, `1.5ms`) at any zoom; the hover text gives the report's own figure (`10.17 µs`).
 
 use plotly::common::{
-    Anchor, DashType, Fill, Font, HoverInfo, Line, Marker, Mode, Orientation, Title,
+    Anchor, DashType, ErrorData, ErrorType, Fill, Font, HoverInfo, Line, Marker, Mode, Orientation, Title,
 };
 use plotly::configuration::{ImageButtonFormats, ToImageButtonOptions};
 use plotly::layout::update_menu::{Button, ButtonMethod, UpdateMenu, UpdateMenuType};
 use plotly::layout::{
-    Annotation, Axis as PAxis, AxisType, BarMode, HoverMode, Legend, Margin, Shape, ShapeLine,
-    ShapeType,
+    Annotation, Axis as PAxis, AxisType, BarMode, HoverMode, Legend, Margin, RangeMode, Shape,
+    ShapeLine, ShapeType,
 };
 use plotly::{Bar, Configuration, Layout, Plot, Scatter};
 
@@ -87,7 +87,9 @@ fn axis(a: &Axis, drawn: &[f64]) -> PAxis {
         .line_color("#333")
         .show_line(true);
     p = match a.scale {
-        ScaleKind::Linear => p.type_(AxisType::Linear),
+        // From zero: a rate or a latency on a linear axis cut at 100k exaggerates every
+        // difference on it (a log axis has no zero and shows ratios as they are).
+        ScaleKind::Linear => p.type_(AxisType::Linear).range_mode(RangeMode::ToZero),
         ScaleKind::Log10 if lo.is_finite() && lo > 0.0 => {
             let ticks = log_ticks(lo, hi);
             // Labels in the axis' own units (latencies are drawn in seconds).
@@ -357,30 +359,51 @@ pub fn chart(c: &Chart) -> (Plot, Option<Reduced>) {
 /// One set of bars as a trace, each bar with its hover text.
 fn bar_trace(b: &Bars, set: &BarSet, i: usize) -> Box<Bar<f64, String>> {
     let (mut xs, mut cats, mut text) = (Vec::new(), Vec::new(), Vec::new());
-    for (cat, v) in b.categories.iter().zip(&set.values) {
+    let (mut plus, mut minus) = (Vec::new(), Vec::new());
+    for (k, (cat, v)) in b.categories.iter().zip(&set.values).enumerate() {
         let Some(x) = coord(&b.value, *v) else {
             continue;
         };
         xs.push(x);
         cats.push(cat.clone());
+        let f = b.value.format;
+        let ci = set.intervals.get(k).copied().flatten();
+        let ci_text = ci.map_or(String::new(), |(lo, hi)| {
+            format!(" (95% interval {} – {})", f.apply(lo), f.apply(hi))
+        });
         text.push(format!(
-            "{}<br>{}: {}",
+            "{}<br>{}: {}{}",
             esc(cat),
             esc(&set.name),
-            esc(&b.value.format.apply(*v))
+            esc(&f.apply(*v)),
+            esc(&ci_text)
         ));
+        let (lo, hi) = ci.unwrap_or((*v, *v));
+        plus.push((coord(&b.value, hi).unwrap_or(x) - x).max(0.0));
+        minus.push((x - coord(&b.value, lo).unwrap_or(x)).max(0.0));
     }
+    let errors = set.intervals.iter().any(Option::is_some).then(|| {
+        ErrorData::new(ErrorType::Data)
+            .symmetric(false)
+            .array(plus)
+            .array_minus(minus)
+            .color("#333")
+    });
     let marker = match set.colors.len() {
         0 => Marker::new().color(PALETTE[i % PALETTE.len()].to_string()),
         1 => Marker::new().color(set.colors[0].clone()),
         _ => Marker::new().color_array(set.colors.clone()),
     };
-    Bar::new(xs, cats)
+    let bar = Bar::new(xs, cats)
         .name(set.name.as_str())
         .orientation(Orientation::Horizontal)
         .marker(marker)
         .hover_text_array(text)
-        .hover_info(HoverInfo::Text)
+        .hover_info(HoverInfo::Text);
+    match errors {
+        Some(e) => bar.error_x(e),
+        None => bar,
+    }
 }
 
 /// Each row's total written at its bar's end.
@@ -419,10 +442,15 @@ pub fn bars(b: &Bars) -> Plot {
         .auto_range(false)
         .range(vec![rows as f64 - 0.5, -0.5])
         .auto_margin(true);
-    let mut layout = base_layout(&b.title, 150 + 28 * rows)
+    let per_row = if b.grouped { 10 + 18 * b.sets.len() } else { 28 };
+    let mut layout = base_layout(&b.title, 150 + per_row * rows)
         .x_axis(axis(&b.value, &drawn))
         .y_axis(categories)
-        .bar_mode(BarMode::Stack)
+        .bar_mode(if b.grouped {
+            BarMode::Group
+        } else {
+            BarMode::Stack
+        })
         .hover_mode(HoverMode::Closest);
     if b.totals {
         layout = layout.annotations(totals(b));
@@ -476,14 +504,20 @@ pub fn script_safe(json: &str) -> String {
     out
 }
 
-/// The plotly.js library as one inline `<script>`: plotly.rs embeds it (and MathJax, which
-/// the report's plain-text labels never need, so only plotly's own element is kept).
+/// The plotly.js bundle the page embeds: plotly's own basic partial bundle (scatter, bar and
+/// pie with zoom, hover, update menus and SVG/PNG export: every chart the report draws) from
+/// the npm package `plotly.js-basic-dist-min`, vendored beside its licence in
+/// `crates/html/vendor/`. Its version is plotly.rs's plotly.js version, so the figures'
+/// JSON is the schema this bundle reads; a test holds the two together. About 1.0 MB
+/// against the full bundle's 4.65 MB, which the report's pages carried before.
+pub const PLOTLY_JS_VERSION: &str = "3.0.1";
+
+const PLOTLY_BASIC_JS: &str =
+    include_str!("../vendor/plotly.js-basic-dist-min/plotly-basic.min.js");
+
+/// The plotly.js library as one inline `<script>` (one copy per page).
 pub fn library() -> String {
-    let all = Plot::offline_js_sources();
-    match all.find("</script>") {
-        Some(end) => all[..end + "</script>".len()].to_string(),
-        None => all,
-    }
+    format!("<script type=\"text/javascript\">{PLOTLY_BASIC_JS}</script>")
 }
 
 #[cfg(test)]
@@ -521,9 +555,30 @@ mod tests {
         let js = library();
         assert!(js.starts_with("<script") && js.ends_with("</script>"));
         assert!(js.contains("plotly"));
-        // plotly.min.js is 4.7 MB; with MathJax's tex-svg it would be 6.8 MB.
-        assert!((1_000_000..5_500_000).contains(&js.len()), "{}", js.len());
+        // The basic bundle is 1.03 MB; the full plotly.min.js was 4.65 MB.
+        assert!((900_000..1_300_000).contains(&js.len()), "{}", js.len());
         assert_eq!(js.matches("<script").count(), 1);
+        assert_eq!(js.matches("</script").count(), 1, "the bundle cannot close its element");
+    }
+
+    #[test]
+    fn the_bundle_is_the_version_plotly_rs_writes_for_with_its_licence() {
+        let head = &PLOTLY_BASIC_JS[..200];
+        assert!(
+            head.contains(&format!("plotly.js (basic - minified) v{PLOTLY_JS_VERSION}")),
+            "{head}"
+        );
+        let pkg: serde_json::Value = serde_json::from_str(include_str!(
+            "../vendor/plotly.js-basic-dist-min/package.json"
+        ))
+        .unwrap();
+        assert_eq!(pkg["version"], PLOTLY_JS_VERSION);
+        assert_eq!(pkg["license"], "MIT");
+        let licence = include_str!("../vendor/plotly.js-basic-dist-min/LICENSE");
+        assert!(licence.contains("Plotly"), "{licence}");
+        // plotly.rs's own copy of plotly.js (not embedded) names the version its JSON is for.
+        let rs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.lock")).unwrap();
+        assert!(rs.contains("name = \"plotly\"\nversion = \"0.14."), "plotly.rs moved: check PLOTLY_JS_VERSION");
     }
 
     #[test]

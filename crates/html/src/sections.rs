@@ -51,7 +51,7 @@ pub(crate) fn axis(title: &str, scale: ScaleKind, format: Format) -> Axis {
     }
 }
 
-fn when(ms: i64) -> String {
+pub(crate) fn when(ms: i64) -> String {
     // UTC, so a report reads the same wherever it is opened.
     let secs = ms.div_euclid(1000);
     let days = secs.div_euclid(86_400);

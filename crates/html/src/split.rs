@@ -134,9 +134,11 @@ fn stacked(id: &str, title: &str, bars: &[(String, [f64; 3])], shares: bool) -> 
                 name: p.to_string(),
                 values: bars.iter().map(|b| b.1[i]).collect(),
                 colors: vec![c.to_string()],
+                intervals: Vec::new(),
             })
             .collect(),
         totals: !shares,
+        grouped: false,
     }
 }
 

@@ -4,6 +4,7 @@
 //! Markdown ([`export`]).
 
 pub mod best;
+pub mod compare;
 pub mod export;
 pub mod format;
 pub mod hosts;
