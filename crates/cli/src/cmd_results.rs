@@ -21,7 +21,7 @@ pub struct HistoryArgs {
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
     #[command(flatten)]
-    pub format: crate::output::FormatArg,
+    pub format: crate::output::TableFormatArg,
     /// How many of the newest runs to list.
     #[arg(short = 'n', long, default_value_t = 20)]
     pub limit: usize,
@@ -65,7 +65,7 @@ fn or_unknown(s: &str) -> &str {
 }
 
 /// Local time of a Unix time in ms, as `2026-11-22 09:41`.
-fn when(ms: i64) -> String {
+pub(crate) fn when(ms: i64) -> String {
     let t: libc::time_t = (ms / 1000) as libc::time_t;
     // SAFETY: localtime_r writes only into tm.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
@@ -212,6 +212,10 @@ pub fn history(a: &HistoryArgs) -> Result<ExitCode, CliError> {
     if a.format.json() {
         let v: Vec<_> = runs.iter().map(RunRecord::to_json).collect();
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return Ok(ExitCode::SUCCESS);
+    }
+    if a.format.csv() {
+        out!("{}", crate::results_csv::history(&runs));
         return Ok(ExitCode::SUCCESS);
     }
     if runs.is_empty() {
@@ -424,7 +428,7 @@ pub struct CompareArgs {
           value_parser = crate::verdicts::parse_noise)]
     pub noise_threshold: f64,
     #[command(flatten)]
-    pub format: crate::output::FormatArg,
+    pub format: crate::output::TableFormatArg,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -458,6 +462,10 @@ pub struct ExportArgs {
     /// What to write (--output-format is another name for it)
     #[arg(long, alias = "output-format", value_enum, default_value = "json")]
     pub format: ExportFormat,
+    /// With --format csv: one row per job and direction, figures as columns (the wide
+    /// form a spreadsheet charts), instead of one row per figure
+    #[arg(long)]
+    pub wide: bool,
     /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db).
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
@@ -721,7 +729,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
              verdicts yet"
         )));
     }
-    if jobs_kind {
+    if jobs_kind || a.format.csv() {
         // Said once the rule is known to apply: bad input stays one line.
         return compare_jobs(&runs, a);
     }
@@ -782,6 +790,10 @@ fn compare_jobs(runs: &[RunRecord], a: &CompareArgs) -> Result<ExitCode, CliErro
                 }
             }
         }
+    }
+    if a.format.csv() {
+        out!("{}", crate::results_csv::compare(runs, &columns, &verdicts));
+        return fail_if_worse(runs, &verdicts, rule);
     }
     if a.format.json() {
         let mut v = jobs_json(runs, &columns);
@@ -963,6 +975,11 @@ fn fail_if_worse(
 
 /// Stored runs in one of the export formats, on standard output.
 pub fn export(a: &ExportArgs) -> Result<ExitCode, CliError> {
+    if a.wide && a.format != ExportFormat::Csv {
+        return Err(CliError::bad_input(anyhow::anyhow!(
+            "--wide is a form of CSV: give it with --format csv"
+        )));
+    }
     let store = open(&a.db)?;
     let runs = a
         .runs
@@ -970,9 +987,11 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode, CliError> {
         .map(|&id| load(&store, id))
         .collect::<Result<Vec<_>, _>>()?;
     let mut out = crate::escape::stdout();
-    match a
-        .format
-        .exporter()
+    let exporter = match a.wide {
+        true => Box::new(export::CsvWide),
+        false => a.format.exporter(),
+    };
+    match exporter
         .export(&runs, &mut out)
         .and_then(|_| std::io::Write::flush(&mut out))
     {

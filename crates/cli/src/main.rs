@@ -51,6 +51,7 @@ mod kv_table;
 mod load_curve;
 mod multihost;
 mod output;
+mod results_csv;
 mod split_note;
 mod targets;
 mod verdicts;

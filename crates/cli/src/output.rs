@@ -34,6 +34,41 @@ impl FormatArg {
     }
 }
 
+/// `--output-format` of the commands that list runs or jobs (`history`, `compare`): fio's
+/// two and CSV, a header and one row per job for a spreadsheet.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TableFormat {
+    /// Tables, as the terminal shows them
+    #[default]
+    Normal,
+    /// One JSON document on standard output and nothing else (messages go to stderr)
+    Json,
+    /// A header, then one row per job and direction, figures as columns
+    Csv,
+}
+
+/// [`FormatArg`] with CSV.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct TableFormatArg {
+    /// normal (tables), json (one JSON document on stdout) or csv (a header and a row per
+    /// job and direction, figures as columns)
+    #[arg(long = "output-format", value_enum, default_value = "normal")]
+    pub output_format: TableFormat,
+    /// The same as --output-format=json (kept for scripts written for it)
+    #[arg(long, hide = true)]
+    pub json: bool,
+}
+
+impl TableFormatArg {
+    pub fn json(&self) -> bool {
+        self.json || self.output_format == TableFormat::Json
+    }
+
+    pub fn csv(&self) -> bool {
+        !self.json && self.output_format == TableFormat::Csv
+    }
+}
+
 /// Standard output, or the `--output` file opened through the guard: decided on the open
 /// descriptor, never one of `protected` (the targets, the results database) whatever the
 /// path has been swapped for since it was checked.

@@ -112,7 +112,8 @@ mod tests {
         }
         let r: FailIfWorse = "p99.000=5".parse().unwrap();
         assert_eq!(
-            r.figure.stored(), "_p99_ns",
+            r.figure.stored(),
+            "_p99_ns",
             "the stored name, however written"
         );
         assert!("ten".parse::<FailIfWorse>().is_err());

@@ -29,6 +29,8 @@ mod fs_engines;
 mod health;
 #[path = "integration/job_language.rs"]
 mod job_language;
+#[path = "integration/job_report.rs"]
+mod job_report;
 #[path = "integration/jobfiles.rs"]
 mod jobfiles;
 #[path = "integration/kv.rs"]

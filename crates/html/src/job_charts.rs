@@ -26,7 +26,8 @@ pub(crate) fn is_plain(r: &RunData) -> bool {
 /// The directions a job moved data in (not `sync`, `app` or `disk`).
 fn io_dirs(j: &JobRecord) -> Vec<&str> {
     let d = j.directions().into_iter();
-    d.filter(|d| ["read", "write", "trim"].contains(d)).collect()
+    d.filter(|d| ["read", "write", "trim"].contains(d))
+        .collect()
 }
 
 /// Every job name of the plain runs, in the order first met.
@@ -55,10 +56,7 @@ pub fn params(j: &JobRecord) -> String {
         _ => "1 job".into(),
     };
     let time = match j.repeats.len() {
-        n if n > 1 => format!(
-            "{n} × {:.1} s",
-            j.repeats[0].runtime_ns as f64 / 1e9
-        ),
+        n if n > 1 => format!("{n} × {:.1} s", j.repeats[0].runtime_ns as f64 / 1e9),
         _ => format!("{:.1} s", j.runtime_ns as f64 / 1e9),
     };
     format!(
@@ -79,6 +77,9 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
          distribution. Bars carry each figure's 95 % interval where the run was repeated \
          (<code>--repeat N</code>); IOPS and bandwidth axes start at zero.</p>",
     );
+    for r in &plain {
+        html.push_str(&crate::sections::distortions(r));
+    }
     html.push_str(&across(runs, &plain, &names));
     html.push_str(&by_parameter(runs, &plain));
     for (i, n) in names.iter().enumerate() {
@@ -87,8 +88,11 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
     Some(Section::new("job-charts", "Job charts", html))
 }
 
+/// A figure and its repeats' 95 % interval (low, high), where it has repeats.
+type WithInterval = (f64, Option<(f64, f64)>);
+
 /// A figure of a job's direction with its repeats' 95 % interval, where it has repeats.
-fn figure(j: &JobRecord, dir: &str, stored: &str) -> (f64, Option<(f64, f64)>) {
+fn figure(j: &JobRecord, dir: &str, stored: &str) -> WithInterval {
     let v = j.metric(dir, stored).unwrap_or(f64::NAN);
     let ci = (j.repeats.len() > 1)
         .then(|| Interval::of(&values_of(&j.repeats, dir, stored)))
@@ -111,7 +115,7 @@ fn across(runs: &[RunData], plain: &[&RunData], names: &[String]) -> String {
         }
     }
     let cats: Vec<String> = rows.iter().map(|(n, d)| format!("{n} {d}")).collect();
-    let set = |r: &RunData, label: String, pick: &dyn Fn(&JobRecord, &str) -> (f64, Option<(f64, f64)>)| {
+    let set = |r: &RunData, label: String, pick: &dyn Fn(&JobRecord, &str) -> WithInterval| {
         let (values, intervals) = rows
             .iter()
             .map(|(n, d)| job(r, n).map_or((f64::NAN, None), |j| pick(j, d)))
@@ -142,7 +146,7 @@ fn across(runs: &[RunData], plain: &[&RunData], names: &[String]) -> String {
         .iter()
         .map(|r| set(r, label(r, "IOPS"), &|j, d| figure(j, d, "iops")))
         .collect();
-    let mbs = |(v, ci): (f64, Option<(f64, f64)>)| (v / 1e6, ci.map(|(l, h)| (l / 1e6, h / 1e6)));
+    let mbs = |(v, ci): WithInterval| (v / 1e6, ci.map(|(l, h)| (l / 1e6, h / 1e6)));
     let bw: Vec<BarSet> = plain
         .iter()
         .map(|r| set(r, label(r, "MB/s"), &|j, d| mbs(figure(j, d, "bw_bytes"))))
@@ -237,7 +241,10 @@ fn by_parameter(runs: &[RunData], plain: &[&RunData]) -> String {
                     continue;
                 }
                 let dirs: Vec<&str> = jobs.iter().flat_map(|j| io_dirs(j)).collect();
-                for d in ["read", "write", "trim"].iter().filter(|d| dirs.contains(d)) {
+                for d in ["read", "write", "trim"]
+                    .iter()
+                    .filter(|d| dirs.contains(d))
+                {
                     let pts = |f: &dyn Fn(&JobRecord) -> Option<f64>| -> Vec<(f64, f64)> {
                         jobs.iter()
                             .filter_map(|j| Some(((p.of)(j) as f64, f(j)?)))
@@ -381,7 +388,11 @@ fn per_job(runs: &[RunData], plain: &[&RunData], i: usize, n: &str) -> String {
             &format!("job-{i}-histogram"),
             &format!("{n}: latency histogram ({what})"),
             axis("Latency", ScaleKind::Log10, Format::Nanos),
-            axis("Share of I/Os (per 1/10 decade)", ScaleKind::Linear, Format::Share),
+            axis(
+                "Share of I/Os (per 1/10 decade)",
+                ScaleKind::Linear,
+                Format::Share,
+            ),
             hist,
         )));
     }
@@ -411,7 +422,10 @@ fn distribution(runs: &[RunData], jobs: &[(&RunData, &JobRecord)]) -> (Vec<Serie
             });
             hist.push(Series {
                 name: label,
-                points: log_buckets(&h.histogram.bins_ns(&Timebase::with_ticks_per_ns(h.ticks_per_ns))),
+                points: log_buckets(
+                    &h.histogram
+                        .bins_ns(&Timebase::with_ticks_per_ns(h.ticks_per_ns)),
+                ),
                 dashed: dashed(runs, r),
             });
         }
@@ -425,7 +439,8 @@ fn log_buckets(bins: &[(u64, u64)]) -> Vec<(f64, f64)> {
     let total: u64 = bins.iter().map(|b| b.1).sum();
     let mut by: BTreeMap<i64, u64> = BTreeMap::new();
     for &(ns, n) in bins.iter().filter(|b| b.0 > 0) {
-        *by.entry(((ns as f64).log10() * PER_DECADE).floor() as i64).or_default() += n;
+        *by.entry(((ns as f64).log10() * PER_DECADE).floor() as i64)
+            .or_default() += n;
     }
     by.into_iter()
         .map(|(k, n)| {

@@ -15,10 +15,7 @@ use crate::page::Section;
 /// A table per plain run; `None` when every run is a review or an application load.
 pub fn section(runs: &[RunData]) -> Option<Section> {
     let mut html = String::new();
-    for r in runs
-        .iter()
-        .filter(|r| crate::job_charts::is_plain(r))
-    {
+    for r in runs.iter().filter(|r| crate::job_charts::is_plain(r)) {
         let one = one_kind(r.jobs());
         let head = one.map_or(String::new(), |k| format!("{k} "));
         let _ = write!(

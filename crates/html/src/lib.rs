@@ -16,6 +16,7 @@ pub mod plot;
 pub mod reduce;
 pub mod sections;
 pub mod split;
+pub mod summary;
 pub mod verdicts;
 
 pub use data::{load, RunData};
@@ -40,7 +41,8 @@ impl iolab_report::export::Exporter for Html {
 
 /// The report of `runs` as one HTML document; sections without data are left out.
 pub fn build(runs: &[RunData]) -> String {
-    let mut s = vec![sections::header(runs)];
+    let mut s: Vec<page::Section> = summary::section(runs).into_iter().collect();
+    s.push(sections::header(runs));
     s.extend(jobs::section(runs));
     s.extend(verdicts::section(runs));
     s.extend(job_charts::section(runs));

@@ -7,7 +7,8 @@
 //! (`10µs`, `1.5ms`) at any zoom; the hover text gives the report's own figure (`10.17 µs`).
 
 use plotly::common::{
-    Anchor, DashType, ErrorData, ErrorType, Fill, Font, HoverInfo, Line, Marker, Mode, Orientation, Title,
+    Anchor, DashType, ErrorData, ErrorType, Fill, Font, HoverInfo, Line, Marker, Mode, Orientation,
+    Title,
 };
 use plotly::configuration::{ImageButtonFormats, ToImageButtonOptions};
 use plotly::layout::update_menu::{Button, ButtonMethod, UpdateMenu, UpdateMenuType};
@@ -442,7 +443,11 @@ pub fn bars(b: &Bars) -> Plot {
         .auto_range(false)
         .range(vec![rows as f64 - 0.5, -0.5])
         .auto_margin(true);
-    let per_row = if b.grouped { 10 + 18 * b.sets.len() } else { 28 };
+    let per_row = if b.grouped {
+        10 + 18 * b.sets.len()
+    } else {
+        28
+    };
     let mut layout = base_layout(&b.title, 150 + per_row * rows)
         .x_axis(axis(&b.value, &drawn))
         .y_axis(categories)
@@ -558,14 +563,20 @@ mod tests {
         // The basic bundle is 1.03 MB; the full plotly.min.js was 4.65 MB.
         assert!((900_000..1_300_000).contains(&js.len()), "{}", js.len());
         assert_eq!(js.matches("<script").count(), 1);
-        assert_eq!(js.matches("</script").count(), 1, "the bundle cannot close its element");
+        assert_eq!(
+            js.matches("</script").count(),
+            1,
+            "the bundle cannot close its element"
+        );
     }
 
     #[test]
     fn the_bundle_is_the_version_plotly_rs_writes_for_with_its_licence() {
         let head = &PLOTLY_BASIC_JS[..200];
         assert!(
-            head.contains(&format!("plotly.js (basic - minified) v{PLOTLY_JS_VERSION}")),
+            head.contains(&format!(
+                "plotly.js (basic - minified) v{PLOTLY_JS_VERSION}"
+            )),
             "{head}"
         );
         let pkg: serde_json::Value = serde_json::from_str(include_str!(
@@ -577,8 +588,12 @@ mod tests {
         let licence = include_str!("../vendor/plotly.js-basic-dist-min/LICENSE");
         assert!(licence.contains("Plotly"), "{licence}");
         // plotly.rs's own copy of plotly.js (not embedded) names the version its JSON is for.
-        let rs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.lock")).unwrap();
-        assert!(rs.contains("name = \"plotly\"\nversion = \"0.14."), "plotly.rs moved: check PLOTLY_JS_VERSION");
+        let rs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.lock"))
+            .unwrap();
+        assert!(
+            rs.contains("name = \"plotly\"\nversion = \"0.14."),
+            "plotly.rs moved: check PLOTLY_JS_VERSION"
+        );
     }
 
     #[test]

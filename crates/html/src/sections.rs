@@ -123,26 +123,31 @@ pub fn header(runs: &[RunData]) -> Section {
         );
     }
     t.push_str("</tbody></table>");
-    // What distorted each run's figures when it began (doctor's checks), beside them.
     for r in runs {
-        let bad: Vec<String> = r
-            .detail
-            .host
-            .machine
-            .iter()
-            .filter(|c| c.verdict == iolab_results::Verdict::Distorts)
-            .map(|c| format!("{} {}", c.name, c.value))
-            .collect();
-        if !bad.is_empty() {
-            let _ = write!(
-                t,
-                "<p class=\"note\">{}: the machine distorted its figures: {}</p>",
-                esc(&r.label()),
-                esc(&bad.join("; "))
-            );
-        }
+        t.push_str(&distortions(r));
     }
     Section::new("header", "Runs", t)
+}
+
+/// What distorted a run's figures when it began (doctor's checks), as a note to set beside
+/// its figures; empty when nothing did.
+pub(crate) fn distortions(r: &RunData) -> String {
+    let bad: Vec<String> = r
+        .detail
+        .host
+        .machine
+        .iter()
+        .filter(|c| c.verdict == iolab_results::Verdict::Distorts)
+        .map(|c| format!("{} {}", c.name, c.value))
+        .collect();
+    match bad.is_empty() {
+        true => String::new(),
+        false => format!(
+            "<p class=\"note distorted\">{}: the machine distorted its figures: {}</p>",
+            esc(&r.label()),
+            esc(&bad.join("; "))
+        ),
+    }
 }
 
 /// One QD1 table per run and direction: metrics as rows, engines as columns, best marked.

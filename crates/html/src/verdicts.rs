@@ -26,7 +26,11 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
             continue;
         }
         let table = table(base, r, &rows);
-        let open = if rows.len() <= OPEN_UP_TO { " open" } else { "" };
+        let open = if rows.len() <= OPEN_UP_TO {
+            " open"
+        } else {
+            ""
+        };
         let _ = write!(
             html,
             "<details class=\"verdicts\"{open}><summary>{} against {}: {} verdicts \
@@ -42,7 +46,11 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
             count(&rows, Word::Unknown),
         );
         for line in disagreements(&rows) {
-            let _ = write!(html, "<p class=\"note\">{}</p>", esc(line.trim_start_matches("- ")));
+            let _ = write!(
+                html,
+                "<p class=\"note\">{}</p>",
+                esc(line.trim_start_matches("- "))
+            );
         }
         html.push_str("</details>");
     }

@@ -103,7 +103,6 @@ pub fn shown() -> Vec<Figure> {
         .collect()
 }
 
-
 /// One verdict: job, direction, figure, the two runs' figures, the verdict.
 #[derive(Debug, Clone)]
 pub struct Row {
@@ -181,7 +180,6 @@ pub fn rows(base: &RunRecord, new: &RunRecord, extra: Option<&Figure>, noise: f6
     out
 }
 
-
 /// Lines for the jobs whose IOPS and mean-latency verdicts point different ways: in a closed
 /// loop both are one measurement (IOPS × mean latency ≈ the depth), so a reader is owed the
 /// reason, which is each figure's own noise across the repeats.
@@ -236,4 +234,3 @@ pub fn json(rows: &[Row]) -> serde_json::Value {
     }
     serde_json::Value::Object(m)
 }
-

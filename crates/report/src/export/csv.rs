@@ -9,7 +9,7 @@ use super::Exporter;
 pub struct Csv;
 
 /// A field quoted when it holds a comma, a quote or a newline (RFC 4180).
-fn quote(s: &str) -> String {
+pub fn quote(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

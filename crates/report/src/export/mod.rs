@@ -4,6 +4,7 @@
 //! report implements the same trait in `iolab_html`.
 
 mod csv;
+pub mod csv_wide;
 mod json;
 pub mod markdown;
 
@@ -11,7 +12,8 @@ use std::io::{self, Write};
 
 use iolab_results::RunRecord;
 
-pub use csv::Csv;
+pub use csv::{quote as csv_quote, Csv};
+pub use csv_wide::CsvWide;
 pub use json::Json;
 pub use markdown::Markdown;
 
