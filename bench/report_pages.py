@@ -4,7 +4,8 @@
 For each results database given (each holds run 1), both builds write `iolab report 1`;
 the script gives each page's bytes, the time `iolab report` took, and the time headless
 Chromium takes to open the page and run its scripts (`--dump-dom`, browser start included:
-the `none` row is an empty page, the floor). Runs interleave old/new, medians of --rounds.
+the `none` row is an empty page, the floor; "page work" is Chromium's time less that floor).
+Runs interleave old/new, medians of --rounds.
 
     python3 bench/report_pages.py --old /tmp/old/target/release/iolab \
         --new target/release/iolab day.db cons.db quick.db
@@ -41,8 +42,8 @@ def main():
         f.write("<!DOCTYPE html><title>none</title>")
     floor = statistics.median(browser(empty) for _ in range(a.rounds))
     print(f"browser start, empty page: {floor:.2f} s")
-    print("| database | build | page bytes | iolab report (s) | Chromium (s) |")
-    print("|---|---|---:|---:|---:|")
+    print("| database | build | page bytes | iolab report (s) | Chromium (s) | page work (s) |")
+    print("|---|---|---:|---:|---:|---:|")
     for db in a.dbs:
         rows = {}
         for _ in range(a.rounds):
@@ -55,8 +56,9 @@ def main():
                 r[1].append(drawn)
         for name in ("old", "new"):
             made, drawn, page = rows[name]
+            d = statistics.median(drawn)
             print(f"| {os.path.basename(db)} | {name} | {os.path.getsize(page):,} | "
-                  f"{statistics.median(made):.2f} | {statistics.median(drawn):.2f} |")
+                  f"{statistics.median(made):.2f} | {d:.2f} | {d - floor:.2f} |")
 
 
 if __name__ == "__main__":

@@ -13,13 +13,17 @@ use crate::exit::CliError;
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Sections (each where its data is): runs (device, host, kernel, iolab, date, \
-    profile, clock); QD1 engine tables; queue-depth sweep with the saturation point; transfer \
+    after_help = "Sections (each where its data is): a review's summary (KDiskMark's rows, QD1 \
+    latency); runs (device, host, kernel, iolab, date, profile, clock, distortions); your own \
+    jobs: their table, compare's verdicts (two runs or more) and charts (bars per job with \
+    repeat intervals, by queue depth / numjobs / block size, over time, latency distribution); \
+    QD1 engine tables; queue-depth sweep with the saturation point; transfer \
     size (linear/log switch); latency distribution on a nines axis, polling vs IRQ; \
     consistency; profiles; application load (iolab kv); the latency ladder.\n\n\
     Examples:\n  \
     iolab report 12 -o review.html          # one review\n  \
     iolab report 12 15 -o drives.html       # two drives overlaid on every chart\n  \
+    iolab report 30 31 -o jobs.html         # two runs of a job file, with verdicts\n  \
     iolab review --quick --report r.html    # review, then its report"
 )]
 pub struct ReportArgs {

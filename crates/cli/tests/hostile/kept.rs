@@ -373,7 +373,7 @@ fn logs_that_do_not_fit_and_buffers_past_ulimit_v_are_refused_before_layout() {
     let out = iolab_limited(&db, &args, (libc::RLIMIT_AS, 400 << 20));
     refused(&out, "ulimit -v");
     // From just above what the binary needs to load (found here: it carries the report's
-    // plotly.js, 4.7 MB, so it grows with that), up: a refusal or a run, never an abort from a
+    // plotly.js, 1 MB, so it grows with that), up: a refusal or a run, never an abort from a
     // failed allocation.
     let loads = (8..=128u64)
         .step_by(2)
