@@ -169,6 +169,9 @@ pub fn parse_command_line_with(args: &[String], env: &dyn Env) -> Result<Command
     }
     for s in &mut specs {
         s.fio_order |= o.fio_offsets;
+        if o.latency_windows.is_some() {
+            s.latency_window = o.latency_windows;
+        }
         if let Some(v) = s.verify.as_mut() {
             v.state_dir.clone_from(&o.aux_path);
         }

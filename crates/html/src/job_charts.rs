@@ -366,7 +366,12 @@ fn per_job(runs: &[RunData], plain: &[&RunData], i: usize, n: &str) -> String {
             lat.push(s);
         }
     }
-    if !lat.is_empty() {
+    if lat.is_empty() {
+        html.push_str(
+            "<p class=\"note\">Latency over time was not kept for this job: \
+             <code>iolab run --latency-windows=1s</code> keeps its percentiles per second.</p>",
+        );
+    } else {
         html.push_str(&chart_block(&Chart::lines(
             &format!("job-{i}-latency-time"),
             &format!("{n}: latency percentiles over time ({what})"),

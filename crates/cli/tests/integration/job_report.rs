@@ -42,8 +42,9 @@ fn a_job_file_run_with_repeats_gets_charts_per_job_verdicts_and_csv() {
     let db = tmp.path().join("r.db");
     let dbs = db.to_str().unwrap();
     let jobs = job_file(tmp.path(), &tmp.path().join("scratch"));
-    for _ in 0..2 {
-        let out = iolab(&["run", jobs.to_str().unwrap(), "--repeat", "2", "--db", dbs]);
+    for windows in ["--latency-windows=250ms", "--eta=never"] {
+        let (j, r) = (jobs.to_str().unwrap(), "--repeat=2");
+        let out = iolab(&["run", j, r, windows, "--db", dbs]);
         assert_eq!(out.code, 0, "{}", out.stderr);
     }
 
@@ -67,7 +68,7 @@ fn a_job_file_run_with_repeats_gets_charts_per_job_verdicts_and_csv() {
         "{title} names {disk}"
     );
     for i in 0..JOBS.len() {
-        for chart in ["iops", "bandwidth", "nines", "histogram"] {
+        for chart in ["iops", "bandwidth", "latency-time", "nines", "histogram"] {
             let id = format!("id=\"job-{i}-{chart}\"");
             assert!(html.contains(&id), "{id}");
         }
@@ -108,6 +109,15 @@ fn a_job_file_run_with_repeats_gets_charts_per_job_verdicts_and_csv() {
     ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let html = std::fs::read_to_string(&both).unwrap();
+    let second = tmp.path().join("second.html");
+    let r = iolab(&["report", "2", "-o", second.to_str().unwrap(), "--db", dbs]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let alone = std::fs::read_to_string(&second).unwrap();
+    assert!(
+        alone.contains("Latency over time was not kept"),
+        "run 2 kept none"
+    );
+    assert!(!alone.contains("-latency-time\""));
     let table = html
         .split("<table class=\"verdicts\">")
         .nth(1)

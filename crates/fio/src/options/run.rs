@@ -88,6 +88,8 @@ pub struct RunOpts {
     pub bandwidth_log: bool,
     /// fio's `--aux-path`: the directory of verify state files.
     pub aux_path: Option<PathBuf>,
+    /// iolab's `--latency-windows`: each job's latency percentiles per window of this length.
+    pub latency_windows: Option<std::time::Duration>,
 }
 
 /// fio's `--eta=when`.
@@ -130,6 +132,7 @@ impl Default for RunOpts {
             status_interval: None,
             bandwidth_log: false,
             aux_path: None,
+            latency_windows: None,
         }
     }
 }
@@ -192,6 +195,19 @@ fn set_runtime_cap(o: &mut RunOpts, v: &str) -> Result<(), FioError> {
 fn set_health_interval(o: &mut RunOpts, v: &str) -> Result<(), FioError> {
     let every = crate::units::parse_time(v).map_err(|r| bad("health-interval", v, r))?;
     o.health_interval = (!every.is_zero()).then_some(every);
+    Ok(())
+}
+
+fn set_latency_windows(o: &mut RunOpts, v: &str) -> Result<(), FioError> {
+    let w = crate::units::parse_time(v).map_err(|r| bad("latency-windows", v, r))?;
+    if w < std::time::Duration::from_millis(10) {
+        return Err(bad(
+            "latency-windows",
+            v,
+            "give a window of at least 10ms, such as 1s",
+        ));
+    }
+    o.latency_windows = Some(w);
     Ok(())
 }
 
@@ -332,6 +348,15 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
                throttled, crossed its warning temperature or raised a critical warning, or \
                \"no throttling, peak N °C\"; other drives have no such log, which is said.",
         set: RunSetter::Value(set_health_interval),
+    },
+    RunOptionDef {
+        name: "latency-windows",
+        value: "TIME",
+        help: "(iolab) Keep every job's latency percentiles (p50, p99, p99.99, max) per window \
+               of TIME (at least 10ms; 1s as the reviews' consistency step), stored with the \
+               run: iolab report draws them over time beside IOPS and bandwidth, as fio-plot \
+               draws fio's latency logs.",
+        set: RunSetter::Value(set_latency_windows),
     },
     RunOptionDef {
         name: "keep-rseq",
