@@ -194,16 +194,7 @@ fn drawn_titles_and_saved_names(page: &Path, disk: &str, run: &serde_json::Value
             "{t}"
         );
     }
-    let saved = b
-        .eval_async(
-            r#"(async () => { let got = null; const orig = HTMLAnchorElement.prototype.click;
-                HTMLAnchorElement.prototype.click = function () { got = this.download; };
-                document.querySelector('figure button.save[data-format=png]').click();
-                for (let i = 0; i < 100 && got === null; i++) await new Promise(r => setTimeout(r, 50));
-                HTMLAnchorElement.prototype.click = orig; return got; })()"#,
-        )
-        .unwrap();
-    let name = saved.as_str().unwrap_or_default();
+    let name = crate::report::saved_name(&mut b, "png");
     assert!(
         name.ends_with(".png") && name.contains(disk) && name.contains(&day),
         "{name}"

@@ -99,19 +99,20 @@ fn check_switch_and_save(b: &mut Browser) {
     if !switched.is_null() {
         assert_eq!(switched, serde_json::json!(["linear", "log"]));
     }
-    let saved = b
-        .eval_async(
-            r#"(async () => { let got = null; const orig = HTMLAnchorElement.prototype.click;
+    let saved = saved_name(b, "svg");
+    assert!(saved.ends_with(".svg"), "{saved}");
+}
+
+/// Clicks the first chart's "Save SVG" or "Save PNG" (`format`) and returns the file name
+/// the download link was given (the link's click is caught, so nothing is written).
+pub fn saved_name(b: &mut Browser, format: &str) -> String {
+    let js = r#"(async () => { let got = null; const orig = HTMLAnchorElement.prototype.click;
                 HTMLAnchorElement.prototype.click = function () { got = this.download; };
-                document.querySelector('figure button.save').click();
+                document.querySelector('figure button.save[data-format=FORMAT]').click();
                 for (let i = 0; i < 100 && got === null; i++) await new Promise(r => setTimeout(r, 50));
-                HTMLAnchorElement.prototype.click = orig; return got; })()"#,
-        )
-        .unwrap();
-    assert!(
-        saved.as_str().is_some_and(|s| s.ends_with(".svg")),
-        "{saved}"
-    );
+                HTMLAnchorElement.prototype.click = orig; return got; })()"#;
+    let saved = b.eval_async(&js.replace("FORMAT", format)).unwrap();
+    saved.as_str().unwrap_or_default().to_string()
 }
 
 #[test]
