@@ -18,6 +18,8 @@ mod figures;
 #[path = "integration/file_setup.rs"]
 mod file_setup;
 /// fio's own command-line options: terse, --section, --readonly, --showcmd, help.
+#[path = "integration/fio342.rs"]
+mod fio342;
 #[path = "integration/fio_cli.rs"]
 mod fio_cli;
 /// fio's normal output, line for line, against real fio.
@@ -55,6 +57,8 @@ mod report;
 mod results;
 #[path = "integration/review.rs"]
 mod review;
+#[path = "integration/rwflags.rs"]
+mod rwflags;
 mod support;
 #[path = "integration/trim.rs"]
 mod trim;

@@ -168,6 +168,12 @@ impl FromStr for EngineKind {
 pub struct EngineOptions {
     /// pvsync2: RWF_HIPRI on each call; io_uring: IORING_SETUP_IOPOLL. Polled completion.
     pub hipri: bool,
+    /// pvsync2, io_uring: RWF_DONTCACHE on buffered I/O (fio 3.42's `uncached`, Linux
+    /// 6.14): the pages go once the data is copied or written back.
+    pub uncached: bool,
+    /// pvsync2, libaio, io_uring: RWF_ATOMIC on every write (fio 3.42's `atomic`, Linux
+    /// 6.11): torn-write protection, within the target's atomic write unit.
+    pub atomic: bool,
     /// io_uring: IORING_SETUP_SQPOLL, a kernel thread submits for us.
     pub sqthread_poll: bool,
     /// io_uring: register the I/O buffers once and use READ_FIXED/WRITE_FIXED.

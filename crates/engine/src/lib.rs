@@ -40,6 +40,7 @@ pub mod pvsync;
 pub mod pvsync2;
 mod registry;
 mod ring;
+pub mod rwf;
 pub mod spdk;
 pub mod splice;
 pub mod sync;
@@ -275,7 +276,7 @@ pub fn open_engine<V: EngineVisitor>(
         EngineKind::Pvsync => visitor.visit(pvsync::Pvsync::open(target)?),
         EngineKind::Pvsync2 => visitor.visit(pvsync2::Pvsync2::open(target, &config.options)?),
         EngineKind::Mmap => visitor.visit(mmap::Mmap::open(target, &config.options)?),
-        EngineKind::Libaio => visitor.visit(libaio::Libaio::open(target, depth)?),
+        EngineKind::Libaio => visitor.visit(libaio::Libaio::open(target, depth, &config.options)?),
         EngineKind::Posixaio => visitor.visit(posixaio::Posixaio::open(target, depth)?),
         EngineKind::IoUring => {
             visitor.visit(uring::Uring::open(target, depth, &config.options, pool)?)

@@ -66,10 +66,16 @@ pub struct Libaio {
     pending: Vec<*mut IoCb>,
     events: Vec<IoEvent>,
     trimmer: crate::Trimmer,
+    /// RWF_ATOMIC on writes (`atomic`), else 0.
+    write_flags: i32,
 }
 
 impl Libaio {
-    pub fn open(target: EngineTarget<'_>, depth: u32) -> Result<Libaio, EngineError> {
+    pub fn open(
+        target: EngineTarget<'_>,
+        depth: u32,
+        opts: &crate::EngineOptions,
+    ) -> Result<Libaio, EngineError> {
         let depth = depth.max(1);
         let mut ctx: libc::c_ulong = 0;
         // SAFETY: io_setup writes the new context id into ctx.
@@ -88,6 +94,7 @@ impl Libaio {
             pending: Vec::with_capacity(depth as usize),
             events: vec![IoEvent::default(); depth as usize],
             trimmer: crate::Trimmer::new(target.fds),
+            write_flags: if opts.atomic { libc::RWF_ATOMIC } else { 0 },
         })
     }
 }
@@ -122,6 +129,10 @@ impl IoEngine for Libaio {
             // A priority of the request's own (fio's cmdprio), else the thread's.
             aio_reqprio: io.ioprio as i16,
             aio_flags: if io.ioprio != 0 { IOCB_FLAG_IOPRIO } else { 0 },
+            aio_rw_flags: match io.dir {
+                Direction::Write => self.write_flags,
+                _ => 0,
+            },
             ..IoCb::default()
         };
         self.pending.push(cb);

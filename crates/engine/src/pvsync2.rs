@@ -14,7 +14,7 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     name: "pvsync2",
     synchronous: true,
     accepts: crate::Accepts::STORAGE,
-    options: &["hipri"],
+    options: &["hipri", "uncached"],
     moves_data: true,
     directions: &crate::Direction::ALL,
     read_write: false,
@@ -24,7 +24,9 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
 
 pub struct Pvsync2 {
     fds: Vec<i32>,
+    /// RWF_ flags of reads, and of writes (RWF_ATOMIC on writes only).
     flags: i32,
+    write_flags: i32,
     notes: Vec<String>,
     trimmer: crate::Trimmer,
 }
@@ -45,9 +47,11 @@ impl Pvsync2 {
                     .to_string(),
             );
         }
+        let flags = crate::rwf::flags(opts, &target, &mut notes);
         Ok(Pvsync2 {
             fds: target.fds.to_vec(),
-            flags: if opts.hipri { libc::RWF_HIPRI } else { 0 },
+            flags: flags.read,
+            write_flags: flags.write,
             notes,
             trimmer: crate::Trimmer::new(target.fds),
         })
@@ -70,7 +74,7 @@ impl IoEngine for Pvsync2 {
         let ret = unsafe {
             match io.dir {
                 Direction::Read => libc::preadv2(fd, &iov, 1, io.offset as i64, self.flags),
-                Direction::Write => libc::pwritev2(fd, &iov, 1, io.offset as i64, self.flags),
+                Direction::Write => libc::pwritev2(fd, &iov, 1, io.offset as i64, self.write_flags),
                 Direction::Trim => {
                     let r = self.trimmer.trim(io.file as usize, fd, io.offset, io.len);
                     return Ok(QueueStatus::Completed(r));
@@ -86,7 +90,7 @@ impl IoEngine for Pvsync2 {
 
     fn fallback(&self) -> Option<String> {
         // Either note above means RWF_HIPRI is ignored: the I/O completes by interrupt.
-        (self.flags != 0)
+        (self.flags & libc::RWF_HIPRI != 0)
             .then(|| self.notes.first().cloned())
             .flatten()
     }

@@ -29,6 +29,7 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
     accepts: crate::Accepts::STORAGE,
     options: with_cmdprio_options![
         "hipri",
+        "uncached",
         "sqthread_poll",
         "sqthread_poll_cpu",
         "fixedbufs",
@@ -48,6 +49,8 @@ pub struct Uring<'pool> {
     ring: Ring<squeue::Entry, cqueue::Entry>,
     fds: Vec<i32>,
     opts: EngineOptions,
+    /// RWF_ flags of reads and writes (`uncached`, `atomic`).
+    flags: crate::rwf::RwFlags,
     /// READV/WRITEV (`nonvectored=0`): each slot's one iovec, which must live until the I/O
     /// completes. Empty otherwise.
     iovecs: Vec<libc::iovec>,
@@ -103,6 +106,13 @@ impl<'pool> Uring<'pool> {
             });
         }
         let ring = Ring::open(ENGINE, depth, opts, target.fds, pool)?;
+        let mut notes = Vec::new();
+        // io_uring polls by IOPOLL (the ring's setup), not by RWF_HIPRI.
+        let plain = EngineOptions {
+            hipri: false,
+            ..opts.clone()
+        };
+        let flags = crate::rwf::flags(&plain, &target, &mut notes);
         let vectored = opts.nonvectored == Some(false) && !opts.fixedbufs;
         let empty = libc::iovec {
             iov_base: std::ptr::null_mut(),
@@ -112,6 +122,7 @@ impl<'pool> Uring<'pool> {
             ring,
             fds: target.fds.to_vec(),
             opts: opts.clone(),
+            flags,
             iovecs: if vectored {
                 vec![empty; pool.slots()]
             } else {
@@ -119,7 +130,7 @@ impl<'pool> Uring<'pool> {
             },
             since_async: 0,
             trimmer: crate::Trimmer::new(target.fds),
-            notes: Vec::new(),
+            notes,
             _pool: PhantomData,
         };
         if opts.hipri && !target.polled_device {
@@ -148,6 +159,15 @@ impl<'pool> Uring<'pool> {
         sqe
     }
 
+    /// The RWF_ flags of an I/O in direction `dir`.
+    #[inline(always)]
+    fn rw_flags(&self, dir: Direction) -> i32 {
+        match dir {
+            Direction::Write => self.flags.write,
+            _ => self.flags.read,
+        }
+    }
+
     /// READV/WRITEV with the slot's single iovec (`nonvectored=0`).
     #[inline(always)]
     fn build_vectored(&mut self, io: &IoUnit) -> squeue::Entry {
@@ -158,17 +178,20 @@ impl<'pool> Uring<'pool> {
         let fd = self.fds[io.file as usize];
         // 0: the thread's priority (the kernel takes the submitter's).
         let prio = io.ioprio;
+        let rwf = self.rw_flags(io.dir);
         macro_rules! with_fd {
             ($op:ident) => {
                 if self.opts.registerfiles {
                     opcode::$op::new(types::Fixed(io.file), iov, 1)
                         .offset(io.offset)
                         .ioprio(prio)
+                        .rw_flags(rwf)
                         .build()
                 } else {
                     opcode::$op::new(types::Fd(fd), iov, 1)
                         .offset(io.offset)
                         .ioprio(prio)
+                        .rw_flags(rwf)
                         .build()
                 }
             };
@@ -185,6 +208,7 @@ impl<'pool> Uring<'pool> {
     fn build_plain(&self, io: &IoUnit) -> squeue::Entry {
         // 0: the thread's priority (the kernel takes the submitter's).
         let prio = io.ioprio;
+        let rwf = self.rw_flags(io.dir);
         macro_rules! with_fd {
             ($op:expr) => {
                 if self.opts.registerfiles {
@@ -199,12 +223,14 @@ impl<'pool> Uring<'pool> {
                 with_fd!(|f| opcode::Read::new(f, io.buf, io.len)
                     .offset(io.offset)
                     .ioprio(prio)
+                    .rw_flags(rwf)
                     .build())
             }
             (Direction::Write, false) => {
                 with_fd!(|f| opcode::Write::new(f, io.buf, io.len)
                     .offset(io.offset)
                     .ioprio(prio)
+                    .rw_flags(rwf)
                     .build())
             }
             (Direction::Read, true) => {
@@ -212,6 +238,7 @@ impl<'pool> Uring<'pool> {
                     |f| opcode::ReadFixed::new(f, io.buf, io.len, io.slot as u16)
                         .offset(io.offset)
                         .ioprio(prio)
+                        .rw_flags(rwf)
                         .build()
                 )
             }
@@ -220,6 +247,7 @@ impl<'pool> Uring<'pool> {
                     |f| opcode::WriteFixed::new(f, io.buf, io.len, io.slot as u16)
                         .offset(io.offset)
                         .ioprio(prio)
+                        .rw_flags(rwf)
                         .build()
                 )
             }

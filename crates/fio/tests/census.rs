@@ -8,8 +8,13 @@ use iolab_fio::options::known::{census, Census};
 /// it as options land; the goal is 205 of 216.
 const AT_LEAST: usize = 205;
 
-fn fio_options() -> Option<Vec<String>> {
-    let out = std::process::Command::new("fio")
+/// How many of fio 3.42's options iolab implements or ignores as fio does, at least (of 236
+/// names `--cmdhelp=all` lists). Raise it as options land; the goal is 97 %.
+const AT_LEAST_342: usize = 209;
+
+/// The option names `fio --cmdhelp=all` lists (`fio` is the program to ask).
+fn fio_options(fio: &std::path::Path) -> Option<Vec<String>> {
+    let out = std::process::Command::new(fio)
         .arg("--cmdhelp=all")
         .output()
         .ok()?;
@@ -25,19 +30,10 @@ fn fio_options() -> Option<Vec<String>> {
     Some(names)
 }
 
-#[test]
-fn every_fio_option_is_implemented_ignored_as_fio_or_refused_by_name() {
-    let Some(names) = fio_options() else {
-        println!("skipped: fio is not installed (apt-get install fio)");
-        return;
-    };
-    assert!(
-        names.len() > 200,
-        "fio --cmdhelp=all listed {}",
-        names.len()
-    );
-    let (mut implemented, mut ignored, mut refused) = (0, 0, Vec::new());
-    for name in &names {
+/// Each name's census; (implemented or ignored as fio, the names unknown to iolab).
+fn take_census(names: &[String]) -> (usize, Vec<String>) {
+    let (mut implemented, mut ignored, mut refused, mut unknown) = (0, 0, Vec::new(), Vec::new());
+    for name in names {
         match census(name) {
             Census::Implemented => implemented += 1,
             Census::IgnoredAsFio => ignored += 1,
@@ -46,21 +42,67 @@ fn every_fio_option_is_implemented_ignored_as_fio_or_refused_by_name() {
                 assert!(!reason.contains('\n'), "{name}: {reason}");
                 refused.push(format!("{name}: {reason}"));
             }
-            Census::Unknown => panic!("fio's option '{name}' is unknown to iolab"),
+            Census::Unknown => unknown.push(name.clone()),
         }
     }
     println!(
-        "of fio's {} options: {implemented} implemented, {ignored} ignored as fio, {} refused",
+        "of fio's {} options: {implemented} implemented, {ignored} ignored as fio, {} refused, {} unknown",
         names.len(),
-        refused.len()
+        refused.len(),
+        unknown.len()
     );
     for r in &refused {
         println!("  refused {r}");
     }
+    for u in &unknown {
+        println!("  unknown {u}");
+    }
+    (implemented + ignored, unknown)
+}
+
+#[test]
+fn every_fio_option_is_implemented_ignored_as_fio_or_refused_by_name() {
+    let Some(names) = fio_options(std::path::Path::new("fio")) else {
+        println!("skipped: fio is not installed (apt-get install fio)");
+        return;
+    };
     assert!(
-        implemented + ignored >= AT_LEAST,
-        "only {} of {} implemented or ignored (at least {AT_LEAST})",
-        implemented + ignored,
+        names.len() > 200,
+        "fio --cmdhelp=all listed {}",
+        names.len()
+    );
+    let (taken, unknown) = take_census(&names);
+    assert!(
+        unknown.is_empty(),
+        "fio's options unknown to iolab: {unknown:?}"
+    );
+    assert!(
+        taken >= AT_LEAST,
+        "only {taken} of {} implemented or ignored (at least {AT_LEAST})",
+        names.len()
+    );
+}
+
+/// fio 3.42 (built by scripts/fio-build.sh): its table, counted the same way. Names 3.42
+/// added that iolab does not know yet are listed, not failed, until the census is
+/// done; the count of those taken may only grow.
+#[test]
+fn fio_342s_options_are_counted_against_iolabs() {
+    let fio =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fio/fio-3.42/fio");
+    let Some(names) = fio.exists().then(|| fio_options(&fio)).flatten() else {
+        println!("skipped: no fio 3.42 build (bash scripts/fio-build.sh)");
+        return;
+    };
+    assert!(
+        names.len() > 220,
+        "fio 3.42 --cmdhelp=all listed {}",
+        names.len()
+    );
+    let (taken, _) = take_census(&names);
+    assert!(
+        taken >= AT_LEAST_342,
+        "only {taken} of fio 3.42's {} implemented or ignored (at least {AT_LEAST_342})",
         names.len()
     );
 }

@@ -130,6 +130,7 @@ mod tests {
             io_class: Some(2),
             io_level: 7,
             nice: 0,
+            io_hint: 0,
         };
         let t = PrioTable::new(&c, 0, &thread);
         assert_eq!(t.values, [(2 << 13) | 7, (1 << 13) | 1, (3 << 13) | 2]);

@@ -48,8 +48,8 @@ pub use replay::{Replay, ReplayIo};
 pub use rng::Rng;
 pub use run_map::RunMap;
 pub use spec::{
-    BufferContent, ExitWhat, FadviseHint, FileService, FlowSpec, JobSpec, LogSpec, Pattern,
-    Recorded, RwReporting, SizeSpec, StridedZones, TrimMix, DEFAULT_PERCENTILES,
+    BufferContent, ExitWhat, FadviseHint, FileService, FileType, FlowSpec, JobSpec, LogSpec,
+    Pattern, Recorded, RwReporting, SizeSpec, StridedZones, TrimMix, DEFAULT_PERCENTILES,
 };
 pub use steady::{Judgement, SteadyMetric, SteadyState};
 pub use think::Think;

@@ -125,6 +125,24 @@ impl BufferContent {
     }
 }
 
+/// What a job's files are said to be (fio 3.42's `filetype`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileType {
+    File,
+    Block,
+    Char,
+}
+
+impl FileType {
+    pub fn name(self) -> &'static str {
+        match self {
+            FileType::File => "file",
+            FileType::Block => "block",
+            FileType::Char => "char",
+        }
+    }
+}
+
 #[cfg(test)]
 mod buffer_tests {
     use super::BufferContent;
@@ -376,6 +394,15 @@ pub struct JobSpec {
     pub sync_file_range: (u32, u32),
     /// fsync the file once when the job ends (fio's `end_fsync`).
     pub end_fsync: bool,
+    /// syncfs(2) each filesystem of the job's files once when the job ends (fio 3.42's
+    /// `end_syncfs`): one call a filesystem instead of an fsync a file.
+    pub end_syncfs: bool,
+    /// The name the job's threads take (fio 3.42's `comm`, prctl(PR_SET_NAME); the kernel
+    /// keeps 15 bytes), as `top` and `ps -L` show them.
+    pub comm: Option<String>,
+    /// The file type the user says every file is (fio 3.42's `filetype`); checked against
+    /// each file before anything is written.
+    pub filetype: Option<FileType>,
     /// Drop the target region's page cache when the job opens its files (fio's `invalidate`,
     /// default on): `posix_fadvise(DONTNEED)` on files, `BLKFLSBUF` on block devices, so a
     /// buffered read job reads the device, not what an earlier write left in memory.
@@ -480,6 +507,9 @@ impl JobSpec {
             fdatasync_every: 0,
             sync_file_range: (0, 0),
             end_fsync: false,
+            end_syncfs: false,
+            comm: None,
+            filetype: None,
             invalidate: true,
             fadvise_hint: FadviseHint::Type,
             rw_reporting: RwReporting::Separate,

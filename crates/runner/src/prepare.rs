@@ -33,6 +33,8 @@ pub fn prepare(specs: &[JobSpec], consent: &Consent) -> Result<Vec<PreparedJob>,
         reason,
     })?;
     steady_consistent(specs)?;
+    specs.iter().try_for_each(check_atomic)?;
+    specs.iter().try_for_each(check_filetype)?;
     let mut jobs = Vec::with_capacity(specs.len());
     // Files an earlier job may create: a later job with allow_create=0 finds them there, as
     // in fio (iolab lays out every job's files before the first runs).
@@ -59,6 +61,78 @@ pub fn prepare(specs: &[JobSpec], consent: &Consent) -> Result<Vec<PreparedJob>,
     crate::zbd::attach(&mut jobs)?;
     load_verify_states(&mut jobs)?;
     Ok(jobs)
+}
+
+/// fio 3.42's `filetype`: every file must be of the type the job says (fio takes it on trust
+/// to skip a stat per file; iolab stats each file anyway, for the write guard).
+fn check_filetype(spec: &JobSpec) -> Result<(), RunError> {
+    use std::os::unix::fs::FileTypeExt;
+    let Some(want) = spec.filetype else {
+        return Ok(());
+    };
+    for f in spec.per_file() {
+        let found = std::fs::metadata(&f.filename).ok().map(|m| m.file_type());
+        let fits = match (want, found) {
+            (iolab_job::FileType::File, None) => true,
+            (iolab_job::FileType::File, Some(t)) => t.is_file(),
+            (iolab_job::FileType::Block, Some(t)) => t.is_block_device(),
+            (iolab_job::FileType::Char, Some(t)) => t.is_char_device(),
+            (_, None) => false,
+        };
+        if !fits {
+            return Err(RunError::Unusable {
+                job: spec.name.clone(),
+                reason: format!(
+                    "filetype={}: {} is {}",
+                    want.name(),
+                    f.filename.display(),
+                    match found {
+                        None => "not there".to_string(),
+                        Some(t) if t.is_file() => "a regular file".into(),
+                        Some(t) if t.is_block_device() => "a block device".into(),
+                        Some(t) if t.is_char_device() => "a character device".into(),
+                        Some(_) => "neither a file nor a device".into(),
+                    }
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `atomic=1`: every write must be one the target takes with RWF_ATOMIC, checked against its
+/// limits before anything is laid out or written (fio 3.42 lets the kernel fail each write
+/// with EINVAL instead): O_DIRECT, and each write size a power of two within the target's
+/// atomic write unit, at offsets aligned to it.
+fn check_atomic(spec: &JobSpec) -> Result<(), RunError> {
+    if !spec.engine.options.atomic {
+        return Ok(());
+    }
+    let refuse = |reason: String| RunError::Unusable {
+        job: spec.name.clone(),
+        reason: format!("atomic=1: {reason}"),
+    };
+    if !spec.direct {
+        return Err(refuse(
+            "atomic writes need direct=1 (the kernel takes RWF_ATOMIC on O_DIRECT writes only)"
+                .into(),
+        ));
+    }
+    let d = iolab_engine::Direction::Write;
+    let align = spec.block_align.unwrap_or(spec.min_block_size(d) as u64);
+    for f in spec.per_file() {
+        let limits = iolab_sysinfo::atomic::atomic_limits(&f.filename);
+        for len in spec.block_sizes(d) {
+            if let Some(why) = limits.refuses(len, align) {
+                return Err(refuse(format!(
+                    "{} cannot be written atomically: {why} ({})",
+                    f.filename.display(),
+                    limits.source
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// fio rejects a job whose steady-state options differ from another's in its reporting

@@ -2,6 +2,7 @@
 //! data: what a file or block device is, its block sizes and poll queues, and whether writing
 //! to it is safe.
 
+pub mod atomic;
 pub mod device;
 pub mod diskstats;
 pub mod doctor;

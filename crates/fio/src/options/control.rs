@@ -187,16 +187,6 @@ pub static CONTROL_OPTIONS: &[OptionDef] = &[
         help: "Accepted and ignored, as fio does on every engine but sg: fio marks every Nth write a barrier, which only the SCSI generic engine acts on.",
         apply: |_, v| parse_u32(v).map(|_| ()),
     },
-    OptionDef {
-        name: "atomic",
-        alias: None,
-        kind: ValueKind::Bool,
-        help: "0 is the default; 1 (O_ATOMIC writes) is refused, since Linux has no O_ATOMIC (fio's open fails with EINVAL here too).",
-        apply: |_, v| match parse_bool(v)? {
-            false => Ok(()),
-            true => Err("Linux has no O_ATOMIC (fio's open fails with EINVAL too)".into()),
-        },
-    },
 ];
 
 #[cfg(test)]

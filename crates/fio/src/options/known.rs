@@ -16,7 +16,22 @@ pub static FIO_ONLY: &[&str] = &[
     "userspace_reap",
     "hipri_percentage",
     "nowait",
-    "uncached",
+    // fio 3.42's, not built yet (issue: fio's newest language).
+    "dataplacement",
+    "dp_scheme",
+    "fdp",
+    "log_issue_time",
+    "num_range",
+    "plid_select",
+    "plids",
+    "recover_zbd_write_error",
+    "sprandom",
+    "steadystate_check_interval",
+    "thinkcycles",
+    "verify_header_seed",
+    "verify_pattern_interval",
+    "verify_write_sequence",
+    "write_zone_remainder",
     // Aliases and the options of engines iolab
     // does not have, as fio 3.33's option tables name them: fio knows every one, so a job file
     // using one is refused as "not supported", never as "unknown".

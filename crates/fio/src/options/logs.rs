@@ -141,12 +141,19 @@ pub static LOG_OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
-        name: "log_max_value",
-        alias: None,
-        kind: ValueKind::Bool,
-        help: "With log_avg_msec, a window's latency line gives the largest latency in it instead of the mean.",
+        name: "log_window_value",
+        alias: Some("log_max_value"),
+        kind: ValueKind::Str,
+        help: "With log_avg_msec, what a window's latency line gives: avg (the mean, the default) or max (the largest latency in it); 0 and 1 are avg and max, as fio 3.33's log_max_value (fio 3.42's name is log_window_value). both (fio 3.42: the mean and the largest, two columns) is refused, not built yet.",
         apply: |d, v| {
-            d.spec.logs.max_value = parse_bool(v)?;
+            d.spec.logs.max_value = match v.trim() {
+                "avg" | "0" => false,
+                "max" | "1" => true,
+                "both" => {
+                    return Err("'both' (the mean and the largest in two columns, fio 3.42) is not supported by iolab yet; give avg or max".into())
+                }
+                _ => return Err("fio's choices: avg, max or both (0 and 1 as avg and max)".into()),
+            };
             Ok(())
         },
     },

@@ -23,6 +23,7 @@ pub mod profile;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod rwflags;
 pub mod split;
 pub mod steady;
 pub mod submit;
@@ -426,6 +427,26 @@ impl JobDraft {
         }
     }
 
+    /// `atomic=1` on an engine without atomic writes is refused, as fio 3.42 refuses it
+    /// ("engine does not support atomic writes"); a job that does not write drops it, as
+    /// fio does. The target's own limits are checked before layout (`iolab_runner`).
+    fn check_atomic(&mut self) -> Result<(), crate::FioError> {
+        let o = &mut self.spec.engine.options;
+        if !o.atomic {
+            return Ok(());
+        }
+        let engine = self.spec.engine.kind.name();
+        if !crate::options::rwflags::ATOMIC_ENGINES.contains(&engine) {
+            return Err(crate::FioError::Usage(format!(
+                "atomic=1: ioengine {engine} does not support atomic writes (fio 3.42 sets \
+                 RWF_ATOMIC with {} only)",
+                crate::options::rwflags::ATOMIC_ENGINES.join(", ")
+            )));
+        }
+        o.atomic = !matches!(self.rw, Rw::Read | Rw::RandRead | Rw::Trim | Rw::RandTrim);
+        Ok(())
+    }
+
     /// The finished job spec, validated (the filename set by the caller).
     /// fio's `filesize`: the file is that big, and a smaller `size` is the bytes to transfer
     /// (as `io_size`).
@@ -468,6 +489,7 @@ impl JobDraft {
             ));
         }
         self.check_engine_options()?;
+        self.check_atomic()?;
         self.apply_noio()?;
         self.apply_defrag()?;
         let (pattern, read, trim) = match self.rw {
@@ -2063,7 +2085,7 @@ pub fn markdown_table() -> String {
 /// Every option iolab has: the table here, the verify options, then the profile options fio
 /// accepts and ignores.
 /// The option tables by topic, in the order `--help` and docs/options.md show them.
-pub fn topics() -> [(&'static str, &'static [OptionDef]); 23] {
+pub fn topics() -> [(&'static str, &'static [OptionDef]); 25] {
     [
         ("Jobs, directions and sizes", OPTIONS),
         ("Files", files::FILE_OPTIONS),
@@ -2100,6 +2122,14 @@ pub fn topics() -> [(&'static str, &'static [OptionDef]); 23] {
         ),
         ("Engines without I/O", crate::options::noio::NOIO_OPTIONS),
         ("e4defrag", crate::options::defrag::DEFRAG_OPTIONS),
+        (
+            "Kernel I/O flags (fio 3.42)",
+            crate::options::rwflags::RWFLAG_OPTIONS,
+        ),
+        (
+            "Syncs, names and hints (fio 3.42)",
+            crate::options::rwflags::V342_OPTIONS,
+        ),
     ]
 }
 

@@ -362,6 +362,9 @@ impl EngineVisitor for Looper<'_, '_> {
                 .fsync(&st.clock)
                 .map_err(|e| st.sync_error(e))
                 .err(),
+            Ok(()) if self.w.job.spec.end_syncfs && spec.writes() => {
+                setup::syncfs_each(st.syncer.fds()).map(|e| st.sync_error(e))
+            }
             Ok(()) => None,
         };
         let error =

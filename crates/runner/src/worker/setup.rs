@@ -33,6 +33,20 @@ pub(super) fn prioritize(spec: &JobSpec) -> Result<(), RunError> {
             return Err(failed("prio/prioclass (ioprio_set)"));
         }
     }
+    if let Some(name) = spec.comm.as_deref() {
+        // fio 3.42's `comm`: the thread's name (the kernel keeps 15 bytes and the NUL).
+        let name: Vec<u8> = name
+            .bytes()
+            .filter(|b| *b != 0)
+            .take(15)
+            .chain([0])
+            .collect();
+        // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
+        let r = unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr()) };
+        if r == -1 {
+            return Err(failed("comm (prctl PR_SET_NAME)"));
+        }
+    }
     if spec.priority.nice != 0 {
         // SAFETY: plain system call; on Linux it sets the calling thread's nice value.
         let r = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, spec.priority.nice) };
@@ -364,4 +378,26 @@ fn pin_to(cpus: &[usize]) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// fio 3.42's `end_syncfs`: one syncfs(2) for each filesystem the job's files are on (by
+/// their device numbers), not an fsync a file. The first failure, if any.
+pub(super) fn syncfs_each(fds: &[std::os::fd::RawFd]) -> Option<std::io::Error> {
+    let mut done: Vec<u64> = Vec::new();
+    for &fd in fds {
+        // SAFETY: fstat writes into a zeroed stat of the right type; fd is the job's own.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(fd, &mut st) } != 0 {
+            return Some(std::io::Error::last_os_error());
+        }
+        if done.contains(&st.st_dev) {
+            continue;
+        }
+        done.push(st.st_dev);
+        // SAFETY: plain system call on the job's own descriptor.
+        if unsafe { libc::syncfs(fd) } != 0 {
+            return Some(std::io::Error::last_os_error());
+        }
+    }
+    None
 }

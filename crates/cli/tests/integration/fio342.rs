@@ -1,0 +1,193 @@
+//! fio 3.42's new job options iolab takes, each watched doing what it says: `comm` names the
+//! job's threads and `priohint` puts its hint in their I/O priority (read back from the
+//! running threads), `end_syncfs` is one syncfs(2) a filesystem (strace), `filetype` refuses
+//! a file of another type, and `log_window_value` is fio 3.42's name of `log_max_value`.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::iolab;
+
+fn iolab_bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_iolab"));
+    c.env("IOLAB_DB", crate::support::test_db());
+    c
+}
+
+/// The threads of `pid` named `comm`, with their I/O priority values (ioprio_get).
+fn named_threads(pid: u32, comm: &str) -> Vec<(u32, i64)> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| {
+            let tid: u32 = t.file_name().to_str()?.parse().ok()?;
+            let name = std::fs::read_to_string(t.path().join("comm")).ok()?;
+            (name.trim() == comm).then(|| {
+                const IOPRIO_WHO_PROCESS: libc::c_long = 1;
+                // SAFETY: ioprio_get takes integers and returns the thread's priority value.
+                let prio = unsafe {
+                    libc::syscall(
+                        libc::SYS_ioprio_get,
+                        IOPRIO_WHO_PROCESS,
+                        tid as libc::c_long,
+                    )
+                };
+                (tid, prio)
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn comm_names_the_job_threads_and_priohint_sits_in_their_priority() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = iolab_bin()
+        .args([
+            "run",
+            "--name=p",
+            "--size=8m",
+            "--rw=randread",
+            "--runtime=3",
+            "--time_based",
+        ])
+        .arg(format!("--filename={}", dir.path().join("f").display()))
+        .args([
+            "--comm=iolab-probe",
+            "--prioclass=2",
+            "--prio=4",
+            "--priohint=1",
+            "--numjobs=2",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut seen = Vec::new();
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(10) && seen.len() < 2 {
+        seen = named_threads(child.id(), "iolab-probe");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    assert_eq!(
+        seen.len(),
+        2,
+        "both job copies' threads take the name: {seen:?}"
+    );
+    for (tid, prio) in seen {
+        // fio 3.42's ioprio_value(): class << 13 | hint << 3 | level.
+        assert_eq!(prio, (2 << 13) | (1 << 3) | 4, "thread {tid}");
+    }
+    let bad = iolab(&["run", "--name=p", "--filename=/dev/null", "--priohint=1024"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+}
+
+#[test]
+fn end_syncfs_is_one_syncfs_a_filesystem() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        println!("skipped: strace is not installed (apt-get install strace)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let count = |extra: &str| {
+        let log = dir.path().join("strace.log");
+        let out = Command::new("strace")
+            .args(["-f", "-e", "trace=syncfs,fsync", "-o"])
+            .arg(&log)
+            .arg(env!("CARGO_BIN_EXE_iolab"))
+            .env("IOLAB_DB", dir.path().join("r.db"))
+            .args(["run", "--name=s", "--size=4m", "--rw=write", "--nrfiles=3"])
+            .arg(format!("--directory={}", dir.path().display()))
+            .arg(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(&log).unwrap();
+        let calls = |name: &str| {
+            text.lines()
+                .filter(|l| l.contains(&format!("{name}(")))
+                .count()
+        };
+        (calls("syncfs"), calls("fsync"))
+    };
+    assert_eq!(
+        count("--end_syncfs=1").0,
+        1,
+        "three files, one filesystem, one syncfs"
+    );
+    assert_eq!(count("--end_syncfs=0").0, 0);
+    // end_fsync, for contrast: an fsync a file.
+    assert!(count("--end_fsync=1").1 >= 3);
+}
+
+#[test]
+fn filetype_is_checked_against_each_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    std::fs::write(&file, vec![0u8; 1 << 20]).unwrap();
+    let f = format!("--filename={}", file.display());
+    let run = |t: &str| iolab(&["run", "--name=t", &f, "--size=1m", "--rw=read", t]);
+    let out = run("--filetype=block");
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("filetype=block") && out.stderr.contains("a regular file"));
+    assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+    assert_eq!(run("--filetype=file").code, 0);
+    assert_eq!(run("--filetype=fifo").code, 2);
+}
+
+#[test]
+fn log_window_value_is_fio_342s_name_of_log_max_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    let lat = |name: &str, opt: &str| {
+        let prefix = dir.path().join(name);
+        let out = iolab(&[
+            "run",
+            "--name=l",
+            &format!("--filename={}", file.display()),
+            "--size=4m",
+            "--rw=read",
+            "--bs=4k",
+            "--log_avg_msec=1000",
+            &format!("--write_lat_log={}", prefix.display()),
+            opt,
+        ]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let log = Path::new(&format!("{}_lat.1.log", prefix.display())).to_path_buf();
+        std::fs::read_to_string(log).unwrap()
+    };
+    // The same file read twice: the lines' shape and count agree, and each window's largest
+    // latency is at least its mean.
+    let max = lat("max", "--log_window_value=max");
+    let avg = lat("avg", "--log_window_value=avg");
+    let old = lat("old", "--log_max_value=1");
+    let first = |t: &str| -> u64 {
+        t.lines()
+            .next()
+            .unwrap()
+            .split(',')
+            .nth(1)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(max.lines().count(), old.lines().count());
+    assert!(first(&max) >= first(&avg), "max {max} avg {avg}");
+    let both = iolab(&[
+        "run",
+        "--name=l",
+        "--filename=/dev/null",
+        "--log_window_value=both",
+    ]);
+    assert_eq!(both.code, 2);
+    assert!(both.stderr.contains("both"), "{}", both.stderr);
+}
