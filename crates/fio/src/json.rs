@@ -279,6 +279,8 @@ pub(crate) fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -
     let mut o = Map::new();
     o.insert("jobname".into(), json!(job.setup.name));
     o.insert("groupid".into(), json!(job.group_id));
+    // fio 3.42's: when the job began, in ms of CLOCK_REALTIME (fio 3.33 has no such key).
+    o.insert("job_start".into(), json!(job.started_unix_ms));
     o.insert(
         "error".into(),
         // Errors gone past (`continue_on_error`): fio's error is the first of them.
@@ -312,18 +314,17 @@ pub(crate) fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -
     let lt = job.lat_target.as_ref();
     let depth = lt.map_or(job.setup.iodepth, |t| t.depth);
     o.insert("latency_depth".into(), json!(depth));
-    o.insert(
-        "latency_target".into(),
-        json!(lt.map_or(0, |t| t.target_ns)),
-    );
+    let target = json!(lt.map_or(0, |t| t.target_ns));
+    let window = json!(lt.map_or(0, |t| t.window_us));
+    // fio 3.42 writes each twice, the second name with its unit.
+    o.insert("latency_target".into(), target.clone());
+    o.insert("latency_target_ns".into(), target);
     o.insert(
         "latency_percentile".into(),
         json!(lt.map_or(100.0, |t| t.percentile)),
     );
-    o.insert(
-        "latency_window".into(),
-        json!(lt.map_or(0, |t| t.window_us)),
-    );
+    o.insert("latency_window".into(), window.clone());
+    o.insert("latency_window_us".into(), window);
     if let Some(ss) = &job.steady {
         o.insert("steadystate".into(), steady_object(ss));
     }
@@ -481,6 +482,9 @@ pub(crate) fn disk_object(d: &DiskUsage) -> Value {
         "name": d.name,
         "read_ios": c.read_ios,
         "write_ios": c.write_ios,
+        // fio 3.42's: the sectors (512 bytes) each direction moved.
+        "read_sectors": c.read_sectors,
+        "write_sectors": c.write_sectors,
         "read_merges": c.read_merges,
         "write_merges": c.write_merges,
         "read_ticks": c.read_ticks_ms,
