@@ -500,7 +500,7 @@ fn json_keys_match_real_fio() {
     };
     let (o, t) = (&ours["jobs"][0], &theirs["jobs"][0]);
     // The keys fio 3.42 adds to a job, which iolab writes too.
-    const FIO_342: [&str; 3] = ["job_start", "latency_target_ns", "latency_window_us"];
+    const FIO_342: [&str; 3] = iolab_fio::json::FIO_342_JOB_KEYS;
     for k in keys(o).iter().filter(|k| *k != "iolab") {
         assert!(
             t.get(k).is_some() || FIO_342.contains(&k.as_str()),

@@ -475,6 +475,10 @@ fn tail_object(job: &JobReport, clock: &Timebase) -> Value {
     Value::Object(per_dir)
 }
 
+/// The keys fio 3.42 adds to a job's object, which iolab writes too (fio 3.33 has none of
+/// them): a comparison with fio 3.33 takes them as fio's.
+pub const FIO_342_JOB_KEYS: [&str; 3] = ["job_start", "latency_target_ns", "latency_window_us"];
+
 /// fio's `disk_util` entry for one disk.
 pub(crate) fn disk_object(d: &DiskUsage) -> Value {
     let c = &d.counters;
