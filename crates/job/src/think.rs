@@ -19,6 +19,9 @@ pub struct Think {
     pub iotime: Duration,
     /// A rate cap does not make the job catch up on its pauses (`rate_ignore_thinktime`).
     pub ignore_for_rate: bool,
+    /// Spin this many `pause` instructions after each I/O (fio 3.42's `thinkcycles`: its
+    /// `cycles_spin()`, a `rep;nop` a cycle), apart from `thinktime`'s pauses.
+    pub cycles: u32,
 }
 
 impl Think {

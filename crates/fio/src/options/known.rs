@@ -27,7 +27,6 @@ pub static FIO_ONLY: &[&str] = &[
     "recover_zbd_write_error",
     "sprandom",
     "steadystate_check_interval",
-    "thinkcycles",
     "verify_header_seed",
     "verify_pattern_interval",
     "verify_write_sequence",

@@ -2127,7 +2127,7 @@ pub fn topics() -> [(&'static str, &'static [OptionDef]); 25] {
             crate::options::rwflags::RWFLAG_OPTIONS,
         ),
         (
-            "Syncs, names and hints (fio 3.42)",
+            "Syncs, names, hints and cycles (fio 3.42)",
             crate::options::rwflags::V342_OPTIONS,
         ),
     ]

@@ -33,7 +33,8 @@ pub static RWFLAG_OPTIONS: &[OptionDef] = &[
 ];
 
 /// fio 3.42's other new job options that iolab takes: a filesystem sync at the end, the
-/// threads' name, the I/O priority hint and the files' stated type.
+/// threads' name, the I/O priority hint, work between I/Os in cycles and the files' stated
+/// type.
 pub static V342_OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "end_syncfs",
@@ -67,6 +68,16 @@ pub static V342_OPTIONS: &[OptionDef] = &[
             }
             d.spec.priority.io_hint = hint as u16;
             d.spec.priority.io_class.get_or_insert(0);
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "thinkcycles",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Spin this many pause instructions (fio 3.42's cycles_spin, a rep;nop each) after each I/O before the next, to model work an application does per I/O; apart from thinktime, and never counted as latency.",
+        apply: |d, v| {
+            d.spec.think.cycles = parse_u32(v)?;
             Ok(())
         },
     },

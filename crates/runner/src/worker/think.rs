@@ -13,6 +13,8 @@ use iolab_stats::Clock;
 const SLICE: Duration = Duration::from_millis(50);
 
 pub(super) struct Pauser {
+    /// `thinkcycles`: spin-loop hints after each I/O issued (0: none).
+    cycles: u64,
     spin: u64,
     sleep: Duration,
     blocks: u64,
@@ -31,13 +33,28 @@ pub(super) struct Pauser {
 }
 
 impl Pauser {
-    /// `None` when the job does not think (fio skips it all when `thinktime` is 0).
+    /// `None` when the job does not think (fio skips it all when `thinktime` is 0 and there
+    /// are no `thinkcycles`); with cycles alone it spins and never pauses.
     pub fn new(think: &Think, clock: &Clock, now: u64) -> Option<Pauser> {
         if think.time.is_zero() {
-            return None;
+            return (think.cycles > 0).then(|| Pauser {
+                cycles: think.cycles.into(),
+                spin: 0,
+                sleep: Duration::ZERO,
+                blocks: u64::MAX,
+                on_issue: false,
+                time_only: true,
+                every: u64::MAX,
+                issued: 0,
+                completed: 0,
+                last: 0,
+                last_t: now,
+                pending: false,
+            });
         }
         let by_time = !think.iotime.is_zero();
         Some(Pauser {
+            cycles: think.cycles.into(),
             spin: clock.duration_to_ticks(think.spin()),
             sleep: think.time - think.spin(),
             blocks: think.blocks(),
@@ -66,6 +83,9 @@ impl Pauser {
     #[inline(always)]
     pub fn issued(&mut self, n: usize) {
         self.issued += n as u64;
+        if self.cycles > 0 {
+            spin_cycles(self.cycles * n as u64);
+        }
     }
 
     #[inline(always)]
@@ -116,9 +136,31 @@ impl Pauser {
     }
 }
 
+/// fio's `cycles_spin()`: `n` spin-loop hints (`pause` on x86, as fio's `rep;nop`).
+#[inline(never)]
+fn spin_cycles(n: u64) {
+    for _ in 0..n {
+        std::hint::spin_loop();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thinkcycles_alone_spin_and_never_pause() {
+        let clock = Clock::monotonic();
+        let think = Think {
+            cycles: 1000,
+            ..Think::default()
+        };
+        let mut p = Pauser::new(&think, &clock, 0).expect("a spinner");
+        p.issued(3);
+        p.completed(3);
+        assert!(!p.due(u64::MAX / 2), "no pause without thinktime");
+        assert!(Pauser::new(&Think::default(), &clock, 0).is_none());
+    }
 
     fn pauser(think: Think) -> (Pauser, Clock) {
         let clock = Clock::monotonic();
