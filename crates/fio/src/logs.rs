@@ -70,6 +70,12 @@ fn render_into(
         };
         let ms = ns(e.at_ticks) / 1_000_000 + log.epoch_ms;
         let (d, bs, p) = (e.dir.index(), e.len, prio_column(log, e.prio));
+        // fio 3.42's `both` on a per-I/O line: its second value is 0.
+        let value = if log.with_max {
+            format!("{value}, 0")
+        } else {
+            value.to_string()
+        };
         if log.with_offset {
             writeln!(out, "{ms}, {value}, {d}, {bs}, {}, {p}", e.offset)?;
         } else {
@@ -94,6 +100,15 @@ fn render_into(
             Kind::Iops => (w.ios as f64 / window_s).round() as u64,
             Kind::Bw => (w.bytes as f64 / 1024.0 / window_s).round() as u64,
             Kind::ClatHist => unreachable!("histograms are rendered above"),
+        };
+        // fio 3.42's `both`: the window's largest after its mean; a rate's window has one
+        // value, written twice.
+        let value = match (log.with_max, kind) {
+            (false, _) => value.to_string(),
+            (true, Kind::Slat) => format!("{value}, {}", mean_ns(w.max_ticks[0])),
+            (true, Kind::Clat) => format!("{value}, {}", mean_ns(w.max_ticks[1])),
+            (true, Kind::Lat) => format!("{value}, {}", mean_ns(w.max_ticks[2])),
+            (true, _) => format!("{value}, {value}"),
         };
         // fio's averaged entries carry no block size or offset: zeros.
         let offset = if log.with_offset { "0, " } else { "" };
@@ -348,6 +363,7 @@ mod tests {
             hist: vec![],
             with_offset: false,
             with_prio: false,
+            with_max: false,
         };
         let c = Timebase::NANOSECONDS;
         assert_eq!(render(&log, Kind::Lat, &c, true), "2, 10000, 1, 4096, 0\n");
@@ -394,12 +410,14 @@ mod tests {
                 slat_ticks: 0.0,
                 clat_ticks: 20_000.4,
                 lat_ticks: 21_000.6,
+                max_ticks: [0.0; 3],
             }],
             dropped: 0,
             epoch_ms: 0,
             hist: vec![],
             with_offset: false,
             with_prio: false,
+            with_max: false,
         };
         let c = Timebase::NANOSECONDS;
         assert_eq!(render(&log, Kind::Lat, &c, false), "500, 21001, 0, 0, 0\n");

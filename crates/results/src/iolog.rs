@@ -41,6 +41,9 @@ pub struct WindowEntry {
     pub slat_ticks: f64,
     pub clat_ticks: f64,
     pub lat_ticks: f64,
+    /// The window's largest slat, clat and lat, in ticks (kept for `log_window_value=both`).
+    #[serde(default)]
+    pub max_ticks: [f64; 3],
 }
 
 /// What one job copy logged.
@@ -56,6 +59,10 @@ pub struct IoLog {
     /// The last column is the priority value, not whether it was realtime (`log_prio`).
     #[serde(default)]
     pub with_prio: bool,
+    /// A second value column after the first: the window's largest (fio 3.42's
+    /// `log_window_value=both`; 0 on per-I/O lines, as fio writes).
+    #[serde(default)]
+    pub with_max: bool,
     pub per_io: Vec<IoEntry>,
     pub windows: Vec<WindowEntry>,
     /// Per-I/O entries not kept because the log reached its memory cap.

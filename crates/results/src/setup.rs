@@ -77,6 +77,10 @@ pub struct LogSpec {
     /// `log_max_value`).
     #[serde(default)]
     pub max_value: bool,
+    /// Each line gives the window's mean and then its largest (fio 3.42's
+    /// `log_window_value=both`).
+    #[serde(default)]
+    pub window_both: bool,
     /// Where to trace every issued I/O in fio's iolog format (fio's `write_iolog`).
     #[serde(default)]
     pub iolog: Option<String>,
@@ -108,6 +112,7 @@ impl Default for LogSpec {
             per_job: true,
             epoch_clock: None,
             max_value: false,
+            window_both: false,
             iolog: None,
             hist: None,
             hist_msec: 0,

@@ -114,6 +114,7 @@ impl IoLogger {
                 avg_ms,
                 with_offset,
                 with_prio,
+                with_max: false,
                 per_io: if avg_ms == 0 {
                     Vec::with_capacity(expected.min(cap))
                 } else {
@@ -161,6 +162,13 @@ impl IoLogger {
     /// Gives each window's largest latency instead of its mean (fio's `log_max_value`).
     pub fn with_max(mut self, max: bool) -> IoLogger {
         self.max = max;
+        self
+    }
+
+    /// Gives each window's mean and then its largest, two columns (fio 3.42's
+    /// `log_window_value=both`).
+    pub fn with_both(mut self, both: bool) -> IoLogger {
+        self.log.with_max = both;
         self
     }
 
@@ -267,6 +275,7 @@ impl IoLogger {
                 slat_ticks: slat,
                 clat_ticks: clat,
                 lat_ticks: lat,
+                max_ticks: a.max.map(|m| m as f64),
             });
         }
     }

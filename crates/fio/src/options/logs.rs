@@ -144,14 +144,12 @@ pub static LOG_OPTIONS: &[OptionDef] = &[
         name: "log_window_value",
         alias: Some("log_max_value"),
         kind: ValueKind::Str,
-        help: "With log_avg_msec, what a window's latency line gives: avg (the mean, the default) or max (the largest latency in it); 0 and 1 are avg and max, as fio 3.33's log_max_value (fio 3.42's name is log_window_value). both (fio 3.42: the mean and the largest, two columns) is refused, not built yet.",
+        help: "With log_avg_msec, what a window's latency line gives: avg (the mean, the default), max (the largest latency in it) or both (fio 3.42: the mean, then the largest, as two columns; an IOPS or bandwidth line repeats its value, a per-I/O line's second value is 0); 0 and 1 are avg and max, as fio 3.33's log_max_value (fio 3.42's name is log_window_value).",
         apply: |d, v| {
-            d.spec.logs.max_value = match v.trim() {
-                "avg" | "0" => false,
-                "max" | "1" => true,
-                "both" => {
-                    return Err("'both' (the mean and the largest in two columns, fio 3.42) is not supported by iolab yet; give avg or max".into())
-                }
+            (d.spec.logs.max_value, d.spec.logs.window_both) = match v.trim() {
+                "avg" | "0" => (false, false),
+                "max" | "1" => (true, false),
+                "both" => (false, true),
                 _ => return Err("fio's choices: avg, max or both (0 and 1 as avg and max)".into()),
             };
             Ok(())

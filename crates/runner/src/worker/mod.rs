@@ -1052,7 +1052,8 @@ fn recorder(w: &Worker<'_>, clock: &Clock) -> Recorder {
         let layout = (avg, spec.logs.offset, spec.logs.prio);
         let logger = IoLogger::new(w.job_number, layout, window, room, w.job.log_cap_entries)
             .with_epoch(spec.logs.epoch_clock)
-            .with_max(spec.logs.max_value);
+            .with_max(spec.logs.max_value)
+            .with_both(spec.logs.window_both);
         let logger = match spec.logs.per_io_kinds() {
             true => logger,
             false => logger.without_entries(),
