@@ -76,10 +76,19 @@ fn render_into(
         } else {
             value.to_string()
         };
+        // fio 3.42's `log_issue_time`: when the I/O was issued, in ns of the log's time
+        // (its completion less its completion latency); fio gives it on clat and slat lines.
+        let issued = match (log.with_issue_time, kind) {
+            (true, Kind::Clat | Kind::Slat) => {
+                format!(", {}", ns(e.at_ticks.saturating_sub(e.clat_ticks)))
+            }
+            (true, _) => ", 0".into(),
+            (false, _) => String::new(),
+        };
         if log.with_offset {
-            writeln!(out, "{ms}, {value}, {d}, {bs}, {}, {p}", e.offset)?;
+            writeln!(out, "{ms}, {value}, {d}, {bs}, {}, {p}{issued}", e.offset)?;
         } else {
-            writeln!(out, "{ms}, {value}, {d}, {bs}, {p}")?;
+            writeln!(out, "{ms}, {value}, {d}, {bs}, {p}{issued}")?;
         }
     }
     for w in &log.windows {
@@ -113,9 +122,10 @@ fn render_into(
         // fio's averaged entries carry no block size or offset: zeros.
         let offset = if log.with_offset { "0, " } else { "" };
         let p = prio_column(log, 0);
+        let issued = if log.with_issue_time { ", 0" } else { "" };
         writeln!(
             out,
-            "{}, {value}, {}, 0, {offset}{p}",
+            "{}, {value}, {}, 0, {offset}{p}{issued}",
             w.at_ms + log.epoch_ms,
             w.dir.index()
         )?;
@@ -364,6 +374,7 @@ mod tests {
             with_offset: false,
             with_prio: false,
             with_max: false,
+            with_issue_time: false,
         };
         let c = Timebase::NANOSECONDS;
         assert_eq!(render(&log, Kind::Lat, &c, true), "2, 10000, 1, 4096, 0\n");
@@ -418,6 +429,7 @@ mod tests {
             with_offset: false,
             with_prio: false,
             with_max: false,
+            with_issue_time: false,
         };
         let c = Timebase::NANOSECONDS;
         assert_eq!(render(&log, Kind::Lat, &c, false), "500, 21001, 0, 0, 0\n");

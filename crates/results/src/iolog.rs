@@ -63,6 +63,10 @@ pub struct IoLog {
     /// `log_window_value=both`; 0 on per-I/O lines, as fio writes).
     #[serde(default)]
     pub with_max: bool,
+    /// A last column with each I/O's issue time in ns (fio 3.42's `log_issue_time`): on
+    /// completion and submission latency lines; 0 on the others, as fio writes.
+    #[serde(default)]
+    pub with_issue_time: bool,
     pub per_io: Vec<IoEntry>,
     pub windows: Vec<WindowEntry>,
     /// Per-I/O entries not kept because the log reached its memory cap.

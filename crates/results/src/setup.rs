@@ -64,6 +64,10 @@ pub struct LogSpec {
     /// (fio's `log_prio`).
     #[serde(default)]
     pub prio: bool,
+    /// Each latency line also says when its I/O was issued, in ns (fio 3.42's
+    /// `log_issue_time`, with `log_offset`).
+    #[serde(default)]
+    pub issue_time: bool,
     /// Each job copy logs to its own file, `PREFIX_KIND.N.log` (fio's `per_job_logs`,
     /// default true); false: the copies share `PREFIX_KIND.log`, one after another.
     #[serde(default = "yes")]
@@ -109,6 +113,7 @@ impl Default for LogSpec {
             avg_msec: 0,
             offset: false,
             prio: false,
+            issue_time: false,
             per_job: true,
             epoch_clock: None,
             max_value: false,

@@ -115,6 +115,7 @@ impl IoLogger {
                 with_offset,
                 with_prio,
                 with_max: false,
+                with_issue_time: false,
                 per_io: if avg_ms == 0 {
                     Vec::with_capacity(expected.min(cap))
                 } else {
@@ -162,6 +163,12 @@ impl IoLogger {
     /// Gives each window's largest latency instead of its mean (fio's `log_max_value`).
     pub fn with_max(mut self, max: bool) -> IoLogger {
         self.max = max;
+        self
+    }
+
+    /// Adds each I/O's issue time to its latency lines (fio 3.42's `log_issue_time`).
+    pub fn with_issue_time(mut self, on: bool) -> IoLogger {
+        self.log.with_issue_time = on;
         self
     }
 

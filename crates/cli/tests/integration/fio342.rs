@@ -263,3 +263,48 @@ fn thinkcycles_spin_after_each_io_as_fio_342s() {
         }
     }
 }
+
+#[test]
+fn log_issue_time_adds_each_ios_issue_time_to_its_latency_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("x");
+    let out = iolab(&[
+        "run",
+        "--name=i",
+        &format!("--filename={}", dir.path().join("f").display()),
+        "--size=4m",
+        "--rw=randread",
+        "--number_ios=50",
+        &format!("--write_lat_log={}", prefix.display()),
+        "--log_offset=1",
+        "--log_issue_time=1",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let rows = |kind: &str| -> Vec<Vec<u64>> {
+        let text = std::fs::read_to_string(format!("{}_{kind}.1.log", prefix.display())).unwrap();
+        let row = |l: &str| l.split(", ").map(|c| c.trim().parse().unwrap()).collect();
+        text.lines().map(row).collect()
+    };
+    let (clat, lat) = (rows("clat"), rows("lat"));
+    assert_eq!(clat.len(), 50);
+    let mut last = 0;
+    for r in &clat {
+        // time ms, clat ns, dir, bs, offset, prio, issued ns: issued before it completed,
+        // and in order for a job of one I/O at a time.
+        assert_eq!(r.len(), 7, "{r:?}");
+        assert!(r[6] + r[1] <= (r[0] + 1) * 1_000_000, "{r:?}");
+        assert!(r[6] >= last, "{r:?}");
+        last = r[6];
+    }
+    assert!(
+        lat.iter().all(|r| r.len() == 7 && r[6] == 0),
+        "0 on total-latency lines"
+    );
+    let bad = iolab(&[
+        "run",
+        "--name=i",
+        "--filename=/dev/null",
+        "--log_issue_time=1",
+    ]);
+    assert_eq!(bad.code, 2, "needs write_lat_log and log_offset");
+}

@@ -20,7 +20,6 @@ pub static FIO_ONLY: &[&str] = &[
     "dataplacement",
     "dp_scheme",
     "fdp",
-    "log_issue_time",
     "num_range",
     "plid_select",
     "plids",

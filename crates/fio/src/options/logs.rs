@@ -55,6 +55,16 @@ pub static LOG_OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "log_issue_time",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Latency log lines also give when each I/O was issued, in ns since the log's start (fio 3.42; a last column: set on the completion and submission latency logs, 0 on the others). Needs write_lat_log and log_offset, as fio.",
+        apply: |d, v| {
+            d.spec.logs.issue_time = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "log_entries",
         alias: None,
         kind: ValueKind::Int,

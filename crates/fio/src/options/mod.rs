@@ -490,6 +490,13 @@ impl JobDraft {
         }
         self.check_engine_options()?;
         self.check_atomic()?;
+        let logs = &self.spec.logs;
+        if logs.issue_time && (logs.lat.is_none() || !logs.offset) {
+            return Err(crate::FioError::Usage(
+                "log_issue_time needs write_lat_log and log_offset (fio 3.42 refuses it too)"
+                    .into(),
+            ));
+        }
         self.apply_noio()?;
         self.apply_defrag()?;
         let (pattern, read, trim) = match self.rw {

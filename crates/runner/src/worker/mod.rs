@@ -1053,7 +1053,8 @@ fn recorder(w: &Worker<'_>, clock: &Clock) -> Recorder {
         let logger = IoLogger::new(w.job_number, layout, window, room, w.job.log_cap_entries)
             .with_epoch(spec.logs.epoch_clock)
             .with_max(spec.logs.max_value)
-            .with_both(spec.logs.window_both);
+            .with_both(spec.logs.window_both)
+            .with_issue_time(spec.logs.issue_time);
         let logger = match spec.logs.per_io_kinds() {
             true => logger,
             false => logger.without_entries(),
