@@ -3,7 +3,7 @@
 //! (`iolab_report::export::csv_wide`), so the three commands' sheets line up.
 
 use iolab_report::export::csv_quote as quote;
-use iolab_report::export::csv_wide::{io_directions, job_cells, num, JOB_COLUMNS};
+use iolab_report::export::csv_wide::{job_cells, num, JOB_COLUMNS};
 use iolab_report::export::markdown::latency_kind;
 use iolab_results::RunRecord;
 
@@ -25,7 +25,7 @@ pub fn history(runs: &[RunRecord]) -> String {
         );
         let mut any = false;
         for j in &r.jobs {
-            for dir in io_directions(j) {
+            for dir in j.io_directions() {
                 s.push_str(&format!("{head},{}\n", job_cells(j, dir)));
                 any = true;
             }

@@ -48,10 +48,11 @@ impl Pvsync2 {
             );
         }
         let flags = crate::rwf::flags(opts, &target, &mut notes);
+        let hipri = if opts.hipri { libc::RWF_HIPRI } else { 0 };
         Ok(Pvsync2 {
             fds: target.fds.to_vec(),
-            flags: flags.read,
-            write_flags: flags.write,
+            flags: flags.read | hipri,
+            write_flags: flags.write | hipri,
             notes,
             trimmer: crate::Trimmer::new(target.fds),
         })

@@ -1,7 +1,8 @@
 //! The per-I/O `RWF_` flags fio 3.42's options set, shared by the engines that take them:
-//! `hipri` (RWF_HIPRI, pvsync2), `uncached` (RWF_DONTCACHE on buffered I/O: pvsync2 and
-//! io_uring) and `atomic` (RWF_ATOMIC on writes: pvsync2, libaio, io_uring). Worked out once
-//! at open, so the I/O path only copies a word.
+//! `uncached` (RWF_DONTCACHE on buffered I/O: pvsync2 and io_uring) and `atomic`
+//! (RWF_ATOMIC on writes: pvsync2, libaio, io_uring). Worked out once at open, so the I/O
+//! path only copies a word. (`hipri` is pvsync2's RWF_HIPRI, added there; io_uring polls by
+//! IOPOLL, the ring's setup.)
 
 use crate::{EngineOptions, EngineTarget};
 
@@ -13,12 +14,8 @@ pub struct RwFlags {
 }
 
 /// The flags `opts` ask for on `target`; what has no effect there is said in `notes`.
-/// RWF_HIPRI is pvsync2's alone (io_uring polls by IOPOLL), so the caller adds it.
 pub fn flags(opts: &EngineOptions, target: &EngineTarget<'_>, notes: &mut Vec<String>) -> RwFlags {
     let mut both = 0;
-    if opts.hipri {
-        both |= libc::RWF_HIPRI;
-    }
     if opts.uncached {
         if target.direct {
             // As fio 3.42: RWF_DONTCACHE is set on buffered I/O only.

@@ -107,12 +107,7 @@ impl<'pool> Uring<'pool> {
         }
         let ring = Ring::open(ENGINE, depth, opts, target.fds, pool)?;
         let mut notes = Vec::new();
-        // io_uring polls by IOPOLL (the ring's setup), not by RWF_HIPRI.
-        let plain = EngineOptions {
-            hipri: false,
-            ..opts.clone()
-        };
-        let flags = crate::rwf::flags(&plain, &target, &mut notes);
+        let flags = crate::rwf::flags(opts, &target, &mut notes);
         let vectored = opts.nonvectored == Some(false) && !opts.fixedbufs;
         let empty = libc::iovec {
             iov_base: std::ptr::null_mut(),

@@ -38,34 +38,40 @@ impl RunData {
 
     /// `vda`, the disk model, or the target: what the run measured.
     pub fn device(&self) -> String {
+        self.disk_model()
+            .or_else(|| self.disk_name())
+            .unwrap_or_else(|| {
+                self.detail.meta["target"]
+                    .as_str()
+                    .unwrap_or("?")
+                    .to_string()
+            })
+    }
+
+    /// The disk's model: the review's info step, the run's meta, or a job's.
+    fn disk_model(&self) -> Option<String> {
         let d = &self.detail;
         let info = d.step("info").map(|s| &s.data);
         info.and_then(|i| i["disk"]["model"].as_str().map(str::to_string))
             .or_else(|| d.meta["disk_model"].as_str().map(str::to_string))
             .or_else(|| d.jobs.iter().find_map(|j| j.disk_model.clone()))
-            .or_else(|| info.and_then(|i| i["disk"]["name"].as_str().map(str::to_string)))
+    }
+
+    /// The disk's kernel name (`nvme0n1`), from the same places.
+    fn disk_name(&self) -> Option<String> {
+        let d = &self.detail;
+        let info = d.step("info").map(|s| &s.data);
+        info.and_then(|i| i["disk"]["name"].as_str().map(str::to_string))
             .or_else(|| d.meta["disk"].as_str().map(str::to_string))
             .or_else(|| d.jobs.iter().find_map(|j| j.disk.clone()))
-            .unwrap_or_else(|| d.meta["target"].as_str().unwrap_or("?").to_string())
     }
 
     /// The device's model where known and its kernel name, `INTEL SSDPE21D375GA (nvme0n1)`;
     /// either alone where the other is unknown; the target where neither is.
     pub fn device_named(&self) -> String {
-        let d = &self.detail;
-        let info = d.step("info").map(|s| &s.data);
-        let model = info
-            .and_then(|i| i["disk"]["model"].as_str().map(str::to_string))
-            .or_else(|| d.meta["disk_model"].as_str().map(str::to_string))
-            .or_else(|| d.jobs.iter().find_map(|j| j.disk_model.clone()))
-            .filter(|m| !m.trim().is_empty());
-        let name = info
-            .and_then(|i| i["disk"]["name"].as_str().map(str::to_string))
-            .or_else(|| d.meta["disk"].as_str().map(str::to_string))
-            .or_else(|| d.jobs.iter().find_map(|j| j.disk.clone()))
-            .filter(|m| !m.trim().is_empty());
-        match (model, name) {
-            (Some(m), Some(n)) if m != n => format!("{} ({n})", m.trim()),
+        let known = |v: Option<String>| v.filter(|m| !m.trim().is_empty());
+        match (known(self.disk_model()), known(self.disk_name())) {
+            (Some(m), Some(n)) if m.trim() != n => format!("{} ({n})", m.trim()),
             (Some(m), _) => m.trim().to_string(),
             (None, Some(n)) => n,
             (None, None) => self.device(),
@@ -84,9 +90,7 @@ impl RunData {
 }
 
 fn first_direction(j: &JobRecord) -> Option<&str> {
-    j.directions()
-        .into_iter()
-        .find(|d| ["read", "write", "trim"].contains(d))
+    j.io_directions().into_iter().next()
 }
 
 /// The total-latency curve of a job (its completion latency when total is not recorded).

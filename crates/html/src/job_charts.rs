@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use iolab_report::export::markdown::latency_kind;
-use iolab_results::repeats::{values_of, Interval};
 use iolab_results::{JobRecord, Timebase};
 
 use crate::chart::{esc, size_label, BarSet, Bars, Chart, Format, ScaleKind, Series};
@@ -21,13 +20,6 @@ use crate::sections::{axis, dashed, name};
 /// A run of jobs of its user's own (not a review, not an application load).
 pub(crate) fn is_plain(r: &RunData) -> bool {
     r.detail.steps.is_empty() && r.detail.kind != "kv" && !r.jobs().is_empty()
-}
-
-/// The directions a job moved data in (not `sync`, `app` or `disk`).
-fn io_dirs(j: &JobRecord) -> Vec<&str> {
-    let d = j.directions().into_iter();
-    d.filter(|d| ["read", "write", "trim"].contains(d))
-        .collect()
 }
 
 /// Every job name of the plain runs, in the order first met.
@@ -94,9 +86,8 @@ type WithInterval = (f64, Option<(f64, f64)>);
 /// A figure of a job's direction with its repeats' 95 % interval, where it has repeats.
 fn figure(j: &JobRecord, dir: &str, stored: &str) -> WithInterval {
     let v = j.metric(dir, stored).unwrap_or(f64::NAN);
-    let ci = (j.repeats.len() > 1)
-        .then(|| Interval::of(&values_of(&j.repeats, dir, stored)))
-        .flatten()
+    let ci = j
+        .interval(dir, stored)
         .map(|i| (i.ci95_low.max(0.0), i.ci95_high));
     (v, ci)
 }
@@ -106,7 +97,7 @@ fn across(runs: &[RunData], plain: &[&RunData], names: &[String]) -> String {
     let mut rows: Vec<(String, String)> = Vec::new();
     for n in names {
         for r in plain {
-            for d in job(r, n).map(io_dirs).unwrap_or_default() {
+            for d in job(r, n).map(JobRecord::io_directions).unwrap_or_default() {
                 let row = (n.clone(), d.to_string());
                 if !rows.contains(&row) {
                     rows.push(row);
@@ -240,7 +231,7 @@ fn by_parameter(runs: &[RunData], plain: &[&RunData]) -> String {
                 if xs.len() < 2 || xs[0] <= 0 {
                     continue;
                 }
-                let dirs: Vec<&str> = jobs.iter().flat_map(|j| io_dirs(j)).collect();
+                let dirs: Vec<&str> = jobs.iter().flat_map(|j| j.io_directions()).collect();
                 for d in ["read", "write", "trim"]
                     .iter()
                     .filter(|d| dirs.contains(d))
@@ -317,7 +308,7 @@ fn per_job(runs: &[RunData], plain: &[&RunData], i: usize, n: &str) -> String {
     let over_time = |key: &str, scale: f64| -> Vec<Series> {
         let mut out = Vec::new();
         for (r, j) in &jobs {
-            for d in io_dirs(j) {
+            for d in j.io_directions() {
                 let pts: Vec<(f64, f64)> = r
                     .series(j.id, d, key)
                     .iter()
@@ -412,7 +403,7 @@ const PER_DECADE: f64 = 10.0;
 fn distribution(runs: &[RunData], jobs: &[(&RunData, &JobRecord)]) -> (Vec<Series>, Vec<Series>) {
     let (mut nines, mut hist) = (Vec::new(), Vec::new());
     for (r, j) in jobs {
-        for d in io_dirs(j) {
+        for d in j.io_directions() {
             let Some((kind, h)) = ["lat", "clat"]
                 .into_iter()
                 .find_map(|k| Some((k, j.histogram(d, k)?)))

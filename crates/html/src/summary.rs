@@ -62,11 +62,10 @@ fn candidates<'a>(r: &'a RunData, rw: &'a str, bs: i64) -> impl Iterator<Item = 
 /// A row's cell: `1,234 MB/s (301k IOPS)` from the job that measured it, or what was not.
 fn cell(r: &RunData, row: &Row, dir: &str) -> String {
     let rw = rw(row.1, dir);
-    let mut all = candidates(r, rw, row.2).peekable();
-    if all.peek().is_none() {
+    let jobs: Vec<&JobRecord> = candidates(r, rw, row.2).collect();
+    if jobs.is_empty() {
         return "<td class=\"na\">not measured</td>".into();
     }
-    let jobs: Vec<&JobRecord> = all.collect();
     match jobs.iter().find(|j| j.iodepth == row.3) {
         Some(j) => {
             let m = |n: &str| j.metric(dir, n).unwrap_or(0.0);

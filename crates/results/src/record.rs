@@ -172,11 +172,24 @@ impl JobRecord {
         self.metrics.directions()
     }
 
+    /// The directions that moved data (read, write, trim): not `sync`, `app` or `disk`.
+    pub fn io_directions(&self) -> Vec<&str> {
+        let d = self.directions().into_iter();
+        d.filter(|d| ["read", "write", "trim"].contains(d))
+            .collect()
+    }
+
     /// The stored histogram of `latency` (slat, clat, lat) in `dir`, if any.
     pub fn histogram(&self, dir: &str, latency: &str) -> Option<&HistogramRecord> {
         self.histograms
             .iter()
             .find(|h| h.direction == dir && h.latency == latency)
+    }
+
+    /// The 95 % interval of figure `name` in `dir` over the job's repeats; `None` for a job
+    /// run once (`--repeat` gives repeats).
+    pub fn interval(&self, dir: &str, name: &str) -> Option<crate::Interval> {
+        crate::Interval::of(&crate::repeats::values_of(&self.repeats, dir, name))
     }
 
     /// The series `name` of `dir`, empty when the job has none.

@@ -4,7 +4,6 @@
 
 use std::io::{self, Write};
 
-use iolab_results::repeats::{values_of, Interval};
 use iolab_results::{JobRecord, RunRecord};
 
 use super::csv::quote;
@@ -30,9 +29,7 @@ pub fn num(v: Option<f64>) -> String {
 pub fn job_cells(j: &JobRecord, dir: &str) -> String {
     let k = latency_kind(j, dir);
     let lat = |n: &str| num(j.metric(dir, &format!("{k}_{n}_ns")));
-    let ci = (j.repeats.len() > 1)
-        .then(|| Interval::of(&values_of(&j.repeats, dir, "iops")))
-        .flatten();
+    let ci = j.interval(dir, "iops");
     [
         quote(&j.name),
         quote(&j.step),
@@ -63,13 +60,6 @@ pub fn job_cells(j: &JobRecord, dir: &str) -> String {
     .join(",")
 }
 
-/// The directions a row is written for: those that moved data.
-pub fn io_directions(j: &JobRecord) -> Vec<&str> {
-    let d = j.directions().into_iter();
-    d.filter(|d| ["read", "write", "trim"].contains(d))
-        .collect()
-}
-
 impl Exporter for CsvWide {
     fn name(&self) -> &'static str {
         "csv-wide"
@@ -79,7 +69,7 @@ impl Exporter for CsvWide {
         writeln!(out, "run,{JOB_COLUMNS}")?;
         for r in runs {
             for j in &r.jobs {
-                for dir in io_directions(j) {
+                for dir in j.io_directions() {
                     writeln!(out, "{},{}", r.id, job_cells(j, dir))?;
                 }
             }

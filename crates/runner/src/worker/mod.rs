@@ -357,14 +357,15 @@ impl EngineVisitor for Looper<'_, '_> {
                 st.time.end(self.w.clock.now());
                 Some(e)
             }
+            // As fio 3.42: end_syncfs, where given, instead of end_fsync's fsync a file.
+            Ok(()) if self.w.job.spec.end_syncfs && spec.writes() => {
+                setup::syncfs_each(st.syncer.fds()).map(|e| st.sync_error(e))
+            }
             Ok(()) if self.w.job.spec.end_fsync => st
                 .syncer
                 .fsync(&st.clock)
                 .map_err(|e| st.sync_error(e))
                 .err(),
-            Ok(()) if self.w.job.spec.end_syncfs && spec.writes() => {
-                setup::syncfs_each(st.syncer.fds()).map(|e| st.sync_error(e))
-            }
             Ok(()) => None,
         };
         let error =

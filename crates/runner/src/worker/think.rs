@@ -36,30 +36,19 @@ impl Pauser {
     /// `None` when the job does not think (fio skips it all when `thinktime` is 0 and there
     /// are no `thinkcycles`); with cycles alone it spins and never pauses.
     pub fn new(think: &Think, clock: &Clock, now: u64) -> Option<Pauser> {
-        if think.time.is_zero() {
-            return (think.cycles > 0).then(|| Pauser {
-                cycles: think.cycles.into(),
-                spin: 0,
-                sleep: Duration::ZERO,
-                blocks: u64::MAX,
-                on_issue: false,
-                time_only: true,
-                every: u64::MAX,
-                issued: 0,
-                completed: 0,
-                last: 0,
-                last_t: now,
-                pending: false,
-            });
+        let pauses = !think.time.is_zero();
+        if !pauses && think.cycles == 0 {
+            return None;
         }
-        let by_time = !think.iotime.is_zero();
+        let by_time = pauses && !think.iotime.is_zero();
         Some(Pauser {
             cycles: think.cycles.into(),
             spin: clock.duration_to_ticks(think.spin()),
             sleep: think.time - think.spin(),
             blocks: think.blocks(),
             on_issue: think.on_issue,
-            time_only: by_time && think.blocks.is_none(),
+            // Without a thinktime nothing is counted toward a pause: cycles alone.
+            time_only: !pauses || (by_time && think.blocks.is_none()),
             every: if by_time {
                 clock.duration_to_ticks(think.iotime + think.time)
             } else {
