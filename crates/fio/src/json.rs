@@ -280,7 +280,10 @@ pub(crate) fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -
     o.insert("jobname".into(), json!(job.setup.name));
     o.insert("groupid".into(), json!(job.group_id));
     // fio 3.42's: when the job began, in ms of CLOCK_REALTIME (fio 3.33 has no such key).
-    o.insert("job_start".into(), json!(job.started_unix_ms));
+    o.insert(
+        "job_start".into(),
+        json!(job.job_start_ms.unwrap_or(job.started_unix_ms)),
+    );
     o.insert(
         "error".into(),
         // Errors gone past (`continue_on_error`): fio's error is the first of them.
@@ -342,10 +345,10 @@ pub(crate) fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -
 }
 
 /// fio's `steadystate` block: the criterion as given, what was found, and the window (bytes/s
-/// and IOPS, oldest first).
+/// and IOPS, and for a `lat` criterion fio 3.42's mean completion latencies, oldest first).
 fn steady_object(ss: &SteadyResult) -> Value {
     let pct = if ss.percent { "%" } else { "" };
-    json!({
+    let mut o = json!({
         "ss": ss.criterion_spec,
         "duration": ss.duration_s,
         "attained": u8::from(ss.attained),
@@ -358,7 +361,12 @@ fn steady_object(ss: &SteadyResult) -> Value {
             "iops": ss.iops,
             "bw": ss.bw_bytes_per_sec,
         },
-    })
+    });
+    if ss.metric == "lat" {
+        o["data"]["lat_mean"] = json!(ss.lat_mean());
+        o["data"]["lat_ns"] = json!(ss.lat_ns);
+    }
+    o
 }
 
 /// read, write, trim, mixed and sync, as `unified_rw_reporting` asks.

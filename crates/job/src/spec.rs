@@ -400,6 +400,9 @@ pub struct JobSpec {
     /// The name the job's threads take (fio 3.42's `comm`, prctl(PR_SET_NAME); the kernel
     /// keeps 15 bytes), as `top` and `ps -L` show them.
     pub comm: Option<String>,
+    /// The `clock_gettime` clock the job's start time is read from for the JSON's `job_start`
+    /// (fio 3.42's `job_start_clock_id`; 0, `CLOCK_REALTIME`, by default).
+    pub start_clock: i32,
     /// The file type the user says every file is (fio 3.42's `filetype`); checked against
     /// each file before anything is written.
     pub filetype: Option<FileType>,
@@ -509,6 +512,7 @@ impl JobSpec {
             end_fsync: false,
             end_syncfs: false,
             comm: None,
+            start_clock: 0,
             filetype: None,
             invalidate: true,
             fadvise_hint: FadviseHint::Type,
@@ -729,6 +733,13 @@ impl JobSpec {
         self.validate_shape()?;
         self.validate_pattern()?;
         self.validate_extent()?;
+        if let Some(why) = self.steady.unfit() {
+            return Err(JobError::invalid(
+                "ss_interval",
+                format!("{}s", self.steady.interval_s),
+                why,
+            ));
+        }
         if let Some(p) = self
             .percentiles
             .iter()

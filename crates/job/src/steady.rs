@@ -1,16 +1,19 @@
-//! fio's steady-state detection (`ss`, `ss_dur`, `ss_ramp`): a job, or a reporting group, ends
-//! once its IOPS or bandwidth, sampled once a second, has stayed flat for `ss_dur` seconds.
+//! fio's steady-state detection (`ss`, `ss_dur`, `ss_ramp`, fio 3.42's `ss_interval`): a job,
+//! or a reporting group, ends once its IOPS, bandwidth or mean completion latency, sampled
+//! once an interval (a second by default), has stayed flat for `ss_dur` seconds.
 //! Reviewers precondition a drive until it reaches steady state (SNIA's PTS); this is how a
 //! job says when it has.
 
 use std::time::Duration;
 
-/// What is watched: I/Os per second or bytes per second.
+/// What is watched: I/Os per second, bytes per second, or (fio 3.42) the mean completion
+/// latency of the interval's I/Os in ns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SteadyMetric {
     #[default]
     Iops,
     Bw,
+    Lat,
 }
 
 /// fio's steady-state criterion and window. `duration_s` zero means none (fio's default:
@@ -21,7 +24,7 @@ pub struct SteadyState {
     /// Judge by the least-squares slope of the window (`*_slope`), else by the largest
     /// deviation from its mean.
     pub slope: bool,
-    /// The criterion must fall below this (IOPS, bytes/s, or a percentage of the mean).
+    /// The criterion must fall below this (IOPS, bytes/s, ns, or a percentage of the mean).
     pub limit: f64,
     /// `limit` is a percentage of the window's mean.
     pub percent: bool,
@@ -29,6 +32,9 @@ pub struct SteadyState {
     pub duration_s: u32,
     /// Time from the job's start before samples are kept (`ss_ramp`).
     pub ramp: Duration,
+    /// Seconds between samples (fio 3.42's `ss_interval`, default 1): the window holds
+    /// `duration_s / interval_s` of them.
+    pub interval_s: u32,
 }
 
 impl Default for SteadyState {
@@ -41,6 +47,7 @@ impl Default for SteadyState {
             percent: true,
             duration_s: 0,
             ramp: Duration::ZERO,
+            interval_s: 1,
         }
     }
 }
@@ -48,6 +55,29 @@ impl Default for SteadyState {
 impl SteadyState {
     pub fn on(&self) -> bool {
         self.duration_s > 0
+    }
+
+    /// Samples in a full window: `ss_dur / ss_interval`, as fio counts its intervals.
+    pub fn samples(&self) -> usize {
+        (self.duration_s / self.interval_s.max(1)) as usize
+    }
+
+    /// Why the window cannot be kept as given, as fio 3.42 refuses it: an interval under a
+    /// second, or a duration that is not a larger multiple of it.
+    pub fn unfit(&self) -> Option<String> {
+        if !self.on() {
+            return None;
+        }
+        if self.interval_s < 1 {
+            return Some("ss_interval must be at least 1s".into());
+        }
+        if !self.duration_s.is_multiple_of(self.interval_s) || self.duration_s <= self.interval_s {
+            return Some(format!(
+                "ss_dur {}s must be a multiple of ss_interval {}s, and larger",
+                self.duration_s, self.interval_s
+            ));
+        }
+        None
     }
 
     /// The criterion as fio's JSON writes it: `iops_slope:0.010000%`.
@@ -65,13 +95,14 @@ impl SteadyState {
         match self.metric {
             SteadyMetric::Iops => "iops",
             SteadyMetric::Bw => "bw",
+            SteadyMetric::Lat => "lat",
         }
     }
 
-    /// Judges a full window of per-second samples, oldest first: (criterion, slope, largest
-    /// deviation from the mean, attained). As fio's `steadystate_slope()` and
-    /// `steadystate_deviation()`: the slope assumes samples a second apart; a percentage is
-    /// of the window's mean; a slope counts by its magnitude.
+    /// Judges a full window of samples, oldest first: (criterion, slope, largest deviation
+    /// from the mean, attained). As fio's `steadystate_slope()` and
+    /// `steadystate_deviation()`: the slope is per sample (per interval, not per second); a
+    /// percentage is of the window's mean; a slope counts by its magnitude.
     pub fn judge(&self, window: &[u64]) -> Judgement {
         let n = window.len() as f64;
         let sum_y: u64 = window.iter().sum();

@@ -589,9 +589,18 @@ fn search_lines(w: &mut impl Write, job: &JobReport) -> io::Result<()> {
         )?,
     }
     if let Some(ss) = &job.steady {
+        // fio 3.42 prints a lat criterion's mean in ns: its unit step needs a deviation,
+        // and it passes none.
+        let lat = match ss.metric.as_str() {
+            "lat" => format!(
+                ", lat={}nsec",
+                Numbers(job.setup.numbers).count(ss.lat_mean())
+            ),
+            _ => String::new(),
+        };
         writeln!(
             w,
-            "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}",
+            "  steadystate  : attained={}, bw={} ({}), iops={}{lat}, {}{}={:.3}{}",
             if ss.attained { "yes" } else { "no" },
             Numbers(job.setup.numbers).rate(ss.bw_mean(), false),
             Numbers(job.setup.numbers).rate(ss.bw_mean(), true),

@@ -89,6 +89,11 @@ impl LatencyHistogram {
         self.count
     }
 
+    /// Every sample's ticks added up.
+    pub fn sum_ticks(&self) -> u64 {
+        self.sum
+    }
+
     /// Forgets every sample (used when the ramp ends). Keeps the allocation.
     pub fn reset(&mut self) {
         self.hdr.reset();

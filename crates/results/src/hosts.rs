@@ -251,6 +251,7 @@ mod tests {
             steady: None,
             lat_target: None,
             started_unix_ms: 0,
+            job_start_ms: None,
             repeats: Vec::new(),
             error: None,
         };

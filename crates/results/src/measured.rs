@@ -707,6 +707,10 @@ pub struct JobReport {
     /// Unix time in ms when the job's phase began (0 in reports made before iolab kept it).
     #[serde(default)]
     pub started_unix_ms: u64,
+    /// When the job's phase began in ms by the clock the job named for it (fio 3.42's
+    /// `job_start_clock_id`), where that is not `CLOCK_REALTIME`: the JSON's `job_start`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_start_ms: Option<u64>,
     /// Each repeat's figures, for a job run `--repeat N` times (this report pools them);
     /// empty for a job run once.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -900,6 +904,10 @@ impl JobReport {
             (0, b) => b,
             (a, 0) => a,
             (a, b) => a.min(b),
+        };
+        self.job_start_ms = match (self.job_start_ms, other.job_start_ms) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         };
     }
 

@@ -305,7 +305,7 @@ impl IoLogger {
 }
 
 /// `clock`'s time now, in ms (0 when the kernel has no such clock).
-fn clock_ms(clock: i32) -> u64 {
+pub(crate) fn clock_ms(clock: i32) -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

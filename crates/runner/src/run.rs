@@ -475,6 +475,11 @@ fn run_phase(
     let started = SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64);
+    // fio 3.42's job_start_clock_id: each job's start by its own clock, read with the rest.
+    let job_starts: Vec<Option<u64>> = jobs
+        .iter()
+        .map(|j| (j.spec.start_clock != 0).then(|| crate::iolog::clock_ms(j.spec.start_clock)))
+        .collect();
     let (mut results, stonewalled) = run_workers(jobs, &workers, groups, at, opts, &split);
     split.finish(&mut results);
     let mut reports = Vec::new();
@@ -488,6 +493,7 @@ fn run_phase(
             Ok(Some(w)) => {
                 let mut r = report_of(&jobs[i], i, groups[i], w, opts);
                 r.started_unix_ms = started;
+                r.job_start_ms = job_starts[i];
                 reports.push(r);
             }
         }
@@ -802,6 +808,7 @@ fn report_of(
         steady: w.steady,
         lat_target: w.lat_target,
         started_unix_ms: 0,
+        job_start_ms: None,
         repeats: Vec::new(),
         error: w.error.map(|e| iolab_results::JobError {
             errno: e.errno(),

@@ -1,9 +1,10 @@
-//! fio's steady-state check (`ss`, `ss_dur`, `ss_ramp`), as its helper thread runs it
-//! (`steadystate_check()`): once a second, each job's I/Os and bytes since the last look,
-//! summed over its reporting group when it reports as a group, go into a window of `ss_dur`
-//! samples; once the window is full and its criterion holds, the job (or the group) is
-//! stopped. It runs on the runner's own thread; workers only publish their totals, every
-//! millisecond of measured time, into a [`Tally`] of their own.
+//! fio's steady-state check (`ss`, `ss_dur`, `ss_ramp`, `ss_interval`), as fio 3.42's helper
+//! thread runs it (`steadystate_check()`): once an interval (a second by default), each job's
+//! I/Os and bytes per second since the last look, and the mean completion latency of the I/Os
+//! completed since, summed over its reporting group when it reports as a group, go into a
+//! window of `ss_dur / ss_interval` samples; once the window is full and its criterion holds,
+//! the job (or the group) is stopped. It runs on the runner's own thread; workers only publish
+//! their totals, every millisecond of measured time, into a [`Tally`] of their own.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -17,21 +18,34 @@ use iolab_results::SteadyResult;
 pub(crate) struct Tally {
     ios: AtomicU64,
     bytes: AtomicU64,
+    /// Completion latencies summed, in ns, and how many I/Os they are.
+    clat_ns: AtomicU64,
+    clat_ios: AtomicU64,
 }
 
+/// A worker's totals at one look: I/Os, bytes, completion latency summed (ns) and its I/Os.
+type Totals = (u64, u64, u64, u64);
+
 impl Tally {
-    pub fn publish(&self, ios: u64, bytes: u64) {
+    pub fn publish(&self, ios: u64, bytes: u64, clat_ns: u64, clat_ios: u64) {
         self.ios.store(ios, Ordering::Relaxed);
         self.bytes.store(bytes, Ordering::Relaxed);
+        self.clat_ns.store(clat_ns, Ordering::Relaxed);
+        self.clat_ios.store(clat_ios, Ordering::Relaxed);
     }
 
-    fn read(&self) -> (u64, u64) {
+    fn read(&self) -> Totals {
         (
             self.ios.load(Ordering::Relaxed),
             self.bytes.load(Ordering::Relaxed),
+            self.clat_ns.load(Ordering::Relaxed),
+            self.clat_ios.load(Ordering::Relaxed),
         )
     }
 }
+
+/// One sample: IOPS, bytes/s, and the mean completion latency in ns.
+type Sample = (u64, u64, u64);
 
 /// One window: a job copy, or the copies of a reporting group.
 struct Unit {
@@ -39,42 +53,63 @@ struct Unit {
     /// Indices of the phase's workers it sums.
     workers: Vec<usize>,
     /// Per worker: totals at the last look.
-    prev: Vec<(u64, u64)>,
+    prev: Vec<Totals>,
     ramp_over: bool,
-    /// (IOPS, bytes/s) per second, oldest first, at most `duration_s`.
-    window: VecDeque<(u64, u64)>,
+    /// Seconds since the last look, and when it was.
+    seconds: u32,
+    looked: Instant,
+    /// One sample per interval, oldest first, at most [`SteadyState::samples`].
+    window: VecDeque<Sample>,
     last: Judgement,
     attained: bool,
 }
 
 impl Unit {
-    /// Takes one second's sample; true when the criterion now holds.
+    /// Counts a second; at the end of an interval, looks (see [`Self::look`]).
+    fn second(&mut self, tallies: &[Tally], now: Instant, since_start: Duration) -> bool {
+        self.seconds += 1;
+        if self.seconds < self.ss.interval_s.max(1) {
+            return false;
+        }
+        self.seconds = 0;
+        let ms = now.duration_since(self.looked).as_millis() as u64;
+        self.looked = now;
+        self.look(tallies, ms, since_start)
+    }
+
+    /// Takes one interval's sample, `ms` after the last; true when the criterion now holds.
     fn look(&mut self, tallies: &[Tally], ms: u64, since_start: Duration) -> bool {
-        if !self.ramp_over && since_start >= self.ss.ramp + Duration::from_secs(1) {
+        // fio 3.42 keeps samples from one check interval after ss_ramp.
+        let interval = Duration::from_secs(self.ss.interval_s.max(1) as u64);
+        if !self.ramp_over && since_start >= self.ss.ramp + interval {
             self.ramp_over = true;
         }
-        let (mut iops, mut bw) = (0, 0);
+        let (mut iops, mut bw, mut clat_ns, mut clat_ios) = (0, 0, 0, 0);
         for (k, &w) in self.workers.iter().enumerate() {
-            let (ios, bytes) = tallies[w].read();
-            let (p_ios, p_bytes) = std::mem::replace(&mut self.prev[k], (ios, bytes));
+            let now = tallies[w].read();
+            let p = std::mem::replace(&mut self.prev[k], now);
             // Per copy, in whole milliseconds, as fio sums its threads.
-            iops += 1000 * ios.saturating_sub(p_ios) / ms.max(1);
-            bw += 1000 * bytes.saturating_sub(p_bytes) / ms.max(1);
+            iops += 1000 * now.0.saturating_sub(p.0) / ms.max(1);
+            bw += 1000 * now.1.saturating_sub(p.1) / ms.max(1);
+            clat_ns += now.2.saturating_sub(p.2);
+            clat_ios += now.3.saturating_sub(p.3);
         }
         if !self.ramp_over {
             return false;
         }
-        let dur = self.ss.duration_s as usize;
-        if self.window.len() == dur {
+        let lat = clat_ns.checked_div(clat_ios).unwrap_or(0);
+        let full = self.ss.samples();
+        if self.window.len() == full {
             self.window.pop_front();
         }
-        self.window.push_back((iops, bw));
-        if self.window.len() < dur {
+        self.window.push_back((iops, bw, lat));
+        if self.window.len() < full {
             return false;
         }
         let metric: Vec<u64> = match self.ss.metric {
             iolab_job::SteadyMetric::Iops => self.window.iter().map(|s| s.0).collect(),
             iolab_job::SteadyMetric::Bw => self.window.iter().map(|s| s.1).collect(),
+            iolab_job::SteadyMetric::Lat => self.window.iter().map(|s| s.2).collect(),
         };
         self.last = self.ss.judge(&metric);
         self.attained = self.last.attained;
@@ -82,8 +117,8 @@ impl Unit {
     }
 
     fn result(&self) -> SteadyResult {
-        let pad = self.ss.duration_s as usize - self.window.len();
-        let padded = |f: fn(&(u64, u64)) -> u64| {
+        let pad = self.ss.samples() - self.window.len();
+        let padded = |f: fn(&Sample) -> u64| {
             let mut v: Vec<u64> = self.window.iter().map(f).collect();
             v.extend(std::iter::repeat_n(0, pad));
             v
@@ -100,6 +135,11 @@ impl Unit {
             slope_value: self.last.slope,
             iops: padded(|s| s.0),
             bw_bytes_per_sec: padded(|s| s.1),
+            lat_ns: match self.ss.metric {
+                iolab_job::SteadyMetric::Lat => padded(|s| s.2),
+                _ => Vec::new(),
+            },
+            interval_s: self.ss.interval_s,
         }
     }
 }
@@ -111,7 +151,6 @@ pub(crate) struct SteadyMonitor<'a> {
     /// The workers' own stop flags.
     flags: &'a [AtomicBool],
     start: Instant,
-    last: Instant,
     next: Instant,
 }
 
@@ -132,15 +171,17 @@ impl<'a> SteadyMonitor<'a> {
             match units.last_mut() {
                 Some(u) if joins && u.workers.last() == Some(&(n - 1)) => {
                     u.workers.push(n);
-                    u.prev.push((0, 0));
+                    u.prev.push((0, 0, 0, 0));
                 }
                 _ => units.push(Unit {
                     ss: ss.clone(),
                     workers: vec![n],
-                    prev: vec![(0, 0)],
-                    // Without ss_ramp, fio keeps every second's sample.
+                    prev: vec![(0, 0, 0, 0)],
+                    // Without ss_ramp, fio keeps every interval's sample.
                     ramp_over: ss.ramp.is_zero(),
-                    window: VecDeque::with_capacity(ss.duration_s as usize),
+                    seconds: 0,
+                    looked: Instant::now(),
+                    window: VecDeque::with_capacity(ss.samples()),
                     last: Judgement::default(),
                     attained: false,
                 }),
@@ -152,7 +193,6 @@ impl<'a> SteadyMonitor<'a> {
             tallies,
             flags,
             start: now,
-            last: now,
             next: now + Duration::from_secs(1),
         })
     }
@@ -162,15 +202,13 @@ impl<'a> SteadyMonitor<'a> {
         self.next.saturating_duration_since(Instant::now())
     }
 
-    /// Looks once a second (the caller may call more often); stops the workers of each
-    /// window whose criterion holds.
+    /// Counts each second (the caller may call more often), looking at each window once its
+    /// interval has passed; stops the workers of each window whose criterion holds.
     pub fn tick(&mut self, finished: impl Fn(usize) -> bool) {
         let now = Instant::now();
         if now < self.next {
             return;
         }
-        let ms = now.duration_since(self.last).as_millis() as u64;
-        self.last = now;
         self.next += Duration::from_secs(1);
         let since_start = now.duration_since(self.start);
         for u in self.units.iter_mut().filter(|u| !u.attained) {
@@ -178,7 +216,7 @@ impl<'a> SteadyMonitor<'a> {
             if u.workers.iter().all(|&w| finished(w)) {
                 continue;
             }
-            if u.look(self.tallies, ms, since_start) {
+            if u.second(self.tallies, now, since_start) {
                 for &w in &u.workers {
                     self.flags[w].store(true, Ordering::Relaxed);
                 }
@@ -243,8 +281,8 @@ mod tests {
         let mut seconds = 0;
         for step in 1..=5u64 {
             // 1000 IOPS and 4 MB/s per copy, with a ramp of one second.
-            tallies[0].publish(step * 1000, step * 4_000_000);
-            tallies[1].publish(step * 1000, step * 4_000_000);
+            tallies[0].publish(step * 1000, step * 4_000_000, 0, 0);
+            tallies[1].publish(step * 1000, step * 4_000_000, 0, 0);
             seconds += 1;
             if u.look(&tallies, 1000, Duration::from_secs(seconds)) {
                 break;
@@ -262,7 +300,7 @@ mod tests {
         let tallies = [Tally::default()];
         let flags = [AtomicBool::new(false)];
         let mut m = SteadyMonitor::new(&[(ss(4), 0, false)], &tallies, &flags).unwrap();
-        tallies[0].publish(500, 500);
+        tallies[0].publish(500, 500, 0, 0);
         assert!(!m.units[0].look(&tallies, 1000, Duration::from_secs(1)));
         let r = m.units[0].result();
         assert_eq!(

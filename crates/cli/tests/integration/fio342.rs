@@ -308,3 +308,154 @@ fn log_issue_time_adds_each_ios_issue_time_to_its_latency_lines() {
     ]);
     assert_eq!(bad.code, 2, "needs write_lat_log and log_offset");
 }
+
+/// The JSON's `job_start` of `args` run by iolab (or fio 3.42 when `fio` is set).
+fn job_start(fio: Option<&Path>, args: &[&str]) -> u64 {
+    let out = match fio {
+        None => iolab_bin().arg("run").args(args).output().unwrap(),
+        Some(f) => Command::new(f).args(args).output().unwrap(),
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+    v["jobs"][0]["job_start"].as_u64().unwrap()
+}
+
+/// Milliseconds since boot by CLOCK_MONOTONIC, as the job's clock 1 reads it.
+fn monotonic_ms() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through the pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
+}
+
+#[test]
+fn job_start_clock_id_picks_the_clock_of_the_jsons_job_start() {
+    let args = |clock: &'static str| {
+        vec![
+            "--name=c",
+            "--ioengine=null",
+            "--size=1m",
+            "--output-format=json",
+            clock,
+        ]
+    };
+    let f342 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fio/fio-3.42/fio");
+    let fio = f342.exists().then_some(f342.as_path());
+    if fio.is_none() {
+        println!("fio 3.42 not built (bash scripts/fio-build.sh): iolab alone");
+    }
+    for tool in std::iter::once(None).chain(fio.map(Some)) {
+        let before = monotonic_ms();
+        let mono = job_start(tool, &args("--job_start_clock_id=1"));
+        let after = monotonic_ms();
+        assert!(
+            (before..=after).contains(&mono),
+            "{tool:?}: job_start {mono} by CLOCK_MONOTONIC, not within {before}..={after}"
+        );
+        let unix_before = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64;
+        let real = job_start(tool, &args("--job_start_clock_id=0"));
+        assert!(
+            real >= unix_before && real < unix_before + 60_000,
+            "{tool:?}: job_start {real} by CLOCK_REALTIME, started after {unix_before}"
+        );
+    }
+}
+
+/// A job's JSON from iolab's `run` (or fio 3.42 when `fio` is set).
+fn json_of(fio: Option<&Path>, args: &[String]) -> serde_json::Value {
+    let out = match fio {
+        None => iolab_bin().arg("run").args(args).output().unwrap(),
+        Some(f) => Command::new(f).args(args).output().unwrap(),
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap()
+}
+
+#[test]
+fn ss_interval_samples_the_window_every_interval_and_lat_judges_latency() {
+    let dir = tempfile::tempdir().unwrap();
+    let f342 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fio/fio-3.42/fio");
+    let fio = f342.exists().then_some(f342.as_path());
+    if fio.is_none() {
+        println!("fio 3.42 not built (bash scripts/fio-build.sh): iolab alone");
+    }
+    // A loose criterion holds at the first full window: 2 samples 3 s apart, the first
+    // taken one interval after ss_ramp (fio 3.42), so the job ends after about 9 s.
+    let args: Vec<String> = [
+        "--name=s",
+        "--size=16m",
+        "--rw=randread",
+        "--ioengine=psync",
+        "--time_based",
+        "--runtime=30",
+        "--ss=lat:90%",
+        "--ss_dur=6",
+        "--ss_interval=3",
+        "--ss_ramp=1",
+        "--output-format=json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([format!("--filename={}", dir.path().join("f").display())])
+    .collect();
+    let mut runtimes = Vec::new();
+    for tool in std::iter::once(None).chain(fio.map(Some)) {
+        let v = json_of(tool, &args);
+        let j = &v["jobs"][0];
+        let ss = &j["steadystate"];
+        assert_eq!(ss["attained"], 1, "{tool:?}: {ss}");
+        assert_eq!(ss["duration"], 6, "{tool:?}: {ss}");
+        assert_eq!(ss["data"]["iops"].as_array().unwrap().len(), 2, "{ss}");
+        let lat = ss["data"]["lat_ns"].as_array().unwrap();
+        assert_eq!(lat.len(), 2, "{tool:?}: {ss}");
+        assert!(lat.iter().all(|l| l.as_u64().unwrap() > 0), "{ss}");
+        let mean = ss["data"]["lat_mean"].as_u64().unwrap();
+        let clat = j["read"]["clat_ns"]["mean"].as_f64().unwrap();
+        assert!(
+            (mean as f64 / clat - 1.0).abs() < 0.5,
+            "{tool:?}: window's latency {mean} ns against the job's {clat}"
+        );
+        runtimes.push(j["job_runtime"].as_u64().unwrap());
+    }
+    assert!(
+        (7_500..=10_500).contains(&runtimes[0]),
+        "iolab ran {} ms; fio 3.42 attains at about 9 s: {runtimes:?}",
+        runtimes[0]
+    );
+    if let [ours, theirs] = runtimes[..] {
+        assert!(ours.abs_diff(theirs) < 1_500, "{runtimes:?}");
+    }
+}
+
+#[test]
+fn ss_interval_must_divide_ss_dur_and_be_whole_seconds() {
+    for (dur, interval) in [("5", "2"), ("4", "4"), ("4", "500ms")] {
+        let out = iolab(&[
+            "run",
+            "--name=s",
+            "--ioengine=null",
+            "--size=1m",
+            "--ss=iops:10%",
+            &format!("--ss_dur={dur}"),
+            &format!("--ss_interval={interval}"),
+        ]);
+        assert_eq!(
+            out.code, 2,
+            "ss_dur={dur} ss_interval={interval}: {}",
+            out.stderr
+        );
+        assert!(out.stderr.contains("interval"), "{}", out.stderr);
+        assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+    }
+}

@@ -7,7 +7,6 @@ use crate::FioError;
 pub static FIO_ONLY: &[&str] = &[
     "runtime_based",
     "ramp_size",
-    "job_start_clock_id",
     "bs_is_seq_rand",
     "priority",
     "verify_async_cpus",
@@ -25,7 +24,6 @@ pub static FIO_ONLY: &[&str] = &[
     "plids",
     "recover_zbd_write_error",
     "sprandom",
-    "steadystate_check_interval",
     "verify_header_seed",
     "verify_pattern_interval",
     "verify_write_sequence",

@@ -117,6 +117,17 @@ pub static LOG_OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "job_start_clock_id",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "The clock_gettime clock the JSON's job_start is read from, in ms (fio 3.42; default 0, CLOCK_REALTIME; 1 is CLOCK_MONOTONIC).",
+        apply: |d, v| {
+            d.spec.start_clock =
+                i32::try_from(parse_u32(v)?).map_err(|_| "is too large".to_string())?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "write_hist_log",
         alias: None,
         kind: ValueKind::Str,

@@ -674,7 +674,15 @@ impl<'a, 'w> LoopState<'a, 'w> {
             if let Some(t) = self.w.tally {
                 let st = &self.rec.stats;
                 let ios = st.iter().map(|s| s.ios).sum();
-                t.publish(ios, st.iter().map(|s| s.bytes).sum());
+                // A synchronous engine's clat is its lat (copied over at the end).
+                let clat = |s: &DirStats| match s.clat.count() {
+                    0 => (s.lat.sum_ticks(), s.lat.count()),
+                    n => (s.clat.sum_ticks(), n),
+                };
+                let clat_ticks: u64 = st.iter().map(|s| clat(s).0).sum();
+                let clat_ns = (clat_ticks as f64 / self.w.clock.ticks_per_ns()) as u64;
+                let clat_ios = st.iter().map(|s| clat(s).1).sum();
+                t.publish(ios, st.iter().map(|s| s.bytes).sum(), clat_ns, clat_ios);
             }
             if let Some(live) = self.w.live {
                 self.publish_live(live);
