@@ -33,7 +33,7 @@ version=$(basename "$tarball" .tar.gz)
 base=${IOLAB_FIO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iolab/fio}
 cache="$base/$version"
 link="$repo/target/fio/$version"
-stamp="$(basename "$tarball") $(stat -c %s "$tarball") arith libaio"
+stamp="$(basename "$tarball") $(stat -c %s "$tarball") arith libaio portable"
 link_cache() {
   mkdir -p "$repo/target/fio"
   [ "$link" -ef "$cache" ] || { rm -rf "$link"; ln -s "$cache" "$link"; }
@@ -66,7 +66,7 @@ src=$(ls -d "$tmp"/fio-* | head -1)
 mv "$src" "$cache"
 cd "$cache"
 echo "fio-build: configuring $version in $cache" >&2
-./configure >"$cache/configure.log" 2>&1 || die "configure failed (see $cache/configure.log)"
+./configure --disable-native >"$cache/configure.log" 2>&1 || die "configure failed (see $cache/configure.log)"
 grep -q '^lex/yacc for arithmetic .*yes' "$cache/configure.log" || die "configure found no lex/yacc: fio would lack its arithmetic"
 grep -q '^Linux AIO support .*yes' "$cache/configure.log" || die "configure found no libaio"
 echo "fio-build: building (make -j$(nproc) fio); the log is $cache/make.log" >&2

@@ -2,7 +2,17 @@
 # The NVMe lab: boots Debian's kernel under QEMU's software emulation (no KVM) with an emulated
 # NVMe drive that has poll queues, and runs one shell command inside with iolab, fio and blkzone on PATH.
 #
-#   bash scripts/nvme-lab.sh [--zoned] [--spdk] [--timeout SECONDS] [--size SIZE] [--] COMMAND...
+#   bash scripts/nvme-lab.sh [--zoned] [--spdk] [--backports] [--timeout SECONDS] [--size SIZE] [--] COMMAND...
+#   bash scripts/nvme-lab.sh [--backports] --install   (installs the lab's packages, nothing else)
+#
+# The guest is bookworm's kernel (6.1) under bookworm's QEMU (7.2). --backports boots
+# bookworm-backports' Linux 6.12 instead (installed when missing, the suite added beside
+# bookworm's, which stays the default) and needs QEMU 10 from there too, which it does not
+# install: QEMU 10 replaces 7.2 for every lab, and seven of the lab's polling, passthrough and
+# interrupt tests fail under it (with a 6.1 or a 6.12 guest alike). QEMU 10's NVMe has FDP
+# and protection information; the 6.12 guest has RWF_ATOMIC (though its NVMe driver shows
+# QEMU's controller-wide atomic write unit as no limits: atomic_write_unit_max_bytes 0).
+# fio 3.42, where scripts/fio-build.sh built it, is in the guest as fio-3.42.
 #
 # Inside the guest: /dev/nvme0n1 (the namespace's block device, `nvme poll_queues=2`),
 # /dev/ng0n1 (its passthrough char device), debugfs at /sys/kernel/debug, a tmpfs at /tmp (the
@@ -28,13 +38,15 @@
 # Exit status: COMMAND's; 2 for bad use; 124 on timeout; 125 when the lab cannot be set up.
 set -euo pipefail
 
-usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^[^#]/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "nvme-lab: $*" >&2; exit 125; }
 
-zoned=0 spdk=0 timeout_s=900 size=1G
+zoned=0 spdk=0 timeout_s=900 size=1G install_only=0 backports=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --zoned) zoned=1; shift ;;
+    --install) install_only=1; shift ;;
+    --backports) backports=1; shift ;;
     --spdk) spdk=1; shift ;;
     --timeout) timeout_s=${2:?--timeout needs seconds}; shift 2 ;;
     --size) size=${2:?--size needs a size such as 1G}; shift 2 ;;
@@ -44,7 +56,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-[ $# -gt 0 ] || { echo "nvme-lab: no command to run (see --help)" >&2; exit 2; }
+[ $# -gt 0 ] || [ "$install_only" = 1 ] || { echo "nvme-lab: no command to run (see --help)" >&2; exit 2; }
 case "$timeout_s" in ''|*[!0-9]*) echo "nvme-lab: --timeout takes whole seconds, not '$timeout_s'" >&2; exit 2 ;; esac
 command="$*"
 
@@ -54,8 +66,28 @@ t0=$(date +%s.%N)
 elapsed() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # --- parts: installed with apt when missing (as root) ---
+# --backports: Linux 6.12 from bookworm-backports, the suite added when missing.
+qemu_major=$(qemu-system-x86_64 --version 2>/dev/null | sed -n 's/^QEMU emulator version \([0-9]*\).*/\1/p')
+if [ "$backports" = 1 ] && [ "${qemu_major:-0}" -lt 10 ]; then
+  die "--backports needs QEMU 10 (apt-get install -t bookworm-backports qemu-system-x86), which replaces QEMU ${qemu_major:-?} for every lab"
+fi
+if [ "$backports" = 1 ] && ! ls /boot/vmlinuz-*+deb* >/dev/null 2>&1; then
+  [ "$(id -u)" = 0 ] || die "needs Linux 6.12 from bookworm-backports (apt-get install as root)"
+  list=/etc/apt/sources.list.d/bookworm-backports.sources
+  if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    # The same Debian registry bookworm's packages come from.
+    uri=$(grep -rhs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '!/security/ { print $2; exit }')
+    [ -n "$uri" ] || uri=$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
+    [ -n "$uri" ] || die "no bookworm source in /etc/apt to add bookworm-backports beside"
+    printf '%s\n' 'Types: deb' "URIs: $uri" 'Suites: bookworm-backports' \
+      'Components: main' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >"$list"
+  fi
+  echo "nvme-lab: installing Linux 6.12 from bookworm-backports" >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+      -t bookworm-backports linux-image-amd64; } >/dev/null 2>&1 </dev/null \
+    || die "could not install linux-image-amd64 from bookworm-backports"
+fi
 need=()
-command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
 command -v busybox >/dev/null && busybox --list 2>/dev/null | grep -qx stty || need+=(busybox-static)
 ls /boot/vmlinuz-* >/dev/null 2>&1 || need+=(linux-image-amd64)
 command -v fio >/dev/null || need+=(fio)
@@ -68,9 +100,15 @@ if [ ${#need[@]} -gt 0 ]; then
   { apt-get install -y -qq "${need[@]}" || { apt-get update -qq && apt-get install -y -qq "${need[@]}"; }; } \
     >/dev/null 2>&1 </dev/null || die "could not install ${need[*]}"
 fi
+[ "$install_only" = 0 ] || exit 0
 busybox=$(command -v busybox)
 ldd "$busybox" >/dev/null 2>&1 && die "$busybox is not static (install busybox-static)"
-vmlinuz=$(ls /boot/vmlinuz-* | sort -V | tail -1)
+# Backports' kernels carry a '+' in their names (6.12.95+deb12-amd64); bookworm's do not.
+if [ "$backports" = 1 ]; then
+  vmlinuz=$(ls /boot/vmlinuz-*+deb* | sort -V | tail -1)
+else
+  vmlinuz=$( (ls /boot/vmlinuz-* | grep -v '+' || ls /boot/vmlinuz-*) | sort -V | tail -1)
+fi
 kver=${vmlinuz#/boot/vmlinuz-}
 [ -d "/lib/modules/$kver" ] || die "no /lib/modules/$kver for $vmlinuz"
 
@@ -128,6 +166,11 @@ for lib in $(ldd "$iolab" 2>/dev/null | grep -o '/[^ ]*'); do
   mkdir -p "$work/root$(dirname "$lib")"; cp -Ln "$lib" "$work/root$lib"
 done
 printf '%s\n' "$command" >"$work/root/lab/command"
+fio342="$repo/target/fio/fio-3.42/fio"
+if [ -x "$fio342" ]; then
+  add_with_libs "$fio342" "$work/root"
+  ln -sf "$fio342" "$work/root/usr/bin/fio-3.42"
+fi
 cpu=qemu64 append=""
 if [ "$spdk" = 1 ]; then
   ldd "$iolab" | grep -q libspdk_nvme || die "$iolab is not built with the feature spdk (cargo build --release --features spdk)"

@@ -299,6 +299,8 @@ pub struct JobSpec {
     pub runtime: Option<Duration>,
     /// Run this long before measuring; stats are reset when it ends.
     pub ramp_time: Duration,
+    /// Or transfer this many bytes before measuring (fio 3.42's `ramp_size`; 0: none).
+    pub ramp_bytes: u64,
     /// Identical copies of this job running side by side.
     pub numjobs: u32,
     pub cpus_allowed: Option<CpuSet>,
@@ -468,6 +470,7 @@ impl JobSpec {
             time_based: false,
             runtime: None,
             ramp_time: Duration::ZERO,
+            ramp_bytes: 0,
             numjobs: 1,
             cpus_allowed: None,
             cpus_split: false,
@@ -733,6 +736,14 @@ impl JobSpec {
         self.validate_shape()?;
         self.validate_pattern()?;
         self.validate_extent()?;
+        if self.ramp_bytes > 0 && !self.ramp_time.is_zero() {
+            let why = "give ramp_time or ramp_size, not both (fio 3.42 refuses both too)";
+            return Err(JobError::invalid("ramp_size", self.ramp_bytes, why));
+        }
+        if self.ramp_bytes > 0 && self.group_reporting {
+            let why = "with group_reporting fio 3.42 counts the group's bytes together; iolab counts each job copy's, so it refuses the two together";
+            return Err(JobError::invalid("ramp_size", self.ramp_bytes, why));
+        }
         if let Some(why) = self.steady.unfit() {
             return Err(JobError::invalid(
                 "ss_interval",

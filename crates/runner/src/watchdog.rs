@@ -112,14 +112,17 @@ impl Watchdog {
 
 /// The latest planned end of the phase: start delay, ramp and runtime (which bounds a job,
 /// time-based or not); `None` when a job has no runtime (size-based: its time depends on
-/// the device), ends with an fsync of everything it wrote (as long as the device takes) or
-/// waits for another job.
+/// the device), ramps by bytes, ends with an fsync of everything it wrote (as long as the
+/// device takes) or waits for another job.
 pub(crate) fn planned_end<'a>(specs: impl Iterator<Item = &'a JobSpec>) -> Option<Duration> {
     specs
         .map(|s| {
             // A job that waits for another (wait_for) starts when that one ends: no fixed
             // end to plan for.
-            let bounded = s.runtime.filter(|_| !s.end_fsync && s.wait_for.is_none());
+            // Nor does a ramp by bytes (ramp_size): it lasts as long as the device takes.
+            let bounded = s
+                .runtime
+                .filter(|_| !s.end_fsync && s.wait_for.is_none() && s.ramp_bytes == 0);
             bounded.map(|r| s.start_delay + s.ramp_time + r)
         })
         .collect::<Option<Vec<Duration>>>()?

@@ -459,3 +459,65 @@ fn ss_interval_must_divide_ss_dur_and_be_whole_seconds() {
         assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
     }
 }
+
+#[test]
+fn ramp_size_transfers_its_bytes_before_the_measured_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let f342 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fio/fio-3.42/fio");
+    let fio = f342.exists().then_some(f342.as_path());
+    if fio.is_none() {
+        println!("fio 3.42 not built (bash scripts/fio-build.sh): iolab alone");
+    }
+    // At 4 MiB/s a ramp of 4 MiB takes about a second; then one measured second.
+    let timed: Vec<String> = [
+        "--name=r",
+        "--size=16m",
+        "--rw=write",
+        "--bs=64k",
+        "--ioengine=psync",
+        "--rate=4m",
+        "--time_based",
+        "--runtime=1",
+        "--ramp_size=4m",
+        "--output-format=json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([format!("--filename={}", dir.path().join("t").display())])
+    .collect();
+    // A size-based job does its whole size after the ramp, as fio 3.42's.
+    let sized: Vec<String> = ["--name=r", "--size=8m", "--rw=write", "--bs=64k"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(["--ramp_size=2m".into(), "--output-format=json".into()])
+        .chain([format!("--filename={}", dir.path().join("s").display())])
+        .collect();
+    for tool in std::iter::once(None).chain(fio.map(Some)) {
+        let t0 = Instant::now();
+        let v = json_of(tool, &timed);
+        let wall = t0.elapsed();
+        let j = &v["jobs"][0];
+        let runtime = j["job_runtime"].as_u64().unwrap();
+        assert!((900..=1_200).contains(&runtime), "{tool:?}: {runtime} ms");
+        assert!(
+            wall >= Duration::from_millis(1_800),
+            "{tool:?}: the ramp of 4 MiB at 4 MiB/s took no time ({wall:?} in all)"
+        );
+        let w = &json_of(tool, &sized)["jobs"][0]["write"];
+        assert_eq!(
+            (w["io_bytes"].as_u64(), w["total_ios"].as_u64()),
+            (Some(8 << 20), Some(128)),
+            "{tool:?}: {w}"
+        );
+    }
+    let both = iolab(&[
+        "run",
+        "--name=r",
+        "--ioengine=null",
+        "--size=1m",
+        "--ramp_size=1m",
+        "--ramp_time=1",
+    ]);
+    assert_eq!(both.code, 2, "{}", both.stderr);
+    assert!(both.stderr.contains("ramp_size"), "{}", both.stderr);
+}

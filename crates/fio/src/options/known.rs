@@ -6,7 +6,6 @@ use crate::FioError;
 /// fio 3.x options (from fio's HOWTO) that iolab does not support yet.
 pub static FIO_ONLY: &[&str] = &[
     "runtime_based",
-    "ramp_size",
     "bs_is_seq_rand",
     "priority",
     "verify_async_cpus",

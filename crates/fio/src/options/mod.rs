@@ -1218,6 +1218,16 @@ pub static OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "ramp_size",
+        alias: None,
+        kind: ValueKind::Size,
+        help: "Transfer this many bytes (each job copy) before measuring, then reset the statistics (fio 3.42; bytes unless a unit is given). Not with ramp_time, nor with group_reporting (fio then counts the group's bytes together).",
+        apply: |d, v| {
+            d.spec.ramp_bytes = parse_size(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "numjobs",
         alias: None,
         kind: ValueKind::Int,

@@ -18,7 +18,8 @@ impl LoopState<'_, '_> {
     ) -> WorkerResult {
         let ramp_only = self.interrupted && !self.time.measuring;
         if ramp_only {
-            // Stopped during ramp_time: what it did was warm-up, never the job's results.
+            // Stopped during the ramp (ramp_time or ramp_size): what it did was warm-up, never
+            // the job's results.
             let now = self.clock.now();
             self.rec.reset(now);
             self.syncer.reset();

@@ -508,7 +508,10 @@ impl<'a, 'w> LoopState<'a, 'w> {
         }
         let size = w.job.files().map(|(_, r)| r.len).sum();
         st.issue.writes.dedupe = DedupeGen::new(spec, w.job_number, w.run_copies, seed, size);
-        if spec.ramp_time.is_zero() {
+        if spec.ramp_bytes > 0 {
+            // A ramp by bytes has no time to end at: ramp_size_check ends it.
+            st.time.deadline = u64::MAX;
+        } else if spec.ramp_time.is_zero() {
             st.begin_measuring(now);
         }
         st
@@ -729,11 +732,27 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 return true;
             }
         }
-        if self.time.stop_check_due(now) && self.w.stop.load(Ordering::Relaxed) {
-            self.interrupted = true;
-            return true;
+        if self.time.stop_check_due(now) {
+            if self.w.stop.load(Ordering::Relaxed) {
+                self.interrupted = true;
+                return true;
+            }
+            self.ramp_size_check(now);
         }
         false
+    }
+
+    /// Ends a ramp by bytes (fio 3.42's `ramp_size`) once the job copy has transferred
+    /// them; looked at with the stop flag, not per I/O.
+    #[cold]
+    fn ramp_size_check(&mut self, now: u64) {
+        let ramp = self.w.job.spec.ramp_bytes;
+        if ramp == 0 || self.time.measuring {
+            return;
+        }
+        if self.rec.stats.iter().map(|s| s.bytes).sum::<u64>() >= ramp {
+            self.begin_measuring(now);
+        }
     }
 
     /// Nothing more to issue: the job's bytes are issued and no read-back is due (or, in
