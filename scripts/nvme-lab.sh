@@ -6,12 +6,13 @@
 #   bash scripts/nvme-lab.sh [--backports] --install   (installs the lab's packages, nothing else)
 #
 # The guest is bookworm's kernel (6.1) under bookworm's QEMU (7.2). --backports boots
-# bookworm-backports' Linux 6.12 instead (installed when missing, the suite added beside
-# bookworm's, which stays the default) and needs QEMU 10 from there too, which it does not
-# install: QEMU 10 replaces 7.2 for every lab, and seven of the lab's polling, passthrough and
-# interrupt tests fail under it (with a 6.1 or a 6.12 guest alike). QEMU 10's NVMe has FDP
-# and protection information; the 6.12 guest has RWF_ATOMIC (though its NVMe driver shows
-# QEMU's controller-wide atomic write unit as no limits: atomic_write_unit_max_bytes 0).
+# bookworm-backports' Linux 6.12 under its QEMU 10 instead: the kernel installed when missing
+# (the suite added beside bookworm's, which stays the default), QEMU 10 unpacked into
+# target/nvme-lab/qemu-10 so that bookworm's stays the system's: seven of the lab's polling,
+# passthrough and interrupt tests fail under QEMU 10 (with a 6.1 or a 6.12 guest alike).
+# QEMU 10's NVMe has FDP and protection information; the 6.12 guest has RWF_ATOMIC (though
+# its NVMe driver shows QEMU's controller-wide atomic write unit as no limits:
+# atomic_write_unit_max_bytes 0).
 # fio 3.42, where scripts/fio-build.sh built it, is in the guest as fio-3.42.
 #
 # Inside the guest: /dev/nvme0n1 (the namespace's block device, `nvme poll_queues=2`),
@@ -66,28 +67,47 @@ t0=$(date +%s.%N)
 elapsed() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # --- parts: installed with apt when missing (as root) ---
-# --backports: Linux 6.12 from bookworm-backports, the suite added when missing.
-qemu_major=$(qemu-system-x86_64 --version 2>/dev/null | sed -n 's/^QEMU emulator version \([0-9]*\).*/\1/p')
-if [ "$backports" = 1 ] && [ "${qemu_major:-0}" -lt 10 ]; then
-  die "--backports needs QEMU 10 (apt-get install -t bookworm-backports qemu-system-x86), which replaces QEMU ${qemu_major:-?} for every lab"
-fi
-if [ "$backports" = 1 ] && ! ls /boot/vmlinuz-*+deb* >/dev/null 2>&1; then
-  [ "$(id -u)" = 0 ] || die "needs Linux 6.12 from bookworm-backports (apt-get install as root)"
-  list=/etc/apt/sources.list.d/bookworm-backports.sources
-  if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-    # The same Debian registry bookworm's packages come from.
-    uri=$(grep -rhs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '!/security/ { print $2; exit }')
-    [ -n "$uri" ] || uri=$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
-    [ -n "$uri" ] || die "no bookworm source in /etc/apt to add bookworm-backports beside"
-    printf '%s\n' 'Types: deb' "URIs: $uri" 'Suites: bookworm-backports' \
-      'Components: main' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >"$list"
+# --backports: Linux 6.12 installed from bookworm-backports (the suite added when missing), and
+# its QEMU 10 unpacked into the lab's cache (apt-get download, dpkg -x): bookworm's QEMU stays
+# the system's, so the other labs keep it.
+add_backports() {
+  grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/ && return 0
+  [ "$(id -u)" = 0 ] || die "needs the bookworm-backports suite in /etc/apt (as root)"
+  # The same Debian registry bookworm's packages come from.
+  local uri
+  uri=$(grep -rhs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '!/security/ { print $2; exit }')
+  [ -n "$uri" ] || uri=$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
+  [ -n "$uri" ] || die "no bookworm source in /etc/apt to add bookworm-backports beside"
+  printf '%s\n' 'Types: deb' "URIs: $uri" 'Suites: bookworm-backports' \
+    'Components: main' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' \
+    >/etc/apt/sources.list.d/bookworm-backports.sources
+  apt-get update -qq >/dev/null 2>&1 </dev/null || die "apt-get update failed"
+}
+qemu=qemu-system-x86_64 qemu_data=()
+if [ "$backports" = 1 ]; then
+  if ! ls /boot/vmlinuz-*+deb* >/dev/null 2>&1; then
+    add_backports
+    echo "nvme-lab: installing Linux 6.12 from bookworm-backports" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -t bookworm-backports linux-image-amd64 \
+      >/dev/null 2>&1 </dev/null || die "could not install linux-image-amd64 from bookworm-backports"
   fi
-  echo "nvme-lab: installing Linux 6.12 from bookworm-backports" >&2
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-      -t bookworm-backports linux-image-amd64; } >/dev/null 2>&1 </dev/null \
-    || die "could not install linux-image-amd64 from bookworm-backports"
+  q10="$cache/qemu-10"
+  if [ ! -x "$q10/usr/bin/qemu-system-x86_64" ]; then
+    add_backports
+    echo "nvme-lab: unpacking QEMU 10 from bookworm-backports into $q10" >&2
+    debs=$(mktemp -d); chmod 755 "$debs"
+    (cd "$debs" && apt-get download -t bookworm-backports qemu-system-x86 qemu-system-common \
+       qemu-system-data seabios >/dev/null 2>&1 </dev/null) || die "apt-get download of QEMU 10 failed"
+    rm -rf "$q10.tmp"; mkdir -p "$q10.tmp"
+    for d in "$debs"/*.deb; do dpkg -x "$d" "$q10.tmp"; done
+    rm -rf "$debs" "$q10"; mv "$q10.tmp" "$q10"
+  fi
+  qemu="$q10/usr/bin/qemu-system-x86_64"
+  "$qemu" --version | grep -q '^QEMU emulator version 1[0-9]' || die "$qemu is not QEMU 10"
+  qemu_data=(-L "$q10/usr/share/qemu" -L "$q10/usr/share/seabios")
 fi
 need=()
+command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
 command -v busybox >/dev/null && busybox --list 2>/dev/null | grep -qx stty || need+=(busybox-static)
 ls /boot/vmlinuz-* >/dev/null 2>&1 || need+=(linux-image-amd64)
 command -v fio >/dev/null || need+=(fio)
@@ -238,7 +258,7 @@ if [ "$spdk" = 1 ]; then
 fi
 echo "nvme-lab: booting $kver (TCG, 2 CPUs) with ${size} $([ $zoned = 1 ] && echo zoned) NVMe; set up in $(elapsed) s" >&2
 set +e
-timeout --kill-after=10 "$timeout_s" qemu-system-x86_64 -cpu "$cpu" -m 2048 -smp 2 \
+timeout --kill-after=10 "$timeout_s" "$qemu" "${qemu_data[@]}" -cpu "$cpu" -m 2048 -smp 2 \
   -display none -monitor none -no-reboot -serial stdio -serial "file:$work/out" \
   -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" \
   -append "console=ttyS0 rdinit=/init quiet panic=-1 $append" \

@@ -92,6 +92,14 @@ pub struct Verify {
     pub load_state: bool,
     /// Where the state files are (fio's `--aux-path`); the current directory when `None`.
     pub state_dir: Option<std::path::PathBuf>,
+    /// Check that a block read back carries the random seed its write had (fio 3.42's
+    /// `verify_header_seed`, default on): a block another writer overwrote, or an older
+    /// version of it, passes its checksum but not this.
+    pub header_seed: bool,
+    /// Check that a block read back carries its write's number in the job (fio 3.42's
+    /// `verify_write_sequence`, default on; as fio, only for a write job of one block size
+    /// that is not time-based).
+    pub write_sequence: bool,
 }
 
 impl Verify {
@@ -109,6 +117,8 @@ impl Verify {
             save_state: true,
             load_state: false,
             state_dir: None,
+            header_seed: true,
+            write_sequence: true,
         }
     }
 

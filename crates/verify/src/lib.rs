@@ -39,6 +39,15 @@ pub struct Stamp {
     pub numberio: u16,
 }
 
+/// What a block read back must carry besides its offset: the seed and the write number its
+/// write was stamped with, where the reader knows them (fio 3.42's `verify_header_seed` and
+/// `verify_write_sequence`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Expect {
+    pub seed: Option<u64>,
+    pub numberio: Option<u16>,
+}
+
 /// One job's block format: its kind, interval, pattern and header offset.
 #[derive(Debug, Clone)]
 pub struct Format {
@@ -63,6 +72,14 @@ pub enum Problem {
     HeaderCrc {
         stored: u32,
         computed: u32,
+    },
+    Seed {
+        found: u64,
+        wanted: u64,
+    },
+    NumberIo {
+        found: u16,
+        wanted: u16,
     },
     Sum {
         name: &'static str,
@@ -100,6 +117,14 @@ impl fmt::Display for Mismatch {
             Problem::Offset { found } => write!(
                 f,
                 "bad header offset at offset {off} (length {len}): the block read says it belongs at offset {found}"
+            ),
+            Problem::Seed { found, wanted } => write!(
+                f,
+                "bad header rand_seed {found}, wanted {wanted} at offset {off} (length {len}): the block is another write's"
+            ),
+            Problem::NumberIo { found, wanted } => write!(
+                f,
+                "bad header numberio {found}, wanted {wanted} at offset {off} (length {len}): the block is another write's"
             ),
             Problem::HeaderCrc { stored, computed } => write!(
                 f,
@@ -222,9 +247,10 @@ impl Format {
         }
     }
 
-    /// Checks a block read back from `offset`; the first interval that fails, if any.
-    /// Undoes `verify_offset`'s swap in `buf` on the way.
-    pub fn check(&self, buf: &mut [u8], offset: u64) -> Result<(), Mismatch> {
+    /// Checks a block read back from `offset`, whose write is `expect`ed to have stamped it
+    /// so; the first interval that fails, if any. Undoes `verify_offset`'s swap in `buf` on
+    /// the way.
+    pub fn check(&self, buf: &mut [u8], offset: u64, expect: &Expect) -> Result<(), Mismatch> {
         let hdr = self.header_len();
         for (n, chunk) in buf.chunks_exact_mut(self.interval).enumerate() {
             let at = offset + (n * self.interval) as u64;
@@ -237,7 +263,7 @@ impl Format {
                 swap(chunk, self.header_offset, hdr);
             }
             if hdr > 0 {
-                self.check_header(chunk, at).map_err(fail)?;
+                self.check_header(chunk, at, expect).map_err(fail)?;
             }
             match self.kind {
                 VerifyKind::Checksum(c) => {
@@ -262,7 +288,7 @@ impl Format {
         Ok(())
     }
 
-    fn check_header(&self, chunk: &[u8], at: u64) -> Result<(), Problem> {
+    fn check_header(&self, chunk: &[u8], at: u64, expect: &Expect) -> Result<(), Problem> {
         let u16_at = |i: usize| u16::from_le_bytes([chunk[i], chunk[i + 1]]);
         let u32_at = |i: usize| u32::from_le_bytes(chunk[i..i + 4].try_into().unwrap());
         let magic = u16_at(0);
@@ -273,9 +299,24 @@ impl Format {
         if len as usize != self.interval {
             return Err(Problem::Length { found: len });
         }
+        // In fio 3.42's order: the seed before the offset, the write number after it.
+        let seed = u64::from_le_bytes(chunk[8..16].try_into().unwrap());
+        if let Some(wanted) = expect.seed.filter(|w| *w != seed) {
+            return Err(Problem::Seed {
+                found: seed,
+                wanted,
+            });
+        }
         let found = u64::from_le_bytes(chunk[16..24].try_into().unwrap());
         if found != at {
             return Err(Problem::Offset { found });
+        }
+        let numberio = u16_at(34);
+        if let Some(wanted) = expect.numberio.filter(|w| *w != numberio) {
+            return Err(Problem::NumberIo {
+                found: numberio,
+                wanted,
+            });
         }
         let stored = u32_at(HEADER_CRC_AT);
         let computed = checksum::fio_crc32c(&chunk[..HEADER_CRC_AT]);

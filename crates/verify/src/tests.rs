@@ -23,9 +23,13 @@ fn every_checksum_round_trips_and_catches_a_flipped_bit() {
     for (c, name) in Checksum::ALL {
         let f = format(VerifyKind::Checksum(c), 4096);
         let mut b = stamped(&f, 8192, 1 << 20);
-        assert_eq!(f.check(&mut b.clone(), 1 << 20), Ok(()), "{name}");
+        assert_eq!(
+            f.check(&mut b.clone(), 1 << 20, &Expect::default()),
+            Ok(()),
+            "{name}"
+        );
         b[4096 + 3000] ^= 0x10;
-        let m = f.check(&mut b, 1 << 20).unwrap_err();
+        let m = f.check(&mut b, 1 << 20, &Expect::default()).unwrap_err();
         assert_eq!(m.offset, (1 << 20) + 4096, "{name}");
         assert!(
             matches!(m.problem, Problem::Sum { name: n, .. } if n == name),
@@ -57,13 +61,19 @@ fn the_checksums_are_the_standard_ones_fio_uses() {
 fn a_block_written_elsewhere_or_never_is_named() {
     let f = format(VerifyKind::Checksum(Checksum::Crc32c), 4096);
     let mut b = stamped(&f, 4096, 8192);
-    let m = f.check(&mut b.clone(), 12288).unwrap_err();
+    let m = f
+        .check(&mut b.clone(), 12288, &Expect::default())
+        .unwrap_err();
     assert_eq!(m.problem, Problem::Offset { found: 8192 });
     assert!(m.to_string().contains("belongs at offset 8192"), "{m}");
     b[20] ^= 1; // inside the stored offset, so the header's own CRC no longer holds
-    let m = f.check(&mut b, 8192 ^ (1 << 32)).unwrap_err();
+    let m = f
+        .check(&mut b, 8192 ^ (1 << 32), &Expect::default())
+        .unwrap_err();
     assert!(matches!(m.problem, Problem::HeaderCrc { .. }), "{m}");
-    let m = f.check(&mut [0u8; 4096], 0).unwrap_err();
+    let m = f
+        .check(&mut [0u8; 4096], 0, &Expect::default())
+        .unwrap_err();
     assert_eq!(m.problem, Problem::Magic { found: 0 });
 }
 
@@ -76,12 +86,12 @@ fn patterns_are_checked_with_and_without_a_header() {
         };
         let f = Format::new(&v, 512);
         let mut b = stamped(&f, 4096, 0);
-        assert_eq!(f.check(&mut b.clone(), 0), Ok(()));
+        assert_eq!(f.check(&mut b.clone(), 0, &Expect::default()), Ok(()));
         if kind == VerifyKind::Pattern {
             assert_eq!(&b[..5], &[0xaa, 0x55, 0x5a, 0xa5, 0xaa]);
         }
         b[1024 + 100] = 0;
-        let m = f.check(&mut b, 0).unwrap_err();
+        let m = f.check(&mut b, 0, &Expect::default()).unwrap_err();
         assert_eq!(m.offset, 1024);
         assert!(
             matches!(
@@ -102,7 +112,7 @@ fn meta_without_a_pattern_checks_the_header_only() {
     let f = format(VerifyKind::HeaderOnly, 4096);
     let mut b = stamped(&f, 4096, 0);
     b[1000] ^= 0xff;
-    assert_eq!(f.check(&mut b, 0), Ok(()));
+    assert_eq!(f.check(&mut b, 0, &Expect::default()), Ok(()));
 }
 
 #[test]
@@ -115,7 +125,7 @@ fn verify_offset_moves_the_header_and_back() {
     let mut b = stamped(&f, 4096, 0);
     assert_eq!(u16::from_le_bytes([b[1024], b[1025]]), MAGIC);
     assert_ne!(u16::from_le_bytes([b[0], b[1]]), MAGIC);
-    assert_eq!(f.check(&mut b, 0), Ok(()));
+    assert_eq!(f.check(&mut b, 0, &Expect::default()), Ok(()));
     let overlapping = Verify {
         header_offset: 10,
         ..v
@@ -144,4 +154,45 @@ fn a_header_too_big_for_the_interval_is_refused() {
     assert!(format(VerifyKind::Checksum(Checksum::Crc32c), 512)
         .unfit(512)
         .is_none());
+}
+
+#[test]
+fn a_block_of_another_write_fails_by_its_seed_or_number() {
+    let f = format(VerifyKind::Checksum(Checksum::Crc32c), 4096);
+    let b = stamped(&f, 4096, 8192);
+    let ours = Expect {
+        seed: Some(42),
+        numberio: Some(7),
+    };
+    assert_eq!(f.check(&mut b.clone(), 8192, &ours), Ok(()));
+    let other_seed = Expect {
+        seed: Some(43),
+        ..ours
+    };
+    let m = f.check(&mut b.clone(), 8192, &other_seed).unwrap_err();
+    assert_eq!(
+        m.problem,
+        Problem::Seed {
+            found: 42,
+            wanted: 43
+        }
+    );
+    assert!(
+        m.to_string().contains("bad header rand_seed 42, wanted 43"),
+        "{m}"
+    );
+    let later = Expect {
+        numberio: Some(9),
+        ..ours
+    };
+    let m = f.check(&mut b.clone(), 8192, &later).unwrap_err();
+    assert_eq!(
+        m.problem,
+        Problem::NumberIo {
+            found: 7,
+            wanted: 9
+        }
+    );
+    // Unknown expectations check nothing more.
+    assert_eq!(f.check(&mut b.clone(), 8192, &Expect::default()), Ok(()));
 }

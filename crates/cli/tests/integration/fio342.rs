@@ -521,3 +521,100 @@ fn ramp_size_transfers_its_bytes_before_the_measured_window() {
     assert_eq!(both.code, 2, "{}", both.stderr);
     assert!(both.stderr.contains("ramp_size"), "{}", both.stderr);
 }
+
+/// Exit code and stderr of `args` by iolab's `run` (or fio 3.42 when `fio` is set).
+fn status_of(fio: Option<&Path>, args: &[String]) -> (i32, String) {
+    let out = match fio {
+        None => iolab_bin().arg("run").args(args).output().unwrap(),
+        Some(f) => Command::new(f).args(args).output().unwrap(),
+    };
+    let text =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    (out.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn verify_header_seed_finds_another_writers_block_and_can_be_turned_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let f342 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fio/fio-3.42/fio");
+    let fio = f342.exists().then_some(f342.as_path());
+    if fio.is_none() {
+        println!("fio 3.42 not built (bash scripts/fio-build.sh): iolab alone");
+    }
+    // Two copies write the same 256 blocks side by side, paced so that they overlap, then
+    // each reads back its own: blocks the other copy wrote last have valid checksums but
+    // the other copy's seeds. Both write in the same order, so the write numbers agree.
+    let args = |extra: &[&str]| -> Vec<String> {
+        [
+            "--name=v",
+            "--rw=write",
+            "--bs=4k",
+            "--size=1m",
+            "--numjobs=2",
+            "--rate_iops=1000",
+            "--verify=crc32c",
+            "--ioengine=psync",
+        ]
+        .iter()
+        .chain(extra)
+        .map(|s| s.to_string())
+        .chain([format!("--filename={}", dir.path().join("f").display())])
+        .collect()
+    };
+    for tool in std::iter::once(None).chain(fio.map(Some)) {
+        let (code, text) = status_of(tool, &args(&[]));
+        assert_ne!(code, 0, "{tool:?}: another copy's blocks passed: {text}");
+        assert!(text.contains("bad header rand_seed"), "{tool:?}: {text}");
+        let (code, text) = status_of(tool, &args(&["--verify_header_seed=0"]));
+        assert_eq!(code, 0, "{tool:?}: {text}");
+    }
+    // A sequential and a random writer of the same blocks: each block's write number is
+    // the other job's where it wrote last, whatever the seeds.
+    let two = |tool: Option<&Path>, off: &[&str], file: &str| {
+        let job = |name: &str, rw: &str| -> Vec<String> {
+            [
+                name,
+                rw,
+                "--bs=4k",
+                "--size=1m",
+                "--rate_iops=1000",
+                "--verify=crc32c",
+            ]
+            .iter()
+            .chain(["--ioengine=psync", "--verify_header_seed=0"].iter())
+            .chain(off)
+            .map(|s| s.to_string())
+            .chain([format!("--filename={}", dir.path().join(file).display())])
+            .collect()
+        };
+        let mut a = job("--name=a", "--rw=write");
+        a.extend(job("--name=b", "--rw=randwrite"));
+        status_of(tool, &a)
+    };
+    for (k, tool) in std::iter::once(None).chain(fio.map(Some)).enumerate() {
+        let (code, text) = two(tool, &[], &format!("seq{k}"));
+        assert_ne!(code, 0, "{tool:?}: {text}");
+        assert!(text.contains("bad header numberio"), "{tool:?}: {text}");
+        let (code, text) = two(tool, &["--verify_write_sequence=0"], &format!("off{k}"));
+        assert_eq!(code, 0, "{tool:?}: {text}");
+    }
+    // A job alone passes with both checks on, and a mistyped value is refused.
+    let alone: Vec<String> = args(&[])
+        .into_iter()
+        .filter(|a| a != "--numjobs=2" && a != "--rate_iops=1000")
+        .map(|a| match a.starts_with("--filename=") {
+            true => format!("--filename={}", dir.path().join("alone").display()),
+            false => a,
+        })
+        .collect();
+    let (code, text) = status_of(None, &alone);
+    assert_eq!(code, 0, "{text}");
+    let bad = iolab(&[
+        "run",
+        "--name=v",
+        "--ioengine=null",
+        "--size=1m",
+        "--verify_write_sequence=perhaps",
+    ]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+}

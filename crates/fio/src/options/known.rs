@@ -23,9 +23,7 @@ pub static FIO_ONLY: &[&str] = &[
     "plids",
     "recover_zbd_write_error",
     "sprandom",
-    "verify_header_seed",
     "verify_pattern_interval",
-    "verify_write_sequence",
     "write_zone_remainder",
     // Aliases and the options of engines iolab
     // does not have, as fio 3.33's option tables name them: fio knows every one, so a job file

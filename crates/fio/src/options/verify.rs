@@ -255,6 +255,26 @@ pub static VERIFY_OPTIONS: &[OptionDef] = &[
         apply: |_, v| parse_bool(v).map(|_| ()),
     },
     OptionDef {
+        name: "verify_header_seed",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Check that each block read back carries the random seed its write was stamped with (fio 3.42, default 1): another writer's block, or an older version of the block, has a valid checksum but another seed. iolab checks it on what a job reads back of its own writes, where no block is written twice before it is read back (one pass, no wrap, sequential or under the random map).",
+        apply: |d, v| {
+            settings(d).header_seed = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "verify_write_sequence",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Check that each block read back carries its write's number in the job (fio 3.42, default 1; as fio, for a write job of one block size that is not time-based). Turn it off where several jobs write the same blocks, or to test atomic writes by their checksums alone.",
+        apply: |d, v| {
+            settings(d).write_sequence = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "verify_dump",
         alias: None,
         kind: ValueKind::Bool,

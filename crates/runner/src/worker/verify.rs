@@ -9,14 +9,16 @@ use std::sync::Arc;
 use iolab_engine::{BufferPool, Direction, IoUnit};
 use iolab_job::{JobSpec, Rng};
 use iolab_verify::state::{SavedState, VERSION_3};
-use iolab_verify::{Format, Mismatch, Stamp};
+use iolab_verify::{Expect, Format, Mismatch, Stamp};
 
-/// A completed write to read back.
+/// A completed write to read back, with the seed and number it was stamped with.
 #[derive(Debug, Clone, Copy)]
 struct Piece {
     file: u32,
     offset: u64,
     len: u32,
+    seed: u64,
+    numberio: u16,
 }
 
 pub(super) struct Verifier {
@@ -37,6 +39,12 @@ pub(super) struct Verifier {
     pub final_pass: bool,
     /// Slots whose I/O is a read-back (so its completion is checked).
     from_log: Vec<bool>,
+    /// Per slot: the seed and number of the write in it, and what a read-back in it must
+    /// find (`verify_header_seed`, `verify_write_sequence`).
+    stamps: Vec<(u64, u16)>,
+    expect: Vec<Expect>,
+    check_seed: bool,
+    check_numberio: bool,
     writes: u64,
     thread: u16,
     seeds: Rng,
@@ -79,6 +87,10 @@ impl Verifier {
         // A time-based job never reaches its read-back (as fio's), so it keeps a log only
         // for a backlog, which is emptied as it is read.
         let keep_log = writes && ((v.after_writes && !spec.time_based) || v.backlog > 0);
+        // The seed and number of a block's write are known where the log holds each block
+        // once (the newest write of it): fio's log drops the older of two writes to a block,
+        // iolab's keeps both, so it checks them only where no block can be written twice.
+        let once_each = writes && writes_each_block_once(spec);
         Some(Verifier {
             format: Format::new(v, interval),
             check_all_reads: !spec.writes() || v.only,
@@ -94,6 +106,10 @@ impl Verifier {
             batch_left: 0,
             final_pass: false,
             from_log: vec![false; depth],
+            stamps: vec![(0, 0); depth],
+            expect: vec![Expect::default(); depth],
+            check_seed: once_each && v.header_seed,
+            check_numberio: once_each && v.write_sequence,
             writes: 0,
             thread: thread as u16,
             seeds: Rng::new(seed ^ 0x5E1F_1E55),
@@ -222,6 +238,10 @@ impl Verifier {
             self.read_back = 0;
         }
         self.from_log[slot as usize] = true;
+        self.expect[slot as usize] = Expect {
+            seed: self.check_seed.then_some(p.seed),
+            numberio: self.check_numberio.then_some(p.numberio),
+        };
         IoUnit {
             slot,
             file: p.file,
@@ -244,6 +264,9 @@ impl Verifier {
             numberio: self.writes as u16,
         };
         self.writes += 1;
+        if let Some(s) = self.stamps.get_mut(io.slot as usize) {
+            *s = (stamp.seed, stamp.numberio);
+        }
         // SAFETY: the slot's buffer holds at least the largest block size and is not in
         // flight (its slot was free).
         let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len as usize) };
@@ -257,10 +280,17 @@ impl Verifier {
         match io.dir {
             Direction::Write => {
                 if self.keep_log {
+                    let (seed, numberio) = self
+                        .stamps
+                        .get(io.slot as usize)
+                        .copied()
+                        .unwrap_or_default();
                     self.log.push(Piece {
                         file: io.file,
                         offset: io.offset,
                         len: io.len,
+                        seed,
+                        numberio,
                     });
                 }
                 if self.ring_depth > 0 {
@@ -271,12 +301,17 @@ impl Verifier {
             Direction::Read => {
                 self.reads_done += 1;
                 let slot = io.slot as usize;
-                if !(self.check_all_reads || std::mem::take(&mut self.from_log[slot])) {
+                let logged = std::mem::take(&mut self.from_log[slot]);
+                if !(self.check_all_reads || logged) {
                     return Ok(());
                 }
+                let expect = match logged {
+                    true => std::mem::take(&mut self.expect[slot]),
+                    false => Expect::default(),
+                };
                 // SAFETY: the read has completed; its slot is not reused until freed.
                 let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len as usize) };
-                self.format.check(buf, io.offset)
+                self.format.check(buf, io.offset, &expect)
             }
             _ => Ok(()),
         }
@@ -319,6 +354,24 @@ impl Verifier {
 
 /// Room for every write of a size-based job, so the log does not grow while it runs (a
 /// time-based one grows it, amortised).
+/// Whether a job writes no block twice: one pass (not time-based, one loop, no wrap past its
+/// region), one block size, each offset drawn once (sequential, or random under the random
+/// map with a fresh draw every I/O), and no trims.
+fn writes_each_block_once(spec: &JobSpec) -> bool {
+    let w = Direction::Write;
+    let one_size = spec.min_block_size(w) == spec.block_size[w.index()];
+    let drawn_once = match spec.pattern {
+        iolab_job::Pattern::Sequential => spec.seq_add >= 0,
+        iolab_job::Pattern::Random => spec.random_map && spec.random_every == 1,
+    };
+    !spec.time_based
+        && spec.loops <= 1
+        && spec.io_size.is_none()
+        && one_size
+        && drawn_once
+        && spec.trim == iolab_job::TrimMix::None
+}
+
 fn expected_writes(spec: &JobSpec) -> usize {
     match spec.size {
         Some(iolab_job::SizeSpec::Bytes(b)) if !spec.time_based => {
