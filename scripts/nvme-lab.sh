@@ -104,7 +104,10 @@ if [ "$backports" = 1 ]; then
   fi
   qemu="$q10/usr/bin/qemu-system-x86_64"
   "$qemu" --version | grep -q '^QEMU emulator version 1[0-9]' || die "$qemu is not QEMU 10"
-  qemu_data=(-L "$q10/usr/share/qemu" -L "$q10/usr/share/seabios")
+  # No sound: a default audio backend would load a module the unpacked QEMU does not have.
+  qemu_data=(-L "$q10/usr/share/qemu" -L "$q10/usr/share/seabios" -audiodev none,id=noaudio)
+  # Its own modules (accelerators, block drivers), never the system QEMU's.
+  export QEMU_MODULE_DIR="$q10/usr/lib/x86_64-linux-gnu/qemu"
 fi
 need=()
 command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
