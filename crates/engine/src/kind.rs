@@ -197,6 +197,8 @@ pub struct EngineOptions {
     pub exec: crate::exec::ExecProgram,
     /// e4defrag: the donor file and how its space is reserved.
     pub defrag: crate::e4defrag::Defrag,
+    /// io_uring_cmd: where writes ask the drive to put their data (FDP or streams).
+    pub placement: crate::placement::Placement,
 }
 
 /// The system call filestat times (fio's `stat_type`).

@@ -34,6 +34,7 @@ pub mod memory;
 pub mod mmap;
 pub mod null;
 mod open;
+pub mod placement;
 pub mod posixaio;
 pub mod psync;
 pub mod pvsync;

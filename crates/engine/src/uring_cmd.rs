@@ -34,6 +34,11 @@ pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
         "sqthread_poll_cpu",
         "fixedbufs",
         "registerfiles",
+        "fdp",
+        "dataplacement",
+        "plids",
+        "plid_select",
+        "dp_scheme",
     ],
     moves_data: true,
     directions: &crate::Direction::ALL,
@@ -54,6 +59,8 @@ pub struct UringCmd<'pool> {
     lens: Vec<u32>,
     /// How the kernel serves what was asked, found at open (`hipri` without poll queues).
     notes: Vec<String>,
+    /// Per file: where writes are placed (FDP, streams), when the job says.
+    placers: Vec<Option<crate::placement::Placer>>,
     _pool: PhantomData<&'pool BufferPool>,
 }
 
@@ -74,6 +81,11 @@ impl<'pool> UringCmd<'pool> {
                 op: "NVME_IOCTL_ID",
                 source,
             })?;
+        let placers = target
+            .fds
+            .iter()
+            .map(|&fd| crate::placement::Placer::open(ENGINE, fd, &opts.placement))
+            .collect::<Result<Vec<_>, _>>()?;
         let ring = Ring::open(ENGINE, depth, opts, target.fds, pool)?;
         let mut engine = UringCmd {
             ring,
@@ -83,6 +95,7 @@ impl<'pool> UringCmd<'pool> {
             opts: opts.clone(),
             lens: vec![0; pool.slots()],
             notes: Vec::new(),
+            placers,
             _pool: PhantomData,
         };
         if opts.hipri && !target.polled_device {
@@ -93,8 +106,12 @@ impl<'pool> UringCmd<'pool> {
     }
 
     #[inline(always)]
-    fn build_sqe(&self, io: &IoUnit) -> squeue::Entry128 {
+    fn build_sqe(&mut self, io: &IoUnit) -> squeue::Entry128 {
         let lba = io.offset >> self.lba_shift;
+        let (dtype, dspec) = match (io.dir, self.placers.get_mut(io.file as usize)) {
+            (Direction::Write, Some(Some(p))) => p.directive(io.offset),
+            _ => (0, 0),
+        };
         let cmd = NvmeCommand {
             opcode: match io.dir {
                 Direction::Read => NVME_CMD_READ,
@@ -107,8 +124,9 @@ impl<'pool> UringCmd<'pool> {
             data_len: io.len,
             cdw10: lba as u32,
             cdw11: (lba >> 32) as u32,
-            // Number of logical blocks, 0-based.
-            cdw12: (io.len >> self.lba_shift).saturating_sub(1),
+            // Number of logical blocks, 0-based; a write's directive type above it.
+            cdw12: (io.len >> self.lba_shift).saturating_sub(1) | dtype,
+            cdw13: dspec,
             ..NvmeCommand::default()
         };
         let bytes = cmd.to_sqe_bytes();

@@ -744,6 +744,17 @@ impl JobSpec {
             let why = "with group_reporting fio 3.42 counts the group's bytes together; iolab counts each job copy's, so it refuses the two together";
             return Err(JobError::invalid("ramp_size", self.ramp_bytes, why));
         }
+        if let Some(why) = self.engine.options.placement.unfit() {
+            return Err(JobError::invalid("dataplacement", "set", why));
+        }
+        if self.engine.options.placement.on() && self.engine.kind != EngineKind::IoUringCmd {
+            let why = "data placement goes on NVMe write commands: ioengine=io_uring_cmd (fio 3.42 also takes xnvme, which iolab does not have)";
+            return Err(JobError::invalid(
+                "dataplacement",
+                self.engine.kind.name(),
+                why,
+            ));
+        }
         if let Some(why) = self.steady.unfit() {
             return Err(JobError::invalid(
                 "ss_interval",

@@ -53,11 +53,15 @@ const _: () = assert!(std::mem::size_of::<NvmeCommand>() == 72);
 pub const NVME_CMD_WRITE: u8 = 0x01;
 pub const NVME_CMD_READ: u8 = 0x02;
 const NVME_ADMIN_IDENTIFY: u8 = 0x06;
+/// I/O Management Receive (NVMe 2.0, Flexible Data Placement).
+const NVME_CMD_IO_MGMT_RECV: u8 = 0x12;
 
 /// `_IO('N', 0x40)`: the namespace id of the device opened.
 const NVME_IOCTL_ID: libc::c_ulong = 0x4e40;
 /// `_IOWR('N', 0x41, struct nvme_passthru_cmd)`: an admin command.
 const NVME_IOCTL_ADMIN_CMD: libc::c_ulong = 0xc048_4e41;
+/// `_IOWR('N', 0x43, struct nvme_passthru_cmd)`: an I/O command.
+const NVME_IOCTL_IO_CMD: libc::c_ulong = 0xc048_4e43;
 /// `_IOWR('N', 0x80, struct nvme_uring_cmd)`: io_uring's `cmd_op` for an I/O command.
 pub const NVME_URING_CMD_IO: u32 = 0xc048_4e80;
 
@@ -157,6 +161,52 @@ pub fn identify(file: &File) -> io::Result<Namespace> {
     parse_identify(nsid, &data)
 }
 
+/// The namespace's reclaim unit handles, as I/O Management Receive's Reclaim Unit Handle
+/// Status reports them (Flexible Data Placement): each descriptor's placement identifier, in
+/// the device's order. A placement handle index (fio's `plids`) indexes this list.
+pub fn placement_ids(fd: std::os::fd::RawFd) -> io::Result<Vec<u16>> {
+    let nsid = namespace_id(fd)?;
+    // As fio: the 16-byte header first, for how many 32-byte descriptors follow, then exactly
+    // that much (QEMU's NVMe refuses a transfer longer than the status, NVMe status 0x400f).
+    let header = ruh_status(fd, nsid, 16)?;
+    let n = u16::from_le_bytes([header[14], header[15]]) as usize;
+    Ok(parse_ruh_status(&ruh_status(fd, nsid, 16 + n * 32)?))
+}
+
+/// I/O Management Receive, Reclaim Unit Handle Status, `len` bytes of it.
+fn ruh_status(fd: std::os::fd::RawFd, nsid: u32, len: usize) -> io::Result<Vec<u8>> {
+    let mut data = vec![0u8; len];
+    let mut cmd = NvmeCommand {
+        opcode: NVME_CMD_IO_MGMT_RECV,
+        nsid,
+        addr: data.as_mut_ptr() as u64,
+        data_len: len as u32,
+        cdw10: 1, // management operation 1: Reclaim Unit Handle Status
+        cdw11: (len as u32 >> 2) - 1,
+        ..NvmeCommand::default()
+    };
+    // SAFETY: cmd is a valid nvme_passthru_cmd whose addr/data_len describe `data`, which
+    // lives across the call; the kernel writes at most data_len bytes there.
+    let ret = unsafe { libc::ioctl(fd, NVME_IOCTL_IO_CMD as _, &mut cmd as *mut _) };
+    match ret {
+        0 => Ok(data),
+        r if r < 0 => Err(io::Error::last_os_error()),
+        status => Err(io::Error::other(format!(
+            "Reclaim Unit Handle Status failed with NVMe status {status:#x} (no Flexible Data Placement on the namespace?)"
+        ))),
+    }
+}
+
+/// NRUHSD (bytes 14–15), then each descriptor's placement identifier (its first 2 bytes).
+fn parse_ruh_status(data: &[u8]) -> Vec<u16> {
+    let n = u16::from_le_bytes([data[14], data[15]]) as usize;
+    (0..n)
+        .map(|i| 16 + i * 32)
+        .take_while(|at| at + 2 <= data.len())
+        .map(|at| u16::from_le_bytes([data[at], data[at + 1]]))
+        .collect()
+}
+
 /// Issues an admin command (needs CAP_SYS_ADMIN); an NVMe status is an error naming the
 /// command. The kernel writes the command's result dword back into `cmd.result`.
 pub(crate) fn admin(file: &File, cmd: &mut NvmeCommand, what: &str) -> io::Result<()> {
@@ -195,6 +245,16 @@ fn parse_identify(nsid: u32, data: &[u8]) -> io::Result<Namespace> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ruh_status_lists_each_descriptors_placement_id() {
+        let mut d = vec![0u8; 16 + 3 * 32];
+        d[14] = 2; // two descriptors, though the buffer has room for three
+        d[16..18].copy_from_slice(&7u16.to_le_bytes());
+        d[48..50].copy_from_slice(&3u16.to_le_bytes());
+        d[80..82].copy_from_slice(&9u16.to_le_bytes());
+        assert_eq!(parse_ruh_status(&d), vec![7, 3]);
+    }
 
     #[test]
     fn identify_data_gives_size_and_the_format_in_use() {

@@ -15,12 +15,7 @@ pub static FIO_ONLY: &[&str] = &[
     "hipri_percentage",
     "nowait",
     // fio 3.42's, not built yet (issue: fio's newest language).
-    "dataplacement",
-    "dp_scheme",
-    "fdp",
     "num_range",
-    "plid_select",
-    "plids",
     "recover_zbd_write_error",
     "sprandom",
     "verify_pattern_interval",

@@ -18,6 +18,7 @@ pub mod logs;
 pub mod memory;
 pub mod noio;
 pub mod pattern;
+pub mod placement;
 pub mod process;
 pub mod profile;
 pub mod replay;
@@ -2102,7 +2103,7 @@ pub fn markdown_table() -> String {
 /// Every option iolab has: the table here, the verify options, then the profile options fio
 /// accepts and ignores.
 /// The option tables by topic, in the order `--help` and docs/options.md show them.
-pub fn topics() -> [(&'static str, &'static [OptionDef]); 25] {
+pub fn topics() -> [(&'static str, &'static [OptionDef]); 26] {
     [
         ("Jobs, directions and sizes", OPTIONS),
         ("Files", files::FILE_OPTIONS),
@@ -2142,6 +2143,10 @@ pub fn topics() -> [(&'static str, &'static [OptionDef]); 25] {
         (
             "Kernel I/O flags (fio 3.42)",
             crate::options::rwflags::RWFLAG_OPTIONS,
+        ),
+        (
+            "Data placement (fio 3.42)",
+            crate::options::placement::PLACEMENT_OPTIONS,
         ),
         (
             "Syncs, names, hints and cycles (fio 3.42)",
