@@ -69,6 +69,9 @@ pub struct Verify {
     pub interval: u32,
     /// Bytes the data is filled with, repeated (`verify_pattern`); empty: random data.
     pub pattern: Vec<u8>,
+    /// The pattern starts over every this many bytes of a block (fio 3.42's
+    /// `verify_pattern_interval`); 0: once, at the block's start.
+    pub pattern_interval: u32,
     /// Where in each interval the header goes, swapped with the data there
     /// (`verify_offset`); 0: at the start.
     pub header_offset: u32,
@@ -108,6 +111,7 @@ impl Verify {
             kind,
             interval: 0,
             pattern: Vec::new(),
+            pattern_interval: 0,
             header_offset: 0,
             after_writes: true,
             only: false,

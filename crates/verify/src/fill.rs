@@ -1,5 +1,5 @@
 //! The data of a verified write: random from the block's seed, or the pattern repeated from
-//! the start of the block.
+//! the start of the block (and again every `verify_pattern_interval` bytes, where set).
 
 /// Random bytes from `seed` (splitmix64), 8 at a time.
 pub fn random(buf: &mut [u8], seed: u64) {
@@ -14,19 +14,32 @@ pub fn random(buf: &mut [u8], seed: u64) {
     }
 }
 
-/// `pattern` repeated over `buf`, starting with its first byte.
-pub fn pattern(buf: &mut [u8], pattern: &[u8]) {
-    for (b, p) in buf.iter_mut().zip(pattern.iter().cycle()) {
-        *b = *p;
+/// `pattern` repeated over `buf`, starting with its first byte, and starting over every
+/// `every` bytes of it (fio 3.42's `verify_pattern_interval`).
+pub fn pattern(buf: &mut [u8], pattern: &[u8], every: usize) {
+    for chunk in buf.chunks_mut(every.max(1)) {
+        for (b, p) in chunk.iter_mut().zip(pattern.iter().cycle()) {
+            *b = *p;
+        }
     }
 }
 
-/// Compares `data`, which starts `start` bytes into a pattern-filled block; the first
-/// difference as (index in `data`, wanted, found).
-pub fn check_pattern(data: &[u8], pattern: &[u8], start: usize) -> Result<(), (usize, u8, u8)> {
-    let wanted = pattern.iter().cycle().skip(start % pattern.len());
-    match data.iter().zip(wanted).position(|(d, w)| d != w) {
+/// The pattern's byte at `pos` in a block filled by [`pattern`].
+fn wanted_at(pattern: &[u8], every: usize, pos: usize) -> u8 {
+    pattern[(pos % every.max(1)) % pattern.len()]
+}
+
+/// Compares `data`, which starts `start` bytes into a pattern-filled block (the pattern
+/// starting over every `every` bytes); the first difference as (index in `data`, wanted,
+/// found).
+pub fn check_pattern(
+    data: &[u8],
+    pattern: &[u8],
+    every: usize,
+    start: usize,
+) -> Result<(), (usize, u8, u8)> {
+    match (0..data.len()).find(|&i| data[i] != wanted_at(pattern, every, start + i)) {
         None => Ok(()),
-        Some(i) => Err((i, pattern[(start + i) % pattern.len()], data[i])),
+        Some(i) => Err((i, wanted_at(pattern, every, start + i), data[i])),
     }
 }

@@ -54,6 +54,9 @@ pub struct Format {
     kind: VerifyKind,
     interval: usize,
     pattern: Vec<u8>,
+    /// The pattern starts over every this many bytes of a block (`verify_pattern_interval`;
+    /// `usize::MAX`: once, at the block's start).
+    pattern_every: usize,
     header_offset: usize,
 }
 
@@ -155,6 +158,10 @@ impl Format {
             kind: v.kind,
             interval: interval as usize,
             pattern: v.pattern.clone(),
+            pattern_every: match v.pattern_interval {
+                0 => usize::MAX,
+                n => n as usize,
+            },
             header_offset: v.header_offset as usize,
         }
     }
@@ -203,7 +210,7 @@ impl Format {
         if self.pattern.is_empty() {
             fill::random(buf, stamp.seed);
         } else {
-            fill::pattern(buf, &self.pattern);
+            fill::pattern(buf, &self.pattern, self.pattern_every);
         }
         let hdr = self.header_len();
         for (n, chunk) in buf.chunks_exact_mut(self.interval).enumerate() {
@@ -273,15 +280,14 @@ impl Format {
                 _ if self.pattern.is_empty() => {}
                 _ => {
                     let start = n * self.interval + hdr;
-                    fill::check_pattern(&chunk[hdr..], &self.pattern, start).map_err(
-                        |(i, wanted, found)| {
+                    fill::check_pattern(&chunk[hdr..], &self.pattern, self.pattern_every, start)
+                        .map_err(|(i, wanted, found)| {
                             fail(Problem::Pattern {
                                 at: hdr + i,
                                 wanted,
                                 found,
                             })
-                        },
-                    )?;
+                        })?;
                 }
             }
         }

@@ -618,3 +618,52 @@ fn verify_header_seed_finds_another_writers_block_and_can_be_turned_off() {
     ]);
     assert_eq!(bad.code, 2, "{}", bad.stderr);
 }
+
+#[test]
+fn verify_pattern_interval_starts_the_pattern_over_as_fio_342s() {
+    let dir = tempfile::tempdir().unwrap();
+    let f342 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fio/fio-3.42/fio");
+    let job = |file: &str, extra: &[&str]| -> Vec<String> {
+        [
+            "--name=p",
+            "--rw=write",
+            "--bs=4k",
+            "--size=256k",
+            "--verify=pattern",
+            "--verify_pattern=0x61626364656667",
+        ]
+        .iter()
+        .chain(extra)
+        .map(|s| s.to_string())
+        .chain([format!("--filename={}", dir.path().join(file).display())])
+        .collect()
+    };
+    let every = "--verify_pattern_interval=1000";
+    // iolab's blocks: the 7-byte pattern starts over at byte 1000 of each block.
+    let (code, text) = status_of(None, &job("ours", &[every]));
+    assert_eq!(code, 0, "{text}");
+    let data = std::fs::read(dir.path().join("ours")).unwrap();
+    assert_eq!(&data[994..1004], b"abcdefabcd", "restarts at 1000");
+    assert_eq!(&data[4096..4100], b"abcd", "and at each block");
+    let (code, text) = status_of(None, &job("ours", &["--verify_only", every]));
+    assert_eq!(code, 0, "{text}");
+    let (code, text) = status_of(None, &job("ours", &["--verify_only"]));
+    assert_ne!(code, 0, "a pattern that never starts over passed: {text}");
+    assert!(text.contains("pattern mismatch"), "{text}");
+    if !f342.exists() {
+        println!("fio 3.42 not built (bash scripts/fio-build.sh): iolab alone");
+        return;
+    }
+    // fio 3.42 reads iolab's blocks, and iolab fio 3.42's.
+    let (code, text) = status_of(Some(&f342), &job("ours", &["--verify_only", every]));
+    assert_eq!(code, 0, "{text}");
+    let (code, text) = status_of(Some(&f342), &job("theirs", &[every]));
+    assert_eq!(code, 0, "{text}");
+    let theirs = std::fs::read(dir.path().join("theirs")).unwrap();
+    assert_eq!(theirs, data, "the same bytes");
+    let (code, text) = status_of(
+        None,
+        &job("theirs", &["--verify_only", every, "--allow-destroy"]),
+    );
+    assert_eq!(code, 0, "{text}");
+}

@@ -18,7 +18,6 @@ pub static FIO_ONLY: &[&str] = &[
     "num_range",
     "recover_zbd_write_error",
     "sprandom",
-    "verify_pattern_interval",
     "write_zone_remainder",
     // Aliases and the options of engines iolab
     // does not have, as fio 3.33's option tables name them: fio knows every one, so a job file

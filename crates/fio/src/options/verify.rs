@@ -248,6 +248,16 @@ pub static VERIFY_OPTIONS: &[OptionDef] = &[
         },
     },
     OptionDef {
+        name: "verify_pattern_interval",
+        alias: None,
+        kind: ValueKind::Int,
+        help: "Start verify_pattern over every this many bytes of each block (fio 3.42; 0, the default: once, at the block's start). fio 3.42 pairs it with %o patterns, which iolab does not have; without them it decides where each pattern copy begins.",
+        apply: |d, v| {
+            settings(d).pattern_interval = parse_u32(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "verify_fatal",
         alias: None,
         kind: ValueKind::Bool,
