@@ -17,6 +17,7 @@ pub mod json;
 mod json_repeats;
 mod json_split;
 pub mod logs;
+mod logs_fz;
 pub mod options;
 pub mod terse;
 pub mod units;

@@ -205,7 +205,10 @@ fn log_files(out: &RunOutcome) -> Vec<LogFile<'_>> {
                     Kind::Slat => rec.slat,
                     Kind::Iops | Kind::Bw | Kind::ClatHist => true,
                 };
-                let path = log_name(prefix, kind.suffix(), log.job_number, spec.logs.per_job);
+                let mut path = log_name(prefix, kind.suffix(), log.job_number, spec.logs.per_job);
+                if spec.logs.store_compressed {
+                    path.as_mut_os_string().push(".fz");
+                }
                 files.push(LogFile {
                     path,
                     log,
@@ -310,6 +313,16 @@ pub fn aggregate_bw(out: &RunOutcome, every_ms: u32) -> [(String, String); 3] {
     })
 }
 
+/// The columns a log's lines have, for packing them as fio's samples.
+fn fz_columns(log: &IoLog) -> crate::logs_fz::Columns {
+    crate::logs_fz::Columns {
+        max: log.with_max,
+        offset: log.with_offset,
+        prio: log.with_prio,
+        issue_time: log.with_issue_time,
+    }
+}
+
 /// Writes the run's log files; returns their paths.
 /// `create` opens each log file for writing (the caller's guard decides on the descriptor).
 pub fn write_logs(
@@ -330,8 +343,13 @@ pub fn write_logs(
                     open.last_mut().expect("just pushed")
                 }
             };
-            if f.on {
-                let kind = (f.kind, f.coarseness);
+            let kind = (f.kind, f.coarseness);
+            if f.on && f.path.extension().is_some_and(|e| e == "fz") {
+                let mut text = Vec::new();
+                render_into(f.log, kind, &out.clock, f.has_slat, &mut text)?;
+                let text = String::from_utf8(text).map_err(std::io::Error::other)?;
+                crate::logs_fz::write(&text, fz_columns(f.log), &mut *w)?;
+            } else if f.on {
                 render_into(f.log, kind, &out.clock, f.has_slat, &mut *w)?;
             }
             std::io::Write::flush(w)

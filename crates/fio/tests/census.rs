@@ -6,11 +6,11 @@ use iolab_fio::options::known::{census, Census};
 
 /// How many of fio 3.33's options iolab implements or ignores as fio does, at least. Raise
 /// it as options land; the goal is 205 of 216.
-const AT_LEAST: usize = 205;
+const AT_LEAST: usize = 208;
 
 /// How many of fio 3.42's options iolab implements or ignores as fio does, at least (of 236
 /// names `--cmdhelp=all` lists). Raise it as options land; the goal is 97 %.
-const AT_LEAST_342: usize = 222;
+const AT_LEAST_342: usize = 223;
 
 /// The option names `fio --cmdhelp=all` lists (`fio` is the program to ask).
 fn fio_options(fio: &std::path::Path) -> Option<Vec<String>> {

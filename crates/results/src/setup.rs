@@ -98,6 +98,10 @@ pub struct LogSpec {
     /// Each histogram line sums 2^N of fio's bins (fio's `log_hist_coarseness`, 0..=6).
     #[serde(default)]
     pub hist_coarseness: u8,
+    /// Store the logs as fio's compressed `.log.fz` files (fio's `log_store_compressed`),
+    /// which `fio --inflate-log` prints as text.
+    #[serde(default)]
+    pub store_compressed: bool,
 }
 
 fn yes() -> bool {
@@ -122,6 +126,7 @@ impl Default for LogSpec {
             hist: None,
             hist_msec: 0,
             hist_coarseness: 0,
+            store_compressed: false,
         }
     }
 }

@@ -200,10 +200,6 @@ pub static REFUSED: &[(&str, &str)] = &[
         "merge_blktrace_iters",
         MERGE_REASON,
     ),
-    (
-        "log_store_compressed",
-        "iolab writes logs as text, never fio's zlib-compressed .fz files",
-    ),
 ];
 
 /// The error for a name not in iolab's table: fio has it, or nobody does.

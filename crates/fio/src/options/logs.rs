@@ -79,6 +79,16 @@ pub static LOG_OPTIONS: &[OptionDef] = &[
         apply: |_, v| crate::units::parse_size(v).map(|_| ()),
     },
     OptionDef {
+        name: "log_store_compressed",
+        alias: None,
+        kind: ValueKind::Bool,
+        help: "Store the logs as fio's compressed PREFIX_KIND.N.log.fz files: zlib streams of fio's binary samples, which fio --inflate-log prints as the text log (not with write_hist_log).",
+        apply: |d, v| {
+            d.spec.logs.store_compressed = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
         name: "log_compression_cpus",
         alias: None,
         kind: ValueKind::Str,

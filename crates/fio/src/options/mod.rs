@@ -498,6 +498,12 @@ impl JobDraft {
                     .into(),
             ));
         }
+        if logs.store_compressed && logs.hist.is_some() {
+            return Err(crate::FioError::Unsupported(
+                "log_store_compressed with write_hist_log (iolab stores histogram logs as text only)"
+                    .into(),
+            ));
+        }
         self.apply_noio()?;
         self.apply_defrag()?;
         let (pattern, read, trim) = match self.rw {
