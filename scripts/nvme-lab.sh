@@ -8,12 +8,17 @@
 # The guest is bookworm's kernel (6.1) under bookworm's QEMU (7.2). --backports boots
 # bookworm-backports' Linux 6.12 under its QEMU 10 instead: the kernel installed when missing
 # (the suite added beside bookworm's, which stays the default), QEMU 10 unpacked into
-# target/nvme-lab/qemu-10 so that bookworm's stays the system's: seven of the lab's polling,
-# passthrough and interrupt tests fail under QEMU 10 (with a 6.1 or a 6.12 guest alike).
+# target/nvme-lab/qemu-10 so that bookworm's stays the system's. QEMU 10's controller says it
+# can share namespaces, so the guest puts a native multipath head (nvme0n1) over the path
+# (nvme0c0n1); two of the lab's tests still fail there (poll queues taken away at run time,
+# which the head's io_poll does not show, and the latency split's join on the head).
 # QEMU 10's NVMe has FDP and protection information; the 6.12 guest has RWF_ATOMIC (though
 # its NVMe driver shows QEMU's controller-wide atomic write unit as no limits:
 # atomic_write_unit_max_bytes 0).
 # fio 3.42, where scripts/fio-build.sh built it, is in the guest as fio-3.42.
+#
+# NVME_LAB_BACKPORTS=1 in the environment is --backports for every boot (to run a lab test
+# suite there: NVME_LAB_BACKPORTS=1 cargo test --release -p iolab --test nvme_lab).
 #
 # --fdp (implies --backports): the drive's subsystem has Flexible Data Placement on (reclaim
 # units of 16 MiB, one reclaim group, 8 reclaim unit handles, all of them the namespace's).
@@ -45,7 +50,7 @@ set -euo pipefail
 usage() { sed -n '2,/^[^#]/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "nvme-lab: $*" >&2; exit 125; }
 
-zoned=0 fdp=0 spdk=0 timeout_s=900 size=1G install_only=0 backports=0
+zoned=0 fdp=0 spdk=0 timeout_s=900 size=1G install_only=0 backports=${NVME_LAB_BACKPORTS:-0}
 while [ $# -gt 0 ]; do
   case "$1" in
     --zoned) zoned=1; shift ;;

@@ -10,19 +10,54 @@ use std::path::Path;
 
 /// The interrupt lines of the PCI function behind `/sys/block/DISK` (its MSI/MSI-X vectors:
 /// every queue's interrupt, admin queue included). Empty for disks with no PCI function
-/// (zram, loop, virtual devices) or whose function uses no MSI.
+/// (zram, loop, virtual devices) or whose function uses no MSI. A native NVMe multipath head
+/// (`/sys/devices/virtual/nvme-subsystem/…/nvme0n1`, what a drive whose controller says it
+/// can share namespaces gets, QEMU 10's included) has no function of its own: its paths'
+/// functions (its hidden path disks, `nvme0c0n1`, … beside `nvme0n1`) are taken instead.
 pub fn disk_irqs(disk: &str) -> Vec<u32> {
-    let Ok(mut dir) = fs::canonicalize(Path::new("/sys/block").join(disk)) else {
+    let block = Path::new("/sys/block");
+    let Ok(dir) = fs::canonicalize(block.join(disk)) else {
         return Vec::new();
     };
+    let mut irqs: Vec<u32> = match dir.starts_with("/sys/devices/virtual/nvme-subsystem") {
+        true => fs::read_dir(block)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_name().to_str().is_some_and(|n| is_path_of(n, disk)))
+            .filter_map(|e| fs::canonicalize(e.path()).ok())
+            .flat_map(function_irqs)
+            .collect(),
+        false => function_irqs(dir),
+    };
+    irqs.sort_unstable();
+    irqs.dedup();
+    irqs
+}
+
+/// Whether the disk `name` is a path of the multipath head `head`: `nvme0c1n2` of `nvme0n2`
+/// (subsystem 0, any controller, namespace 2).
+fn is_path_of(name: &str, head: &str) -> bool {
+    let Some((subsys, ns)) = head.strip_prefix("nvme").and_then(|h| h.split_once('n')) else {
+        return false;
+    };
+    name.strip_prefix("nvme")
+        .and_then(|n| n.strip_prefix(subsys))
+        .and_then(|n| n.strip_prefix('c'))
+        .and_then(|n| n.split_once('n'))
+        .is_some_and(|(ctrl, n)| {
+            !ctrl.is_empty() && ctrl.bytes().all(|b| b.is_ascii_digit()) && n == ns
+        })
+}
+
+/// The MSI vectors of the PCI function above the sysfs directory `dir`.
+fn function_irqs(mut dir: std::path::PathBuf) -> Vec<u32> {
     // /sys/devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1: walk up to the function.
     loop {
         if let Ok(entries) = fs::read_dir(dir.join("msi_irqs")) {
-            let mut irqs: Vec<u32> = entries
+            return entries
                 .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
                 .collect();
-            irqs.sort_unstable();
-            return irqs;
         }
         if !dir.pop() || dir == Path::new("/sys/devices") {
             return Vec::new();
@@ -101,6 +136,11 @@ LOC:      12345      23456   Local timer interrupts\n";
     #[test]
     fn a_disk_without_a_pci_function_has_no_lines() {
         assert!(disk_irqs("no-such-disk").is_empty());
+        assert!(is_path_of("nvme0c0n1", "nvme0n1"));
+        assert!(is_path_of("nvme0c12n1", "nvme0n1"));
+        assert!(!is_path_of("nvme0c0n11", "nvme0n1"));
+        assert!(!is_path_of("nvme10c0n1", "nvme1n1"));
+        assert!(!is_path_of("nvme0n1", "nvme0n1"));
         // The machine's own disks: a virtio or NVMe disk has lines, zram and loop none.
         if Path::new("/sys/block/zram0").exists() {
             assert!(disk_irqs("zram0").is_empty());
