@@ -175,6 +175,8 @@ struct LogFile<'a> {
     on: bool,
     /// Bins summed per column of a histogram log, as a power of two.
     coarseness: u8,
+    /// Written as fio's compressed samples (`log_store_compressed`), not as text.
+    compressed: bool,
 }
 
 /// Every log file the run's jobs asked for.
@@ -211,6 +213,7 @@ fn log_files(out: &RunOutcome) -> Vec<LogFile<'_>> {
                 }
                 files.push(LogFile {
                     path,
+                    compressed: spec.logs.store_compressed,
                     log,
                     kind,
                     has_slat,
@@ -344,7 +347,7 @@ pub fn write_logs(
                 }
             };
             let kind = (f.kind, f.coarseness);
-            if f.on && f.path.extension().is_some_and(|e| e == "fz") {
+            if f.on && f.compressed {
                 let mut text = Vec::new();
                 render_into(f.log, kind, &out.clock, f.has_slat, &mut text)?;
                 let text = String::from_utf8(text).map_err(std::io::Error::other)?;

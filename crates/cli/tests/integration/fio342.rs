@@ -16,6 +16,38 @@ fn iolab_bin() -> Command {
     c
 }
 
+/// fio 3.42, where scripts/fio-build.sh built it; `None` (saying so) where it did not.
+fn fio_342() -> Option<&'static Path> {
+    static FIO: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    let fio = FIO.get_or_init(|| {
+        let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fio/fio-3.42/fio");
+        f.exists().then_some(f)
+    });
+    if fio.is_none() {
+        println!("fio 3.42 not built (bash scripts/fio-build.sh): iolab alone");
+    }
+    fio.as_deref()
+}
+
+/// `args` run by iolab's `run`, or by fio 3.42 when `fio` is set.
+fn run_by<S: AsRef<std::ffi::OsStr>>(fio: Option<&Path>, args: &[S]) -> std::process::Output {
+    match fio {
+        None => iolab_bin().arg("run").args(args).output().unwrap(),
+        Some(f) => Command::new(f).args(args).output().unwrap(),
+    }
+}
+
+/// The JSON in a successful run's stdout (fio prints its normal output after it).
+fn json_out(out: &std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap()
+}
+
 /// The threads of `pid` named `comm`, with their I/O priority values (ioprio_get).
 fn named_threads(pid: u32, comm: &str) -> Vec<(u32, i64)> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
@@ -204,21 +236,7 @@ fn log_window_value_is_fio_342s_name_of_log_max_value() {
 
 /// IOPS of one second of `args` by `exe` (iolab's `run`, or fio 3.42 when `fio` is set).
 fn iops(fio: Option<&Path>, args: &[String]) -> f64 {
-    let out = match fio {
-        None => {
-            let mut a = vec!["run".to_string()];
-            a.extend(args.iter().cloned());
-            iolab_bin().args(&a).output().unwrap()
-        }
-        Some(f) => Command::new(f).args(args).output().unwrap(),
-    };
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
-    let v: serde_json::Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+    let v = json_out(&run_by(fio, args));
     let j = &v["jobs"][0];
     j["read"]["iops"].as_f64().unwrap() + j["write"]["iops"].as_f64().unwrap()
 }
@@ -226,8 +244,7 @@ fn iops(fio: Option<&Path>, args: &[String]) -> f64 {
 #[test]
 fn thinkcycles_spin_after_each_io_as_fio_342s() {
     let dir = tempfile::tempdir().unwrap();
-    let f342 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fio/fio-3.42/fio");
-    let fio = f342.exists().then_some(f342.as_path());
+    let fio = fio_342();
     // fio's null engine at a depth above 1 queues and spins per loop pass, not per I/O
     // (half the rate of its other engines), so it is tried at depth 1; the real engines at 4.
     for (engine, depth) in [("null", 1), ("io_uring", 4), ("libaio", 4)] {
@@ -311,13 +328,9 @@ fn log_issue_time_adds_each_ios_issue_time_to_its_latency_lines() {
 
 /// The JSON's `job_start` of `args` run by iolab (or fio 3.42 when `fio` is set).
 fn job_start(fio: Option<&Path>, args: &[&str]) -> u64 {
-    let out = match fio {
-        None => iolab_bin().arg("run").args(args).output().unwrap(),
-        Some(f) => Command::new(f).args(args).output().unwrap(),
-    };
-    let text = String::from_utf8_lossy(&out.stdout);
-    let v: serde_json::Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
-    v["jobs"][0]["job_start"].as_u64().unwrap()
+    json_out(&run_by(fio, args))["jobs"][0]["job_start"]
+        .as_u64()
+        .unwrap()
 }
 
 /// Milliseconds since boot by CLOCK_MONOTONIC, as the job's clock 1 reads it.
@@ -342,11 +355,7 @@ fn job_start_clock_id_picks_the_clock_of_the_jsons_job_start() {
             clock,
         ]
     };
-    let f342 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fio/fio-3.42/fio");
-    let fio = f342.exists().then_some(f342.as_path());
-    if fio.is_none() {
-        println!("fio 3.42 not built (bash scripts/fio-build.sh): iolab alone");
-    }
+    let fio = fio_342();
     for tool in std::iter::once(None).chain(fio.map(Some)) {
         let before = monotonic_ms();
         let mono = job_start(tool, &args("--job_start_clock_id=1"));
@@ -367,29 +376,10 @@ fn job_start_clock_id_picks_the_clock_of_the_jsons_job_start() {
     }
 }
 
-/// A job's JSON from iolab's `run` (or fio 3.42 when `fio` is set).
-fn json_of(fio: Option<&Path>, args: &[String]) -> serde_json::Value {
-    let out = match fio {
-        None => iolab_bin().arg("run").args(args).output().unwrap(),
-        Some(f) => Command::new(f).args(args).output().unwrap(),
-    };
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap()
-}
-
 #[test]
 fn ss_interval_samples_the_window_every_interval_and_lat_judges_latency() {
     let dir = tempfile::tempdir().unwrap();
-    let f342 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fio/fio-3.42/fio");
-    let fio = f342.exists().then_some(f342.as_path());
-    if fio.is_none() {
-        println!("fio 3.42 not built (bash scripts/fio-build.sh): iolab alone");
-    }
+    let fio = fio_342();
     // A loose criterion holds at the first full window: 2 samples 3 s apart, the first
     // taken one interval after ss_ramp (fio 3.42), so the job ends after about 9 s.
     let args: Vec<String> = [
@@ -411,7 +401,7 @@ fn ss_interval_samples_the_window_every_interval_and_lat_judges_latency() {
     .collect();
     let mut runtimes = Vec::new();
     for tool in std::iter::once(None).chain(fio.map(Some)) {
-        let v = json_of(tool, &args);
+        let v = json_out(&run_by(tool, &args));
         let j = &v["jobs"][0];
         let ss = &j["steadystate"];
         assert_eq!(ss["attained"], 1, "{tool:?}: {ss}");
@@ -463,11 +453,7 @@ fn ss_interval_must_divide_ss_dur_and_be_whole_seconds() {
 #[test]
 fn ramp_size_transfers_its_bytes_before_the_measured_window() {
     let dir = tempfile::tempdir().unwrap();
-    let f342 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fio/fio-3.42/fio");
-    let fio = f342.exists().then_some(f342.as_path());
-    if fio.is_none() {
-        println!("fio 3.42 not built (bash scripts/fio-build.sh): iolab alone");
-    }
+    let fio = fio_342();
     // At 4 MiB/s a ramp of 4 MiB takes about a second; then one measured second.
     let timed: Vec<String> = [
         "--name=r",
@@ -494,7 +480,7 @@ fn ramp_size_transfers_its_bytes_before_the_measured_window() {
         .collect();
     for tool in std::iter::once(None).chain(fio.map(Some)) {
         let t0 = Instant::now();
-        let v = json_of(tool, &timed);
+        let v = json_out(&run_by(tool, &timed));
         let wall = t0.elapsed();
         let j = &v["jobs"][0];
         let runtime = j["job_runtime"].as_u64().unwrap();
@@ -503,7 +489,7 @@ fn ramp_size_transfers_its_bytes_before_the_measured_window() {
             wall >= Duration::from_millis(1_800),
             "{tool:?}: the ramp of 4 MiB at 4 MiB/s took no time ({wall:?} in all)"
         );
-        let w = &json_of(tool, &sized)["jobs"][0]["write"];
+        let w = &json_out(&run_by(tool, &sized))["jobs"][0]["write"];
         assert_eq!(
             (w["io_bytes"].as_u64(), w["total_ios"].as_u64()),
             (Some(8 << 20), Some(128)),
@@ -524,10 +510,7 @@ fn ramp_size_transfers_its_bytes_before_the_measured_window() {
 
 /// Exit code and stderr of `args` by iolab's `run` (or fio 3.42 when `fio` is set).
 fn status_of(fio: Option<&Path>, args: &[String]) -> (i32, String) {
-    let out = match fio {
-        None => iolab_bin().arg("run").args(args).output().unwrap(),
-        Some(f) => Command::new(f).args(args).output().unwrap(),
-    };
+    let out = run_by(fio, args);
     let text =
         String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
     (out.status.code().unwrap_or(-1), text)
@@ -536,11 +519,7 @@ fn status_of(fio: Option<&Path>, args: &[String]) -> (i32, String) {
 #[test]
 fn verify_header_seed_finds_another_writers_block_and_can_be_turned_off() {
     let dir = tempfile::tempdir().unwrap();
-    let f342 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fio/fio-3.42/fio");
-    let fio = f342.exists().then_some(f342.as_path());
-    if fio.is_none() {
-        println!("fio 3.42 not built (bash scripts/fio-build.sh): iolab alone");
-    }
+    let fio = fio_342();
     // Two copies write the same 256 blocks side by side, paced so that they overlap, then
     // each reads back its own: blocks the other copy wrote last have valid checksums but
     // the other copy's seeds. Both write in the same order, so the write numbers agree.
@@ -622,7 +601,6 @@ fn verify_header_seed_finds_another_writers_block_and_can_be_turned_off() {
 #[test]
 fn verify_pattern_interval_starts_the_pattern_over_as_fio_342s() {
     let dir = tempfile::tempdir().unwrap();
-    let f342 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fio/fio-3.42/fio");
     let job = |file: &str, extra: &[&str]| -> Vec<String> {
         [
             "--name=p",
@@ -650,14 +628,11 @@ fn verify_pattern_interval_starts_the_pattern_over_as_fio_342s() {
     let (code, text) = status_of(None, &job("ours", &["--verify_only"]));
     assert_ne!(code, 0, "a pattern that never starts over passed: {text}");
     assert!(text.contains("pattern mismatch"), "{text}");
-    if !f342.exists() {
-        println!("fio 3.42 not built (bash scripts/fio-build.sh): iolab alone");
-        return;
-    }
+    let Some(f342) = fio_342() else { return };
     // fio 3.42 reads iolab's blocks, and iolab fio 3.42's.
-    let (code, text) = status_of(Some(&f342), &job("ours", &["--verify_only", every]));
+    let (code, text) = status_of(Some(f342), &job("ours", &["--verify_only", every]));
     assert_eq!(code, 0, "{text}");
-    let (code, text) = status_of(Some(&f342), &job("theirs", &[every]));
+    let (code, text) = status_of(Some(f342), &job("theirs", &[every]));
     assert_eq!(code, 0, "{text}");
     let theirs = std::fs::read(dir.path().join("theirs")).unwrap();
     assert_eq!(theirs, data, "the same bytes");
@@ -697,12 +672,8 @@ fn log_store_compressed_writes_fz_files_fio_342_inflates() {
     let bytes = std::fs::read(&fz).unwrap();
     assert_eq!(&bytes[..1], &[0x78], "a zlib stream");
     assert!(!dir.path().join("p_lat.1.log").exists());
-    let f342 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fio/fio-3.42/fio");
-    if !f342.exists() {
-        println!("fio 3.42 not built (bash scripts/fio-build.sh): not inflated");
-        return;
-    }
-    let out = Command::new(&f342)
+    let Some(f342) = fio_342() else { return };
+    let out = Command::new(f342)
         .arg(format!("--inflate-log={}", fz.display()))
         .output()
         .unwrap();

@@ -678,13 +678,11 @@ impl<'a, 'w> LoopState<'a, 'w> {
                 let st = &self.rec.stats;
                 let ios = st.iter().map(|s| s.ios).sum();
                 // A synchronous engine's clat is its lat (copied over at the end).
-                let clat = |s: &DirStats| match s.clat.count() {
-                    0 => (s.lat.sum_ticks(), s.lat.count()),
-                    n => (s.clat.sum_ticks(), n),
-                };
-                let clat_ticks: u64 = st.iter().map(|s| clat(s).0).sum();
+                let (clat_ticks, clat_ios) = st.iter().fold((0, 0), |(t, n), s| {
+                    let h = if s.clat.count() > 0 { &s.clat } else { &s.lat };
+                    (t + h.sum_ticks(), n + h.count())
+                });
                 let clat_ns = (clat_ticks as f64 / self.w.clock.ticks_per_ns()) as u64;
-                let clat_ios = st.iter().map(|s| clat(s).1).sum();
                 t.publish(ios, st.iter().map(|s| s.bytes).sum(), clat_ns, clat_ios);
             }
             if let Some(live) = self.w.live {
