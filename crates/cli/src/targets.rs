@@ -103,6 +103,9 @@ pub fn refuse_writers(specs: &[JobSpec]) -> anyhow::Result<()> {
     for s in specs {
         let what = match s.engine.kind {
             EngineKind::Filedelete => Some("deletes its files (ioengine=filedelete)".to_string()),
+            EngineKind::Dirdelete => {
+                Some("removes its directories (ioengine=dirdelete)".to_string())
+            }
             EngineKind::Ftruncate => Some("truncates its files (ioengine=ftruncate)".to_string()),
             _ if s.trims() => Some("trims".to_string()),
             _ if s.writes() => Some("writes".to_string()),

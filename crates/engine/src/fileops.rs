@@ -27,6 +27,24 @@ pub trait Operation {
     fn opens(&self) -> bool {
         false
     }
+    /// Made ready when the engine opens, before the clock starts: dirstat and dirdelete make
+    /// their directories there, as fio's `setup_dirs` (one already there is used as it is).
+    fn prepare(&self, _dir: RawFd, _name: &CString) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Makes the directory `name` in `dir` (private, 0700, as fio's `setup_dirs`); one already
+/// there is fine.
+pub(crate) fn make_dir(dir: RawFd, name: &CString) -> std::io::Result<()> {
+    // SAFETY: a directory descriptor the engine keeps open and a NUL-terminated name.
+    if unsafe { libc::mkdirat(dir, name.as_ptr(), 0o700) } == 0 {
+        return Ok(());
+    }
+    match std::io::Error::last_os_error() {
+        e if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        e => Err(e),
+    }
 }
 
 struct OpFile {
@@ -74,6 +92,17 @@ impl<O: Operation> FileOpEngine<O> {
             })?;
             let path = CString::new(pin.resolved.as_os_str().as_encoded_bytes())
                 .map_err(|e| setup(std::io::Error::new(std::io::ErrorKind::InvalidInput, e)))?;
+            engine
+                .op
+                .prepare(dir.as_raw_fd(), &name)
+                .map_err(|e| EngineError::Setup {
+                    engine: O::ENGINE,
+                    op: "making the directory",
+                    source: std::io::Error::new(
+                        e.kind(),
+                        format!("{}: {e}", pin.resolved.display()),
+                    ),
+                })?;
             let parent = pin.resolved.parent().unwrap_or(std::path::Path::new("/"));
             let dir = match engine.dirs.iter().position(|(p, _)| p == parent) {
                 Some(i) => i,

@@ -29,25 +29,30 @@ impl Operation for Stat {
     const ENGINE: &'static str = "filestat";
 
     fn run(&self, _dir: RawFd, _name: &CString, path: &CString) -> isize {
-        // The whole path is looked up, as fio's stat(f->file_name): the lookup is what is
-        // measured, and looking up changes nothing.
-        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-        let mut stx = std::mem::MaybeUninit::<libc::statx>::uninit();
-        // SAFETY: a NUL-terminated path and buffers of the kinds each call fills.
-        (unsafe {
-            match self.0 {
-                StatType::Stat => libc::stat(path.as_ptr(), st.as_mut_ptr()),
-                StatType::Lstat => libc::lstat(path.as_ptr(), st.as_mut_ptr()),
-                StatType::Statx => libc::statx(
-                    libc::AT_FDCWD,
-                    path.as_ptr(),
-                    0,
-                    libc::STATX_ALL,
-                    stx.as_mut_ptr(),
-                ),
-            }
-        }) as isize
+        stat_path(self.0, path)
     }
+}
+
+/// One `stat`, `lstat` or `statx` of `path`, as fio's `stat_file`. The whole path is looked
+/// up, as fio's stat(f->file_name): the lookup is what is measured, and looking up changes
+/// nothing.
+pub(crate) fn stat_path(how: StatType, path: &CString) -> isize {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    let mut stx = std::mem::MaybeUninit::<libc::statx>::uninit();
+    // SAFETY: a NUL-terminated path and buffers of the kinds each call fills.
+    (unsafe {
+        match how {
+            StatType::Stat => libc::stat(path.as_ptr(), st.as_mut_ptr()),
+            StatType::Lstat => libc::lstat(path.as_ptr(), st.as_mut_ptr()),
+            StatType::Statx => libc::statx(
+                libc::AT_FDCWD,
+                path.as_ptr(),
+                0,
+                libc::STATX_ALL,
+                stx.as_mut_ptr(),
+            ),
+        }
+    }) as isize
 }
 
 pub type Filestat = FileOpEngine<Stat>;

@@ -21,6 +21,9 @@ pub enum EngineKind {
     Filecreate,
     Filestat,
     Filedelete,
+    Dircreate,
+    Dirstat,
+    Dirdelete,
     Splice,
     Cpuio,
     Exec,
@@ -29,7 +32,7 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
-    pub const ALL: [EngineKind; 21] = [
+    pub const ALL: [EngineKind; 24] = [
         EngineKind::Sync,
         EngineKind::Psync,
         EngineKind::Vsync,
@@ -46,6 +49,9 @@ impl EngineKind {
         EngineKind::Filecreate,
         EngineKind::Filestat,
         EngineKind::Filedelete,
+        EngineKind::Dircreate,
+        EngineKind::Dirstat,
+        EngineKind::Dirdelete,
         EngineKind::Splice,
         EngineKind::Cpuio,
         EngineKind::Exec,

@@ -19,6 +19,9 @@ macro_rules! with_cmdprio_options {
 
 pub mod buffer;
 pub mod cpuio;
+pub mod dircreate;
+pub mod dirdelete;
+pub mod dirstat;
 pub mod e4defrag;
 pub mod error;
 pub mod exec;
@@ -294,6 +297,9 @@ pub fn open_engine<V: EngineVisitor>(
         EngineKind::Filecreate => visitor.visit(filecreate::open(target)?),
         EngineKind::Filestat => visitor.visit(filestat::open(target, config.options.stat_type)?),
         EngineKind::Filedelete => visitor.visit(filedelete::open(target)?),
+        EngineKind::Dircreate => visitor.visit(dircreate::open(target)?),
+        EngineKind::Dirstat => visitor.visit(dirstat::open(target, config.options.stat_type)?),
+        EngineKind::Dirdelete => visitor.visit(dirdelete::open(target)?),
         EngineKind::Splice => visitor.visit(splice::Splice::open(target)?),
         EngineKind::Cpuio => visitor.visit(cpuio::Cpuio::open(config.options.cpu)?),
         EngineKind::Exec => visitor.visit(exec::Exec::open(&config.options.exec)?),

@@ -113,10 +113,33 @@ pub enum FileOp {
     Stat,
     /// `unlink` (filedelete): removes the file, which is as destructive as writing it.
     Delete,
+    /// `mkdir` (dircreate, fio 3.42): the directory is made during the run.
+    CreateDir,
+    /// `stat` of a directory (dirstat, fio 3.42): the directories are made (or found) when
+    /// the engine opens, before the clock starts, as fio's `setup_dirs`.
+    StatDir,
+    /// `rmdir` (dirdelete, fio 3.42): made (or found) when the engine opens, removed timed.
+    DeleteDir,
+}
+
+impl FileOp {
+    /// The operation removes what the job names: consent where it existed before.
+    pub fn deletes(self) -> bool {
+        matches!(self, FileOp::Delete | FileOp::DeleteDir)
+    }
+
+    /// The job's "files" are directories (fio 3.42's dir engines): never laid out, never
+    /// opened, and `unlink=1` removes them with `rmdir`.
+    pub fn on_directories(self) -> bool {
+        matches!(
+            self,
+            FileOp::CreateDir | FileOp::StatDir | FileOp::DeleteDir
+        )
+    }
 }
 
 /// Every engine, in the order fio's docs and iolab's tables list them.
-pub static ENGINES: [&EngineDef; 21] = [
+pub static ENGINES: [&EngineDef; 24] = [
     &crate::sync::DEF,
     &crate::psync::DEF,
     &crate::vsync::DEF,
@@ -133,6 +156,9 @@ pub static ENGINES: [&EngineDef; 21] = [
     &crate::filecreate::DEF,
     &crate::filestat::DEF,
     &crate::filedelete::DEF,
+    &crate::dircreate::DEF,
+    &crate::dirstat::DEF,
+    &crate::dirdelete::DEF,
     &crate::splice::DEF,
     &crate::cpuio::DEF,
     &crate::exec::DEF,

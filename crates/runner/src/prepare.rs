@@ -12,7 +12,7 @@ use std::os::unix::fs::{DirBuilderExt, FileExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use iolab_engine::BufferPool;
+use iolab_engine::{BufferPool, FileOp};
 use iolab_job::{JobSpec, Region, SizeSpec};
 use iolab_sysinfo::guard::mark_created;
 use iolab_sysinfo::target::{disk_max_io_bytes, disk_zoned};
@@ -393,14 +393,18 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
     let job = || spec.name.clone();
     let path = &spec.filename;
     let exists = path.exists();
-    let mut facts = if exists {
+    let file_op = spec.engine.kind.def().file_op;
+    let on_dirs = file_op.is_some_and(FileOp::on_directories);
+    let mut facts = if on_dirs {
+        facts_for_directory(spec)?
+    } else if exists {
         probe(path).map_err(|source| RunError::Target { job: job(), source })?
     } else {
         facts_for_new_file(spec)?
     };
     let pin = pin_file(spec)?;
     let no_target = spec.engine.kind.def().accepts.nothing();
-    if no_target && !exists {
+    if no_target && (!exists || on_dirs) {
         // An engine that does no I/O (null): its "file" is never created, only sized.
         if let Some(SizeSpec::Bytes(b)) = spec.size {
             facts.size_bytes = b.saturating_add(spec.offset.resolve(b));
@@ -425,9 +429,10 @@ fn prepare_file(spec: &JobSpec, consent: &Consent) -> Result<(TargetFacts, Regio
     let grows = exists && growable && region.span_end(spec, facts.size_bytes) > facts.size_bytes;
     // Removing a file the user had is as destructive as writing it (only regular files are
     // removed, as fio's unlink).
-    let deletes = spec.engine.kind.def().file_op == Some(iolab_engine::FileOp::Delete);
+    let deletes = file_op.is_some_and(FileOp::deletes);
     let removes = exists && growable && (spec.files.unlinks() || deletes);
-    if !no_target && (spec.writes_data() || grows || removes) {
+    // Removing is judged even for an engine that opens nothing (dirdelete, or unlink=1).
+    if removes || (!no_target && (spec.writes_data() || grows)) {
         check_pinned_write(spec, &facts, &pin, consent)?;
     }
     Ok((facts, region, pin))
@@ -479,6 +484,27 @@ fn appended(spec: &JobSpec, facts: &TargetFacts) -> Option<JobSpec> {
         offset: SizeSpec::Bytes(facts.size_bytes),
         ..spec.clone()
     })
+}
+
+/// Facts for a directory of fio 3.42's dir engines (dircreate, dirstat, dirdelete): those
+/// of the file system it is (or will be) on. A name that is there and is not a directory is
+/// refused: the engine would fail on it every time.
+fn facts_for_directory(spec: &JobSpec) -> Result<TargetFacts, RunError> {
+    let path = &spec.filename;
+    let unusable = |reason: String| RunError::Unusable {
+        job: spec.name.clone(),
+        reason,
+    };
+    if let Ok(m) = std::fs::symlink_metadata(path) {
+        if !m.is_dir() {
+            return Err(unusable(format!(
+                "{} exists and is not a directory (ioengine={} works on directories)",
+                path.display(),
+                spec.engine.kind
+            )));
+        }
+    }
+    probe_new_file(path).map_err(|e| unusable(format!("{}: {e}", path.display())))
 }
 
 /// Facts for a file iolab will create: it needs a byte size to be created with.

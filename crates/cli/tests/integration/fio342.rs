@@ -693,3 +693,127 @@ fn log_store_compressed_writes_fz_files_fio_342_inflates() {
     offsets.sort_unstable();
     assert_eq!(offsets, (0..256).map(|k| k * 4096).collect::<Vec<u64>>());
 }
+
+/// fio 3.42's dircreate, dirstat and dirdelete examples, each run in a directory of its own
+/// by iolab and by fio 3.42: the same I/Os and bytes, one completion-latency sample per
+/// directory operation and no total-latency samples, and the same directories left behind.
+/// Without fio 3.42 the counts are the examples' own arithmetic.
+#[test]
+fn dir_engines_run_fio_342s_examples_with_its_counts() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fio/fio-3.42/examples");
+    // (engine, read I/Os, directories left): 6 jobs × 30 dirs; 6 sections × numjobs=10 × 5;
+    // 6 jobs × 200, all removed.
+    for (engine, ios, left) in [
+        ("dircreate", 180, 180),
+        ("dirstat", 300, 300),
+        ("dirdelete", 1200, 0),
+    ] {
+        let file = examples.join(format!("{engine}-ioengine.fio"));
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            println!(
+                "{} missing (bash scripts/fio-build.sh): skipped",
+                file.display()
+            );
+            return;
+        };
+        let tools: Vec<Option<&Path>> = std::iter::once(None).chain(fio_342().map(Some)).collect();
+        let runs: Vec<_> = tools
+            .iter()
+            .map(|tool| {
+                let dir = tempfile::tempdir().unwrap();
+                let sub = dir.path().join("d");
+                std::fs::create_dir(&sub).unwrap();
+                let job = dir.path().join("job.fio");
+                let text = text.replacen(
+                    "[global]\n",
+                    &format!("[global]\ndirectory={}\n", sub.display()),
+                    1,
+                );
+                std::fs::write(&job, text).unwrap();
+                let v = json_out(&run_by(
+                    *tool,
+                    &["--output-format=json", job.to_str().unwrap()],
+                ));
+                let jobs = v["jobs"].as_array().unwrap();
+                let sum = |f: &dyn Fn(&serde_json::Value) -> u64| jobs.iter().map(f).sum::<u64>();
+                let reads = sum(&|j| j["read"]["total_ios"].as_u64().unwrap());
+                let bytes = sum(&|j| j["read"]["io_bytes"].as_u64().unwrap());
+                let writes = sum(&|j| j["write"]["total_ios"].as_u64().unwrap());
+                let clat = sum(&|j| j["read"]["clat_ns"]["N"].as_u64().unwrap_or(0));
+                let lat = sum(&|j| j["read"]["lat_ns"]["N"].as_u64().unwrap_or(0));
+                let dirs = std::fs::read_dir(&sub)
+                    .unwrap()
+                    .filter(|e| e.as_ref().unwrap().file_type().unwrap().is_dir())
+                    .count();
+                (reads, bytes, writes, clat, lat, dirs)
+            })
+            .collect();
+        assert_eq!(
+            runs[0],
+            (ios, ios * 4096, 0, ios, 0, left),
+            "iolab, {engine}"
+        );
+        if let Some(fio) = runs.get(1) {
+            assert_eq!(&runs[0], fio, "iolab against fio 3.42, {engine}");
+        }
+    }
+}
+
+/// dirdelete removes what the job names: a directory the user had is refused without
+/// consent (and stays), a file at the name is refused as no directory, and `unlink=1`
+/// removes dirstat's directories when the job ends.
+#[test]
+fn dir_engines_ask_consent_and_refuse_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    let name = format!("--filename={}", mine.display());
+    let args = ["--name=j", &name, "--ioengine=dirdelete", "--size=4k"];
+    let out = run_by(None, &args);
+    assert_eq!(
+        out.status.code().unwrap_or(-1),
+        2,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-destroy"));
+    assert!(mine.is_dir());
+    let out = run_by(None, &[&args[..], &["--allow-destroy"]].concat());
+    assert_eq!(
+        out.status.code().unwrap_or(-1),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!mine.exists());
+
+    let file = dir.path().join("file");
+    std::fs::write(&file, b"x").unwrap();
+    let name = format!("--filename={}", file.display());
+    let out = run_by(
+        None,
+        &["--name=j", &name, "--ioengine=dirstat", "--size=4k"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code().unwrap_or(-1), 2, "{err}");
+    assert!(err.contains("is not a directory"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+
+    let made = dir.path().join("made");
+    let name = format!("--filename={}", made.display());
+    let args = [
+        "--name=j",
+        &name,
+        "--ioengine=dirstat",
+        "--size=4k",
+        "--unlink=1",
+    ];
+    let out = run_by(None, &args);
+    assert_eq!(
+        out.status.code().unwrap_or(-1),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!made.exists(), "unlink=1 removes dirstat's directory");
+}

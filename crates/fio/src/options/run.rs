@@ -426,7 +426,7 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
     RunOptionDef {
         name: "readonly",
         value: "",
-        help: "fio's safety check: refuse any job that writes, trims, deletes (filedelete, \
+        help: "fio's safety check: refuse any job that writes, trims, deletes (filedelete, dirdelete, \
                unlink) or truncates (ftruncate), or whose file would have to be laid out or \
                extended; nothing is written. (fio 3.33 still deletes a filedelete job's files \
                under --readonly; iolab refuses the job.)",

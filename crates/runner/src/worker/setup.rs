@@ -244,6 +244,11 @@ pub(super) fn unlink_files(job: &PreparedJob) -> Vec<String> {
     if !job.spec.files.unlinks() {
         return Vec::new();
     }
+    if let Some(op) = job.spec.engine.kind.def().file_op {
+        if op.on_directories() {
+            return remove_dirs(job);
+        }
+    }
     job.pins
         .iter()
         .zip(job.files())
@@ -254,6 +259,20 @@ pub(super) fn unlink_files(job: &PreparedJob) -> Vec<String> {
             // A copy of the job sharing the file removed it first.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => Some(format!("unlink of {} failed: {e}", pin.resolved.display())),
+        })
+        .collect()
+}
+
+/// Removes the directories of fio 3.42's dir engines when the job ends (`unlink`, fio's
+/// `remove_dir`): `rmdir`, which removes only an empty directory and follows no symlink.
+/// One already gone (dirdelete's, or a copy's) is no error.
+fn remove_dirs(job: &PreparedJob) -> Vec<String> {
+    job.pins
+        .iter()
+        .filter_map(|pin| match std::fs::remove_dir(&pin.resolved) {
+            Ok(()) => None,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => Some(format!("rmdir of {} failed: {e}", pin.resolved.display())),
         })
         .collect()
 }
