@@ -5,6 +5,8 @@
 
 #[path = "integration/cache.rs"]
 mod cache;
+#[path = "integration/cgroups.rs"]
+mod cgroups;
 #[path = "integration/columns.rs"]
 mod columns;
 #[path = "integration/content.rs"]

@@ -5,6 +5,7 @@
 //! fio job files and the review planner later) translate into [`JobSpec`]; the runner reads it.
 
 pub mod blocksize;
+pub mod cgroup;
 pub mod cmdprio;
 pub mod control;
 pub mod cpuset;
@@ -30,6 +31,7 @@ pub mod zbd;
 pub mod zoned;
 
 pub use blocksize::{BlockDist, BlockSizer};
+pub use cgroup::Cgroup;
 pub use cmdprio::{CmdPrio, PrioShare, PrioTable, SizePrios};
 pub use control::JobControl;
 pub use cpuset::CpuSet;

@@ -402,6 +402,8 @@ pub struct JobSpec {
     /// The name the job's threads take (fio 3.42's `comm`, prctl(PR_SET_NAME); the kernel
     /// keeps 15 bytes), as `top` and `ps -L` show them.
     pub comm: Option<String>,
+    /// The control group the job's thread joins for its I/O (fio's `cgroup` options).
+    pub cgroup: crate::Cgroup,
     /// The `clock_gettime` clock the job's start time is read from for the JSON's `job_start`
     /// (fio 3.42's `job_start_clock_id`; 0, `CLOCK_REALTIME`, by default).
     pub start_clock: i32,
@@ -515,6 +517,7 @@ impl JobSpec {
             end_fsync: false,
             end_syncfs: false,
             comm: None,
+            cgroup: crate::Cgroup::default(),
             start_clock: 0,
             filetype: None,
             invalidate: true,

@@ -10,6 +10,7 @@
 //!
 //! [`JobSpec`]: iolab_job::JobSpec
 
+mod cgroup;
 mod claim;
 pub mod cpu;
 pub mod error;

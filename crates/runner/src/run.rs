@@ -313,6 +313,7 @@ pub fn run_jobs(jobs: &[PreparedJob], opts: &RunOptions) -> Result<RunOutcome, R
     };
     let started = SystemTime::now();
     let wall = std::time::Instant::now();
+    let _cgroups = crate::cgroup::RemoveAtEnd;
     let disks_before = read_diskstats().unwrap_or_default();
     let health = crate::health::HealthWatch::start(jobs, opts.health_every);
     let specs: Vec<_> = jobs.iter().map(|j| j.spec.clone()).collect();

@@ -177,18 +177,6 @@ pub static REFUSED: &[(&str, &str)] = &[
         "fio's built-in profiles (tiobench, act) are fio programs of their own; write their jobs out",
     ),
     (
-        "cgroup",
-        "iolab runs jobs as threads, and cgroup v2 moves a thread only into a threaded cgroup; run iolab itself in the cgroup",
-    ),
-    (
-        "cgroup_weight",
-        "iolab runs jobs as threads, and cgroup v2 moves a thread only into a threaded cgroup; run iolab itself in the cgroup",
-    ),
-    (
-        "cgroup_nodelete",
-        "iolab makes no cgroups (see cgroup)",
-    ),
-    (
         "merge_blktrace_file",
         MERGE_REASON,
     ),
@@ -275,7 +263,7 @@ mod tests {
     #[test]
     fn fios_aliases_profile_and_engine_options_are_known() {
         // Seen refused as "unknown" in fio's own example job files.
-        for name in ["cgroup_weight", "hostname", "merge_blktrace_file"] {
+        for name in ["busy_poll", "hostname", "merge_blktrace_file"] {
             assert!(
                 matches!(
                     unknown_or_unsupported(name, std::iter::empty()),

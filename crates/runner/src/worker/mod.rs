@@ -170,6 +170,8 @@ impl Worker<'_> {
         };
         setup::pin(spec, self.job_number)?;
         setup::prioritize(spec)?;
+        // In the job's cgroup until the job is done (dropped last), as fio's cgroup_setup.
+        let _cgroup = crate::cgroup::join(spec)?;
         setup::set_ioscheduler(self.job)?;
         exec::take_ids(self.job)?;
         // fio's lockmem: held until the job ends.
