@@ -262,6 +262,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     // Opened before anything is laid out: an output that cannot be had (a FIFO nobody
     // reads) is bad input with nothing written.
     let mut out = output::open_and_protect(cl.run.output.as_deref(), &protected)?;
+    write_merged_traces(&cl.jobs, &protected)?;
     signal::install();
     lay_out(&mut jobs)?;
     // Recorded from the first I/O on, so a failed or interrupted run is on record too.
@@ -569,6 +570,30 @@ pub(crate) fn write_formats(
         }
         .context("writing results")
         .map_err(CliError::failed)?;
+    }
+    Ok(())
+}
+
+/// Keeps each merged blktrace (`merge_blktrace_file`) where the job asks, through the
+/// output guard, before anything is laid out: never over a target, the store or one of the
+/// traces it was merged from.
+fn write_merged_traces(specs: &[iolab_job::JobSpec], protected: &[&Path]) -> Result<(), CliError> {
+    let mut done: Vec<&Path> = Vec::new();
+    for m in specs
+        .iter()
+        .filter_map(|s| s.replay.as_ref()?.merged.as_ref())
+    {
+        if done.contains(&m.path.as_path()) {
+            continue;
+        }
+        let mut keep: Vec<&Path> = protected.to_vec();
+        keep.extend(m.sources.iter().map(PathBuf::as_path));
+        let mut f = iolab_sysinfo::open_output(&m.path, "merge_blktrace_file", &keep)
+            .map_err(CliError::bad_input)?;
+        f.write_all(&m.bytes)
+            .with_context(|| format!("writing {}", m.path.display()))
+            .map_err(CliError::failed)?;
+        done.push(&m.path);
     }
     Ok(())
 }

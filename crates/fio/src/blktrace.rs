@@ -16,7 +16,7 @@ use crate::iolog::{ReadLog, ReplayOptions};
 
 const MAGIC: u32 = 0x6561_7400;
 const VERSION: u32 = 0x07;
-const RECORD: usize = 48;
+pub(crate) const RECORD: usize = 48;
 
 /// `BLK_TC_ACT(BLK_TC_*)`: the category bits of `action`.
 const TC_READ: u32 = 1 << 16;
@@ -25,7 +25,7 @@ const TC_FLUSH: u32 = 1 << 18;
 const TC_NOTIFY: u32 = 1 << 26;
 const TC_DISCARD: u32 = 1 << 29;
 /// `__BLK_TA_*`: the action in the low 16 bits.
-const TA_QUEUE: u32 = 1;
+pub(crate) const TA_QUEUE: u32 = 1;
 const TA_BACKMERGE: u32 = 2;
 const TA_FRONTMERGE: u32 = 3;
 const TA_COMPLETE: u32 = 8;
@@ -43,6 +43,19 @@ pub fn detect(bytes: &[u8]) -> Option<bool> {
         (true, _) => Some(false),
         (_, true) => Some(true),
         _ => None,
+    }
+}
+
+/// fio's `t_get_ddir` of an `action`: read (0), write (1) or trim (2) by category, else none.
+pub(crate) fn category_dir(action: u32) -> Option<usize> {
+    if action & TC_READ != 0 {
+        Some(0)
+    } else if action & TC_WRITE != 0 {
+        Some(1)
+    } else if action & TC_DISCARD != 0 {
+        Some(2)
+    } else {
+        None
     }
 }
 
@@ -89,15 +102,7 @@ impl Trace {
 
     /// fio's `t_get_ddir`: read, write or trim by category, else none.
     fn dir(&self) -> Option<usize> {
-        if self.action & TC_READ != 0 {
-            Some(0)
-        } else if self.action & TC_WRITE != 0 {
-            Some(1)
-        } else if self.action & TC_DISCARD != 0 {
-            Some(2)
-        } else {
-            None
-        }
+        category_dir(self.action)
     }
 }
 

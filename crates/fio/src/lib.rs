@@ -8,6 +8,7 @@
 pub mod args;
 pub mod arith;
 pub mod blktrace;
+mod blktrace_merge;
 pub mod client_json;
 pub mod error;
 pub mod import;

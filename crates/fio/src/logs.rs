@@ -241,6 +241,12 @@ pub fn planned_log_paths(specs: &[iolab_job::JobSpec]) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for s in specs {
         let l = &s.logs;
+        let merged = s.replay.as_ref().and_then(|r| r.merged.as_ref());
+        if let Some(p) = merged.map(|m| m.path.clone()) {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
         if let Some(p) = l.iolog.as_ref().map(PathBuf::from) {
             if !out.contains(&p) {
                 out.push(p);

@@ -6,11 +6,11 @@ use iolab_fio::options::known::{census, Census};
 
 /// How many of fio 3.33's options iolab implements or ignores as fio does, at least. Raise
 /// it as options land; the goal is 205 of 216.
-const AT_LEAST: usize = 208;
+const AT_LEAST: usize = 214;
 
 /// How many of fio 3.42's options iolab implements or ignores as fio does, at least (of 236
 /// names `--cmdhelp=all` lists). Raise it as options land; the goal is 97 %.
-const AT_LEAST_342: usize = 223;
+const AT_LEAST_342: usize = 229;
 
 /// The option names `fio --cmdhelp=all` lists (`fio` is the program to ask).
 fn fio_options(fio: &std::path::Path) -> Option<Vec<String>> {
@@ -103,6 +103,12 @@ fn fio_342s_options_are_counted_against_iolabs() {
     assert!(
         taken >= AT_LEAST_342,
         "only {taken} of fio 3.42's {} implemented or ignored (at least {AT_LEAST_342})",
+        names.len()
+    );
+    // The goal: at least 97 % of fio 3.42's table.
+    assert!(
+        taken * 100 >= names.len() * 97,
+        "{taken} of {} is under 97 %",
         names.len()
     );
 }

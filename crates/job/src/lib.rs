@@ -46,7 +46,7 @@ pub use numa::{MemPolicy, Numa};
 pub use offsets::{LeanOffsets, OffsetGen, Region};
 pub use priority::Priority;
 pub use rate::{LoadCurve, Rate, RateProcess};
-pub use replay::{Replay, ReplayIo};
+pub use replay::{MergedTrace, Replay, ReplayIo};
 pub use rng::Rng;
 pub use run_map::RunMap;
 pub use spec::{

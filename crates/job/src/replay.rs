@@ -28,6 +28,18 @@ pub struct Replay {
     /// Recorded times are divided by this percentage / 100 (`replay_time_scale`, 100:
     /// as recorded).
     pub time_scale_percent: u32,
+    /// The merged blktrace the stream came from (`merge_blktrace_file`), written to its
+    /// path when the run starts.
+    pub merged: Option<MergedTrace>,
+}
+
+/// A blktrace made by merging others, and where it is to be kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergedTrace {
+    pub path: std::path::PathBuf,
+    pub bytes: Arc<[u8]>,
+    /// The traces merged, which the merged file must not overwrite.
+    pub sources: Vec<std::path::PathBuf>,
 }
 
 impl Replay {

@@ -404,6 +404,94 @@ fn a_blktrace_replays_the_ios_fio_replays_from_it() {
     );
 }
 
+/// fio's merge_blktrace_file, as its HOWTO describes it (fio's own merge reads no record):
+/// two traces merged by time, the first twice as fast and twice over, and replayed in that
+/// order; the merged file is a blktrace fio replays with the same I/Os. A scalar list of the
+/// wrong length is one line, exit 2, and no merged file.
+#[test]
+fn merged_blktraces_replay_in_time_order_and_fio_replays_the_merged_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (read, write, queue) = (1 << 16, 1 << 17, 1);
+    // a: reads at 0, 30, 60 µs (sectors 0, 8, 16); b: writes at 10, 40, 70, 100, 130 µs.
+    let a: Vec<_> = (0..3u64)
+        .map(|i| (i * 30_000, i * 8, 4096, queue | read))
+        .collect();
+    let b: Vec<_> = (0..5u64)
+        .map(|i| (10_000 + i * 30_000, 512 + i * 8, 4096, queue | write))
+        .collect();
+    fs::write(dir.path().join("a.bin"), blktrace_file(&a)).unwrap();
+    fs::write(dir.path().join("b.bin"), blktrace_file(&b)).unwrap();
+    let data = dir.path().join("data");
+    fs::File::create(&data).unwrap().set_len(1 << 20).unwrap();
+    let redirect = format!("--replay_redirect={}", data.display());
+    let ours = [
+        "--name=m",
+        "--read_iolog=a.bin:b.bin",
+        "--merge_blktrace_file=merged.bin",
+        "--merge_blktrace_scalars=50:100",
+        "--merge_blktrace_iters=2:1",
+        &redirect,
+        "--replay_no_stall=1",
+        "--write_iolog=iolab.log",
+        "--allow-destroy",
+    ];
+    let (code, err) = run_in(dir.path(), "iolab", &ours);
+    assert_eq!(code, 0, "iolab: {err}");
+    // a at half time, twice (its repetition starts at its last event, 60 µs, so at 30 µs
+    // after halving): 0, 15, 30 | 30, 45, 60; b as recorded: 10, 40, 70, 100, 130.
+    let name = data.display();
+    let r = |s: u64| format!("{name} read {} 4096", s * 512);
+    let w = |s: u64| format!("{name} write {} 4096", (512 + s * 8) * 512);
+    let want = [
+        r(0),
+        w(0),
+        r(8),
+        r(16),
+        r(0),
+        w(1),
+        r(8),
+        r(16),
+        w(2),
+        w(3),
+        w(4),
+    ];
+    assert_eq!(logged_ios(&dir.path().join("iolab.log")), want);
+    let merged = fs::read(dir.path().join("merged.bin")).unwrap();
+    assert_eq!(merged.len(), 11 * 48, "eleven queued I/Os, no payloads");
+    if fio_available() {
+        let theirs = [
+            "--name=r",
+            "--read_iolog=merged.bin",
+            &redirect,
+            "--replay_no_stall=1",
+            "--write_lat_log=back",
+            "--log_offset=1",
+        ];
+        let (code, err) = run_in(dir.path(), "fio", &theirs);
+        assert_eq!(code, 0, "fio: {err}");
+        let mut fio = lat_logged_ios(&dir.path().join("back_lat.1.log"), &data);
+        let mut mine = want.to_vec();
+        fio.sort();
+        mine.sort();
+        assert_eq!(fio, mine, "fio replays the merged file's I/Os");
+    }
+    fs::remove_file(dir.path().join("merged.bin")).unwrap();
+    let wrong = [
+        "--name=m",
+        "--read_iolog=a.bin:b.bin",
+        "--merge_blktrace_file=merged.bin",
+        "--merge_blktrace_scalars=50",
+        &redirect,
+    ];
+    let (code, err) = run_in(dir.path(), "iolab", &wrong);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("merge_blktrace_scalars has 1 value(s) for 2 trace(s)"),
+        "{err}"
+    );
+    assert!(!dir.path().join("merged.bin").exists());
+}
+
 #[test]
 fn continue_on_error_goes_past_the_errors_fio_goes_past_and_counts_them_as_fio() {
     if !fio_available() {

@@ -165,30 +165,11 @@ pub fn refused_markdown() -> String {
 /// How the help of an option that iolab accepts and ignores, as fio does, begins.
 pub const IGNORED_PREFIX: &str = "Accepted and ignored";
 
-/// Why blktrace merging is refused: fio 3.33's own merge reads no record (its `read_trace()`
-/// reads a pointer's 8 bytes per 48-byte record), prints "iolog short read", leaves the
-/// merged file empty and replays nothing, so there is no fio behaviour to match yet.
-const MERGE_REASON: &str = "fio 3.33's merge reads no record of the traces ('fio: iolog short read') and replays nothing; replay each blktrace with read_iolog instead";
-
 /// fio options iolab refuses for a reason of its own, not for want of time.
-pub static REFUSED: &[(&str, &str)] = &[
-    (
-        "profile",
-        "fio's built-in profiles (tiobench, act) are fio programs of their own; write their jobs out",
-    ),
-    (
-        "merge_blktrace_file",
-        MERGE_REASON,
-    ),
-    (
-        "merge_blktrace_scalars",
-        MERGE_REASON,
-    ),
-    (
-        "merge_blktrace_iters",
-        MERGE_REASON,
-    ),
-];
+pub static REFUSED: &[(&str, &str)] = &[(
+    "profile",
+    "fio's built-in profiles (tiobench, act) are fio programs of their own; write their jobs out",
+)];
 
 /// The error for a name not in iolab's table: fio has it, or nobody does.
 /// `supported` are the names (and aliases) iolab has, the suggestions for a typo.
@@ -263,7 +244,7 @@ mod tests {
     #[test]
     fn fios_aliases_profile_and_engine_options_are_known() {
         // Seen refused as "unknown" in fio's own example job files.
-        for name in ["busy_poll", "hostname", "merge_blktrace_file"] {
+        for name in ["busy_poll", "hostname", "profile"] {
             assert!(
                 matches!(
                     unknown_or_unsupported(name, std::iter::empty()),

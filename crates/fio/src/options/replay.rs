@@ -16,6 +16,11 @@ pub struct ReplayDraft {
     pub time_scale: Option<u32>,
     /// Whether the job sets `iodepth` (else a blktrace's probed depth is the replay's).
     pub iodepth_set: bool,
+    /// `merge_blktrace_file`: `read_iolog`'s blktraces merged into this file and replayed.
+    pub merge_file: Option<String>,
+    /// `merge_blktrace_scalars` and `merge_blktrace_iters`, one per trace (or none).
+    pub merge_scalars: Vec<f64>,
+    pub merge_iters: Vec<f64>,
 }
 
 /// The largest iolog read (a trace of ~10 million I/Os).
@@ -29,7 +34,10 @@ impl JobDraft {
         let Some(path) = self.replay.path.clone() else {
             return Ok(());
         };
-        let bytes = read_log(&path)?;
+        let bytes = match self.replay.merge_file.clone() {
+            Some(to) => self.merge_traces(&path, to)?,
+            None => read_log(&path)?,
+        };
         let log = match crate::blktrace::detect(&bytes) {
             Some(swap) => crate::blktrace::parse(&bytes, swap, &self.replay.opts),
             None => match std::str::from_utf8(&bytes) {
@@ -51,6 +59,19 @@ impl JobDraft {
             ios: log.ios,
             no_stall: self.replay.no_stall,
             time_scale_percent: self.replay.time_scale.unwrap_or(100),
+            merged: self
+                .replay
+                .merge_file
+                .as_ref()
+                .map(|to| iolab_job::MergedTrace {
+                    path: to.into(),
+                    bytes: bytes.clone().into(),
+                    sources: path
+                        .split(':')
+                        .filter(|p| !p.is_empty())
+                        .map(Into::into)
+                        .collect(),
+                }),
         };
         use iolab_engine::Direction::{Read, Trim, Write};
         let has = |d| replay.largest(d).is_some();
@@ -91,6 +112,35 @@ impl JobDraft {
         self.spec.replay = Some(replay);
         Ok(())
     }
+}
+
+impl JobDraft {
+    /// `read_iolog`'s blktraces (`a:b`) merged as `merge_blktrace_file` asks; the merged
+    /// bytes are replayed, and written to the file when the run starts.
+    fn merge_traces(&self, list: &str, to: String) -> Result<Vec<u8>, String> {
+        let traces = list
+            .split(':')
+            .filter(|p| !p.is_empty())
+            .map(|p| read_log(p).map(|b| (p.to_string(), b)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let r = &self.replay;
+        crate::blktrace_merge::merge(&traces, &r.merge_scalars, &r.merge_iters)
+            .map_err(|e| format!("merge_blktrace_file={to}: {e}"))
+    }
+}
+
+/// fio's `float_list`: values split by ':'.
+fn float_list(v: &str) -> Result<Vec<f64>, String> {
+    v.split(':')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| {
+            s.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|f| f.is_finite() && *f > 0.0)
+                .ok_or_else(|| format!("'{s}' is not a number above 0"))
+        })
+        .collect()
 }
 
 fn read_log(path: &str) -> Result<Vec<u8>, String> {
@@ -188,6 +238,36 @@ pub static REPLAY_OPTIONS: &[OptionDef] = &[
                 0 => return Err("must be at least 1".into()),
                 p => d.replay.time_scale = Some(p),
             }
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "merge_blktrace_file",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Merge the blktraces read_iolog lists (a:b) by time into this file and replay it: colocated workloads interleave the same way every run. Only their queued reads, writes and discards are kept. fio documents this but its merge reads no record (every fio to 3.42 ends in 'iolog short read'); iolab's merged file is a plain blktrace fio's read_iolog replays.",
+        apply: |d, v| {
+            d.replay.merge_file = Some(v.to_string()).filter(|s| !s.is_empty());
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "merge_blktrace_scalars",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Per trace of the merge (':' between, in read_iolog's order), the percentage its times are scaled by: 50 replays it twice as fast. One value per trace, or none.",
+        apply: |d, v| {
+            d.replay.merge_scalars = float_list(v)?;
+            Ok(())
+        },
+    },
+    OptionDef {
+        name: "merge_blktrace_iters",
+        alias: None,
+        kind: ValueKind::Str,
+        help: "Per trace of the merge (':' between), how many times it is replayed, each repetition after its last event (2:1: the first trace twice while the second runs once).",
+        apply: |d, v| {
+            d.replay.merge_iters = float_list(v)?;
             Ok(())
         },
     },
