@@ -2,7 +2,7 @@
 # The NVMe lab: boots Debian's kernel under QEMU's software emulation (no KVM) with an emulated
 # NVMe drive that has poll queues, and runs one shell command inside with iolab, fio and blkzone on PATH.
 #
-#   bash scripts/nvme-lab.sh [--zoned|--fdp] [--spdk] [--backports] [--timeout SECONDS] [--size SIZE] [--] COMMAND...
+#   bash scripts/nvme-lab.sh [--zoned|--fdp|--pi] [--spdk] [--backports] [--timeout SECONDS] [--size SIZE] [--] COMMAND...
 #   bash scripts/nvme-lab.sh [--backports] --install   (installs the lab's packages, nothing else)
 #
 # The guest is bookworm's kernel (6.1) under bookworm's QEMU (7.2). --backports boots
@@ -22,6 +22,10 @@
 #
 # --fdp (implies --backports): the drive's subsystem has Flexible Data Placement on (reclaim
 # units of 16 MiB, one reclaim group, 8 reclaim unit handles, all of them the namespace's).
+#
+# --pi: the namespace is formatted with end-to-end protection information: 4 KiB blocks, each
+# with 8 bytes of metadata in a buffer of its own, holding Type 1 PI (guard, application tag,
+# reference tag), which the drive checks where a command asks.
 #
 # Inside the guest: /dev/nvme0n1 (the namespace's block device, `nvme poll_queues=2`),
 # /dev/ng0n1 (its passthrough char device), debugfs at /sys/kernel/debug, a tmpfs at /tmp (the
@@ -50,11 +54,12 @@ set -euo pipefail
 usage() { sed -n '2,/^[^#]/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "nvme-lab: $*" >&2; exit 125; }
 
-zoned=0 fdp=0 spdk=0 timeout_s=900 size=1G install_only=0 backports=${NVME_LAB_BACKPORTS:-0}
+zoned=0 fdp=0 pi=0 spdk=0 timeout_s=900 size=1G install_only=0 backports=${NVME_LAB_BACKPORTS:-0}
 while [ $# -gt 0 ]; do
   case "$1" in
     --zoned) zoned=1; shift ;;
     --fdp) fdp=1 backports=1; shift ;;
+    --pi) pi=1; shift ;;
     --install) install_only=1; shift ;;
     --backports) backports=1; shift ;;
     --spdk) spdk=1; shift ;;
@@ -264,6 +269,9 @@ elif [ "$fdp" = 1 ]; then
   drive=(-device nvme-subsys,id=fdpsubsys,nqn=iolabfdp,fdp=on,fdp.runs=16M,fdp.nrg=1,fdp.nruh=8
          -device nvme,id=nvme0,serial=iolabf1,subsys=fdpsubsys
          -device "nvme-ns,drive=nvm,bus=nvme0,nsid=1,fdp.ruhs=0-7")
+elif [ "$pi" = 1 ]; then
+  drive=(-device nvme,id=nvme0,serial=iolabp1
+         -device nvme-ns,drive=nvm,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,ms=8,mset=0,pi=1,pil=0)
 else
   drive=(-device nvme,serial=iolab01,drive=nvm)
 fi
@@ -272,7 +280,7 @@ if [ "$spdk" = 1 ]; then
   truncate -s "$size" "$work/spdk.img"
   drive+=(-drive "file=$work/spdk.img,if=none,id=spdk,format=raw" -device nvme,serial=iolabspdk,drive=spdk)
 fi
-echo "nvme-lab: booting $kver (TCG, 2 CPUs) with ${size} $([ $zoned = 1 ] && echo zoned)$([ $fdp = 1 ] && echo FDP) NVMe; set up in $(elapsed) s" >&2
+echo "nvme-lab: booting $kver (TCG, 2 CPUs) with ${size} $([ $zoned = 1 ] && echo zoned)$([ $fdp = 1 ] && echo FDP)$([ $pi = 1 ] && echo PI) NVMe; set up in $(elapsed) s" >&2
 set +e
 timeout --kill-after=10 "$timeout_s" "$qemu" "${qemu_data[@]}" -cpu "$cpu" -m 2048 -smp 2 \
   -display none -monitor none -no-reboot -serial stdio -serial "file:$work/out" \

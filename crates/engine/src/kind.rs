@@ -205,6 +205,9 @@ pub struct EngineOptions {
     pub defrag: crate::e4defrag::Defrag,
     /// io_uring_cmd: where writes ask the drive to put their data (FDP or streams).
     pub placement: crate::placement::Placement,
+    /// io_uring_cmd: end-to-end protection information (fio 3.42's `pi_act`, `pi_chk`,
+    /// `apptag`, `apptag_mask`, `md_per_io_size`).
+    pub protection: crate::protection::Protection,
 }
 
 /// The system call filestat times (fio's `stat_type`).

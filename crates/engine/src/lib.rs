@@ -39,6 +39,7 @@ pub mod null;
 mod open;
 pub mod placement;
 pub mod posixaio;
+pub mod protection;
 pub mod psync;
 pub mod pvsync;
 pub mod pvsync2;

@@ -43,7 +43,7 @@ pub enum RunError {
         #[source]
         source: std::io::Error,
     },
-    #[error("job '{job}': {dir:?} of {len} bytes at offset {offset} of {} failed: {source}", path.display())]
+    #[error("job '{job}': {dir:?} of {len} bytes at offset {offset} of {} failed: {}", path.display(), io_cause(source))]
     Io {
         job: String,
         path: PathBuf,
@@ -86,6 +86,16 @@ pub enum RunError {
     /// The jobs ask more of this machine than it has (threads, memory, free space).
     #[error("{0}")]
     Limit(String),
+}
+
+/// An I/O's failure in words: an NVMe passthrough command's status (no errno is 256 or
+/// more; fio's io_uring_cmd reports the status as its error number, as iolab does) named as
+/// the NVMe specification names it, anything else as the system says it.
+fn io_cause(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(code) if code >= 0x100 => iolab_engine::protection::status_text(code as u32),
+        _ => e.to_string(),
+    }
 }
 
 impl RunError {

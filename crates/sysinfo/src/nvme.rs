@@ -73,6 +73,17 @@ pub struct Namespace {
     pub lba_bytes: u32,
     /// Size in logical blocks (NSZE).
     pub lbas: u64,
+    /// Metadata bytes per logical block of the format in use (0: none).
+    pub meta_bytes: u16,
+    /// End-to-end protection information type (DPS bits 0–2: 0 none, 1, 2 or 3).
+    pub pi_type: u8,
+    /// The protection information is the metadata's first 8 bytes (DPS bit 3), not its last.
+    pub pi_first: bool,
+    /// The metadata travels at the end of each block's data (an extended LBA, FLBAS bit 4)
+    /// rather than in a buffer of its own.
+    pub extended: bool,
+    /// The index of the LBA format in use.
+    pub format: u8,
 }
 
 /// The generic char device's name (`ng0n1`) when `path` is one.
@@ -161,6 +172,40 @@ pub fn identify(file: &File) -> io::Result<Namespace> {
     parse_identify(nsid, &data)
 }
 
+/// Whether the format in use of `ns` keeps protection information as the 8 bytes of a
+/// 16-bit guard (no storage tag): always so on a controller without extended LBA formats
+/// (Identify Controller CTRATT bit 15); otherwise as the NVM command set's Identify
+/// Namespace says (ELBAF: storage tag size bits 0–6, protection information format bits
+/// 7–8, 0 for the 16-bit guard).
+pub fn pi_is_16b_guard(file: &File, ns: &Namespace) -> io::Result<bool> {
+    let mut ctrl = vec![0u8; 4096];
+    let mut cmd = NvmeCommand {
+        opcode: NVME_ADMIN_IDENTIFY,
+        addr: ctrl.as_mut_ptr() as u64,
+        data_len: ctrl.len() as u32,
+        cdw10: 1, // CNS 1: the controller
+        ..NvmeCommand::default()
+    };
+    admin(file, &mut cmd, "Identify Controller")?;
+    let ctratt = u32::from_le_bytes(ctrl[96..100].try_into().expect("4 bytes"));
+    if ctratt & (1 << 15) == 0 {
+        return Ok(true);
+    }
+    let mut nvm = vec![0u8; 4096];
+    let mut cmd = NvmeCommand {
+        opcode: NVME_ADMIN_IDENTIFY,
+        nsid: ns.nsid,
+        addr: nvm.as_mut_ptr() as u64,
+        data_len: nvm.len() as u32,
+        cdw10: 5, // CNS 5: the namespace's I/O command set specific data; CSI 0 (NVM)
+        ..NvmeCommand::default()
+    };
+    admin(file, &mut cmd, "Identify Namespace (NVM command set)")?;
+    let at = 12 + ns.format as usize * 4;
+    let elbaf = u32::from_le_bytes(nvm[at..at + 4].try_into().expect("4 bytes"));
+    Ok(elbaf & 0x7f == 0 && (elbaf >> 7) & 0x3 == 0)
+}
+
 /// The namespace's reclaim unit handles, as I/O Management Receive's Reclaim Unit Handle
 /// Status reports them (Flexible Data Placement): each descriptor's placement identifier, in
 /// the device's order. A placement handle index (fio's `plids`) indexes this list.
@@ -235,10 +280,20 @@ fn parse_identify(nsid: u32, data: &[u8]) -> io::Result<Namespace> {
             "Identify Namespace gave an LBA data size of 2^{lbads} bytes (format {index})"
         )));
     }
+    let ms = data
+        .get(128 + index * 4..130 + index * 4)
+        .unwrap_or(&[0, 0]);
+    let meta_bytes = u16::from_le_bytes([ms[0], ms[1]]);
+    let dps = data[29];
     Ok(Namespace {
         nsid,
         lba_bytes: 1 << lbads,
         lbas,
+        meta_bytes,
+        pi_type: if meta_bytes > 0 { dps & 0x07 } else { 0 },
+        pi_first: dps & 0x08 != 0,
+        extended: meta_bytes > 0 && flbas & 0x10 != 0,
+        format: index as u8,
     })
 }
 
@@ -269,6 +324,25 @@ mod tests {
         assert_eq!(parse_identify(1, &d).unwrap().lba_bytes, 512);
         d[128 + 2] = 0;
         assert!(parse_identify(1, &d).is_err());
+    }
+
+    #[test]
+    fn identify_data_gives_the_formats_metadata_and_protection() {
+        let mut d = vec![0u8; 4096];
+        d[128 + 2] = 9; // format 0: 512 B, no metadata
+        d[128 + 4..128 + 6].copy_from_slice(&8u16.to_le_bytes()); // format 1: 8 B each
+        d[128 + 4 + 2] = 12;
+        d[29] = 0x01; // Type 1, in the metadata's last 8 bytes
+        let ns = parse_identify(1, &d).unwrap();
+        assert_eq!((ns.meta_bytes, ns.pi_type, ns.extended), (0, 0, false));
+        d[26] = 0x11; // format 1, metadata at the end of each block
+        let ns = parse_identify(1, &d).unwrap();
+        assert_eq!((ns.lba_bytes, ns.meta_bytes, ns.pi_type), (4096, 8, 1));
+        assert!(ns.extended && !ns.pi_first);
+        d[26] = 0x01;
+        d[29] = 0x0b; // Type 3, first
+        let ns = parse_identify(1, &d).unwrap();
+        assert!(!ns.extended && ns.pi_first && ns.pi_type == 3);
     }
 
     #[test]

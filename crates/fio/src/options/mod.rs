@@ -21,6 +21,7 @@ pub mod pattern;
 pub mod placement;
 pub mod process;
 pub mod profile;
+pub mod protection;
 pub mod replay;
 pub mod report;
 pub mod run;
@@ -2109,7 +2110,7 @@ pub fn markdown_table() -> String {
 /// Every option iolab has: the table here, the verify options, then the profile options fio
 /// accepts and ignores.
 /// The option tables by topic, in the order `--help` and docs/options.md show them.
-pub fn topics() -> [(&'static str, &'static [OptionDef]); 26] {
+pub fn topics() -> [(&'static str, &'static [OptionDef]); 27] {
     [
         ("Jobs, directions and sizes", OPTIONS),
         ("Files", files::FILE_OPTIONS),
@@ -2153,6 +2154,10 @@ pub fn topics() -> [(&'static str, &'static [OptionDef]); 26] {
         (
             "Data placement (fio 3.42)",
             crate::options::placement::PLACEMENT_OPTIONS,
+        ),
+        (
+            "Protection information (fio 3.42)",
+            crate::options::protection::PROTECTION_OPTIONS,
         ),
         (
             "Syncs, names, hints and cycles (fio 3.42)",
