@@ -2,7 +2,7 @@
 # The NVMe lab: boots Debian's kernel under QEMU's software emulation (no KVM) with an emulated
 # NVMe drive that has poll queues, and runs one shell command inside with iolab, fio and blkzone on PATH.
 #
-#   bash scripts/nvme-lab.sh [--zoned|--fdp|--pi] [--spdk] [--backports] [--timeout SECONDS] [--size SIZE] [--] COMMAND...
+#   bash scripts/nvme-lab.sh [--zoned|--fdp|--pi|--atomic] [--spdk] [--backports] [--timeout SECONDS] [--size SIZE] [--] COMMAND...
 #   bash scripts/nvme-lab.sh [--backports] --install   (installs the lab's packages, nothing else)
 #
 # The guest is bookworm's kernel (6.1) under bookworm's QEMU (7.2). --backports boots
@@ -12,9 +12,9 @@
 # can share namespaces, so the guest puts a native multipath head (nvme0n1) over the path
 # (nvme0c0n1); two of the lab's tests still fail there (poll queues taken away at run time,
 # which the head's io_poll does not show, and the latency split's join on the head).
-# QEMU 10's NVMe has FDP and protection information; the 6.12 guest has RWF_ATOMIC (though
-# its NVMe driver shows QEMU's controller-wide atomic write unit as no limits:
-# atomic_write_unit_max_bytes 0).
+# QEMU 10's NVMe has FDP and protection information; the 6.12 guest has RWF_ATOMIC, with the
+# controller's atomic write unit on the namespace's own block device (--atomic: Linux 6.12
+# does not carry atomic write limits up to a multipath head).
 # fio 3.42, where scripts/fio-build.sh built it, is in the guest as fio-3.42.
 #
 # NVME_LAB_BACKPORTS=1 in the environment is --backports for every boot (to run a lab test
@@ -23,13 +23,17 @@
 # --fdp (implies --backports): the drive's subsystem has Flexible Data Placement on (reclaim
 # units of 16 MiB, one reclaim group, 8 reclaim unit handles, all of them the namespace's).
 #
+# --atomic (implies --backports): QEMU 10's controller-wide atomic write unit (AWUN and AWUPF,
+# 0's based, of 4 KiB: 16 KiB) and the guest's nvme_core without native multipath, so that
+# the namespace's block device is the controller's own and carries its atomic write limits.
+#
 # --pi: the namespace is formatted with end-to-end protection information: 4 KiB blocks, each
 # with 8 bytes of metadata in a buffer of its own, holding Type 1 PI (guard, application tag,
 # reference tag), which the drive checks where a command asks.
 #
 # Inside the guest: /dev/nvme0n1 (the namespace's block device, `nvme poll_queues=2`),
 # /dev/ng0n1 (its passthrough char device), debugfs at /sys/kernel/debug, a tmpfs at /tmp (the
-# working directory), zram loadable with `modprobe zram`, nvme-cli's `nvme`. COMMAND runs with `/bin/sh -c`; its
+# working directory), zram loadable with `modprobe zram`, nvme-cli's `nvme`, `strace`. COMMAND runs with `/bin/sh -c`; its
 # stdout comes back on this script's stdout, and the script exits with COMMAND's status. The
 # guest's console (kernel log, COMMAND's stderr) and the lab's timings go to stderr.
 #
@@ -54,12 +58,13 @@ set -euo pipefail
 usage() { sed -n '2,/^[^#]/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "nvme-lab: $*" >&2; exit 125; }
 
-zoned=0 fdp=0 pi=0 spdk=0 timeout_s=900 size=1G install_only=0 backports=${NVME_LAB_BACKPORTS:-0}
+zoned=0 fdp=0 pi=0 atomic=0 spdk=0 timeout_s=900 size=1G install_only=0 backports=${NVME_LAB_BACKPORTS:-0}
 while [ $# -gt 0 ]; do
   case "$1" in
     --zoned) zoned=1; shift ;;
     --fdp) fdp=1 backports=1; shift ;;
     --pi) pi=1; shift ;;
+    --atomic) atomic=1 backports=1; shift ;;
     --install) install_only=1; shift ;;
     --backports) backports=1; shift ;;
     --spdk) spdk=1; shift ;;
@@ -131,6 +136,7 @@ command -v fio >/dev/null || need+=(fio)
 command -v cpio >/dev/null || need+=(cpio)
 command -v blkzone >/dev/null || need+=(util-linux)
 command -v nvme >/dev/null || need+=(nvme-cli)
+command -v strace >/dev/null || need+=(strace)
 if [ ${#need[@]} -gt 0 ]; then
   [ "$(id -u)" = 0 ] || die "needs ${need[*]} (apt-get install as root)"
   echo "nvme-lab: installing ${need[*]}" >&2
@@ -176,6 +182,8 @@ if [ ! -s "$base" ] || [ "$0" -nt "$base" ] || [ "$(command -v fio)" -nt "$base"
   add_with_libs "$(command -v blkzone)" "$root"
   # nvme-cli: the host's side of the drive (Set Features, e.g. a lowered temperature threshold).
   add_with_libs "$(command -v nvme)" "$root"
+  # strace: which flags each write carried (RWF_ATOMIC), seen from outside iolab.
+  add_with_libs "$(command -v strace)" "$root"
   for m in nvme zram uio_pci_generic ext4 crc32c_generic; do
     for ko in $(modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'); do
       mkdir -p "$root$(dirname "$ko")"; cp -n "$ko" "$root$ko"
@@ -209,6 +217,7 @@ if [ -x "$fio342" ]; then
   ln -sf "$fio342" "$work/root/usr/bin/fio-3.42"
 fi
 cpu=qemu64 append=""
+[ "$atomic" = 1 ] && touch "$work/root/lab/no-multipath"
 if [ "$spdk" = 1 ]; then
   ldd "$iolab" | grep -q libspdk_nvme || die "$iolab is not built with the feature spdk (cargo build --release --features spdk)"
   spdk_dir=$(bash "$repo/scripts/spdk-build.sh" --print-dir) || die "SPDK could not be built (scripts/spdk-build.sh)"
@@ -230,6 +239,7 @@ export PATH=/usr/bin:/bin:/sbin:/usr/sbin HOME=/tmp
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
 mount -t debugfs debugfs /sys/kernel/debug; mount -t tmpfs -o size=512m tmp /tmp
 echo "nvme-lab: guest up at $(cut -d' ' -f1 /proc/uptime) s"
+[ -e /lab/no-multipath ] && modprobe nvme_core multipath=N
 modprobe nvme poll_queues=2 || echo "nvme-lab: modprobe nvme failed"
 i=0; while [ ! -b /dev/nvme0n1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 [ -b /dev/nvme0n1 ] || echo "nvme-lab: no /dev/nvme0n1"
@@ -269,6 +279,9 @@ elif [ "$fdp" = 1 ]; then
   drive=(-device nvme-subsys,id=fdpsubsys,nqn=iolabfdp,fdp=on,fdp.runs=16M,fdp.nrg=1,fdp.nruh=8
          -device nvme,id=nvme0,serial=iolabf1,subsys=fdpsubsys
          -device "nvme-ns,drive=nvm,bus=nvme0,nsid=1,fdp.ruhs=0-7")
+elif [ "$atomic" = 1 ]; then
+  drive=(-device nvme,id=nvme0,serial=iolaba1,atomic.dn=off,atomic.awun=3,atomic.awupf=3
+         -device nvme-ns,drive=nvm,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096)
 elif [ "$pi" = 1 ]; then
   drive=(-device nvme,id=nvme0,serial=iolabp1
          -device nvme-ns,drive=nvm,bus=nvme0,nsid=1,logical_block_size=4096,physical_block_size=4096,ms=8,mset=0,pi=1,pil=0)
