@@ -35,6 +35,7 @@ macro_rules! out {
 mod cmd_doctor;
 mod cmd_import;
 mod cmd_kv;
+mod cmd_pts;
 mod cmd_qd1;
 mod cmd_report;
 mod cmd_results;
@@ -106,6 +107,8 @@ enum Command {
     Review(cmd_review::ReviewArgs),
     /// RocksDB's db_bench with the hosting review's parameters: iolab kv [--dir DIR] [--num N]
     Kv(cmd_kv::KvArgs),
+    /// SNIA's PTS, PTS-style: purge, precondition, rounds to steady state: iolab pts TARGET
+    Pts(cmd_pts::PtsArgs),
     /// One HTML page with the reviews' charts of stored runs: iolab report RUN... -o FILE
     Report(cmd_report::ReportArgs),
     /// The runs kept in the results database, newest first.
@@ -166,6 +169,7 @@ fn main() -> ExitCode {
         Some(Command::Qd1(a)) => cmd_qd1::run(&a),
         Some(Command::Review(a)) => cmd_review::run(&a),
         Some(Command::Kv(a)) => cmd_kv::run(&a),
+        Some(Command::Pts(a)) => cmd_pts::run(&a),
         Some(Command::Report(a)) => cmd_report::run(&a),
         Some(Command::History(a)) => cmd_results::history(&a),
         Some(Command::Show(a)) => cmd_results::show(&a),

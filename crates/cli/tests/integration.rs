@@ -51,6 +51,8 @@ mod offsets;
 mod open_loop;
 #[path = "integration/progress.rs"]
 mod progress;
+#[path = "integration/pts.rs"]
+mod pts;
 #[path = "integration/repeats.rs"]
 mod repeats;
 #[path = "integration/report.rs"]

@@ -2,8 +2,24 @@
 //! industry's whole SSD test: purge, preconditioning, then each test's stimulus in rounds
 //! until steady state, and its report pages.
 //!
-//! So far this crate holds the part every test shares and that no open tool gets right: the
-//! steady-state rule ([`steady`]). The tests, the `iolab pts` command and the report pages
-//! are still to come (the issue "SNIA's PTS in one command").
+//! - [`steady`]: the steady-state rule every test shares, as a small pure module;
+//! - [`tests`]: one file per test behind [`tests::PtsTest`] (its round, its tracked
+//!   variable, its rounds): IOPS, throughput, latency and write saturation so far;
+//! - [`run`]: purge, preconditioning and rounds, each element a point of the review's
+//!   executor and store;
+//! - [`plan`]: the time the chosen tests take at the specification's durations.
+//!
+//! Every result is a PTS-style run by iolab, not a certified SNIA result.
 
+pub mod config;
+pub mod element;
+pub mod plan;
+pub mod run;
 pub mod steady;
+pub mod tests;
+
+pub use config::Config;
+pub use run::{run_test, TestRun};
+
+/// What every page and document of a PTS run says of itself.
+pub const DISCLAIMER: &str = "PTS-style run by iolab: not a certified SNIA result";

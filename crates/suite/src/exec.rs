@@ -95,14 +95,15 @@ impl Executor<'_> {
         consent: &Consent,
     ) -> Result<Point, SuiteError> {
         let n = crate::repeats_of(step, self.repeat);
+        let stage = Stage::of(step);
         if n <= 1 {
-            return self.measure(step, label, spec, total_bytes, consent, true);
+            return self.measure(stage, label, spec, total_bytes, consent, true);
         }
         // Repeated back to back, pooled, saved once with each repeat's figures.
         let mut reports = Vec::new();
         for k in 1..=n {
             let name = format!("{label} (repeat {k}/{n})");
-            match self.measure(step, &name, spec.clone(), total_bytes, consent, false)? {
+            match self.measure(stage, &name, spec.clone(), total_bytes, consent, false)? {
                 Point::Done(r) => reports.push(*r),
                 unavailable => return Ok(unavailable),
             }
@@ -123,7 +124,24 @@ impl Executor<'_> {
         spec: JobSpec,
     ) -> Result<Point, SuiteError> {
         let consent = self.consent.clone();
-        self.measure(step, label, spec, None, &consent, false)
+        self.measure(Stage::of(step), label, spec, None, &consent, false)
+    }
+
+    /// Runs `spec` as one point of a stage that is not a review step (a SNIA PTS test,
+    /// `pts-iops`), saved under that name, its drive health sampled as in the long steps.
+    pub fn run_stage_point(
+        &mut self,
+        stage: &'static str,
+        label: &str,
+        spec: JobSpec,
+        total_bytes: Option<u64>,
+    ) -> Result<Point, SuiteError> {
+        let consent = self.consent.clone();
+        let stage = Stage {
+            name: stage,
+            samples_health: true,
+        };
+        self.measure(stage, label, spec, total_bytes, &consent, true)
     }
 
     /// Saves a point measured (and pooled) by the step itself, as `run_point` saves its own.
@@ -148,7 +166,7 @@ impl Executor<'_> {
     /// leaves that to the caller that pools it with its repeats.
     fn measure(
         &mut self,
-        step: Step,
+        stage: Stage,
         label: &str,
         spec: JobSpec,
         total_bytes: Option<u64>,
@@ -198,7 +216,7 @@ impl Executor<'_> {
             peers: None,
             keep_rseq: false,
             lean_loop: true,
-            health_every: self.health_every.filter(|_| step.samples_health()),
+            health_every: self.health_every.filter(|_| stage.samples_health),
         };
         let progress = &self.progress;
         let result = std::thread::scope(|s| {
@@ -230,7 +248,7 @@ impl Executor<'_> {
         }
         if save {
             self.store
-                .add_step_outcome(self.run_id, step.name(), &outcome, &[])?;
+                .add_step_outcome(self.run_id, stage.name, &outcome, &[])?;
         }
         if let Some(e) = outcome.first_error() {
             // Kept with the step's figures above; the step fails with it, as before.
@@ -246,6 +264,23 @@ impl Executor<'_> {
             .ok_or_else(|| SuiteError::Other(format!("point '{label}' produced no report")))?;
         self.measured += 1;
         Ok(Point::Done(Box::new(report)))
+    }
+}
+
+/// Where a point is saved (the step's name) and whether its drive's health is sampled while
+/// it runs.
+#[derive(Debug, Clone, Copy)]
+struct Stage {
+    name: &'static str,
+    samples_health: bool,
+}
+
+impl Stage {
+    fn of(step: Step) -> Stage {
+        Stage {
+            name: step.name(),
+            samples_health: step.samples_health(),
+        }
     }
 }
 

@@ -7,7 +7,7 @@ mod floor;
 mod info;
 pub mod load;
 mod polling;
-mod precondition;
+pub mod precondition;
 mod profiles;
 pub mod qd1;
 mod sweep;

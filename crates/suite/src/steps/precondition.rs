@@ -101,58 +101,84 @@ impl super::ReviewStep for Precondition {
     }
 }
 
-pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, SuiteError> {
-    let mut pin = match Pin::any(&cfg.target) {
-        Ok(p) => p,
-        Err(e) => {
-            return Ok(StepOutput::skipped(format!(
-                "{}: {e}",
-                cfg.target.display()
-            )))
+/// What deallocating a target did.
+#[derive(Debug, Clone)]
+pub struct Deallocated {
+    /// The bytes deallocated from the start of the target.
+    pub region: u64,
+    pub device: bool,
+    /// `None`: done; the error otherwise (the writes that follow still fill the region).
+    pub error: Option<String>,
+}
+
+impl Deallocated {
+    /// One line: what was deallocated and how, or why it could not be.
+    pub fn text(&self) -> String {
+        match &self.error {
+            None => format!(
+                "deallocated {} ({})",
+                bytes_binary(self.region as f64),
+                if self.device {
+                    "BLKDISCARD"
+                } else {
+                    "hole punched"
+                }
+            ),
+            Some(e) => format!("could not deallocate ({e}); the writes still fill the region"),
         }
-    };
+    }
+}
+
+/// Deallocates `size` bytes of `target` (its whole size when `None`): BLKDISCARD on a block
+/// device, a punched hole in a file (created sparse when missing, and then the user's
+/// consent covers it). Deallocating destroys what the target holds: a device or an existing
+/// file needs the user's consent. `Err`: the reason it may not or cannot be touched.
+pub fn deallocate(
+    target: &std::path::Path,
+    size: Option<u64>,
+    consent: &mut iolab_sysinfo::Consent,
+) -> Result<Deallocated, String> {
+    let mut pin = Pin::any(target).map_err(|e| format!("{}: {e}", target.display()))?;
     let existing = probe(&pin.resolved).ok();
-    let is_device = existing
+    let device = existing
         .as_ref()
         .is_some_and(|f| f.kind == TargetKind::BlockDevice);
-    let region = match (cfg.size, &existing) {
+    let region = match (size, &existing) {
         (Some(s), _) => s,
         (None, Some(f)) => f.size_bytes,
         (None, None) => {
-            return Err(SuiteError::Other(format!(
+            return Err(format!(
                 "{} does not exist; give --size to have iolab create it",
-                cfg.target.display()
-            )))
+                target.display()
+            ))
         }
     };
-    // Deallocating destroys what the target holds: a device or an existing file needs the
-    // user's consent for it (a file the review creates does not).
     if let Some(f) = &existing {
-        if let Err(e) = check_target_write(f, &ex.consent) {
-            return Ok(StepOutput::skipped(e.to_string()));
-        }
+        check_target_write(f, consent).map_err(|e| e.to_string())?;
     }
-    let dealloc = if is_device {
+    let done = if device {
         discard_device(&pin, region)
     } else {
         let r = punch_file(&mut pin, region);
         if existing.is_none() && pin.identity.is_some() {
-            ex.consent.grant(&pin.resolved);
+            consent.grant(&pin.resolved);
         }
         r
     };
-    let dealloc_text = match &dealloc {
-        Ok(()) => format!(
-            "deallocated {} ({})",
-            bytes_binary(region as f64),
-            if is_device {
-                "BLKDISCARD"
-            } else {
-                "hole punched"
-            }
-        ),
-        Err(e) => format!("could not deallocate ({e}); the writes still fill the region"),
+    Ok(Deallocated {
+        region,
+        device,
+        error: done.err().map(|e| e.to_string()),
+    })
+}
+
+pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, SuiteError> {
+    let dealloc = match deallocate(&cfg.target, cfg.size, &mut ex.consent) {
+        Ok(d) => d,
+        Err(why) => return Ok(StepOutput::skipped(why)),
     };
+    let region = dealloc.region;
+    let dealloc_text = dealloc.text();
     let mut t = Table::new(["pass", "written", "MB/s", "mean latency"]);
     let mut passes = Vec::new();
     for pass in 1..=cfg.precondition_passes {
@@ -195,7 +221,7 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
     );
     Ok(StepOutput::ok(
         json!({
-            "deallocated": dealloc.is_ok(),
+            "deallocated": dealloc.error.is_none(),
             "deallocate_note": dealloc_text,
             "region_bytes": region,
             "passes": passes,

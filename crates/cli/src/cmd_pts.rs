@@ -1,0 +1,285 @@
+//! `iolab pts TARGET`: SNIA's Solid State Storage Performance Test Specification, PTS-style
+//! (`iolab_pts`): for each chosen test a purge, preconditioning, then the test's rounds
+//! until SNIA's steady-state rule holds. Checks everything it can first (the tests named,
+//! the target and the consent to destroy its data), so bad input writes nothing and exits 2;
+//! prints the plan at the specification's durations before the first I/O.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::anyhow;
+use clap::Args;
+use iolab_fio::units::parse_size;
+use iolab_pts::plan::{clock, plan};
+use iolab_pts::tests::PtsTest;
+use iolab_pts::{run_test, Config, TestRun, DISCLAIMER};
+use iolab_store::{RunStatus, Store};
+use iolab_suite::progress::Progress;
+use iolab_suite::Executor;
+use iolab_sysinfo::{check_target_write, probe, Consent, TargetKind};
+use serde_json::json;
+
+use crate::exit::CliError;
+
+/// The write rate the plan assumes for preconditioning.
+const PLAN_WRITE_RATE: f64 = 1e9;
+
+#[derive(Args, Debug, Clone)]
+#[command(after_help = "Tests (all by default, in this order):\n  \
+    iops   random I/O, 7 read/write mixes x 8 block sizes; tracks 4 KiB write IOPS\n  \
+    tp     sequential write and read at 128 KiB and 1024 KiB (PTS-C: 1024 KiB)\n  \
+    lat    T1Q1 random I/O, 3 mixes x 3 block sizes: average, max, five-nines\n  \
+    wsat   write saturation: continuous 4 KiB random writes, 24 h or 4x capacity\n\n\
+Each test: purge (BLKDISCARD; a file is hole-punched, which is no true purge), twice the\n\
+capacity in 128 KiB sequential writes, then rounds of one-minute elements until SNIA's\n\
+steady state (5 rounds within 20 % range and 10 % slope excursion; at most 25).\n\n\
+Examples:\n  \
+    iolab pts /dev/nvme0n1 --plan                    # how long each test takes, nothing run\n  \
+    iolab pts --plan --capacity 375g /dev/nvme0n1    # the plan for a 375 GB drive\n  \
+    iolab pts /dev/zram0 --allow-destroy --quick     # every test in minutes, scaled\n  \
+    iolab pts /dev/nvme0n1 --allow-destroy --tests iops,lat --output-format=json\n\n\
+Every result is a PTS-style run by iolab: not a certified SNIA result.")]
+pub struct PtsArgs {
+    /// Block device (or file) to test; its data is destroyed
+    pub target: PathBuf,
+    /// Allow the tests to purge and overwrite the target (refused on devices that are
+    /// mounted, in use, partitioned or signed)
+    #[arg(long)]
+    pub allow_destroy: bool,
+    /// Every duration and capacity scaled down (a quarter second an element, at most 256 MiB,
+    /// T2Q8): the whole suite in minutes; not comparable with a full run, and said so
+    #[arg(long)]
+    pub quick: bool,
+    /// PTS-C (client) rather than PTS-E (enterprise)
+    #[arg(long)]
+    pub client: bool,
+    /// Tests to run, comma-separated (see below) [default: all]
+    #[arg(long, value_delimiter = ',')]
+    pub tests: Option<Vec<String>>,
+    /// Bytes of the target to test (the spec's user capacity) [default: all of it]
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<u64>,
+    /// Print the plan at the specification's durations and stop
+    #[arg(long)]
+    pub plan: bool,
+    /// With --plan: plan for a drive of this capacity instead of the target's
+    #[arg(long, value_parser = parse_size, requires = "plan")]
+    pub capacity: Option<u64>,
+    /// Rounds after which a test stops without steady state [default: 25, the spec's]
+    #[arg(long = "max-rounds", value_parser = clap::value_parser!(u32).range(5..=1000))]
+    pub max_rounds: Option<u32>,
+    /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db)
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// No progress line on stderr
+    #[arg(long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub format: crate::output::FormatArg,
+}
+
+fn bad(msg: String) -> CliError {
+    CliError::bad_input(anyhow!(msg))
+}
+
+/// The tests the user named, in the suite's order.
+fn chosen(a: &PtsArgs) -> Result<Vec<&'static dyn PtsTest>, CliError> {
+    let all = iolab_pts::tests::all();
+    let Some(names) = &a.tests else {
+        return Ok(all.to_vec());
+    };
+    for n in names {
+        if iolab_pts::tests::by_name(n).is_none() {
+            let known: Vec<&str> = all.iter().map(|t| t.name()).collect();
+            return Err(bad(format!(
+                "--tests: unknown test '{n}' (tests: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(all
+        .into_iter()
+        .filter(|t| names.iter().any(|n| n == t.name()))
+        .collect())
+}
+
+/// The target's capacity, checked writable with the user's consent (not for a plan).
+fn capacity(a: &PtsArgs, consent: &Consent) -> Result<(u64, u32), CliError> {
+    if let (true, Some(c)) = (a.plan, a.capacity) {
+        return Ok((c, 512));
+    }
+    let facts = match probe(&a.target) {
+        Ok(f) => f,
+        Err(_) if !a.target.exists() && a.size.is_some() => return Ok((a.size.unwrap_or(0), 4096)),
+        Err(e) => return Err(bad(e.to_string())),
+    };
+    if !a.plan {
+        check_target_write(&facts, consent).map_err(|e| bad(e.to_string()))?;
+    }
+    match (facts.kind, a.size) {
+        (TargetKind::BlockDevice, Some(s)) if s > facts.size_bytes => Err(bad(format!(
+            "--size: {s} bytes is more than {} holds ({} bytes)",
+            a.target.display(),
+            facts.size_bytes
+        ))),
+        (_, None) if facts.size_bytes == 0 => Err(bad(format!(
+            "{} is empty; give --size to have iolab lay it out",
+            a.target.display()
+        ))),
+        _ => Ok((
+            facts.size_bytes.max(a.size.unwrap_or(0)),
+            facts.logical_block_size,
+        )),
+    }
+}
+
+/// The plan, one line a test.
+fn plan_text(tests: &[&'static dyn PtsTest], c: &Config) -> String {
+    let mut s = format!(
+        "{} on {} ({} bytes{}), elements of {} at T{}Q{}; preconditioning timed at 1 GB/s:\n",
+        c.profile(),
+        c.target.display(),
+        c.region,
+        if c.quick {
+            ", --quick: scaled, not comparable"
+        } else {
+            ""
+        },
+        clock(c.element_time),
+        c.threads,
+        c.depth
+    );
+    for p in plan(tests, c, PLAN_WRITE_RATE) {
+        let rounds = match p.rounds.0 == p.rounds.1 {
+            true => format!("{} rounds", p.rounds.0),
+            false => format!("{} to {} rounds", p.rounds.0, p.rounds.1),
+        };
+        s.push_str(&format!(
+            "  {:<5} purge, {} of preconditioning, then {} element(s) a round, {rounds}: {} to {}\n",
+            p.name,
+            clock(p.wipc),
+            p.elements,
+            clock(p.least),
+            clock(p.most)
+        ));
+    }
+    s
+}
+
+pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
+    let tests = chosen(a)?;
+    let consent = Consent::granting("--allow-destroy", a.allow_destroy, [a.target.as_path()]);
+    let (capacity, logical_block) = capacity(a, &consent)?;
+    let mut c = Config::new(a.target.clone(), capacity, a.size, a.client, a.quick);
+    c.logical_block = logical_block;
+    if let Some(m) = a.max_rounds {
+        c.rule.max_rounds = m as usize;
+    }
+    let planned = plan_text(&tests, &c);
+    if a.plan {
+        outln!("{}", planned.trim_end());
+        return Ok(ExitCode::SUCCESS);
+    }
+    say!("iolab pts: {}", planned.trim_end());
+    say!("iolab pts: {DISCLAIMER}");
+    let db_path = a.db.clone().unwrap_or_else(Store::default_path);
+    let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
+    crate::cmd_doctor::warn_before_measuring();
+    let run_id = store
+        .begin_run("pts", &crate::cmd_review::command_line())
+        .map_err(CliError::failed)?;
+    iolab_runner::signal::install();
+    let most = plan(&tests, &c, PLAN_WRITE_RATE)
+        .iter()
+        .map(|p| p.least)
+        .sum();
+    let mut sink = std::io::sink();
+    let mut ex = Executor {
+        store: &mut store,
+        run_id,
+        clock: iolab_runner::run::run_clock(false),
+        consent,
+        progress: Progress::new(!a.quiet, most),
+        out: &mut sink,
+        kept: None,
+        measured: 0,
+        unavailable: 0,
+        repeat: 1,
+        health_every: Some(std::time::Duration::from_secs(10)),
+    };
+    let mut runs: Vec<TestRun> = Vec::new();
+    let mut failed = None;
+    for t in &tests {
+        match run_test(*t, &c, &mut ex) {
+            Ok(r) => {
+                if !a.format.json() {
+                    print_test(&r);
+                }
+                runs.push(r);
+            }
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    let status = match &failed {
+        Some(iolab_suite::SuiteError::Interrupted) => RunStatus::Interrupted,
+        Some(_) => RunStatus::Failed,
+        None => RunStatus::Ok,
+    };
+    let doc = json!({
+        "pts": {
+            "profile": c.profile(),
+            "disclaimer": DISCLAIMER,
+            "target": c.target.display().to_string(),
+            "region_bytes": c.region,
+            "quick": c.quick,
+            "scaled": c.quick.then_some("--quick: every duration and capacity scaled down; not comparable with a full run"),
+            "element_time_s": c.element_time.as_secs_f64(),
+            "threads": c.threads,
+            "depth": c.depth,
+            "run_id": run_id,
+        },
+        "tests": runs.iter().map(|r| r.to_json(&c)).collect::<Vec<_>>(),
+    });
+    store
+        .set_run_meta(run_id, &doc["pts"])
+        .map_err(CliError::failed)?;
+    store.finish_run(run_id, status).map_err(CliError::failed)?;
+    if a.format.json() {
+        outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    }
+    say!("iolab pts: saved as run {run_id} in {}", db_path.display());
+    match failed {
+        Some(e) => Err(CliError::failed(anyhow!(e))),
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// A test's outcome in a few lines: its steady state and the window.
+fn print_test(r: &TestRun) {
+    outln!("{}: {}", r.name, r.title);
+    if let Some(why) = &r.unavailable {
+        outln!("  not run: {why}");
+        return;
+    }
+    outln!("  purge: {}", r.purge);
+    for l in &r.left_out {
+        outln!("  left out: {l}");
+    }
+    let s = &r.steady;
+    let verdict = match (s.reached, r.series, s.window) {
+        (true, _, Some(w)) => format!(
+            "steady state reached in rounds {}-{}: average {:.0}, range {:.1} %, slope excursion {:.1} %",
+            w.rounds[0], w.rounds[1], w.average, w.range_pct, w.slope_excursion_pct
+        ),
+        (false, true, _) => format!("a series of {} rounds (no steady-state criterion)", s.values.len()),
+        (false, false, Some(w)) => format!(
+            "steady state NOT reached in {} rounds (last window {}-{}: range {:.1} %, slope excursion {:.1} %)",
+            s.values.len(), w.rounds[0], w.rounds[1], w.range_pct, w.slope_excursion_pct
+        ),
+        (_, _, None) => format!("{} round(s): too few for a window", s.values.len()),
+    };
+    outln!("  {}: {verdict}", r.tracked);
+}

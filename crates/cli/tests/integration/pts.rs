@@ -1,0 +1,213 @@
+//! `iolab pts`: SNIA's PTS, PTS-style. On zram with `--quick`, every test runs to its end;
+//! each steady-state decision is recomputed here from the test's own per-round values (the
+//! first window of 5 whose range is within 20 % and slope excursion within 10 % of its
+//! average); the IOPS test's 4 KiB read element agrees with `iolab run` of the same point;
+//! the plan for a 375 GB drive has the specification's hours; bad input is one line, exit 2.
+
+use serde_json::Value;
+
+use crate::support::iolab;
+
+/// (range %, slope excursion %) of a window, as the specification computes them.
+fn excursions(w: &[f64]) -> (f64, f64) {
+    let n = w.len() as f64;
+    let avg = w.iter().sum::<f64>() / n;
+    let (lo, hi) = w
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(l, h), &y| (l.min(y), h.max(y)));
+    let xm = (n - 1.0) / 2.0;
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for (i, y) in w.iter().enumerate() {
+        sxy += (i as f64 - xm) * (y - avg);
+        sxx += (i as f64 - xm) * (i as f64 - xm);
+    }
+    let slope = sxy / sxx;
+    (
+        100.0 * (hi - lo) / avg,
+        100.0 * (slope * (n - 1.0)).abs() / avg,
+    )
+}
+
+/// The steady-state decision of one test, checked against its values.
+fn check_steady_state(t: &Value) {
+    let name = t["name"].as_str().unwrap();
+    let s = &t["steady_state"];
+    let values: Vec<f64> = s["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(
+        values.len(),
+        t["rounds"].as_array().unwrap().len(),
+        "{name}"
+    );
+    let steady_at = (5..=values.len()).find(|&last| {
+        let (r, sl) = excursions(&values[last - 5..last]);
+        r <= 20.0 && sl <= 10.0
+    });
+    assert_eq!(
+        s["reached"].as_bool().unwrap(),
+        steady_at.is_some(),
+        "{name}: {s}"
+    );
+    if let Some(last) = steady_at {
+        assert_eq!(
+            s["window_rounds"],
+            serde_json::json!([last - 4, last]),
+            "{name}"
+        );
+        let (r, sl) = excursions(&values[last - 5..last]);
+        assert!(
+            (s["range_pct"].as_f64().unwrap() - r).abs() < 1e-6,
+            "{name}"
+        );
+        assert!(
+            (s["slope_excursion_pct"].as_f64().unwrap() - sl).abs() < 1e-6,
+            "{name}"
+        );
+        // A test to steady state stops at its first steady window.
+        if !s["series"].as_bool().unwrap() {
+            assert_eq!(values.len(), last, "{name}");
+        }
+    } else {
+        assert!(
+            values.len() >= 25 || s["series"].as_bool().unwrap(),
+            "{name}: {s}"
+        );
+    }
+}
+
+#[test]
+fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confirms() {
+    let _g = crate::support::device_lock();
+    let dev = match crate::support::zram() {
+        Ok(d) => d,
+        Err(why) => return println!("skipped: {why}"),
+    };
+    let dev = dev.to_str().unwrap();
+    let t0 = std::time::Instant::now();
+    let out = iolab(&[
+        "pts",
+        dev,
+        "--allow-destroy",
+        "--quick",
+        "--quiet",
+        "--output-format=json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        t0.elapsed().as_secs() < 600,
+        "the quick suite takes minutes"
+    );
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        v["pts"]["disclaimer"],
+        "PTS-style run by iolab: not a certified SNIA result"
+    );
+    assert!(v["pts"]["scaled"]
+        .as_str()
+        .unwrap()
+        .contains("not comparable"));
+    let tests = v["tests"].as_array().unwrap();
+    let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["iops", "tp", "lat", "wsat"]);
+    for t in tests {
+        assert!(t["unavailable"].is_null(), "{t}");
+        assert!(t["purge"].as_str().unwrap().contains("BLKDISCARD"), "{t}");
+        assert_eq!(
+            t["wipc"]["bytes"],
+            2 * v["pts"]["region_bytes"].as_u64().unwrap()
+        );
+        check_steady_state(t);
+    }
+    // zram's 4 KiB blocks: the 0.5 KiB elements are left out, and said to be.
+    let iops = &tests[0];
+    assert_eq!(iops["left_out"].as_array().unwrap().len(), 7);
+    assert_eq!(iops["rounds"][0]["elements"].as_array().unwrap().len(), 49);
+    // The 4 KiB 100 % read element against `iolab run` of the same point.
+    let mut ours: Vec<f64> = iops["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["elements"].as_array().unwrap().iter())
+        .filter(|e| e["element"]["bs"] == 4096 && e["element"]["read_pct"] == 100)
+        .map(|e| e["iops"].as_f64().unwrap())
+        .collect();
+    ours.sort_by(f64::total_cmp);
+    let median = ours[ours.len() / 2];
+    let name = format!("--filename={dev}");
+    let run = iolab(&[
+        "run",
+        "--name=p",
+        &name,
+        "--rw=randread",
+        "--bs=4k",
+        "--direct=1",
+        "--ioengine=libaio",
+        "--iodepth=8",
+        "--numjobs=2",
+        "--group_reporting",
+        "--runtime=1",
+        "--time_based",
+        "--norandommap",
+        "--size=256m",
+        "--output-format=json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let r: Value = serde_json::from_str(&run.stdout[run.stdout.find('{').unwrap()..]).unwrap();
+    let single = r["jobs"][0]["read"]["iops"].as_f64().unwrap();
+    let ratio = median / single;
+    assert!(
+        (0.7..1.43).contains(&ratio),
+        "pts {median:.0} against run {single:.0}"
+    );
+}
+
+#[test]
+fn the_plan_for_a_375_gb_drive_has_the_specs_hours() {
+    let out = iolab(&["pts", "/dev/null", "--plan", "--capacity", "375000000000"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let line = |n: &str| {
+        out.stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(n))
+            .unwrap_or_else(|| panic!("{n}: {}", out.stdout))
+            .to_string()
+    };
+    assert!(out.stdout.starts_with("PTS-E 2.0.2"), "{}", out.stdout);
+    // 750 GB of preconditioning at 1 GB/s is 12.5 minutes; then 56 one-minute elements a
+    // round, 5 to 25 rounds.
+    assert!(line("iops").contains("12 min of preconditioning, then 56 element(s) a round, 5 to 25 rounds: 4 h 52 min to 23 h 32 min"), "{}", line("iops"));
+    assert!(line("lat").contains("9 element(s) a round, 5 to 25 rounds"));
+    assert!(
+        line("wsat").contains("1440 rounds: 24 h 12 min"),
+        "{}",
+        line("wsat")
+    );
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let out = iolab(&[
+        "pts",
+        "/dev/null",
+        "--tests",
+        "iops,nope",
+        "--allow-destroy",
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("unknown test 'nope'"), "{}", out.stderr);
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("data");
+    std::fs::write(&f, vec![7u8; 1 << 20]).unwrap();
+    let out = iolab(&["pts", f.to_str().unwrap(), "--quick", "--tests", "lat"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--allow-destroy"), "{}", out.stderr);
+    assert_eq!(
+        std::fs::read(&f).unwrap(),
+        vec![7u8; 1 << 20],
+        "nothing written"
+    );
+}

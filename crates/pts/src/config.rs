@@ -1,0 +1,77 @@
+//! How a PTS run is set: the target, its test region, the profile (PTS-E or PTS-C), the
+//! element time and outstanding I/O, and `--quick`'s scaling.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::steady::Rule;
+
+/// The largest region a `--quick` run uses: the suite in minutes on a RAM device or the lab.
+pub const QUICK_REGION: u64 = 256 << 20;
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub target: PathBuf,
+    /// Bytes of the target the tests use (the spec's "user capacity"): all of it unless
+    /// scaled down by `--quick` or set.
+    pub region: u64,
+    /// PTS-C (client) rather than PTS-E (enterprise).
+    pub client: bool,
+    /// Every duration and capacity scaled down: not comparable with a full run.
+    pub quick: bool,
+    /// Each element's time (the spec: one minute).
+    pub element_time: Duration,
+    /// The outstanding I/O of the tests that load the drive: threads × queue depth.
+    pub threads: u32,
+    pub depth: u32,
+    pub rule: Rule,
+    /// The target's logical block size: elements below it (0.5 KiB on a 4 KiB-formatted
+    /// drive) cannot be run and are left out, said in the results.
+    pub logical_block: u32,
+}
+
+impl Config {
+    /// The specification's settings for `target` of `capacity` bytes (`region` to use less):
+    /// one minute an element; T4Q32 for PTS-E, T2Q16 for PTS-C; with `quick`, a quarter
+    /// second an element, T2Q8 and at most [`QUICK_REGION`].
+    pub fn new(
+        target: PathBuf,
+        capacity: u64,
+        region: Option<u64>,
+        client: bool,
+        quick: bool,
+    ) -> Config {
+        let mut region = region.unwrap_or(capacity).min(capacity);
+        if quick {
+            region = region.min(QUICK_REGION);
+        }
+        let (threads, depth) = match (quick, client) {
+            (true, _) => (2, 8),
+            (false, false) => (4, 32),
+            (false, true) => (2, 16),
+        };
+        Config {
+            target,
+            region,
+            client,
+            quick,
+            element_time: if quick {
+                Duration::from_millis(250)
+            } else {
+                Duration::from_secs(60)
+            },
+            threads,
+            depth,
+            rule: Rule::default(),
+            logical_block: 512,
+        }
+    }
+
+    /// `PTS-E 2.0.2` or `PTS-C 2.0.2`.
+    pub fn profile(&self) -> &'static str {
+        match self.client {
+            true => "PTS-C 2.0.2",
+            false => "PTS-E 2.0.2",
+        }
+    }
+}

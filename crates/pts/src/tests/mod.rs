@@ -1,0 +1,58 @@
+//! The specification's tests, one file each behind [`PtsTest`]: what a round is, which
+//! figure the steady-state rule tracks, and how many rounds run.
+
+use crate::config::Config;
+use crate::element::{Element, Measured};
+
+pub mod iops;
+pub mod lat;
+pub mod tp;
+pub mod wsat;
+
+/// How a test's rounds end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rounds {
+    /// Until the steady-state rule holds, at most the rule's `max_rounds`.
+    ToSteadyState,
+    /// A fixed series (write saturation): at most `rounds`, or until `bytes` are written.
+    Series { rounds: usize, bytes: u64 },
+}
+
+/// One test of the specification.
+pub trait PtsTest: Sync {
+    /// The JSON name (`iops`) and the store's stage (`pts-iops`).
+    fn name(&self) -> &'static str;
+    fn stage(&self) -> &'static str;
+    fn title(&self) -> &'static str;
+    /// One round's stimulus, in the specification's order.
+    fn round(&self, c: &Config) -> Vec<Element>;
+    /// What the steady-state rule tracks, in words.
+    fn tracked_label(&self, c: &Config) -> String;
+    /// The tracked variable of a round.
+    fn tracked(&self, c: &Config, round: &[Measured]) -> f64;
+    fn rounds(&self, c: &Config) -> Rounds;
+}
+
+/// Every test iolab runs so far, in the order a run takes them.
+pub fn all() -> [&'static dyn PtsTest; 4] {
+    [
+        &iops::Iops,
+        &tp::Throughput,
+        &lat::Latency,
+        &wsat::WriteSaturation,
+    ]
+}
+
+/// The test named `name`.
+pub fn by_name(name: &str) -> Option<&'static dyn PtsTest> {
+    all().into_iter().find(|t| t.name() == name)
+}
+
+/// The figure of the element matching `want` in a round (0 when the round lacks it).
+pub(crate) fn figure_of(
+    round: &[Measured],
+    want: impl Fn(&Element) -> bool,
+    figure: impl Fn(&Measured) -> f64,
+) -> f64 {
+    round.iter().find(|m| want(&m.element)).map_or(0.0, figure)
+}

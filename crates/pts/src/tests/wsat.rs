@@ -1,0 +1,48 @@
+//! Write saturation: continuous 4 KiB random writes from the purged drive, one-element rounds
+//! (a minute each at full duration), for 24 hours or until four times the capacity is written
+//! (`--quick`: 40 rounds or four times its region), plotted against time and against bytes
+//! written. The specification sets no steady-state criterion for it; the rule's verdict on
+//! the series is reported beside it.
+
+use super::{figure_of, PtsTest, Rounds};
+use crate::config::Config;
+use crate::element::{Element, Measured};
+
+pub struct WriteSaturation;
+
+impl PtsTest for WriteSaturation {
+    fn name(&self) -> &'static str {
+        "wsat"
+    }
+    fn stage(&self) -> &'static str {
+        "pts-wsat"
+    }
+    fn title(&self) -> &'static str {
+        "Write saturation: continuous 4 KiB random writes"
+    }
+    fn round(&self, c: &Config) -> Vec<Element> {
+        vec![Element {
+            read_pct: 0,
+            bs: 4096,
+            random: true,
+            threads: c.threads,
+            depth: c.depth,
+        }]
+    }
+    fn tracked_label(&self, _: &Config) -> String {
+        "4 KiB random write IOPS".into()
+    }
+    fn tracked(&self, _: &Config, round: &[Measured]) -> f64 {
+        figure_of(round, |_| true, |m| m.iops)
+    }
+    fn rounds(&self, c: &Config) -> Rounds {
+        let rounds = match c.quick {
+            true => 40,
+            false => (24 * 3600 / c.element_time.as_secs().max(1)) as usize,
+        };
+        Rounds::Series {
+            rounds,
+            bytes: c.region.saturating_mul(4),
+        }
+    }
+}
