@@ -71,6 +71,10 @@ pub struct PtsArgs {
     /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db)
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
+    /// At the end, write the run's HTML report (a section per test, `pts-<name>`) to FILE,
+    /// as `iolab report RUN -o FILE` would
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// No progress line on stderr
     #[arg(long)]
     pub quiet: bool,
@@ -175,6 +179,17 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
     if let Some(m) = a.max_rounds {
         c.rule.max_rounds = m as usize;
     }
+    if a.report.as_deref() == Some(std::path::Path::new("-")) && a.format.json() {
+        return Err(bad(
+            "--report - and --output-format=json both write to stdout; name a file for the report"
+                .into(),
+        ));
+    }
+    let db_path = a.db.clone().unwrap_or_else(Store::default_path);
+    if let Some(r) = &a.report {
+        iolab_sysinfo::check_output(r, "--report", &[a.target.as_path(), db_path.as_path()])
+            .map_err(CliError::bad_input)?;
+    }
     let planned = plan_text(&tests, &c);
     if a.plan {
         outln!("{}", planned.trim_end());
@@ -182,7 +197,6 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
     }
     say!("iolab pts: {}", planned.trim_end());
     say!("iolab pts: {DISCLAIMER}");
-    let db_path = a.db.clone().unwrap_or_else(Store::default_path);
     let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
     crate::cmd_doctor::warn_before_measuring();
     let run_id = store
@@ -243,14 +257,22 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
         },
         "tests": runs.iter().map(|r| r.to_json(&c)).collect::<Vec<_>>(),
     });
-    store
-        .set_run_meta(run_id, &doc["pts"])
-        .map_err(CliError::failed)?;
+    // The whole document is the run's meta: `show` prints it, `report` draws its pages.
+    store.set_run_meta(run_id, &doc).map_err(CliError::failed)?;
     store.finish_run(run_id, status).map_err(CliError::failed)?;
     if a.format.json() {
         outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     }
     say!("iolab pts: saved as run {run_id} in {}", db_path.display());
+    if let Some(r) = &a.report {
+        let protected = [a.target.as_path(), db_path.as_path()];
+        let bytes = crate::cmd_report::write_report(&store, &[run_id], &[], r, &protected)?;
+        say!(
+            "iolab pts: report written to {} ({} KB)",
+            r.display(),
+            bytes / 1024
+        );
+    }
     match failed {
         Some(e) => Err(CliError::failed(anyhow!(e))),
         None => Ok(ExitCode::SUCCESS),

@@ -13,6 +13,7 @@ pub mod ladder;
 pub mod load;
 pub mod page;
 pub mod plot;
+pub mod pts;
 pub mod reduce;
 pub mod sections;
 pub mod split;
@@ -43,9 +44,15 @@ impl iolab_report::export::Exporter for Html {
 pub fn build(runs: &[RunData]) -> String {
     let mut s: Vec<page::Section> = summary::section(runs).into_iter().collect();
     s.push(sections::header(runs));
-    s.extend(jobs::section(runs));
+    // A PTS run's hundreds of elements are its own sections' (pts-*), not job tables.
+    let plain: Vec<RunData> = runs
+        .iter()
+        .filter(|r| r.detail.kind != "pts")
+        .cloned()
+        .collect();
+    s.extend(jobs::section(&plain));
     s.extend(verdicts::section(runs));
-    s.extend(job_charts::section(runs));
+    s.extend(job_charts::section(&plain));
     s.extend(sections::qd1(runs));
     s.extend(split::section(runs));
     s.extend(sections::sweep(runs));
@@ -58,6 +65,7 @@ pub fn build(runs: &[RunData]) -> String {
     s.extend(sections::application(runs));
     s.extend(sections::ladder(runs));
     s.extend(hosts::section(runs));
+    s.extend(pts::sections(runs));
     page::document(&naming(runs), &s)
 }
 

@@ -88,6 +88,9 @@ fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confi
     };
     let dev = dev.to_str().unwrap();
     let t0 = std::time::Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("pts.html");
+    let report = format!("--report={}", page.display());
     let out = iolab(&[
         "pts",
         dev,
@@ -95,6 +98,7 @@ fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confi
         "--quick",
         "--quiet",
         "--output-format=json",
+        &report,
     ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
@@ -121,6 +125,39 @@ fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confi
             2 * v["pts"]["region_bytes"].as_u64().unwrap()
         );
         check_steady_state(t);
+    }
+    // A report section per test, every chart drawn in headless Chromium.
+    if let Some(v) = crate::report::check_in_browser(&page, "iolab-pts-report.png") {
+        let ids = |key: &str, field: &str| -> Vec<String> {
+            v[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|x| match field {
+                    "" => x.as_str(),
+                    f => x[f].as_str(),
+                })
+                .map(String::from)
+                .collect()
+        };
+        let sections = ids("sections", "");
+        for t in ["pts-iops", "pts-tp", "pts-lat", "pts-wsat"] {
+            assert!(sections.iter().any(|s| s == t), "{t}: {sections:?}");
+        }
+        let charts = ids("charts", "id");
+        for c in [
+            "pts-iops-convergence",
+            "pts-iops-window",
+            "pts-iops-surface",
+            "pts-wsat-written",
+        ] {
+            assert!(charts.iter().any(|x| x == c), "{c}: {charts:?}");
+        }
+        let html = std::fs::read_to_string(&page).unwrap();
+        let said = html
+            .matches("PTS-style run by iolab: not a certified SNIA result")
+            .count();
+        assert_eq!(said, 4, "every section says so");
     }
     // zram's 4 KiB blocks: the 0.5 KiB elements are left out, and said to be.
     let iops = &tests[0];
