@@ -227,7 +227,7 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
         match run_test(*t, &c, &mut ex) {
             Ok(r) => {
                 if !a.format.json() {
-                    print_test(&r);
+                    out!("{}", iolab_pts::text::test_summary(&r.to_json(&c)));
                 }
                 runs.push(r);
             }
@@ -277,31 +277,4 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
         Some(e) => Err(CliError::failed(anyhow!(e))),
         None => Ok(ExitCode::SUCCESS),
     }
-}
-
-/// A test's outcome in a few lines: its steady state and the window.
-fn print_test(r: &TestRun) {
-    outln!("{}: {}", r.name, r.title);
-    if let Some(why) = &r.unavailable {
-        outln!("  not run: {why}");
-        return;
-    }
-    outln!("  purge: {}", r.purge);
-    for l in &r.left_out {
-        outln!("  left out: {l}");
-    }
-    let s = &r.steady;
-    let verdict = match (s.reached, r.series, s.window) {
-        (true, _, Some(w)) => format!(
-            "steady state reached in rounds {}-{}: average {:.0}, range {:.1} %, slope excursion {:.1} %",
-            w.rounds[0], w.rounds[1], w.average, w.range_pct, w.slope_excursion_pct
-        ),
-        (false, true, _) => format!("a series of {} rounds (no steady-state criterion)", s.values.len()),
-        (false, false, Some(w)) => format!(
-            "steady state NOT reached in {} rounds (last window {}-{}: range {:.1} %, slope excursion {:.1} %)",
-            s.values.len(), w.rounds[0], w.rounds[1], w.range_pct, w.slope_excursion_pct
-        ),
-        (_, _, None) => format!("{} round(s): too few for a window", s.values.len()),
-    };
-    outln!("  {}: {verdict}", r.tracked);
 }

@@ -253,6 +253,13 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
         print_kv(&d);
         return Ok(ExitCode::SUCCESS);
     }
+    if d.kind == "pts" && d.meta["tests"].is_array() {
+        outln!();
+        out!("{}", iolab_pts::text::summary(&d.meta));
+        if !a.jobs {
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
     if !d.steps.is_empty() {
         print_review(&d);
         if !a.jobs {
@@ -722,6 +729,10 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
             kinds.join(", ")
         );
     }
+    if runs.iter().all(|r| r.kind == "pts") && !a.format.csv() && a.fail_if_worse.is_none() {
+        compare_pts(&runs, a);
+        return Ok(ExitCode::SUCCESS);
+    }
     let jobs_kind = !runs.iter().all(|r| r.kind == "review" || r.kind == "kv");
     if a.fail_if_worse.is_some() && !jobs_kind {
         return Err(CliError::bad_input(anyhow::anyhow!(
@@ -1001,5 +1012,73 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode, CliError> {
             .context("writing the export")
             .map_err(CliError::failed)
             .map(|_| ExitCode::SUCCESS),
+    }
+}
+
+/// PTS runs against the first, test by test and element by element: each figure's values
+/// over the measurement window's rounds judged with `compare`'s verdict rules.
+fn compare_pts(runs: &[RunRecord], a: &CompareArgs) {
+    let noise = a.noise_threshold / 100.0;
+    let base = &runs[0];
+    let all: Vec<(i64, Vec<iolab_pts::compare::TestVerdict>)> = runs[1..]
+        .iter()
+        .map(|r| {
+            (
+                r.id,
+                iolab_pts::compare::compare(&base.meta, &r.meta, noise),
+            )
+        })
+        .collect();
+    if a.format.json() {
+        let v = serde_json::json!({
+            "base": base.id,
+            "disclaimer": iolab_pts::DISCLAIMER,
+            "runs": all.iter().map(|(id, tests)| serde_json::json!({"run": id, "tests": tests})).collect::<Vec<_>>(),
+        });
+        outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return;
+    }
+    outln!(
+        "PTS runs against run {} ({})",
+        base.id,
+        iolab_pts::DISCLAIMER
+    );
+    for (id, tests) in &all {
+        for t in tests {
+            let steady = |b: bool| if b { "steady" } else { "NOT steady" };
+            outln!(
+                "run {id} {}: {} {} ({} vs {}): ratio {}",
+                t.name,
+                t.tracked,
+                t.steady.verdict.word_text(),
+                steady(t.base_steady),
+                steady(t.new_steady),
+                t.steady.verdict.ratio_text(),
+            );
+            let mut counts: Vec<(&str, usize)> = Vec::new();
+            for e in &t.elements {
+                let w = e.verdict.verdict.as_str();
+                match counts.iter_mut().find(|(x, _)| *x == w) {
+                    Some(c) => c.1 += 1,
+                    None => counts.push((w, 1)),
+                }
+            }
+            let counts: Vec<String> = counts.iter().map(|(w, n)| format!("{n} {w}")).collect();
+            outln!("  elements: {}", counts.join(", "));
+            for e in t.elements.iter().filter(|e| {
+                matches!(
+                    e.verdict.verdict,
+                    iolab_report::verdict::Word::Faster | iolab_report::verdict::Word::Slower
+                )
+            }) {
+                outln!(
+                    "    {} {}: {} ({})",
+                    e.element,
+                    e.figure,
+                    e.verdict.word_text(),
+                    e.verdict.ratio_text()
+                );
+            }
+        }
     }
 }

@@ -7,16 +7,19 @@
 //!   variable, its rounds): IOPS, throughput, latency and write saturation so far;
 //! - [`run`]: purge, preconditioning and rounds, each element a point of the review's
 //!   executor and store;
-//! - [`plan`]: the time the chosen tests take at the specification's durations.
+//! - [`plan`]: the time the chosen tests take at the specification's durations;
+//! - [`compare`]: two runs test by test and element by element, with `compare`'s verdicts.
 //!
 //! Every result is a PTS-style run by iolab, not a certified SNIA result.
 
+pub mod compare;
 pub mod config;
 pub mod element;
 pub mod plan;
 pub mod run;
 pub mod steady;
 pub mod tests;
+pub mod text;
 
 pub use config::Config;
 pub use run::{run_test, TestRun};

@@ -248,3 +248,60 @@ fn bad_input_is_one_line_and_exit_2() {
         "nothing written"
     );
 }
+
+/// `compare` of two quick PTS runs: a verdict for each test's tracked variable and each of
+/// its elements, with `compare`'s words.
+#[test]
+fn compare_of_two_pts_runs_gives_per_test_verdicts() {
+    let _g = crate::support::device_lock();
+    let dev = match crate::support::zram() {
+        Ok(d) => d,
+        Err(why) => return println!("skipped: {why}"),
+    };
+    let dev = dev.to_str().unwrap();
+    let db = tempfile::tempdir().unwrap();
+    let db_arg = format!("--db={}", db.path().join("r.db").display());
+    for _ in 0..2 {
+        let args = [
+            "pts",
+            dev,
+            "--allow-destroy",
+            "--quick",
+            "--quiet",
+            "--tests",
+            "tp,wsat",
+            &db_arg,
+        ];
+        let out = iolab(&args);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    }
+    let out = iolab(&["compare", "1", "2", &db_arg, "--output-format=json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let tests = v["runs"][0]["tests"].as_array().unwrap();
+    let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["tp", "wsat"]);
+    let words = ["faster", "slower", "no_difference", "inconclusive"];
+    for t in tests {
+        assert!(
+            words.contains(&t["steady"]["verdict"].as_str().unwrap()),
+            "{t}"
+        );
+        let elements = t["elements"].as_array().unwrap();
+        assert!(!elements.is_empty(), "{t}");
+        for e in elements {
+            assert!(words.contains(&e["verdict"].as_str().unwrap()), "{e}");
+            assert!(e["ci95_low"].as_f64().unwrap() <= e["ratio"].as_f64().unwrap());
+        }
+    }
+    let shown = iolab(&["show", "2", &db_arg]);
+    assert!(shown.stdout.contains("tp: Throughput"), "{}", shown.stdout);
+    assert!(shown.stdout.contains("steady state"), "{}", shown.stdout);
+    let text = iolab(&["compare", "1", "2", &db_arg]);
+    assert!(
+        text.stdout
+            .contains("run 2 tp: 128 KiB sequential write throughput"),
+        "{}",
+        text.stdout
+    );
+}
