@@ -88,6 +88,7 @@ mod tests {
             Some("compare") | Some("report") => argv.extend(["1".into(), "2".into()]),
             Some("import") => argv.push("f.json".into()),
             Some("completions") => argv.push("bash".into()),
+            Some("pts") => argv.push("/dev/null".into()),
             _ => {}
         }
         let m = command().try_get_matches_from(argv)?;

@@ -237,8 +237,8 @@ fn job_file_errors_name_file_and_line_and_nothing_runs() {
     );
     let cases = [
         (
-            "merge_blktrace_file=x\n",
-            ":9: option 'merge_blktrace_file' is not supported by iolab: fio 3.33's merge reads no record",
+            "profile=tiobench\n",
+            ":9: option 'profile' is not supported by iolab: fio's built-in profiles",
         ),
         (
             "iodepht=4\n",
