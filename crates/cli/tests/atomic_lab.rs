@@ -9,12 +9,10 @@
 
 use std::sync::OnceLock;
 
-use serde_json::Value;
-
 #[allow(dead_code)]
 #[path = "support/lab.rs"]
 mod lab;
-use lab::{section, Sections};
+use lab::{fio_342_ran, first_job, parts, Sections};
 
 fn lab() -> Option<&'static Sections> {
     static LAB: OnceLock<Option<Sections>> = OnceLock::new();
@@ -27,21 +25,9 @@ fn lab() -> Option<&'static Sections> {
     .as_ref()
 }
 
-/// A section's stdout, stderr and exit status.
-fn parts(s: &Sections, name: &str) -> (String, String, i32) {
-    let (body, rc) = section(s, name);
-    let (out, err) = body.split_once("--- stderr").unwrap_or((body, ""));
-    (out.to_string(), err.to_string(), *rc)
-}
-
 /// (write I/Os, bytes, error) of the section's one job.
 fn writes(s: &Sections, name: &str) -> (u64, u64, i64) {
-    let (out, err, _) = parts(s, name);
-    let at = out
-        .find('{')
-        .unwrap_or_else(|| panic!("{name}: no JSON: {out}{err}"));
-    let v: Value = serde_json::from_str(&out[at..]).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let j = &v["jobs"][0];
+    let j = first_job(s, name);
     (
         j["write"]["total_ios"].as_u64().unwrap(),
         j["write"]["io_bytes"].as_u64().unwrap(),
@@ -50,11 +36,7 @@ fn writes(s: &Sections, name: &str) -> (u64, u64, i64) {
 }
 
 fn fio_ran(s: &Sections) -> bool {
-    let ran = !parts(s, "fio_pvsync2").1.contains("not found");
-    if !ran {
-        println!("fio 3.42 not in the guest (bash scripts/fio-build.sh): iolab alone");
-    }
-    ran
+    fio_342_ran(s, "fio_pvsync2")
 }
 
 #[test]

@@ -10,12 +10,10 @@
 
 use std::sync::OnceLock;
 
-use serde_json::Value;
-
 #[allow(dead_code)]
 #[path = "support/lab.rs"]
 mod lab;
-use lab::{section, Sections};
+use lab::{fio_342_ran, first_job, parts, Sections};
 
 fn lab() -> Option<&'static Sections> {
     static LAB: OnceLock<Option<Sections>> = OnceLock::new();
@@ -28,35 +26,14 @@ fn lab() -> Option<&'static Sections> {
     .as_ref()
 }
 
-/// A section's stdout, stderr and exit status.
-fn parts(s: &Sections, name: &str) -> (String, String, i32) {
-    let (body, rc) = section(s, name);
-    let (out, err) = body.split_once("--- stderr").unwrap_or((body, ""));
-    (out.to_string(), err.to_string(), *rc)
-}
-
 /// (reads, writes, error) of the section's one job.
 fn figures(s: &Sections, name: &str) -> (u64, u64, i64) {
-    let (out, err, _) = parts(s, name);
-    let at = out
-        .find('{')
-        .unwrap_or_else(|| panic!("{name}: no JSON: {out}{err}"));
-    let v: Value = serde_json::from_str(&out[at..]).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let j = &v["jobs"][0];
+    let j = first_job(s, name);
     (
         j["read"]["total_ios"].as_u64().unwrap(),
         j["write"]["total_ios"].as_u64().unwrap(),
         j["error"].as_i64().unwrap(),
     )
-}
-
-/// Whether fio 3.42 ran in the guest (scripts/fio-build.sh built it).
-fn fio_ran(s: &Sections, name: &str) -> bool {
-    let ran = !parts(s, name).1.contains("not found");
-    if !ran {
-        println!("fio 3.42 not in the guest (bash scripts/fio-build.sh): iolab alone");
-    }
-    ran
 }
 
 #[test]
@@ -72,7 +49,7 @@ fn what_the_drive_protects_reads_back_checked_as_with_fio_342() {
     let Some(s) = lab() else { return };
     assert_eq!(figures(s, "iolab_write_act"), (0, 256, 0));
     assert_eq!(figures(s, "iolab_read_act"), (256, 0, 0));
-    if fio_ran(s, "fio_read_act") {
+    if fio_342_ran(s, "fio_read_act") {
         assert_eq!(figures(s, "fio_read_act"), (256, 0, 0));
     }
 }
@@ -82,7 +59,7 @@ fn pi_iolab_computes_passes_fio_342s_checks_and_fios_passes_iolabs() {
     let Some(s) = lab() else { return };
     assert_eq!(figures(s, "iolab_write_host"), (0, 256, 0));
     assert_eq!(figures(s, "iolab_read_host"), (256, 0, 0));
-    if fio_ran(s, "fio_read_host") {
+    if fio_342_ran(s, "fio_read_host") {
         assert_eq!(figures(s, "fio_read_host"), (256, 0, 0));
         assert_eq!(figures(s, "fio_write_host"), (0, 256, 0));
         assert_eq!(figures(s, "iolab_read_fios"), (256, 0, 0));
@@ -115,7 +92,7 @@ fn a_block_changed_behind_iolabs_back_is_a_guard_check_error_as_in_fio_342() {
         out.contains("protection information errors: 1 reported by the drive"),
         "{out}"
     );
-    if fio_ran(s, "fio_read_corrupt") {
+    if fio_342_ran(s, "fio_read_corrupt") {
         assert_eq!(figures(s, "fio_read_corrupt").2, 0x282, "fio's err=642");
     }
     // Without checks asked for, the drive hands the changed block over.

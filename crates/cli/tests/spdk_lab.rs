@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+#[allow(dead_code)]
 #[path = "support/lab.rs"]
 mod lab;
 use lab::{ok, section, Sections};

@@ -91,7 +91,7 @@ pub fn compare(base: &Value, new: &Value, noise: f64) -> Vec<TestVerdict> {
                 .into_iter()
                 .flatten()
                 .skip(a.saturating_sub(1))
-                .take(z + 1 - a.min(z + 1))
+                .take((z + 1).saturating_sub(a))
                 .filter_map(Value::as_f64)
                 .collect::<Vec<f64>>()
         };

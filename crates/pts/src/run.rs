@@ -109,9 +109,9 @@ pub fn run_test(t: &dyn PtsTest, c: &Config, ex: &mut Executor<'_>) -> Result<Te
         Ok(w) => w,
         Err(why) => return Ok(TestRun::unavailable(t, c, purge, why)),
     };
-    let (max, bytes) = match t.rounds(c) {
-        Rounds::ToSteadyState => (c.rule.max_rounds, u64::MAX),
-        Rounds::Series { rounds, bytes } => (rounds, bytes),
+    let (max, bytes, series) = match t.rounds(c) {
+        Rounds::ToSteadyState => (c.rule.max_rounds, u64::MAX, false),
+        Rounds::Series { rounds, bytes } => (rounds, bytes, true),
     };
     let mut rounds: Vec<Vec<Measured>> = Vec::new();
     let mut values: Vec<f64> = Vec::new();
@@ -138,14 +138,12 @@ pub fn run_test(t: &dyn PtsTest, c: &Config, ex: &mut Executor<'_>) -> Result<Te
         }
         values.push(t.tracked(c, &round));
         rounds.push(round);
-        let series = matches!(t.rounds(c), Rounds::Series { .. });
         // A series runs at least one window's rounds, so that the rule can be applied.
         let enough = written >= bytes && r >= c.rule.window;
         if (!series && c.rule.judge(&values).reached) || enough {
             break;
         }
     }
-    let series = matches!(t.rounds(c), Rounds::Series { .. });
     Ok(TestRun {
         name: t.name(),
         title: t.title(),

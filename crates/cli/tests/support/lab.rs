@@ -69,6 +69,35 @@ pub fn section<'a>(s: &'a Sections, name: &str) -> &'a (String, i32) {
     s.get(name).unwrap_or_else(|| panic!("no section {name}"))
 }
 
+/// A section's stdout, stderr and exit status, for guest scripts that frame each command's
+/// stderr after a `--- stderr` line (pi_lab, atomic_lab).
+pub fn parts(s: &Sections, name: &str) -> (String, String, i32) {
+    let (body, rc) = section(s, name);
+    let (out, err) = body.split_once("--- stderr").unwrap_or((body, ""));
+    (out.to_string(), err.to_string(), *rc)
+}
+
+/// The first job of the JSON a section's stdout holds (iolab's or fio's `--output-format=json`).
+pub fn first_job(s: &Sections, name: &str) -> serde_json::Value {
+    let (out, err, _) = parts(s, name);
+    let at = out
+        .find('{')
+        .unwrap_or_else(|| panic!("{name}: no JSON: {out}{err}"));
+    let v: serde_json::Value =
+        serde_json::from_str(&out[at..]).unwrap_or_else(|e| panic!("{name}: {e}"));
+    v["jobs"][0].clone()
+}
+
+/// Whether fio 3.42 ran in the guest's section `name` (scripts/fio-build.sh built it), saying
+/// so when it did not.
+pub fn fio_342_ran(s: &Sections, name: &str) -> bool {
+    let ran = !parts(s, name).1.contains("not found");
+    if !ran {
+        println!("fio 3.42 not in the guest (bash scripts/fio-build.sh): iolab alone");
+    }
+    ran
+}
+
 /// The section's output, after checking it exited 0.
 pub fn ok(s: &Sections, name: &str) -> String {
     let (body, rc) = section(s, name);

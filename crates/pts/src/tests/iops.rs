@@ -1,7 +1,7 @@
 //! The IOPS test: random I/O over 7 read/write mixes × 8 block sizes, one element each (a
 //! minute at full duration), a round the whole matrix; the rule tracks 4 KiB 100 % write IOPS.
 
-use super::{figure_of, PtsTest, Rounds};
+use super::{figure_of, random_matrix, PtsTest, Rounds};
 use crate::config::Config;
 use crate::element::{Element, Measured};
 
@@ -31,18 +31,7 @@ impl PtsTest for Iops {
         "IOPS: random I/O, 7 read/write mixes × 8 block sizes"
     }
     fn round(&self, c: &Config) -> Vec<Element> {
-        MIXES
-            .iter()
-            .flat_map(|&read_pct| {
-                BLOCK_SIZES.iter().map(move |&bs| Element {
-                    read_pct,
-                    bs,
-                    random: true,
-                    threads: c.threads,
-                    depth: c.depth,
-                })
-            })
-            .collect()
+        random_matrix(&MIXES, &BLOCK_SIZES, c.threads, c.depth)
     }
     fn tracked_label(&self, _: &Config) -> String {
         "4 KiB random 100 % write IOPS".into()

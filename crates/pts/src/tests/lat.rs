@@ -2,7 +2,7 @@
 //! block sizes (0.5, 4 and 8 KiB), reporting average, maximum and five-nines response times;
 //! the rule tracks the 4 KiB 100 % write average response time.
 
-use super::{figure_of, PtsTest, Rounds};
+use super::{figure_of, random_matrix, PtsTest, Rounds};
 use crate::config::Config;
 use crate::element::{Element, Measured};
 
@@ -22,18 +22,7 @@ impl PtsTest for Latency {
         "Latency: random I/O at T1Q1, 3 mixes × 3 block sizes"
     }
     fn round(&self, _: &Config) -> Vec<Element> {
-        MIXES
-            .iter()
-            .flat_map(|&read_pct| {
-                BLOCK_SIZES.iter().map(move |&bs| Element {
-                    read_pct,
-                    bs,
-                    random: true,
-                    threads: 1,
-                    depth: 1,
-                })
-            })
-            .collect()
+        random_matrix(&MIXES, &BLOCK_SIZES, 1, 1)
     }
     fn tracked_label(&self, _: &Config) -> String {
         "4 KiB random 100 % write average response time (ns)".into()

@@ -48,6 +48,23 @@ pub fn by_name(name: &str) -> Option<&'static dyn PtsTest> {
     all().into_iter().find(|t| t.name() == name)
 }
 
+/// Random I/O over every read/write mix × block size, in the specification's loop order
+/// (mixes outer), at `threads` × `depth`.
+pub(crate) fn random_matrix(mixes: &[u8], sizes: &[u32], threads: u32, depth: u32) -> Vec<Element> {
+    mixes
+        .iter()
+        .flat_map(|&read_pct| {
+            sizes.iter().map(move |&bs| Element {
+                read_pct,
+                bs,
+                random: true,
+                threads,
+                depth,
+            })
+        })
+        .collect()
+}
+
 /// The figure of the element matching `want` in a round (0 when the round lacks it).
 pub(crate) fn figure_of(
     round: &[Measured],
