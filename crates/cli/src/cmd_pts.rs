@@ -29,10 +29,16 @@ const PLAN_WRITE_RATE: f64 = 1e9;
     iops   random I/O, 7 read/write mixes x 8 block sizes; tracks 4 KiB write IOPS\n  \
     tp     sequential write and read at 128 KiB and 1024 KiB (PTS-C: 1024 KiB)\n  \
     lat    T1Q1 random I/O, 3 mixes x 3 block sizes: average, max, five-nines\n  \
-    wsat   write saturation: continuous 4 KiB random writes, 24 h or 4x capacity\n\n\
-Each test: purge (BLKDISCARD; a file is hole-punched, which is no true purge), twice the\n\
-capacity in 128 KiB sequential writes, then rounds of one-minute elements until SNIA's\n\
-steady state (5 rounds within 20 % range and 10 % slope excursion; at most 25).\n\n\
+    wsat   write saturation: continuous 4 KiB random writes, 24 h or 4x capacity\n  \
+    hir    host idle recovery: 4 KiB write bursts with 5 to 50 s idle, each then a baseline\n  \
+    xsr    cross-stimulus recovery: 1024 KiB seq, 8 KiB random, 1024 KiB seq writes, 8 h each\n  \
+    ecw    enterprise composite workload over threads x queue depth (demand intensity)\n  \
+    dirth  demand intensity and response-time histograms: 4 KiB random writes\n\n\
+Each test: purge (NVMe Format on an NVMe namespace, else BLKDISCARD; a file is\n\
+hole-punched, which is no true purge), twice the capacity in 128 KiB sequential writes\n\
+(not for wsat, hir and dirth, which start from the purged drive), then rounds of\n\
+one-minute elements until SNIA's steady state (5 rounds within 20 % range and 10 % slope\n\
+excursion; at most 25), then what the test measures after it.\n\n\
 Examples:\n  \
     iolab pts /dev/nvme0n1 --plan                    # how long each test takes, nothing run\n  \
     iolab pts --plan --capacity 375g /dev/nvme0n1    # the plan for a 375 GB drive\n  \
@@ -65,7 +71,7 @@ pub struct PtsArgs {
     /// With --plan: plan for a drive of this capacity instead of the target's
     #[arg(long, value_parser = parse_size, requires = "plan")]
     pub capacity: Option<u64>,
-    /// Rounds after which a test stops without steady state [default: 25, the spec's]
+    /// Rounds after which a test stops without steady state [default: 25, the spec's; 10 with --quick]
     #[arg(long = "max-rounds", value_parser = clap::value_parser!(u32).range(5..=1000))]
     pub max_rounds: Option<u32>,
     /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db)
@@ -158,8 +164,12 @@ fn plan_text(tests: &[&'static dyn PtsTest], c: &Config) -> String {
             true => format!("{} rounds", p.rounds.0),
             false => format!("{} to {} rounds", p.rounds.0, p.rounds.1),
         };
+        let after = match p.after.is_zero() {
+            true => String::new(),
+            false => format!(", then {}", clock(p.after)),
+        };
         s.push_str(&format!(
-            "  {:<5} purge, {} of preconditioning, then {} element(s) a round, {rounds}: {} to {}\n",
+            "  {:<5} purge, {} of preconditioning, then {} element(s) a round, {rounds}{after}: {} to {}\n",
             p.name,
             clock(p.wipc),
             p.elements,

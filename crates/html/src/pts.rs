@@ -48,6 +48,12 @@ fn body(r: &RunData, pts: &Value, t: &Value, id: &str) -> String {
         Some("iops") => h.push_str(&iops(id, t)),
         Some("tp") | Some("lat") => h.push_str(&element_table(t)),
         Some("wsat") => h.push_str(&wsat(id, t, pts)),
+        Some("hir") | Some("xsr") => h.push_str(&recovery(id, t, pts)),
+        Some("ecw") => h.push_str(&demand(id, t)),
+        Some("dirth") => {
+            h.push_str(&demand(id, t));
+            h.push_str(&histograms(id, t));
+        }
         _ => {}
     }
     h
@@ -80,7 +86,7 @@ fn header(r: &RunData, pts: &Value, t: &Value) -> String {
          <tr><th>specification</th><td>{} · run {}</td></tr>\
          <tr><th>settings</th><td>elements of {} s · T{}Q{} (T1Q1 for latency) · libaio, direct</td></tr>\
          <tr><th>purge</th><td>{}</td></tr>\
-         <tr><th>preconditioning</th><td>workload independent: {} written in 128 KiB sequential writes ({:.0} MB/s); workload dependent: the test's own rounds</td></tr>\
+         <tr><th>preconditioning</th><td>workload independent: {}; workload dependent: the test's own rounds</td></tr>\
          <tr><th>tracked</th><td>{}</td></tr>\
          </tbody></table>",
         esc(&r.device_named()),
@@ -95,8 +101,14 @@ fn header(r: &RunData, pts: &Value, t: &Value) -> String {
         pts["threads"],
         pts["depth"],
         s(&t["purge"]),
-        esc(&size_label(t["wipc"]["bytes"].as_f64().unwrap_or(0.0))),
-        t["wipc"]["bw_bytes"].as_f64().unwrap_or(0.0) / 1e6,
+        match t["wipc"]["bytes"].as_f64() {
+            Some(b) => format!(
+                "{} written in 128 KiB sequential writes ({:.0} MB/s)",
+                esc(&size_label(b)),
+                t["wipc"]["bw_bytes"].as_f64().unwrap_or(0.0) / 1e6
+            ),
+            None => "none, the test starts from the purged drive".into(),
+        },
         s(&t["tracked"]),
     );
     for l in t["left_out"].as_array().into_iter().flatten() {
@@ -109,7 +121,7 @@ fn header(r: &RunData, pts: &Value, t: &Value) -> String {
 fn tracked_format(t: &Value) -> Format {
     match t["name"].as_str() {
         Some("lat") => Format::Nanos,
-        Some("tp") => Format::Bytes,
+        Some("tp") | Some("xsr") => Format::Bytes,
         _ => Format::Count,
     }
 }
@@ -293,12 +305,18 @@ fn iops(id: &str, t: &Value) -> String {
         let _ = write!(h, "<th>{}</th>", esc(&size_label(*b as f64)));
     }
     h.push_str("</tr></thead><tbody>");
+    let heat = Heat::of(cells.iter().map(|c| c.1));
     for m in &mixes {
         let _ = write!(h, "<tr><th>{m}/{}</th>", 100 - m);
         for b in &sizes {
             match cells.iter().find(|(k, _)| *k == (*m, *b)) {
                 Some((_, v)) => {
-                    let _ = write!(h, "<td>{}</td>", esc(&compact(*v)));
+                    let _ = write!(
+                        h,
+                        "<td style=\"background:{}\">{}</td>",
+                        heat.color(*v),
+                        esc(&compact(*v))
+                    );
                 }
                 None => h.push_str("<td class=\"na\">n/a</td>"),
             }
@@ -306,7 +324,8 @@ fn iops(id: &str, t: &Value) -> String {
         h.push_str("</tr>");
     }
     h.push_str(
-        "</tbody></table><p>IOPS, each the average over the measurement window's rounds.</p>",
+        "</tbody></table><p>IOPS, each the average over the measurement window's rounds; \
+         the cells are a heat map of the surface (log scale: pale is fewest, deep is most).</p>",
     );
     let series = mixes
         .iter()
@@ -396,5 +415,265 @@ fn wsat(id: &str, t: &Value, pts: &Value) -> String {
         axis("IOPS", ScaleKind::Linear, Format::Count),
         one("IOPS", by_bytes),
     )));
+    h
+}
+
+/// Cell colours on a log scale from the fewest to the most.
+struct Heat {
+    lo: f64,
+    hi: f64,
+}
+
+impl Heat {
+    fn of(values: impl Iterator<Item = f64>) -> Heat {
+        let logs: Vec<f64> = values.filter(|v| *v > 0.0).map(f64::log10).collect();
+        Heat {
+            lo: logs.iter().copied().fold(f64::INFINITY, f64::min),
+            hi: logs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+
+    fn color(&self, v: f64) -> String {
+        let span = (self.hi - self.lo).max(1e-9);
+        let f = match v > 0.0 {
+            true => ((v.log10() - self.lo) / span).clamp(0.0, 1.0),
+            false => 0.0,
+        };
+        format!("hsl(25, 85%, {:.0}%)", 95.0 - 45.0 * f)
+    }
+}
+
+/// Recovery tests (host idle, cross-stimulus): every step after the rounds laid end to end
+/// in time, one series a phase, after the rounds themselves; and a table of each phase's
+/// averages beside the steady-state (or series) average.
+fn recovery(id: &str, t: &Value, pts: &Value) -> String {
+    let secs = pts["element_time_s"].as_f64().unwrap_or(60.0);
+    let bytes = t["name"].as_str() == Some("xsr");
+    let figure = |e: &Value| match bytes {
+        true => e["bw_bytes"].as_f64().unwrap_or(0.0),
+        false => e["iops"].as_f64().unwrap_or(0.0),
+    };
+    let rounds: Vec<(f64, f64)> = t["rounds"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .flat_map(|(i, r)| {
+            r["elements"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(move |e| ((i + 1) as f64 * secs, figure(e)))
+        })
+        .collect();
+    let mut clock = rounds.last().map_or(0.0, |p| p.0);
+    let mut series = vec![Series {
+        name: match bytes {
+            true => "access group 1: 1024 KiB sequential writes".into(),
+            false => "preconditioning rounds".into(),
+        },
+        points: rounds,
+        dashed: false,
+    }];
+    let mut table = String::from(
+        "<table class=\"pts-phases\"><thead><tr><th>phase</th><th>steps</th><th>IOPS</th>\
+         <th>MB/s</th><th>average response time</th></tr></thead><tbody>",
+    );
+    for p in t["phases"].as_array().into_iter().flatten() {
+        let points: Vec<&Value> = p["points"].as_array().into_iter().flatten().collect();
+        let start = clock;
+        let mut pts_xy = Vec::new();
+        for x in &points {
+            let at = start + x["at_s"].as_f64().unwrap_or(0.0);
+            pts_xy.push((at + x["time_s"].as_f64().unwrap_or(0.0), figure(x)));
+            clock = at + x["time_s"].as_f64().unwrap_or(0.0) + x["idle_s"].as_f64().unwrap_or(0.0);
+        }
+        let n = points.len().max(1) as f64;
+        let avg = |k: &str| points.iter().filter_map(|x| x[k].as_f64()).sum::<f64>() / n;
+        let name = p["name"].as_str().unwrap_or("");
+        let _ = write!(
+            table,
+            "<tr><th>{}</th><td>{}</td><td>{}</td><td>{:.1}</td><td>{}</td></tr>",
+            esc(name),
+            points.len(),
+            esc(&compact(avg("iops"))),
+            avg("bw_bytes") / 1e6,
+            esc(&micros(avg("mean_ns")))
+        );
+        series.push(Series {
+            name: name.into(),
+            points: pts_xy,
+            dashed: false,
+        });
+    }
+    table.push_str("</tbody></table>");
+    let (title, y) = match bytes {
+        true => (
+            "Cross-stimulus recovery: write throughput over time, access group by access group",
+            axis("Throughput", ScaleKind::Linear, Format::Bytes),
+        ),
+        false => (
+            "Host idle recovery: 4 KiB random write IOPS of each burst over time (idle between bursts not drawn)",
+            axis("IOPS", ScaleKind::Linear, Format::Count),
+        ),
+    };
+    let mut h = chart_block(&Chart::lines(
+        &format!("{id}-recovery"),
+        title,
+        axis("Time (s)", ScaleKind::Linear, Format::Plain),
+        y,
+        series,
+    ));
+    h.push_str(&table);
+    h
+}
+
+/// Each (threads, depth) element averaged over the window: IOPS and average response time.
+fn by_outstanding(t: &Value) -> Vec<((u64, u64), f64, f64)> {
+    let mut acc: Vec<((u64, u64), f64, f64, u32)> = Vec::new();
+    for e in window_elements(t) {
+        let k = (
+            e["element"]["threads"].as_u64().unwrap_or(0),
+            e["element"]["depth"].as_u64().unwrap_or(0),
+        );
+        let (iops, mean) = (
+            e["iops"].as_f64().unwrap_or(0.0),
+            e["mean_ns"].as_f64().unwrap_or(0.0),
+        );
+        match acc.iter_mut().find(|a| a.0 == k) {
+            Some(a) => {
+                a.1 += iops;
+                a.2 += mean;
+                a.3 += 1;
+            }
+            None => acc.push((k, iops, mean, 1)),
+        }
+    }
+    acc.into_iter()
+        .map(|(k, i, m, n)| (k, i / n as f64, m / n as f64))
+        .collect()
+}
+
+/// Demand intensity: average response time against IOPS, one curve a thread count over
+/// its queue depths, and the thread count × queue depth table.
+fn demand(id: &str, t: &Value) -> String {
+    let cells = by_outstanding(t);
+    let mut threads: Vec<u64> = cells.iter().map(|c| c.0 .0).collect();
+    threads.dedup();
+    let mut depths: Vec<u64> = cells.iter().map(|c| c.0 .1).collect();
+    depths.sort_unstable();
+    depths.dedup();
+    let series = threads
+        .iter()
+        .map(|th| Series {
+            name: format!("T{th} (points: Q{})", {
+                let d: Vec<String> = depths.iter().map(u64::to_string).collect();
+                d.join(", Q")
+            }),
+            points: cells
+                .iter()
+                .filter(|c| c.0 .0 == *th)
+                .map(|c| (c.1, c.2))
+                .collect(),
+            dashed: false,
+        })
+        .collect();
+    let mut c = Chart::lines(
+        &format!("{id}-demand"),
+        "Demand intensity: average response time against IOPS, a curve per thread count",
+        axis("IOPS", ScaleKind::Linear, Format::Count),
+        axis("Average response time", ScaleKind::Log10, Format::Nanos),
+        series,
+    );
+    c.lines = true;
+    let mut h = chart_block(&c);
+    h.push_str("<table class=\"pts-demand\"><thead><tr><th>threads \\ depth</th>");
+    for d in &depths {
+        let _ = write!(h, "<th>Q{d}</th>");
+    }
+    h.push_str("</tr></thead><tbody>");
+    for th in &threads {
+        let _ = write!(h, "<tr><th>T{th}</th>");
+        for d in &depths {
+            match cells.iter().find(|c| c.0 == (*th, *d)) {
+                Some(c) => {
+                    let _ = write!(
+                        h,
+                        "<td>{} IOPS · {}</td>",
+                        esc(&compact(c.1)),
+                        esc(&micros(c.2))
+                    );
+                }
+                None => h.push_str("<td class=\"na\">n/a</td>"),
+            }
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</tbody></table><p>IOPS and average response time (µs), each the average over the measurement window's rounds.</p>");
+    h
+}
+
+/// The response-time histograms at the operating points, and their figures.
+fn histograms(id: &str, t: &Value) -> String {
+    let points: Vec<&Value> = t["phases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|p| p["points"].as_array().into_iter().flatten())
+        .filter(|x| x["histogram"].is_array())
+        .collect();
+    if points.is_empty() {
+        return String::new();
+    }
+    let name = |x: &Value| {
+        format!(
+            "{}: {}",
+            x["role"].as_str().unwrap_or(""),
+            x["label"].as_str().unwrap_or("")
+        )
+    };
+    let series = points
+        .iter()
+        .map(|x| Series {
+            name: name(x),
+            points: x["histogram"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|b| Some((b[0].as_f64()?, b[1].as_f64()?)))
+                .collect(),
+            dashed: false,
+        })
+        .collect();
+    let mut h = chart_block(&Chart::lines(
+        &format!("{id}-histograms"),
+        "Response-time histograms at the operating points (ten bins a decade)",
+        axis(
+            "Response time (bin's upper edge)",
+            ScaleKind::Log10,
+            Format::Nanos,
+        ),
+        axis("I/Os", ScaleKind::Log10, Format::Count),
+        series,
+    ));
+    h.push_str(
+        "<table class=\"pts-operating\"><thead><tr><th>operating point</th><th>IOPS</th>\
+         <th>average</th><th>99 %</th><th>99.99 %</th><th>99.999 %</th><th>maximum</th></tr></thead><tbody>",
+    );
+    for x in &points {
+        let us = |k: &str| esc(&micros(x[k].as_f64().unwrap_or(f64::NAN)));
+        let _ = write!(
+            h,
+            "<tr><th>{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&name(x)),
+            esc(&compact(x["iops"].as_f64().unwrap_or(0.0))),
+            us("mean_ns"),
+            us("p99_ns"),
+            us("p9999_ns"),
+            us("p99999_ns"),
+            us("max_ns"),
+        );
+    }
+    h.push_str("</tbody></table><p>Response times in µs, over each point's whole run.</p>");
     h
 }

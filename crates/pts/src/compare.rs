@@ -70,7 +70,7 @@ fn figures(test: &str) -> &'static [(&'static str, &'static str, Better)] {
             ("mean_ns", "average response time", Better::Lower),
             ("p99999_ns", "99.999 % response time", Better::Lower),
         ],
-        "tp" => &[("bw_bytes", "throughput", Better::Higher)],
+        "tp" | "xsr" => &[("bw_bytes", "throughput", Better::Higher)],
         _ => &[("iops", "IOPS", Better::Higher)],
     }
 }
@@ -123,6 +123,7 @@ pub fn compare(base: &Value, new: &Value, noise: f64) -> Vec<TestVerdict> {
                 }
             }
         }
+        elements.extend(phase_verdicts(&b, &n, &name, noise));
         out.push(TestVerdict {
             name,
             steady: ElementVerdict {
@@ -139,6 +140,52 @@ pub fn compare(base: &Value, new: &Value, noise: f64) -> Vec<TestVerdict> {
         });
     }
     out
+}
+
+/// The phases after the rounds (host idle recovery's wait states, cross-stimulus
+/// recovery's access groups), each compared on its steps as repeats: IOPS, or throughput for
+/// cross-stimulus recovery. Phases of one step each (the operating points) are compared
+/// step by step, each on its one value (a verdict the rules can make only when the two are
+/// far apart).
+fn phase_verdicts(b: &Value, n: &Value, test: &str, noise: f64) -> Vec<ElementVerdict> {
+    let (key, figure) = match test {
+        "xsr" => ("bw_bytes", "throughput"),
+        _ => ("iops", "IOPS"),
+    };
+    let steps = |t: &Value| -> Vec<(String, Vec<f64>)> {
+        let mut out: Vec<(String, Vec<f64>)> = Vec::new();
+        for p in t["phases"].as_array().into_iter().flatten() {
+            let name = p["name"].as_str().unwrap_or("");
+            for x in p["points"].as_array().into_iter().flatten() {
+                let label = match x["role"].as_str() {
+                    Some(role) => format!("{name}: {role}"),
+                    None => name.to_string(),
+                };
+                let v = x[key].as_f64().unwrap_or(0.0);
+                match out.iter_mut().find(|(l, _)| *l == label) {
+                    Some((_, vs)) => vs.push(v),
+                    None => out.push((label, vec![v])),
+                }
+            }
+        }
+        out
+    };
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let nv = steps(n);
+    steps(b)
+        .into_iter()
+        .filter_map(|(label, vb)| {
+            let (_, vn) = nv.iter().find(|(l, _)| *l == label)?;
+            let v = verdict(&vb, vn, Better::Higher, noise)?;
+            Some(ElementVerdict {
+                element: label,
+                figure,
+                base: mean(&vb),
+                new: mean(vn),
+                verdict: v,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -182,5 +229,29 @@ mod tests {
         );
         let same = compare(&base, &doc([99.0, 101.0, 100.0, 98.5, 101.5]), 0.03);
         assert_eq!(same[0].steady.verdict.verdict, Word::NoDifference);
+    }
+
+    /// Host idle recovery's wait states compare on their bursts: 8 bursts at 100 against 8
+    /// at 50 is slower, phase by phase.
+    #[test]
+    fn phases_compare_on_their_steps() {
+        let with = |iops: f64| {
+            let mut d = doc([100.0, 102.0, 98.0, 101.0, 99.0]);
+            let points: Vec<Value> = (0..8)
+                .map(|i| json!({"iops": iops + (i % 2) as f64}))
+                .collect();
+            d["tests"][0]["name"] = json!("hir");
+            d["tests"][0]["phases"] =
+                json!([{"name": "wait state 1: 5 s writes, 5 s idle", "points": points}]);
+            d
+        };
+        let v = compare(&with(100.0), &with(50.0), 0.03);
+        let p = v[0]
+            .elements
+            .iter()
+            .find(|e| e.element.starts_with("wait state 1"))
+            .unwrap();
+        assert_eq!(p.verdict.verdict, Word::Slower);
+        assert!((p.new / p.base - 0.5).abs() < 0.01);
     }
 }

@@ -5,13 +5,14 @@ use std::path::Path;
 use std::time::Duration;
 
 use iolab_engine::{Direction, EngineConfig, EngineKind};
-use iolab_job::{JobSpec, Pattern, SizeSpec};
+use iolab_job::{BlockDist, JobSpec, Pattern, RandomDistribution, SizeSpec, Zone, ZonedSplit};
 use iolab_results::JobReport;
 use iolab_stats::Clock;
 use serde::Serialize;
+use std::sync::Arc;
 
 /// A stimulus, as the specification's tables name them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Element {
     /// Reads in percent of the I/Os (the spec's "R/W mix": 65 is 65/35).
     pub read_pct: u8,
@@ -21,12 +22,51 @@ pub struct Element {
     /// Thread count and queue depth per thread (the spec's T and Q; outstanding I/O T × Q).
     pub threads: u32,
     pub depth: u32,
+    /// The enterprise composite workload's block sizes and access ranges (see
+    /// [`COMPOSITE_SIZES`]) rather than one block size over the whole region.
+    pub composite: bool,
+}
+
+/// The enterprise composite workload's transfer sizes and their shares of the I/Os, in
+/// percent (sizes in bytes).
+pub const COMPOSITE_SIZES: [(u32, u32); 12] = [
+    (512, 4),
+    (1024, 1),
+    (1536, 1),
+    (2048, 1),
+    (2560, 1),
+    (3072, 1),
+    (3584, 1),
+    (4096, 67),
+    (8192, 10),
+    (16384, 7),
+    (32768, 3),
+    (65536, 3),
+];
+
+/// Its access ranges: (percent of the I/Os, percent of the region), consecutive from the
+/// region's start: half the I/Os to the first 5 %, 30 % to the next 15 %, 20 % to the rest.
+pub const COMPOSITE_RANGES: [(u8, u64); 3] = [(50, 5), (30, 15), (20, 80)];
+
+/// The composite sizes a target of `logical_block` bytes can take: a share below the block
+/// goes to the block size itself.
+pub fn composite_split(logical_block: u32) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for (bs, pct) in COMPOSITE_SIZES {
+        let bs = bs.max(logical_block);
+        match out.iter_mut().find(|p| p.0 == bs) {
+            Some(p) => p.1 += pct,
+            None => out.push((bs, pct)),
+        }
+    }
+    out
 }
 
 impl Element {
     /// `4KiB 65/35 random T4Q32`.
     pub fn label(&self) -> String {
         let bs = match self.bs {
+            _ if self.composite => "composite".to_string(),
             512 => "0.5KiB".to_string(),
             b if b % (1 << 20) == 0 => format!("{}MiB", b >> 20),
             b => format!("{}KiB", b >> 10),
@@ -44,7 +84,14 @@ impl Element {
     /// The job that runs the element on `target` for `time` over its first `region` bytes:
     /// direct, libaio, without fio's random map (the spec's random I/O may repeat offsets),
     /// the threads reported as one group.
-    pub fn spec(&self, name: String, target: &Path, region: u64, time: Duration) -> JobSpec {
+    pub fn spec(
+        &self,
+        name: String,
+        target: &Path,
+        region: u64,
+        time: Duration,
+        logical_block: u32,
+    ) -> JobSpec {
         let mut j = JobSpec::new(name, target);
         j.direct = true;
         j.engine = EngineConfig::new(EngineKind::Libaio);
@@ -64,6 +111,23 @@ impl Element {
         j.ramp_time = Duration::ZERO;
         j.random_map = false;
         j.lat_percentiles = true;
+        if self.composite {
+            let split = composite_split(logical_block);
+            let largest = split.iter().map(|p| p.0).max().unwrap_or(self.bs);
+            j.block_size = [largest; 3];
+            j.block_dist = std::array::from_fn(|_| BlockDist::Split(split.clone()));
+            let zones: Vec<Zone> = COMPOSITE_RANGES
+                .iter()
+                .map(|&(access_percent, size)| Zone {
+                    access_percent,
+                    size,
+                })
+                .collect();
+            j.distribution = RandomDistribution::Zoned(Arc::new(ZonedSplit {
+                absolute: false,
+                zones: std::array::from_fn(|_| zones.clone()),
+            }));
+        }
         j
     }
 }
@@ -84,12 +148,18 @@ pub struct Measured {
     /// together, in ns.
     pub mean_ns: f64,
     pub max_ns: f64,
+    pub p99_ns: f64,
+    pub p9999_ns: f64,
     pub p99999_ns: f64,
+    /// The response-time histogram where the test asks for one: (upper edge in ns, I/Os),
+    /// ten bins a decade, empty bins left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<Vec<(u64, u64)>>,
 }
 
 impl Measured {
     pub fn of(element: Element, r: &JobReport, clock: &Clock) -> Measured {
-        let lat = r.mixed().lat.summarize(clock, &[99.999]);
+        let lat = r.mixed().lat.summarize(clock, &[99.0, 99.99, 99.999]);
         Measured {
             element,
             label: element.label(),
@@ -100,9 +170,33 @@ impl Measured {
             write_bytes: r.dir(Direction::Write).map_or(0, |d| d.bytes),
             mean_ns: lat.mean_ns,
             max_ns: lat.max_ns,
+            p99_ns: lat.percentile(99.0).unwrap_or(0.0),
+            p9999_ns: lat.percentile(99.99).unwrap_or(0.0),
             p99999_ns: lat.percentile(99.999).unwrap_or(0.0),
+            histogram: None,
         }
     }
+
+    /// With the element's response-time histogram (see [`decade_bins`]).
+    pub fn with_histogram(mut self, r: &JobReport, clock: &Clock) -> Measured {
+        self.histogram = Some(decade_bins(&r.mixed().lat.bins_ns(clock)));
+        self
+    }
+}
+
+/// Fine bins (value in ns, count) regrouped into ten log-spaced bins a decade, each named by
+/// its upper edge (rounded to the ns): a histogram a page can draw.
+pub fn decade_bins(fine: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for &(ns, n) in fine {
+        let step = ((ns.max(1) as f64).log10() * 10.0).ceil();
+        let edge = 10f64.powf(step / 10.0).round() as u64;
+        match out.last_mut() {
+            Some(last) if last.0 == edge => last.1 += n,
+            _ => out.push((edge, n)),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -117,6 +211,7 @@ mod tests {
             random: true,
             threads: 4,
             depth: 32,
+            composite: false,
         };
         assert_eq!(e.label(), "0.5KiB 65/35 random T4Q32");
         let s = Element {
@@ -131,8 +226,46 @@ mod tests {
             Path::new("/dev/null"),
             1 << 30,
             Duration::from_secs(60),
+            512,
         );
         assert_eq!((j.numjobs, j.iodepth, j.read_percent), (4, 32, 0));
         assert!(j.group_reporting && j.direct && !j.random_map);
+    }
+
+    /// The composite workload on a 4 KiB-formatted drive: the 10 % of I/Os below 4 KiB go to
+    /// 4 KiB (77 % in all), the shares still add up to 100, the largest size is 64 KiB.
+    #[test]
+    fn the_composite_workload_folds_sizes_below_the_logical_block() {
+        assert_eq!(COMPOSITE_SIZES.iter().map(|p| p.1).sum::<u32>(), 100);
+        assert_eq!(composite_split(512).len(), 12);
+        let four = composite_split(4096);
+        assert_eq!(four[0], (4096, 77));
+        assert_eq!(four.iter().map(|p| p.1).sum::<u32>(), 100);
+        let e = Element {
+            read_pct: 40,
+            bs: 65536,
+            random: true,
+            threads: 2,
+            depth: 8,
+            composite: true,
+        };
+        assert_eq!(e.label(), "composite 40/60 random T2Q8");
+        let j = e.spec(
+            "x".into(),
+            Path::new("/dev/null"),
+            1 << 30,
+            Duration::from_secs(1),
+            4096,
+        );
+        assert_eq!(j.block_size, [65536; 3]);
+        assert!(matches!(j.distribution, RandomDistribution::Zoned(_)));
+    }
+
+    /// Ten bins a decade: 1000 ns and 1100 ns fall in the bin up to 1259 ns, 1300 ns in the
+    /// next (up to 1585 ns).
+    #[test]
+    fn decade_bins_regroup_fine_bins() {
+        let b = decade_bins(&[(1000, 2), (1100, 3), (1300, 4)]);
+        assert_eq!(b, vec![(1000, 2), (1259, 3), (1585, 4)]);
     }
 }

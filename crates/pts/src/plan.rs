@@ -18,6 +18,8 @@ pub struct Planned {
     pub wipc: Duration,
     /// Rounds at the least and the most, and the time each takes in all.
     pub rounds: (usize, usize),
+    /// What follows the rounds (wait states, access groups, operating points).
+    pub after: Duration,
     pub least: Duration,
     pub most: Duration,
 }
@@ -28,6 +30,8 @@ pub fn plan(tests: &[&dyn PtsTest], c: &Config, write_bytes_per_sec: f64) -> Vec
     tests
         .iter()
         .map(|t| {
+            let wipc = if t.wipc() { wipc } else { Duration::ZERO };
+            let after: Duration = t.after(c, &[], None).iter().map(|p| p.duration()).sum();
             let elements = t.round(c).len();
             let per_round = c.element_time * elements as u32;
             let rounds = match t.rounds(c) {
@@ -39,8 +43,9 @@ pub fn plan(tests: &[&dyn PtsTest], c: &Config, write_bytes_per_sec: f64) -> Vec
                 elements,
                 wipc,
                 rounds,
-                least: wipc + per_round * rounds.0 as u32,
-                most: wipc + per_round * rounds.1 as u32,
+                after,
+                least: wipc + per_round * rounds.0 as u32 + after,
+                most: wipc + per_round * rounds.1 as u32 + after,
             }
         })
         .collect()
@@ -81,5 +86,17 @@ mod tests {
         let wsat = by("wsat");
         assert_eq!((wsat.elements, wsat.rounds), (1, (1440, 1440)));
         assert_eq!(clock(wsat.most - wsat.wipc), "24 h");
+        assert_eq!(wsat.wipc, Duration::ZERO);
+        // Host idle recovery: 5 to 25 one-minute rounds, then 15 h 30 min of wait states.
+        let hir = by("hir");
+        assert_eq!(clock(hir.after), "15 h 30 min");
+        assert_eq!(clock(hir.least), "15 h 35 min");
+        // Cross-stimulus recovery: three access groups of 8 hours.
+        let xsr = by("xsr");
+        assert_eq!(clock(xsr.most - xsr.wipc), "24 h");
+        // Demand intensity: 36 elements a round; three ten-minute histograms after.
+        let dirth = by("dirth");
+        assert_eq!((dirth.elements, clock(dirth.after)), (36, "30 min".into()));
+        assert_eq!(by("ecw").elements, 36);
     }
 }

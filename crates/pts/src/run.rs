@@ -5,14 +5,17 @@
 //! executor, saved in the store under the test's stage (`pts-iops`).
 
 use iolab_suite::exec::{Executor, Point};
-use iolab_suite::steps::precondition::deallocate;
+use std::time::Instant;
+
+use iolab_suite::steps::precondition::purge;
 use iolab_suite::SuiteError;
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::config::Config;
 use crate::element::{Element, Measured};
 use crate::steady::SteadyState;
-use crate::tests::{PtsTest, Rounds};
+use crate::tests::{Phase, PtsTest, Rounds};
 
 /// What one test did.
 #[derive(Debug, Clone)]
@@ -33,6 +36,29 @@ pub struct TestRun {
     pub unavailable: Option<String>,
     /// The elements of a round the target cannot run, and why.
     pub left_out: Vec<String>,
+    /// What ran after the rounds (wait states, access groups, operating points).
+    pub phases: Vec<PhaseRun>,
+}
+
+/// One phase as it ran.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseRun {
+    pub name: String,
+    pub points: Vec<PhasePoint>,
+}
+
+/// One step of a phase: when it started (seconds from the phase's start), the host idle
+/// after it, and what it measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhasePoint {
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub role: &'static str,
+    pub at_s: f64,
+    /// The step's own time, then the host idle after it.
+    pub time_s: f64,
+    pub idle_s: f64,
+    #[serde(flatten)]
+    pub measured: Measured,
 }
 
 impl TestRun {
@@ -48,6 +74,7 @@ impl TestRun {
             series: matches!(t.rounds(c), Rounds::Series { .. }),
             unavailable: Some(why),
             left_out: Vec::new(),
+            phases: Vec::new(),
         }
     }
 
@@ -75,6 +102,7 @@ impl TestRun {
             "unavailable": self.unavailable,
             "left_out": self.left_out,
             "rounds": rounds,
+            "phases": self.phases,
             "steady_state": {
                 "reached": s.reached,
                 "window_rounds": s.window.map(|w| w.rounds),
@@ -97,7 +125,7 @@ impl TestRun {
 
 /// Runs `t` on the configured target.
 pub fn run_test(t: &dyn PtsTest, c: &Config, ex: &mut Executor<'_>) -> Result<TestRun, SuiteError> {
-    let purge = match deallocate(&c.target, Some(c.region), &mut ex.consent) {
+    let purge = match purge(&c.target, Some(c.region), &mut ex.consent) {
         Ok(d) if !d.device => format!(
             "{}: a file is deallocated, which is no true purge",
             d.text()
@@ -105,9 +133,12 @@ pub fn run_test(t: &dyn PtsTest, c: &Config, ex: &mut Executor<'_>) -> Result<Te
         Ok(d) => d.text(),
         Err(why) => return Ok(TestRun::unavailable(t, c, String::new(), why)),
     };
-    let wipc = match precondition(t, c, ex)? {
-        Ok(w) => w,
-        Err(why) => return Ok(TestRun::unavailable(t, c, purge, why)),
+    let wipc = match t.wipc() {
+        false => None,
+        true => match precondition(t, c, ex)? {
+            Ok(w) => Some(w),
+            Err(why) => return Ok(TestRun::unavailable(t, c, purge, why)),
+        },
     };
     let (max, bytes, series) = match t.rounds(c) {
         Rounds::ToSteadyState => (c.rule.max_rounds, u64::MAX, false),
@@ -126,7 +157,7 @@ pub fn run_test(t: &dyn PtsTest, c: &Config, ex: &mut Executor<'_>) -> Result<Te
         for e in t.round(c).into_iter().filter(|e| e.bs >= c.logical_block) {
             let label = format!("{} round {r}/{max} ({state}): {}", t.name(), e.label());
             let name = format!("{}-r{r}-{}", t.stage(), e.label().replace(' ', "-"));
-            let spec = e.spec(name, &c.target, c.region, c.element_time);
+            let spec = e.spec(name, &c.target, c.region, c.element_time, c.logical_block);
             match ex.run_stage_point(t.stage(), &label, spec, None)? {
                 Point::Done(report) => {
                     let m = Measured::of(e, &report, &ex.clock);
@@ -144,18 +175,68 @@ pub fn run_test(t: &dyn PtsTest, c: &Config, ex: &mut Executor<'_>) -> Result<Te
             break;
         }
     }
+    let steady = c.rule.judge(&values);
+    let window = steady.window.filter(|w| w.steady).map(|w| w.rounds);
+    let mut phases = Vec::new();
+    for phase in t.after(c, &rounds, window) {
+        match run_phase(t, c, ex, &phase)? {
+            Ok(p) => phases.push(p),
+            Err(why) => return Ok(TestRun::unavailable(t, c, purge, why)),
+        }
+    }
     Ok(TestRun {
         name: t.name(),
         title: t.title(),
         tracked: t.tracked_label(c),
         purge,
-        wipc: Some(wipc),
-        steady: c.rule.judge(&values),
+        wipc,
+        steady,
         rounds,
         series,
         unavailable: None,
         left_out: left_out(t, c),
+        phases,
     })
+}
+
+/// Runs a phase's steps in order, the host idle after each as the step says.
+fn run_phase(
+    t: &dyn PtsTest,
+    c: &Config,
+    ex: &mut Executor<'_>,
+    phase: &Phase,
+) -> Result<Result<PhaseRun, String>, SuiteError> {
+    let start = Instant::now();
+    let mut points = Vec::new();
+    let n = phase.steps.len();
+    for (i, step) in phase.steps.iter().enumerate() {
+        let e = step.element;
+        let label = format!("{} {} ({}/{n}): {}", t.name(), phase.name, i + 1, e.label());
+        let name = format!("{}-after-{}", t.stage(), e.label().replace(' ', "-"));
+        let at_s = start.elapsed().as_secs_f64();
+        let spec = e.spec(name, &c.target, c.region, step.time, c.logical_block);
+        let report = match ex.run_stage_point(t.stage(), &label, spec, None)? {
+            Point::Done(report) => report,
+            Point::Unavailable(why) => return Ok(Err(why)),
+        };
+        let mut m = Measured::of(e, &report, &ex.clock);
+        if step.histogram {
+            m = m.with_histogram(&report, &ex.clock);
+        }
+        points.push(PhasePoint {
+            role: step.role,
+            at_s,
+            time_s: step.time.as_secs_f64(),
+            idle_s: step.idle_after.as_secs_f64(),
+            measured: m,
+        });
+        // Host idle: no I/O from iolab while the drive may work for itself.
+        std::thread::sleep(step.idle_after);
+    }
+    Ok(Ok(PhaseRun {
+        name: phase.name.clone(),
+        points,
+    }))
 }
 
 /// The elements below the target's logical block size, which no direct I/O can do.
@@ -186,12 +267,14 @@ fn precondition(
         random: false,
         threads: 1,
         depth: 32,
+        composite: false,
     };
     let mut spec = e.spec(
         format!("{}-wipc", t.stage()),
         &c.target,
         c.region,
         c.element_time,
+        c.logical_block,
     );
     spec.time_based = false;
     spec.runtime = None;

@@ -73,7 +73,7 @@ fn check_steady_state(t: &Value) {
         }
     } else {
         assert!(
-            values.len() >= 25 || s["series"].as_bool().unwrap(),
+            values.len() >= 10 || s["series"].as_bool().unwrap(),
             "{name}: {s}"
         );
     }
@@ -116,16 +116,26 @@ fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confi
         .contains("not comparable"));
     let tests = v["tests"].as_array().unwrap();
     let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["iops", "tp", "lat", "wsat"]);
+    assert_eq!(
+        names,
+        ["iops", "tp", "lat", "wsat", "hir", "xsr", "ecw", "dirth"]
+    );
     for t in tests {
         assert!(t["unavailable"].is_null(), "{t}");
         assert!(t["purge"].as_str().unwrap().contains("BLKDISCARD"), "{t}");
-        assert_eq!(
-            t["wipc"]["bytes"],
-            2 * v["pts"]["region_bytes"].as_u64().unwrap()
-        );
+        // Write saturation, host idle recovery and demand intensity start from the purge.
+        match t["name"].as_str().unwrap() {
+            "wsat" | "hir" | "dirth" => assert!(t["wipc"].is_null()),
+            _ => assert_eq!(
+                t["wipc"]["bytes"],
+                2 * v["pts"]["region_bytes"].as_u64().unwrap()
+            ),
+        }
         check_steady_state(t);
     }
+    check_host_idle_recovery(&tests[4]);
+    check_cross_stimulus(&tests[5]);
+    check_demand_intensity(&tests[6], &tests[7]);
     // A report section per test, every chart drawn in headless Chromium.
     if let Some(v) = crate::report::check_in_browser(&page, "iolab-pts-report.png") {
         let ids = |key: &str, field: &str| -> Vec<String> {
@@ -141,8 +151,8 @@ fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confi
                 .collect()
         };
         let sections = ids("sections", "");
-        for t in ["pts-iops", "pts-tp", "pts-lat", "pts-wsat"] {
-            assert!(sections.iter().any(|s| s == t), "{t}: {sections:?}");
+        for t in names.iter().map(|n| format!("pts-{n}")) {
+            assert!(sections.iter().any(|s| *s == t), "{t}: {sections:?}");
         }
         let charts = ids("charts", "id");
         for c in [
@@ -150,6 +160,11 @@ fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confi
             "pts-iops-window",
             "pts-iops-surface",
             "pts-wsat-written",
+            "pts-hir-recovery",
+            "pts-xsr-recovery",
+            "pts-ecw-demand",
+            "pts-dirth-demand",
+            "pts-dirth-histograms",
         ] {
             assert!(charts.iter().any(|x| x == c), "{c}: {charts:?}");
         }
@@ -157,7 +172,8 @@ fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confi
         let said = html
             .matches("PTS-style run by iolab: not a certified SNIA result")
             .count();
-        assert_eq!(said, 4, "every section says so");
+        assert_eq!(said, 8, "every section says so");
+        assert!(html.contains("heat map"), "the IOPS surface as a heat map");
     }
     // zram's 4 KiB blocks: the 0.5 KiB elements are left out, and said to be.
     let iops = &tests[0];
@@ -202,6 +218,102 @@ fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confi
     );
 }
 
+/// Host idle recovery: five wait states, each 8 bursts with idle of 1, 2, 3, 5 and 10
+/// bursts and then 8 without; the idle really passes between bursts.
+fn check_host_idle_recovery(t: &Value) {
+    let phases = t["phases"].as_array().unwrap();
+    assert_eq!(phases.len(), 10, "{t}");
+    for (i, w) in [1.0, 2.0, 3.0, 5.0, 10.0].iter().enumerate() {
+        let (idle, base) = (&phases[2 * i]["points"], &phases[2 * i + 1]["points"]);
+        assert_eq!(idle.as_array().unwrap().len(), 8);
+        assert_eq!(base.as_array().unwrap().len(), 8);
+        for k in 0..7 {
+            let (a, b) = (&idle[k], &idle[k + 1]);
+            let time = a["time_s"].as_f64().unwrap();
+            assert!((a["idle_s"].as_f64().unwrap() - w * time).abs() < 1e-9);
+            let gap = b["at_s"].as_f64().unwrap() - a["at_s"].as_f64().unwrap();
+            assert!(
+                gap >= time * (1.0 + w),
+                "wait state {w}: {gap} s between bursts"
+            );
+            assert!(a["iops"].as_f64().unwrap() > 0.0);
+            assert_eq!(base[k]["idle_s"], 0.0);
+        }
+    }
+}
+
+/// Cross-stimulus recovery: 1024 KiB sequential writes as the series, then 8 KiB random
+/// and 1024 KiB sequential again, 16 samples each.
+fn check_cross_stimulus(t: &Value) {
+    assert!(t["steady_state"]["series"].as_bool().unwrap());
+    assert_eq!(t["rounds"].as_array().unwrap().len(), 16);
+    let phases = t["phases"].as_array().unwrap();
+    let first = |p: &Value| p["points"][0]["element"].clone();
+    assert_eq!(
+        (
+            first(&phases[0])["bs"].as_u64(),
+            first(&phases[0])["random"].as_bool()
+        ),
+        (Some(8192), Some(true))
+    );
+    assert_eq!(
+        (
+            first(&phases[1])["bs"].as_u64(),
+            first(&phases[1])["random"].as_bool()
+        ),
+        (Some(1 << 20), Some(false))
+    );
+    for p in phases {
+        assert_eq!(p["points"].as_array().unwrap().len(), 16);
+    }
+}
+
+/// The composite workload and demand intensity: rounds of the thread × depth matrix (T2Q8
+/// first); the histograms at three operating points hold every I/O the point did.
+fn check_demand_intensity(ecw: &Value, dirth: &Value) {
+    for t in [ecw, dirth] {
+        let e = t["rounds"][0]["elements"].as_array().unwrap();
+        assert_eq!(e.len(), 8);
+        assert_eq!(
+            (
+                e[0]["element"]["threads"].as_u64(),
+                e[0]["element"]["depth"].as_u64()
+            ),
+            (Some(2), Some(8))
+        );
+    }
+    assert!(ecw["rounds"][0]["elements"][0]["label"]
+        .as_str()
+        .unwrap()
+        .starts_with("composite 40/60"));
+    let points = dirth["phases"][0]["points"].as_array().unwrap();
+    let roles: Vec<&str> = points.iter().map(|p| p["role"].as_str().unwrap()).collect();
+    assert_eq!(
+        roles,
+        ["maximum IOPS", "midpoint IOPS", "minimum outstanding I/O"]
+    );
+    assert_eq!(
+        (
+            points[2]["element"]["threads"].as_u64(),
+            points[2]["element"]["depth"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+    for p in points {
+        let ios: f64 = p["histogram"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b[1].as_f64().unwrap())
+            .sum();
+        let expected = p["iops"].as_f64().unwrap() * p["time_s"].as_f64().unwrap();
+        assert!(
+            (0.9..1.1).contains(&(ios / expected)),
+            "{ios} I/Os in the histogram, {expected} done"
+        );
+    }
+}
+
 #[test]
 fn the_plan_for_a_375_gb_drive_has_the_specs_hours() {
     let out = iolab(&["pts", "/dev/null", "--plan", "--capacity", "375000000000"]);
@@ -218,10 +330,29 @@ fn the_plan_for_a_375_gb_drive_has_the_specs_hours() {
     // round, 5 to 25 rounds.
     assert!(line("iops").contains("12 min of preconditioning, then 56 element(s) a round, 5 to 25 rounds: 4 h 52 min to 23 h 32 min"), "{}", line("iops"));
     assert!(line("lat").contains("9 element(s) a round, 5 to 25 rounds"));
+    // Write saturation starts from the purged drive: no preconditioning, 24 hours.
     assert!(
-        line("wsat").contains("1440 rounds: 24 h 12 min"),
+        line("wsat").contains(
+            "0 s of preconditioning, then 1 element(s) a round, 1440 rounds: 24 h to 24 h"
+        ),
         "{}",
         line("wsat")
+    );
+    // Host idle recovery's five wait states take 15 h 30 min after its rounds.
+    assert!(
+        line("hir").contains("5 to 25 rounds, then 15 h 30 min: 15 h 35 min to 15 h 55 min"),
+        "{}",
+        line("hir")
+    );
+    assert!(
+        line("xsr").contains("480 rounds, then 16 h"),
+        "{}",
+        line("xsr")
+    );
+    assert!(
+        line("dirth").contains("36 element(s) a round, 5 to 25 rounds, then 30 min"),
+        "{}",
+        line("dirth")
     );
 }
 

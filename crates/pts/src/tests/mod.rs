@@ -1,13 +1,20 @@
 //! The specification's tests, one file each behind [`PtsTest`]: what a round is, which
 //! figure the steady-state rule tracks, and how many rounds run.
 
+use std::time::Duration;
+
 use crate::config::Config;
 use crate::element::{Element, Measured};
 
+pub mod demand;
+pub mod dirth;
+pub mod ecw;
+pub mod hir;
 pub mod iops;
 pub mod lat;
 pub mod tp;
 pub mod wsat;
+pub mod xsr;
 
 /// How a test's rounds end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,15 +38,63 @@ pub trait PtsTest: Sync {
     /// The tracked variable of a round.
     fn tracked(&self, c: &Config, round: &[Measured]) -> f64;
     fn rounds(&self, c: &Config) -> Rounds;
+    /// Workload-independent preconditioning (twice the region in 128 KiB writes) after the
+    /// purge. The tests that start from the purged drive with their own random writes
+    /// (write saturation "from fresh out of box", host idle recovery, demand intensity)
+    /// have none.
+    fn wipc(&self) -> bool {
+        true
+    }
+    /// What runs after the rounds (recovery segments, operating points with their
+    /// histograms), given the rounds and the steady-state window's rounds (1-based) if
+    /// one was found; the plan calls it with no rounds to count the time.
+    fn after(
+        &self,
+        _c: &Config,
+        _rounds: &[Vec<Measured>],
+        _window: Option<[usize; 2]>,
+    ) -> Vec<Phase> {
+        Vec::new()
+    }
 }
 
-/// Every test iolab runs so far, in the order a run takes them.
-pub fn all() -> [&'static dyn PtsTest; 4] {
+/// A named stretch of steps after a test's rounds (a wait state, an access group).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Phase {
+    pub name: String,
+    pub steps: Vec<Step>,
+}
+
+/// One element run for `time`, then the host idle for `idle_after`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Step {
+    pub element: Element,
+    pub time: Duration,
+    pub idle_after: Duration,
+    /// Keep the element's response-time histogram.
+    pub histogram: bool,
+    /// What the step is, where it is more than one of a series ("maximum IOPS").
+    pub role: &'static str,
+}
+
+impl Phase {
+    /// Its time, idle included.
+    pub fn duration(&self) -> Duration {
+        self.steps.iter().map(|s| s.time + s.idle_after).sum()
+    }
+}
+
+/// Every test of the specification, in the order a run takes them.
+pub fn all() -> [&'static dyn PtsTest; 8] {
     [
         &iops::Iops,
         &tp::Throughput,
         &lat::Latency,
         &wsat::WriteSaturation,
+        &hir::HostIdleRecovery,
+        &xsr::CrossStimulusRecovery,
+        &ecw::EnterpriseComposite,
+        &dirth::DemandIntensity,
     ]
 }
 
@@ -60,6 +115,7 @@ pub(crate) fn random_matrix(mixes: &[u8], sizes: &[u32], threads: u32, depth: u3
                 random: true,
                 threads,
                 depth,
+                composite: false,
             })
         })
         .collect()

@@ -38,6 +38,7 @@ impl PtsTest for Throughput {
                     random: false,
                     threads: c.threads,
                     depth: c.depth,
+                    composite: false,
                 })
             })
             .collect()

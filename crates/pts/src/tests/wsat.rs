@@ -27,6 +27,7 @@ impl PtsTest for WriteSaturation {
             random: true,
             threads: c.threads,
             depth: c.depth,
+            composite: false,
         }]
     }
     fn tracked_label(&self, _: &Config) -> String {
@@ -34,6 +35,9 @@ impl PtsTest for WriteSaturation {
     }
     fn tracked(&self, _: &Config, round: &[Measured]) -> f64 {
         figure_of(round, |_| true, |m| m.iops)
+    }
+    fn wipc(&self) -> bool {
+        false
     }
     fn rounds(&self, c: &Config) -> Rounds {
         let rounds = match c.quick {

@@ -11,6 +11,7 @@ use iolab_engine::{EngineConfig, EngineKind};
 use iolab_job::{Pattern, SizeSpec};
 use iolab_report::format::bytes_binary;
 use iolab_sysinfo::guard::{mark_created, remark};
+use iolab_sysinfo::nvme;
 use iolab_sysinfo::{check_target_write, probe, Pin, PinError, TargetKind};
 use serde_json::json;
 
@@ -31,6 +32,23 @@ fn discard_device(pin: &Pin, len: u64) -> std::io::Result<()> {
         return Err(std::io::Error::last_os_error());
     }
     Ok(())
+}
+
+/// Format NVM with a user data erase on the namespace behind `pin`, decided on the opened
+/// descriptor (not an NVMe namespace: `None`). `Some(Err)`: the drive or kernel refused it.
+fn format_namespace(pin: &Pin) -> Option<Result<String, String>> {
+    let f = pin.open(libc::O_WRONLY).ok()?;
+    let ns = nvme::identify(&f).ok()?;
+    let done = nvme::format_nvm(&f, &ns, 1)
+        .map(|_| "user data erase")
+        .or_else(|_| nvme::format_nvm(&f, &ns, 0).map(|_| "no secure erase"))
+        .map_err(|e| e.to_string());
+    Some(done.map(|how| {
+        format!(
+            "NVMe Format NVM of namespace {} ({how}, LBA format {} kept)",
+            ns.nsid, ns.format
+        )
+    }))
 }
 
 /// A pinned open's refusal as an I/O error, for the step's note.
@@ -107,6 +125,10 @@ pub struct Deallocated {
     /// The bytes deallocated from the start of the target.
     pub region: u64,
     pub device: bool,
+    /// The NVMe Format that purged the namespace, in words (then no BLKDISCARD was needed).
+    pub formatted: Option<String>,
+    /// Why an NVMe Format asked for was not done (BLKDISCARD was used instead).
+    pub format_refused: Option<String>,
     /// `None`: done; the error otherwise (the writes that follow still fill the region).
     pub error: Option<String>,
 }
@@ -114,6 +136,17 @@ pub struct Deallocated {
 impl Deallocated {
     /// One line: what was deallocated and how, or why it could not be.
     pub fn text(&self) -> String {
+        if let Some(f) = &self.formatted {
+            return format!("purged by {f}");
+        }
+        let text = self.discard_text();
+        match &self.format_refused {
+            Some(why) => format!("{text}; {why}"),
+            None => text,
+        }
+    }
+
+    fn discard_text(&self) -> String {
         match &self.error {
             None => format!(
                 "deallocated {} ({})",
@@ -138,6 +171,26 @@ pub fn deallocate(
     size: Option<u64>,
     consent: &mut iolab_sysinfo::Consent,
 ) -> Result<Deallocated, String> {
+    clear(target, size, consent, false)
+}
+
+/// As [`deallocate`], but an NVMe namespace is first purged by Format NVM with a user data
+/// erase (its format kept), as SNIA's PTS asks; BLKDISCARD when the drive or the kernel
+/// refuses it. A Format erases the whole namespace, beyond `size`.
+pub fn purge(
+    target: &std::path::Path,
+    size: Option<u64>,
+    consent: &mut iolab_sysinfo::Consent,
+) -> Result<Deallocated, String> {
+    clear(target, size, consent, true)
+}
+
+fn clear(
+    target: &std::path::Path,
+    size: Option<u64>,
+    consent: &mut iolab_sysinfo::Consent,
+    format: bool,
+) -> Result<Deallocated, String> {
     let mut pin = Pin::any(target).map_err(|e| format!("{}: {e}", target.display()))?;
     let existing = probe(&pin.resolved).ok();
     let device = existing
@@ -156,8 +209,16 @@ pub fn deallocate(
     if let Some(f) = &existing {
         check_target_write(f, consent).map_err(|e| e.to_string())?;
     }
+    let mut nvme_format = None;
     let done = if device {
-        discard_device(&pin, region)
+        if format {
+            nvme_format = format_namespace(&pin)
+                .map(|r| r.map_err(|e| format!("NVMe Format refused ({e}), BLKDISCARD instead")));
+        }
+        match nvme_format {
+            Some(Ok(_)) => Ok(()),
+            _ => discard_device(&pin, region),
+        }
     } else {
         let r = punch_file(&mut pin, region);
         if existing.is_none() && pin.identity.is_some() {
@@ -165,9 +226,16 @@ pub fn deallocate(
         }
         r
     };
+    let (formatted, refused) = match nvme_format {
+        Some(Ok(what)) => (Some(what), None),
+        Some(Err(why)) => (None, Some(why)),
+        None => (None, None),
+    };
     Ok(Deallocated {
         region,
         device,
+        formatted,
+        format_refused: refused,
         error: done.err().map(|e| e.to_string()),
     })
 }

@@ -1,0 +1,134 @@
+//! `iolab pts --quick` in the NVMe lab (`scripts/nvme-lab.sh`: QEMU's emulated NVMe drive
+//! under TCG): every test of the suite runs to its end within 10 minutes, each purged by
+//! NVMe Format NVM on the namespace (the drive's own erase, its LBA format kept), with a
+//! steady-state decision per test; the report comes back and every chart is drawn in
+//! headless Chromium. Skipped with a printed reason where the lab cannot be set up.
+
+use std::sync::OnceLock;
+
+#[allow(dead_code)]
+#[path = "support/lab.rs"]
+mod lab;
+use lab::{parts, Sections};
+
+#[allow(dead_code)]
+#[path = "support/browser.rs"]
+mod browser;
+use browser::{Browser, CHART_CHECK};
+
+fn lab() -> Option<&'static Sections> {
+    static LAB: OnceLock<Option<Sections>> = OnceLock::new();
+    LAB.get_or_init(|| lab::boot(&["--timeout", "1500"], include_str!("pts_lab/guest.sh")))
+        .as_ref()
+}
+
+fn doc(s: &Sections) -> serde_json::Value {
+    let (out, err, rc) = parts(s, "pts");
+    assert_eq!(rc, 0, "{err}");
+    serde_json::from_str(&out[out.find('{').expect("JSON")..]).expect("the pts JSON")
+}
+
+#[test]
+fn every_test_runs_to_its_end_purged_by_nvme_format_within_ten_minutes() {
+    let Some(s) = lab() else { return };
+    let (_, err, _) = parts(s, "pts");
+    let secs: u64 = err
+        .lines()
+        .find_map(|l| l.strip_prefix("seconds "))
+        .and_then(|x| x.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no time: {err}"));
+    println!("the quick suite took {secs} s in the lab");
+    assert!(secs < 600, "{secs} s");
+    let v = doc(s);
+    let names: Vec<&str> = v["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["iops", "tp", "lat", "wsat", "hir", "xsr", "ecw", "dirth"]
+    );
+    for t in v["tests"].as_array().unwrap() {
+        assert!(t["unavailable"].is_null(), "{t}");
+        let purge = t["purge"].as_str().unwrap();
+        assert!(
+            purge.starts_with("purged by NVMe Format NVM of namespace 1"),
+            "{purge}"
+        );
+        let ss = &t["steady_state"];
+        let n = ss["values"].as_array().unwrap().len();
+        assert_eq!(n, t["rounds"].as_array().unwrap().len());
+        // A decision either way: steady in a window, a series run out, or rounds used up.
+        assert!(
+            ss["reached"].as_bool().unwrap() || ss["series"].as_bool().unwrap() || n == 10,
+            "{}: {ss}",
+            t["name"]
+        );
+    }
+    // The drive's 512-byte blocks: nothing is left out.
+    assert!(v["tests"][0]["left_out"].as_array().unwrap().is_empty());
+    assert_eq!(
+        v["tests"][0]["rounds"][0]["elements"]
+            .as_array()
+            .unwrap()
+            .len(),
+        56
+    );
+}
+
+#[test]
+fn the_report_has_a_section_per_test_and_draws_every_chart() {
+    let Some(s) = lab() else { return };
+    let (out, err, rc) = parts(s, "report");
+    assert_eq!(rc, 0, "{err}");
+    let kept = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pts-lab-report.b64");
+    std::fs::write(&kept, &out).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("pts.html");
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("base64 -d | gzip -d > {}", page.display()))
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), out.as_bytes()).unwrap();
+    drop(child.stdin.take());
+    assert!(
+        child.wait().unwrap().success(),
+        "the report did not come back whole: {err}"
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    for n in ["iops", "tp", "lat", "wsat", "hir", "xsr", "ecw", "dirth"] {
+        assert!(html.contains(&format!("id=\"pts-{n}\"")), "pts-{n}");
+    }
+    assert!(html.contains("NVMe Format NVM"));
+    let mut b = match Browser::launch() {
+        Ok(b) => b,
+        Err(why) => return println!("skipped the browser check: {why}"),
+    };
+    b.open(&page).unwrap();
+    let v = b.eval(CHART_CHECK).unwrap();
+    let charts = v["charts"].as_array().unwrap();
+    for c in charts {
+        let id = c["id"].as_str().unwrap();
+        assert!(c["traces"].as_u64().unwrap() > 0, "{id}: {c}");
+        assert_eq!(c["rendered"], c["traces"], "{id}: traces not drawn: {c}");
+    }
+    for id in [
+        "pts-iops-surface",
+        "pts-hir-recovery",
+        "pts-dirth-histograms",
+    ] {
+        assert!(charts.iter().any(|c| c["id"] == id), "{id}");
+    }
+    let shot = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("iolab-pts-lab-report.png");
+    b.screenshot(&shot, None).unwrap();
+    println!(
+        "Chromium drew {} charts of the lab's report: {}",
+        charts.len(),
+        shot.display()
+    );
+    assert!(b.problems.is_empty(), "browser problems: {:#?}", b.problems);
+}

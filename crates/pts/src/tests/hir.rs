@@ -1,0 +1,108 @@
+//! Host idle recovery: 4 KiB random writes until steady state, then five wait states. In
+//! each, bursts of writes (5 s) alternate with host idle of 1, 2, 3, 5 and 10 times the
+//! burst (5 to 50 s), 360 times, and then the writes go on without idle for 360 bursts, a
+//! return to the baseline. Whether the drive uses idle time to recover shows as the bursts'
+//! IOPS against the baseline. `--quick`: bursts of 250 ms, 8 of each.
+
+use std::time::Duration;
+
+use super::{figure_of, Phase, PtsTest, Rounds, Step};
+use crate::config::Config;
+use crate::element::{Element, Measured};
+
+pub struct HostIdleRecovery;
+
+/// Idle after each burst, in bursts.
+pub const WAIT_STATES: [u32; 5] = [1, 2, 3, 5, 10];
+
+impl HostIdleRecovery {
+    fn burst(c: &Config) -> (Duration, usize) {
+        match c.quick {
+            true => (Duration::from_millis(250), 8),
+            false => (Duration::from_secs(5), 360),
+        }
+    }
+}
+
+impl PtsTest for HostIdleRecovery {
+    fn name(&self) -> &'static str {
+        "hir"
+    }
+    fn stage(&self) -> &'static str {
+        "pts-hir"
+    }
+    fn title(&self) -> &'static str {
+        "Host idle recovery: 4 KiB random write bursts between idle"
+    }
+    fn round(&self, c: &Config) -> Vec<Element> {
+        vec![Element {
+            read_pct: 0,
+            bs: 4096,
+            random: true,
+            threads: c.threads,
+            depth: c.depth,
+            composite: false,
+        }]
+    }
+    fn tracked_label(&self, _: &Config) -> String {
+        "4 KiB random write IOPS".into()
+    }
+    fn tracked(&self, _: &Config, round: &[Measured]) -> f64 {
+        figure_of(round, |_| true, |m| m.iops)
+    }
+    fn wipc(&self) -> bool {
+        false
+    }
+    fn rounds(&self, _: &Config) -> Rounds {
+        Rounds::ToSteadyState
+    }
+    fn after(&self, c: &Config, _: &[Vec<Measured>], _: Option<[usize; 2]>) -> Vec<Phase> {
+        let (burst, n) = Self::burst(c);
+        let element = self.round(c)[0];
+        let step = |idle_after| Step {
+            element,
+            time: burst,
+            idle_after,
+            histogram: false,
+            role: "",
+        };
+        WAIT_STATES
+            .iter()
+            .flat_map(|&w| {
+                let idle = burst * w;
+                [
+                    Phase {
+                        name: format!(
+                            "wait state {w}: {} s writes, {} s idle",
+                            burst.as_secs_f64(),
+                            idle.as_secs_f64()
+                        ),
+                        steps: vec![step(idle); n],
+                    },
+                    Phase {
+                        name: format!("wait state {w}: return to baseline"),
+                        steps: vec![step(Duration::ZERO); n],
+                    },
+                ]
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// At full duration: 5 wait states, each 360 bursts with idle and 360 without; 15 h
+    /// 30 min in all (360 × (10 + 15 + 20 + 30 + 55) s + 5 × 1800 s).
+    #[test]
+    fn the_wait_states_take_the_specs_time() {
+        let c = Config::new("/dev/x".into(), 1 << 30, None, false, false);
+        let p = HostIdleRecovery.after(&c, &[], None);
+        assert_eq!(p.len(), 10);
+        assert_eq!(p[0].steps.len(), 360);
+        assert_eq!(p[8].steps[0].idle_after, Duration::from_secs(50));
+        let total: Duration = p.iter().map(|p| p.duration()).sum();
+        assert_eq!(total, Duration::from_secs(55_800));
+    }
+}
