@@ -78,6 +78,19 @@ fn every_test_runs_to_its_end_purged_by_nvme_format_within_ten_minutes() {
     );
 }
 
+/// On a partition of the namespace the purge is BLKDISCARD of the partition: a Format would
+/// erase the whole namespace, which the user did not name.
+#[test]
+fn a_partition_is_never_formatted() {
+    let Some(s) = lab() else { return };
+    let (out, err, rc) = parts(s, "partition");
+    assert_eq!(rc, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out[out.find('{').unwrap()..]).unwrap();
+    let purge = v["tests"][0]["purge"].as_str().unwrap();
+    assert!(purge.contains("the target is a partition"), "{purge}");
+    assert!(purge.contains("BLKDISCARD"), "{purge}");
+}
+
 #[test]
 fn the_report_has_a_section_per_test_and_draws_every_chart() {
     let Some(s) = lab() else { return };

@@ -585,7 +585,8 @@ fn demand(id: &str, t: &Value) -> String {
         axis("Average response time", ScaleKind::Log10, Format::Nanos),
         series,
     );
-    c.lines = true;
+    // Points, not lines: a line in IOPS order would zigzag where more depth gave fewer IOPS.
+    c.lines = false;
     let mut h = chart_block(&c);
     h.push_str("<table class=\"pts-demand\"><thead><tr><th>threads \\ depth</th>");
     for d in &depths {

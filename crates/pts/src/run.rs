@@ -176,7 +176,8 @@ pub fn run_test(t: &dyn PtsTest, c: &Config, ex: &mut Executor<'_>) -> Result<Te
         }
     }
     let steady = c.rule.judge(&values);
-    let window = steady.window.filter(|w| w.steady).map(|w| w.rounds);
+    // The steady window, else the last one judged: the rounds the report averages too.
+    let window = steady.window.map(|w| w.rounds);
     let mut phases = Vec::new();
     for phase in t.after(c, &rounds, window) {
         match run_phase(t, c, ex, &phase)? {

@@ -152,7 +152,7 @@ fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confi
         };
         let sections = ids("sections", "");
         for t in names.iter().map(|n| format!("pts-{n}")) {
-            assert!(sections.iter().any(|s| *s == t), "{t}: {sections:?}");
+            assert!(sections.contains(&t), "{t}: {sections:?}");
         }
         let charts = ids("charts", "id");
         for c in [

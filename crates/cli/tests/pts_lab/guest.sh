@@ -6,3 +6,11 @@ run() { name=$1; shift; echo "=== $name"; "$@" 2>/tmp/stderr; rc=$?; echo "--- s
 run lbaf nvme id-ns /dev/nvme0n1 --output-format=json
 run pts sh -c 'start=$(date +%s); iolab pts /dev/nvme0n1 --allow-destroy --quick --quiet --db /tmp/pts.db --output-format=json --report /tmp/pts.html; rc=$?; echo "seconds $(( $(date +%s) - start ))" >&2; exit $rc'
 run report sh -c 'ls -l /tmp/pts.html >&2 && gzip -c /tmp/pts.html | base64'
+# A partition of the namespace: an MBR with one 256 MiB partition from sector 2048. A Format
+# would erase the whole namespace, beyond the partition the user named: BLKDISCARD instead.
+# The other three entries zeroed: the kernel rejects a table whose boot flags are not 0 or 0x80.
+dd if=/dev/zero of=/dev/nvme0n1 bs=1 seek=446 count=64 conv=notrunc 2>/dev/null
+printf '\000\000\000\000\203\000\000\000\000\010\000\000\000\000\010\000' | dd of=/dev/nvme0n1 bs=1 seek=446 conv=notrunc 2>/dev/null
+printf '\125\252' | dd of=/dev/nvme0n1 bs=1 seek=510 conv=notrunc 2>/dev/null
+blockdev --rereadpt /dev/nvme0n1; sleep 1
+run partition iolab pts /dev/nvme0n1p1 --allow-destroy --quick --quiet --tests wsat --db /tmp/part.db --output-format=json

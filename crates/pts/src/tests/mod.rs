@@ -46,8 +46,8 @@ pub trait PtsTest: Sync {
         true
     }
     /// What runs after the rounds (recovery segments, operating points with their
-    /// histograms), given the rounds and the steady-state window's rounds (1-based) if
-    /// one was found; the plan calls it with no rounds to count the time.
+    /// histograms), given the rounds and the measurement window's rounds (1-based): the
+    /// steady one, else the last judged; the plan calls it with no rounds to count the time.
     fn after(
         &self,
         _c: &Config,

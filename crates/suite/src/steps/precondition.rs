@@ -39,6 +39,13 @@ fn discard_device(pin: &Pin, len: u64) -> std::io::Result<()> {
 fn format_namespace(pin: &Pin) -> Option<Result<String, String>> {
     let f = pin.open(libc::O_WRONLY).ok()?;
     let ns = nvme::identify(&f).ok()?;
+    // A partition answers for its namespace, but the user named only the partition: a
+    // Format would erase the others too.
+    if is_partition(&f) {
+        return Some(Err(
+            "the target is a partition; a Format erases the whole namespace".into(),
+        ));
+    }
     let done = nvme::format_nvm(&f, &ns, 1)
         .map(|_| "user data erase")
         .or_else(|_| nvme::format_nvm(&f, &ns, 0).map(|_| "no secure erase"))
@@ -49,6 +56,16 @@ fn format_namespace(pin: &Pin) -> Option<Result<String, String>> {
             ns.nsid, ns.format
         )
     }))
+}
+
+/// Whether the opened block device is a partition (sysfs has `partition` for it).
+fn is_partition(f: &std::fs::File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(m) = f.metadata() else {
+        return true;
+    };
+    let (major, minor) = (libc::major(m.rdev()), libc::minor(m.rdev()));
+    std::path::Path::new(&format!("/sys/dev/block/{major}:{minor}/partition")).exists()
 }
 
 /// A pinned open's refusal as an I/O error, for the step's note.
@@ -213,7 +230,7 @@ fn clear(
     let done = if device {
         if format {
             nvme_format = format_namespace(&pin)
-                .map(|r| r.map_err(|e| format!("NVMe Format refused ({e}), BLKDISCARD instead")));
+                .map(|r| r.map_err(|e| format!("no NVMe Format ({e}), BLKDISCARD instead")));
         }
         match nvme_format {
             Some(Ok(_)) => Ok(()),
