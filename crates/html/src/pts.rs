@@ -273,11 +273,17 @@ fn window_elements(t: &Value) -> Vec<&Value> {
 
 /// The average of `key` over the window for each (read %, block size) element.
 fn averaged(t: &Value, key: &str) -> Vec<((u64, u64), f64)> {
+    averaged_by(t, ["read_pct", "bs"], key)
+}
+
+/// The average of `key` over the window for each element, elements told apart by the two
+/// `fields` of their stimulus, in first-seen order.
+fn averaged_by(t: &Value, fields: [&str; 2], key: &str) -> Vec<((u64, u64), f64)> {
     let mut acc: Vec<((u64, u64), f64, u32)> = Vec::new();
     for e in window_elements(t) {
         let k = (
-            e["element"]["read_pct"].as_u64().unwrap_or(0),
-            e["element"]["bs"].as_u64().unwrap_or(0),
+            e["element"][fields[0]].as_u64().unwrap_or(0),
+            e["element"][fields[1]].as_u64().unwrap_or(0),
         );
         let v = e[key].as_f64().unwrap_or(0.0);
         match acc.iter_mut().find(|(x, _, _)| *x == k) {
@@ -530,27 +536,12 @@ fn recovery(id: &str, t: &Value, pts: &Value) -> String {
 
 /// Each (threads, depth) element averaged over the window: IOPS and average response time.
 fn by_outstanding(t: &Value) -> Vec<((u64, u64), f64, f64)> {
-    let mut acc: Vec<((u64, u64), f64, f64, u32)> = Vec::new();
-    for e in window_elements(t) {
-        let k = (
-            e["element"]["threads"].as_u64().unwrap_or(0),
-            e["element"]["depth"].as_u64().unwrap_or(0),
-        );
-        let (iops, mean) = (
-            e["iops"].as_f64().unwrap_or(0.0),
-            e["mean_ns"].as_f64().unwrap_or(0.0),
-        );
-        match acc.iter_mut().find(|a| a.0 == k) {
-            Some(a) => {
-                a.1 += iops;
-                a.2 += mean;
-                a.3 += 1;
-            }
-            None => acc.push((k, iops, mean, 1)),
-        }
-    }
-    acc.into_iter()
-        .map(|(k, i, m, n)| (k, i / n as f64, m / n as f64))
+    let fields = ["threads", "depth"];
+    let means = averaged_by(t, fields, "mean_ns");
+    averaged_by(t, fields, "iops")
+        .into_iter()
+        .zip(means)
+        .map(|((k, iops), (_, mean))| (k, iops, mean))
         .collect()
 }
 

@@ -4,19 +4,15 @@
 //! point (most IOPS, midpoint, least outstanding I/O) run ten element times with its
 //! response-time histogram.
 
-use super::{demand, Phase, PtsTest, Rounds, Step};
+use super::{demand, random_writes_4k, Phase, PtsTest, Rounds, Step};
 use crate::config::Config;
 use crate::element::{Element, Measured};
 
 pub struct DemandIntensity;
 
+/// The matrix sets threads and depth.
 fn base() -> Element {
-    Element {
-        read_pct: 0,
-        bs: 4096,
-        random: true,
-        ..Element::default()
-    }
+    random_writes_4k(0, 0)
 }
 
 impl PtsTest for DemandIntensity {

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use super::{figure_of, Phase, PtsTest, Rounds, Step};
+use super::{figure_of, random_writes_4k, Phase, PtsTest, Rounds, Step};
 use crate::config::Config;
 use crate::element::{Element, Measured};
 
@@ -35,14 +35,7 @@ impl PtsTest for HostIdleRecovery {
         "Host idle recovery: 4 KiB random write bursts between idle"
     }
     fn round(&self, c: &Config) -> Vec<Element> {
-        vec![Element {
-            read_pct: 0,
-            bs: 4096,
-            random: true,
-            threads: c.threads,
-            depth: c.depth,
-            composite: false,
-        }]
+        vec![random_writes_4k(c.threads, c.depth)]
     }
     fn tracked_label(&self, _: &Config) -> String {
         "4 KiB random write IOPS".into()

@@ -121,6 +121,19 @@ pub(crate) fn random_matrix(mixes: &[u8], sizes: &[u32], threads: u32, depth: u3
         .collect()
 }
 
+/// 4 KiB random writes at `threads` × `depth`: write saturation's, host idle recovery's and
+/// demand intensity's stimulus.
+pub(crate) fn random_writes_4k(threads: u32, depth: u32) -> Element {
+    Element {
+        read_pct: 0,
+        bs: 4096,
+        random: true,
+        threads,
+        depth,
+        composite: false,
+    }
+}
+
 /// The figure of the element matching `want` in a round (0 when the round lacks it).
 pub(crate) fn figure_of(
     round: &[Measured],

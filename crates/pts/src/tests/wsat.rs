@@ -4,7 +4,7 @@
 //! written. The specification sets no steady-state criterion for it; the rule's verdict on
 //! the series is reported beside it.
 
-use super::{figure_of, PtsTest, Rounds};
+use super::{figure_of, random_writes_4k, PtsTest, Rounds};
 use crate::config::Config;
 use crate::element::{Element, Measured};
 
@@ -21,14 +21,7 @@ impl PtsTest for WriteSaturation {
         "Write saturation: continuous 4 KiB random writes"
     }
     fn round(&self, c: &Config) -> Vec<Element> {
-        vec![Element {
-            read_pct: 0,
-            bs: 4096,
-            random: true,
-            threads: c.threads,
-            depth: c.depth,
-            composite: false,
-        }]
+        vec![random_writes_4k(c.threads, c.depth)]
     }
     fn tracked_label(&self, _: &Config) -> String {
         "4 KiB random write IOPS".into()

@@ -41,10 +41,14 @@ fn format_namespace(pin: &Pin) -> Option<Result<String, String>> {
     let ns = nvme::identify(&f).ok()?;
     // A partition answers for its namespace, but the user named only the partition: a
     // Format would erase the others too.
-    if is_partition(&f) {
-        return Some(Err(
-            "the target is a partition; a Format erases the whole namespace".into(),
-        ));
+    match is_partition(&f) {
+        Ok(false) => {}
+        Ok(true) => {
+            return Some(Err(
+                "the target is a partition; a Format erases the whole namespace".into(),
+            ))
+        }
+        Err(e) => return Some(Err(format!("cannot tell whether it is a partition: {e}"))),
     }
     let done = nvme::format_nvm(&f, &ns, 1)
         .map(|_| "user data erase")
@@ -59,13 +63,11 @@ fn format_namespace(pin: &Pin) -> Option<Result<String, String>> {
 }
 
 /// Whether the opened block device is a partition (sysfs has `partition` for it).
-fn is_partition(f: &std::fs::File) -> bool {
+fn is_partition(f: &std::fs::File) -> std::io::Result<bool> {
     use std::os::unix::fs::MetadataExt;
-    let Ok(m) = f.metadata() else {
-        return true;
-    };
-    let (major, minor) = (libc::major(m.rdev()), libc::minor(m.rdev()));
-    std::path::Path::new(&format!("/sys/dev/block/{major}:{minor}/partition")).exists()
+    let rdev = f.metadata()?.rdev();
+    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
+    Ok(std::path::Path::new(&format!("/sys/dev/block/{major}:{minor}/partition")).exists())
 }
 
 /// A pinned open's refusal as an I/O error, for the step's note.
@@ -142,10 +144,9 @@ pub struct Deallocated {
     /// The bytes deallocated from the start of the target.
     pub region: u64,
     pub device: bool,
-    /// The NVMe Format that purged the namespace, in words (then no BLKDISCARD was needed).
-    pub formatted: Option<String>,
-    /// Why an NVMe Format asked for was not done (BLKDISCARD was used instead).
-    pub format_refused: Option<String>,
+    /// An NVMe Format asked for on an NVMe namespace: what purged it, in words (then no
+    /// BLKDISCARD was needed), or why it was not done (BLKDISCARD was used instead).
+    pub nvme_format: Option<Result<String, String>>,
     /// `None`: done; the error otherwise (the writes that follow still fill the region).
     pub error: Option<String>,
 }
@@ -153,13 +154,10 @@ pub struct Deallocated {
 impl Deallocated {
     /// One line: what was deallocated and how, or why it could not be.
     pub fn text(&self) -> String {
-        if let Some(f) = &self.formatted {
-            return format!("purged by {f}");
-        }
-        let text = self.discard_text();
-        match &self.format_refused {
-            Some(why) => format!("{text}; {why}"),
-            None => text,
+        match &self.nvme_format {
+            Some(Ok(f)) => format!("purged by {f}"),
+            Some(Err(why)) => format!("{}; {why}", self.discard_text()),
+            None => self.discard_text(),
         }
     }
 
@@ -206,7 +204,7 @@ fn clear(
     target: &std::path::Path,
     size: Option<u64>,
     consent: &mut iolab_sysinfo::Consent,
-    format: bool,
+    try_format: bool,
 ) -> Result<Deallocated, String> {
     let mut pin = Pin::any(target).map_err(|e| format!("{}: {e}", target.display()))?;
     let existing = probe(&pin.resolved).ok();
@@ -226,12 +224,11 @@ fn clear(
     if let Some(f) = &existing {
         check_target_write(f, consent).map_err(|e| e.to_string())?;
     }
-    let mut nvme_format = None;
+    let nvme_format = (device && try_format)
+        .then(|| format_namespace(&pin))
+        .flatten()
+        .map(|r| r.map_err(|e| format!("no NVMe Format ({e}), BLKDISCARD instead")));
     let done = if device {
-        if format {
-            nvme_format = format_namespace(&pin)
-                .map(|r| r.map_err(|e| format!("no NVMe Format ({e}), BLKDISCARD instead")));
-        }
         match nvme_format {
             Some(Ok(_)) => Ok(()),
             _ => discard_device(&pin, region),
@@ -243,16 +240,10 @@ fn clear(
         }
         r
     };
-    let (formatted, refused) = match nvme_format {
-        Some(Ok(what)) => (Some(what), None),
-        Some(Err(why)) => (None, Some(why)),
-        None => (None, None),
-    };
     Ok(Deallocated {
         region,
         device,
-        formatted,
-        format_refused: refused,
+        nvme_format,
         error: done.err().map(|e| e.to_string()),
     })
 }
