@@ -16,7 +16,7 @@ use iolab_pts::{run_test, Config, TestRun, DISCLAIMER};
 use iolab_store::{RunStatus, Store};
 use iolab_suite::progress::Progress;
 use iolab_suite::Executor;
-use iolab_sysinfo::{check_target_write, probe, Consent, TargetKind};
+use iolab_sysinfo::{check_blank, check_target_write, probe, Consent, TargetKind};
 use serde_json::json;
 
 use crate::exit::CliError;
@@ -48,8 +48,8 @@ Every result is a PTS-style run by iolab: not a certified SNIA result.")]
 pub struct PtsArgs {
     /// Block device (or file) to test; its data is destroyed
     pub target: PathBuf,
-    /// Allow the tests to purge and overwrite the target (refused on devices that are
-    /// mounted, in use, partitioned or signed)
+    /// Allow the tests to purge and overwrite the target (refused, whatever this says, on
+    /// devices that are mounted, in use, partitioned or signed: wipe them first)
     #[arg(long)]
     pub allow_destroy: bool,
     /// Every duration and capacity scaled down (a quarter second an element, at most 256 MiB,
@@ -125,6 +125,13 @@ fn capacity(a: &PtsArgs, consent: &Consent) -> Result<(u64, u32), CliError> {
     };
     if !a.plan {
         check_target_write(&facts, consent).map_err(|e| bad(e.to_string()))?;
+        // A PTS purges the whole device (an NVMe Format erases the namespace): it takes a
+        // blank target only, whatever --allow-destroy covers.
+        check_blank(
+            &facts,
+            "a PTS purges the whole target, so it takes only a blank one",
+        )
+        .map_err(|e| bad(e.to_string()))?;
     }
     match (facts.kind, a.size) {
         (TargetKind::BlockDevice, Some(s)) if s > facts.size_bytes => Err(bad(format!(
@@ -180,6 +187,53 @@ fn plan_text(tests: &[&'static dyn PtsTest], c: &Config) -> String {
     s
 }
 
+/// What `pts` holds from its checks to its end: the target's exclusive claim (a block
+/// device: nobody mounts, claims or formats it under the tests) and the report's file,
+/// opened before the first byte is written so that a report that cannot be written is
+/// refused up front, not after hours of tests.
+struct Held {
+    _claim: Option<std::sync::Arc<std::fs::File>>,
+    report: Option<crate::cmd_report::ReportOut>,
+}
+
+/// The guard, in `run`'s order: the database checked against the target (and the other
+/// way round), every path registered, the target claimed, then the report opened.
+fn guard(a: &PtsArgs, db: &std::path::Path) -> Result<Held, CliError> {
+    let target = a.target.as_path();
+    iolab_sysinfo::check_database(db, &[target]).map_err(CliError::bad_input)?;
+    if a.report.as_deref() == Some(std::path::Path::new("-")) && a.format.json() {
+        return Err(bad(
+            "--report - and --output-format=json both write to stdout; name a file for the report"
+                .into(),
+        ));
+    }
+    let protected = [target, db];
+    iolab_sysinfo::guard::protect(&protected);
+    let claim = match probe(target) {
+        Ok(f) if f.kind == TargetKind::BlockDevice => {
+            let pin = iolab_sysinfo::Pin::existing(target)
+                .map_err(|e| bad(format!("{}: {e}", target.display())))?;
+            let claim = iolab_sysinfo::claim::exclusive(&pin).map_err(|e| {
+                CliError::bad_input(iolab_sysinfo::SafetyError {
+                    path: f.path.clone(),
+                    reason: iolab_sysinfo::claim::refusal(&e, f.device, "--allow-destroy"),
+                })
+            })?;
+            Some(claim)
+        }
+        _ => None,
+    };
+    // Opened last, once nothing else can refuse: a refused run leaves no empty report.
+    let report = match &a.report {
+        Some(r) => Some(crate::cmd_report::open_report(r, "--report", &protected)?),
+        None => None,
+    };
+    Ok(Held {
+        _claim: claim,
+        report,
+    })
+}
+
 pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
     let tests = chosen(a)?;
     let consent = Consent::granting("--allow-destroy", a.allow_destroy, [a.target.as_path()]);
@@ -189,22 +243,14 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
     if let Some(m) = a.max_rounds {
         c.rule.max_rounds = m as usize;
     }
-    if a.report.as_deref() == Some(std::path::Path::new("-")) && a.format.json() {
-        return Err(bad(
-            "--report - and --output-format=json both write to stdout; name a file for the report"
-                .into(),
-        ));
-    }
-    let db_path = a.db.clone().unwrap_or_else(Store::default_path);
-    if let Some(r) = &a.report {
-        iolab_sysinfo::check_output(r, "--report", &[a.target.as_path(), db_path.as_path()])
-            .map_err(CliError::bad_input)?;
-    }
     let planned = plan_text(&tests, &c);
     if a.plan {
         outln!("{}", planned.trim_end());
         return Ok(ExitCode::SUCCESS);
     }
+    c.check().map_err(bad)?;
+    let db_path = a.db.clone().unwrap_or_else(Store::default_path);
+    let mut held = guard(a, &db_path)?;
     say!("iolab pts: {}", planned.trim_end());
     say!("iolab pts: {DISCLAIMER}");
     let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
@@ -213,45 +259,16 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
         .begin_run("pts", &crate::cmd_review::command_line())
         .map_err(CliError::failed)?;
     iolab_runner::signal::install();
-    // The progress line counts down the shortest the tests can take (5 rounds each).
-    let least = plan(&tests, &c, PLAN_WRITE_RATE)
+    let (runs, failed) = run_tests(a, &tests, &c, &mut store, run_id)?;
+    let interrupted = runs
         .iter()
-        .map(|p| p.least)
-        .sum();
-    let mut sink = std::io::sink();
-    let mut ex = Executor {
-        store: &mut store,
-        run_id,
-        clock: iolab_runner::run::run_clock(false),
-        consent,
-        progress: Progress::new(!a.quiet, least),
-        out: &mut sink,
-        kept: None,
-        measured: 0,
-        unavailable: 0,
-        repeat: 1,
-        health_every: Some(std::time::Duration::from_secs(10)),
-    };
-    let mut runs: Vec<TestRun> = Vec::new();
-    let mut failed = None;
-    for t in &tests {
-        match run_test(*t, &c, &mut ex) {
-            Ok(r) => {
-                if !a.format.json() {
-                    out!("{}", iolab_pts::text::test_summary(&r.to_json(&c)));
-                }
-                runs.push(r);
-            }
-            Err(e) => {
-                failed = Some(e);
-                break;
-            }
-        }
-    }
-    let status = match &failed {
-        Some(iolab_suite::SuiteError::Interrupted) => RunStatus::Interrupted,
-        Some(_) => RunStatus::Failed,
-        None => RunStatus::Ok,
+        .find_map(|r| r.interrupted.as_ref().map(|w| (r.name, w)));
+    let ran = runs.iter().filter(|r| r.unavailable.is_none()).count();
+    let status = match (&failed, interrupted, ran) {
+        (Some(_), _, _) => RunStatus::Failed,
+        (None, Some(_), _) => RunStatus::Interrupted,
+        (None, None, 0) => RunStatus::Failed,
+        (None, None, _) => RunStatus::Ok,
     };
     let doc = json!({
         "pts": {
@@ -275,17 +292,82 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
         outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     }
     say!("iolab pts: saved as run {run_id} in {}", db_path.display());
-    if let Some(r) = &a.report {
-        let protected = [a.target.as_path(), db_path.as_path()];
-        let bytes = crate::cmd_report::write_report(&store, &[run_id], &[], r, &protected)?;
+    if let Some(out) = held.report.take() {
+        let name = a.report.as_deref().unwrap_or(std::path::Path::new("-"));
+        let bytes = crate::cmd_report::write_report_to(&store, &[run_id], &[], out, name)?;
         say!(
             "iolab pts: report written to {} ({} KB)",
-            r.display(),
+            a.report
+                .as_deref()
+                .unwrap_or(std::path::Path::new("-"))
+                .display(),
             bytes / 1024
         );
     }
-    match failed {
-        Some(e) => Err(CliError::failed(anyhow!(e))),
-        None => Ok(ExitCode::SUCCESS),
+    if let Some(e) = failed {
+        return Err(CliError::failed(anyhow!(e)));
     }
+    if let Some((name, left)) = interrupted {
+        say!(
+            "iolab pts: interrupted during {name}: {left}; what was measured is kept in run {run_id}"
+        );
+        return Ok(ExitCode::from(crate::exit::interrupted()));
+    }
+    if ran == 0 {
+        return Err(CliError::failed(anyhow!(
+            "no test ran: {}",
+            runs.iter()
+                .filter_map(|r| r.unavailable.as_ref().map(|w| format!("{}: {w}", r.name)))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs the tests in order, each printed as it ends, until one fails or a signal stops
+/// one; what ran, and the failure if any.
+fn run_tests(
+    a: &PtsArgs,
+    tests: &[&'static dyn PtsTest],
+    c: &Config,
+    store: &mut Store,
+    run_id: i64,
+) -> Result<(Vec<TestRun>, Option<iolab_suite::SuiteError>), CliError> {
+    // The progress line counts down the shortest the tests can take (5 rounds each).
+    let least = plan(tests, c, PLAN_WRITE_RATE)
+        .iter()
+        .map(|p| p.least)
+        .sum();
+    let mut sink = std::io::sink();
+    let mut ex = Executor {
+        store,
+        run_id,
+        clock: iolab_runner::run::run_clock(false),
+        consent: Consent::granting("--allow-destroy", a.allow_destroy, [a.target.as_path()]),
+        progress: Progress::new(!a.quiet, least),
+        out: &mut sink,
+        kept: None,
+        measured: 0,
+        unavailable: 0,
+        repeat: 1,
+        health_every: Some(std::time::Duration::from_secs(10)),
+    };
+    let mut runs: Vec<TestRun> = Vec::new();
+    for t in tests {
+        match run_test(*t, c, &mut ex) {
+            Ok(r) => {
+                if !a.format.json() {
+                    out!("{}", iolab_pts::text::test_summary(&r.to_json(c)));
+                }
+                let stop = r.interrupted.is_some();
+                runs.push(r);
+                if stop {
+                    break;
+                }
+            }
+            Err(e) => return Ok((runs, Some(e))),
+        }
+    }
+    Ok((runs, None))
 }

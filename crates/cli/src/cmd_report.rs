@@ -43,16 +43,30 @@ pub struct ReportArgs {
     pub with: Vec<i64>,
 }
 
-/// Writes the report of `runs` in `store` to `out`; returns its size in bytes.
-/// Writes the HTML report of `runs` to `out` (`-`: stdout), opened through the guard: never
-/// one of `protected` (the database, a target), whatever `out` was swapped for since its check.
-pub fn write_report(
-    store: &Store,
-    runs: &[i64],
-    with: &[i64],
-    out: &Path,
-    protected: &[&Path],
-) -> Result<usize, CliError> {
+/// Where a report goes: standard output, or a file opened (and checked writable) through
+/// the guard before any work starts.
+pub enum ReportOut {
+    Stdout,
+    File(std::fs::File),
+}
+
+/// Opens the report's destination `out` (`-`: stdout) through the guard, never one of
+/// `protected`, and checks it takes bytes (a zero-length write: `/dev/full` and a
+/// read-only filesystem are refused here, not after the run), so that a command that takes
+/// hours refuses a report it could not write before it starts. `option` names the flag.
+pub fn open_report(out: &Path, option: &str, protected: &[&Path]) -> Result<ReportOut, CliError> {
+    if out == Path::new("-") {
+        return Ok(ReportOut::Stdout);
+    }
+    check_output(out, option, protected).map_err(CliError::bad_input)?;
+    let mut f = iolab_sysinfo::open_output(out, option, protected).map_err(CliError::bad_input)?;
+    std::io::Write::write(&mut f, &[])
+        .map_err(|e| CliError::bad_input(anyhow::anyhow!("{option} {}: {e}", out.display())))?;
+    Ok(ReportOut::File(f))
+}
+
+/// The HTML report of `runs` in `store`, with `with`'s imported QD1 columns.
+fn build_report(store: &Store, runs: &[i64], with: &[i64]) -> Result<String, CliError> {
     let mut data = iolab_html::load(store, runs).map_err(|e| match e {
         StoreError::NoRun(_) => CliError::bad_input(e),
         e => CliError::failed(e),
@@ -61,17 +75,39 @@ pub fn write_report(
         let cells = crate::imported::qd1_columns(store, with)?;
         crate::imported::add_to_runs(&mut data, &cells);
     }
-    let html = iolab_html::build(&data);
-    if out == Path::new("-") {
-        out!("{html}");
-    } else {
-        let mut f =
-            iolab_sysinfo::open_output(out, "-o", protected).map_err(CliError::bad_input)?;
-        std::io::Write::write_all(&mut f, html.as_bytes())
-            .with_context(|| format!("writing {}", out.display()))
-            .map_err(CliError::failed)?;
+    Ok(iolab_html::build(&data))
+}
+
+/// Writes the report of `runs` to `out` as [`open_report`] opened it; its size in bytes.
+pub fn write_report_to(
+    store: &Store,
+    runs: &[i64],
+    with: &[i64],
+    out: ReportOut,
+    name: &Path,
+) -> Result<usize, CliError> {
+    let html = build_report(store, runs, with)?;
+    match out {
+        ReportOut::Stdout => out!("{html}"),
+        ReportOut::File(mut f) => std::io::Write::write_all(&mut f, html.as_bytes())
+            .with_context(|| format!("writing {}", name.display()))
+            .map_err(CliError::failed)?,
     }
     Ok(html.len())
+}
+
+/// Writes the HTML report of `runs` to `out` (`-`: stdout), opened through the guard: never
+/// one of `protected` (the database, a target), whatever `out` was swapped for since its
+/// check. Returns its size in bytes.
+pub fn write_report(
+    store: &Store,
+    runs: &[i64],
+    with: &[i64],
+    out: &Path,
+    protected: &[&Path],
+) -> Result<usize, CliError> {
+    let dest = open_report(out, "-o", protected)?;
+    write_report_to(store, runs, with, dest, out)
 }
 
 pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {

@@ -286,19 +286,20 @@ fn print_job_file(d: &RunRecord) -> Result<ExitCode, CliError> {
         )));
     };
     let cwd = d.meta.get("cwd").and_then(|c| c.as_str()).unwrap_or("/");
+    let body = iolab_fio::args::job_file_of(&sections, std::path::Path::new(cwd))
+        .map_err(|e| CliError::bad_input(anyhow::anyhow!("run {}: {e}", d.id)))?;
+    // The comment lines are stored text too: each kept on its line.
+    let comment = iolab_fio::args::controls_escaped;
     outln!(
         "; iolab run {} ({}), started {} on {}\n; {}\n; every option in force per job; \
          rerun with: iolab run FILE (and --allow-destroy where it writes)\n",
         d.id,
-        d.status,
+        comment(&d.status),
         when(d.started_ms),
-        or_unknown(&d.host.hostname),
-        d.command
+        comment(or_unknown(&d.host.hostname)),
+        comment(&d.command)
     );
-    out!(
-        "{}",
-        iolab_fio::args::job_file_of(&sections, std::path::Path::new(cwd))
-    );
+    out!("{body}");
     Ok(ExitCode::SUCCESS)
 }
 

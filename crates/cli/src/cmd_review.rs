@@ -20,6 +20,7 @@ use iolab_sysinfo::{
 };
 use serde_json::json;
 
+use crate::cmd_report::{open_report, ReportOut};
 use crate::exit::{self, CliError};
 use crate::targets::existing_block_device;
 
@@ -197,6 +198,13 @@ fn floor_device(a: &ReviewArgs, steps: &[Step]) -> Result<Option<PathBuf>, CliEr
         check_write_allowed(&facts, true, "--allow-destroy-floor")
             .map_err(|e| bad(format!("--floor-device: {e}")))?;
     }
+    if iolab_suite::ram_device::ram_kind(&dev).is_none() {
+        return Err(bad(format!(
+            "--floor-device {}: not a RAM device (zram, brd's /dev/ramN or null_blk): the \
+             floor is the kernel's block path over a device that costs almost nothing",
+            dev.display()
+        )));
+    }
     Ok(Some(dev))
 }
 
@@ -330,7 +338,7 @@ fn with_spdk(
 fn configure(
     a: &ReviewArgs,
     db: &Path,
-) -> Result<(ReviewConfig, Option<tempfile::TempDir>), CliError> {
+) -> Result<(ReviewConfig, Option<tempfile::TempDir>, Option<ReportOut>), CliError> {
     let effort = effort_of(a);
     let steps = steps_of(a)?;
     let (runtime, ramp) = timing_of(a)?;
@@ -358,6 +366,11 @@ fn configure(
     }
     check_database(db, &[&target]).map_err(CliError::bad_input)?;
     iolab_sysinfo::guard::protect(&[target.as_path(), db]);
+    // Opened now: a report that could not be written is refused before the review starts.
+    let report = match &a.report {
+        Some(r) => Some(open_report(r, "--report", &[&target, db])?),
+        None => None,
+    };
     let floor_device = floor_device(a, &steps)?;
     let split_target = target.clone();
     let cfg = ReviewConfig {
@@ -390,12 +403,12 @@ fn configure(
         with_qd1: Vec::new(),
         spdk: a.spdk.clone(),
     };
-    Ok((cfg, scratch))
+    Ok((cfg, scratch, report))
 }
 
 pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
     let db_path = a.db.clone().unwrap_or_else(Store::default_path);
-    let (cfg, _scratch) = configure(a, &db_path)?;
+    let (cfg, _scratch, report) = configure(a, &db_path)?;
     let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
     crate::cmd_doctor::warn_before_measuring();
     let run_id = store
@@ -450,8 +463,9 @@ pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
         store: &store,
         run_id,
         db_path: &db_path,
+        report,
     };
-    end.finish(a, &cfg, &outcome, points)
+    end.finish(a, &outcome, points)
 }
 
 /// The review's estimate of its own length, recorded with what it will run.
@@ -494,15 +508,16 @@ struct Ended<'a> {
     store: &'a Store,
     run_id: i64,
     db_path: &'a std::path::Path,
+    /// `--report`, opened before the review started.
+    report: Option<ReportOut>,
 }
 
 impl Ended<'_> {
     /// Stores how the review ended, prints its JSON and report, and says why it did not end
     /// ok. `points`: measured, and n/a (every point n/a is a review that measured nothing).
     fn finish(
-        &self,
+        mut self,
         a: &ReviewArgs,
-        cfg: &ReviewConfig,
         outcome: &ReviewOutcome,
         points: (usize, usize),
     ) -> Result<ExitCode, CliError> {
@@ -525,9 +540,8 @@ impl Ended<'_> {
             );
         }
         say!("iolab: saved as run {run_id} in {}", self.db_path.display());
-        if let Some(r) = &a.report {
-            let protected = [cfg.target.as_path(), self.db_path];
-            let bytes = crate::cmd_report::write_report(store, &[run_id], &[], r, &protected)?;
+        if let (Some(r), Some(out)) = (&a.report, self.report.take()) {
+            let bytes = crate::cmd_report::write_report_to(store, &[run_id], &[], out, r)?;
             say!(
                 "iolab: report written to {} ({} KB)",
                 r.display(),

@@ -14,12 +14,13 @@ macro_rules! say {
     }};
 }
 
-/// A line on stdout; a reader that went away (`| head`) ends the output quietly.
+/// A line on stdout; a reader that went away (`| head`) ends the output quietly, any other
+/// failure (`> /dev/full`) is kept and makes the command fail at its end.
 macro_rules! outln {
     ($($a:tt)*) => {{
         use std::io::Write as _;
         let mut w = $crate::escape::Escaping::new(std::io::stdout(), false);
-        let _ = writeln!(w, $($a)*).and_then(|_| w.flush());
+        $crate::output::stdout_result(writeln!(w, $($a)*).and_then(|_| w.flush()));
     }};
 }
 
@@ -28,7 +29,7 @@ macro_rules! out {
     ($($a:tt)*) => {{
         use std::io::Write as _;
         let mut w = $crate::escape::Escaping::new(std::io::stdout(), false);
-        let _ = write!(w, $($a)*).and_then(|_| w.flush());
+        $crate::output::stdout_result(write!(w, $($a)*).and_then(|_| w.flush()));
     }};
 }
 
@@ -183,6 +184,13 @@ fn main() -> ExitCode {
         None => cmd_qd1::run(&cli.qd1),
     };
     match result {
+        Ok(code) if code == ExitCode::SUCCESS => match output::stdout_failure() {
+            Some(e) => {
+                say!("iolab: error: writing to standard output: {e}");
+                ExitCode::from(exit::RUN_FAILED)
+            }
+            None => code,
+        },
         Ok(code) => code,
         Err(CliError { code, error }) => {
             // An empty error has been said by another process (an MPI rank) already.

@@ -107,6 +107,24 @@ pub fn open_iolog(path: &Path, protected: &[&Path]) -> io::Result<File> {
     iolab_sysinfo::open_output_appending(path, "write_iolog", protected).map_err(io::Error::other)
 }
 
+/// The first failure to write standard output other than a closed pipe, if any.
+static STDOUT_FAILED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Keeps `r`'s failure, unless the reader went away (`| head`): the command goes on (a run
+/// is still saved) and fails at its end ([`stdout_failure`]).
+pub fn stdout_result(r: io::Result<()>) {
+    if let Err(e) = r {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            let _ = STDOUT_FAILED.set(e.to_string());
+        }
+    }
+}
+
+/// Why writing standard output failed, if it did.
+pub fn stdout_failure() -> Option<&'static str> {
+    STDOUT_FAILED.get().map(String::as_str)
+}
+
 /// A writer for which a closed pipe is the end of the output, not an error.
 pub struct Quiet<W: Write> {
     inner: W,

@@ -107,6 +107,15 @@ pub fn refuse_writers(specs: &[JobSpec]) -> anyhow::Result<()> {
                 Some("removes its directories (ioengine=dirdelete)".to_string())
             }
             EngineKind::Ftruncate => Some("truncates its files (ioengine=ftruncate)".to_string()),
+            EngineKind::Exec => Some(
+                "runs a program (ioengine=exec), which iolab cannot keep from writing".to_string(),
+            ),
+            EngineKind::Filecreate => Some("creates its files (ioengine=filecreate)".to_string()),
+            EngineKind::Dircreate => {
+                Some("creates its directories (ioengine=dircreate)".to_string())
+            }
+            EngineKind::Falloc => Some("allocates in its files (ioengine=falloc)".to_string()),
+            EngineKind::E4defrag => Some("moves its files' blocks (ioengine=e4defrag)".to_string()),
             _ if s.trims() => Some("trims".to_string()),
             _ if s.writes() => Some("writes".to_string()),
             _ if s.files.unlink || s.files.unlink_each_loop => {

@@ -20,6 +20,8 @@ mod kept;
 mod limits;
 #[path = "hostile/pipes.rs"]
 mod pipes;
+#[path = "hostile/pts.rs"]
+mod pts;
 #[path = "hostile/race.rs"]
 mod race;
 #[path = "hostile/sidefiles.rs"]

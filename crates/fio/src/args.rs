@@ -261,8 +261,10 @@ pub fn show_command(args: &[String], env: &dyn Env) -> Result<String, FioError> 
 
 /// The jobs as a job file that reruns them: one section per job with every option in force
 /// (fio's order), file names made absolute against `cwd` (where the run was started), so
-/// it runs the same I/O from anywhere.
-pub fn job_file_of(sections: &[Section], cwd: &std::path::Path) -> String {
+/// it runs the same I/O from anywhere. Stored values are data: a value that would start a
+/// line of its own (a section, a comment, another option) is refused, never written;
+/// `description`, which is only words, keeps its line breaks as `\n`.
+pub fn job_file_of(sections: &[Section], cwd: &std::path::Path) -> Result<String, String> {
     let abs = |v: &str| -> String {
         let one = |n: &str| match n.is_empty() || n.starts_with('/') {
             true => n.to_string(),
@@ -276,26 +278,70 @@ pub fn job_file_of(sections: &[Section], cwd: &std::path::Path) -> String {
     };
     let mut out = String::new();
     for s in sections {
+        let bad_name = s.name.is_empty()
+            || s.name
+                .contains(|c: char| c.is_control() || c == ']' || c == '[');
+        if bad_name {
+            return Err(format!(
+                "a job's name ({:?}) cannot be a section header of a job file",
+                s.name
+            ));
+        }
         out.push_str(&format!("[{}]\n", s.name));
         let has_dir = s.options.iter().any(|(k, _)| k == "directory");
         // fio's default names (`NAME.COPY.FILE`) live in the working directory.
         if !has_dir && !s.options.iter().any(|(k, _)| k == "filename") {
-            out.push_str(&format!("directory={}\n", cwd.display()));
+            out.push_str(&format!(
+                "directory={}\n",
+                one_line("directory", &s.name, &cwd.display().to_string())?
+            ));
         }
         for (k, v) in fio_order(&s.options, |(k, _)| k) {
+            if k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(format!(
+                    "job <{}> has an option named {k:?}, which is no option",
+                    s.name
+                ));
+            }
             let v = match (k.as_str(), v) {
                 ("filename", Some(v)) if !has_dir => Some(abs(v)),
                 ("directory", Some(v)) => Some(abs(v)),
                 (_, v) => v.clone(),
             };
             match v {
-                Some(v) => out.push_str(&format!("{k}={v}\n")),
+                Some(v) => out.push_str(&format!("{k}={}\n", one_line(k, &s.name, &v)?)),
                 None => out.push_str(&format!("{k}\n")),
             }
         }
         out.push('\n');
     }
-    out
+    Ok(out)
+}
+
+/// `t` with its control characters (line breaks above all) written as escapes (`\n`,
+/// `\u{1b}`), so that it stays on one line whatever it holds.
+pub fn controls_escaped(t: &str) -> String {
+    t.chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_default().to_string(),
+            false => c.to_string(),
+        })
+        .collect()
+}
+
+/// A value as one line of a job file: `description`'s line breaks as `\n`; any other value
+/// with a line break or control character is refused (it would start a line of its own).
+fn one_line(key: &str, job: &str, v: &str) -> Result<String, String> {
+    if !v.contains(|c: char| c.is_control()) {
+        return Ok(v.to_string());
+    }
+    if key == "description" {
+        return Ok(controls_escaped(v));
+    }
+    Err(format!(
+        "job <{job}>'s {key} holds a line break or control character, which no line of a job \
+         file can carry"
+    ))
 }
 
 /// A value as a shell takes it back (quoted where it has blanks or shell characters).
@@ -454,6 +500,21 @@ mod tests {
         assert_eq!(j.runtime, Some(std::time::Duration::from_secs(10)));
         assert_eq!(c.run.formats, vec![OutputFormat::Normal]);
         assert!(!c.run.allow_destroy);
+    }
+
+    /// As fio: whichever of --minimal and --output-format comes last decides.
+    #[test]
+    fn the_last_of_minimal_and_output_format_wins() {
+        let f = |s: &str| parse_command_line(&args(s)).unwrap().run.formats;
+        let job = "--name=j --filename=/tmp/f";
+        assert_eq!(
+            f(&format!("{job} --minimal --output-format=json")),
+            vec![OutputFormat::Json]
+        );
+        assert_eq!(
+            f(&format!("{job} --output-format=json --minimal")),
+            vec![OutputFormat::Terse]
+        );
     }
 
     #[test]

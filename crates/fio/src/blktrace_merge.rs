@@ -93,6 +93,28 @@ fn per_trace(
     }
 }
 
+/// The most bytes a merged trace may hold: it is built in memory, then replayed from
+/// memory (as large as the largest trace iolab reads), and written out.
+pub const MAX_MERGED_BYTES: u64 = 512 << 20;
+
+/// Refuses, before anything is built, a merge whose repetitions would hold more than
+/// [`MAX_MERGED_BYTES`] (`merge_blktrace_iters=4294967295` is terabytes).
+fn check_size(cursors: &[Cursor]) -> Result<(), String> {
+    let records = cursors.iter().fold(0u64, |n, c| {
+        n.saturating_add((c.records.len() as u64).saturating_mul(c.iters))
+    });
+    let bytes = records.saturating_mul(RECORD as u64);
+    if bytes > MAX_MERGED_BYTES {
+        return Err(format!(
+            "the merged trace would hold {records} records ({} MiB), more than the {} MiB \
+             iolab builds and replays; lower merge_blktrace_iters",
+            bytes >> 20,
+            MAX_MERGED_BYTES >> 20
+        ));
+    }
+    Ok(())
+}
+
 /// Merges the traces (`(name, bytes)`, in `read_iolog`'s order) into one blktrace.
 pub fn merge(
     traces: &[(String, Vec<u8>)],
@@ -117,6 +139,7 @@ pub fn merge(
             length,
         });
     }
+    check_size(&cursors)?;
     // (repetition, record) each trace is at; the earliest next event goes out first, the
     // first trace's on a tie, as fio's find_earliest_io.
     let mut at: Vec<(u64, usize)> = vec![(0, 0); cursors.len()];
@@ -212,6 +235,18 @@ mod tests {
         // direction are left out; b's big-endian records come out little-endian.
         assert_eq!(events(&m), [(100, 1), (100, 10), (200, 20), (300, 2)]);
         assert_eq!(blktrace::detect(&m), Some(false));
+    }
+
+    /// Four billion repetitions of a two-record trace are refused before anything is built.
+    #[test]
+    fn a_merge_past_the_bound_is_refused_up_front() {
+        let a = trace(&[(0, 0, 1 | READ), (10, 8, 1 | WRITE)], false);
+        let traces = vec![("a".to_string(), a)];
+        let t = std::time::Instant::now();
+        let e = merge(&traces, &[], &[4294967295.0]).unwrap_err();
+        assert!(e.contains("lower merge_blktrace_iters"), "{e}");
+        assert!(t.elapsed() < std::time::Duration::from_secs(1));
+        assert!(merge(&traces, &[], &[1000.0]).is_ok());
     }
 
     #[test]

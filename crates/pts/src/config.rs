@@ -76,6 +76,26 @@ impl Config {
         }
     }
 
+    /// The smallest region the tests can run on: each of the loaded tests' streams holds two
+    /// of the largest transfers (1024 KiB).
+    pub fn min_region(&self) -> u64 {
+        u64::from(self.threads.max(1)) * (2 << 20)
+    }
+
+    /// What makes the settings unusable before anything is written, in a sentence.
+    pub fn check(&self) -> Result<(), String> {
+        if self.region < self.min_region() {
+            return Err(format!(
+                "the test region of {} bytes is too small: the tests need at least {} bytes \
+                 ({} stream(s) of two 1024 KiB transfers); give a larger --size or target",
+                self.region,
+                self.min_region(),
+                self.threads
+            ));
+        }
+        Ok(())
+    }
+
     /// `PTS-E 2.0.2` or `PTS-C 2.0.2`.
     pub fn profile(&self) -> &'static str {
         match self.client {

@@ -38,6 +38,27 @@ pub struct TestRun {
     pub left_out: Vec<String>,
     /// What ran after the rounds (wait states, access groups, operating points).
     pub phases: Vec<PhaseRun>,
+    /// How far the test got (what it left the target in, if it stopped).
+    pub stage: Stage,
+    /// The elements of an unfinished round (measured and stored, but no round of the rule).
+    pub partial: Vec<Measured>,
+    /// Stopped by a signal: what the target was left in, in words.
+    pub interrupted: Option<String>,
+}
+
+/// How far a test got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Nothing touched yet.
+    Untouched,
+    Purged,
+    /// Workload-independent preconditioning under way.
+    Preconditioning,
+    /// The test's rounds under way.
+    Rounds,
+    /// What follows the rounds under way.
+    After,
+    Done,
 }
 
 /// One phase as it ran.
@@ -62,19 +83,47 @@ pub struct PhasePoint {
 }
 
 impl TestRun {
-    fn unavailable(t: &dyn PtsTest, c: &Config, purge: String, why: String) -> TestRun {
+    /// The test before it starts.
+    fn empty(t: &dyn PtsTest, c: &Config) -> TestRun {
         TestRun {
             name: t.name(),
             title: t.title(),
             tracked: t.tracked_label(c),
-            purge,
+            purge: String::new(),
             wipc: None,
             rounds: Vec::new(),
             steady: c.rule.judge(&[]),
             series: matches!(t.rounds(c), Rounds::Series { .. }),
-            unavailable: Some(why),
-            left_out: Vec::new(),
+            unavailable: None,
+            left_out: left_out(t, c),
             phases: Vec::new(),
+            stage: Stage::Untouched,
+            partial: Vec::new(),
+            interrupted: None,
+        }
+    }
+
+    /// What the test left the target in when it stopped where it is now.
+    fn left_in(&self) -> String {
+        let rounds = match self.rounds.len() {
+            0 => "no full round".to_string(),
+            n => format!("{n} full round(s)"),
+        };
+        let partial = match self.partial.len() {
+            0 => String::new(),
+            n => format!(
+                "; round {} stopped after {n} element(s), kept apart",
+                self.rounds.len() + 1
+            ),
+        };
+        match self.stage {
+            Stage::Untouched => "nothing written".into(),
+            Stage::Purged => "the target is left purged".into(),
+            Stage::Preconditioning => "the target is left purged and part-preconditioned".into(),
+            Stage::Rounds => format!("the target is left preconditioned, after {rounds}{partial}"),
+            Stage::After | Stage::Done => {
+                format!("the target is left after {rounds}, in what follows them")
+            }
         }
     }
 
@@ -100,6 +149,11 @@ impl TestRun {
             "purge": self.purge,
             "wipc": self.wipc.map(|(bytes, bw)| json!({"bytes": bytes, "bw_bytes": bw})),
             "unavailable": self.unavailable,
+            "interrupted": self.interrupted,
+            "partial_round": (!self.partial.is_empty()).then(|| json!({
+                "round": self.rounds.len() + 1,
+                "elements": self.partial,
+            })),
             "left_out": self.left_out,
             "rounds": rounds,
             "phases": self.phases,
@@ -123,28 +177,58 @@ impl TestRun {
     }
 }
 
-/// Runs `t` on the configured target.
+/// Runs `t` on the configured target. A signal stops it where it is: what it measured so
+/// far is kept and returned, marked [`TestRun::interrupted`], with the state it left the
+/// target in (`SuiteError::Interrupted` is never returned from here).
 pub fn run_test(t: &dyn PtsTest, c: &Config, ex: &mut Executor<'_>) -> Result<TestRun, SuiteError> {
-    let purge = match purge(&c.target, Some(c.region), &mut ex.consent) {
+    let mut run = TestRun::empty(t, c);
+    match run_into(&mut run, t, c, ex) {
+        Ok(()) => Ok(run),
+        Err(SuiteError::Interrupted) => {
+            run.interrupted = Some(run.left_in());
+            Ok(run)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// [`run_test`]'s work, filling `run` as it goes so that an interruption keeps it.
+fn run_into(
+    run: &mut TestRun,
+    t: &dyn PtsTest,
+    c: &Config,
+    ex: &mut Executor<'_>,
+) -> Result<(), SuiteError> {
+    if iolab_runner::signal::received().is_some() {
+        return Err(SuiteError::Interrupted);
+    }
+    run.purge = match purge(&c.target, Some(c.region), &mut ex.consent) {
         Ok(d) if !d.device => format!(
             "{}: a file is deallocated, which is no true purge",
             d.text()
         ),
         Ok(d) => d.text(),
-        Err(why) => return Ok(TestRun::unavailable(t, c, String::new(), why)),
+        Err(why) => {
+            run.unavailable = Some(why);
+            return Ok(());
+        }
     };
-    let wipc = match t.wipc() {
-        false => None,
-        true => match precondition(t, c, ex)? {
-            Ok(w) => Some(w),
-            Err(why) => return Ok(TestRun::unavailable(t, c, purge, why)),
-        },
-    };
+    run.stage = Stage::Purged;
+    if t.wipc() {
+        run.stage = Stage::Preconditioning;
+        match precondition(t, c, ex)? {
+            Ok(w) => run.wipc = Some(w),
+            Err(why) => {
+                run.unavailable = Some(why);
+                return Ok(());
+            }
+        }
+    }
+    run.stage = Stage::Rounds;
     let (max, bytes, series) = match t.rounds(c) {
         Rounds::ToSteadyState => (c.rule.max_rounds, u64::MAX, false),
         Rounds::Series { rounds, bytes } => (rounds, bytes, true),
     };
-    let mut rounds: Vec<Vec<Measured>> = Vec::new();
     let mut values: Vec<f64> = Vec::new();
     let mut written = 0u64;
     for r in 1..=max {
@@ -153,7 +237,6 @@ pub fn run_test(t: &dyn PtsTest, c: &Config, ex: &mut Executor<'_>) -> Result<Te
             Some(w) => format!("last window {:.0} % range", w.range_pct),
             None => "steady state not judged yet".into(),
         };
-        let mut round = Vec::new();
         for e in t.round(c).into_iter().filter(|e| e.bs >= c.logical_block) {
             let label = format!("{} round {r}/{max} ({state}): {}", t.name(), e.label());
             let name = format!("{}-r{r}-{}", t.stage(), e.label().replace(' ', "-"));
@@ -162,42 +245,38 @@ pub fn run_test(t: &dyn PtsTest, c: &Config, ex: &mut Executor<'_>) -> Result<Te
                 Point::Done(report) => {
                     let m = Measured::of(e, &report, &ex.clock);
                     written += m.write_bytes;
-                    round.push(m);
+                    run.partial.push(m);
                 }
-                Point::Unavailable(why) => return Ok(TestRun::unavailable(t, c, purge, why)),
+                Point::Unavailable(why) => {
+                    run.unavailable = Some(why);
+                    return Ok(());
+                }
             }
         }
+        let round = std::mem::take(&mut run.partial);
         values.push(t.tracked(c, &round));
-        rounds.push(round);
+        run.rounds.push(round);
+        run.steady = c.rule.judge(&values);
         // A series runs at least one window's rounds, so that the rule can be applied.
         let enough = written >= bytes && r >= c.rule.window;
-        if (!series && c.rule.judge(&values).reached) || enough {
+        if (!series && run.steady.reached) || enough {
             break;
         }
     }
-    let steady = c.rule.judge(&values);
     // The steady window, else the last one judged: the rounds the report averages too.
-    let window = steady.window.map(|w| w.rounds);
-    let mut phases = Vec::new();
-    for phase in t.after(c, &rounds, window) {
+    let window = run.steady.window.map(|w| w.rounds);
+    run.stage = Stage::After;
+    for phase in t.after(c, &run.rounds, window) {
         match run_phase(t, c, ex, &phase)? {
-            Ok(p) => phases.push(p),
-            Err(why) => return Ok(TestRun::unavailable(t, c, purge, why)),
+            Ok(p) => run.phases.push(p),
+            Err(why) => {
+                run.unavailable = Some(why);
+                return Ok(());
+            }
         }
     }
-    Ok(TestRun {
-        name: t.name(),
-        title: t.title(),
-        tracked: t.tracked_label(c),
-        purge,
-        wipc,
-        steady,
-        rounds,
-        series,
-        unavailable: None,
-        left_out: left_out(t, c),
-        phases,
-    })
+    run.stage = Stage::Done;
+    Ok(())
 }
 
 /// Runs a phase's steps in order, the host idle after each as the step says.

@@ -16,6 +16,9 @@ pub fn test_summary(t: &Value) -> String {
         return out;
     }
     let _ = writeln!(out, "  purge: {}", s(&t["purge"]));
+    if let Some(left) = t["interrupted"].as_str() {
+        let _ = writeln!(out, "  interrupted: {left}");
+    }
     for l in t["left_out"].as_array().into_iter().flatten() {
         let _ = writeln!(out, "  left out: {}", s(l));
     }

@@ -407,6 +407,17 @@ fn log_wants(job: &PreparedJob) -> Vec<Want> {
         (&l.iops, "iops", 1),
         (&l.bw, "bw", 1),
     ];
+    // The merged blktrace (`merge_blktrace_file`) is written when the run starts.
+    let merged = s
+        .replay
+        .as_ref()
+        .and_then(|r| r.merged.as_ref())
+        .map(|m| Want {
+            what: format!("the merged blktrace {}", m.path.display()),
+            at: m.path.clone(),
+            bytes: m.bytes.len() as u64,
+            job: s.name.clone(),
+        });
     files
         .into_iter()
         .filter_map(|(p, kind, n)| {
@@ -418,6 +429,7 @@ fn log_wants(job: &PreparedJob) -> Vec<Want> {
                 job: s.name.clone(),
             })
         })
+        .chain(merged)
         .collect()
 }
 

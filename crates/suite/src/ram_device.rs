@@ -81,3 +81,24 @@ pub fn is_zram(path: &Path) -> bool {
             .join("comp_algorithm")
             .exists()
 }
+
+/// The kind of RAM-backed block device `path` is (`zram`, brd's `ram`, `null_blk`): the
+/// devices whose cost is the kernel's block path alone, which the software floor measures.
+/// `None` for any other device (a loop device's cost is its backing file's).
+pub fn ram_kind(path: &Path) -> Option<&'static str> {
+    if is_zram(path) {
+        return Some("zram");
+    }
+    let real = fs::canonicalize(path).ok()?;
+    let name = real.file_name()?.to_string_lossy().into_owned();
+    let sys = Path::new("/sys/block").join(&name);
+    let numbered = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    match () {
+        _ if numbered("ram") && sys.exists() => Some("brd"),
+        _ if numbered("nullb") && sys.exists() => Some("null_blk"),
+        _ => None,
+    }
+}

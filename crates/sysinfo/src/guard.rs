@@ -320,7 +320,22 @@ pub fn check_output(path: &Path, option: &str, protected: &[&Path]) -> Result<()
 
 /// [`check_output`] for the results database, whose directory iolab creates when missing.
 pub fn check_database(path: &Path, protected: &[&Path]) -> Result<(), SafetyError> {
-    check_output_in(path, "--db", protected, false)
+    check_output_in(path, "--db", protected, false)?;
+    // The other way round: a target that is one of the database's own files (`X.db-wal` as
+    // the target of a run saved in `X.db`) would wipe committed rows too.
+    for p in protected {
+        if let Some(place) = first_same_place(p, &[path]) {
+            return Err(SafetyError {
+                path: p.to_path_buf(),
+                reason: format!(
+                    "it is {}, a file of the results database this run saves to; name \
+                     another target or another --db",
+                    place.display()
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn check_output_in(

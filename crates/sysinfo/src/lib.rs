@@ -3,6 +3,7 @@
 //! to it is safe.
 
 pub mod atomic;
+pub mod claim;
 pub mod device;
 pub mod diskstats;
 pub mod doctor;
@@ -25,6 +26,6 @@ pub use guard::{
 };
 pub use pinned::{Pin, PinError};
 pub use refusal::SafetyError;
-pub use safety::{check_handover, check_write_allowed};
+pub use safety::{check_blank, check_handover, check_write_allowed};
 pub use storage::existing_dir;
 pub use target::{probe, probe_new_file, TargetError, TargetFacts, TargetKind};

@@ -105,21 +105,31 @@ pub fn check_write_allowed(
 /// the namespace is handed over blank or not at all (wipefs it first). Reads only.
 pub fn check_handover(facts: &TargetFacts, what: &str) -> Result<(), SafetyError> {
     check_write_allowed(facts, true, what)?;
+    check_blank(facts, &format!("{what} hands over only a blank namespace"))
+}
+
+/// Refuses a target that holds something: partitions (on a whole disk) or a signature in its
+/// first bytes (a filesystem, volume, swap, RAID member or partition table), with what it
+/// holds named and `why` the command takes only a blank one; no flag overrides it (the user
+/// wipes it first). For commands that destroy the whole device whatever the user's consent
+/// covers (a handover to SPDK, a PTS purge). Reads only.
+pub fn check_blank(facts: &TargetFacts, why: &str) -> Result<(), SafetyError> {
     let refuse = |reason: String| {
         Err(SafetyError {
             path: facts.path.clone(),
             reason,
         })
     };
-    let disk = whole_disk_name(facts.device);
-    let family = device_family(facts.device, disk.as_deref());
-    let partitions: Vec<String> = family.iter().skip(1).map(|(n, _)| n.clone()).collect();
-    if !partitions.is_empty() {
-        return refuse(format!(
-            "it has partitions ({}); {what} hands over only a blank namespace (remove them \
-             first)",
-            partitions.join(", ")
-        ));
+    if facts.kind == TargetKind::BlockDevice {
+        let disk = whole_disk_name(facts.device);
+        let family = device_family(facts.device, disk.as_deref());
+        let partitions: Vec<String> = family.iter().skip(1).map(|(n, _)| n.clone()).collect();
+        if !partitions.is_empty() {
+            return refuse(format!(
+                "it has partitions ({}); {why} (remove them first)",
+                partitions.join(", ")
+            ));
+        }
     }
     let buf = read_start(&facts.path).map_err(|e| SafetyError {
         path: facts.path.clone(),
@@ -127,8 +137,7 @@ pub fn check_handover(facts: &TargetFacts, what: &str) -> Result<(), SafetyError
     })?;
     if let Some((sig, off)) = find_signature(&buf) {
         return refuse(format!(
-            "it carries a {sig} signature (at byte {off}); {what} hands over only a blank \
-             namespace (wipefs it first)"
+            "it carries a signature ({sig}, at byte {off}); {why} (wipefs it first)"
         ));
     }
     Ok(())

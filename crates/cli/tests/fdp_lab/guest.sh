@@ -10,7 +10,9 @@ w="--filename=/dev/ng0n1 --ioengine=io_uring_cmd --cmd_type=nvme --rw=write --bs
 run start ruamw
 run iolab_rr iolab run --name=rr $w --fdp=1 --plids=0,3 --plid_select=roundrobin --allow-destroy
 run after_iolab_rr ruamw
-run fio_rr fio-3.42 --name=rr $w --fdp=1 --plids=1,5 --plid_select=roundrobin
+# fio's stderr apart, so its JSON stays whole; printed as a section of its own.
+run fio_rr fio-3.42 --name=rr $w --fdp=1 --plids=1,5 --plid_select=roundrobin 2>/tmp/fio_rr.err
+run fio_rr_stderr cat /tmp/fio_rr.err
 run after_fio_rr ruamw
 run iolab_random iolab run --name=rnd $w --dataplacement=fdp --fdp_pli=2,6 --fdp_pli_select=random --allow-destroy
 run after_iolab_random ruamw

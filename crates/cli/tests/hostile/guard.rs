@@ -20,9 +20,8 @@ fn the_floor_device_needs_its_own_consent() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("r.db");
     let before = sums(&[&dev.path, &parted.path]);
-    for floor in [&dev.path, &parted.path] {
-        // --allow-destroy is consent for the target (a scratch file), not the floor device.
-        let out = iolab_db(
+    let review = |floor: &Path| {
+        iolab_db(
             &db,
             &[
                 "review",
@@ -33,16 +32,29 @@ fn the_floor_device_needs_its_own_consent() {
                 floor.to_str().unwrap(),
                 "--allow-destroy",
             ],
-        );
-        assert_eq!(out.code, 0, "{}", out.stderr);
-        assert!(
-            out.stdout
-                .contains("filling it needs --allow-destroy-floor"),
-            "{}",
-            out.stdout
-        );
+        )
+    };
+    // A loop device is no RAM device: the floor it would give is its backing file's.
+    for floor in [&dev.path, &parted.path] {
+        refused(&review(floor), "not a RAM device");
     }
     assert_eq!(sums(&[&dev.path, &parted.path]), before, "no byte changed");
+    // --allow-destroy is consent for the target (a scratch file), not the floor device.
+    match crate::support::zram() {
+        Ok(zram) => {
+            let before = sums(&[&zram]);
+            let out = review(&zram);
+            assert_eq!(out.code, 0, "{}", out.stderr);
+            assert!(
+                out.stdout
+                    .contains("filling it needs --allow-destroy-floor"),
+                "{}",
+                out.stdout
+            );
+            assert_eq!(sums(&[&zram]), before, "no byte of zram0 changed");
+        }
+        Err(why) => println!("skipped the RAM floor's consent: {why}"),
+    }
     // A floor device that does not exist is bad input, not a note.
     let out = iolab_db(
         &db,

@@ -296,6 +296,8 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
                line per job (version 3). A comma list prints each.",
         set: RunSetter::Value(|o, v| {
             o.formats = crate::args::parse_formats(v)?;
+            // As fio: whichever of --minimal and --output-format comes last decides.
+            o.minimal = false;
             Ok(())
         }),
     },

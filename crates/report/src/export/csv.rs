@@ -8,12 +8,19 @@ use super::Exporter;
 
 pub struct Csv;
 
-/// A field quoted when it holds a comma, a quote or a newline (RFC 4180).
+/// A text field as a spreadsheet takes it as text: one that begins with `=`, `+`, `-`, `@`,
+/// a tab or a carriage return (a formula to Excel, LibreOffice and Google Sheets) gets a
+/// leading `'`, as OWASP's CSV-injection guidance says; then quoted when it holds a comma,
+/// a quote or a line break (RFC 4180). Figures are written as numbers, never through this.
 pub fn quote(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
+    let s = match s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        true => format!("'{s}"),
+        false => s.to_string(),
+    };
+    if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s
     }
 }
 
@@ -54,6 +61,15 @@ impl Exporter for Csv {
 mod tests {
     use super::*;
     use iolab_results::{JobRecord, Metrics};
+
+    #[test]
+    fn a_cell_never_starts_a_formula() {
+        assert_eq!(quote("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        assert_eq!(quote("+1"), "'+1");
+        assert_eq!(quote("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(quote("-cmd"), "'-cmd");
+        assert_eq!(quote("job"), "job");
+    }
 
     #[test]
     fn rows_per_figure_with_quoted_fields() {

@@ -498,7 +498,7 @@ impl LoopState<'_, '_> {
                         due_t: 0,
                     };
                     if let Some(t) = self.think.as_mut() {
-                        t.issued(1);
+                        t.issued(1, &self.clock, self.w.stop, self.time.final_end());
                         t.pending = t.due(t_start);
                     }
                     if self.syncer.due() && !self.bytes_done() {
@@ -526,7 +526,7 @@ impl LoopState<'_, '_> {
                     self.rec.completed(t, &io, 0, lat, lat);
                     self.verify_completed(&io)?;
                     if let Some(th) = self.think.as_mut() {
-                        th.issued(1);
+                        th.issued(1, &self.clock, self.w.stop, self.time.final_end());
                         th.completed(1);
                         th.pending = th.due(t);
                     }

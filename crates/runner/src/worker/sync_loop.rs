@@ -101,7 +101,7 @@ impl LoopState<'_, '_> {
                         if let Some(pause) = engine.think() {
                             t.set_sleep(pause);
                         }
-                        t.issued(1);
+                        t.issued(1, &self.clock, self.w.stop, self.time.final_end());
                         t.completed(1);
                         if t.due(now) {
                             now = t.pause(&self.clock, self.w.stop, self.time.final_end());

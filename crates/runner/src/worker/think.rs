@@ -69,11 +69,14 @@ impl Pauser {
         self.sleep = sleep;
     }
 
+    /// `n` I/Os went in: counted, and `thinkcycles` spun for each, cut short by a stop or
+    /// the job's time running out (`end`, in ticks), so no count makes the job outlive its
+    /// runtime or ignore a signal.
     #[inline(always)]
-    pub fn issued(&mut self, n: usize) {
+    pub fn issued(&mut self, n: usize, clock: &Clock, stop: &AtomicBool, end: u64) {
         self.issued += n as u64;
         if self.cycles > 0 {
-            spin_cycles(self.cycles * n as u64);
+            spin_cycles(self.cycles.saturating_mul(n as u64), clock, stop, end);
         }
     }
 
@@ -105,7 +108,8 @@ impl Pauser {
     #[cold]
     pub fn pause(&mut self, clock: &Clock, stop: &AtomicBool, end: u64) -> u64 {
         let start = clock.now();
-        while clock.now() - start < self.spin && clock.now() < end {
+        while clock.now() - start < self.spin && clock.now() < end && !stop.load(Ordering::Relaxed)
+        {
             std::hint::spin_loop();
         }
         let mut left = self.sleep;
@@ -125,11 +129,23 @@ impl Pauser {
     }
 }
 
-/// fio's `cycles_spin()`: `n` spin-loop hints (`pause` on x86, as fio's `rep;nop`).
+/// Spin-loop hints between looks at the stop flag and the clock: a few microseconds.
+const SPIN_CHUNK: u64 = 1 << 12;
+
+/// fio's `cycles_spin()`: `n` spin-loop hints (`pause` on x86, as fio's `rep;nop`), with a
+/// look at the stop flag and the clock every [`SPIN_CHUNK`] of them.
 #[inline(never)]
-fn spin_cycles(n: u64) {
-    for _ in 0..n {
-        std::hint::spin_loop();
+fn spin_cycles(n: u64, clock: &Clock, stop: &AtomicBool, end: u64) {
+    let mut left = n;
+    while left > 0 {
+        let chunk = left.min(SPIN_CHUNK);
+        for _ in 0..chunk {
+            std::hint::spin_loop();
+        }
+        left -= chunk;
+        if left > 0 && (stop.load(Ordering::Relaxed) || clock.now() >= end) {
+            return;
+        }
     }
 }
 
@@ -145,7 +161,7 @@ mod tests {
             ..Think::default()
         };
         let mut p = Pauser::new(&think, &clock, 0).expect("a spinner");
-        p.issued(3);
+        p.issued(3, &clock, &AtomicBool::new(false), u64::MAX);
         p.completed(3);
         assert!(!p.due(u64::MAX / 2), "no pause without thinktime");
         assert!(Pauser::new(&Think::default(), &clock, 0).is_none());
@@ -163,7 +179,7 @@ mod tests {
             blocks: Some(3),
             ..Think::default()
         });
-        p.issued(5);
+        p.issued(5, &Clock::monotonic(), &AtomicBool::new(false), u64::MAX);
         p.completed(2);
         assert!(!p.due(0), "issued I/Os do not count by default");
         p.completed(1);
@@ -180,7 +196,7 @@ mod tests {
             on_issue: true,
             ..Think::default()
         });
-        p.issued(2);
+        p.issued(2, &Clock::monotonic(), &AtomicBool::new(false), u64::MAX);
         assert!(p.due(0));
         let (mut p, clock) = pauser(Think {
             time: Duration::from_millis(1),
@@ -193,6 +209,22 @@ mod tests {
             "with thinktime_iotime alone the count does not matter"
         );
         assert!(p.due(clock.duration_to_ticks(Duration::from_millis(11))));
+    }
+
+    /// thinkcycles=4294967295 is minutes of spinning per I/O: a stop or the job's end cuts it.
+    #[test]
+    fn a_huge_thinkcycles_ends_at_a_stop_or_the_jobs_end() {
+        let clock = Clock::monotonic();
+        let think = Think {
+            cycles: u32::MAX,
+            ..Think::default()
+        };
+        let mut p = Pauser::new(&think, &clock, 0).unwrap();
+        let t = std::time::Instant::now();
+        p.issued(1, &clock, &AtomicBool::new(true), u64::MAX);
+        let end = clock.now() + clock.duration_to_ticks(Duration::from_millis(50));
+        p.issued(1, &clock, &AtomicBool::new(false), end);
+        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
     }
 
     #[test]

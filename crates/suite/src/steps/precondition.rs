@@ -12,7 +12,7 @@ use iolab_job::{Pattern, SizeSpec};
 use iolab_report::format::bytes_binary;
 use iolab_sysinfo::guard::{mark_created, remark};
 use iolab_sysinfo::nvme;
-use iolab_sysinfo::{check_target_write, probe, Pin, PinError, TargetKind};
+use iolab_sysinfo::{check_target_write, probe, Pin, PinError, SafetyError, TargetKind};
 use serde_json::json;
 
 use super::{point_spec, Findings, Nums, StepOutput, Workload};
@@ -224,6 +224,18 @@ fn clear(
     if let Some(f) = &existing {
         check_target_write(f, consent).map_err(|e| e.to_string())?;
     }
+    // A device is claimed before anything touches it, and stays claimed until the discard or
+    // the Format is done (the command's own claim, when it holds one, is this claim).
+    let _claim = match &existing {
+        Some(f) if device => Some(iolab_sysinfo::claim::exclusive(&pin).map_err(|e| {
+            SafetyError {
+                path: f.path.clone(),
+                reason: iolab_sysinfo::claim::refusal(&e, f.device, consent.flag()),
+            }
+            .to_string()
+        })?),
+        _ => None,
+    };
     let nvme_format = (device && try_format)
         .then(|| format_namespace(&pin))
         .flatten()
