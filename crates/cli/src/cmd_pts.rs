@@ -6,13 +6,15 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::anyhow;
 use clap::Args;
-use iolab_fio::units::parse_size;
-use iolab_pts::plan::{clock, plan};
+use iolab_pts::plan::{clock, parse_capacity, parse_rate, plan, total};
 use iolab_pts::tests::PtsTest;
-use iolab_pts::{run_test, Config, TestRun, DISCLAIMER};
+use iolab_pts::{
+    run_test, Choices, Config, DataPattern, DirthChoice, Profile, TestRun, DISCLAIMER,
+};
 use iolab_store::{RunStatus, Store};
 use iolab_suite::progress::Progress;
 use iolab_suite::Executor;
@@ -21,30 +23,37 @@ use serde_json::json;
 
 use crate::exit::CliError;
 
-/// The write rate the plan assumes for preconditioning.
+/// The write rate the plan assumes for writes when the operator gives none.
 const PLAN_WRITE_RATE: f64 = 1e9;
 
 #[derive(Args, Debug, Clone)]
-#[command(after_help = "Tests (all by default, in this order):\n  \
-    iops   random I/O, 7 read/write mixes x 8 block sizes; tracks 4 KiB write IOPS\n  \
-    tp     sequential write and read at 128 KiB and 1024 KiB (PTS-C: 1024 KiB)\n  \
-    lat    T1Q1 random I/O, 3 mixes x 3 block sizes: average, max, five-nines\n  \
-    wsat   write saturation: continuous 4 KiB random writes, 24 h or 4x capacity\n  \
-    hir    host idle recovery: 4 KiB write bursts with 5 to 50 s idle, each then a baseline\n  \
-    xsr    cross-stimulus recovery: 1024 KiB seq, 8 KiB random, 1024 KiB seq writes, 8 h each\n  \
-    ecw    enterprise composite workload over threads x queue depth (demand intensity)\n  \
-    dirth  demand intensity and response-time histograms: 4 KiB random writes\n\n\
-Each test: purge (NVMe Format on an NVMe namespace, else BLKDISCARD; a file is\n\
-hole-punched, which is no true purge), twice the capacity in 128 KiB sequential writes\n\
-(not for wsat, hir and dirth, which start from the purged drive), then rounds of\n\
+#[command(
+    after_help = "Tests (the profile's set by default, in this order):\n  \
+    iops      random I/O, 7 read/write mixes x 8 block sizes; tracks 4 KiB W, 64 KiB 65/35\n            \
+    and 1024 KiB R IOPS, all steady in one window\n  \
+    tp-128k   sequential 100 % read, then 100 % write, 128 KiB (PTS-E only)\n  \
+    tp-1024k  the same at 1024 KiB (`tp` names both)\n  \
+    lat       T1Q1 random I/O, 3 mixes x 3 block sizes, then a 20-minute histogram\n  \
+    wsat      write saturation: 4 KiB random writes, 24 h or 4x the active range\n  \
+    hir       host idle recovery (PTS-E): 4 KiB write bursts with 5 to 50 s idle\n  \
+    xsr       cross-stimulus recovery (PTS-E): 1024 KiB seq 8 h, 8 KiB random 6 h, seq 8 h\n  \
+    cbw       composite block size workload (PTS-E; `ecw`, its 1.1 name): demand intensity\n  \
+    dirth     demand intensity and response-time histograms (PTS-E)\n\n\
+PTS-C (--client) runs iops, tp-1024k, lat and wsat over 75 % of the capacity with the\n\
+write cache enabled; PTS-E runs all nine over all of it with the cache disabled. Each\n\
+test: a purge (NVMe Format with a user data or cryptographic erase; BLKDISCARD or a\n\
+file's hole punch otherwise, which is no purge: the test is marked not comparable),\n\
+twice the active range in sequential writes (not for wsat, hir, xsr), then rounds of\n\
 one-minute elements until SNIA's steady state (5 rounds within 20 % range and 10 % slope\n\
-excursion; at most 25), then what the test measures after it.\n\n\
+excursion; at most 25), then what the test measures after it. Capacities and rates\n\
+are decimal (2TB = 2,000,000,000,000 bytes; TiB for binary).\n\n\
 Examples:\n  \
-    iolab pts /dev/nvme0n1 --plan                    # how long each test takes, nothing run\n  \
-    iolab pts --plan --capacity 375g /dev/nvme0n1    # the plan for a 375 GB drive\n  \
-    iolab pts /dev/zram0 --allow-destroy --quick     # every test in minutes, scaled\n  \
-    iolab pts /dev/nvme0n1 --allow-destroy --tests iops,lat --output-format=json\n\n\
-Every result is a PTS-style run by iolab: not a certified SNIA result.")]
+    iolab pts /dev/nvme0n1 --plan                        # how long the run takes\n  \
+    iolab pts /dev/nvme0n1 --plan --capacity 2TB --rate 2GB/s   # a 2 TB drive's plan\n  \
+    iolab pts /dev/zram0 --allow-destroy --quick         # every test in minutes, scaled\n  \
+    iolab pts /dev/nvme0n1 --allow-destroy --tests iops,tp --output-format=json\n\n\
+Every result is a PTS-style run by iolab: not a certified SNIA result."
+)]
 pub struct PtsArgs {
     /// Block device (or file) to test; its data is destroyed
     pub target: PathBuf,
@@ -56,21 +65,55 @@ pub struct PtsArgs {
     /// T2Q8): the whole suite in minutes; not comparable with a full run, and said so
     #[arg(long)]
     pub quick: bool,
-    /// PTS-C (client) rather than PTS-E (enterprise)
+    /// PTS-C (client): 75 % active range, write cache enabled, T2Q16, its four tests
     #[arg(long)]
     pub client: bool,
-    /// Tests to run, comma-separated (see below) [default: all]
+    /// Tests to run, comma-separated (see below) [default: the profile's set]
     #[arg(long, value_delimiter = ',')]
     pub tests: Option<Vec<String>>,
-    /// Bytes of the target to test (the spec's user capacity) [default: all of it]
-    #[arg(long, value_parser = parse_size)]
+    /// Test at most this much of the target (decimal: 16GB; binary: 16GiB) [default: the
+    /// profile's active range]
+    #[arg(long, value_parser = parse_capacity)]
     pub size: Option<u64>,
+    /// The active range, in percent of the capacity [default: 100 (PTS-E), 75 (PTS-C)]
+    #[arg(long = "active-range", value_name = "PCT", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub active_range: Option<u32>,
+    /// Threads of the loaded tests [default: 4 (PTS-E), 2 (PTS-C), 2 with --quick]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: Option<u32>,
+    /// Queue depth per thread of the loaded tests [default: 32 (PTS-E), 16 (PTS-C), 8 with --quick]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub depth: Option<u32>,
+    /// Each element's time, as fio's runtime (60, 500ms, 2m) [default: 60 s; 250ms with --quick]
+    #[arg(long = "element-time", value_name = "TIME", value_parser = parse_time)]
+    pub element_time: Option<Duration>,
+    /// What is written: random (fresh random data in every write, as PTS requires) or reused
+    /// (random buffers reused, fio's default: not comparable) [default: random]
+    #[arg(long = "data-pattern", value_name = "PATTERN", value_parser = ["random", "reused"])]
+    pub data_pattern: Option<String>,
+    /// DIRTH's stimulus: transfer size [default: 8KiB, the 2.0 public implementation's]
+    #[arg(long = "dirth-bs", value_name = "SIZE", value_parser = iolab_fio::units::parse_size)]
+    pub dirth_bs: Option<u64>,
+    /// DIRTH's stimulus: reads in percent [default: 65]
+    #[arg(long = "dirth-read", value_name = "PCT", value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub dirth_read: Option<u8>,
+    /// DIRTH's response-time ceiling for its maximum-IOPS point [default: 5ms]
+    #[arg(long = "dirth-ceiling", value_name = "TIME", value_parser = parse_time)]
+    pub dirth_ceiling: Option<Duration>,
+    /// Leave the drive's volatile write cache as found instead of setting the profile's
+    /// (disabled for PTS-E, enabled for PTS-C): not comparable, and said so
+    #[arg(long = "keep-write-cache")]
+    pub keep_write_cache: bool,
     /// Print the plan at the specification's durations and stop
     #[arg(long)]
     pub plan: bool,
-    /// With --plan: plan for a drive of this capacity instead of the target's
-    #[arg(long, value_parser = parse_size, requires = "plan")]
+    /// With --plan: plan for a drive of this capacity instead of the target's (decimal: 2TB)
+    #[arg(long, value_parser = parse_capacity, requires = "plan")]
     pub capacity: Option<u64>,
+    /// The drive's sequential write rate the plan times preconditioning (and write
+    /// saturation's 4x capacity) at, decimal: 2GB/s [default: 1GB/s]
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub rate: Option<f64>,
     /// Rounds after which a test stops without steady state [default: 25, the spec's; 10 with --quick]
     #[arg(long = "max-rounds", value_parser = clap::value_parser!(u32).range(5..=1000))]
     pub max_rounds: Option<u32>,
@@ -88,28 +131,64 @@ pub struct PtsArgs {
     pub format: crate::output::FormatArg,
 }
 
+/// A time as fio reads one (seconds unless suffixed: 500ms, 2m).
+fn parse_time(s: &str) -> Result<Duration, String> {
+    iolab_fio::units::parse_time(s).map_err(|e| e.to_string())
+}
+
 fn bad(msg: String) -> CliError {
     CliError::bad_input(anyhow!(msg))
 }
 
-/// The tests the user named, in the suite's order.
+fn profile(a: &PtsArgs) -> Profile {
+    match a.client {
+        true => Profile::Client,
+        false => Profile::Enterprise,
+    }
+}
+
+/// The operator's choices as the configuration takes them.
+fn choices(a: &PtsArgs) -> Choices {
+    let d = DirthChoice::default();
+    Choices {
+        threads: a.threads,
+        depth: a.depth,
+        element_time: a.element_time,
+        active_range_pct: a.active_range,
+        data_pattern: a.data_pattern.as_deref().map(|p| match p {
+            "reused" => DataPattern::Reused,
+            _ => DataPattern::Random,
+        }),
+        dirth: Some(DirthChoice {
+            read_pct: a.dirth_read.unwrap_or(d.read_pct),
+            bs: a.dirth_bs.map_or(d.bs, |b| b as u32),
+            ceiling: a.dirth_ceiling.unwrap_or(d.ceiling),
+        }),
+        keep_write_cache: a.keep_write_cache,
+    }
+}
+
+/// The tests the user named (or the profile's set), in the suite's order.
 fn chosen(a: &PtsArgs) -> Result<Vec<&'static dyn PtsTest>, CliError> {
     let all = iolab_pts::tests::all();
     let Some(names) = &a.tests else {
-        return Ok(all.to_vec());
+        return Ok(all.into_iter().filter(|t| t.in_profile(a.client)).collect());
     };
+    let mut picked: Vec<&str> = Vec::new();
     for n in names {
-        if iolab_pts::tests::by_name(n).is_none() {
+        let found = iolab_pts::tests::by_name(n);
+        if found.is_empty() {
             let known: Vec<&str> = all.iter().map(|t| t.name()).collect();
             return Err(bad(format!(
-                "--tests: unknown test '{n}' (tests: {})",
+                "--tests: unknown test '{n}' (tests: {}, tp for both throughput tests)",
                 known.join(", ")
             )));
         }
+        picked.extend(found.iter().map(|t| t.name()));
     }
     Ok(all
         .into_iter()
-        .filter(|t| names.iter().any(|n| n == t.name()))
+        .filter(|t| picked.contains(&t.name()))
         .collect())
 }
 
@@ -150,13 +229,24 @@ fn capacity(a: &PtsArgs, consent: &Consent) -> Result<(u64, u32), CliError> {
     }
 }
 
-/// The plan, one line a test.
-fn plan_text(tests: &[&'static dyn PtsTest], c: &Config) -> String {
+/// The plan, one line a test, and the total.
+fn plan_text(tests: &[&'static dyn PtsTest], c: &Config, rate: f64) -> String {
+    let cache = match (c.keep_write_cache, c.profile.write_cache_enabled()) {
+        (true, _) => "write cache left as found (--keep-write-cache)".to_string(),
+        (false, on) => format!(
+            "write cache {} during the run ({} requires it; restored after)",
+            if on { "enabled" } else { "disabled" },
+            c.profile_name()
+        ),
+    };
     let mut s = format!(
-        "{} on {} ({} bytes{}), elements of {} at T{}Q{}; preconditioning timed at 1 GB/s:\n",
-        c.profile(),
+        "{} on {}: active range {} bytes ({:.1} % of {} bytes){}; elements of {} at T{}Q{}; \
+         {cache}; writes timed at {:.0} MB/s:\n",
+        c.profile_name(),
         c.target.display(),
         c.region,
+        c.active_range_pct,
+        c.capacity,
         if c.quick {
             ", --quick: scaled, not comparable"
         } else {
@@ -164,26 +254,40 @@ fn plan_text(tests: &[&'static dyn PtsTest], c: &Config) -> String {
         },
         clock(c.element_time),
         c.threads,
-        c.depth
+        c.depth,
+        rate / 1e6
     );
-    for p in plan(tests, c, PLAN_WRITE_RATE) {
+    let planned = plan(tests, c, rate);
+    for p in &planned {
         let rounds = match p.rounds.0 == p.rounds.1 {
             true => format!("{} rounds", p.rounds.0),
             false => format!("{} to {} rounds", p.rounds.0, p.rounds.1),
+        };
+        let pc = match p.preconditioning.1.is_zero() {
+            true => String::new(),
+            false => format!(
+                ", its own preconditioning {} to {}",
+                clock(p.preconditioning.0),
+                clock(p.preconditioning.1)
+            ),
         };
         let after = match p.after.is_zero() {
             true => String::new(),
             false => format!(", then {}", clock(p.after)),
         };
+        let range = match p.least == p.most {
+            true => clock(p.most),
+            false => format!("{} to {}", clock(p.least), clock(p.most)),
+        };
         s.push_str(&format!(
-            "  {:<5} purge, {} of preconditioning, then {} element(s) a round, {rounds}{after}: {} to {}\n",
+            "  {:<8} purge, {} of preconditioning{pc}, {} element(s) a round, {rounds}{after}: {range}\n",
             p.name,
             clock(p.wipc),
             p.elements,
-            clock(p.least),
-            clock(p.most)
         ));
     }
+    let (least, most) = total(&planned);
+    s.push_str(&format!("  total: {} to {}\n", clock(least), clock(most)));
     s
 }
 
@@ -192,6 +296,8 @@ fn plan_text(tests: &[&'static dyn PtsTest], c: &Config) -> String {
 /// opened before the first byte is written so that a report that cannot be written is
 /// refused up front, not after hours of tests.
 struct Held {
+    /// The target as the guard checked it (a block device): every later open goes through it.
+    pin: Option<iolab_sysinfo::Pin>,
     _claim: Option<std::sync::Arc<std::fs::File>>,
     report: Option<crate::cmd_report::ReportOut>,
 }
@@ -209,7 +315,7 @@ fn guard(a: &PtsArgs, db: &std::path::Path) -> Result<Held, CliError> {
     }
     let protected = [target, db];
     iolab_sysinfo::guard::protect(&protected);
-    let claim = match probe(target) {
+    let (pin, claim) = match probe(target) {
         Ok(f) if f.kind == TargetKind::BlockDevice => {
             let pin = iolab_sysinfo::Pin::existing(target)
                 .map_err(|e| bad(format!("{}: {e}", target.display())))?;
@@ -219,9 +325,9 @@ fn guard(a: &PtsArgs, db: &std::path::Path) -> Result<Held, CliError> {
                     reason: iolab_sysinfo::claim::refusal(&e, f.device, "--allow-destroy"),
                 })
             })?;
-            Some(claim)
+            (Some(pin), Some(claim))
         }
-        _ => None,
+        _ => (None, None),
     };
     // Opened last, once nothing else can refuse: a refused run leaves no empty report.
     let report = match &a.report {
@@ -229,6 +335,7 @@ fn guard(a: &PtsArgs, db: &std::path::Path) -> Result<Held, CliError> {
         None => None,
     };
     Ok(Held {
+        pin,
         _claim: claim,
         report,
     })
@@ -238,12 +345,20 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
     let tests = chosen(a)?;
     let consent = Consent::granting("--allow-destroy", a.allow_destroy, [a.target.as_path()]);
     let (capacity, logical_block) = capacity(a, &consent)?;
-    let mut c = Config::new(a.target.clone(), capacity, a.size, a.client, a.quick);
+    let mut c = Config::new(
+        a.target.clone(),
+        capacity,
+        a.size,
+        profile(a),
+        a.quick,
+        &choices(a),
+    );
     c.logical_block = logical_block;
     if let Some(m) = a.max_rounds {
         c.rule.max_rounds = m as usize;
     }
-    let planned = plan_text(&tests, &c);
+    let rate = a.rate.unwrap_or(PLAN_WRITE_RATE);
+    let planned = plan_text(&tests, &c, rate);
     if a.plan {
         outln!("{}", planned.trim_end());
         return Ok(ExitCode::SUCCESS);
@@ -259,7 +374,14 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
         .begin_run("pts", &crate::cmd_review::command_line())
         .map_err(CliError::failed)?;
     iolab_runner::signal::install();
-    let (runs, failed) = run_tests(a, &tests, &c, &mut store, run_id)?;
+    let dut = iolab_pts::dut::facts(&c, held.pin.as_ref());
+    // Set as the profile requires for the run, restored when `_cache` drops, however the
+    // run ends.
+    let (cache, _cache) = iolab_pts::dut::write_cache(&c, held.pin.as_ref());
+    if let Some(d) = &cache.departs {
+        say!("iolab pts: {d}");
+    }
+    let (runs, failed) = run_tests(a, &tests, &c, &cache, &mut store, run_id)?;
     let interrupted = runs
         .iter()
         .find_map(|r| r.interrupted.as_ref().map(|w| (r.name, w)));
@@ -271,18 +393,7 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
         (None, None, _) => RunStatus::Ok,
     };
     let doc = json!({
-        "pts": {
-            "profile": c.profile(),
-            "disclaimer": DISCLAIMER,
-            "target": c.target.display().to_string(),
-            "region_bytes": c.region,
-            "quick": c.quick,
-            "scaled": c.quick.then_some("--quick: every duration and capacity scaled down; not comparable with a full run"),
-            "element_time_s": c.element_time.as_secs_f64(),
-            "threads": c.threads,
-            "depth": c.depth,
-            "run_id": run_id,
-        },
+        "pts": header(&c, run_id, &dut, &cache),
         "tests": runs.iter().map(|r| r.to_json(&c)).collect::<Vec<_>>(),
     });
     // The whole document is the run's meta: `show` prints it, `report` draws its pages.
@@ -297,10 +408,7 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
         let bytes = crate::cmd_report::write_report_to(&store, &[run_id], &[], out, name)?;
         say!(
             "iolab pts: report written to {} ({} KB)",
-            a.report
-                .as_deref()
-                .unwrap_or(std::path::Path::new("-"))
-                .display(),
+            name.display(),
             bytes / 1024
         );
     }
@@ -325,20 +433,54 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The document's header: the run's settings, the operator's choices and the device under
+/// test, as the specification's report header names them.
+fn header(
+    c: &Config,
+    run_id: i64,
+    dut: &iolab_pts::dut::Dut,
+    cache: &iolab_pts::dut::WriteCache,
+) -> serde_json::Value {
+    json!({
+        "profile": c.profile_name(),
+        "disclaimer": DISCLAIMER,
+        "target": c.target.display().to_string(),
+        "capacity_bytes": c.capacity,
+        "region_bytes": c.region,
+        "active_range_pct": c.active_range_pct,
+        "active_range": format!("{:.1} % of the user capacity, from LBA 0", c.active_range_pct),
+        "quick": c.quick,
+        "scaled": c.quick.then_some("--quick: every duration and capacity scaled down; not comparable with a full run"),
+        "departures": c.departures(),
+        "element_time_s": c.element_time.as_secs_f64(),
+        "threads": c.threads,
+        "depth": c.depth,
+        "data_pattern": c.data_pattern.name(),
+        "dirth": {
+            "read_pct": c.dirth.read_pct,
+            "bs": c.dirth.bs,
+            "ceiling_ms": c.dirth.ceiling.as_secs_f64() * 1e3,
+        },
+        "dut": dut,
+        "serial": dut.serial,
+        "firmware": dut.firmware,
+        "write_cache": cache,
+        "run_id": run_id,
+    })
+}
+
 /// Runs the tests in order, each printed as it ends, until one fails or a signal stops
 /// one; what ran, and the failure if any.
 fn run_tests(
     a: &PtsArgs,
     tests: &[&'static dyn PtsTest],
     c: &Config,
+    cache: &iolab_pts::dut::WriteCache,
     store: &mut Store,
     run_id: i64,
 ) -> Result<(Vec<TestRun>, Option<iolab_suite::SuiteError>), CliError> {
     // The progress line counts down the shortest the tests can take (5 rounds each).
-    let least = plan(tests, c, PLAN_WRITE_RATE)
-        .iter()
-        .map(|p| p.least)
-        .sum();
+    let (least, _) = total(&plan(tests, c, a.rate.unwrap_or(PLAN_WRITE_RATE)));
     let mut sink = std::io::sink();
     let mut ex = Executor {
         store,
@@ -356,7 +498,10 @@ fn run_tests(
     let mut runs: Vec<TestRun> = Vec::new();
     for t in tests {
         match run_test(*t, c, &mut ex) {
-            Ok(r) => {
+            Ok(mut r) => {
+                if let Some(d) = &cache.departs {
+                    r.not_comparable.push(d.clone());
+                }
                 if !a.format.json() {
                     out!("{}", iolab_pts::text::test_summary(&r.to_json(c)));
                 }

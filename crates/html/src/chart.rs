@@ -173,6 +173,10 @@ pub struct Chart {
     pub lines: bool,
     /// Offer a linear/logarithmic switch on the y axis (starting as `y.scale` says).
     pub y_switch: bool,
+    /// A label beside each point, per series in `series`' order (empty: none). A series with
+    /// labels is joined in its own order, not in x order (a demand-intensity curve walks its
+    /// queue depths, whatever IOPS each gave).
+    pub labels: Vec<Vec<String>>,
 }
 
 impl Chart {
@@ -187,6 +191,7 @@ impl Chart {
             marks: Vec::new(),
             lines: true,
             y_switch: false,
+            labels: Vec::new(),
         }
     }
 

@@ -86,7 +86,7 @@ thead th { background: #eef1f4; }
 td.best { background: #e7f3e7; }
 td.na { color: var(--muted); }
 td.fallback { color: var(--muted); font-style: italic; }
-.facts td, .facts th { text-align: left; }
+.facts td, .facts th, .pts-header td { text-align: left; }
 table.verdicts td { white-space: nowrap; }
 table.verdicts td:last-child { text-align: left; white-space: normal; }
 tr.faster td:nth-child(7) { color: #1e7b34; } tr.slower td:nth-child(7) { color: #b3261e; }

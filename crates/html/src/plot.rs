@@ -8,7 +8,7 @@
 
 use plotly::common::{
     Anchor, DashType, ErrorData, ErrorType, Fill, Font, HoverInfo, Line, Marker, Mode, Orientation,
-    Title,
+    Position, Title,
 };
 use plotly::configuration::{ImageButtonFormats, ToImageButtonOptions};
 use plotly::layout::update_menu::{Button, ButtonMethod, UpdateMenu, UpdateMenuType};
@@ -141,14 +141,22 @@ fn is_long(c: &Chart) -> bool {
     c.series.iter().any(|s| s.points.len() > MARKERS_UP_TO)
 }
 
-/// One series drawn whole, each point with its hover text.
-fn whole(c: &Chart, s: &Series, color: &str) -> Box<Scatter<f64, f64>> {
-    let mut pts: Vec<(f64, f64, f64, f64)> = s
+/// One series drawn whole, each point with its hover text (and its label, where the chart
+/// gives the series labels: then in the series' own order).
+fn whole(c: &Chart, i: usize, s: &Series, color: &str) -> Box<Scatter<f64, f64>> {
+    let labels = c.labels.get(i).filter(|l| l.len() == s.points.len());
+    let mut pts: Vec<(f64, f64, f64, f64, String)> = s
         .points
         .iter()
-        .filter_map(|&(x, y)| Some((coord(&c.x, x)?, coord(&c.y, y)?, x, y)))
+        .enumerate()
+        .filter_map(|(k, &(x, y))| {
+            let label = labels.map_or(String::new(), |l| l[k].clone());
+            Some((coord(&c.x, x)?, coord(&c.y, y)?, x, y, label))
+        })
         .collect();
-    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if labels.is_none() {
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
     let text: Vec<String> = pts
         .iter()
         .map(|p| {
@@ -162,21 +170,31 @@ fn whole(c: &Chart, s: &Series, color: &str) -> Box<Scatter<f64, f64>> {
             )
         })
         .collect();
-    let mode = match (c.lines && pts.len() > 1, !is_long(c)) {
-        (true, true) => Mode::LinesMarkers,
-        (true, false) => Mode::Lines,
-        (false, _) => Mode::Markers,
+    let mode = match (c.lines && pts.len() > 1, !is_long(c), labels.is_some()) {
+        (true, _, true) => Mode::LinesMarkersText,
+        (false, _, true) => Mode::MarkersText,
+        (true, true, false) => Mode::LinesMarkers,
+        (true, false, false) => Mode::Lines,
+        (false, _, false) => Mode::Markers,
     };
-    Scatter::new(
+    let trace = Scatter::new(
         pts.iter().map(|p| p.0).collect(),
         pts.iter().map(|p| p.1).collect(),
     )
     .name(s.name.as_str())
     .mode(mode)
     .line(line(color, s.dashed, 2.0))
-    .marker(Marker::new().color(color.to_string()).size(7))
-    .text_array(text)
-    .hover_template("%{text}<extra></extra>")
+    .marker(Marker::new().color(color.to_string()).size(7));
+    match labels {
+        Some(_) => trace
+            .text_array(pts.iter().map(|p| esc(&p.4)).collect())
+            .text_position(Position::TopCenter)
+            .hover_text_array(text)
+            .hover_template("%{hovertext}<extra></extra>"),
+        None => trace
+            .text_array(text)
+            .hover_template("%{text}<extra></extra>"),
+    }
 }
 
 /// The hover template of a band's edge: x, then the edge's value.
@@ -334,7 +352,7 @@ pub fn chart(c: &Chart) -> (Plot, Option<Reduced>) {
             None => {
                 xs.extend(s.points.iter().filter_map(|p| coord(&c.x, p.0)));
                 ys.extend(s.points.iter().filter_map(|p| coord(&c.y, p.1)));
-                plot.add_trace(whole(c, s, color));
+                plot.add_trace(whole(c, i, s, color));
             }
         }
     }

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use iolab_report::format::{compact, micros};
+use iolab_report::format::compact;
 use serde_json::Value;
 
 use crate::chart::{esc, size_label, Chart, Format, ScaleKind, Series};
@@ -38,19 +38,36 @@ fn body(r: &RunData, pts: &Value, t: &Value, id: &str) -> String {
         let _ = write!(h, "<p class=\"note\">Not run: {}</p>", esc(why));
         return h;
     }
-    let values = numbers(&t["steady_state"]["values"]);
-    h.push_str(&chart_block(&convergence(id, t, &values)));
-    if let Some(c) = window_chart(id, t, &values) {
-        h.push_str(&chart_block(&c));
+    if let Some(left) = t["interrupted"].as_str() {
+        let _ = write!(h, "<p class=\"note\">Interrupted: {}</p>", esc(left));
     }
-    h.push_str(&window_table(t, &values));
+    h.push_str(&chart_block(&convergence(id, t)));
+    let series = t["steady_state"]["series"].as_bool() == Some(true);
+    let variables = t["steady_state"]["variables"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for (k, v) in variables.iter().enumerate().filter(|_| !series) {
+        let chart_id = match k {
+            0 => format!("{id}-window"),
+            k => format!("{id}-window-{}", k + 1),
+        };
+        if let Some(c) = window_chart(&chart_id, t, v) {
+            h.push_str(&chart_block(&c));
+        }
+    }
+    h.push_str(&window_table(t));
     match t["name"].as_str() {
         Some("iops") => h.push_str(&iops(id, t)),
-        Some("tp") | Some("lat") => h.push_str(&element_table(t)),
+        Some(n) if n.starts_with("tp") => h.push_str(&element_table(t)),
+        Some("lat") => {
+            h.push_str(&element_table(t));
+            h.push_str(&chart_block(&max_convergence(id, t)));
+            h.push_str(&histograms(id, t));
+        }
         Some("wsat") => h.push_str(&wsat(id, t, pts)),
         Some("hir") | Some("xsr") => h.push_str(&recovery(id, t, pts)),
-        Some("ecw") => h.push_str(&demand(id, t)),
-        Some("dirth") => {
+        Some("cbw") | Some("ecw") | Some("dirth") => {
             h.push_str(&demand(id, t));
             h.push_str(&histograms(id, t));
         }
@@ -67,9 +84,13 @@ fn numbers(v: &Value) -> Vec<f64> {
         .collect()
 }
 
-/// The header SNIA's report pages carry: what was tested, where, how.
+/// The header SNIA's report pages carry: the device under test, the test platform, the
+/// set-up (purge, data pattern, active range, preconditioning, write cache) and the test's
+/// parameters (stimulus, outstanding I/O, steady-state rounds), then why the result cannot
+/// stand beside a certified one, where iolab knows.
 fn header(r: &RunData, pts: &Value, t: &Value) -> String {
     let s = |v: &Value| esc(&v.as_str().map_or_else(|| v.to_string(), str::to_string));
+    let opt = |v: &Value| v.as_str().map_or("unknown".to_string(), esc);
     let mut h = format!(
         "<p class=\"note\"><strong>PTS-style run by iolab: not a certified SNIA result.</strong>{}</p>",
         match pts["scaled"].as_str() {
@@ -77,62 +98,157 @@ fn header(r: &RunData, pts: &Value, t: &Value) -> String {
             None => String::new(),
         }
     );
+    let dut = &pts["dut"];
+    let cache = &pts["write_cache"];
+    let gb = |b: f64| format!("{:.1} GB", b / 1e9);
     let _ = write!(
         h,
         "<table class=\"pts-header\"><tbody>\
-         <tr><th>device</th><td>{}</td></tr>\
-         <tr><th>target</th><td>{} ({} test region)</td></tr>\
+         <tr><th>device under test</th><td>{} · serial {} · firmware {} · {} · {} ({} bytes)</td></tr>\
+         <tr><th>target</th><td>{} ({})</td></tr>\
          <tr><th>test platform</th><td>{} · Linux {} · iolab {}</td></tr>\
          <tr><th>specification</th><td>{} · run {}</td></tr>\
-         <tr><th>settings</th><td>elements of {} s · T{}Q{} (T1Q1 for latency) · libaio, direct</td></tr>\
          <tr><th>purge</th><td>{}</td></tr>\
-         <tr><th>preconditioning</th><td>workload independent: {}; workload dependent: the test's own rounds</td></tr>\
+         <tr><th>data pattern</th><td>{}</td></tr>\
+         <tr><th>active range</th><td>{} ({} of {})</td></tr>\
+         <tr><th>write cache</th><td>{} during the run ({} requires it {}; found {}; {})</td></tr>\
+         <tr><th>preconditioning</th><td>workload independent: {}; workload dependent: {}</td></tr>\
+         <tr><th>test parameters</th><td>{} · elements of {} s · libaio, direct</td></tr>\
          <tr><th>tracked</th><td>{}</td></tr>\
          </tbody></table>",
-        esc(&r.device_named()),
+        esc(&dut["model"].as_str().map_or_else(|| r.device_named(), str::to_string)),
+        opt(&dut["serial"]),
+        opt(&dut["firmware"]),
+        s(&dut["interface"]),
+        gb(pts["capacity_bytes"].as_f64().unwrap_or(0.0)),
+        pts["capacity_bytes"],
         s(&pts["target"]),
-        esc(&size_label(pts["region_bytes"].as_f64().unwrap_or(0.0))),
+        esc(&r.device_named()),
         esc(&r.detail.host.hostname),
         esc(&r.detail.host.kernel),
         esc(&r.detail.iolab_version),
         s(&pts["profile"]),
         r.id(),
-        pts["element_time_s"].as_f64().unwrap_or(0.0),
-        pts["threads"],
-        pts["depth"],
         s(&t["purge"]),
-        match t["wipc"]["bytes"].as_f64() {
-            Some(b) => format!(
-                "{} written in 128 KiB sequential writes ({:.0} MB/s)",
-                esc(&size_label(b)),
-                t["wipc"]["bw_bytes"].as_f64().unwrap_or(0.0) / 1e6
+        s(&pts["data_pattern"]),
+        s(&pts["active_range"]),
+        gb(pts["region_bytes"].as_f64().unwrap_or(0.0)),
+        gb(pts["capacity_bytes"].as_f64().unwrap_or(0.0)),
+        s(&cache["during"]),
+        s(&pts["profile"]),
+        s(&cache["required"]),
+        s(&cache["found"]),
+        s(&cache["how"]),
+        match t["wipc"].as_object() {
+            Some(w) => format!(
+                "{:.1} GB (twice the active range) of {} at {:.0} MB/s",
+                w["bytes"].as_f64().unwrap_or(0.0) / 1e9,
+                s(&w["stimulus"]),
+                w["bw_bytes"].as_f64().unwrap_or(0.0) / 1e6
             ),
             None => "none, the test starts from the purged drive".into(),
         },
+        match t["preconditioning"].as_object() {
+            Some(p) => format!(
+                "{} in rounds of {} intervals to steady state ({}), then the test's own rounds",
+                s(&p["stimulus"]),
+                p["intervals_a_round"],
+                match p["steady"]["reached"].as_bool() {
+                    Some(true) => "reached",
+                    _ => "NOT reached",
+                }
+            ),
+            None => "the test's own rounds".into(),
+        },
+        esc(&outstanding(pts, t)),
+        pts["element_time_s"].as_f64().unwrap_or(0.0),
         s(&t["tracked"]),
     );
+    let mut reasons: Vec<&Value> = t["not_comparable"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .collect();
+    reasons.dedup();
+    if !reasons.is_empty() {
+        h.push_str("<p class=\"note\"><strong>Not comparable with a certified result:</strong></p><ul class=\"note\">");
+        for why in reasons {
+            let _ = write!(h, "<li>{}</li>", s(why));
+        }
+        h.push_str("</ul>");
+    }
     for l in t["left_out"].as_array().into_iter().flatten() {
         let _ = write!(h, "<p class=\"note\">Left out: {}</p>", s(l));
     }
     h
 }
 
-/// The unit the tracked variable is plotted in.
-fn tracked_format(t: &Value) -> Format {
+/// The test's outstanding I/O as the header gives it: the run's threads × depth, or the
+/// test's own (T1Q1 for latency, T1Q32 for cross-stimulus recovery, a grid for demand
+/// intensity).
+fn outstanding(pts: &Value, t: &Value) -> String {
+    let first = &t["rounds"][0]["elements"][0]["element"];
     match t["name"].as_str() {
-        Some("lat") => Format::Nanos,
-        Some("tp") | Some("xsr") => Format::Bytes,
-        _ => Format::Count,
+        Some("cbw") | Some("ecw") | Some("dirth") => {
+            "threads × queue depth grid, highest first; pre-writes at the highest".into()
+        }
+        Some("lat") | Some("xsr") => format!("T{}Q{}", first["threads"], first["depth"]),
+        Some(n) if n.starts_with("tp") => format!(
+            "T{}Q{}: {} sequential streams, each on its own share of the active range",
+            pts["threads"], pts["depth"], pts["threads"]
+        ),
+        _ => format!("T{}Q{}", pts["threads"], pts["depth"]),
     }
 }
 
-/// The tracked variable round by round.
-fn convergence(id: &str, t: &Value, values: &[f64]) -> Chart {
-    let points = values
-        .iter()
-        .enumerate()
-        .map(|(i, v)| ((i + 1) as f64, *v))
-        .collect();
+/// How a test's tracked figure is drawn: its format, what its stored value (bytes/s, ns, IOPS)
+/// is divided by, and the axis title. One unit per quantity on a page: throughput in MB/s.
+fn tracked_axis(t: &Value) -> (Format, f64, &'static str) {
+    match t["name"].as_str() {
+        Some("lat") => (Format::Nanos, 1.0, "Average response time"),
+        Some(n) if n.starts_with("tp") || n == "xsr" => (Format::Plain, 1e6, "Throughput (MB/s)"),
+        _ => (Format::Count, 1.0, "IOPS"),
+    }
+}
+
+/// The tracked variables round by round (the IOPS test's three on a log scale), with the
+/// test's own preconditioning loop's rounds where it has one.
+fn convergence(id: &str, t: &Value) -> Chart {
+    let ss = &t["steady_state"];
+    let (format, div, title) = tracked_axis(t);
+    let xy = |vals: &Value| -> Vec<(f64, f64)> {
+        numbers(vals)
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| ((i + 1) as f64, v / div))
+            .collect()
+    };
+    let mut series: Vec<Series> = match ss["variables"].as_array().filter(|v| !v.is_empty()) {
+        Some(vars) => vars
+            .iter()
+            .map(|v| Series {
+                name: v["label"].as_str().unwrap_or("").into(),
+                points: xy(&v["values"]),
+                dashed: false,
+            })
+            .collect(),
+        None => vec![Series {
+            name: t["tracked"].as_str().unwrap_or("").into(),
+            points: xy(&ss["values"]),
+            dashed: false,
+        }],
+    };
+    if let Some(p) = t["preconditioning"].as_object() {
+        series.push(Series {
+            name: format!(
+                "preconditioning loop: {}",
+                p["stimulus"].as_str().unwrap_or("")
+            ),
+            points: xy(&p["steady"]["values"]),
+            dashed: true,
+        });
+    }
+    let log = series.len() > 1 && format == Format::Count;
     let mut c = Chart::lines(
         &format!("{id}-convergence"),
         &format!(
@@ -141,25 +257,55 @@ fn convergence(id: &str, t: &Value, values: &[f64]) -> Chart {
         ),
         axis("Round", ScaleKind::Linear, Format::Plain),
         axis(
-            t["tracked"].as_str().unwrap_or(""),
-            ScaleKind::Linear,
-            tracked_format(t),
+            title,
+            if log {
+                ScaleKind::Log10
+            } else {
+                ScaleKind::Linear
+            },
+            format,
         ),
-        vec![Series {
-            name: "tracked variable".into(),
-            points,
-            dashed: false,
-        }],
+        series,
     );
     c.lines = true;
     c
 }
 
-/// The measurement window: its rounds' values, their average, the ±10 % and ±20 % bands and
-/// the least-squares line.
-fn window_chart(id: &str, t: &Value, values: &[f64]) -> Option<Chart> {
-    let w = t["steady_state"]["window_rounds"].as_array()?;
+/// The latency test's maximum response time round by round (PTS 2.0's maximum-latency
+/// convergence plot), one line per element.
+fn max_convergence(id: &str, t: &Value) -> Chart {
+    let mut by: Vec<Series> = Vec::new();
+    for r in t["rounds"].as_array().into_iter().flatten() {
+        let x = r["round"].as_f64().unwrap_or(0.0);
+        for e in r["elements"].as_array().into_iter().flatten() {
+            let name = e["label"].as_str().unwrap_or("").to_string();
+            let y = e["max_ns"].as_f64().unwrap_or(0.0);
+            match by.iter_mut().find(|s| s.name == name) {
+                Some(s) => s.points.push((x, y)),
+                None => by.push(Series {
+                    name,
+                    points: vec![(x, y)],
+                    dashed: false,
+                }),
+            }
+        }
+    }
+    Chart::lines(
+        &format!("{id}-max"),
+        "Maximum response time convergence, every element",
+        axis("Round", ScaleKind::Linear, Format::Plain),
+        axis("Maximum response time", ScaleKind::Log10, Format::Nanos),
+        by,
+    )
+}
+
+/// The measurement window of one tracked variable: its rounds' values, their average, the
+/// ±10 % and ±20 % bands and the least-squares line.
+fn window_chart(id: &str, t: &Value, v: &Value) -> Option<Chart> {
+    let w = v["window"]["rounds"].as_array()?;
     let (a, b) = (w.first()?.as_u64()? as usize, w.get(1)?.as_u64()? as usize);
+    let (format, div, title) = tracked_axis(t);
+    let values: Vec<f64> = numbers(&v["values"]).iter().map(|x| x / div).collect();
     let win = values.get(a.checked_sub(1)?..b)?;
     let avg = win.iter().sum::<f64>() / win.len() as f64;
     let n = win.len() as f64;
@@ -184,26 +330,23 @@ fn window_chart(id: &str, t: &Value, values: &[f64]) -> Option<Chart> {
         .enumerate()
         .map(|(i, x)| (*x, avg + slope * (i as f64 - xm)))
         .collect();
-    let ss = &t["steady_state"];
-    let title = format!(
-        "Measurement window, rounds {a}-{b}: {} (range {:.1} %, slope excursion {:.1} %)",
-        if ss["reached"].as_bool() == Some(true) {
-            "steady state"
+    let label = v["label"].as_str().unwrap_or("");
+    let heading =
+        format!(
+        "Measurement window, rounds {a}-{b}: {label}: {} (range {:.1} %, slope excursion {:.1} %)",
+        if v["reached"].as_bool() == Some(true) {
+            "steady"
         } else {
             "not steady"
         },
-        ss["range_pct"].as_f64().unwrap_or(f64::NAN),
-        ss["slope_excursion_pct"].as_f64().unwrap_or(f64::NAN),
+        v["window"]["range_pct"].as_f64().unwrap_or(f64::NAN),
+        v["window"]["slope_excursion_pct"].as_f64().unwrap_or(f64::NAN),
     );
     Some(Chart::lines(
-        &format!("{id}-window"),
-        &title,
+        id,
+        &heading,
         axis("Round", ScaleKind::Linear, Format::Plain),
-        axis(
-            t["tracked"].as_str().unwrap_or(""),
-            ScaleKind::Linear,
-            tracked_format(t),
-        ),
+        axis(title, ScaleKind::Linear, format),
         vec![
             series(
                 "tracked variable",
@@ -220,39 +363,76 @@ fn window_chart(id: &str, t: &Value, values: &[f64]) -> Option<Chart> {
     ))
 }
 
-/// The window's table: each round's value and the rule's figures.
-fn window_table(t: &Value, values: &[f64]) -> String {
+/// The window's table: each round's value of every tracked variable and the rule's figures.
+fn window_table(t: &Value) -> String {
     let ss = &t["steady_state"];
-    let fmt = tracked_format(t);
+    let (fmt, div, _) = tracked_axis(t);
+    let vars: Vec<Value> = match ss["variables"].as_array().filter(|v| !v.is_empty()) {
+        Some(v) => v.clone(),
+        None => vec![serde_json::json!({"label": t["tracked"], "values": ss["values"]})],
+    };
+    let n = vars
+        .iter()
+        .map(|v| numbers(&v["values"]).len())
+        .max()
+        .unwrap_or(0);
     let mut h = String::from("<table class=\"pts-window\"><thead><tr><th>round</th>");
-    for i in 1..=values.len() {
+    for i in 1..=n {
         let _ = write!(h, "<th>{i}</th>");
     }
-    h.push_str("</tr></thead><tbody><tr><th>tracked</th>");
-    for v in values {
-        let _ = write!(h, "<td>{}</td>", esc(&fmt.apply(*v)));
+    h.push_str("</tr></thead><tbody>");
+    for v in &vars {
+        let _ = write!(
+            h,
+            "<tr><th>{}</th>",
+            esc(v["label"].as_str().unwrap_or("tracked"))
+        );
+        for x in numbers(&v["values"]) {
+            let _ = write!(h, "<td>{}</td>", esc(&fmt.apply(x / div)));
+        }
+        h.push_str("</tr>");
     }
     let verdict = match (ss["reached"].as_bool(), ss["series"].as_bool()) {
-        (Some(true), _) => "steady state reached".to_string(),
-        (_, Some(true)) => "a series: no steady-state criterion".to_string(),
+        (_, Some(true)) => {
+            "a series: the specification sets no steady-state criterion for it, and none is claimed"
+                .to_string()
+        }
+        (Some(true), _) => {
+            "steady state reached: every tracked variable within the limits in the same rounds"
+                .to_string()
+        }
         _ if ss["gave_up"].as_bool() == Some(true) => {
             "steady state NOT reached: rounds used up".into()
         }
         _ => "steady state not reached".into(),
     };
-    let _ = write!(
-        h,
-        "</tr></tbody></table><p>{verdict}; window: rounds {}; average {}; data excursion {:.1} % (limit {} %); slope excursion {:.1} % (limit {} %).</p>",
-        match (ss["window_rounds"][0].as_u64(), ss["window_rounds"][1].as_u64()) {
-            (Some(a), Some(b)) => format!("{a}-{b}"),
-            _ => "none yet".into(),
-        },
-        esc(&ss["average"].as_f64().map_or("-".into(), |a| fmt.apply(a))),
-        ss["range_pct"].as_f64().unwrap_or(f64::NAN),
-        ss["rule"]["range_pct"],
-        ss["slope_excursion_pct"].as_f64().unwrap_or(f64::NAN),
-        ss["rule"]["slope_pct"],
-    );
+    let _ = write!(h, "</tbody></table><p>{verdict}");
+    if ss["series"].as_bool() != Some(true) {
+        let _ = write!(
+            h,
+            "; window: rounds {} (limits: data excursion {} %, slope excursion {} % of the average)",
+            match (ss["window_rounds"][0].as_u64(), ss["window_rounds"][1].as_u64()) {
+                (Some(a), Some(b)) => format!("{a}-{b}"),
+                _ => "none yet".into(),
+            },
+            ss["rule"]["range_pct"],
+            ss["rule"]["slope_pct"],
+        );
+        for v in &vars {
+            let w = &v["window"];
+            if let Some(avg) = w["average"].as_f64() {
+                let _ = write!(
+                    h,
+                    "; {}: average {}, data excursion {:.1} %, slope excursion {:.1} %",
+                    esc(v["label"].as_str().unwrap_or("")),
+                    esc(&fmt.apply(avg / div)),
+                    w["range_pct"].as_f64().unwrap_or(f64::NAN),
+                    w["slope_excursion_pct"].as_f64().unwrap_or(f64::NAN),
+                );
+            }
+        }
+    }
+    h.push_str(".</p>");
     h
 }
 
@@ -297,24 +477,27 @@ fn averaged_by(t: &Value, fields: [&str; 2], key: &str) -> Vec<((u64, u64), f64)
     acc.into_iter().map(|(k, s, n)| (k, s / n as f64)).collect()
 }
 
-/// The IOPS test's table (mix × block size, averaged over the window) and its surface as
-/// one line per mix over block size.
+/// The IOPS test's table as SNIA's pages lay it out (block sizes down, small to large;
+/// read/write mixes across, from 100 % write on the left to 100 % read on the right), each
+/// cell averaged over the window, and its surface as one line per mix over block size.
 fn iops(id: &str, t: &Value) -> String {
     let cells = averaged(t, "iops");
     let mut mixes: Vec<u64> = cells.iter().map(|((m, _), _)| *m).collect();
+    mixes.sort_unstable();
     mixes.dedup();
     let mut sizes: Vec<u64> = cells.iter().map(|((_, b), _)| *b).collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let mut h = String::from("<table class=\"pts-iops\"><thead><tr><th>read/write</th>");
-    for b in &sizes {
-        let _ = write!(h, "<th>{}</th>", esc(&size_label(*b as f64)));
+    let mut h =
+        String::from("<table class=\"pts-iops\"><thead><tr><th>block size \\ read/write</th>");
+    for m in &mixes {
+        let _ = write!(h, "<th>{m}/{}</th>", 100 - m);
     }
     h.push_str("</tr></thead><tbody>");
     let heat = Heat::of(cells.iter().map(|c| c.1));
-    for m in &mixes {
-        let _ = write!(h, "<tr><th>{m}/{}</th>", 100 - m);
-        for b in &sizes {
+    for b in &sizes {
+        let _ = write!(h, "<tr><th>{}</th>", esc(&size_label(*b as f64)));
+        for m in &mixes {
             match cells.iter().find(|(k, _)| *k == (*m, *b)) {
                 Some((_, v)) => {
                     let _ = write!(
@@ -335,6 +518,7 @@ fn iops(id: &str, t: &Value) -> String {
     );
     let series = mixes
         .iter()
+        .rev()
         .map(|m| Series {
             name: format!("{m}/{} read/write", 100 - m),
             points: cells
@@ -355,11 +539,20 @@ fn iops(id: &str, t: &Value) -> String {
     h
 }
 
-/// Throughput and latency tables: every element averaged over the window.
+/// A response time in µs, the one unit every table of a PTS page gives them in.
+fn us(ns: f64) -> String {
+    match ns.is_finite() {
+        true => format!("{:.1}", ns / 1e3),
+        false => "-".into(),
+    }
+}
+
+/// Throughput and latency tables: every element averaged over the window, in one unit
+/// each (MB/s, µs).
 fn element_table(t: &Value) -> String {
     let mut h = String::from(
         "<table class=\"pts-elements\"><thead><tr><th>element</th><th>IOPS</th><th>MB/s</th>\
-         <th>average</th><th>maximum</th><th>99.999 %</th></tr></thead><tbody>",
+         <th>average (µs)</th><th>maximum (µs)</th><th>99.999 % (µs)</th></tr></thead><tbody>",
     );
     let (iops, bw, mean, max, p5) = (
         averaged(t, "iops"),
@@ -371,18 +564,22 @@ fn element_table(t: &Value) -> String {
     for (i, (k, v)) in iops.iter().enumerate() {
         let _ = write!(
             h,
-            "<tr><th>{} {}/{}</th><td>{}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><th>{} {}/{}</th><td>{}</td><td>{:.1}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&size_label(k.1 as f64)),
             k.0,
             100 - k.0,
             esc(&compact(*v)),
             bw[i].1 / 1e6,
-            esc(&micros(mean[i].1)),
-            esc(&micros(max[i].1)),
-            esc(&micros(p5[i].1)),
+            us(mean[i].1),
+            us(max[i].1),
+            us(p5[i].1),
         );
     }
-    h.push_str("</tbody></table><p>Each figure the average over the measurement window's rounds; response times in µs.</p>");
+    h.push_str(
+        "</tbody></table><p>Each figure the average over the measurement window's rounds. \
+         The 99.999th percentile is the maximum in an element of fewer than 100,000 I/Os \
+         (it needs that many to have one beyond it).</p>",
+    );
     h
 }
 
@@ -397,7 +594,7 @@ fn wsat(id: &str, t: &Value, pts: &Value) -> String {
             let iops = e["iops"].as_f64().unwrap_or(0.0);
             written += e["write_bytes"].as_f64().unwrap_or(0.0);
             by_time.push(((i + 1) as f64 * secs, iops));
-            by_bytes.push((written / (1u64 << 30) as f64, iops));
+            by_bytes.push((written / 1e9, iops));
         }
     }
     let one = |name: &str, points| {
@@ -417,7 +614,7 @@ fn wsat(id: &str, t: &Value, pts: &Value) -> String {
     h.push_str(&chart_block(&Chart::lines(
         &format!("{id}-written"),
         "Write saturation: 4 KiB random write IOPS against data written",
-        axis("Written (GiB)", ScaleKind::Linear, Format::Plain),
+        axis("Written (GB, decimal)", ScaleKind::Linear, Format::Plain),
         axis("IOPS", ScaleKind::Linear, Format::Count),
         one("IOPS", by_bytes),
     )));
@@ -456,7 +653,7 @@ fn recovery(id: &str, t: &Value, pts: &Value) -> String {
     let secs = pts["element_time_s"].as_f64().unwrap_or(60.0);
     let bytes = t["name"].as_str() == Some("xsr");
     let figure = |e: &Value| match bytes {
-        true => e["bw_bytes"].as_f64().unwrap_or(0.0),
+        true => e["bw_bytes"].as_f64().unwrap_or(0.0) / 1e6,
         false => e["iops"].as_f64().unwrap_or(0.0),
     };
     let rounds: Vec<(f64, f64)> = t["rounds"]
@@ -483,7 +680,7 @@ fn recovery(id: &str, t: &Value, pts: &Value) -> String {
     }];
     let mut table = String::from(
         "<table class=\"pts-phases\"><thead><tr><th>phase</th><th>steps</th><th>IOPS</th>\
-         <th>MB/s</th><th>average response time</th></tr></thead><tbody>",
+         <th>MB/s</th><th>average response time (µs)</th></tr></thead><tbody>",
     );
     for p in t["phases"].as_array().into_iter().flatten() {
         let points: Vec<&Value> = p["points"].as_array().into_iter().flatten().collect();
@@ -504,7 +701,7 @@ fn recovery(id: &str, t: &Value, pts: &Value) -> String {
             points.len(),
             esc(&compact(avg("iops"))),
             avg("bw_bytes") / 1e6,
-            esc(&micros(avg("mean_ns")))
+            us(avg("mean_ns"))
         );
         series.push(Series {
             name: name.into(),
@@ -516,7 +713,7 @@ fn recovery(id: &str, t: &Value, pts: &Value) -> String {
     let (title, y) = match bytes {
         true => (
             "Cross-stimulus recovery: write throughput over time, access group by access group",
-            axis("Throughput", ScaleKind::Linear, Format::Bytes),
+            axis("Throughput (MB/s)", ScaleKind::Linear, Format::Plain),
         ),
         false => (
             "Host idle recovery: 4 KiB random write IOPS of each burst over time (idle between bursts not drawn)",
@@ -554,30 +751,32 @@ fn demand(id: &str, t: &Value) -> String {
     let mut depths: Vec<u64> = cells.iter().map(|c| c.0 .1).collect();
     depths.sort_unstable();
     depths.dedup();
+    // One curve a thread count, joined in queue-depth order and each point labelled with
+    // its depth: a curve that bends back (more depth, fewer IOPS) shows as it is.
+    let curve = |th: u64| -> Vec<&((u64, u64), f64, f64)> {
+        let mut c: Vec<_> = cells.iter().filter(|c| c.0 .0 == th).collect();
+        c.sort_by_key(|c| c.0 .1);
+        c
+    };
     let series = threads
         .iter()
         .map(|th| Series {
-            name: format!("T{th} (points: Q{})", {
-                let d: Vec<String> = depths.iter().map(u64::to_string).collect();
-                d.join(", Q")
-            }),
-            points: cells
-                .iter()
-                .filter(|c| c.0 .0 == *th)
-                .map(|c| (c.1, c.2))
-                .collect(),
+            name: format!("T{th}"),
+            points: curve(*th).iter().map(|c| (c.1, c.2)).collect(),
             dashed: false,
         })
         .collect();
     let mut c = Chart::lines(
         &format!("{id}-demand"),
-        "Demand intensity: average response time against IOPS, a curve per thread count",
+        "Demand intensity: average response time against IOPS, a curve per thread count, each point its queue depth",
         axis("IOPS", ScaleKind::Linear, Format::Count),
         axis("Average response time", ScaleKind::Log10, Format::Nanos),
         series,
     );
-    // Points, not lines: a line in IOPS order would zigzag where more depth gave fewer IOPS.
-    c.lines = false;
+    c.labels = threads
+        .iter()
+        .map(|th| curve(*th).iter().map(|c| format!("Q{}", c.0 .1)).collect())
+        .collect();
     let mut h = chart_block(&c);
     h.push_str("<table class=\"pts-demand\"><thead><tr><th>threads \\ depth</th>");
     for d in &depths {
@@ -589,12 +788,7 @@ fn demand(id: &str, t: &Value) -> String {
         for d in &depths {
             match cells.iter().find(|c| c.0 == (*th, *d)) {
                 Some(c) => {
-                    let _ = write!(
-                        h,
-                        "<td>{} IOPS · {}</td>",
-                        esc(&compact(c.1)),
-                        esc(&micros(c.2))
-                    );
+                    let _ = write!(h, "<td>{} IOPS · {} µs</td>", esc(&compact(c.1)), us(c.2));
                 }
                 None => h.push_str("<td class=\"na\">n/a</td>"),
             }
@@ -650,10 +844,10 @@ fn histograms(id: &str, t: &Value) -> String {
     ));
     h.push_str(
         "<table class=\"pts-operating\"><thead><tr><th>operating point</th><th>IOPS</th>\
-         <th>average</th><th>99 %</th><th>99.99 %</th><th>99.999 %</th><th>maximum</th></tr></thead><tbody>",
+         <th>average (µs)</th><th>99 % (µs)</th><th>99.99 % (µs)</th><th>99.999 % (µs)</th><th>maximum (µs)</th></tr></thead><tbody>",
     );
     for x in &points {
-        let us = |k: &str| esc(&micros(x[k].as_f64().unwrap_or(f64::NAN)));
+        let us = |k: &str| us(x[k].as_f64().unwrap_or(f64::NAN));
         let _ = write!(
             h,
             "<tr><th>{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
@@ -666,6 +860,9 @@ fn histograms(id: &str, t: &Value) -> String {
             us("max_ns"),
         );
     }
-    h.push_str("</tbody></table><p>Response times in µs, over each point's whole run.</p>");
+    h.push_str(
+        "</tbody></table><p>Response times in µs, over each point's whole run; a percentile \
+         with fewer I/Os beyond it than it needs (100,000 for the 99.999th) is the maximum.</p>",
+    );
     h
 }

@@ -421,6 +421,7 @@ pub fn sweep(runs: &[RunData]) -> Option<Section> {
         marks: marks.clone(),
         lines: true,
         y_switch: false,
+        labels: Vec::new(),
     };
     let mut lat = mean;
     lat.extend(p99);
@@ -433,6 +434,7 @@ pub fn sweep(runs: &[RunData]) -> Option<Section> {
         marks,
         lines: true,
         y_switch: false,
+        labels: Vec::new(),
     };
     Some(Section::new(
         "sweep",

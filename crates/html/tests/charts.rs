@@ -59,6 +59,7 @@ fn sweep() -> Chart {
         }],
         lines: true,
         y_switch: false,
+        labels: Vec::new(),
     }
 }
 
@@ -127,6 +128,7 @@ fn a_nines_distribution_spaces_the_nines_evenly_and_draws_latency_in_seconds() {
         marks: vec![],
         lines: true,
         y_switch: false,
+        labels: Vec::new(),
     };
     let f = figure(&c);
     let x = floats(&f["data"][0]["x"]);

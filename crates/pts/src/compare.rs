@@ -70,7 +70,7 @@ fn figures(test: &str) -> &'static [(&'static str, &'static str, Better)] {
             ("mean_ns", "average response time", Better::Lower),
             ("p99999_ns", "99.999 % response time", Better::Lower),
         ],
-        "tp" | "xsr" => &[("bw_bytes", "throughput", Better::Higher)],
+        t if t.starts_with("tp") || t == "xsr" => &[("bw_bytes", "throughput", Better::Higher)],
         _ => &[("iops", "IOPS", Better::Higher)],
     }
 }

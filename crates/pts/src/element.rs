@@ -1,13 +1,14 @@
 //! One element of a PTS round: a stimulus (read/write mix, block size, random or
 //! sequential, threads × queue depth) run for the element's time, and what it measured.
 
-use std::path::Path;
 use std::time::Duration;
 
 use iolab_engine::{Direction, EngineConfig, EngineKind};
 use iolab_job::{BlockDist, JobSpec, Pattern, RandomDistribution, SizeSpec, Zone, ZonedSplit};
 use iolab_results::JobReport;
 use iolab_stats::Clock;
+
+use crate::config::{Config, DataPattern};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -62,14 +63,20 @@ pub fn composite_split(logical_block: u32) -> Vec<(u32, u32)> {
     out
 }
 
+/// A transfer size as the specification's tables name it: `0.5KiB`, `4KiB`, `1024KiB`.
+pub fn size_name(bs: u32) -> String {
+    match bs {
+        b if b % 1024 == 0 => format!("{}KiB", b >> 10),
+        b => format!("{}KiB", b as f64 / 1024.0),
+    }
+}
+
 impl Element {
     /// `4KiB 65/35 random T4Q32`.
     pub fn label(&self) -> String {
-        let bs = match self.bs {
-            _ if self.composite => "composite".to_string(),
-            512 => "0.5KiB".to_string(),
-            b if b % (1 << 20) == 0 => format!("{}MiB", b >> 20),
-            b => format!("{}KiB", b >> 10),
+        let bs = match self.composite {
+            true => "composite".to_string(),
+            false => size_name(self.bs),
         };
         format!(
             "{bs} {}/{} {} T{}Q{}",
@@ -81,18 +88,13 @@ impl Element {
         )
     }
 
-    /// The job that runs the element on `target` for `time` over its first `region` bytes:
-    /// direct, libaio, without fio's random map (the spec's random I/O may repeat offsets),
-    /// the threads reported as one group.
-    pub fn spec(
-        &self,
-        name: String,
-        target: &Path,
-        region: u64,
-        time: Duration,
-        logical_block: u32,
-    ) -> JobSpec {
-        let mut j = JobSpec::new(name, target);
+    /// The job that runs the element on the configured target for `time` over its active
+    /// range: direct, libaio, without fio's random map (the spec's random I/O may repeat
+    /// offsets), the threads reported as one group, and the data pattern the run writes.
+    /// Sequential streams get disjoint shares of the range, each its own sequence (several
+    /// streams from one offset would walk the same blocks together).
+    pub fn spec(&self, c: &Config, name: String, time: Duration) -> JobSpec {
+        let mut j = JobSpec::new(name, &c.target);
         j.direct = true;
         j.engine = EngineConfig::new(EngineKind::Libaio);
         j.pattern = if self.random {
@@ -105,14 +107,20 @@ impl Element {
         j.iodepth = self.depth;
         j.numjobs = self.threads;
         j.group_reporting = self.threads > 1;
-        j.size = Some(SizeSpec::Bytes(region));
+        j.size = Some(SizeSpec::Bytes(c.region));
+        if !self.random && self.threads > 1 {
+            let share = c.region / u64::from(self.threads) / 1048576 * 1048576;
+            j.size = Some(SizeSpec::Bytes(share.max(u64::from(self.bs))));
+            j.offset_increment = SizeSpec::Bytes(share);
+        }
         j.time_based = true;
         j.runtime = Some(time);
         j.ramp_time = Duration::ZERO;
         j.random_map = false;
         j.lat_percentiles = true;
+        j.buffers.refill = c.data_pattern == DataPattern::Random;
         if self.composite {
-            let split = composite_split(logical_block);
+            let split = composite_split(c.logical_block);
             let largest = split.iter().map(|p| p.0).max().unwrap_or(self.bs);
             j.block_size = [largest; 3];
             j.block_dist = std::array::from_fn(|_| BlockDist::Split(split.clone()));
@@ -220,16 +228,21 @@ mod tests {
             random: false,
             ..e
         };
-        assert_eq!(s.label(), "1MiB 0/100 sequential T4Q32");
-        let j = s.spec(
-            "x".into(),
-            Path::new("/dev/null"),
+        assert_eq!(s.label(), "1024KiB 0/100 sequential T4Q32");
+        let c = Config::new(
+            "/dev/null".into(),
             1 << 30,
-            Duration::from_secs(60),
-            512,
+            None,
+            crate::config::Profile::Enterprise,
+            false,
+            &Default::default(),
         );
+        let j = s.spec(&c, "x".into(), Duration::from_secs(60));
         assert_eq!((j.numjobs, j.iodepth, j.read_percent), (4, 32, 0));
-        assert!(j.group_reporting && j.direct && !j.random_map);
+        assert!(j.group_reporting && j.direct && !j.random_map && j.buffers.refill);
+        // Four sequential streams, each on its own quarter of the range.
+        assert_eq!(j.size, Some(SizeSpec::Bytes(256 << 20)));
+        assert_eq!(j.offset_increment, SizeSpec::Bytes(256 << 20));
     }
 
     /// The composite workload on a 4 KiB-formatted drive: the 10 % of I/Os below 4 KiB go to
@@ -250,13 +263,16 @@ mod tests {
             composite: true,
         };
         assert_eq!(e.label(), "composite 40/60 random T2Q8");
-        let j = e.spec(
-            "x".into(),
-            Path::new("/dev/null"),
+        let mut c = Config::new(
+            "/dev/null".into(),
             1 << 30,
-            Duration::from_secs(1),
-            4096,
+            None,
+            crate::config::Profile::Enterprise,
+            false,
+            &Default::default(),
         );
+        c.logical_block = 4096;
+        let j = e.spec(&c, "x".into(), Duration::from_secs(1));
         assert_eq!(j.block_size, [65536; 3]);
         assert!(matches!(j.distribution, RandomDistribution::Zoned(_)));
     }

@@ -3,10 +3,12 @@
 //! until steady state, and its report pages.
 //!
 //! - [`steady`]: the steady-state rule every test shares, as a small pure module;
-//! - [`tests`]: one file per test behind [`tests::PtsTest`] (its round, its tracked
-//!   variable, its rounds): IOPS, throughput, latency and write saturation so far;
+//! - [`tests`]: one file per test behind [`tests::PtsTest`] (its preconditioning, its round,
+//!   its tracked variables, its rounds, what follows them);
 //! - [`run`]: purge, preconditioning and rounds, each element a point of the review's
-//!   executor and store;
+//!   executor and store; [`purge`]: whether the purge is one in the specification's sense;
+//! - [`dut`]: the device under test's facts (serial, firmware, write cache) and the write
+//!   cache set as the profile requires and restored after;
 //! - [`plan`]: the time the chosen tests take at the specification's durations;
 //! - [`compare`]: two runs test by test and element by element, with `compare`'s verdicts.
 //!
@@ -14,14 +16,16 @@
 
 pub mod compare;
 pub mod config;
+pub mod dut;
 pub mod element;
 pub mod plan;
+pub mod purge;
 pub mod run;
 pub mod steady;
 pub mod tests;
 pub mod text;
 
-pub use config::Config;
+pub use config::{Choices, Config, DataPattern, DirthChoice, Profile};
 pub use run::{run_test, TestRun};
 
 /// What every page and document of a PTS run says of itself.

@@ -1,8 +1,11 @@
 //! What a run of the chosen tests takes at the specification's durations, before it starts:
-//! rounds of one-minute elements, 5 rounds at the least (the first window that can be
-//! steady) and the rule's 25 at the most, after a purge and twice the capacity of 128 KiB
-//! writes (timed here at an assumed write rate, which the drive's own sets in practice);
-//! write saturation 24 hours or four times the capacity.
+//! the purge, the workload-independent preconditioning (twice the active range, timed at the
+//! write rate the operator gives or an assumed 1 GB/s), each test's own preconditioning loop
+//! and rounds (5 at the least, the first window that can be steady, and the rule's 25 at the
+//! most), what follows them, and the whole run's total. Write saturation runs 24 hours or
+//! until four times the active range is written, whichever comes first: at the given rate
+//! the second may come sooner. Capacities and rates are decimal (`2TB` is
+//! 2,000,000,000,000 bytes), as the specification counts them.
 
 use std::time::Duration;
 
@@ -13,10 +16,13 @@ use crate::tests::{PtsTest, Rounds};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Planned {
     pub name: &'static str,
+    /// Elements a round (its pre-write included).
     pub elements: usize,
     /// Workload-independent preconditioning at the assumed rate.
     pub wipc: Duration,
-    /// Rounds at the least and the most, and the time each takes in all.
+    /// The test's own preconditioning loop, at the least and the most.
+    pub preconditioning: (Duration, Duration),
+    /// Rounds at the least and the most.
     pub rounds: (usize, usize),
     /// What follows the rounds (wait states, access groups, operating points).
     pub after: Duration,
@@ -24,79 +30,201 @@ pub struct Planned {
     pub most: Duration,
 }
 
-/// `tests` on `c`, preconditioning timed at `write_bytes_per_sec`.
+/// `tests` on `c`, writes timed at `write_bytes_per_sec`.
 pub fn plan(tests: &[&dyn PtsTest], c: &Config, write_bytes_per_sec: f64) -> Vec<Planned> {
-    let wipc = Duration::from_secs_f64(2.0 * c.region as f64 / write_bytes_per_sec);
+    let rate = write_bytes_per_sec.max(1.0);
+    let twice = Duration::from_secs_f64(2.0 * c.region as f64 / rate);
+    let (least_rounds, most_rounds) = (c.rule.window, c.rule.max_rounds);
     tests
         .iter()
         .map(|t| {
-            let wipc = if t.wipc() { wipc } else { Duration::ZERO };
-            let after: Duration = t.after(c, &[], None).iter().map(|p| p.duration()).sum();
-            let elements = t.round(c).len();
-            let per_round = c.element_time * elements as u32;
-            let rounds = match t.rounds(c) {
-                Rounds::ToSteadyState => (c.rule.window, c.rule.max_rounds),
-                Rounds::Series { rounds, .. } => (rounds, rounds),
+            let wipc = if t.wipc(c).is_some() {
+                twice
+            } else {
+                Duration::ZERO
             };
+            let preconditioning =
+                t.preconditioning(c)
+                    .map_or((Duration::ZERO, Duration::ZERO), |p| {
+                        let round = c.element_time * p.per_round as u32;
+                        (round * least_rounds as u32, round * most_rounds as u32)
+                    });
+            let after: Duration = t.after(c, &[], None).iter().map(|p| p.duration()).sum();
+            let pre = t.pre_write(c);
+            let elements = t.round(c).len() + usize::from(pre.is_some());
+            let per_round =
+                c.element_time * t.round(c).len() as u32 + pre.map_or(Duration::ZERO, |s| s.time);
+            let (rounds, least_rounds_time) = match t.rounds(c) {
+                Rounds::ToSteadyState => {
+                    ((least_rounds, most_rounds), per_round * least_rounds as u32)
+                }
+                // Whichever first: its rounds, or its bytes at the given rate.
+                Rounds::Series { rounds, bytes } => {
+                    let all = per_round * rounds as u32;
+                    let by_bytes = Duration::from_secs_f64(bytes as f64 / rate);
+                    (
+                        (rounds, rounds),
+                        all.min(by_bytes.max(per_round * c.rule.window as u32)),
+                    )
+                }
+            };
+            let most_rounds_time = per_round * rounds.1 as u32;
             Planned {
                 name: t.name(),
                 elements,
                 wipc,
+                preconditioning,
                 rounds,
                 after,
-                least: wipc + per_round * rounds.0 as u32 + after,
-                most: wipc + per_round * rounds.1 as u32 + after,
+                least: wipc + preconditioning.0 + least_rounds_time + after,
+                most: wipc + preconditioning.1 + most_rounds_time + after,
             }
         })
         .collect()
 }
 
-/// `4 h 40 min`, `56 min`, `12 s`.
+/// The whole run, at the least and the most.
+pub fn total(planned: &[Planned]) -> (Duration, Duration) {
+    (
+        planned.iter().map(|p| p.least).sum(),
+        planned.iter().map(|p| p.most).sum(),
+    )
+}
+
+/// `3 d 4 h`, `4 h 40 min`, `56 min`, `12 s`, `0.25 s`.
 pub fn clock(d: Duration) -> String {
     let s = d.as_secs();
-    match (s / 3600, s % 3600 / 60, s % 60) {
-        (0, 0, s) => format!("{s} s"),
-        (0, m, _) => format!("{m} min"),
-        (h, 0, _) => format!("{h} h"),
-        (h, m, _) => format!("{h} h {m} min"),
+    match (s / 86400, s % 86400 / 3600, s % 3600 / 60, s % 60) {
+        (0, 0, 0, 0) if !d.is_zero() => format!("{:.2} s", d.as_secs_f64()),
+        (0, 0, 0, s) => format!("{s} s"),
+        (0, 0, m, _) => format!("{m} min"),
+        (0, h, 0, _) => format!("{h} h"),
+        (0, h, m, _) => format!("{h} h {m} min"),
+        (days, 0, _, _) => format!("{days} d"),
+        (days, h, _, _) => format!("{days} d {h} h"),
     }
+}
+
+/// A capacity or size as the specification counts them: decimal units (`2TB`, `375G`,
+/// `500gb`: powers of 1000), binary only where said (`4TiB`, `16MiB`: powers of 1024); a
+/// plain number is bytes.
+pub fn parse_capacity(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("'{s}' is not a capacity (2TB, 375GB, 4TiB, bytes)"))?;
+    let unit = unit.trim().to_ascii_lowercase();
+    let unit = unit.strip_suffix('b').unwrap_or(&unit);
+    let (stem, base) = match unit.strip_suffix('i') {
+        Some(stem) => (stem, 1024f64),
+        None => (unit, 1000f64),
+    };
+    let power = match stem {
+        "" => 0,
+        "k" => 1,
+        "m" => 2,
+        "g" => 3,
+        "t" => 4,
+        "p" => 5,
+        _ => {
+            return Err(format!(
+                "'{s}': unknown unit (k, M, G, T, P in 1000s; Ki, Mi, Gi, Ti in 1024s)"
+            ))
+        }
+    };
+    let bytes = n * base.powi(power);
+    if !(bytes.is_finite() && bytes >= 1.0 && bytes < u64::MAX as f64) {
+        return Err(format!("'{s}' is no usable capacity"));
+    }
+    Ok(bytes as u64)
+}
+
+/// A write rate in decimal units a second (`2GB/s`, `1500MB/s`, `800M`).
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let t = t.strip_suffix("/s").unwrap_or(t);
+    parse_capacity(t).map(|b| b as f64)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{Choices, Profile};
+
+    fn enterprise(capacity: u64) -> Config {
+        Config::new(
+            "/dev/x".into(),
+            capacity,
+            None,
+            Profile::Enterprise,
+            false,
+            &Choices::default(),
+        )
+    }
 
     /// A 375 GB drive at the specification's durations: the IOPS test's 56 one-minute
-    /// elements are 56 minutes a round, 5 to 25 rounds; latency's 9 are 9 minutes; write
-    /// saturation is 24 hours of one-minute rounds. Preconditioning at 2 GB/s: 750 GB, 6 min
+    /// elements are 56 minutes a round, 5 to 25 rounds; latency's 9 are 9 minutes, then a
+    /// 20-minute histogram; write saturation is 24 hours of one-minute rounds, or 4 × 375 GB
+    /// at 2 GB/s (12 min 30 s) if that comes first. Preconditioning at 2 GB/s: 750 GB, 6 min
     /// 15 s.
     #[test]
     fn a_375_gb_drive_at_full_duration_plans_the_specs_hours() {
-        let c = Config::new("/dev/x".into(), 375_000_000_000, None, false, false);
+        let c = enterprise(375_000_000_000);
         let p = plan(&crate::tests::all(), &c, 2e9);
         let by = |n: &str| p.iter().find(|x| x.name == n).unwrap().clone();
         let iops = by("iops");
         assert_eq!((iops.elements, iops.rounds), (56, (5, 25)));
-        assert_eq!(iops.wipc, Duration::from_secs(375));
-        assert_eq!(iops.least, Duration::from_secs(375 + 5 * 56 * 60));
+        assert_eq!(clock(iops.wipc), "6 min");
         assert_eq!(clock(iops.most - iops.wipc), "23 h 20 min");
         assert_eq!(by("lat").elements, 9);
-        assert_eq!(clock(by("lat").least - iops.wipc), "45 min");
-        assert_eq!(by("tp").elements, 4);
+        assert_eq!(clock(by("lat").least - iops.wipc), "1 h 5 min");
+        assert_eq!(by("tp-128k").elements, 2);
+        assert_eq!(by("tp-1024k").elements, 2);
         let wsat = by("wsat");
         assert_eq!((wsat.elements, wsat.rounds), (1, (1440, 1440)));
-        assert_eq!(clock(wsat.most - wsat.wipc), "24 h");
+        assert_eq!(clock(wsat.most), "1 d");
         assert_eq!(wsat.wipc, Duration::ZERO);
-        // Host idle recovery: 5 to 25 one-minute rounds, then 15 h 30 min of wait states.
+        assert!(
+            wsat.least < Duration::from_secs(13 * 60),
+            "{:?}",
+            wsat.least
+        );
+        // Host idle recovery: 5 to 25 rounds of 30 minutes, then 15 h 30 min of wait states.
         let hir = by("hir");
         assert_eq!(clock(hir.after), "15 h 30 min");
-        assert_eq!(clock(hir.least), "15 h 35 min");
-        // Cross-stimulus recovery: three access groups of 8 hours.
+        assert_eq!(clock(hir.least), "18 h");
+        // Cross-stimulus recovery: 8, 6 and 8 hours, from the purged drive.
         let xsr = by("xsr");
-        assert_eq!(clock(xsr.most - xsr.wipc), "24 h");
-        // Demand intensity: 36 elements a round; three ten-minute histograms after.
+        assert_eq!(
+            (clock(xsr.most), xsr.wipc),
+            ("22 h".to_string(), Duration::ZERO)
+        );
+        // The composite and demand-intensity tests: 49 elements and a 5-minute pre-write a
+        // round, a preconditioning loop of 30-minute rounds, 3 × 70 minutes after.
         let dirth = by("dirth");
-        assert_eq!((dirth.elements, clock(dirth.after)), (36, "30 min".into()));
-        assert_eq!(by("ecw").elements, 36);
+        assert_eq!(
+            (dirth.elements, clock(dirth.after)),
+            (50, "3 h 30 min".into())
+        );
+        assert_eq!(clock(dirth.preconditioning.0), "2 h 30 min");
+        assert_eq!(by("cbw").elements, 50);
+        let (least, most) = total(&p);
+        assert!(least < most);
+        assert!(clock(most).contains(" d "), "{}", clock(most));
+    }
+
+    #[test]
+    fn capacities_are_decimal_unless_said_binary() {
+        assert_eq!(parse_capacity("2TB").unwrap(), 2_000_000_000_000);
+        assert_eq!(parse_capacity("375g").unwrap(), 375_000_000_000);
+        assert_eq!(parse_capacity("4TiB").unwrap(), 4 << 40);
+        assert_eq!(parse_capacity("16MiB").unwrap(), 16 << 20);
+        assert_eq!(parse_capacity("4096").unwrap(), 4096);
+        assert!(parse_capacity("2 bananas").is_err());
+        assert_eq!(parse_rate("2GB/s").unwrap(), 2e9);
     }
 }

@@ -1,36 +1,45 @@
 //! Running one test as the specification orders it: purge, workload-independent
-//! preconditioning (twice the capacity in 128 KiB sequential writes), then the test's rounds
-//! (its own stimulus: workload-dependent preconditioning and measurement at once) until the
-//! steady-state rule holds or the rounds run out. Every element is a point of the review's
-//! executor, saved in the store under the test's stage (`pts-iops`).
+//! preconditioning (the active range twice in sequential writes), the test's own
+//! preconditioning loop where it has one, then its rounds (each after its pre-write, where it
+//! has one) until every tracked variable is steady in the same window or the rounds run out,
+//! then what follows the rounds. Every element is a point of the review's executor, saved in
+//! the store under the test's stage (`pts-iops`).
 
-use iolab_suite::exec::{Executor, Point};
 use std::time::Instant;
 
-use iolab_suite::steps::precondition::purge;
+use iolab_suite::exec::{Executor, Point};
 use iolab_suite::SuiteError;
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::config::Config;
 use crate::element::{Element, Measured};
-use crate::steady::SteadyState;
-use crate::tests::{Phase, PtsTest, Rounds};
+use crate::steady::{Joint, SteadyState};
+use crate::tests::{Interval, Phase, PtsTest, Rounds, Step};
 
 /// What one test did.
 #[derive(Debug, Clone)]
 pub struct TestRun {
     pub name: &'static str,
     pub title: &'static str,
-    pub tracked: String,
+    /// What the rule tracks, one entry per variable.
+    pub tracked: Vec<String>,
     /// How the target was purged, in words.
     pub purge: String,
-    /// Workload-independent preconditioning: bytes written and their rate.
-    pub wipc: Option<(u64, f64)>,
+    /// Why the test's result cannot stand beside a certified one (empty: nothing iolab
+    /// knows of): the purge, the profile's settings, `--quick`, ...
+    pub not_comparable: Vec<String>,
+    /// Workload-independent preconditioning: its stimulus, bytes written and their rate.
+    pub wipc: Option<(Element, u64, f64)>,
+    /// The test's own preconditioning loop: its stimulus and tracked values, one a round.
+    pub preconditioning: Option<Loop>,
+    /// Each round's pre-write, where the test has them.
+    pub pre_writes: Vec<Measured>,
     /// Every element of every round, in order.
     pub rounds: Vec<Vec<Measured>>,
-    pub steady: SteadyState,
-    /// A series (write saturation) rather than rounds to steady state.
+    pub steady: Joint,
+    /// A series (write saturation, cross-stimulus recovery) rather than rounds to steady
+    /// state: no steady-state criterion, none claimed.
     pub series: bool,
     /// Why the test could not run (the target cannot serve it).
     pub unavailable: Option<String>,
@@ -46,13 +55,22 @@ pub struct TestRun {
     pub interrupted: Option<String>,
 }
 
+/// A preconditioning loop as it ran.
+#[derive(Debug, Clone, Serialize)]
+pub struct Loop {
+    pub stimulus: String,
+    pub intervals_a_round: usize,
+    pub tracked: String,
+    pub steady: SteadyState,
+}
+
 /// How far a test got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
     /// Nothing touched yet.
     Untouched,
     Purged,
-    /// Workload-independent preconditioning under way.
+    /// Preconditioning (workload independent, or the test's own loop) under way.
     Preconditioning,
     /// The test's rounds under way.
     Rounds,
@@ -85,14 +103,22 @@ pub struct PhasePoint {
 impl TestRun {
     /// The test before it starts.
     fn empty(t: &dyn PtsTest, c: &Config) -> TestRun {
+        let tracked = t.tracked_labels(c);
+        let mut not_comparable = c.departures();
+        if !t.in_profile(c.client()) {
+            not_comparable.push(format!("not a test of {}'s test set", c.profile_name()));
+        }
         TestRun {
             name: t.name(),
             title: t.title(),
-            tracked: t.tracked_label(c),
+            steady: c.rule.judge_all(&tracked, &vec![Vec::new(); tracked.len()]),
+            tracked,
             purge: String::new(),
+            not_comparable,
             wipc: None,
+            preconditioning: None,
+            pre_writes: Vec::new(),
             rounds: Vec::new(),
-            steady: c.rule.judge(&[]),
             series: matches!(t.rounds(c), Rounds::Series { .. }),
             unavailable: None,
             left_out: left_out(t, c),
@@ -129,7 +155,7 @@ impl TestRun {
 
     /// The test's entry in `tests[]`: every element of every round and the rule's verdict.
     pub fn to_json(&self, c: &Config) -> Value {
-        let s = &self.steady;
+        let s = self.steady.primary();
         let rounds: Vec<Value> = self
             .rounds
             .iter()
@@ -137,7 +163,8 @@ impl TestRun {
             .map(|(i, r)| {
                 json!({
                     "round": i + 1,
-                    "tracked": s.values.get(i),
+                    "tracked": self.steady.variables.iter().map(|v| v.values.get(i)).collect::<Vec<_>>(),
+                    "pre_write": self.pre_writes.get(i),
                     "elements": r,
                 })
             })
@@ -145,9 +172,16 @@ impl TestRun {
         json!({
             "name": self.name,
             "title": self.title,
-            "tracked": self.tracked,
+            "tracked": self.tracked.join("; "),
             "purge": self.purge,
-            "wipc": self.wipc.map(|(bytes, bw)| json!({"bytes": bytes, "bw_bytes": bw})),
+            "comparable": self.not_comparable.is_empty(),
+            "not_comparable": self.not_comparable,
+            "wipc": self.wipc.map(|(e, bytes, bw)| json!({
+                "stimulus": e.label(),
+                "bytes": bytes,
+                "bw_bytes": bw,
+            })),
+            "preconditioning": self.preconditioning,
             "unavailable": self.unavailable,
             "interrupted": self.interrupted,
             "partial_round": (!self.partial.is_empty()).then(|| json!({
@@ -158,14 +192,20 @@ impl TestRun {
             "rounds": rounds,
             "phases": self.phases,
             "steady_state": {
-                "reached": s.reached,
-                "window_rounds": s.window.map(|w| w.rounds),
+                "reached": s.reached && !self.series,
+                "window_rounds": self.steady.window.filter(|_| !self.series),
                 "values": s.values,
-                "average": s.window.map(|w| w.average),
-                "range_pct": s.window.map(|w| w.range_pct),
-                "slope_excursion_pct": s.window.map(|w| w.slope_excursion_pct),
+                "average": s.window.filter(|_| !self.series).map(|w| w.average),
+                "range_pct": s.window.filter(|_| !self.series).map(|w| w.range_pct),
+                "slope_excursion_pct": s.window.filter(|_| !self.series).map(|w| w.slope_excursion_pct),
                 "gave_up": s.gave_up && !self.series,
                 "series": self.series,
+                "criterion": if self.series {
+                    "none: the specification sets no steady-state criterion for this test"
+                } else {
+                    "every tracked variable within 20 % range and 10 % slope excursion of its average over the same 5 rounds"
+                },
+                "variables": if self.series { Value::Array(Vec::new()) } else { json!(self.steady.variables) },
                 "rule": {
                     "window": c.rule.window,
                     "range_pct": c.rule.range_pct,
@@ -192,6 +232,9 @@ pub fn run_test(t: &dyn PtsTest, c: &Config, ex: &mut Executor<'_>) -> Result<Te
     }
 }
 
+/// A stage of a test: `Err(why)` when the target cannot serve it (the test stops there).
+type Served<T> = Result<Result<T, String>, SuiteError>;
+
 /// [`run_test`]'s work, filling `run` as it goes so that an interruption keeps it.
 fn run_into(
     run: &mut TestRun,
@@ -202,81 +245,204 @@ fn run_into(
     if iolab_runner::signal::received().is_some() {
         return Err(SuiteError::Interrupted);
     }
-    run.purge = match purge(&c.target, Some(c.region), &mut ex.consent) {
-        Ok(d) if !d.device => format!(
-            "{}: a file is deallocated, which is no true purge",
-            d.text()
-        ),
-        Ok(d) => d.text(),
-        Err(why) => {
+    let stages = [
+        purge_stage as fn(&mut TestRun, &dyn PtsTest, &Config, &mut Executor<'_>) -> Served<()>,
+        wipc_stage,
+        preconditioning_stage,
+        rounds_stage,
+        after_stage,
+    ];
+    for stage in stages {
+        if let Err(why) = stage(run, t, c, ex)? {
             run.unavailable = Some(why);
             return Ok(());
         }
+    }
+    run.stage = Stage::Done;
+    Ok(())
+}
+
+fn purge_stage(
+    run: &mut TestRun,
+    _: &dyn PtsTest,
+    c: &Config,
+    ex: &mut Executor<'_>,
+) -> Served<()> {
+    let p = match crate::purge::purge(c, &mut ex.consent) {
+        Ok(p) => p,
+        Err(why) => return Ok(Err(why)),
     };
+    run.purge = p.text;
+    if let Some(why) = p.departs {
+        run.not_comparable.insert(0, format!("purge: {why}"));
+    }
     run.stage = Stage::Purged;
-    if t.wipc() {
-        run.stage = Stage::Preconditioning;
-        match precondition(t, c, ex)? {
-            Ok(w) => run.wipc = Some(w),
-            Err(why) => {
-                run.unavailable = Some(why);
-                return Ok(());
+    Ok(Ok(()))
+}
+
+/// Workload-independent preconditioning: the active range written twice in the test's
+/// sequential stimulus.
+fn wipc_stage(run: &mut TestRun, t: &dyn PtsTest, c: &Config, ex: &mut Executor<'_>) -> Served<()> {
+    let Some(e) = t.wipc(c) else {
+        return Ok(Ok(()));
+    };
+    run.stage = Stage::Preconditioning;
+    let mut spec = e.spec(c, format!("{}-wipc", t.stage()), c.element_time);
+    spec.time_based = false;
+    spec.runtime = None;
+    spec.loops = 2;
+    let label = format!(
+        "{}: preconditioning, twice the active range in {} sequential writes",
+        t.name(),
+        crate::element::size_name(e.bs)
+    );
+    Ok(
+        match ex.run_stage_point(t.stage(), &label, spec, Some(2 * c.region))? {
+            Point::Done(r) => {
+                let m = Measured::of(e, &r, &ex.clock);
+                run.wipc = Some((e, m.write_bytes, m.bw_bytes));
+                Ok(())
+            }
+            Point::Unavailable(why) => Err(why),
+        },
+    )
+}
+
+/// The test's own preconditioning loop, to steady state on its tracked interval.
+fn preconditioning_stage(
+    run: &mut TestRun,
+    t: &dyn PtsTest,
+    c: &Config,
+    ex: &mut Executor<'_>,
+) -> Served<()> {
+    let Some(p) = t.preconditioning(c) else {
+        return Ok(Ok(()));
+    };
+    run.stage = Stage::Preconditioning;
+    let e = p.element;
+    let tracked = match p.tracked {
+        Interval::First => "each round's first interval",
+        Interval::Last => "each round's last interval",
+    };
+    let mut values = Vec::new();
+    let max = c.rule.max_rounds;
+    for r in 1..=max {
+        let mut round = Vec::new();
+        for i in 1..=p.per_round {
+            let label = format!(
+                "{} preconditioning round {r}/{max}, {i}/{}: {}",
+                t.name(),
+                p.per_round,
+                e.label()
+            );
+            let spec = e.spec(c, format!("{}-pc-r{r}-{i}", t.stage()), c.element_time);
+            match ex.run_stage_point(t.stage(), &label, spec, None)? {
+                Point::Done(report) => round.push(Measured::of(e, &report, &ex.clock)),
+                Point::Unavailable(why) => return Ok(Err(why)),
             }
         }
+        let pick = match p.tracked {
+            Interval::First => round.first(),
+            Interval::Last => round.last(),
+        };
+        values.push(pick.map_or(0.0, |m| m.iops));
+        let steady = c.rule.judge(&values);
+        let done = steady.reached;
+        run.preconditioning = Some(Loop {
+            stimulus: e.label(),
+            intervals_a_round: p.per_round,
+            tracked: format!("IOPS of {tracked}"),
+            steady,
+        });
+        if done {
+            break;
+        }
     }
+    Ok(Ok(()))
+}
+
+/// The rounds, each after its pre-write, until every tracked variable is steady in the same
+/// window (or, for a series, until its rounds or bytes are done).
+fn rounds_stage(
+    run: &mut TestRun,
+    t: &dyn PtsTest,
+    c: &Config,
+    ex: &mut Executor<'_>,
+) -> Served<()> {
     run.stage = Stage::Rounds;
     let (max, bytes, series) = match t.rounds(c) {
         Rounds::ToSteadyState => (c.rule.max_rounds, u64::MAX, false),
         Rounds::Series { rounds, bytes } => (rounds, bytes, true),
     };
-    let mut values: Vec<f64> = Vec::new();
+    let labels = t.tracked_labels(c);
+    let mut values: Vec<Vec<f64>> = vec![Vec::new(); labels.len()];
     let mut written = 0u64;
     for r in 1..=max {
-        let so_far = c.rule.judge(&values);
-        let state = match so_far.window {
-            Some(w) => format!("last window {:.0} % range", w.range_pct),
-            None => "steady state not judged yet".into(),
+        let state = match (series, run.steady.window) {
+            (true, _) => "a series".to_string(),
+            (false, Some([a, b])) => format!("last window {a}-{b} not steady"),
+            (false, None) => "steady state not judged yet".into(),
         };
+        if let Some(step) = t.pre_write(c) {
+            let label = format!(
+                "{} round {r}/{max} pre-write: {}",
+                t.name(),
+                step.element.label()
+            );
+            let name = format!("{}-r{r}-pre-write", t.stage());
+            let spec = step.element.spec(c, name, step.time);
+            match ex.run_stage_point(t.stage(), &label, spec, None)? {
+                Point::Done(report) => {
+                    run.pre_writes
+                        .push(Measured::of(step.element, &report, &ex.clock))
+                }
+                Point::Unavailable(why) => return Ok(Err(why)),
+            }
+        }
         for e in t.round(c).into_iter().filter(|e| e.bs >= c.logical_block) {
             let label = format!("{} round {r}/{max} ({state}): {}", t.name(), e.label());
             let name = format!("{}-r{r}-{}", t.stage(), e.label().replace(' ', "-"));
-            let spec = e.spec(name, &c.target, c.region, c.element_time, c.logical_block);
+            let spec = e.spec(c, name, c.element_time);
             match ex.run_stage_point(t.stage(), &label, spec, None)? {
                 Point::Done(report) => {
                     let m = Measured::of(e, &report, &ex.clock);
                     written += m.write_bytes;
                     run.partial.push(m);
                 }
-                Point::Unavailable(why) => {
-                    run.unavailable = Some(why);
-                    return Ok(());
-                }
+                Point::Unavailable(why) => return Ok(Err(why)),
             }
         }
         let round = std::mem::take(&mut run.partial);
-        values.push(t.tracked(c, &round));
+        for (v, x) in values.iter_mut().zip(t.tracked(c, &round)) {
+            v.push(x);
+        }
         run.rounds.push(round);
-        run.steady = c.rule.judge(&values);
-        // A series runs at least one window's rounds, so that the rule can be applied.
+        run.steady = c.rule.judge_all(&labels, &values);
+        // A series runs at least one window's rounds before its bytes can end it.
         let enough = written >= bytes && r >= c.rule.window;
         if (!series && run.steady.reached) || enough {
             break;
         }
     }
-    // The steady window, else the last one judged: the rounds the report averages too.
-    let window = run.steady.window.map(|w| w.rounds);
+    Ok(Ok(()))
+}
+
+/// What follows the rounds, given their measurement window (the steady one, else the last
+/// one judged: the rounds the report averages too).
+fn after_stage(
+    run: &mut TestRun,
+    t: &dyn PtsTest,
+    c: &Config,
+    ex: &mut Executor<'_>,
+) -> Served<()> {
     run.stage = Stage::After;
-    for phase in t.after(c, &run.rounds, window) {
+    for phase in t.after(c, &run.rounds, run.steady.window) {
         match run_phase(t, c, ex, &phase)? {
             Ok(p) => run.phases.push(p),
-            Err(why) => {
-                run.unavailable = Some(why);
-                return Ok(());
-            }
+            Err(why) => return Ok(Err(why)),
         }
     }
-    run.stage = Stage::Done;
-    Ok(())
+    Ok(Ok(()))
 }
 
 /// Runs a phase's steps in order, the host idle after each as the step says.
@@ -285,24 +451,16 @@ fn run_phase(
     c: &Config,
     ex: &mut Executor<'_>,
     phase: &Phase,
-) -> Result<Result<PhaseRun, String>, SuiteError> {
+) -> Served<PhaseRun> {
     let start = Instant::now();
     let mut points = Vec::new();
     let n = phase.steps.len();
     for (i, step) in phase.steps.iter().enumerate() {
-        let e = step.element;
-        let label = format!("{} {} ({}/{n}): {}", t.name(), phase.name, i + 1, e.label());
-        let name = format!("{}-after-{}", t.stage(), e.label().replace(' ', "-"));
         let at_s = start.elapsed().as_secs_f64();
-        let spec = e.spec(name, &c.target, c.region, step.time, c.logical_block);
-        let report = match ex.run_stage_point(t.stage(), &label, spec, None)? {
-            Point::Done(report) => report,
-            Point::Unavailable(why) => return Ok(Err(why)),
+        let m = match run_step(t, c, ex, &phase.name, (i + 1, n), step)? {
+            Ok(m) => m,
+            Err(why) => return Ok(Err(why)),
         };
-        let mut m = Measured::of(e, &report, &ex.clock);
-        if step.histogram {
-            m = m.with_histogram(&report, &ex.clock);
-        }
         points.push(PhasePoint {
             role: step.role,
             at_s,
@@ -310,13 +468,52 @@ fn run_phase(
             idle_s: step.idle_after.as_secs_f64(),
             measured: m,
         });
-        // Host idle: no I/O from iolab while the drive may work for itself.
-        std::thread::sleep(step.idle_after);
+        // Host idle: no I/O from iolab while the drive may work for itself; a signal ends it.
+        idle(step.idle_after)?;
     }
     Ok(Ok(PhaseRun {
         name: phase.name.clone(),
         points,
     }))
+}
+
+/// One step of a phase (`k` of `n`), with its histogram where it keeps one.
+fn run_step(
+    t: &dyn PtsTest,
+    c: &Config,
+    ex: &mut Executor<'_>,
+    phase: &str,
+    (k, n): (usize, usize),
+    step: &Step,
+) -> Served<Measured> {
+    let e = step.element;
+    let label = format!("{} {phase} ({k}/{n}): {}", t.name(), e.label());
+    let name = format!("{}-after-{}", t.stage(), e.label().replace(' ', "-"));
+    let spec = e.spec(c, name, step.time);
+    let report = match ex.run_stage_point(t.stage(), &label, spec, None)? {
+        Point::Done(report) => report,
+        Point::Unavailable(why) => return Ok(Err(why)),
+    };
+    let m = Measured::of(e, &report, &ex.clock);
+    Ok(Ok(match step.histogram {
+        true => m.with_histogram(&report, &ex.clock),
+        false => m,
+    }))
+}
+
+/// Host idle for `d`, in slices, ended by a signal.
+fn idle(d: std::time::Duration) -> Result<(), SuiteError> {
+    let end = Instant::now() + d;
+    while let Some(left) = end
+        .checked_duration_since(Instant::now())
+        .filter(|l| !l.is_zero())
+    {
+        if iolab_runner::signal::received().is_some() {
+            return Err(SuiteError::Interrupted);
+        }
+        std::thread::sleep(left.min(std::time::Duration::from_millis(50)));
+    }
+    Ok(())
 }
 
 /// The elements below the target's logical block size, which no direct I/O can do.
@@ -332,44 +529,4 @@ fn left_out(t: &dyn PtsTest, c: &Config) -> Vec<String> {
             )
         })
         .collect()
-}
-
-/// Workload-independent preconditioning: the region written twice in 128 KiB sequential
-/// writes (T1Q32). `Ok(Err(why))`: the target cannot take it.
-fn precondition(
-    t: &dyn PtsTest,
-    c: &Config,
-    ex: &mut Executor<'_>,
-) -> Result<Result<(u64, f64), String>, SuiteError> {
-    let e = Element {
-        read_pct: 0,
-        bs: 128 << 10,
-        random: false,
-        threads: 1,
-        depth: 32,
-        composite: false,
-    };
-    let mut spec = e.spec(
-        format!("{}-wipc", t.stage()),
-        &c.target,
-        c.region,
-        c.element_time,
-        c.logical_block,
-    );
-    spec.time_based = false;
-    spec.runtime = None;
-    spec.loops = 2;
-    let label = format!(
-        "{}: preconditioning, twice the region in 128 KiB writes",
-        t.name()
-    );
-    Ok(
-        match ex.run_stage_point(t.stage(), &label, spec, Some(2 * c.region))? {
-            Point::Done(r) => {
-                let m = Measured::of(e, &r, &ex.clock);
-                Ok((m.write_bytes, m.bw_bytes))
-            }
-            Point::Unavailable(why) => Err(why),
-        },
-    )
 }

@@ -121,6 +121,76 @@ impl Rule {
     }
 }
 
+/// One tracked variable of a test judged with the others: its values, one a round, and its
+/// window at the rounds the joint verdict names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tracked {
+    pub label: String,
+    pub values: Vec<f64>,
+    pub window: Option<Window>,
+    /// This variable is steady in that window.
+    pub reached: bool,
+}
+
+/// The rule over several tracked variables at once (PTS 2.0's IOPS test tracks three): steady
+/// state is the first window, the same rounds for all, in which every variable is steady.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Joint {
+    pub reached: bool,
+    /// Rounds used up without steady state.
+    pub gave_up: bool,
+    /// The rounds of the steady window; else of the latest window judged.
+    pub window: Option<[usize; 2]>,
+    pub variables: Vec<Tracked>,
+}
+
+impl Joint {
+    /// The first variable's verdict, in the shape a single variable's has.
+    pub fn primary(&self) -> SteadyState {
+        let v = self.variables.first();
+        SteadyState {
+            reached: self.reached,
+            window: v.and_then(|v| v.window),
+            values: v.map(|v| v.values.clone()).unwrap_or_default(),
+            gave_up: self.gave_up,
+        }
+    }
+}
+
+impl Rule {
+    /// Judges `values` (per variable, one value a round; every variable as many rounds)
+    /// together: the first window in which all are steady, else the latest.
+    pub fn judge_all(&self, labels: &[String], values: &[Vec<f64>]) -> Joint {
+        let n = values.iter().map(Vec::len).min().unwrap_or(0);
+        let all_steady = |last: usize| {
+            values
+                .iter()
+                .all(|v| self.window_at(v, last).is_some_and(|w| w.steady))
+        };
+        let steady_at = (self.window..=n).find(|&last| all_steady(last));
+        let last = steady_at.unwrap_or(n);
+        let variables = labels
+            .iter()
+            .zip(values)
+            .map(|(label, v)| {
+                let window = self.window_at(v, last);
+                Tracked {
+                    label: label.clone(),
+                    values: v.clone(),
+                    window,
+                    reached: window.is_some_and(|w| w.steady),
+                }
+            })
+            .collect();
+        Joint {
+            reached: steady_at.is_some(),
+            gave_up: steady_at.is_none() && n >= self.max_rounds,
+            window: (n >= self.window.max(1)).then(|| [last + 1 - self.window, last]),
+            variables,
+        }
+    }
+}
+
 /// The least-squares slope of `y` against rounds 0, 1, 2, …
 fn least_squares_slope(y: &[f64]) -> f64 {
     let n = y.len() as f64;
@@ -200,6 +270,36 @@ mod tests {
         assert!(
             w.range_pct > 100.0 && w.slope_excursion_pct > 100.0,
             "{w:?}"
+        );
+    }
+
+    /// Three variables, steady at different rounds: the joint window is the first in which
+    /// all three are, not the first of any one.
+    #[test]
+    fn every_tracked_variable_must_be_steady_in_the_same_window() {
+        let flat = vec![100.0; 10];
+        let late: Vec<f64> = [
+            400.0, 300.0, 200.0, 150.0, 120.0, 100.0, 100.0, 100.0, 100.0, 100.0,
+        ]
+        .to_vec();
+        let labels: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let j = Rule::default().judge_all(&labels, &[flat.clone(), late.clone(), flat.clone()]);
+        assert!(j.reached);
+        assert_eq!(j.window, Some([6, 10]));
+        assert_eq!(Rule::default().judge(&late).window.unwrap().rounds, [6, 10]);
+        assert!(j.variables.iter().all(|v| v.reached));
+        // The flat ones alone would have been steady at rounds 1-5.
+        assert_eq!(Rule::default().judge(&flat).window.unwrap().rounds, [1, 5]);
+        // One that never settles: not reached, the latest window reported.
+        let zig: Vec<f64> = (0..10)
+            .map(|i| if i % 2 == 0 { 50.0 } else { 100.0 })
+            .collect();
+        let j = Rule::default().judge_all(&labels, &[flat.clone(), zig, flat]);
+        assert!(!j.reached);
+        assert_eq!(j.window, Some([6, 10]));
+        assert_eq!(
+            j.variables.iter().map(|v| v.reached).collect::<Vec<_>>(),
+            [true, false, true]
         );
     }
 

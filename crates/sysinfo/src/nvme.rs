@@ -196,6 +196,74 @@ pub fn format_nvm(file: &File, ns: &Namespace, ses: u8) -> io::Result<()> {
     admin(file, &mut cmd, "Format NVM")
 }
 
+/// What Identify Controller says of the drive: its serial number, model, firmware revision,
+/// and whether it has a volatile write cache (VWC bit 0).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Controller {
+    pub serial: String,
+    pub model: String,
+    pub firmware: String,
+    pub volatile_write_cache: bool,
+}
+
+/// Identify Controller (CNS 1) on the opened device.
+pub fn identify_controller(file: &File) -> io::Result<Controller> {
+    let mut data = vec![0u8; 4096];
+    let mut cmd = NvmeCommand {
+        opcode: NVME_ADMIN_IDENTIFY,
+        addr: data.as_mut_ptr() as u64,
+        data_len: data.len() as u32,
+        cdw10: 1,
+        ..NvmeCommand::default()
+    };
+    admin(file, &mut cmd, "Identify Controller")?;
+    Ok(parse_controller(&data))
+}
+
+/// SN (bytes 4–23), MN (24–63), FR (64–71), ASCII padded with spaces; VWC (byte 525).
+fn parse_controller(data: &[u8]) -> Controller {
+    let text = |r: std::ops::Range<usize>| {
+        String::from_utf8_lossy(&data[r])
+            .trim_matches(|c: char| c == ' ' || c == '\0')
+            .to_string()
+    };
+    Controller {
+        serial: text(4..24),
+        model: text(24..64),
+        firmware: text(64..72),
+        volatile_write_cache: data[525] & 1 == 1,
+    }
+}
+
+/// Get Features / Set Features (admin opcodes 0x0a, 0x09) and the Volatile Write Cache
+/// feature (FID 0x06: bit 0 of dword 11 / the result, WCE).
+const NVME_ADMIN_GET_FEATURES: u8 = 0x0a;
+const NVME_ADMIN_SET_FEATURES: u8 = 0x09;
+const NVME_FEAT_VOLATILE_WC: u32 = 0x06;
+
+/// Whether the drive's volatile write cache is enabled now (Get Features, current value).
+pub fn write_cache_enabled(file: &File) -> io::Result<bool> {
+    let mut cmd = NvmeCommand {
+        opcode: NVME_ADMIN_GET_FEATURES,
+        cdw10: NVME_FEAT_VOLATILE_WC,
+        ..NvmeCommand::default()
+    };
+    admin(file, &mut cmd, "Get Features (Volatile Write Cache)")?;
+    Ok(cmd.result & 1 == 1)
+}
+
+/// Enables or disables the drive's volatile write cache (Set Features, not saved across a
+/// power cycle). Changes how the drive acknowledges writes: the caller restores it.
+pub fn set_write_cache(file: &File, enabled: bool) -> io::Result<()> {
+    let mut cmd = NvmeCommand {
+        opcode: NVME_ADMIN_SET_FEATURES,
+        cdw10: NVME_FEAT_VOLATILE_WC,
+        cdw11: enabled as u32,
+        ..NvmeCommand::default()
+    };
+    admin(file, &mut cmd, "Set Features (Volatile Write Cache)")
+}
+
 /// Whether the format in use of `ns` keeps protection information as the 8 bytes of a
 /// 16-bit guard (no storage tag): always so on a controller without extended LBA formats
 /// (Identify Controller CTRATT bit 15); otherwise as the NVM command set's Identify
@@ -333,6 +401,21 @@ mod tests {
         d[48..50].copy_from_slice(&3u16.to_le_bytes());
         d[80..82].copy_from_slice(&9u16.to_le_bytes());
         assert_eq!(parse_ruh_status(&d), vec![7, 3]);
+    }
+
+    #[test]
+    fn identify_controller_gives_serial_model_firmware_and_cache() {
+        let mut d = vec![0u8; 4096];
+        d[4..24].copy_from_slice(b"S4EWNX0R123456      ");
+        d[24..64].copy_from_slice(&[b' '; 40]);
+        d[24..42].copy_from_slice(b"Samsung SSD 980PRO");
+        d[64..72].copy_from_slice(b"5B2QGXA7");
+        d[525] = 0x07;
+        let c = parse_controller(&d);
+        assert_eq!(c.serial, "S4EWNX0R123456");
+        assert_eq!(c.model, "Samsung SSD 980PRO");
+        assert_eq!(c.firmware, "5B2QGXA7");
+        assert!(c.volatile_write_cache);
     }
 
     #[test]

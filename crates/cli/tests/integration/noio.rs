@@ -54,17 +54,29 @@ fn cpuio_burns_fios_chunks_and_share_and_moves_nothing() {
         (oc / fc - 1.0).abs() < 0.1,
         "a chunk's time: fio {fc}, iolab {oc}"
     );
-    for usr in [f_usr, o_usr] {
-        assert!(
-            (40.0..60.0).contains(&usr),
-            "usr {f_usr} (fio), {o_usr} (iolab)"
-        );
-    }
+    check_share(f_usr, o_usr, 40.0..60.0, "cpuload=50");
     // qsort times its sort and pauses to keep the load.
     let [fio, ours] =
         both("[burn]\nioengine=cpuio\ncpuload=30\ncpumode=qsort\ntime_based\nruntime=2\n");
-    for usr in [burn(&fio).1, burn(&ours).1] {
-        assert!((20.0..40.0).contains(&usr), "qsort usr {usr}");
+    check_share(burn(&fio).1, burn(&ours).1, 20.0..40.0, "qsort cpuload=30");
+}
+
+/// Both tools' user CPU share within `want` on a quiet machine. A busy one (iolab's own
+/// machine check says so) takes the burner's CPU away from both: then they must agree with
+/// each other, within 10 points, and the absolute bound is said to be skipped.
+fn check_share(fio: f64, ours: f64, want: std::ops::Range<f64>, what: &str) {
+    if want.contains(&fio) && want.contains(&ours) {
+        return;
+    }
+    match crate::support::machine_busy() {
+        Some(load) => {
+            println!("{what}: the machine is busy ({load}): usr {fio} (fio), {ours} (iolab) checked against each other, not against {want:?}");
+            assert!(
+                (fio - ours).abs() < 10.0,
+                "{what}: usr {fio} (fio), {ours} (iolab)"
+            );
+        }
+        None => panic!("{what}: usr {fio} (fio), {ours} (iolab), wanted {want:?}"),
     }
 }
 

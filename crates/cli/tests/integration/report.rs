@@ -320,7 +320,10 @@ fn a_day_of_seconds_makes_a_small_fast_page_that_zooms() {
     b.open(&page).unwrap();
     let took = started.elapsed();
     eprintln!("a day's report: {bytes} bytes, drawn in {took:?}");
-    assert!(took.as_secs_f64() < 5.0, "drawn in {took:?}");
+    assert!(
+        crate::support::holds_or_busy(took.as_secs_f64() < 5.0, "the day page's 5 s"),
+        "drawn in {took:?}"
+    );
     let v = b.eval(CHART_CHECK).unwrap();
     check_charts(&v, &page);
     // The 5 ms second is the top of its minute's band.

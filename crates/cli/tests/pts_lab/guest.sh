@@ -4,8 +4,11 @@
 # crates/cli/tests/pts_lab.rs to take apart. The report comes back gzipped in base64.
 run() { name=$1; shift; echo "=== $name"; "$@" 2>/tmp/stderr; rc=$?; echo "--- stderr"; tail -20 /tmp/stderr; echo "=== rc $name $rc"; }
 run lbaf nvme id-ns /dev/nvme0n1 --output-format=json
+# The volatile write cache before the run (PTS-E runs with it disabled, then restores it).
+run cache_before nvme get-feature /dev/nvme0n1 -f 6
 run pts sh -c 'start=$(date +%s); iolab pts /dev/nvme0n1 --allow-destroy --quick --quiet --db /tmp/pts.db --output-format=json --report /tmp/pts.html; rc=$?; echo "seconds $(( $(date +%s) - start ))" >&2; exit $rc'
 run report sh -c 'ls -l /tmp/pts.html >&2 && gzip -c /tmp/pts.html | base64'
+run cache_after nvme get-feature /dev/nvme0n1 -f 6
 # A partition of the namespace: an MBR with one 256 MiB partition from sector 2048. A Format
 # would erase the whole namespace, beyond the partition the user named: BLKDISCARD instead.
 # The other three entries zeroed: the kernel rejects a table whose boot flags are not 0 or 0x80.

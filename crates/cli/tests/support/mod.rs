@@ -214,3 +214,33 @@ pub fn logical_block_size(p: &Path) -> u32 {
         .and_then(|s| s.trim().parse().ok())
         .unwrap_or(512)
 }
+
+/// Other work on the CPUs now, as iolab's own machine check judges it (`iolab doctor`'s "load
+/// from others": more than half the CPUs busy with work other than this check, such as the
+/// tests running beside this one or a CPU hog): its value when it says figures are distorted,
+/// else `None`. A test whose bound holds only on a quiet machine asks this before it fails:
+/// on a busy machine it widens its bound, or skips with this as the reason.
+pub fn machine_busy() -> Option<String> {
+    let out = iolab(&["doctor", "--output-format=json"]);
+    let v: Value = serde_json::from_str(&out.stdout).ok()?;
+    v["checks"]
+        .as_array()?
+        .iter()
+        .find(|c| c["name"] == "load from others" && c["verdict"] == "distorts")
+        .map(|c| c["value"].as_str().unwrap_or("busy").to_string())
+}
+
+/// `ok`, or a skip with the reason when the machine is busy (see [`machine_busy`]); `false`
+/// (the caller asserts) on a quiet machine, where the bound must hold.
+pub fn holds_or_busy(ok: bool, what: &str) -> bool {
+    if ok {
+        return true;
+    }
+    match machine_busy() {
+        Some(load) => {
+            println!("skipped {what}: the machine is busy ({load}), and the bound holds only on a quiet one");
+            true
+        }
+        None => false,
+    }
+}

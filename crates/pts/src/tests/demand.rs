@@ -1,18 +1,65 @@
-//! Demand intensity, shared by the enterprise composite workload and the demand-intensity
-//! test: one stimulus over a matrix of thread counts × queue depths (the outstanding I/O),
-//! highest first, a round the whole matrix, the rule tracking IOPS at the highest
-//! outstanding I/O. From the measurement window come the demand-intensity curves (IOPS
-//! against average response time, one curve a thread count) and the operating points.
+//! Demand intensity, shared by the composite block size workload and the demand-intensity
+//! test, as PTS 2.0's public implementation runs them: the stimulus as 100 % writes at T32Q32
+//! in preconditioning rounds until steady state; then rounds of a 5-minute T32Q32 pre-write
+//! followed by the stimulus over the matrix of thread counts × queue depths (the outstanding
+//! I/O), highest first, the rule tracking IOPS at the highest outstanding I/O. From the
+//! measurement window come the demand-intensity curves (IOPS against average response time,
+//! one curve a thread count) and the operating points: the most IOPS whose average response
+//! time is under the ceiling, the one nearest halfway, and T1Q1; each is pre-written for 60
+//! minutes, then measured for 10 with its response-time histogram.
 
+use std::time::Duration;
+
+use super::{Interval, Phase, Preconditioning, Step};
 use crate::config::Config;
 use crate::element::{Element, Measured};
 
-/// Thread counts and queue depths, highest first: the specification's 32 … 1 each; with
-/// `--quick`, 2 and 1 threads × 8 … 1.
+/// Thread counts and queue depths, highest first: 32, 16, 8, 6, 4, 2, 1 each (a 7 × 7
+/// grid); with `--quick`, 2 and 1 threads × 8 … 1.
 pub fn matrix(c: &Config) -> (Vec<u32>, Vec<u32>) {
     match c.quick {
         true => (vec![2, 1], vec![8, 4, 2, 1]),
-        false => (vec![32, 16, 8, 4, 2, 1], vec![32, 16, 8, 4, 2, 1]),
+        false => (vec![32, 16, 8, 6, 4, 2, 1], vec![32, 16, 8, 6, 4, 2, 1]),
+    }
+}
+
+/// The highest outstanding I/O of the matrix, as (threads, depth).
+fn highest(c: &Config) -> (u32, u32) {
+    let (t, d) = matrix(c);
+    (t[0], d[0])
+}
+
+/// `base` as 100 % writes at the highest outstanding I/O: the preconditioning and pre-write
+/// stimulus.
+pub fn writes(c: &Config, base: Element) -> Element {
+    let (threads, depth) = highest(c);
+    Element {
+        read_pct: 0,
+        threads,
+        depth,
+        ..base
+    }
+}
+
+/// The preconditioning loop: 30 one-minute intervals a round (`--quick`: 4), the first of
+/// each tracked, as the 2.0 public implementation does.
+pub fn preconditioning(c: &Config, base: Element) -> Preconditioning {
+    Preconditioning {
+        element: writes(c, base),
+        per_round: if c.quick { 4 } else { 30 },
+        tracked: Interval::First,
+    }
+}
+
+/// The pre-write before each round: 5 minutes at T32Q32 (`--quick`: 5 element times).
+pub fn pre_write(c: &Config, base: Element) -> Step {
+    let time = match c.quick {
+        true => c.element_time * 5,
+        false => Duration::from_secs(300),
+    };
+    Step {
+        role: "pre-write",
+        ..Step::plain(writes(c, base), time)
     }
 }
 
@@ -74,37 +121,92 @@ pub fn averaged(rounds: &[Vec<Measured>], window: Option<[usize; 2]>) -> Vec<Ave
         .collect()
 }
 
-/// The operating points: the most IOPS, the least outstanding I/O (one thread, depth 1),
-/// and between them the point whose IOPS is nearest their midpoint. With no data yet (the
-/// plan), the highest and lowest outstanding I/O of the matrix.
+/// The operating points: the most IOPS among the points whose average response time is
+/// under `ceiling`, the least outstanding I/O (one thread, depth 1), and between them the
+/// point under the ceiling whose IOPS is nearest halfway between the most and the least
+/// IOPS under it. With no data yet (the plan), the highest, middle and lowest outstanding I/O
+/// of the matrix. When no point is under the ceiling, all points are used, and the role says
+/// so.
 pub fn operating_points(
     c: &Config,
     base: Element,
     avg: &[Averaged],
+    ceiling: Duration,
 ) -> [(&'static str, Element); 3] {
     let all = round(c, base);
-    let fallback = (all[0], all[all.len() / 2], all[all.len() - 1]);
-    let (max, mid, min) = match avg.iter().max_by(|a, b| a.iops.total_cmp(&b.iops)) {
-        None => fallback,
+    let under: Vec<&Averaged> = avg
+        .iter()
+        .filter(|a| a.mean_ns < ceiling.as_nanos() as f64)
+        .collect();
+    let (pool, max_role) = match under.is_empty() {
+        true => (
+            avg.iter().collect::<Vec<_>>(),
+            "maximum IOPS (no point under the ceiling)",
+        ),
+        false => (under, "maximum IOPS"),
+    };
+    let min = all[all.len() - 1];
+    let (max, mid) = match pool.iter().max_by(|a, b| a.iops.total_cmp(&b.iops)) {
+        None => (all[0], all[all.len() / 2]),
         Some(max) => {
-            let min = avg
+            let least = pool.iter().map(|a| a.iops).fold(f64::INFINITY, f64::min);
+            let half = (max.iops + least) / 2.0;
+            let mid = pool
                 .iter()
-                .min_by_key(|a| a.element.threads * a.element.depth)
-                .unwrap_or(max);
-            let half = (max.iops + min.iops) / 2.0;
-            let mid = avg
-                .iter()
-                .filter(|a| a.element != max.element && a.element != min.element)
+                .filter(|a| a.element != max.element && a.element != min)
                 .min_by(|a, b| (a.iops - half).abs().total_cmp(&(b.iops - half).abs()))
-                .unwrap_or(max);
-            (max.element, mid.element, min.element)
+                .map_or(max.element, |a| a.element);
+            (max.element, mid)
         }
     };
     [
-        ("maximum IOPS", max),
+        (max_role, max),
         ("midpoint IOPS", mid),
-        ("minimum outstanding I/O", min),
+        ("minimum IOPS (T1Q1)", min),
     ]
+}
+
+/// What follows the rounds: each operating point pre-written for 60 minutes at its own
+/// outstanding I/O (100 % writes), then measured for 10 minutes with its histogram
+/// (`--quick`: 8 and 10 element times).
+pub fn operating_phases(
+    c: &Config,
+    base: Element,
+    rounds: &[Vec<Measured>],
+    window: Option<[usize; 2]>,
+    ceiling: Duration,
+) -> Vec<Phase> {
+    let avg = averaged(rounds, window);
+    let (pre, measure) = match c.quick {
+        true => (c.element_time * 8, c.element_time * 10),
+        false => (Duration::from_secs(3600), Duration::from_secs(600)),
+    };
+    operating_points(c, base, &avg, ceiling)
+        .into_iter()
+        .map(|(role, element)| Phase {
+            name: format!(
+                "{role}: T{}Q{}, pre-written, then its response-time histogram",
+                element.threads, element.depth
+            ),
+            steps: vec![
+                Step {
+                    role: "pre-write",
+                    ..Step::plain(
+                        Element {
+                            read_pct: 0,
+                            ..element
+                        },
+                        pre,
+                    )
+                },
+                Step {
+                    histogram: true,
+                    role,
+                    ..Step::plain(element, measure)
+                },
+            ],
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -130,10 +232,17 @@ mod tests {
     }
 
     /// Quick matrix: 2 × 4 elements, T2Q8 first and tracked; the operating points from the
-    /// window's averages: most IOPS, T1Q1, and the one nearest halfway.
+    /// window's averages: most IOPS under the ceiling, T1Q1, and the one nearest halfway.
     #[test]
     fn the_matrix_and_its_operating_points() {
-        let c = Config::new("/dev/x".into(), 1 << 30, None, false, true);
+        let c = Config::new(
+            "/dev/x".into(),
+            1 << 30,
+            None,
+            crate::config::Profile::Enterprise,
+            true,
+            &Default::default(),
+        );
         let base = Element {
             bs: 4096,
             random: true,
@@ -154,10 +263,31 @@ mod tests {
         let avg = averaged(&rounds, Some([2, 6]));
         assert_eq!(avg.len(), 8);
         assert_eq!(avg[0].iops, 160_003.0); // rounds 2 to 6 add 1 to 5
-        let p = operating_points(&c, base, &avg);
+        let ceiling = Duration::from_millis(5);
+        let p = operating_points(&c, base, &avg, ceiling);
         assert_eq!((p[0].1.threads, p[0].1.depth), (2, 8));
         assert_eq!((p[2].1.threads, p[2].1.depth), (1, 1));
         // Halfway between 160k and 10k is 85k: 80k (T2Q4 is 100k, T1Q8 is 80k).
         assert_eq!((p[1].1.threads, p[1].1.depth), (1, 8));
+        // A ceiling of 90 µs leaves out T2Q8 (16 I/Os at 160k: 100 µs): T2Q4's 100k is
+        // the most IOPS under it.
+        let p = operating_points(&c, base, &avg, Duration::from_micros(90));
+        assert_eq!((p[0].1.threads, p[0].1.depth), (2, 4));
+        assert_eq!(p[0].0, "maximum IOPS");
+        let none = operating_points(&c, base, &avg, Duration::from_nanos(1));
+        assert!(none[0].0.contains("no point under the ceiling"));
+        // The full grid has 6 in it: 7 × 7.
+        let full = Config::new(
+            "/dev/x".into(),
+            1 << 30,
+            None,
+            crate::config::Profile::Enterprise,
+            false,
+            &Default::default(),
+        );
+        assert_eq!(round(&full, base).len(), 49);
+        let ph = operating_phases(&full, base, &[], None, ceiling);
+        assert_eq!(ph.len(), 3);
+        assert_eq!(ph[0].duration(), Duration::from_secs(4200));
     }
 }

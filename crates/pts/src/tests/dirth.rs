@@ -1,18 +1,25 @@
-//! Demand intensity / response-time histogram: 4 KiB random writes over the thread count ×
-//! queue depth matrix (see [`super::demand`]) until steady state at the highest
-//! outstanding I/O; then the demand-intensity curves from the window, and each operating
-//! point (most IOPS, midpoint, least outstanding I/O) run ten element times with its
-//! response-time histogram.
+//! Demand intensity / response-time histogram: random I/O of the operator's block size and
+//! read/write mix (by default the 2.0 public implementation's 8 KiB at 65/35), preconditioned
+//! as 100 % writes at T32Q32 until steady state, then over the thread count × queue depth
+//! matrix with a pre-write before each round (see [`super::demand`]) until steady state at
+//! the highest outstanding I/O; then the demand-intensity curves from the window, and each
+//! operating point (the most IOPS under the response-time ceiling, the midpoint, T1Q1)
+//! pre-written and measured with its response-time histogram.
 
-use super::{demand, random_writes_4k, Phase, PtsTest, Rounds, Step};
+use super::{demand, Phase, Preconditioning, PtsTest, Rounds, Step};
 use crate::config::Config;
 use crate::element::{Element, Measured};
 
 pub struct DemandIntensity;
 
-/// The matrix sets threads and depth.
-fn base() -> Element {
-    random_writes_4k(0, 0)
+/// The operator's stimulus; the matrix sets threads and depth.
+fn base(c: &Config) -> Element {
+    Element {
+        read_pct: c.dirth.read_pct,
+        bs: c.dirth.bs,
+        random: true,
+        ..Element::default()
+    }
 }
 
 impl PtsTest for DemandIntensity {
@@ -23,20 +30,35 @@ impl PtsTest for DemandIntensity {
         "pts-dirth"
     }
     fn title(&self) -> &'static str {
-        "Demand intensity and response-time histograms: 4 KiB random writes"
+        "Demand intensity and response-time histograms"
+    }
+    /// An enterprise test.
+    fn in_profile(&self, client: bool) -> bool {
+        !client
+    }
+    fn preconditioning(&self, c: &Config) -> Option<Preconditioning> {
+        Some(demand::preconditioning(c, base(c)))
+    }
+    fn pre_write(&self, c: &Config) -> Option<Step> {
+        Some(demand::pre_write(c, base(c)))
     }
     fn round(&self, c: &Config) -> Vec<Element> {
-        demand::round(c, base())
+        demand::round(c, base(c))
     }
-    fn tracked_label(&self, c: &Config) -> String {
+    fn tracked_labels(&self, c: &Config) -> Vec<String> {
         let (t, d) = demand::matrix(c);
-        format!("4 KiB random write IOPS at T{}Q{}", t[0], d[0])
+        let b = base(c);
+        vec![format!(
+            "{} random {}/{} IOPS at T{}Q{}",
+            crate::element::size_name(b.bs),
+            b.read_pct,
+            100 - b.read_pct,
+            t[0],
+            d[0]
+        )]
     }
-    fn tracked(&self, c: &Config, round: &[Measured]) -> f64 {
-        demand::tracked(c, round)
-    }
-    fn wipc(&self) -> bool {
-        false
+    fn tracked(&self, c: &Config, round: &[Measured]) -> Vec<f64> {
+        vec![demand::tracked(c, round)]
     }
     fn rounds(&self, _: &Config) -> Rounds {
         Rounds::ToSteadyState
@@ -47,20 +69,6 @@ impl PtsTest for DemandIntensity {
         rounds: &[Vec<Measured>],
         window: Option<[usize; 2]>,
     ) -> Vec<Phase> {
-        let avg = demand::averaged(rounds, window);
-        let steps = demand::operating_points(c, base(), &avg)
-            .into_iter()
-            .map(|(role, element)| Step {
-                element,
-                time: c.element_time * 10,
-                idle_after: std::time::Duration::ZERO,
-                histogram: true,
-                role,
-            })
-            .collect();
-        vec![Phase {
-            name: "response-time histograms at the maximum IOPS, midpoint IOPS and minimum outstanding I/O points".into(),
-            steps,
-        }]
+        demand::operating_phases(c, base(c), rounds, window, c.dirth.ceiling)
     }
 }

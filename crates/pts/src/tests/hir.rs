@@ -1,4 +1,6 @@
-//! Host idle recovery: 4 KiB random writes until steady state, then five wait states. In
+//! Host idle recovery: 4 KiB random writes from the purged drive until steady state, in rounds
+//! of 30 one-minute intervals (the 2.0 public implementation's; the rule tracks each round's
+//! last interval; `--quick`: 4 intervals a round), then five wait states. In
 //! each, bursts of writes (5 s) alternate with host idle of 1, 2, 3, 5 and 10 times the
 //! burst (5 to 50 s), 360 times, and then the writes go on without idle for 360 bursts, a
 //! return to the baseline. Whether the drive uses idle time to recover shows as the bursts'
@@ -6,7 +8,7 @@
 
 use std::time::Duration;
 
-use super::{figure_of, random_writes_4k, Phase, PtsTest, Rounds, Step};
+use super::{random_writes_4k, Phase, PtsTest, Rounds, Step};
 use crate::config::Config;
 use crate::element::{Element, Measured};
 
@@ -16,6 +18,14 @@ pub struct HostIdleRecovery;
 pub const WAIT_STATES: [u32; 5] = [1, 2, 3, 5, 10];
 
 impl HostIdleRecovery {
+    /// One-minute intervals a preconditioning round.
+    fn intervals(c: &Config) -> usize {
+        match c.quick {
+            true => 4,
+            false => 30,
+        }
+    }
+
     fn burst(c: &Config) -> (Duration, usize) {
         match c.quick {
             true => (Duration::from_millis(250), 8),
@@ -35,16 +45,20 @@ impl PtsTest for HostIdleRecovery {
         "Host idle recovery: 4 KiB random write bursts between idle"
     }
     fn round(&self, c: &Config) -> Vec<Element> {
-        vec![random_writes_4k(c.threads, c.depth)]
+        vec![random_writes_4k(c.threads, c.depth); Self::intervals(c)]
     }
-    fn tracked_label(&self, _: &Config) -> String {
-        "4 KiB random write IOPS".into()
+    fn tracked_labels(&self, _: &Config) -> Vec<String> {
+        vec!["4 KiB random write IOPS (each round's last interval)".into()]
     }
-    fn tracked(&self, _: &Config, round: &[Measured]) -> f64 {
-        figure_of(round, |_| true, |m| m.iops)
+    fn tracked(&self, _: &Config, round: &[Measured]) -> Vec<f64> {
+        vec![round.last().map_or(0.0, |m| m.iops)]
     }
-    fn wipc(&self) -> bool {
-        false
+    fn wipc(&self, _: &Config) -> Option<Element> {
+        None
+    }
+    /// An enterprise test.
+    fn in_profile(&self, client: bool) -> bool {
+        !client
     }
     fn rounds(&self, _: &Config) -> Rounds {
         Rounds::ToSteadyState
@@ -90,7 +104,14 @@ mod tests {
     /// 30 min in all (360 × (10 + 15 + 20 + 30 + 55) s + 5 × 1800 s).
     #[test]
     fn the_wait_states_take_the_specs_time() {
-        let c = Config::new("/dev/x".into(), 1 << 30, None, false, false);
+        let c = Config::new(
+            "/dev/x".into(),
+            1 << 30,
+            None,
+            crate::config::Profile::Enterprise,
+            false,
+            &Default::default(),
+        );
         let p = HostIdleRecovery.after(&c, &[], None);
         assert_eq!(p.len(), 10);
         assert_eq!(p[0].steps.len(), 360);

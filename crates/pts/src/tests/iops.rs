@@ -1,5 +1,7 @@
 //! The IOPS test: random I/O over 7 read/write mixes × 8 block sizes, one element each (a
-//! minute at full duration), a round the whole matrix; the rule tracks 4 KiB 100 % write IOPS.
+//! minute at full duration), a round the whole matrix; the rule tracks three variables, as
+//! PTS 2.0 does, all of which must be steady in the same window: 4 KiB 100 % write, 64 KiB
+//! 65/35 and 1024 KiB 100 % read IOPS (PTS-E 1.1 tracked the first alone).
 
 use super::{figure_of, random_matrix, PtsTest, Rounds};
 use crate::config::Config;
@@ -18,6 +20,13 @@ pub const BLOCK_SIZES: [u32; 8] = [
     512,
 ];
 
+/// PTS 2.0's tracked variables: (block size, read percent, in words).
+pub const TRACKED: [(u32, u8, &str); 3] = [
+    (4096, 0, "4 KiB random 100 % write IOPS"),
+    (64 << 10, 65, "64 KiB random 65/35 IOPS"),
+    (1 << 20, 100, "1024 KiB random 100 % read IOPS"),
+];
+
 pub struct Iops;
 
 impl PtsTest for Iops {
@@ -33,11 +42,16 @@ impl PtsTest for Iops {
     fn round(&self, c: &Config) -> Vec<Element> {
         random_matrix(&MIXES, &BLOCK_SIZES, c.threads, c.depth)
     }
-    fn tracked_label(&self, _: &Config) -> String {
-        "4 KiB random 100 % write IOPS".into()
+    fn tracked_labels(&self, _: &Config) -> Vec<String> {
+        TRACKED.iter().map(|t| t.2.to_string()).collect()
     }
-    fn tracked(&self, _: &Config, round: &[Measured]) -> f64 {
-        figure_of(round, |e| e.bs == 4096 && e.read_pct == 0, |m| m.iops)
+    fn tracked(&self, _: &Config, round: &[Measured]) -> Vec<f64> {
+        TRACKED
+            .iter()
+            .map(|&(bs, read, _)| {
+                figure_of(round, |e| e.bs == bs && e.read_pct == read, |m| m.iops)
+            })
+            .collect()
     }
     fn rounds(&self, _: &Config) -> Rounds {
         Rounds::ToSteadyState
@@ -50,7 +64,14 @@ mod tests {
 
     #[test]
     fn a_round_is_the_whole_matrix_in_the_specs_order() {
-        let c = Config::new("/dev/x".into(), 1 << 30, None, false, false);
+        let c = Config::new(
+            "/dev/x".into(),
+            1 << 30,
+            None,
+            crate::config::Profile::Enterprise,
+            false,
+            &Default::default(),
+        );
         let r = Iops.round(&c);
         assert_eq!(r.len(), 56);
         assert_eq!((r[0].read_pct, r[0].bs), (100, 1 << 20));
@@ -58,5 +79,6 @@ mod tests {
         assert!(r
             .iter()
             .all(|e| e.random && e.threads == 4 && e.depth == 32));
+        assert_eq!(Iops.tracked_labels(&c).len(), 3);
     }
 }

@@ -1,8 +1,10 @@
 //! The latency test: random I/O at one thread and queue depth 1 over 3 read/write mixes × 3
 //! block sizes (0.5, 4 and 8 KiB), reporting average, maximum and five-nines response times;
-//! the rule tracks the 4 KiB 100 % write average response time.
+//! the rule tracks the 4 KiB 100 % write average response time. After steady state, PTS 2.0's
+//! response-time histogram: 4 KiB random writes at T1Q1 for 20 minutes (`--quick`: 20
+//! element times), their histogram kept.
 
-use super::{figure_of, random_matrix, PtsTest, Rounds};
+use super::{figure_of, random_matrix, random_writes_4k, Phase, PtsTest, Rounds, Step};
 use crate::config::Config;
 use crate::element::{Element, Measured};
 
@@ -24,13 +26,31 @@ impl PtsTest for Latency {
     fn round(&self, _: &Config) -> Vec<Element> {
         random_matrix(&MIXES, &BLOCK_SIZES, 1, 1)
     }
-    fn tracked_label(&self, _: &Config) -> String {
-        "4 KiB random 100 % write average response time (ns)".into()
+    fn tracked_labels(&self, _: &Config) -> Vec<String> {
+        vec!["4 KiB random 100 % write average response time (ns)".into()]
     }
-    fn tracked(&self, _: &Config, round: &[Measured]) -> f64 {
-        figure_of(round, |e| e.bs == 4096 && e.read_pct == 0, |m| m.mean_ns)
+    fn tracked(&self, _: &Config, round: &[Measured]) -> Vec<f64> {
+        vec![figure_of(
+            round,
+            |e| e.bs == 4096 && e.read_pct == 0,
+            |m| m.mean_ns,
+        )]
     }
     fn rounds(&self, _: &Config) -> Rounds {
         Rounds::ToSteadyState
+    }
+    fn after(&self, c: &Config, _: &[Vec<Measured>], _: Option<[usize; 2]>) -> Vec<Phase> {
+        let time = match c.quick {
+            true => c.element_time * 20,
+            false => std::time::Duration::from_secs(20 * 60),
+        };
+        vec![Phase {
+            name: "response-time histogram: 4 KiB random writes at T1Q1".into(),
+            steps: vec![Step {
+                histogram: true,
+                role: "histogram",
+                ..Step::plain(random_writes_4k(1, 1), time)
+            }],
+        }]
     }
 }

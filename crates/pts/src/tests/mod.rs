@@ -1,14 +1,16 @@
-//! The specification's tests, one file each behind [`PtsTest`]: what a round is, which
-//! figure the steady-state rule tracks, and how many rounds run.
+//! The specification's tests, one file each behind [`PtsTest`]: how the test prepares the
+//! drive (workload-independent preconditioning, a preconditioning loop of its own), what a
+//! round is, which figures the steady-state rule tracks, how many rounds run and what
+//! follows them.
 
 use std::time::Duration;
 
 use crate::config::Config;
 use crate::element::{Element, Measured};
 
+pub mod cbw;
 pub mod demand;
 pub mod dirth;
-pub mod ecw;
 pub mod hir;
 pub mod iops;
 pub mod lat;
@@ -21,30 +23,62 @@ pub mod xsr;
 pub enum Rounds {
     /// Until the steady-state rule holds, at most the rule's `max_rounds`.
     ToSteadyState,
-    /// A fixed series (write saturation): at most `rounds`, or until `bytes` are written.
+    /// A fixed series (write saturation, cross-stimulus recovery's first access group): at
+    /// most `rounds`, or until `bytes` are written. The specification sets no steady-state
+    /// criterion for it, and none is claimed.
     Series { rounds: usize, bytes: u64 },
+}
+
+/// Which interval of a preconditioning round the rule tracks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interval {
+    First,
+    Last,
+}
+
+/// A workload-dependent preconditioning loop before the test's own rounds (host idle
+/// recovery, the composite and demand-intensity tests): rounds of `per_round` intervals of
+/// one stimulus (30 one-minute intervals in the 2.0 public implementation), the rule
+/// tracking one interval's IOPS a round, until steady state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Preconditioning {
+    pub element: Element,
+    pub per_round: usize,
+    pub tracked: Interval,
 }
 
 /// One test of the specification.
 pub trait PtsTest: Sync {
-    /// The JSON name (`iops`) and the store's stage (`pts-iops`).
+    /// The JSON name (`iops`, `tp-128k`) and the store's stage (`pts-iops`).
     fn name(&self) -> &'static str;
     fn stage(&self) -> &'static str;
     fn title(&self) -> &'static str;
-    /// One round's stimulus, in the specification's order.
-    fn round(&self, c: &Config) -> Vec<Element>;
-    /// What the steady-state rule tracks, in words.
-    fn tracked_label(&self, c: &Config) -> String;
-    /// The tracked variable of a round.
-    fn tracked(&self, c: &Config, round: &[Measured]) -> f64;
-    fn rounds(&self, c: &Config) -> Rounds;
-    /// Workload-independent preconditioning (twice the region in 128 KiB writes) after the
-    /// purge. The tests that start from the purged drive with their own random writes
-    /// (write saturation "from fresh out of box", host idle recovery, demand intensity)
-    /// have none.
-    fn wipc(&self) -> bool {
+    /// Whether the profile's test set has it (PTS-C runs fewer tests).
+    fn in_profile(&self, _client: bool) -> bool {
         true
     }
+    /// Workload-independent preconditioning after the purge: the stimulus that writes the
+    /// active range twice (128 KiB sequential writes, T1Q32); `None` for the tests that start
+    /// from the purged drive (write saturation, host idle recovery, cross-stimulus recovery).
+    fn wipc(&self, c: &Config) -> Option<Element> {
+        Some(wipc_element(c, 128 << 10))
+    }
+    /// A workload-dependent preconditioning loop of its own before the rounds.
+    fn preconditioning(&self, _c: &Config) -> Option<Preconditioning> {
+        None
+    }
+    /// Run before each round, its figures kept but not tracked (the 5-minute T32Q32
+    /// pre-writes of the composite and demand-intensity tests).
+    fn pre_write(&self, _c: &Config) -> Option<Step> {
+        None
+    }
+    /// One round's stimulus, in the specification's order.
+    fn round(&self, c: &Config) -> Vec<Element>;
+    /// What the steady-state rule tracks, in words, one entry per variable.
+    fn tracked_labels(&self, c: &Config) -> Vec<String>;
+    /// The tracked variables of a round, in `tracked_labels`' order.
+    fn tracked(&self, c: &Config, round: &[Measured]) -> Vec<f64>;
+    fn rounds(&self, c: &Config) -> Rounds;
     /// What runs after the rounds (recovery segments, operating points with their
     /// histograms), given the rounds and the measurement window's rounds (1-based): the
     /// steady one, else the last judged; the plan calls it with no rounds to count the time.
@@ -55,6 +89,19 @@ pub trait PtsTest: Sync {
         _window: Option<[usize; 2]>,
     ) -> Vec<Phase> {
         Vec::new()
+    }
+}
+
+/// The workload-independent preconditioning stimulus at `bs`: sequential writes at T1Q32
+/// (`--quick`: T1Q8), the public implementations' outstanding I/O for it.
+pub fn wipc_element(c: &Config, bs: u32) -> Element {
+    Element {
+        read_pct: 0,
+        bs,
+        random: false,
+        threads: 1,
+        depth: if c.quick { 8 } else { 32 },
+        composite: false,
     }
 }
 
@@ -77,6 +124,19 @@ pub struct Step {
     pub role: &'static str,
 }
 
+impl Step {
+    /// `element` for `time`, no idle, no histogram.
+    pub fn plain(element: Element, time: Duration) -> Step {
+        Step {
+            element,
+            time,
+            idle_after: Duration::ZERO,
+            histogram: false,
+            role: "",
+        }
+    }
+}
+
 impl Phase {
     /// Its time, idle included.
     pub fn duration(&self) -> Duration {
@@ -85,22 +145,31 @@ impl Phase {
 }
 
 /// Every test of the specification, in the order a run takes them.
-pub fn all() -> [&'static dyn PtsTest; 8] {
+pub fn all() -> [&'static dyn PtsTest; 9] {
     [
         &iops::Iops,
-        &tp::Throughput,
+        &tp::TP_128K,
+        &tp::TP_1024K,
         &lat::Latency,
         &wsat::WriteSaturation,
         &hir::HostIdleRecovery,
         &xsr::CrossStimulusRecovery,
-        &ecw::EnterpriseComposite,
+        &cbw::CompositeBlockSize,
         &dirth::DemandIntensity,
     ]
 }
 
-/// The test named `name`.
-pub fn by_name(name: &str) -> Option<&'static dyn PtsTest> {
-    all().into_iter().find(|t| t.name() == name)
+/// The tests a name given to `--tests` stands for: a test's own name, `tp` for both
+/// throughput tests, `ecw` for the composite test (its PTS-E 1.1 name).
+pub fn by_name(name: &str) -> Vec<&'static dyn PtsTest> {
+    let name = match name {
+        "ecw" => "cbw",
+        n => n,
+    };
+    all()
+        .into_iter()
+        .filter(|t| t.name() == name || (name == "tp" && t.name().starts_with("tp-")))
+        .collect()
 }
 
 /// Random I/O over every read/write mix × block size, in the specification's loop order
@@ -121,8 +190,8 @@ pub(crate) fn random_matrix(mixes: &[u8], sizes: &[u32], threads: u32, depth: u3
         .collect()
 }
 
-/// 4 KiB random writes at `threads` × `depth`: write saturation's, host idle recovery's and
-/// demand intensity's stimulus.
+/// 4 KiB random writes at `threads` × `depth`: write saturation's and host idle recovery's
+/// stimulus.
 pub(crate) fn random_writes_4k(threads: u32, depth: u32) -> Element {
     Element {
         read_pct: 0,
@@ -134,7 +203,7 @@ pub(crate) fn random_writes_4k(threads: u32, depth: u32) -> Element {
     }
 }
 
-/// The figure of the element matching `want` in a round (0 when the round lacks it).
+/// One figure of the element of `round` that `want` picks (0 when absent).
 pub(crate) fn figure_of(
     round: &[Measured],
     want: impl Fn(&Element) -> bool,

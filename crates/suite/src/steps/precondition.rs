@@ -34,9 +34,20 @@ fn discard_device(pin: &Pin, len: u64) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Format NVM with a user data erase on the namespace behind `pin`, decided on the opened
-/// descriptor (not an NVMe namespace: `None`). `Some(Err)`: the drive or kernel refused it.
-fn format_namespace(pin: &Pin) -> Option<Result<String, String>> {
+/// An NVMe Format NVM done: what it erased.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Formatted {
+    /// The line the purge says.
+    pub text: String,
+    /// The Secure Erase Setting the drive took: 1 user data erase, 2 cryptographic erase, 0
+    /// none (the drive refused both; SNIA's PTS counts only an erase as a purge).
+    pub ses: u8,
+}
+
+/// Format NVM on the namespace behind `pin` with a user data erase, else a cryptographic
+/// erase, else none, decided on the opened descriptor (not an NVMe namespace: `None`).
+/// `Some(Err)`: the drive or kernel refused it.
+fn format_namespace(pin: &Pin) -> Option<Result<Formatted, String>> {
     let f = pin.open(libc::O_WRONLY).ok()?;
     let ns = nvme::identify(&f).ok()?;
     // A partition answers for its namespace, but the user named only the partition: a
@@ -50,16 +61,29 @@ fn format_namespace(pin: &Pin) -> Option<Result<String, String>> {
         }
         Err(e) => return Some(Err(format!("cannot tell whether it is a partition: {e}"))),
     }
-    let done = nvme::format_nvm(&f, &ns, 1)
-        .map(|_| "user data erase")
-        .or_else(|_| nvme::format_nvm(&f, &ns, 0).map(|_| "no secure erase"))
-        .map_err(|e| e.to_string());
-    Some(done.map(|how| {
-        format!(
-            "NVMe Format NVM of namespace {} ({how}, LBA format {} kept)",
-            ns.nsid, ns.format
-        )
-    }))
+    let how = |ses: u8| match ses {
+        1 => "user data erase",
+        2 => "cryptographic erase",
+        _ => "no secure erase",
+    };
+    let mut last = None;
+    for ses in [1u8, 2, 0] {
+        match nvme::format_nvm(&f, &ns, ses) {
+            Ok(()) => {
+                return Some(Ok(Formatted {
+                    text: format!(
+                        "NVMe Format NVM of namespace {} ({}, LBA format {} kept)",
+                        ns.nsid,
+                        how(ses),
+                        ns.format
+                    ),
+                    ses,
+                }))
+            }
+            Err(e) => last = Some(e.to_string()),
+        }
+    }
+    Some(Err(last.unwrap_or_default()))
 }
 
 /// Whether the opened block device is a partition (sysfs has `partition` for it).
@@ -144,9 +168,9 @@ pub struct Deallocated {
     /// The bytes deallocated from the start of the target.
     pub region: u64,
     pub device: bool,
-    /// An NVMe Format asked for on an NVMe namespace: what purged it, in words (then no
-    /// BLKDISCARD was needed), or why it was not done (BLKDISCARD was used instead).
-    pub nvme_format: Option<Result<String, String>>,
+    /// An NVMe Format asked for on an NVMe namespace: what it erased (then no BLKDISCARD
+    /// was needed), or why it was not done (BLKDISCARD was used instead).
+    pub nvme_format: Option<Result<Formatted, String>>,
     /// `None`: done; the error otherwise (the writes that follow still fill the region).
     pub error: Option<String>,
 }
@@ -155,7 +179,7 @@ impl Deallocated {
     /// One line: what was deallocated and how, or why it could not be.
     pub fn text(&self) -> String {
         match &self.nvme_format {
-            Some(Ok(f)) => format!("purged by {f}"),
+            Some(Ok(f)) => format!("purged by {}", f.text),
             Some(Err(why)) => format!("{}; {why}", self.discard_text()),
             None => self.discard_text(),
         }
