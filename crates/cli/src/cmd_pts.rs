@@ -382,16 +382,7 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
         say!("iolab pts: {d}");
     }
     let (runs, failed) = run_tests(a, &tests, &c, &cache, &mut store, run_id)?;
-    let interrupted = runs
-        .iter()
-        .find_map(|r| r.interrupted.as_ref().map(|w| (r.name, w)));
-    let ran = runs.iter().filter(|r| r.unavailable.is_none()).count();
-    let status = match (&failed, interrupted, ran) {
-        (Some(_), _, _) => RunStatus::Failed,
-        (None, Some(_), _) => RunStatus::Interrupted,
-        (None, None, 0) => RunStatus::Failed,
-        (None, None, _) => RunStatus::Ok,
-    };
+    let status = status_of(&runs, failed.is_some());
     let doc = json!({
         "pts": header(&c, run_id, &dut, &cache),
         "tests": runs.iter().map(|r| r.to_json(&c)).collect::<Vec<_>>(),
@@ -412,16 +403,41 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
             bytes / 1024
         );
     }
+    outcome(&runs, failed, run_id)
+}
+
+/// How the run is stored: failed (a test's error, or no test that ran), interrupted, or ok.
+fn status_of(runs: &[TestRun], failed: bool) -> RunStatus {
+    let interrupted = runs.iter().any(|r| r.interrupted.is_some());
+    let ran = runs.iter().any(|r| r.unavailable.is_none());
+    match (failed, interrupted, ran) {
+        (true, _, _) => RunStatus::Failed,
+        (false, true, _) => RunStatus::Interrupted,
+        (false, false, false) => RunStatus::Failed,
+        (false, false, true) => RunStatus::Ok,
+    }
+}
+
+/// The exit status, with what the user must know: a test's error (1), a signal (128+n, and
+/// what the device was left in), no test that ran (1, and why each did not).
+fn outcome(
+    runs: &[TestRun],
+    failed: Option<iolab_suite::SuiteError>,
+    run_id: i64,
+) -> Result<ExitCode, CliError> {
     if let Some(e) = failed {
         return Err(CliError::failed(anyhow!(e)));
     }
+    let interrupted = runs
+        .iter()
+        .find_map(|r| r.interrupted.as_ref().map(|w| (r.name, w)));
     if let Some((name, left)) = interrupted {
         say!(
             "iolab pts: interrupted during {name}: {left}; what was measured is kept in run {run_id}"
         );
         return Ok(ExitCode::from(crate::exit::interrupted()));
     }
-    if ran == 0 {
+    if runs.iter().all(|r| r.unavailable.is_some()) {
         return Err(CliError::failed(anyhow!(
             "no test ran: {}",
             runs.iter()

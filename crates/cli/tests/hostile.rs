@@ -20,10 +20,10 @@ mod kept;
 mod limits;
 #[path = "hostile/pipes.rs"]
 mod pipes;
-#[path = "hostile/pts.rs"]
-mod pts;
 #[path = "hostile/race.rs"]
 mod race;
+#[path = "hostile/round4.rs"]
+mod round4;
 #[path = "hostile/sidefiles.rs"]
 mod sidefiles;
 mod support;

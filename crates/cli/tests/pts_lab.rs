@@ -106,6 +106,40 @@ fn every_test_runs_to_its_end_purged_by_nvme_format_within_fifteen_minutes() {
     );
 }
 
+/// PTS-C: its four tests over 75 % of the namespace, each purged by Format; the write cache,
+/// found disabled, enabled for the run and disabled again after.
+#[test]
+fn the_client_profile_runs_its_tests_with_the_cache_enabled() {
+    let Some(s) = lab() else { return };
+    let (out, err, rc) = parts(s, "client");
+    assert_eq!(rc, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out[out.find('{').unwrap()..]).unwrap();
+    let p = &v["pts"];
+    assert_eq!(p["profile"], "PTS-C 2.0.2");
+    let names: Vec<&str> = v["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["iops", "tp-1024k", "lat", "wsat"]);
+    assert_eq!(p["write_cache"]["found"], "disabled", "{p}");
+    assert_eq!(p["write_cache"]["during"], "enabled", "{p}");
+    assert_eq!(p["write_cache"]["required"], "enabled", "{p}");
+    let (after, _, _) = parts(s, "cache_client");
+    assert!(
+        after.contains("0x00000000") || after.contains("0 "),
+        "{after}"
+    );
+    for t in v["tests"].as_array().unwrap() {
+        assert!(t["unavailable"].is_null(), "{t}");
+        assert!(
+            t["purge"].as_str().unwrap().contains("user data erase"),
+            "{t}"
+        );
+    }
+}
+
 /// On a partition of the namespace the purge is BLKDISCARD of the partition: a Format would
 /// erase the whole namespace, which the user did not name.
 #[test]

@@ -263,6 +263,20 @@ impl Config {
     }
 }
 
+/// PTS-E's settings for a 1 GiB target at `/dev/x`, full length or `--quick`: for the
+/// crate's unit tests.
+#[cfg(test)]
+pub(crate) fn test_config(quick: bool) -> Config {
+    Config::new(
+        "/dev/x".into(),
+        1 << 30,
+        None,
+        Profile::Enterprise,
+        quick,
+        &Choices::default(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -97,7 +97,8 @@ fn check_steady_state(t: &Value) {
         // A test to steady state stops at its first steady window.
         assert_eq!(rounds, last, "{name}");
     } else {
-        assert!(rounds >= 10, "{name}: {s}");
+        let most = s["rule"]["max_rounds"].as_u64().unwrap() as usize;
+        assert_eq!(rounds, most, "{name}: rounds used up: {s}");
     }
 }
 
@@ -465,6 +466,35 @@ fn check_demand_intensity(cbw: &Value, dirth: &Value) {
         .starts_with("8KiB 65/35 random"));
 }
 
+/// The zram device, locked for the test, and a fresh results database.
+struct OnZram {
+    _g: std::sync::MutexGuard<'static, ()>,
+    dev: String,
+    _dir: tempfile::TempDir,
+    /// `--db=...` of the fresh database.
+    db_arg: String,
+}
+
+/// [`OnZram`], or `None` (the reason printed) where there is no zram.
+fn on_zram() -> Option<OnZram> {
+    let g = crate::support::device_lock();
+    let dev = match crate::support::zram() {
+        Ok(d) => d.display().to_string(),
+        Err(why) => {
+            println!("skipped: {why}");
+            return None;
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db_arg = format!("--db={}", dir.path().join("r.db").display());
+    Some(OnZram {
+        _g: g,
+        dev,
+        _dir: dir,
+        db_arg,
+    })
+}
+
 #[test]
 fn the_plan_for_a_2_tb_drive_has_the_specs_hours_and_a_total() {
     let out = iolab(&[
@@ -547,8 +577,7 @@ fn the_plan_for_a_2_tb_drive_has_the_specs_hours_and_a_total() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.starts_with("PTS-C 2.0.2"), "{}", out.stdout);
     assert!(
-        out.stdout
-            .contains("active range 1500000000000 bytes (75.0 %"),
+        out.stdout.contains("(75.0 % of 2000000000000 bytes)"),
         "{}",
         out.stdout
     );
@@ -575,23 +604,20 @@ fn the_plan_for_a_2_tb_drive_has_the_specs_hours_and_a_total() {
 /// the active range and the data pattern; the IOPS test tracks three variables.
 #[test]
 fn a_quick_iops_and_tp_run_carries_the_header_and_three_tracked_variables() {
-    let _g = crate::support::device_lock();
-    let dev = match crate::support::zram() {
-        Ok(d) => d,
-        Err(why) => return println!("skipped: {why}"),
-    };
-    let db = tempfile::tempdir().unwrap();
-    let db_arg = format!("--db={}", db.path().join("r.db").display());
+    let Some(z) = on_zram() else { return };
+    let (dev, db_arg) = (z.dev.as_str(), z.db_arg.as_str());
     let out = iolab(&[
         "pts",
-        dev.to_str().unwrap(),
+        dev,
         "--allow-destroy",
         "--quick",
         "--quiet",
         "--tests",
         "iops,tp",
+        // The fewest rounds the rule allows: the header and the variables are the point.
+        "--max-rounds=5",
         "--output-format=json",
-        &db_arg,
+        db_arg,
     ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let v: Value = serde_json::from_str(&out.stdout).unwrap();
@@ -645,14 +671,8 @@ fn bad_input_is_one_line_and_exit_2() {
 /// its elements, with `compare`'s words.
 #[test]
 fn compare_of_two_pts_runs_gives_per_test_verdicts() {
-    let _g = crate::support::device_lock();
-    let dev = match crate::support::zram() {
-        Ok(d) => d,
-        Err(why) => return println!("skipped: {why}"),
-    };
-    let dev = dev.to_str().unwrap();
-    let db = tempfile::tempdir().unwrap();
-    let db_arg = format!("--db={}", db.path().join("r.db").display());
+    let Some(z) = on_zram() else { return };
+    let (dev, db_arg) = (z.dev.as_str(), z.db_arg.as_str());
     for _ in 0..2 {
         let args = [
             "pts",
@@ -662,12 +682,12 @@ fn compare_of_two_pts_runs_gives_per_test_verdicts() {
             "--quiet",
             "--tests",
             "tp,wsat",
-            &db_arg,
+            db_arg,
         ];
         let out = iolab(&args);
         assert_eq!(out.code, 0, "{}", out.stderr);
     }
-    let out = iolab(&["compare", "1", "2", &db_arg, "--output-format=json"]);
+    let out = iolab(&["compare", "1", "2", db_arg, "--output-format=json"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let v: Value = serde_json::from_str(&out.stdout).unwrap();
     let tests = v["runs"][0]["tests"].as_array().unwrap();
@@ -686,18 +706,61 @@ fn compare_of_two_pts_runs_gives_per_test_verdicts() {
             assert!(e["ci95_low"].as_f64().unwrap() <= e["ratio"].as_f64().unwrap());
         }
     }
-    let shown = iolab(&["show", "2", &db_arg]);
+    let shown = iolab(&["show", "2", db_arg]);
     assert!(
         shown.stdout.contains("tp-128k: Throughput"),
         "{}",
         shown.stdout
     );
     assert!(shown.stdout.contains("steady state"), "{}", shown.stdout);
-    let text = iolab(&["compare", "1", "2", &db_arg]);
+    let text = iolab(&["compare", "1", "2", db_arg]);
     assert!(
         text.stdout
             .contains("run 2 tp-128k: 128 KiB sequential write throughput"),
         "{}",
         text.stdout
     );
+}
+
+/// A pts stopped by SIGINT exits 130, keeps what it measured (the unfinished round's
+/// elements apart) in its JSON, the database and `show`, and says what it left the device in.
+#[test]
+fn an_interrupted_pts_keeps_its_rounds_and_says_what_it_left() {
+    let Some(z) = on_zram() else { return };
+    let (dev, db_arg) = (z.dev.as_str(), z.db_arg.as_str());
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(["pts", dev, "--allow-destroy", "--quick", "--quiet"])
+        .args(["--tests", "iops", "--output-format=json", db_arg])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(8));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted during iops: the target is left"),
+        "{err}"
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let t = &v["tests"][0];
+    let left = t["interrupted"].as_str().unwrap();
+    assert!(left.starts_with("the target is left"), "{left}");
+    let measured = t["rounds"].as_array().unwrap().len()
+        + t["partial_round"]["elements"]
+            .as_array()
+            .map_or(0, Vec::len);
+    assert!(measured > 0, "what was measured is kept: {t}");
+    let shown = iolab(&["show", "1", db_arg]);
+    assert!(
+        shown.stdout.contains("interrupted: the target is left"),
+        "{}",
+        shown.stdout
+    );
+    let h = iolab(&["history", "--json", db_arg]);
+    let runs: Value = serde_json::from_str(&h.stdout).unwrap();
+    assert_eq!(runs[0]["status"], "interrupted");
 }

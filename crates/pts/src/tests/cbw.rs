@@ -7,13 +7,21 @@
 //! until steady state at the highest outstanding I/O; the report draws its demand-intensity
 //! curves, and its operating points are measured with their histograms.
 
-use super::{demand, Phase, Preconditioning, PtsTest, Rounds, Step};
+use std::time::Duration;
+
+use super::demand::DemandTest;
 use crate::config::Config;
-use crate::element::{Element, Measured};
+use crate::element::Element;
 
-pub struct CompositeBlockSize;
+pub static CBW: DemandTest = DemandTest {
+    name: "cbw",
+    stage: "pts-cbw",
+    title: "Composite block size workload: mixed sizes, 40/60, skewed access",
+    base,
+    ceiling,
+};
 
-fn base() -> Element {
+fn base(_: &Config) -> Element {
     Element {
         read_pct: 40,
         bs: 65536,
@@ -23,48 +31,7 @@ fn base() -> Element {
     }
 }
 
-/// The 2.0 public implementation's ceiling for CBW's maximum-IOPS point (5 ms average).
-const CEILING: std::time::Duration = std::time::Duration::from_millis(5);
-
-impl PtsTest for CompositeBlockSize {
-    fn name(&self) -> &'static str {
-        "cbw"
-    }
-    fn stage(&self) -> &'static str {
-        "pts-cbw"
-    }
-    fn title(&self) -> &'static str {
-        "Composite block size workload: mixed sizes, 40/60, skewed access"
-    }
-    /// An enterprise test.
-    fn in_profile(&self, client: bool) -> bool {
-        !client
-    }
-    fn preconditioning(&self, c: &Config) -> Option<Preconditioning> {
-        Some(demand::preconditioning(c, base()))
-    }
-    fn pre_write(&self, c: &Config) -> Option<Step> {
-        Some(demand::pre_write(c, base()))
-    }
-    fn round(&self, c: &Config) -> Vec<Element> {
-        demand::round(c, base())
-    }
-    fn tracked_labels(&self, c: &Config) -> Vec<String> {
-        let (t, d) = demand::matrix(c);
-        vec![format!("composite IOPS at T{}Q{}", t[0], d[0])]
-    }
-    fn tracked(&self, c: &Config, round: &[Measured]) -> Vec<f64> {
-        vec![demand::tracked(c, round)]
-    }
-    fn rounds(&self, _: &Config) -> Rounds {
-        Rounds::ToSteadyState
-    }
-    fn after(
-        &self,
-        c: &Config,
-        rounds: &[Vec<Measured>],
-        window: Option<[usize; 2]>,
-    ) -> Vec<Phase> {
-        demand::operating_phases(c, base(), rounds, window, CEILING)
-    }
+/// The 2.0 public implementation's ceiling for the maximum-IOPS point: a 5 ms average.
+fn ceiling(_: &Config) -> Duration {
+    Duration::from_millis(5)
 }

@@ -14,6 +14,70 @@ use super::{Interval, Phase, Preconditioning, Step};
 use crate::config::Config;
 use crate::element::{Element, Measured};
 
+/// A demand-intensity test (the composite block size workload, DIRTH): its stimulus and the
+/// response-time ceiling of its maximum-IOPS point, the rest as this module runs them.
+pub struct DemandTest {
+    pub name: &'static str,
+    pub stage: &'static str,
+    pub title: &'static str,
+    /// The stimulus; the matrix sets threads and depth.
+    pub base: fn(&Config) -> Element,
+    pub ceiling: fn(&Config) -> Duration,
+}
+
+impl super::PtsTest for DemandTest {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn stage(&self) -> &'static str {
+        self.stage
+    }
+    fn title(&self) -> &'static str {
+        self.title
+    }
+    /// An enterprise test.
+    fn in_profile(&self, client: bool) -> bool {
+        !client
+    }
+    fn preconditioning(&self, c: &Config) -> Option<Preconditioning> {
+        Some(preconditioning(c, (self.base)(c)))
+    }
+    fn pre_write(&self, c: &Config) -> Option<Step> {
+        Some(pre_write(c, (self.base)(c)))
+    }
+    fn round(&self, c: &Config) -> Vec<Element> {
+        round(c, (self.base)(c))
+    }
+    fn tracked_labels(&self, c: &Config) -> Vec<String> {
+        let (t, d) = highest(c);
+        let b = (self.base)(c);
+        let what = match b.composite {
+            true => "composite".to_string(),
+            false => format!(
+                "{} random {}/{}",
+                crate::element::size_name(b.bs),
+                b.read_pct,
+                100 - b.read_pct
+            ),
+        };
+        vec![format!("{what} IOPS at T{t}Q{d}")]
+    }
+    fn tracked(&self, c: &Config, round: &[Measured]) -> Vec<f64> {
+        vec![tracked(c, round)]
+    }
+    fn rounds(&self, _: &Config) -> super::Rounds {
+        super::Rounds::ToSteadyState
+    }
+    fn after(
+        &self,
+        c: &Config,
+        rounds: &[Vec<Measured>],
+        window: Option<[usize; 2]>,
+    ) -> Vec<Phase> {
+        operating_phases(c, (self.base)(c), rounds, window, (self.ceiling)(c))
+    }
+}
+
 /// Thread counts and queue depths, highest first: 32, 16, 8, 6, 4, 2, 1 each (a 7 × 7
 /// grid); with `--quick`, 2 and 1 threads × 8 … 1.
 pub fn matrix(c: &Config) -> (Vec<u32>, Vec<u32>) {
@@ -235,14 +299,7 @@ mod tests {
     /// window's averages: most IOPS under the ceiling, T1Q1, and the one nearest halfway.
     #[test]
     fn the_matrix_and_its_operating_points() {
-        let c = Config::new(
-            "/dev/x".into(),
-            1 << 30,
-            None,
-            crate::config::Profile::Enterprise,
-            true,
-            &Default::default(),
-        );
+        let c = crate::config::test_config(true);
         let base = Element {
             bs: 4096,
             random: true,
@@ -277,14 +334,7 @@ mod tests {
         let none = operating_points(&c, base, &avg, Duration::from_nanos(1));
         assert!(none[0].0.contains("no point under the ceiling"));
         // The full grid has 6 in it: 7 × 7.
-        let full = Config::new(
-            "/dev/x".into(),
-            1 << 30,
-            None,
-            crate::config::Profile::Enterprise,
-            false,
-            &Default::default(),
-        );
+        let full = crate::config::test_config(false);
         assert_eq!(round(&full, base).len(), 49);
         let ph = operating_phases(&full, base, &[], None, ceiling);
         assert_eq!(ph.len(), 3);

@@ -104,14 +104,7 @@ mod tests {
     /// 30 min in all (360 × (10 + 15 + 20 + 30 + 55) s + 5 × 1800 s).
     #[test]
     fn the_wait_states_take_the_specs_time() {
-        let c = Config::new(
-            "/dev/x".into(),
-            1 << 30,
-            None,
-            crate::config::Profile::Enterprise,
-            false,
-            &Default::default(),
-        );
+        let c = crate::config::test_config(false);
         let p = HostIdleRecovery.after(&c, &[], None);
         assert_eq!(p.len(), 10);
         assert_eq!(p[0].steps.len(), 360);

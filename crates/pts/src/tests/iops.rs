@@ -64,14 +64,7 @@ mod tests {
 
     #[test]
     fn a_round_is_the_whole_matrix_in_the_specs_order() {
-        let c = Config::new(
-            "/dev/x".into(),
-            1 << 30,
-            None,
-            crate::config::Profile::Enterprise,
-            false,
-            &Default::default(),
-        );
+        let c = crate::config::test_config(false);
         let r = Iops.round(&c);
         assert_eq!(r.len(), 56);
         assert_eq!((r[0].read_pct, r[0].bs), (100, 1 << 20));

@@ -154,8 +154,8 @@ pub fn all() -> [&'static dyn PtsTest; 9] {
         &wsat::WriteSaturation,
         &hir::HostIdleRecovery,
         &xsr::CrossStimulusRecovery,
-        &cbw::CompositeBlockSize,
-        &dirth::DemandIntensity,
+        &cbw::CBW,
+        &dirth::DIRTH,
     ]
 }
 

@@ -78,18 +78,10 @@ impl PtsTest for Throughput {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Choices, Profile};
 
     #[test]
     fn each_block_size_is_a_test_read_before_write() {
-        let c = Config::new(
-            "/dev/x".into(),
-            1 << 30,
-            None,
-            Profile::Enterprise,
-            false,
-            &Choices::default(),
-        );
+        let c = crate::config::test_config(false);
         let r = TP_128K.round(&c);
         assert_eq!(r.iter().map(|e| e.read_pct).collect::<Vec<_>>(), [100, 0]);
         assert!(r.iter().all(|e| e.bs == 128 << 10 && !e.random));

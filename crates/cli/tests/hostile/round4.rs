@@ -1,10 +1,11 @@
-//! `iolab pts` through the guard `run` goes through (the fourth hostile round): a device
+//! The fourth hostile round. `iolab pts` goes through the guard `run` goes through: a device
 //! another process holds exclusively, its own results database and the database's WAL, a
-//! partitioned or signed device are refused up front (exit 2, every byte unchanged); a pts
-//! that ran no test fails; and the multipliers and stored text that round found unbounded:
-//! `thinkcycles` against SIGTERM, `merge_blktrace_iters` under an address-space limit, a
-//! description with line breaks in `show --job-file`, `--readonly` with an exec job, and a
-//! CSV cell that would start a spreadsheet formula.
+//! partitioned or signed device, and a report it could not write are refused up front (exit
+//! 2, every byte unchanged); a pts that ran no test fails. And the multipliers and stored
+//! text that round found unbounded: `thinkcycles` against SIGTERM, `merge_blktrace_iters`
+//! under an address-space limit, a description with line breaks in `show --job-file`,
+//! `--readonly` with an exec job, a CSV cell that would start a spreadsheet formula, and
+//! `show` and `history` writing to a full device.
 
 use std::os::unix::fs::OpenOptionsExt;
 use std::process::{Command, Stdio};
@@ -284,5 +285,71 @@ fn a_csv_cell_never_starts_a_formula() {
             assert!(!cell.starts_with(['=', '+', '@']), "{args:?}: {cell}");
         }
         assert!(out.stdout.contains("'=HYPERLINK"), "{}", out.stdout);
+    }
+}
+
+/// A report pts could not write is refused before the first byte of the test: `/dev/full`,
+/// and a file on a read-only filesystem.
+#[test]
+fn a_pts_report_that_cannot_be_written_is_refused_up_front() {
+    let _g = device_lock();
+    let Some(dev) = loop_device(32 << 20, false) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let before = sums(&[&dev.path]);
+    refused(&pts(&db, &dev.path, &["--report", "/dev/full"]), "--report");
+    let (rw, ro) = (tmp.path().join("rw"), tmp.path().join("ro"));
+    std::fs::create_dir_all(&rw).unwrap();
+    std::fs::create_dir_all(&ro).unwrap();
+    let mount = |args: &[&str]| {
+        Command::new("mount")
+            .args(args)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let (r, o) = (rw.to_str().unwrap(), ro.to_str().unwrap());
+    if mount(&["--bind", r, o]) && mount(&["-o", "remount,ro,bind", o]) {
+        let page = ro.join("pts.html");
+        let out = pts(&db, &dev.path, &["--report", page.to_str().unwrap()]);
+        let _ = Command::new("umount").arg(&ro).status();
+        refused(&out, "Read-only file system");
+    } else {
+        let _ = Command::new("umount").arg(&ro).status();
+        println!("skipped the read-only report: cannot bind-mount read-only here");
+    }
+    assert_eq!(sums(&[&dev.path]), before, "nothing purged or written");
+}
+
+/// `show` and `history` whose output cannot be written fail (exit 1) and say why.
+#[test]
+fn results_written_to_a_full_device_fail() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let f = format!("--filename={}", tmp.path().join("f").display());
+    let run = [
+        "run",
+        "--name=j",
+        &f,
+        "--ioengine=null",
+        "--rw=read",
+        "--size=1m",
+    ];
+    assert_eq!(iolab_db(&db, &run).code, 0);
+    for args in [&["show", "1"][..], &["history"]] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_iolab"))
+            .env("IOLAB_DB", &db)
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("writing to standard output"), "{err}");
     }
 }
