@@ -10,8 +10,9 @@ run pts sh -c 'start=$(date +%s); iolab pts /dev/nvme0n1 --allow-destroy --quick
 run report sh -c 'ls -l /tmp/pts.html >&2 && gzip -c /tmp/pts.html | base64'
 run cache_after nvme get-feature /dev/nvme0n1 -f 6
 # PTS-C on a drive whose cache the user left disabled: enabled for the run, disabled again
-# after. Its four tests, at the fewest rounds the rule allows (the profile is the point).
-run cache_off nvme set-feature /dev/nvme0n1 --feature-id=6 --value=0
+# after (set through the controller for every namespace: QEMU takes this feature only so).
+# Its four tests, at the fewest rounds the rule allows (the profile is the point).
+run cache_off nvme set-feature /dev/nvme0 --feature-id=6 --value=0 --namespace-id=0xffffffff
 run client iolab pts /dev/nvme0n1 --client --allow-destroy --quick --quiet --max-rounds 5 --db /tmp/client.db --output-format=json
 run cache_client nvme get-feature /dev/nvme0n1 -f 6
 # A partition of the namespace: an MBR with one 256 MiB partition from sector 2048. A Format

@@ -429,9 +429,11 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
         name: "readonly",
         value: "",
         help: "fio's safety check: refuse any job that writes, trims, deletes (filedelete, dirdelete, \
-               unlink) or truncates (ftruncate), or whose file would have to be laid out or \
-               extended; nothing is written. (fio 3.33 still deletes a filedelete job's files \
-               under --readonly; iolab refuses the job.)",
+               unlink), truncates (ftruncate), creates (filecreate, dircreate), allocates \
+               (falloc), moves blocks (e4defrag) or runs a program (exec, which iolab cannot \
+               keep from writing), or whose file would have to be laid out or extended; nothing \
+               is written. (fio 3.33 still deletes a filedelete job's files under --readonly; \
+               iolab refuses the job.)",
         set: RunSetter::Flag(|o| &mut o.readonly),
     },
     RunOptionDef {
