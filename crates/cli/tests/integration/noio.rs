@@ -62,22 +62,15 @@ fn cpuio_burns_fios_chunks_and_share_and_moves_nothing() {
 }
 
 /// Both tools' user CPU share within `want` on a quiet machine. A busy one (iolab's own
-/// machine check says so) takes the burner's CPU away from both: then they must agree with
-/// each other, within 10 points, and the absolute bound is said to be skipped.
+/// machine check says so) takes the burner's CPU away, by as much as the other work happens
+/// to take while each tool runs: the share is then no figure of either tool, and the check
+/// is skipped with the reason.
 fn check_share(fio: f64, ours: f64, want: std::ops::Range<f64>, what: &str) {
-    if want.contains(&fio) && want.contains(&ours) {
-        return;
-    }
-    match crate::support::machine_busy() {
-        Some(load) => {
-            println!("{what}: the machine is busy ({load}): usr {fio} (fio), {ours} (iolab) checked against each other, not against {want:?}");
-            assert!(
-                (fio - ours).abs() < 10.0,
-                "{what}: usr {fio} (fio), {ours} (iolab)"
-            );
-        }
-        None => panic!("{what}: usr {fio} (fio), {ours} (iolab), wanted {want:?}"),
-    }
+    let ok = want.contains(&fio) && want.contains(&ours);
+    assert!(
+        crate::support::holds_or_busy(ok, &format!("{what}'s CPU share")),
+        "{what}: usr {fio} (fio), {ours} (iolab), wanted {want:?}"
+    );
 }
 
 #[test]
