@@ -33,11 +33,12 @@ pub struct Qd1Args {
     /// File or block device to measure [default: a scratch file in a temporary directory]
     #[arg(long, value_name = "PATH")]
     pub target: Option<PathBuf>,
-    /// Measured time per engine and workload (fio units: 10, 500ms, 1m)
+    /// Measured time per engine and workload (fio units: 10, 500ms, 1m); without --repeat,
+    /// shared by the cell's three rounds
     #[arg(long, default_value = "3s", value_parser = parse_time)]
     pub runtime: Duration,
-    /// Warm-up before each measurement, not counted
-    #[arg(long = "ramp_time", alias = "ramp-time", default_value = "1s", value_parser = parse_time)]
+    /// Warm-up before each round of each cell, not counted
+    #[arg(long = "ramp_time", alias = "ramp-time", default_value = "500ms", value_parser = parse_time)]
     pub ramp_time: Duration,
     /// Bytes of the target to spread I/O over (fio units: 256m, 1g) [default: 256m for the
     /// scratch file, the whole target otherwise]
@@ -65,12 +66,13 @@ pub struct Qd1Args {
     /// completion (root, kernel BTF and a request-based disk; otherwise a note says why)
     #[arg(long = "lat-split", alias = "lat_split")]
     pub lat_split: bool,
-    /// Measure every cell N times, a whole round of cells after another (drift hits every
-    /// path alike); each cell shows its pooled figures ± the 95 % confidence interval of the
-    /// rounds
-    #[arg(long, value_name = "N", default_value_t = 1,
+    /// Measure every cell N times for --runtime each, a whole round of cells after another
+    /// (drift hits every path alike); each cell shows its pooled figures ± the 95 %
+    /// confidence interval of the rounds, and a best is marked only beyond them [default:
+    /// 3 rounds sharing --runtime; 1 gives no interval and marks nothing]
+    #[arg(long, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub repeat: u32,
+    pub repeat: Option<u32>,
     /// A stored run to show as more columns (its 4 KiB QD1 random read/write jobs, named
     /// by engine): fio's JSON imported with `iolab import`, e.g. fio with SPDK's plugin.
     /// Read from --db (default: $IOLAB_DB, else the default database); may be repeated
@@ -166,7 +168,8 @@ fn config(
         knee_factor: 2.0,
         slo: None,
         lat_split: args.lat_split && crate::split_note::split_here(&cfg_target),
-        repeat: args.repeat,
+        repeat: args.repeat.unwrap_or(1),
+        repeat_asked: args.repeat.is_some(),
         with_qd1: Vec::new(),
         spdk: args.spdk.clone(),
     }
@@ -230,27 +233,31 @@ fn write_json(
         .map_err(CliError::failed)
 }
 
+/// A duration as the header says it: `333 ms` under a second, else seconds (`1.5 s`).
+fn span(d: Duration) -> String {
+    match d < Duration::from_secs(1) {
+        true => format!("{} ms", d.as_millis()),
+        false => format!("{} s", d.as_secs_f64()),
+    }
+}
+
 /// The tables, with what the main job adds to the step's notes.
 fn write_tables(
     out: &mut dyn Write,
-    args: &Qd1Args,
     cfg: &ReviewConfig,
     text: &str,
     clock: &Clock,
 ) -> Result<(), CliError> {
-    let mut text = text.to_string();
-    if cfg.target.starts_with("/dev/zram") {
-        text.push_str(
-            "- zram serves pages never written as zero-fill, which is faster than real reads; \
-             fill it first for honest read figures\n",
-        );
-    }
+    let (rounds, t) = cfg.qd1_rounds();
+    let per_cell = match rounds {
+        1 => format!("{} per cell", span(t.runtime)),
+        n => format!("{n} rounds of {} per cell", span(t.runtime)),
+    };
     writeln!(
         out,
-        "QD1 4 KiB random I/O on {} (direct, {} s per cell after {} s ramp; clock: {})\n",
+        "QD1 4 KiB random I/O on {} (direct, {per_cell}, each after {} ramp; clock: {})\n",
         cfg.target.display(),
-        args.runtime.as_secs_f64(),
-        args.ramp_time.as_secs_f64(),
+        span(t.ramp),
         clock.source()
     )
     .and_then(|_| write!(out, "{text}"))
@@ -327,7 +334,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
     store.finish_run(run_id, status).map_err(CliError::failed)?;
     match kept {
         Some(reports) => write_json(&mut out, reports, &clock, started, interrupted)?,
-        None => write_tables(&mut out, args, &cfg, &end.text, &clock)?,
+        None => write_tables(&mut out, &cfg, &end.text, &clock)?,
     }
     out.flush()
         .context("writing results")

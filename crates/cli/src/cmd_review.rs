@@ -107,10 +107,11 @@ pub struct ReviewArgs {
     /// Measure every QD1 cell N times, a whole round of cells after another (drift hits every
     /// path alike); each cell shows its pooled figures ± the 95 % confidence interval of the
     /// rounds; every other point is measured N times back to back and pooled (not the
-    /// device facts, preconditioning or consistency)
-    #[arg(long, value_name = "N", default_value_t = 1,
+    /// device facts, preconditioning or consistency) [default: the QD1 cells in 3 rounds
+    /// sharing the step's runtime, every other point once]
+    #[arg(long, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub repeat: u32,
+    pub repeat: Option<u32>,
     /// RAM-backed block device for the software-floor step [default: the target when it is
     /// one, else a zram device iolab adds for the step and removes after]
     #[arg(long = "floor-device")]
@@ -399,7 +400,8 @@ fn configure(
         knee_factor: a.knee,
         slo: a.slo,
         lat_split: !a.no_lat_split && crate::split_note::split_here(&split_target),
-        repeat: a.repeat,
+        repeat: a.repeat.unwrap_or(1),
+        repeat_asked: a.repeat.is_some(),
         with_qd1: Vec::new(),
         spdk: a.spdk.clone(),
     };

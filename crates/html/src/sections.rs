@@ -13,7 +13,7 @@ use crate::chart::{esc, Axis, Chart, Format, Mark, ScaleKind, Series};
 use crate::data::RunData;
 use crate::ladder;
 use crate::page::{chart_block, Section};
-use iolab_report::best::{mark, Better, Candidate};
+use iolab_report::best::{legend, mark, Better, Candidate, Marked};
 
 /// A series name: `what` alone for one run, prefixed with the run when overlaid.
 pub(crate) fn name(runs: &[RunData], r: &RunData, what: &str) -> String {
@@ -177,7 +177,7 @@ pub fn qd1(runs: &[RunData]) -> Option<Section> {
         Section::new(
             "qd1",
             "QD1 engines",
-            format!("<p>4 KiB random I/O at queue depth 1 through every I/O path (the SPDK blog's tables); ★ = best, where it beat the runner-up beyond the rounds' noise (a tie is said so); CPU % is never marked (a path doing little work uses little CPU: IOPS per CPU-second is the efficiency); the null engine, which does no I/O, and a path whose reads the device did not serve are never marked.</p>{html}"),
+            format!("<p>4 KiB random I/O at queue depth 1 through every I/O path (the SPDK blog's tables); ★ = best beyond the 95 % intervals of the cells' rounds (a tie is said so; under each table, what its marks stand on); CPU % is never marked (a path doing little work uses little CPU: IOPS per CPU-second is the efficiency); the null engine, which does no I/O, and a path whose reads the device did not serve are never marked.</p>{html}"),
         )
     })
 }
@@ -185,13 +185,15 @@ pub fn qd1(runs: &[RunData]) -> Option<Section> {
 type Getter<'a> = Box<dyn Fn(&Value) -> Option<f64> + 'a>;
 
 /// One metric row of a QD1 table: its label, how to read it from a cell, its format, which
-/// way is better, and the name of its rounds' interval (`--repeat`), if they keep one.
+/// way is better, the name of its rounds' interval, if they keep one, and its percentile
+/// for a tail latency (marked only with enough I/Os beyond it).
 struct Qd1Metric<'a>(
     &'static str,
     Getter<'a>,
     Format,
     Better,
     Option<&'static str>,
+    Option<f64>,
 );
 
 /// The rows of a QD1 table: the step's figures, and the CPU of each cell's job.
@@ -209,6 +211,7 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
             Format::Count,
             Better::Higher,
             Some("iops"),
+            None,
         ),
         Qd1Metric(
             "Mean latency",
@@ -216,6 +219,7 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
             Format::Nanos,
             Better::Lower,
             Some("lat_mean_ns"),
+            None,
         ),
         Qd1Metric(
             "99th percentile",
@@ -223,6 +227,7 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
             Format::Nanos,
             Better::Lower,
             Some("lat_p99_ns"),
+            Some(99.0),
         ),
         Qd1Metric(
             "99.999th percentile",
@@ -230,6 +235,7 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
             Format::Nanos,
             Better::Lower,
             Some("lat_p99.999_ns"),
+            Some(99.999),
         ),
         Qd1Metric(
             "CPU (% of a core)",
@@ -238,6 +244,7 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
             Format::Plain,
             // Low for an efficient path and for one that did little: never marked.
             Better::Neither,
+            None,
             None,
         ),
         Qd1Metric(
@@ -249,6 +256,7 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
             }),
             Format::Count,
             Better::Higher,
+            None,
             None,
         ),
     ]
@@ -267,10 +275,21 @@ fn qd1_table(html: &mut String, r: &RunData, rw: &str, title: &str, row: &[&Valu
         );
     }
     html.push_str("</tr></thead><tbody>");
+    let mut marks = Vec::new();
     for m in &qd1_metrics(r, rw) {
-        qd1_row(html, row, m);
+        marks.push((m.0, qd1_row(html, row, m)));
     }
     html.push_str("</tbody></table>");
+    // What this table's marks stand on, from the marks its rows earned.
+    let rounds = row
+        .iter()
+        .filter_map(|c| c["repeats"]["count"].as_u64())
+        .max()
+        .unwrap_or(1);
+    let rows: Vec<(&str, &Marked)> = marks.iter().map(|(t, m)| (*t, m)).collect();
+    for line in legend(&rows, rounds as usize) {
+        let _ = write!(html, "<p class=\"note legend\">{}</p>", esc(&line));
+    }
     let na: Vec<String> = row
         .iter()
         .filter_map(|c| {
@@ -311,8 +330,8 @@ fn fallback(c: &Value) -> Option<&str> {
 fn qd1_row(
     html: &mut String,
     row: &[&Value],
-    Qd1Metric(label, get, format, better, interval): &Qd1Metric<'_>,
-) {
+    Qd1Metric(label, get, format, better, interval, tail): &Qd1Metric<'_>,
+) -> Marked {
     let vals: Vec<Option<f64>> = row
         .iter()
         .map(|c| c.get("figures").and_then(|_| get(c)))
@@ -326,9 +345,13 @@ fn qd1_row(
                 let i = &c["repeats"]["intervals"][k];
                 Some(i["ci95_high"].as_f64()? - i["mean"].as_f64()?)
             });
-            v.filter(|_| may).map(|value| Candidate {
-                value,
-                half_width: half.filter(|h| *h > 0.0),
+            let ios = c["figures"]["ios"].as_f64().unwrap_or(0.0);
+            v.filter(|_| may).map(|value| {
+                let c = Candidate::new(value, half.filter(|h| h.is_finite()));
+                match tail {
+                    Some(q) => c.tail(*q, ios),
+                    None => c,
+                }
             })
         })
         .collect();
@@ -360,6 +383,7 @@ fn qd1_row(
         };
     }
     html.push_str("</tr>");
+    marked
 }
 
 /// IOPS and latency against queue depth, the saturation point marked.

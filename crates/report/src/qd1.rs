@@ -23,8 +23,10 @@ pub struct Qd1Numbers {
     /// CPU as a share of one core (own threads plus kernel helpers).
     pub cpu_pct: f64,
     pub iops_per_cpu_sec: f64,
-    /// For a cell measured in rounds (`--repeat`): each figure's 95 % interval half-width
-    /// over the rounds, in the same fields (0 where the rounds keep none: CPU).
+    /// I/Os measured (all rounds): how many lie beyond a tail percentile.
+    pub ios: f64,
+    /// For a cell measured in rounds: each figure's 95 % interval half-width over the
+    /// rounds, in the same fields (NaN where the rounds keep none: CPU).
     pub ci95_half: Option<Box<Qd1Numbers>>,
 }
 
@@ -41,6 +43,7 @@ impl Qd1Numbers {
             p99999_ns: s.percentile(99.999).unwrap_or(0.0),
             cpu_pct: job.cpu.total_ns() as f64 * 100.0 / job.runtime_ns.max(1) as f64,
             iops_per_cpu_sec: job.iops_per_cpu_sec(),
+            ios: r.ios as f64,
             ci95_half: Self::half_widths(job, d),
         })
     }
@@ -52,15 +55,16 @@ impl Qd1Numbers {
         }
         let half = |name: &str| {
             Interval::of(&values_of(&job.repeats, d.name(), name))
-                .map_or(0.0, |i| i.ci95_high - i.mean)
+                .map_or(f64::NAN, |i| i.ci95_high - i.mean)
         };
         Some(Box::new(Qd1Numbers {
             iops: half("iops"),
             mean_ns: half("lat_mean_ns"),
             p99_ns: half("lat_p99_ns"),
             p99999_ns: half("lat_p99.999_ns"),
-            cpu_pct: 0.0,
-            iops_per_cpu_sec: 0.0,
+            cpu_pct: f64::NAN,
+            iops_per_cpu_sec: f64::NAN,
+            ios: f64::NAN,
             ci95_half: None,
         }))
     }
@@ -86,6 +90,8 @@ pub struct Qd1Table {
     /// shown, never marked best.
     pub not_as_asked: Vec<String>,
     pub notes: Vec<String>,
+    /// Rounds each measured cell was taken in (the legend says what its marks stand on).
+    pub rounds: u32,
 }
 
 struct Metric {
@@ -93,6 +99,8 @@ struct Metric {
     value: fn(&Qd1Numbers) -> f64,
     show: fn(f64) -> String,
     better: Better,
+    /// The percentile, for a tail latency (judged only with enough I/Os beyond it).
+    tail: Option<f64>,
 }
 
 const METRICS: [Metric; 6] = [
@@ -101,24 +109,28 @@ const METRICS: [Metric; 6] = [
         value: |n| n.iops,
         show: compact,
         better: Better::Higher,
+        tail: None,
     },
     Metric {
         title: "Mean Latency",
         value: |n| n.mean_ns,
         show: micros,
         better: Better::Lower,
+        tail: None,
     },
     Metric {
         title: "99th Percentile Latency",
         value: |n| n.p99_ns,
         show: micros,
         better: Better::Lower,
+        tail: Some(99.0),
     },
     Metric {
         title: "99.999th Percentile Latency",
         value: |n| n.p99999_ns,
         show: micros,
         better: Better::Lower,
+        tail: Some(99.999),
     },
     Metric {
         title: "CPU (% of one core)",
@@ -127,12 +139,14 @@ const METRICS: [Metric; 6] = [
         // Low for an efficient path and for one that did little: IOPS per CPU-second below
         // carries the mark.
         better: Better::Neither,
+        tail: None,
     },
     Metric {
         title: "IOPS per CPU-second",
         value: |n| n.iops_per_cpu_sec,
         show: compact,
         better: Better::Higher,
+        tail: None,
     },
 ];
 
@@ -178,9 +192,11 @@ impl Qd1Table {
             .iter()
             .map(|e| {
                 let n = self.cell(e, wl)?.result.as_ref().ok()?;
-                self.may_be_best(e).then(|| Candidate {
-                    value: (m.value)(n),
-                    half_width: n.ci95_half.as_deref().map(m.value).filter(|h| *h > 0.0),
+                let half = n.ci95_half.as_deref().map(m.value).filter(|h| !h.is_nan());
+                let c = Candidate::new((m.value)(n), half);
+                self.may_be_best(e).then(|| match m.tail {
+                    Some(q) => c.tail(q, n.ios),
+                    None => c,
                 })
             })
             .collect();
@@ -188,10 +204,16 @@ impl Qd1Table {
     }
 
     /// One metric's rows: each workload's cell texts, marks applied; ties said in `ties`.
-    fn metric_rows(&self, m: &Metric, ties: &mut Vec<String>) -> Vec<Vec<String>> {
+    fn metric_rows(
+        &self,
+        m: &Metric,
+        ties: &mut Vec<String>,
+        marks: &mut Vec<(&'static str, Marked)>,
+    ) -> Vec<Vec<String>> {
         let mut rows = Vec::new();
         for wl in &self.workloads {
             let marked = self.mark_row(m, wl);
+            marks.push((m.title, marked.clone()));
             if let Marked::Tie(v) = &marked {
                 let who: Vec<&str> = v.iter().map(|&i| self.engines[i].as_str()).collect();
                 ties.push(format!(
@@ -240,16 +262,17 @@ impl Qd1Table {
     /// workload with paths as rows and three metrics a table.
     pub fn render_within(&self, width: Option<usize>) -> String {
         let mut ties: Vec<String> = Vec::new();
+        let mut marks = Vec::new();
         let tables: Vec<Vec<Vec<String>>> = METRICS
             .iter()
-            .map(|m| self.metric_rows(m, &mut ties))
+            .map(|m| self.metric_rows(m, &mut ties, &mut marks))
             .collect();
         let wide = self.wide(&tables);
         let mut out = match width {
             Some(w) if crate::width::widest(&wide) > w => self.narrow(&tables),
             _ => wide,
         };
-        out.push_str(&self.notes_text(ties));
+        out.push_str(&self.notes_text(ties, &marks));
         out
     }
 
@@ -345,7 +368,7 @@ impl Qd1Table {
     }
 
     /// The rounds' legend, the n/a reasons, the columns never marked, ties and notes.
-    fn notes_text(&self, ties: Vec<String>) -> String {
+    fn notes_text(&self, ties: Vec<String>, marks: &[(&str, Marked)]) -> String {
         let mut out = String::new();
         let rounds = self
             .cells
@@ -353,9 +376,13 @@ impl Qd1Table {
             .any(|c| c.result.as_ref().is_ok_and(|n| n.ci95_half.is_some()));
         if rounds {
             out.push_str(
-                "± is the 95% confidence interval of the rounds' figures (--repeat); the figure \
-                 itself pools every round's I/Os.\n\n",
+                "± is the 95% confidence interval of the rounds' figures; the figure itself \
+                 pools every round's I/Os.\n\n",
             );
+        }
+        let rows: Vec<(&str, &Marked)> = marks.iter().map(|(t, m)| (*t, m)).collect();
+        for line in crate::best::legend(&rows, self.rounds.max(1) as usize) {
+            let _ = writeln!(out, "- {line}");
         }
         // Each refusal once, with every cell it refused (engine and workload).
         let mut reasons: Vec<(&str, Vec<String>)> = Vec::new();
@@ -414,8 +441,16 @@ mod tests {
             p99999_ns: mean * 10.0,
             cpu_pct: 100.0,
             iops_per_cpu_sec: iops,
+            ios: 3_000_000.0,
             ci95_half: None,
         }
+    }
+
+    /// `nums` measured in rounds whose intervals are `share` of each figure.
+    fn rounds(iops: f64, mean: f64, share: f64) -> Qd1Numbers {
+        let mut n = nums(iops, mean);
+        n.ci95_half = Some(Box::new(nums(iops * share, mean * share)));
+        n
     }
 
     /// The main job's nine paths with their rounds' intervals: far wider than 100 columns
@@ -474,12 +509,12 @@ mod tests {
         t.add(Qd1Cell {
             engine: "psync".into(),
             workload: wl.clone(),
-            result: Ok(nums(100_000.0, 9_000.0)),
+            result: Ok(rounds(100_000.0, 9_000.0, 0.01)),
         });
         t.add(Qd1Cell {
             engine: "libaio".into(),
             workload: wl.clone(),
-            result: Ok(nums(120_000.0, 8_000.0)),
+            result: Ok(rounds(120_000.0, 8_000.0, 0.01)),
         });
         t.add(Qd1Cell {
             engine: "io_uring+iopoll".into(),
@@ -492,9 +527,11 @@ mod tests {
             result: Ok(nums(9e6, 50.0)),
         });
         t.reference_only.push("null".into());
+        t.rounds = 3;
         let s = t.render();
-        assert!(s.contains("**120k**"), "{s}");
-        assert!(s.contains("**8.00 µs**"), "{s}");
+        assert!(s.contains("**120k ± 1.20k**"), "{s}");
+        assert!(s.contains("**8.00 µs ± 80 ns**"), "{s}");
+        assert!(s.contains("best beyond the 95 % intervals of the cells' 3 rounds"));
         assert!(
             !s.contains("**9.00M**") && s.contains("9.00M"),
             "null is never best: {s}"
@@ -505,6 +542,49 @@ mod tests {
             "{s}"
         );
         assert_eq!(s.matches("| 4KiB Random Read").count(), METRICS.len());
+    }
+
+    /// A run of one round each, as the issue's reruns were: no mark, and the legend says
+    /// why; a tail with too few I/Os beyond it is left unmarked even with rounds.
+    #[test]
+    fn one_round_marks_nothing_and_a_thin_tail_is_not_judged() {
+        let mut t = Qd1Table::default();
+        let wl = "4KiB Random Read";
+        for (e, iops) in [("psync", 374_000.0), ("pvsync2", 372_000.0)] {
+            t.add(Qd1Cell {
+                engine: e.into(),
+                workload: wl.into(),
+                result: Ok(nums(iops, 2_600.0)),
+            });
+        }
+        let s = t.render();
+        assert!(!s.contains("**"), "{s}");
+        assert!(
+            s.contains("Nothing marked: each cell was measured once"),
+            "{s}"
+        );
+        let mut t = Qd1Table::default();
+        for (e, iops) in [("psync", 374_000.0), ("libaio", 100_000.0)] {
+            let mut n = rounds(iops, 1e9 / iops, 0.01);
+            n.ios = iops;
+            t.add(Qd1Cell {
+                engine: e.into(),
+                workload: wl.into(),
+                result: Ok(n),
+            });
+        }
+        t.rounds = 3;
+        let s = t.render();
+        let tail = s
+            .lines()
+            .skip_while(|l| !l.starts_with("| 99.999th"))
+            .nth(2);
+        assert!(!tail.unwrap().contains("**"), "{s}");
+        assert!(s.contains("**374k ± 3.74k**"), "{s}");
+        assert!(
+            s.contains("99.999th Percentile Latency not marked: a cell had only 1 I/Os beyond it (a mark needs 30)"),
+            "{s}"
+        );
     }
 
     #[test]

@@ -157,6 +157,10 @@ pub struct ReviewConfig {
     /// round so drift hits every path alike; each cell's figures pool the rounds and carry
     /// their 95 % intervals. 1: once.
     pub repeat: u32,
+    /// Whether `repeat` was asked for. Without it the QD1 step still measures each cell in
+    /// [`DEFAULT_QD1_ROUNDS`] rounds, sharing the step's runtime between them: a mark is a
+    /// claim, and one run of each cell gives no interval to stand on (see `qd1_rounds`).
+    pub repeat_asked: bool,
     /// Columns of the QD1 table measured elsewhere (`--with RUN`).
     pub with_qd1: Vec<steps::qd1::ImportedCell>,
     /// A namespace SPDK drives (`--spdk`), named by its transport id: the `spdk` path among
@@ -174,10 +178,42 @@ pub fn repeats_of(step: Step, repeat: u32) -> u32 {
     }
 }
 
+/// Rounds of the QD1 table when `--repeat` is not given. Two consecutive cells of one run
+/// drift apart by more than one cell's own noise (on zram, psync 91.1k against pvsync2 77.1k
+/// in one run, 105k against 106k in the next, the same kernel path); only rounds taken
+/// across the paths see that drift. Three is the fewest that give an interval with a spread
+/// to speak of, and they share the step's runtime, so the default costs a ramp per round.
+pub const DEFAULT_QD1_ROUNDS: u32 = 3;
+
 impl ReviewConfig {
     /// How many times each point of `step` is measured (see [`repeats_of`]).
     pub fn repeats_of(&self, step: Step) -> u32 {
-        repeats_of(step, self.repeat)
+        match step {
+            Step::Qd1Engines => self.qd1_rounds().0,
+            _ => repeats_of(step, self.repeat),
+        }
+    }
+
+    /// The QD1 step's rounds and one round's timing: `--repeat N` rounds of the step's whole
+    /// runtime each; without it, [`DEFAULT_QD1_ROUNDS`] rounds sharing it (a round no
+    /// shorter than 100 ms; a runtime shorter than that is one round).
+    pub fn qd1_rounds(&self) -> (u32, StepTiming) {
+        let t = self.timing(Step::Qd1Engines);
+        if self.repeat_asked {
+            return (self.repeat.max(1), t);
+        }
+        let n = DEFAULT_QD1_ROUNDS;
+        let share = t.runtime / n;
+        match share >= std::time::Duration::from_millis(100) {
+            true => (
+                n,
+                StepTiming {
+                    ramp: t.ramp,
+                    runtime: share,
+                },
+            ),
+            false => (1, t),
+        }
     }
 
     pub fn timing(&self, step: Step) -> StepTiming {

@@ -18,6 +18,7 @@ mod refusal;
 pub mod safety;
 pub mod signature;
 mod storage;
+pub mod stored;
 pub mod target;
 
 pub use guard::{

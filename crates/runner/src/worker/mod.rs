@@ -189,6 +189,7 @@ impl Worker<'_> {
         }
         let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
         let mut setup_notes = setup::prepare_cache(self.job, &fds);
+        setup_notes.extend(setup::unwritten(self.job, &fds));
         setup_notes.extend(setup::pre_read(self.job));
         let depth = spec.effective_iodepth();
         let seed = spec

@@ -130,6 +130,36 @@ pub(super) fn prepare_cache(job: &PreparedJob, fds: &[RawFd]) -> Vec<String> {
     notes
 }
 
+/// A note for each file this job reads that holds little written data (zram's store, a
+/// sparse file's holes): its reads would measure no stored data. Taken before the clock.
+pub(super) fn unwritten(job: &PreparedJob, fds: &[RawFd]) -> Vec<String> {
+    use iolab_engine::EngineKind as K;
+    let moves_data = matches!(
+        job.spec.engine.kind,
+        K::Sync
+            | K::Psync
+            | K::Vsync
+            | K::Pvsync
+            | K::Pvsync2
+            | K::Mmap
+            | K::Libaio
+            | K::Posixaio
+            | K::IoUring
+            | K::Splice
+    );
+    if !job.spec.reads() || !moves_data {
+        return Vec::new();
+    }
+    fds.iter()
+        .zip(job.files())
+        .filter_map(|(fd, (facts, region))| {
+            let s =
+                iolab_sysinfo::stored::stored_share(*fd, &facts.path, region.start, region.len)?;
+            iolab_sysinfo::stored::unwritten_note(&facts.path, &s)
+        })
+        .collect()
+}
+
 /// fio's `ioscheduler`: switches the disk under each file (or the device itself) to the
 /// named scheduler, and checks that it took, as fio's `set_ioscheduler()`. A file whose disk
 /// is not known (tmpfs) is left alone, as fio leaves it.

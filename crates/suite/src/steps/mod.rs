@@ -90,6 +90,8 @@ pub struct Nums {
     pub p99_ns: f64,
     pub p9999_ns: f64,
     pub p99999_ns: f64,
+    /// I/Os measured: how many lie beyond a tail percentile (a mark on one needs tens).
+    pub ios: f64,
 }
 
 impl Nums {
@@ -107,6 +109,7 @@ impl Nums {
             p99_ns: p(99.0),
             p9999_ns: p(99.99),
             p99999_ns: p(99.999),
+            ios: r.dir(d)?.ios as f64,
         })
     }
 
@@ -119,6 +122,7 @@ impl Nums {
             "p99_ns": self.p99_ns,
             "p99.99_ns": self.p9999_ns,
             "p99.999_ns": self.p99999_ns,
+            "ios": self.ios,
         })
     }
 }

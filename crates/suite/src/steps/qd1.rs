@@ -43,6 +43,18 @@ impl super::ReviewStep for Qd1Engines {
         2 * cfg.qd1_paths.len()
     }
 
+    /// Every cell once a round, each round as long as [`ReviewConfig::qd1_rounds`] says.
+    fn estimate(
+        &self,
+        cfg: &ReviewConfig,
+        _target_bytes: u64,
+        polled: bool,
+    ) -> (usize, std::time::Duration) {
+        let (rounds, t) = cfg.qd1_rounds();
+        let n = self.points(cfg, polled) * rounds as usize;
+        (n, t.per_point() * n as u32)
+    }
+
     fn run(
         &self,
         cfg: &ReviewConfig,
@@ -102,9 +114,10 @@ struct CellRuns {
     points: Vec<Point>,
 }
 
-/// Measures every cell `cfg.repeat` times, one whole round of cells after another (so a
-/// drift over the minutes hits every path alike); stops at an interrupt, keeping the
-/// rounds' cells measured so far. Repeated cells are saved pooled, by [`cell_point`].
+/// Measures every cell in rounds ([`ReviewConfig::qd1_rounds`]), one whole round of cells
+/// after another (so a drift over the minutes hits every path alike); stops at an
+/// interrupt, keeping the rounds' cells measured so far. Repeated cells are saved pooled,
+/// by [`cell_point`].
 fn measure_rounds(
     cfg: &ReviewConfig,
     ex: &mut Executor<'_>,
@@ -121,11 +134,11 @@ fn measure_rounds(
             });
         }
     }
-    let rounds = cfg.repeat.max(1);
+    let (rounds, timing) = cfg.qd1_rounds();
     for round in 1..=rounds {
         for c in cells.iter_mut() {
             let label = c.engine.label();
-            let spec = point_spec(
+            let mut spec = point_spec(
                 cfg,
                 Step::Qd1Engines,
                 format!("qd1-{}-{label}", c.rw),
@@ -137,6 +150,8 @@ fn measure_rounds(
                     iodepth: 1,
                 },
             );
+            spec.runtime = Some(timing.runtime);
+            spec.ramp_time = timing.ramp;
             let name = match rounds {
                 1 => format!("4k {} {label}", c.rw),
                 n => format!("4k {} {label} (repeat {round}/{n})", c.rw),
@@ -180,7 +195,10 @@ pub fn run(
     ex: &mut Executor<'_>,
     findings: &mut Findings,
 ) -> Result<StepOutput, SuiteError> {
-    let mut table = Qd1Table::default();
+    let mut table = Qd1Table {
+        rounds: cfg.qd1_rounds().0,
+        ..Qd1Table::default()
+    };
     // The null engine, when asked for, is the harness's own cost: shown, never the best.
     table
         .reference_only
@@ -194,8 +212,15 @@ pub fn run(
         };
         let result = match &point {
             Point::Done(r) => {
-                // Each note names its row: the path and the workload it was measured on.
+                // Each note names its row: the path and the workload it was measured on;
+                // what the target held when the first read began is said once, for all.
                 for n in &r.notes {
+                    if n.starts_with("reads of ") {
+                        if !table.notes.iter().any(|t| t.starts_with("reads of ")) {
+                            table.notes.insert(0, n.clone());
+                        }
+                        continue;
+                    }
                     let n = row_note(&label, title, n);
                     if !table.notes.contains(&n) {
                         table.notes.push(n);
