@@ -22,9 +22,111 @@ pub struct HistoryArgs {
     pub db: Option<PathBuf>,
     #[command(flatten)]
     pub format: crate::output::TableFormatArg,
-    /// How many of the newest runs to list.
+    /// How many of the newest runs to list (after the filters).
     #[arg(short = 'n', long, default_value_t = 20)]
     pub limit: usize,
+    /// Only runs whose target, disk or disk model contains this text (/dev/nvme0n1, P4800X)
+    #[arg(long, value_name = "TEXT")]
+    pub device: Option<String>,
+    /// Only runs of this kind (run, qd1, review, pts, kv, fio import)
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    /// Only runs with a job on this engine (psync, io_uring, libaio, ...)
+    #[arg(long, value_name = "ENGINE")]
+    pub engine: Option<String>,
+    /// Only runs started since a date (2026-11-01, local time) or within a span back from
+    /// now (12h, 7d, 2w)
+    #[arg(long, value_name = "WHEN", value_parser = parse_since)]
+    pub since: Option<i64>,
+}
+
+/// `--since`: a local date (`2026-11-01`) or a span back from now (`30m`, `12h`, `7d`, `2w`),
+/// as Unix ms.
+fn parse_since(s: &str) -> Result<i64, String> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    let bad = || format!("'{s}' is neither a date (2026-11-01) nor a span (12h, 7d, 2w)");
+    let t = s.trim();
+    if let Some((n, unit)) = t
+        .find(|c: char| !c.is_ascii_digit())
+        .filter(|&i| i > 0 && i == t.len() - 1)
+        .map(|i| (&t[..i], &t[i..]))
+    {
+        let n: i64 = n.parse().map_err(|_| bad())?;
+        let ms = match unit {
+            "m" => 60_000,
+            "h" => 3_600_000,
+            "d" => 86_400_000,
+            "w" => 7 * 86_400_000,
+            _ => return Err(bad()),
+        };
+        return Ok(now - n.saturating_mul(ms));
+    }
+    let parts: Vec<i32> = t
+        .split('-')
+        .map(|p| p.parse::<i32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| bad())?;
+    let [y, m, d] = parts[..] else {
+        return Err(bad());
+    };
+    if !(1970..=9999).contains(&y) || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return Err(bad());
+    }
+    // SAFETY: mktime reads and normalises only the tm it is given.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    tm.tm_year = y - 1900;
+    tm.tm_mon = m - 1;
+    tm.tm_mday = d;
+    tm.tm_isdst = -1;
+    let t = unsafe { libc::mktime(&mut tm) };
+    match t {
+        -1 => Err(bad()),
+        t => Ok(t as i64 * 1000),
+    }
+}
+
+impl HistoryArgs {
+    fn filtered(&self) -> bool {
+        self.device.is_some()
+            || self.kind.is_some()
+            || self.engine.is_some()
+            || self.since.is_some()
+    }
+
+    /// Whether a run passes every filter given.
+    fn keeps(&self, r: &RunRecord) -> bool {
+        let device = self.device.as_deref().is_none_or(|d| {
+            r.jobs.iter().any(|j| {
+                j.target.contains(d)
+                    || j.disk.as_deref().is_some_and(|x| x.contains(d))
+                    || j.disk_model.as_deref().is_some_and(|x| x.contains(d))
+            })
+        });
+        let kind = self.kind.as_deref().is_none_or(|k| r.kind == k);
+        let engine = self
+            .engine
+            .as_deref()
+            .is_none_or(|e| r.jobs.iter().any(|j| j.engine == e));
+        let since = self.since.is_none_or(|t| r.started_ms >= t);
+        device && kind && engine && since
+    }
+}
+
+/// The engines of a run's jobs, each once, in order.
+fn engines_of(r: &RunRecord) -> String {
+    let mut e: Vec<&str> = Vec::new();
+    for j in &r.jobs {
+        if !j.engine.is_empty() && !e.contains(&j.engine.as_str()) {
+            e.push(&j.engine);
+        }
+    }
+    match e.len() {
+        0 => "-".into(),
+        1..=3 => e.join(","),
+        n => format!("{} +{}", e[..2].join(","), n - 2),
+    }
 }
 
 #[derive(Args, Debug)]
@@ -155,7 +257,7 @@ fn tail(text: &str, width: usize) -> String {
 }
 
 /// One run's cells in `history`: id, started, kind, status, target, device, headline.
-fn history_cells(r: &RunRecord) -> [String; 7] {
+fn history_cells(r: &RunRecord) -> [String; 8] {
     let first = r.jobs.first();
     let target = first.map_or("-".to_string(), |j| tail(&j.target, TARGET_WIDTH));
     let model = first
@@ -180,22 +282,24 @@ fn history_cells(r: &RunRecord) -> [String; 7] {
         r.status.clone(),
         target,
         model,
+        engines_of(r),
         format!("{head}{more}"),
     ]
 }
 
 /// Rows in columns as wide as their widest cell (the id right-aligned, the last left ragged).
-fn aligned(rows: &[[String; 7]]) -> Vec<String> {
+fn aligned(rows: &[[String; 8]]) -> Vec<String> {
     let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
-    let w: Vec<usize> = (0..7).map(width).collect();
+    let last = rows.first().map_or(0, |r| r.len() - 1);
+    let w: Vec<usize> = (0..last).map(width).collect();
     rows.iter()
         .map(|r| {
             let mut line = format!("{:>w0$}", r[0], w0 = w[0]);
-            for i in 1..6 {
+            for i in 1..last {
                 line.push_str(&format!("  {:<wi$}", r[i], wi = w[i]));
             }
             line.push_str("  ");
-            line.push_str(&r[6]);
+            line.push_str(&r[last]);
             line.trim_end().to_string()
         })
         .collect()
@@ -204,7 +308,16 @@ fn aligned(rows: &[[String; 7]]) -> Vec<String> {
 pub fn history(a: &HistoryArgs) -> Result<ExitCode, CliError> {
     let path = a.db.clone().unwrap_or_else(Store::default_path);
     let runs = match Store::open_existing(&path) {
-        Ok(store) => store.history(a.limit).map_err(CliError::failed)?,
+        Ok(store) => {
+            let loaded = match a.filtered() {
+                true => usize::MAX,
+                false => a.limit,
+            };
+            let mut runs = store.history(loaded).map_err(CliError::failed)?;
+            runs.retain(|r| a.keeps(r));
+            runs.truncate(a.limit);
+            runs
+        }
         Err(StoreError::Missing(_)) => Vec::new(),
         Err(e) if e.is_bad_input() => return Err(CliError::bad_input(e)),
         Err(e) => return Err(CliError::failed(e)),
@@ -218,12 +331,16 @@ pub fn history(a: &HistoryArgs) -> Result<ExitCode, CliError> {
         out!("{}", crate::results_csv::history(&runs));
         return Ok(ExitCode::SUCCESS);
     }
+    if runs.is_empty() && a.filtered() {
+        say!("iolab: no run in {} matches the filters", path.display());
+        return Ok(ExitCode::SUCCESS);
+    }
     if runs.is_empty() {
         say!("iolab: no runs yet in {}", path.display());
         return Ok(ExitCode::SUCCESS);
     }
     let header = [
-        "id", "started", "kind", "status", "target", "device", "headline",
+        "id", "started", "kind", "status", "target", "device", "engines", "headline",
     ];
     let mut rows = vec![header.map(String::from)];
     rows.extend(runs.iter().map(history_cells));
@@ -790,6 +907,7 @@ fn compare_jobs(runs: &[RunRecord], a: &CompareArgs) -> Result<ExitCode, CliErro
         .collect();
     if let Some(rule) = rule {
         check_judged(runs, &verdicts, rule)?;
+        check_intervals(runs, &verdicts, rule)?;
     }
     say_differences(runs);
     let mut columns: Vec<(String, String)> = Vec::new();
@@ -830,6 +948,11 @@ fn compare_jobs(runs: &[RunRecord], a: &CompareArgs) -> Result<ExitCode, CliErro
         let judged = rows.iter().any(|r| r.verdict.verdict != Word::Unknown);
         if judged || rule.is_some() {
             out!("{}", crate::verdicts::table(&runs[0], r, rows, noise));
+        } else {
+            // No verdicts to put it above: the settings that differ, said on their own.
+            for line in crate::verdicts::setting_differences(&runs[0], r) {
+                outln!("\n{line}");
+            }
         }
     }
     fail_if_worse(runs, &verdicts, rule)
@@ -949,6 +1072,51 @@ fn check_judged(
     )))
 }
 
+/// Bad input, not "worse": every row of the figure lacks an interval (runs measured once),
+/// so no verdict could tell a change from noise; rows without one beside rows with one are
+/// said and left unjudged.
+fn check_intervals(
+    runs: &[RunRecord],
+    verdicts: &[Vec<crate::verdicts::Row>],
+    rule: &crate::verdicts::FailIfWorse,
+) -> Result<(), CliError> {
+    let all = verdicts
+        .iter()
+        .flatten()
+        .filter(|r| r.figure == rule.figure)
+        .count();
+    let none: usize = verdicts
+        .iter()
+        .map(|rows| crate::verdicts::unjudged(rows, rule).len())
+        .sum();
+    if none < all {
+        for (r, rows) in runs.iter().skip(1).zip(verdicts) {
+            for row in crate::verdicts::unjudged(rows, rule) {
+                say!(
+                    "iolab: not judged: run {} {} {} {} against run {} (ratio {:.2}): a run \
+                     measured once has no interval",
+                    r.id,
+                    row.job,
+                    row.dir,
+                    row.figure.label,
+                    runs[0].id,
+                    row.verdict.ratio
+                );
+            }
+        }
+        return Ok(());
+    }
+    Err(CliError::bad_input(anyhow::anyhow!(
+        "--fail-if-worse: runs {} have no interval on {} (measured once): run each with \
+         --repeat 3 or more to judge a change against noise",
+        runs.iter()
+            .map(|r| r.id.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        rule.figure.label
+    )))
+}
+
 /// Exit 1, saying why, when a later run broke `--fail-if-worse`; also when no later run had
 /// the figure to judge (a check that checked nothing must not pass).
 fn fail_if_worse(
@@ -959,7 +1127,6 @@ fn fail_if_worse(
     let Some(rule) = rule else {
         return Ok(ExitCode::SUCCESS);
     };
-    check_judged(runs, verdicts, rule)?;
     let mut failed = false;
     for (r, rows) in runs.iter().skip(1).zip(verdicts) {
         for row in crate::verdicts::failures(rows, rule) {

@@ -2,7 +2,7 @@
 //! exit status CI wants. The verdicts themselves are `iolab_report::compare`'s (the HTML
 //! report shows the same ones).
 
-pub use iolab_report::compare::{disagreements, json, rows, Figure, Row};
+pub use iolab_report::compare::{disagreements, json, rows, setting_differences, Figure, Row};
 use iolab_report::verdict::Word;
 use iolab_results::RunRecord;
 
@@ -56,6 +56,12 @@ pub fn table(base: &RunRecord, new: &RunRecord, rows: &[Row], noise: f64) -> Str
         base.id,
         new.id
     );
+    // What differed between the runs' jobs, above the verdicts that would hide it.
+    let differences = setting_differences(base, new);
+    if !differences.is_empty() {
+        let at = s.find("| job |").unwrap_or(s.len());
+        s.insert_str(at, &(differences.join("\n") + "\n"));
+    }
     for r in rows {
         s.push_str(&format!(
             "| {} {} | {} | {} | {} | {} | {} |\n",
@@ -86,13 +92,21 @@ pub fn table(base: &RunRecord, new: &RunRecord, rows: &[Row], noise: f64) -> Str
 }
 
 /// The rows that break `--fail-if-worse`: worse by more than its percentage on its figure,
-/// and (where both runs have repeats) worse beyond noise; an inconclusive figure, whose
-/// repeats cannot tell, fails nothing (the table says why).
+/// and worse beyond noise by both runs' intervals. A row without an interval (a run
+/// measured once) fails nothing: a single run's ratio cannot tell a change from noise
+/// (see [`unjudged`]); an inconclusive figure fails nothing either (the table says why).
 pub fn failures<'a>(rows: &'a [Row], rule: &FailIfWorse) -> Vec<&'a Row> {
     rows.iter()
         .filter(|r| r.figure == rule.figure)
-        .filter(|r| matches!(r.verdict.verdict, Word::Slower | Word::Unknown))
+        .filter(|r| r.verdict.verdict == Word::Slower)
         .filter(|r| r.worse_percent() > rule.percent)
+        .collect()
+}
+
+/// The rows of the rule's figure that have no interval to judge by (a run measured once).
+pub fn unjudged<'a>(rows: &'a [Row], rule: &FailIfWorse) -> Vec<&'a Row> {
+    rows.iter()
+        .filter(|r| r.figure == rule.figure && r.verdict.verdict == Word::Unknown)
         .collect()
 }
 

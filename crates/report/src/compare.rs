@@ -180,6 +180,41 @@ pub fn rows(base: &RunRecord, new: &RunRecord, extra: Option<&Figure>, noise: f6
     out
 }
 
+/// Lines for the jobs of `new` that ran differently from the same-named job of `base` (engine,
+/// pattern, block size, depth, copies, target): a verdict on them compares two settings as
+/// much as two moments, and the reader must see that before the verdicts.
+pub fn setting_differences(base: &RunRecord, new: &RunRecord) -> Vec<String> {
+    let mut out = Vec::new();
+    for nj in &new.jobs {
+        let Some(bj) = base.jobs.iter().find(|j| j.name == nj.name) else {
+            continue;
+        };
+        let mut d = Vec::new();
+        let mut differ = |what: &str, x: String, y: String| {
+            if x != y {
+                d.push(format!("{what} {x} vs {y}"));
+            }
+        };
+        differ("engine", bj.engine.clone(), nj.engine.clone());
+        differ("rw", bj.rw.clone(), nj.rw.clone());
+        differ("bs", bj.block_size.to_string(), nj.block_size.to_string());
+        differ("iodepth", bj.iodepth.to_string(), nj.iodepth.to_string());
+        differ("copies", bj.clones.to_string(), nj.clones.to_string());
+        differ("target", bj.target.clone(), nj.target.clone());
+        if !d.is_empty() {
+            out.push(format!(
+                "- job {} ran differently in run {} and run {}: {}; its verdicts compare the \
+                 settings as well as the runs",
+                nj.name,
+                base.id,
+                new.id,
+                d.join("; ")
+            ));
+        }
+    }
+    out
+}
+
 /// Lines for the jobs whose IOPS and mean-latency verdicts point different ways: in a closed
 /// loop both are one measurement (IOPS × mean latency ≈ the depth), so a reader is owed the
 /// reason, which is each figure's own noise across the repeats.

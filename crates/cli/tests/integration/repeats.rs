@@ -436,3 +436,71 @@ fn a_disturbed_repeat_makes_the_verdict_inconclusive_with_its_reason() {
         "{words:?}"
     );
 }
+
+/// A run of the same job on another engine, once (no --repeat).
+fn once(dir: &std::path::Path, engine: &str) -> String {
+    let out = iolab(&[
+        "run",
+        "--name=once",
+        &format!("--filename={}", dir.join("f").display()),
+        "--size=8m",
+        "--rw=randread",
+        "--bs=4k",
+        &format!("--ioengine={engine}"),
+        "--runtime=200ms",
+        "--time_based",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    saved_id(&out.stderr)
+}
+
+/// Issue 69: `--fail-if-worse` never fails on runs measured once (it refuses, exit 2, before
+/// any table, naming --repeat); a compare of runs whose job ran on different engines says so
+/// above its verdicts; `history` shows each run's engines and keeps only what its filters
+/// name.
+#[test]
+fn fail_if_worse_needs_intervals_and_compare_and_history_name_the_engines() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (once(dir.path(), "psync"), once(dir.path(), "io_uring"));
+    // A 0 % threshold: any single-run dip would have failed before.
+    let out = iolab(&["compare", &a, &b, "--fail-if-worse", "0"]);
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert!(
+        out.stderr.contains("no interval on iops (measured once)")
+            && out.stderr.contains("--repeat"),
+        "{}",
+        out.stderr
+    );
+    let out = iolab(&["compare", &a, &b]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("- job once ran differently in run")
+            && out.stdout.contains("engine psync vs io_uring"),
+        "{}",
+        out.stdout
+    );
+    let h = iolab(&[
+        "history", "--engine", "io_uring", "--since", "1h", "-n", "100",
+    ]);
+    assert_eq!(h.code, 0, "{}", h.stderr);
+    let lines: Vec<&str> = h.stdout.lines().collect();
+    assert!(lines[0].contains("engines"), "{}", h.stdout);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.trim_start().starts_with(&format!("{b} "))),
+        "{}",
+        h.stdout
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.trim_start().starts_with(&format!("{a} "))),
+        "{}",
+        h.stdout
+    );
+    let h = iolab(&["history", "--since", "tomorrow"]);
+    assert_eq!(h.code, 2, "{}", h.stderr);
+    assert_eq!(h.stderr.trim().lines().count(), 1, "{}", h.stderr);
+}
