@@ -256,6 +256,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     if cl.run.readonly {
         crate::targets::refuse_layouts(&jobs).map_err(CliError::bad_input)?;
     }
+    if cl.run.merge_blktrace_only {
+        return merge_only(&cl.jobs, &jobs, &db_path);
+    }
     let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
     let protected = protected_paths(&jobs, Some(&db_path));
     let protected: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
@@ -277,9 +280,12 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
         .status_interval
         .map(iolab_runner::status::StatusBoard::new);
     let sink = std::cell::RefCell::new(&mut out);
+    // fio prints the job lines once, as the jobs start; every status after them is results.
+    let headed = std::cell::Cell::new(false);
     let print = |o: &iolab_runner::RunOutcome| {
         let mut w = sink.borrow_mut();
-        let _ = write_results(&mut **w, &cl, &groups, o).map(|_| w.flush());
+        let head = !headed.replace(true);
+        let _ = write_results(&mut **w, &cl, &groups, o, head).map(|_| w.flush());
     };
     let status = board
         .as_ref()
@@ -295,7 +301,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     };
     // Results first: what was measured reaches the user and the store before a side file
     // (a log, an iolog) can fail; such a failure is one line and the exit status.
-    let shown = write_results(&mut *out, &cl, &groups, &outcome).and_then(|_| {
+    let shown = write_results(&mut *out, &cl, &groups, &outcome, !headed.get()).and_then(|_| {
         out.flush()
             .context("writing results")
             .map_err(CliError::failed)
@@ -504,22 +510,26 @@ fn write_results(
     cl: &iolab_fio::CommandLine,
     groups: &[u32],
     outcome: &iolab_runner::RunOutcome,
+    head: bool,
 ) -> Result<(), CliError> {
     write_formats(
         out,
         cl,
         groups,
+        head,
         |out| iolab_report::write_normal(outcome, &mut &mut *out),
         |ctx| to_json(outcome, ctx),
     )
 }
 
-/// Each format `cl` asks for: the job lines then `normal` for fio's normal output, `json`'s
-/// document for json and json+. `iolab run` and a multi-host run differ only in those two.
+/// Each format `cl` asks for: the job lines (when `head`: the first print of a run) then
+/// `normal` for fio's normal output, `json`'s document for json and json+. `iolab run` and a
+/// multi-host run differ only in those two.
 pub(crate) fn write_formats(
     out: &mut dyn Write,
     cl: &iolab_fio::CommandLine,
     groups: &[u32],
+    head: bool,
     normal: impl Fn(&mut dyn Write) -> std::io::Result<()>,
     json: impl Fn(&JsonContext) -> serde_json::Value,
 ) -> Result<(), CliError> {
@@ -531,8 +541,10 @@ pub(crate) fn write_formats(
                 // Then fio's version line and "Starting N processes" (iolab runs threads,
                 // and says so), and the blank line fio leaves when its ETA line ends.
                 let copies: u32 = cl.jobs.iter().map(|j| j.numjobs).sum();
+                let heads = if head { cl.jobs.len() } else { 0 };
                 cl.jobs
                     .iter()
+                    .take(heads)
                     .zip(groups)
                     .try_for_each(|(spec, g)| {
                         writeln!(out, "{}", job_line(spec, *g))?;
@@ -545,7 +557,10 @@ pub(crate) fn write_formats(
                     .and_then(|_| {
                         let s = if copies == 1 { "" } else { "s" };
                         let v = env!("CARGO_PKG_VERSION");
-                        writeln!(out, "iolab-{v}\nStarting {copies} thread{s}\n")
+                        match head {
+                            true => writeln!(out, "iolab-{v}\nStarting {copies} thread{s}\n"),
+                            false => Ok(()),
+                        }
                     })
                     .and_then(|_| normal(&mut *out))
             }
@@ -572,6 +587,31 @@ pub(crate) fn write_formats(
         .map_err(CliError::failed)?;
     }
     Ok(())
+}
+
+/// fio 3.42's `--merge-blktrace-only`: the merged traces written through the guard, nothing
+/// laid out, run or recorded; bad input when no job merges anything.
+fn merge_only(
+    specs: &[iolab_job::JobSpec],
+    jobs: &[iolab_runner::PreparedJob],
+    db: &Path,
+) -> Result<ExitCode, CliError> {
+    let merged: Vec<&Path> = specs
+        .iter()
+        .filter_map(|s| Some(s.replay.as_ref()?.merged.as_ref()?.path.as_path()))
+        .collect();
+    if merged.is_empty() {
+        return Err(CliError::bad_input(anyhow::anyhow!(
+            "--merge-blktrace-only: no job names merge_blktrace_file with its read_iolog traces"
+        )));
+    }
+    let protected = protected_paths(jobs, Some(db));
+    let protected: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
+    write_merged_traces(specs, &protected)?;
+    for p in merged {
+        say!("iolab: merged blktrace written to {}", p.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Keeps each merged blktrace (`merge_blktrace_file`) where the job asks, through the

@@ -545,9 +545,14 @@ fn health_object(h: &iolab_results::DriveHealth) -> Value {
     v
 }
 
-/// The document's head as fio writes it: version, time, global options.
+/// The document's head as fio writes it: version, time, global options. fio dates its
+/// document when it writes it (`gettimeofday` in `__show_run_stats`), after the jobs: here
+/// the run's start plus its longest job's elapsed time, the same moment for a live run and
+/// for one written again later.
 pub(crate) fn header(out: &RunOutcome, ctx: &JsonContext) -> Map<String, Value> {
-    let since = out.started.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let longest = out.jobs.iter().map(|j| j.elapsed_ns).max().unwrap_or(0);
+    let end = out.started + std::time::Duration::from_nanos(longest);
+    let since = end.duration_since(UNIX_EPOCH).unwrap_or_default();
     let mut top = Map::new();
     top.insert(
         "fio version".into(),

@@ -324,6 +324,19 @@ fn dist(map: &[u64; 7]) -> [f64; 7] {
     })
 }
 
+/// The time fio's job line shows: fio prints the moment it prints (`time(NULL)` in
+/// `show_thread_status_normal`), which for the final results is the job's end. A finished
+/// job's end is its start plus its elapsed time (so `show` of an old run dates it as fio
+/// did then); an interim status, which has no start yet, is dated now.
+fn printed_at(job: &JobReport) -> u64 {
+    match job.started_unix_ms {
+        0 => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64),
+        t => t + job.elapsed_ns / 1_000_000,
+    }
+}
+
 /// `ctime()` of a Unix time in ms, as fio's job line ends (`Sat Nov 28 08:22:11 2026`).
 fn ctime(ms: u64) -> String {
     let t = (ms / 1000) as libc::time_t;
@@ -438,7 +451,7 @@ fn write_job(
         job.group_id,
         job.clones,
         std::process::id(),
-        ctime(job.started_unix_ms)
+        ctime(printed_at(job))
     )?;
     if !job.setup.description.is_empty() {
         writeln!(w, "  Description  : [{}]", job.setup.description)?;
@@ -576,11 +589,10 @@ fn search_lines(w: &mut impl Write, job: &JobReport) -> io::Result<()> {
     match &job.lat_target {
         Some(t) => writeln!(
             w,
+            // fio prints the target in ns (its `latency_target` as stored) and the window
+            // in µs: `target=50000000, window=200000` for 50ms and 200ms.
             "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
-            t.target_ns / 1000,
-            t.window_us,
-            t.percentile,
-            t.depth
+            t.target_ns, t.window_us, t.percentile, t.depth
         )?,
         None => writeln!(
             w,

@@ -297,5 +297,5 @@ fn write_results(
         iolab_report::write_normal(&m.all, &mut &mut *out)?;
         write_hosts(&head, &m.host_rows(), out)
     };
-    write_formats(out, cl, groups, normal, |ctx| to_client_json(m, ctx))
+    write_formats(out, cl, groups, true, normal, |ctx| to_client_json(m, ctx))
 }

@@ -490,6 +490,17 @@ fn merged_blktraces_replay_in_time_order_and_fio_replays_the_merged_file() {
         "{err}"
     );
     assert!(!dir.path().join("merged.bin").exists());
+    // fio 3.42's --merge-blktrace-only (which --cmdhelp lists): the merged file, the same
+    // bytes as the merge of a run, and no I/O (no iolog, the data file untouched).
+    fs::remove_file(dir.path().join("iolab.log")).unwrap();
+    let before = fs::read(&data).unwrap();
+    let mut only = ours.to_vec();
+    only.push("--merge-blktrace-only");
+    let (code, err) = run_in(dir.path(), "iolab", &only);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(fs::read(dir.path().join("merged.bin")).unwrap(), merged);
+    assert!(!dir.path().join("iolab.log").exists(), "no I/O ran");
+    assert_eq!(fs::read(&data).unwrap(), before);
 }
 
 #[test]

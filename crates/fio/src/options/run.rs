@@ -49,6 +49,8 @@ pub struct RunOpts {
     pub output: Option<PathBuf>,
     pub allow_destroy: bool,
     pub parse_only: bool,
+    /// fio 3.42's `--merge-blktrace-only`: write the jobs' merged blktraces, run nothing.
+    pub merge_blktrace_only: bool,
     pub runtime_cap: Option<std::time::Duration>,
     pub db: Option<PathBuf>,
     pub stonewall_hosts: bool,
@@ -109,6 +111,7 @@ impl Default for RunOpts {
             output: None,
             allow_destroy: false,
             parse_only: false,
+            merge_blktrace_only: false,
             runtime_cap: None,
             db: None,
             stonewall_hosts: false,
@@ -647,7 +650,8 @@ pub static RUN_OPTIONS: &[RunOptionDef] = &[
     RunOptionDef {
         name: "merge-blktrace-only",
         value: "",
-        help: "",
-        set: RunSetter::Refused("iolab replays blktrace files (read_iolog) but does not merge them; merge_blktrace_file is not supported"),
+        help: "Write the jobs' merged blktraces (merge_blktrace_file) and exit without running \
+               any I/O (fio 3.42).",
+        set: RunSetter::Flag(|o| &mut o.merge_blktrace_only),
     },
 ];
