@@ -83,7 +83,7 @@ fn parse_since(s: &str) -> Result<i64, String> {
     let t = unsafe { libc::mktime(&mut tm) };
     match t {
         -1 => Err(bad()),
-        t => Ok(t as i64 * 1000),
+        t => Ok(t * 1000),
     }
 }
 

@@ -5,6 +5,8 @@
 
 pub mod chart;
 pub mod data;
+mod facts;
+mod floor;
 pub mod health;
 mod hosts;
 pub mod job_charts;
@@ -13,6 +15,7 @@ pub mod ladder;
 pub mod load;
 pub mod page;
 pub mod plot;
+mod precondition;
 pub mod pts;
 pub mod reduce;
 pub mod sections;
@@ -53,6 +56,8 @@ pub fn build(runs: &[RunData]) -> String {
     s.extend(jobs::section(&plain));
     s.extend(verdicts::section(runs));
     s.extend(job_charts::section(&plain));
+    s.extend(facts::section(runs));
+    s.extend(precondition::section(runs));
     s.extend(sections::qd1(runs));
     s.extend(split::section(runs));
     s.extend(sections::sweep(runs));
@@ -61,6 +66,7 @@ pub fn build(runs: &[RunData]) -> String {
     s.extend(sections::distribution(runs));
     s.extend(sections::consistency(runs));
     s.extend(health::section(runs));
+    s.extend(floor::section(runs));
     s.extend(sections::profiles(runs));
     s.extend(sections::application(runs));
     s.extend(sections::ladder(runs));

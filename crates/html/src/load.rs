@@ -21,6 +21,7 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
         let mut series = Vec::new();
         let mut marks = Vec::new();
         let mut tables = String::new();
+        let mut caveats = String::new();
         for r in runs {
             let Some(data) = step_data(r, "load") else {
                 continue;
@@ -48,6 +49,24 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
                 });
             }
             marks.extend(curve_marks(runs, r, data, c));
+            // What the terminal said of this curve, beside its chart.
+            let said: Vec<&str> = std::iter::once(&c["busy"])
+                .chain(c["caveats"].as_array().into_iter().flatten())
+                .filter_map(Value::as_str)
+                .filter(|l| !l.is_empty())
+                .collect();
+            for line in said {
+                let who = match runs.len() {
+                    1 => String::new(),
+                    _ => format!("{}: ", r.label()),
+                };
+                let _ = write!(
+                    caveats,
+                    "<p class=\"note caveat\">{}{}</p>",
+                    esc(&who),
+                    esc(line)
+                );
+            }
             tables.push_str(&points_table(runs, r, &pts));
         }
         if series.is_empty() {
@@ -63,6 +82,7 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
                  load the generator fell behind its due times, so they measured this machine \
                  (too busy for the curve), not the device. The table keeps every point.</p>"
             );
+            html.push_str(&caveats);
             html.push_str(&tables);
             continue;
         }
@@ -85,6 +105,7 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
             labels: Vec::new(),
         };
         html.push_str(&chart_block(&chart));
+        html.push_str(&caveats);
         html.push_str(&tables);
     }
     (!html.is_empty()).then(|| {

@@ -90,6 +90,9 @@ td.fallback { color: var(--muted); font-style: italic; }
 table.verdicts td { white-space: nowrap; }
 table.verdicts td:last-child { text-align: left; white-space: normal; }
 tr.faster td:nth-child(7) { color: #1e7b34; } tr.slower td:nth-child(7) { color: #b3261e; }
+.floor-harness { background: #7f7f7f; } .floor-kernel { background: #1f77b4; } .floor-device { background: #ff7f0e; }
+.caveat { border-left: 3px solid #d62728; padding-left: 6px; }
+.summary .src { display: block; color: var(--muted); font-size: 11px; }
 .summary { border: 2px solid var(--accent); border-radius: 6px; padding: 6px 14px 10px; margin: 12px 0; }
 .summary h2 { border: none; margin: 6px 0; padding: 0; font-size: 17px; }
 .chart-block { margin: 12px 0 20px; }

@@ -45,49 +45,76 @@ fn rw(seq: bool, dir: &str) -> &'static str {
 }
 
 /// Jobs of `r` that measured `rw` at block size `bs`, one thread, on an aligned block, in
-/// step preference order (the QD1 table's io_uring cell among the engines).
-fn candidates<'a>(r: &'a RunData, rw: &'a str, bs: i64) -> impl Iterator<Item = &'a JobRecord> {
-    STEPS.iter().flat_map(move |step| {
-        r.jobs().iter().filter(move |j| {
-            j.step == *step
-                && j.rw == rw
-                && j.block_size == bs
-                && j.clones == 1
-                && !j.name.contains("512al")
-                && (j.step != "qd1-engines" || j.engine == "io_uring")
-        })
-    })
+/// step preference order; among the QD1 table's cells, every path that took its own path
+/// (not the null engine, not a fallback), the fastest first: the row then names the path.
+fn candidates<'a>(r: &'a RunData, rw: &'a str, bs: i64, dir: &'a str) -> Vec<&'a JobRecord> {
+    let mut out = Vec::new();
+    for step in STEPS {
+        let mut js: Vec<&JobRecord> = r
+            .jobs()
+            .iter()
+            .filter(|j| {
+                j.step == step
+                    && j.rw == rw
+                    && j.block_size == bs
+                    && j.clones == 1
+                    && !j.name.contains("512al")
+                    && j.engine != "null"
+                    && j.fallback.is_none()
+            })
+            .collect();
+        if step == "qd1-engines" {
+            let iops = |j: &JobRecord| j.metric(dir, "iops").unwrap_or(0.0);
+            js.sort_by(|a, b| iops(b).total_cmp(&iops(a)));
+        }
+        out.extend(js);
+    }
+    out
 }
 
-/// A row's cell: `1,234 MB/s (301k IOPS)` from the job that measured it, or what was not.
+/// Where a row's figure came from, shown under it: step, path, depth.
+fn source(j: &JobRecord) -> String {
+    format!(
+        "<span class=\"src\">{} · {} · QD{}</span>",
+        esc(&j.step),
+        esc(&j.engine),
+        j.iodepth
+    )
+}
+
+/// The job that measured exactly `row` in `dir`, if the review did.
+fn exact<'a>(r: &'a RunData, row: &Row, dir: &'a str) -> Option<&'a JobRecord> {
+    candidates(r, rw(row.1, dir), row.2, dir)
+        .into_iter()
+        .find(|j| j.iodepth == row.3)
+}
+
+/// A row's cell: `1,234 MB/s (301k IOPS)` and its source, from the job that measured it, or
+/// what was not.
 fn cell(r: &RunData, row: &Row, dir: &str) -> String {
-    let rw = rw(row.1, dir);
-    let jobs: Vec<&JobRecord> = candidates(r, rw, row.2).collect();
-    if jobs.is_empty() {
-        return "<td class=\"na\">not measured</td>".into();
+    if let Some(j) = exact(r, row, dir) {
+        let m = |n: &str| j.metric(dir, n).unwrap_or(0.0);
+        return format!(
+            "<td title=\"{} ({})\">{:.0} MB/s ({} IOPS){}</td>",
+            esc(&j.name),
+            esc(&j.step),
+            m("bw_bytes") / 1e6,
+            compact(m("iops")),
+            source(j)
+        );
     }
-    match jobs.iter().find(|j| j.iodepth == row.3) {
-        Some(j) => {
-            let m = |n: &str| j.metric(dir, n).unwrap_or(0.0);
-            format!(
-                "<td title=\"{} ({})\">{:.0} MB/s ({} IOPS)</td>",
-                esc(&j.name),
-                esc(&j.step),
-                m("bw_bytes") / 1e6,
-                compact(m("iops"))
-            )
-        }
-        None => {
-            let near = jobs
-                .iter()
-                .min_by_key(|j| (j.iodepth - row.3).abs())
-                .map_or(0, |j| j.iodepth);
-            format!("<td class=\"na\">not measured (this review's nearest: QD{near})</td>")
-        }
+    let near = candidates(r, rw(row.1, dir), row.2, dir)
+        .iter()
+        .min_by_key(|j| (j.iodepth - row.3).abs())
+        .map(|j| j.iodepth);
+    match near {
+        Some(q) => format!("<td class=\"na\">not measured (this review's nearest: QD{q})</td>"),
+        None => "<td class=\"na\">not measured</td>".into(),
     }
 }
 
-/// The box for every review among `runs`; `None` when none is a review.
+/// The box for every review among `runs`; `None` when none is a review. A row no review
+/// measured is left out: the box shows only what was measured, each figure with its source.
 pub fn section(runs: &[RunData]) -> Option<Section> {
     let reviews: Vec<&RunData> = runs.iter().filter(|r| r.detail.kind == "review").collect();
     if reviews.is_empty() {
@@ -101,6 +128,9 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
     t.push_str("</tr></thead><tbody>");
     for row in &ROWS {
         for dir in ["read", "write"] {
+            if reviews.iter().all(|r| exact(r, row, dir).is_none()) {
+                continue;
+            }
             let _ = write!(t, "<tr><td>{}</td><td>{dir}</td>", row.0);
             for r in &reviews {
                 t.push_str(&cell(r, row, dir));
@@ -109,10 +139,13 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
         }
     }
     for dir in ["read", "write"] {
+        let q1 = Row("QD1 4K latency", false, 4096, 1);
+        if reviews.iter().all(|r| exact(r, &q1, dir).is_none()) {
+            continue;
+        }
         let _ = write!(t, "<tr><td>QD1 4K latency</td><td>{dir}</td>");
         for r in &reviews {
-            let j = candidates(r, rw(false, dir), 4096).find(|j| j.iodepth == 1);
-            match j {
+            match exact(r, &q1, dir) {
                 Some(j) => {
                     let k = latency_kind(j, dir);
                     let v = |n: &str| {
@@ -121,11 +154,12 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
                     };
                     let _ = write!(
                         t,
-                        "<td title=\"{}\">mean {}, p99 {}, p99.99 {}</td>",
+                        "<td title=\"{}\">mean {}, p99 {}, p99.99 {}{}</td>",
                         esc(&j.name),
                         v("mean"),
                         v("p99"),
-                        v("p99.99")
+                        v("p99.99"),
+                        source(j)
                     );
                 }
                 None => t.push_str("<td class=\"na\">not measured</td>"),
@@ -136,8 +170,10 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
     t.push_str("</tbody></table>");
     let html = format!(
         "<div class=\"summary\"><p class=\"note\">KDiskMark's rows (MB/s = 10<sup>6</sup> \
-         bytes a second, one thread), each from the review job that measured exactly it \
-         (hover a cell for which); a quick review's short points are a first look.</p>{t}{}</div>",
+         bytes a second, one thread), each from the review job that measured exactly it, named \
+         under it (step · path · depth; the QD1 rows from the fastest path of the QD1 table); \
+         a row the review did not measure is left out; a quick review's short points are a \
+         first look.</p>{t}{}</div>",
         reviews
             .iter()
             .map(|r| crate::sections::distortions(r))

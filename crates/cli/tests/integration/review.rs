@@ -167,6 +167,46 @@ fn check_complete_review(run: &Value, stdout: &str) {
     assert_eq!(floor["engines"].as_array().unwrap().len(), 4);
 }
 
+/// Issue 69: the page carries the precondition, the device and host facts and the software
+/// floor as sections; every load curve's caveats (its knee or why none, the points left out)
+/// beside its chart; and a summary box whose every measured row names its source cell.
+fn check_page_says_what_the_terminal_says(html: &str) {
+    for id in ["summary", "info", "precondition", "floor"] {
+        assert!(
+            html.contains(&format!("<section id=\"{id}\">")),
+            "no {id} section"
+        );
+    }
+    let load = &html[html.find("<section id=\"load\">").expect("a load section")..];
+    let load = &load[..load.find("</section>").unwrap()];
+    assert!(
+        load.contains("<p class=\"note caveat\">knee at ")
+            || load.contains("<p class=\"note caveat\">no knee up to")
+            || load.contains("<p class=\"note caveat\">knee undetermined"),
+        "no knee caveat beside the load chart"
+    );
+    let summary = &html[html.find("<table class=\"summary-figures\">").unwrap()..];
+    let summary = &summary[..summary.find("</table>").unwrap()];
+    let rows: Vec<&str> = summary.split("<tr>").skip(2).collect();
+    assert!(!rows.is_empty(), "{summary}");
+    for row in &rows {
+        for cell in row.split("<td").skip(3) {
+            assert!(
+                cell.contains("class=\"src\">") || cell.starts_with(" class=\"na\""),
+                "a summary cell without its source: {cell}"
+            );
+        }
+    }
+    assert!(
+        summary.contains("RND4K Q1T1") && summary.contains("qd1-engines · "),
+        "{summary}"
+    );
+    assert!(
+        !summary.contains("SEQ1M Q8T1"),
+        "a row the review never runs: {summary}"
+    );
+}
+
 /// The report of a complete review has every section with data, checked in a real browser;
 /// with a kv run added, the application section too.
 fn check_review_report(page: &std::path::Path, db: &str) {
@@ -191,6 +231,7 @@ fn check_review_report(page: &std::path::Path, db: &str) {
         html.contains("saturates at QD"),
         "the saturation point is marked"
     );
+    check_page_says_what_the_terminal_says(&html);
     assert!(
         html.contains("not measured"),
         "poll-vs-irq says why it is missing"
@@ -352,6 +393,7 @@ fn a_quick_review_on_zram() {
     assert!(
         !std::path::Path::new(db).exists() || iolab(&["history", "--db", db]).stdout.is_empty()
     );
+    let page = dir.path().join("zram.html");
     let out = iolab(&[
         "review",
         dev,
@@ -361,10 +403,23 @@ fn a_quick_review_on_zram() {
         "128m",
         "--db",
         db,
+        "--report",
+        page.to_str().unwrap(),
     ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let run = show(db, 1);
     check_complete_review(&run, &out.stdout);
+    let html = std::fs::read_to_string(&page).unwrap();
+    check_page_says_what_the_terminal_says(&html);
+    if let Some(v) = crate::report::check_in_browser(&page, "iolab-report-zram-review.png") {
+        let ids: Vec<&str> = v["charts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap())
+            .collect();
+        assert!(ids.contains(&"precondition-throughput"), "{ids:?}");
+    }
     // zram takes 4 KiB blocks only: smaller transfers are listed with the reason.
     let xfer = step(&run, "transfer-size")["data"]["points"]
         .as_array()

@@ -254,6 +254,39 @@ impl Curve {
         }
     }
 
+    /// What a reader of the curve must know beside it, in the terminal and on the page
+    /// alike: the points that measured the machine, and the knee, or why there is none to
+    /// name ("undetermined" when most points were left out: no knee among the few left is
+    /// no evidence of none).
+    fn caveats(&self, cfg: &ReviewConfig) -> Vec<String> {
+        let mut out = Vec::new();
+        let measured = self.measured().len();
+        let behind = self.points.len() - measured;
+        if behind > 0 {
+            out.push(format!(
+                "{behind} point(s) marked \"no: generator\": the schedule fell behind while \
+                 the device kept up (a late tail, or iolab's thread waiting for a CPU), so \
+                 they measured the machine, not the device; taken {RETAKES} more times each \
+                 and kept out of the curve, the knee and the objective"
+            ));
+        }
+        match self.knee(cfg) {
+            Some(k) => out.push(format!(
+                "knee at {:.0}% ({} IOPS): response p99 {}",
+                k.share * 100.0,
+                compact(k.achieved),
+                micros(k.resp_ns[0])
+            )),
+            None if behind >= measured => out.push(format!(
+                "knee undetermined: {behind} of {} points measured the machine, not the \
+                 device, and no knee among the {measured} left says nothing of the rest",
+                self.points.len()
+            )),
+            None => out.push("no knee up to the highest load measured".into()),
+        }
+        out
+    }
+
     fn render(&self, cfg: &ReviewConfig) -> String {
         let Some((peak, from)) = self.peak else {
             let why = self.unavailable.as_deref().unwrap_or("no peak");
@@ -269,23 +302,8 @@ impl Curve {
         s.push_str(&self.busy_line());
         s.push_str(&t.render());
         s.push('\n');
-        let behind = self.points.len() - self.measured().len();
-        if behind > 0 {
-            s.push_str(&format!(
-                "- {behind} point(s) marked \"no: generator\": the schedule fell behind while \
-                 the device kept up (a late tail, or iolab's thread waiting for a CPU), so \
-                 they measured the machine, not the device; taken {RETAKES} more times each \
-                 and kept out of the knee and the objective\n"
-            ));
-        }
-        match self.knee(cfg) {
-            Some(k) => s.push_str(&format!(
-                "- knee at {:.0}% ({} IOPS): response p99 {}\n",
-                k.share * 100.0,
-                compact(k.achieved),
-                micros(k.resp_ns[0])
-            )),
-            None => s.push_str("- no knee up to the highest load measured\n"),
+        for line in self.caveats(cfg) {
+            s.push_str(&format!("- {line}\n"));
         }
         if let Some(slo) = cfg.slo {
             match self.slo_point(slo) {
@@ -311,6 +329,8 @@ impl Curve {
             "peak_from": self.peak.map(|p| p.1),
             "unavailable": self.unavailable,
             "points": self.points.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
+            "busy": self.busy_line().trim().to_string(),
+            "caveats": self.caveats(cfg),
             "knee": self.knee(cfg).map(|p| json!({"share": p.share, "offered_iops": p.offered, "achieved_iops": p.achieved, "response_p99_ns": p.resp_ns[0]})),
             "slo": cfg.slo.and_then(|s| self.slo_point(s)).map(|p| json!({"share": p.share, "offered_iops": p.offered, "achieved_iops": p.achieved, "response_ns": p.resp_slo_ns})),
         })

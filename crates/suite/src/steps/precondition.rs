@@ -310,6 +310,9 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
         spec.runtime = None;
         spec.ramp_time = std::time::Duration::ZERO;
         spec.size = Some(SizeSpec::Bytes(region));
+        // Throughput every 100 ms, so even a short pass draws its curve (the report's
+        // throughput over time: where the drive's write cache runs out).
+        spec.avg_ms = [100, 100];
         let label = format!("sequential write pass {pass}");
         match ex.run_point(Step::Precondition, &label, spec, Some(region))? {
             Point::Done(r) => {
