@@ -392,10 +392,25 @@ pub fn sweep(runs: &[RunData]) -> Option<Section> {
     let mut mean = Vec::new();
     let mut p99 = Vec::new();
     let mut marks = Vec::new();
+    let mut caveats = String::new();
     for r in runs {
         let Some(data) = step_data(r, "qd-sweep") else {
             continue;
         };
+        // What the terminal said of the sweep: an undetermined saturation, a disagreement
+        // with the QD1 table.
+        for c in data["caveats"].as_array().into_iter().flatten() {
+            let who = match runs.len() {
+                1 => String::new(),
+                _ => format!("{}: ", r.label()),
+            };
+            let _ = write!(
+                caveats,
+                "<p class=\"note caveat\">{}{}</p>",
+                esc(&who),
+                esc(c.as_str().unwrap_or(""))
+            );
+        }
         let engine = data["engine"].as_str().unwrap_or("?");
         for rw in ["randread", "randwrite"] {
             let pts: Vec<&Value> = points(data)
@@ -464,7 +479,7 @@ pub fn sweep(runs: &[RunData]) -> Option<Section> {
         "sweep",
         "Queue-depth sweep",
         format!(
-            "<p>One thread, the best async path; the saturation point is the smallest queue depth within the tolerance of the peak IOPS.</p>{}{}",
+            "<p>One thread, the best async path; the saturation point is the smallest queue depth within the tolerance of the peak IOPS, read from a rising fit of the points (undetermined where they scatter more than the tolerance can tell).</p>{}{caveats}{}",
             chart_block(&iops_chart),
             chart_block(&lat_chart)
         ),

@@ -68,6 +68,10 @@ pub struct Findings {
     pub best_async: Option<EngineConfig>,
     /// The sweep's peak IOPS per workload (`randread`, `randwrite`), for the load step.
     pub peaks: Vec<(String, f64)>,
+    /// The QD1 read cells' noise, per engine label: the half-width of their IOPS's 95 %
+    /// interval and how many rounds it stands on (for a later step that measures the same
+    /// point to check itself against).
+    pub qd1_read_noise: Vec<(String, f64, usize)>,
 }
 
 impl Findings {

@@ -241,6 +241,11 @@ pub fn run(
                     // one for the sweeps either.
                     if read == 100 && r.fallback.is_none() {
                         findings.qd1_read.push((label.clone(), n.iops, n.mean_ns));
+                        let iops = iolab_results::repeats::values_of(&r.repeats, "read", "iops");
+                        if let Some(i) = iolab_results::Interval::of(&iops) {
+                            let half = i.ci95_high - i.mean;
+                            findings.qd1_read_noise.push((label.clone(), half, i.n));
+                        }
                     }
                     let mut cell = json!({"engine": label, "rw": rw, "figures": n.to_json(), "fallback": r.fallback});
                     if r.repeats.len() > 1 {

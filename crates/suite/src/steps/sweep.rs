@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::{point_spec, Findings, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
-use crate::plan::{qd_points, saturation_point};
+use crate::plan::{qd_points, saturation_fit, SaturationFit};
 use crate::table::Table;
 use crate::{ReviewConfig, Step, SuiteError};
 
@@ -49,6 +49,9 @@ pub fn run(
         curves.push((rw, measure_curve(cfg, ex, &engine, rw, read, &qds)?));
     }
     let t = points_table(&qds, &curves);
+    let disagreements: Vec<String> = same_point(findings, &engine.label(), &curves)
+        .into_iter()
+        .collect();
     let (sat_table, sats, reasons) = saturation(cfg, &curves);
     for (rw, s) in &sats {
         if let Some(peak) = s["peak_iops"].as_f64() {
@@ -64,14 +67,20 @@ pub fn run(
         })
         .collect();
     let mut text = format!(
-        "Engine {}, one thread, 4 KiB random; saturation = smallest QD within {}% of the peak IOPS.\n\n{}\n{}",
+        "Engine {}, one thread, 4 KiB random; saturation = smallest QD within {}% of the peak IOPS, read from a rising fit of the points (the range: where it could be, given their scatter around the fit).\n\n{}\n{}",
         engine.label(),
         cfg.tolerance_pct,
         t.render(),
         sat_table.render()
     );
     for r in &reasons {
-        text.push_str(&format!("- n/a {r}\n"));
+        match r.contains("saturation undetermined") {
+            true => text.push_str(&format!("- {r}\n")),
+            false => text.push_str(&format!("- n/a {r}\n")),
+        }
+    }
+    for d in &disagreements {
+        text.push_str(&format!("- {d}\n"));
     }
     for (rw, s) in &sats {
         if s["peak_qd"].as_u64() == qds.last().map(|q| *q as u64) {
@@ -88,12 +97,45 @@ pub fn run(
             "tolerance_pct": cfg.tolerance_pct,
             "points": points,
             "saturation": sats,
+            "caveats": reasons.iter().chain(&disagreements).collect::<Vec<_>>(),
         }),
         text,
     ))
 }
 
 /// One workload at every queue depth of the sweep.
+/// The sweep's QD1 read against the QD1 table's cell of the same path: one point measured
+/// by two steps. A line when they differ beyond what the table's rounds allow one more
+/// measurement to differ by (its 95 % prediction interval: the interval's half-width times
+/// √(n + 1)): the device's state or the machine changed between the steps, and a reader
+/// should trust neither figure alone.
+fn same_point(
+    findings: &Findings,
+    label: &str,
+    curves: &[(&str, Vec<SweepPoint>)],
+) -> Option<String> {
+    let (_, c) = curves.iter().find(|(rw, _)| *rw == "randread")?;
+    let sweep = c.iter().find(|(q, _, _)| *q == 1)?.1?.iops;
+    let (_, table, _) = findings.qd1_read.iter().find(|(e, _, _)| e == label)?;
+    let (_, half, n) = findings
+        .qd1_read_noise
+        .iter()
+        .find(|(e, _, _)| e == label)?;
+    let allowed = half * ((*n + 1) as f64).sqrt();
+    ((sweep - table).abs() > allowed).then(|| {
+        format!(
+            "the sweep's QD1 read ({} IOPS) and the QD1 table's {label} cell ({} ± {} over {n} \
+             rounds) disagree beyond the rounds' noise (one more measurement falls within ± {} \
+             of it 95 % of the time): the device's state or the machine changed between the \
+             steps",
+            compact(sweep),
+            compact(*table),
+            compact(*half),
+            compact(allowed)
+        )
+    })
+}
+
 fn measure_curve(
     cfg: &ReviewConfig,
     ex: &mut Executor<'_>,
@@ -161,6 +203,7 @@ fn saturation(
         "IOPS there",
         "peak IOPS (QD)",
         "mean latency there",
+        "scatter",
     ]);
     let mut sats = serde_json::Map::new();
     let mut reasons = Vec::new();
@@ -172,25 +215,36 @@ fn saturation(
         if let Some(why) = c.iter().find_map(|(_, _, w)| w.clone()) {
             reasons.push(format!("{rw}: {why}"));
         }
-        let Some(s) = saturation_point(&pts, cfg.tolerance_pct) else {
-            sat_table.row([format!("4k {rw}"), "n/a".to_string()]);
-            continue;
+        let s = match saturation_fit(&pts, cfg.tolerance_pct) {
+            SaturationFit::Found(s) => s,
+            SaturationFit::Undetermined(why) => {
+                sat_table.row([format!("4k {rw}"), "undetermined".to_string()]);
+                reasons.push(format!("{rw}: saturation undetermined: {why}"));
+                sats.insert(rw.to_string(), json!({"undetermined": why}));
+                continue;
+            }
         };
         let lat = c
             .iter()
             .find(|(q, _, _)| *q == s.qd)
             .and_then(|(_, n, _)| *n)
             .map_or("-".into(), |n| micros(n.mean_ns));
+        let range = match s.qd_range {
+            (a, b) if a == b => String::new(),
+            (a, b) => format!(" (QD{a}..{b})"),
+        };
         sat_table.row([
             format!("4k {rw}"),
-            s.qd.to_string(),
+            format!("{}{range}", s.qd),
             compact(s.iops),
             format!("{} ({})", compact(s.peak_iops), s.peak_qd),
             lat,
+            format!("{:.1}%", s.noise_pct),
         ]);
         sats.insert(
             rw.to_string(),
-            json!({"qd": s.qd, "iops": s.iops, "peak_qd": s.peak_qd, "peak_iops": s.peak_iops}),
+            json!({"qd": s.qd, "iops": s.iops, "peak_qd": s.peak_qd, "peak_iops": s.peak_iops,
+                   "qd_range": [s.qd_range.0, s.qd_range.1], "noise_pct": s.noise_pct}),
         );
     }
     (sat_table, sats, reasons)
