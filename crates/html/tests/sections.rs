@@ -69,7 +69,14 @@ fn job(id: i64, step: &str, engine: &str, rw: &str) -> JobRecord {
 }
 
 fn review(id: i64, model: &str, iops_scale: f64) -> RunData {
-    let cell = |engine: &str, iops: f64, mean: f64| json!({"engine": engine, "rw": "randread", "figures": {"iops": iops, "mean_ns": mean, "p99_ns": mean * 1.5, "p99.999_ns": mean * 9.0}});
+    // Three rounds each, intervals 1 % of each figure: the marks' evidence (issue 69).
+    let interval = |v: f64| json!({"n": 3, "mean": v, "ci95_low": v * 0.99, "ci95_high": v * 1.01});
+    let cell = |engine: &str, iops: f64, mean: f64| {
+        json!({"engine": engine, "rw": "randread",
+               "figures": {"iops": iops, "mean_ns": mean, "p99_ns": mean * 1.5, "p99.999_ns": mean * 9.0, "ios": 1e6},
+               "repeats": {"count": 3, "intervals": {"iops": interval(iops), "lat_mean_ns": interval(mean),
+                           "lat_p99_ns": interval(mean * 1.5), "lat_p99.999_ns": interval(mean * 9.0)}}})
+    };
     let sweep: Vec<Value> = (1..=8)
         .map(|qd| json!({"rw": "randread", "qd": qd, "figures": {"iops": iops_scale * (qd.min(6) as f64), "mean_ns": 10_000.0 * qd as f64, "p99_ns": 12_000.0 * qd as f64}}))
         .collect();
@@ -173,6 +180,12 @@ fn two_reviews_overlay_on_every_chart() {
         "best mean"
     );
     assert!(!html.contains("<strong>4.50M</strong>"), "null marked best");
+    // A million I/Os leave 10 beyond the 99.999th percentile: not judged, and said so.
+    assert!(html.contains("99.999th percentile not marked: a cell had only 10 I/Os beyond it"));
+    assert!(
+        html.contains("best beyond the 95 % intervals of the cells&#39; 3 rounds")
+            || html.contains("best beyond the 95 % intervals of the cells' 3 rounds")
+    );
     assert!(html.contains("io_uring+iopoll: no poll queues"));
     assert!(html.contains("Polling vs interrupts: not measured — no poll queues here"));
     // The ladder places both devices.
@@ -216,7 +229,7 @@ fn a_path_that_fell_back_shows_the_note_and_gets_no_star() {
     let why = "pvsync2 --hipri: /dev/x has no poll queues (queue/io_poll=0), so the kernel ignores RWF_HIPRI and every I/O completes by interrupt";
     qd1.data["cells"].as_array_mut().unwrap().push(json!({
         "engine": "pvsync2+hipri", "rw": "randread", "fallback": why,
-        "figures": {"iops": 500_000.0, "mean_ns": 2_000.0, "p99_ns": 2_500.0, "p99.999_ns": 9_000.0}
+        "figures": {"iops": 500_000.0, "mean_ns": 2_000.0, "p99_ns": 2_500.0, "p99.999_ns": 9_000.0, "ios": 1e6}
     }));
     let html = build(&[run]);
     assert!(
