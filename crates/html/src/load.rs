@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::chart::{esc, Chart, Format, Mark, ScaleKind, Series};
 use crate::data::RunData;
 use crate::page::{chart_block, Section};
-use crate::sections::{axis, dashed, name, step_data};
+use crate::sections::{axis, dashed, name, run_note, step_data};
 
 /// The section, when any run has a load step with points.
 pub fn section(runs: &[RunData]) -> Option<Section> {
@@ -56,16 +56,7 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
                 .filter(|l| !l.is_empty())
                 .collect();
             for line in said {
-                let who = match runs.len() {
-                    1 => String::new(),
-                    _ => format!("{}: ", r.label()),
-                };
-                let _ = write!(
-                    caveats,
-                    "<p class=\"note caveat\">{}{}</p>",
-                    esc(&who),
-                    esc(line)
-                );
+                caveats.push_str(&run_note(runs, r, "caveat", line));
             }
             tables.push_str(&points_table(runs, r, &pts));
         }

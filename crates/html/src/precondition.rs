@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::chart::{esc, Chart, Format, ScaleKind, Series};
 use crate::data::RunData;
 use crate::page::{chart_block, Section};
-use crate::sections::{axis, dashed, name, step_data};
+use crate::sections::{axis, dashed, name, run_note, step_data};
 
 /// The section, when any run preconditioned its target.
 pub fn section(runs: &[RunData]) -> Option<Section> {
@@ -19,16 +19,12 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
         let Some(data) = step_data(r, "precondition") else {
             continue;
         };
-        let who = match runs.len() {
-            1 => String::new(),
-            _ => format!("{}: ", r.label()),
-        };
         if let Some(n) = data["deallocate_note"].as_str() {
-            let _ = write!(notes, "<p class=\"note\">{}{}</p>", esc(&who), esc(n));
+            notes.push_str(&run_note(runs, r, "", n));
         }
         let passes: Vec<&Value> = data["passes"].as_array().into_iter().flatten().collect();
         if !passes.is_empty() {
-            notes.push_str(&passes_table(&who, &passes));
+            notes.push_str(&passes_table(&name(runs, r, "pass"), &passes));
         }
         for j in r.jobs().iter().filter(|j| j.step == "precondition") {
             let pts: Vec<(f64, f64)> = r
@@ -72,11 +68,11 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
     Some(Section::new("precondition", "Precondition", html))
 }
 
-fn passes_table(who: &str, passes: &[&Value]) -> String {
+fn passes_table(heading: &str, passes: &[&Value]) -> String {
     let mut t = format!(
-        "<table class=\"facts\"><thead><tr><th>{}pass</th><th>written</th><th>MB/s</th></tr>\
+        "<table class=\"facts\"><thead><tr><th>{}</th><th>written</th><th>MB/s</th></tr>\
          </thead><tbody>",
-        esc(who)
+        esc(heading)
     );
     for p in passes {
         let _ = write!(

@@ -24,6 +24,15 @@ pub(crate) fn name(runs: &[RunData], r: &RunData, what: &str) -> String {
     }
 }
 
+/// A line the terminal said of one run's step, as a note on the page (named by its run when
+/// runs are overlaid); `class` adds to `note` (`caveat`: beside the chart it concerns).
+pub(crate) fn run_note(runs: &[RunData], r: &RunData, class: &str, line: &str) -> String {
+    format!(
+        "<p class=\"note {class}\">{}</p>",
+        esc(&name(runs, r, line))
+    )
+}
+
 pub(crate) fn dashed(runs: &[RunData], r: &RunData) -> bool {
     runs.iter().position(|x| x.id() == r.id()).unwrap_or(0) > 0
 }
@@ -400,16 +409,7 @@ pub fn sweep(runs: &[RunData]) -> Option<Section> {
         // What the terminal said of the sweep: an undetermined saturation, a disagreement
         // with the QD1 table.
         for c in data["caveats"].as_array().into_iter().flatten() {
-            let who = match runs.len() {
-                1 => String::new(),
-                _ => format!("{}: ", r.label()),
-            };
-            let _ = write!(
-                caveats,
-                "<p class=\"note caveat\">{}{}</p>",
-                esc(&who),
-                esc(c.as_str().unwrap_or(""))
-            );
+            caveats.push_str(&run_note(runs, r, "caveat", c.as_str().unwrap_or("")));
         }
         let engine = data["engine"].as_str().unwrap_or("?");
         for rw in ["randread", "randwrite"] {

@@ -20,28 +20,30 @@ pub struct Stored {
     pub how: &'static str,
 }
 
-/// The written share of `path` (open as `fd`) in `[start, start + len)`: zram's from its
+/// The written share of the target open as `fd` in `[start, start + len)`, decided on the
+/// descriptor (what was opened, whatever its path names now): a zram device's from its
 /// `mm_stat` (the whole device: zram keeps no map a reader can query), a regular file's
 /// from its holes; `None` where the target cannot tell.
-pub fn stored_share(fd: RawFd, path: &Path, start: u64, len: u64) -> Option<Stored> {
-    if let Some(z) = zram_share(path) {
-        return Some(z);
-    }
-    let meta = fs::metadata(path).ok()?;
-    if !meta.is_file() || len == 0 {
+pub fn stored_share(fd: RawFd, start: u64, len: u64) -> Option<Stored> {
+    // SAFETY: fstat writes only into `st`, from a descriptor the caller holds open.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
         return None;
     }
-    file_share(fd, start, len.min(meta.len().saturating_sub(start)))
+    match st.st_mode & libc::S_IFMT {
+        libc::S_IFBLK => zram_share(libc::major(st.st_rdev), libc::minor(st.st_rdev)),
+        libc::S_IFREG if len > 0 => {
+            let size = st.st_size.max(0) as u64;
+            file_share(fd, start, len.min(size.saturating_sub(start)))
+        }
+        _ => None,
+    }
 }
 
-/// zram: bytes stored (`mm_stat`'s first field, same-filled pages included) over its size.
-fn zram_share(path: &Path) -> Option<Stored> {
-    let real = fs::canonicalize(path).ok()?;
-    let name = real.file_name()?.to_str()?;
-    if !name.starts_with("zram") || !real.starts_with("/dev") {
-        return None;
-    }
-    let sys = Path::new("/sys/block").join(name);
+/// zram (the block device `major:minor`): bytes stored (`mm_stat`'s first field,
+/// same-filled pages included) over its size. Other devices have no `mm_stat`.
+fn zram_share(major: u32, minor: u32) -> Option<Stored> {
+    let sys = Path::new("/sys/dev/block").join(format!("{major}:{minor}"));
     let stored: f64 = fs::read_to_string(sys.join("mm_stat"))
         .ok()?
         .split_whitespace()
@@ -141,14 +143,14 @@ mod tests {
         f.write_all(&vec![7u8; 4 << 20]).unwrap();
         f.sync_all().unwrap();
         f.seek(SeekFrom::Start(123)).unwrap();
-        let s = stored_share(f.as_raw_fd(), &p, 0, 16 << 20).unwrap();
+        let s = stored_share(f.as_raw_fd(), 0, 16 << 20).unwrap();
         // tmpfs and ext4 both report the written 4 MiB as data, the rest as holes.
         assert!((s.share - 0.25).abs() < 0.01, "{s:?}");
         assert_eq!(f.stream_position().unwrap(), 123, "the offset is put back");
         assert!(unwritten_note(&p, &s)
             .unwrap()
             .contains("25 % of it held written data"));
-        let s = stored_share(f.as_raw_fd(), &p, 4 << 20, 4 << 20).unwrap();
+        let s = stored_share(f.as_raw_fd(), 4 << 20, 4 << 20).unwrap();
         assert_eq!(s.share, 1.0);
         assert_eq!(unwritten_note(&p, &s), None);
     }

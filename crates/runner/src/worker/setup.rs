@@ -153,8 +153,7 @@ pub(super) fn unwritten(job: &PreparedJob, fds: &[RawFd]) -> Vec<String> {
     fds.iter()
         .zip(job.files())
         .filter_map(|(fd, (facts, region))| {
-            let s =
-                iolab_sysinfo::stored::stored_share(*fd, &facts.path, region.start, region.len)?;
+            let s = iolab_sysinfo::stored::stored_share(*fd, region.start, region.len)?;
             iolab_sysinfo::stored::unwritten_note(&facts.path, &s)
         })
         .collect()
