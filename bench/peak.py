@@ -84,18 +84,18 @@ def ensure_deb_src():
     for f in glob.glob("/etc/apt/sources.list*") + glob.glob("/etc/apt/sources.list.d/*.list"):
         if os.path.isfile(f) and re.search(r"^\s*deb-src\s", open(f).read(), re.M):
             return
-    deb = None
+    # Every deb stanza gets its deb-src twin: the installed fio may come from any of them
+    # (bookworm's 3.33 sits beside bookworm-backports, and the first file found may be the
+    # backports one, which has no fio 3.33 source).
+    debs = []
     for f in sorted(glob.glob("/etc/apt/sources.list.d/*.sources")):
-        text = open(f).read()
-        for stanza in text.split("\n\n"):
+        for stanza in open(f).read().split("\n\n"):
             if re.search(r"^Types:\s*deb\s*$", stanza, re.M) and "debian-security" not in stanza:
-                deb = stanza
-                break
-        if deb:
-            break
-    if deb is None:
+                debs.append(stanza)
+    if not debs:
         sys.exit("no deb entry in /etc/apt/sources.list.d/*.sources to copy a deb-src line from")
-    src = re.sub(r"^Types:.*$", "Types: deb-src", deb, flags=re.M)
+    src = "\n\n".join(re.sub(r"^Types:.*$", "Types: deb-src", d, flags=re.M).strip()
+                       for d in debs)
     with open("/etc/apt/sources.list.d/iolab-peak-deb-src.sources", "w") as f:
         f.write(src.strip() + "\n")
     sh(["apt-get", "update", "-q"], stdout=subprocess.DEVNULL)
