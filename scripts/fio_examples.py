@@ -13,8 +13,8 @@ KB/s), an offset in GiB or TiB or past that size 0, a `zonemode=zbd` example's `
 (its files made at that size first, as fio's emulated zones need), `loops` at most 2, `runtime` 1 s, `ss_dur` 2 s, and
 `ramp_time`, `startdelay` and `ss_ramp` go. Both tools then run the rewritten file with
 --output-format=json, each process unable to write a file past 1 GiB (RLIMIT_FSIZE), so no
-example can fill the disk. fio does not run an example with `fill_device` at all (it would
-fill the filesystem the temporary directory is on); iolab runs it, filling only up to the 5 %
+example can fill the disk. fio does not run an example with `fill_device` and no `size` at all
+(it would fill the filesystem the temporary directory is on); iolab runs it, filling only up to the 5 %
 of the filesystem it leaves free and the 1 GiB limit. The table says, per example, whether each
 tool ran it (exit 0), and for jobs that are not time-based whether iolab moved the same
 bytes and I/Os as fio, job by job (where the counts rest on the random numbers, which differ
@@ -274,7 +274,10 @@ def main():
         job = os.path.join(tmp, name)
         with open(job, "w") as fh:
             fh.write(shrink(text, tmp))
-        fills = re.search(r"^\s*fill_device\s*(=\s*(1|true|on))?\s*$", text, re.M) is not None
+        # fill_device sizes a job to its file system only where it gives no size (fio's
+        # fixup_options()); with a size, both tools move that size per loop.
+        fills = (re.search(r"^\s*fill_device\s*(=\s*(1|true|on))?\s*$", text, re.M) is not None
+                 and re.search(r"^\s*size\s*=", text, re.M) is None)
         for path, length in zbd_files(open(job).read(), shrunk_size(text)):
             with open(path, "wb") as fh:
                 fh.truncate(length)

@@ -87,7 +87,15 @@ impl std::error::Error for UnknownEngine {}
 impl fmt::Display for UnknownEngine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = &self.0;
-        if FIO_ENGINES.contains(&name.as_str()) {
+        if NETWORK_ENGINES.contains(&name.as_str()) {
+            // A deliberate refusal: these move bytes over sockets, not to storage.
+            write!(
+                f,
+                "ioengine '{name}' measures a network path (sockets over TCP or UDP), not \
+                 storage, and iolab measures storage only: run this job with fio"
+            )?;
+            return Ok(());
+        } else if FIO_ENGINES.contains(&name.as_str()) {
             write!(f, "ioengine '{name}' is not supported by iolab yet")?;
         } else {
             write!(f, "unknown ioengine '{name}'")?;
@@ -95,6 +103,10 @@ impl fmt::Display for UnknownEngine {
         write!(f, " (iolab has: {})", engine_names())
     }
 }
+
+/// fio's engines that drive sockets rather than storage (`engines/net.c`): refused by
+/// design, with that reason, not "not yet".
+const NETWORK_ENGINES: &[&str] = &["net", "netsplice"];
 
 /// fio 3.33's engines (its `engines/` and their aliases), for telling "not yet" from "unknown".
 const FIO_ENGINES: &[&str] = &[
@@ -161,6 +173,11 @@ fn engine_names() -> String {
 impl FromStr for EngineKind {
     type Err = UnknownEngine;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        // fio's own aliases of libaio: every name beginning `aio` or `linuxaio`
+        // (`get_ioengine()` compares only those first letters).
+        if s.starts_with("aio") || s.starts_with("linuxaio") {
+            return Ok(EngineKind::Libaio);
+        }
         crate::ENGINES
             .iter()
             .map(|d| d.kind)
@@ -337,6 +354,20 @@ mod tests {
         }
         let e = "spdk_bdev".parse::<EngineKind>().unwrap_err();
         assert!(e.to_string().contains("unknown ioengine 'spdk_bdev'"));
+    }
+
+    #[test]
+    fn fios_libaio_aliases_are_libaio_and_net_is_refused_by_design() {
+        for alias in ["aio", "linuxaio", "aiox"] {
+            assert_eq!(alias.parse::<EngineKind>().unwrap(), EngineKind::Libaio);
+        }
+        for net in ["net", "netsplice"] {
+            let e = net.parse::<EngineKind>().unwrap_err().to_string();
+            assert!(
+                e.contains("measures a network path") && e.contains("fio"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

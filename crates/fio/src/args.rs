@@ -431,6 +431,7 @@ fn file_job(
     globals: &[Pair],
 ) -> Result<(Options, Vec<iolab_job::JobSpec>, Section), FioError> {
     let mut draft = JobDraft::new(&raw.name);
+    draft.section = Some(raw.name.clone());
     for (k, v) in fio_order(globals, |p| &p.0) {
         draft.apply(k, v.as_deref())?;
     }

@@ -249,11 +249,21 @@ impl Reader<'_> {
                 continue;
             }
             if let Some(header) = line.strip_prefix('[') {
-                let Some(name) = header.strip_suffix(']') else {
-                    return Err(at_err(
-                        &at,
-                        FioError::Usage(format!("section header '{line}' has no closing ']'")),
-                    ));
+                let name = match header.strip_suffix(']') {
+                    Some(name) => name,
+                    None => {
+                        // fio reads `[%255[^\n]]` and drops the last character, whatever
+                        // it is: `[bs=64K` is the job `bs=64`. Read as fio reads it, said.
+                        let mut chars = header.chars();
+                        chars.next_back();
+                        let name = chars.as_str();
+                        eprintln!(
+                            "iolab: {at}: section header '{line}' has no closing ']': read as \
+                             fio reads it, the job '{}' (its last character dropped)",
+                            name.trim()
+                        );
+                        name
+                    }
                 };
                 let name = name.trim();
                 if name.is_empty() {
@@ -290,6 +300,10 @@ impl Reader<'_> {
                 .map(|v| expand(v, self.env))
                 .transpose()
                 .map_err(|e| at_err(&at, e))?;
+            if value.as_deref() == Some("") {
+                let written = line.split_once('=').map_or("", |(_, v)| v.trim());
+                return Err(at_err(&at, empty_value(key, written, self.env)));
+            }
             let entry = Entry {
                 key: key.to_string(),
                 value,
@@ -339,9 +353,36 @@ fn include_target(line: &str) -> Option<&str> {
     (!rest.is_empty() && !rest.contains('=')).then_some(rest)
 }
 
+/// Why `key=` with nothing after it (as written, or once its `${VAR}`s are replaced) is
+/// refused: fio cannot parse an empty value for any option, drops the job ("failed parsing
+/// bs=") and runs nothing, exit 1. An unset variable is the usual cause, so it is named.
+fn empty_value(key: &str, written: &str, env: &dyn Env) -> FioError {
+    let unset: Vec<&str> = written
+        .match_indices("${")
+        .filter_map(|(at, _)| {
+            let body = &written[at + 2..];
+            body.find('}').map(|end| &body[..end])
+        })
+        .filter(|name| env.var(name).is_none_or(|v| v.is_empty()))
+        .collect();
+    let why = match unset.as_slice() {
+        [] => format!("option '{key}' has no value after '='"),
+        [one] => format!(
+            "option '{key}' is empty: the environment variable {one} in '{written}' is not set"
+        ),
+        many => format!(
+            "option '{key}' is empty: the environment variables {} in '{written}' are not set",
+            many.join(", ")
+        ),
+    };
+    FioError::Usage(format!(
+        "{why} (fio drops the job over it: 'failed parsing {key}={written}', and runs nothing)"
+    ))
+}
+
 /// Replaces `${VAR}` from the environment and fio's `$ncpus`, `$pagesize`, `$mb_memory`.
-/// An unset variable becomes nothing, as in fio (`rw=${FIO_RW}` unset is `rw=`, which the
-/// option then refuses by name).
+/// An unset variable becomes nothing, as in fio (`rw=${FIO_RW}` unset is `rw=`, which
+/// [`empty_value`] refuses, as fio does every empty value).
 fn expand(value: &str, env: &dyn Env) -> Result<String, FioError> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
@@ -476,10 +517,31 @@ mod tests {
             e.starts_with("t.fio:1: option 'bs' is outside any section"),
             "{e}"
         );
-        let e = read("[j]\n[broken\n").unwrap_err().to_string();
-        assert!(e.starts_with("t.fio:2: section header"), "{e}");
         let e = read("[j]\n=4k\n").unwrap_err().to_string();
         assert!(e.starts_with("t.fio:2:"), "{e}");
+        // A header without its ']' is read as fio reads it: the last character dropped.
+        let f = read("[j]\n[bs=64K\nrw=write\n").unwrap();
+        assert_eq!(f.jobs[1].name, "bs=64");
+        assert!(read("[x\n").is_err(), "nothing left of the name");
+    }
+
+    #[test]
+    fn an_empty_value_is_refused_naming_the_unset_variable() {
+        let e = read("[j]\nbs=${IOLAB_TEST_UNSET_VAR}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "t.fio:2: option 'bs' is empty: the environment variable \
+                           IOLAB_TEST_UNSET_VAR"
+            ) && e.contains("fio drops the job"),
+            "{e}"
+        );
+        let e = read("[j]\nrw=\n").unwrap_err().to_string();
+        assert!(e.contains("option 'rw' has no value after '='"), "{e}");
+        // Part of a value unset leaves the rest, as fio's substitution does.
+        let f = read("[j]\nfilename=/a/${IOLAB_TEST_UNSET_VAR}b\n").unwrap();
+        assert_eq!(f.jobs[0].entries[0].value.as_deref(), Some("/a/b"));
     }
 
     #[test]

@@ -229,6 +229,10 @@ pub enum ExitWhat {
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
     pub name: String,
+    /// The name the job's copies after the first report under (`numjobs`), where it
+    /// differs from `name`: fio names the first by a section's `name=` and its clones by
+    /// the section (`[sect]` with `name=given` reports given, sect, sect).
+    pub clone_name: Option<String>,
     /// Free text shown beside the results.
     pub description: String,
     pub filename: PathBuf,
@@ -442,6 +446,7 @@ impl JobSpec {
     pub fn new(name: impl Into<String>, filename: impl Into<PathBuf>) -> JobSpec {
         JobSpec {
             name: name.into(),
+            clone_name: None,
             description: String::new(),
             filename: filename.into(),
             extra_files: Vec::new(),
@@ -561,8 +566,18 @@ impl JobSpec {
     }
 
     pub fn setup(&self) -> iolab_results::JobSetup {
+        self.setup_of_copy(0)
+    }
+
+    /// [`Self::setup`] for copy `copy` (0-based) of a `numjobs` job: the clones carry
+    /// [`Self::clone_name`] where the job has one.
+    pub fn setup_of_copy(&self, copy: u32) -> iolab_results::JobSetup {
+        let name = match (&self.clone_name, copy) {
+            (Some(c), 1..) => c.clone(),
+            _ => self.name.clone(),
+        };
         iolab_results::JobSetup {
-            name: self.name.clone(),
+            name,
             description: self.description.clone(),
             engine: self.engine.label(),
             synchronous: self.engine.kind.is_synchronous(),

@@ -326,10 +326,12 @@ fn prepare_donor(spec: &JobSpec, consent: &Consent, own: &[Pin]) -> Result<Optio
 }
 
 /// fio's `fill_device`: the job sized to fill its regular file's file system (see
-/// [`limits::fill_size`]); `None` when it does not ask, or its target is a device (whose
-/// size is known).
+/// [`limits::fill_size`]); `None` when it does not ask, when it gives a `size` (fio's
+/// fixup_options() sizes a job to the device only where `size` is unset: with one, the job
+/// moves `size` per loop and only stops early, cleanly, at ENOSPC), or when its target is
+/// a device (whose size is known).
 fn filled(spec: &JobSpec) -> Result<Option<JobSpec>, RunError> {
-    if !spec.files.fill_device || !spec.extra_files.is_empty() {
+    if !spec.files.fill_device || !spec.extra_files.is_empty() || spec.size.is_some() {
         return Ok(None);
     }
     let existing = match std::fs::metadata(&spec.filename) {

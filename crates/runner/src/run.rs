@@ -485,14 +485,14 @@ fn run_phase(
     split.finish(&mut results);
     let mut reports = Vec::new();
     let mut first_err = None;
-    for (res, &(i, _)) in results.into_iter().zip(&workers) {
+    for (res, &(i, copy)) in results.into_iter().zip(&workers) {
         match res {
             Err(e) => {
                 first_err.get_or_insert(e);
             }
             Ok(None) => {}
             Ok(Some(w)) => {
-                let mut r = report_of(&jobs[i], i, groups[i], w, opts);
+                let mut r = report_of(&jobs[i], (i, copy), groups[i], w, opts);
                 r.started_unix_ms = started;
                 r.job_start_ms = job_starts[i];
                 reports.push(r);
@@ -660,8 +660,8 @@ fn run_workers(
         let running: Vec<&PreparedJob> = workers.iter().map(|&(i, _)| &jobs[i]).collect();
         let watchdog = Watchdog::start(&running, opts.watchdog);
         let as_report = |n: usize, w: WorkerResult| {
-            let i = workers[n].0;
-            report_of(&jobs[i], i, groups[i], w, opts)
+            let (i, copy) = workers[n];
+            report_of(&jobs[i], (i, copy), groups[i], w, opts)
         };
         let merge = |reports: &mut Vec<JobReport>, r: JobReport| push_report(jobs, reports, r);
         let mut waiting = Waiting {
@@ -766,10 +766,11 @@ fn steady_results(m: SteadyMonitor, results: &mut [WorkerOut]) {
     }
 }
 
-/// The report of one job copy (job `index` of the run, in reporting group `group`).
+/// The report of one job copy (copy `copy` of job `index` of the run, in reporting group
+/// `group`).
 fn report_of(
     job: &PreparedJob,
-    index: usize,
+    (index, copy): (usize, u32),
     group: u32,
     w: WorkerResult,
     opts: &RunOptions,
@@ -778,7 +779,7 @@ fn report_of(
     JobReport {
         job_index: index,
         group_id: group,
-        setup: job.spec.setup(),
+        setup: job.spec.setup_of_copy(copy),
         clones: 1,
         dirs: w.dirs,
         runtime_ns: ns(w.runtime_ticks),

@@ -155,20 +155,22 @@ pub(super) fn parse_bsrange(v: &str) -> Result<Vec<(u32, u32)>, String> {
 }
 
 /// fio's `bssplit=4k/10:64k/50:32k/40` (commas give writes, then trims, their own list; the
-/// last list also serves the directions after it). Sizes without
-/// a share split what the others leave, evenly.
+/// last list also serves the directions after it), read as fio's `split_parse_ddir()` and
+/// `bssplit_ddir()` read it: a list ends at its first empty item; a share is the number its
+/// text begins with (`atoi`), capped at 100; a size with no share, an empty one (`512/`) or
+/// 0 splits what the others leave, each `(100 - given) / open`, rounded down. Shares that
+/// come to less than 100 leave the rest to the last size (fio's draw falls through to it);
+/// a size whose share comes to 0 is never drawn.
 pub(super) fn parse_bssplit(v: &str) -> Result<Vec<Vec<(u32, u32)>>, String> {
     let mut out = Vec::new();
     for list in v.split(',').take(3) {
         let mut pairs: Vec<(u32, Option<u32>)> = Vec::new();
-        for item in list.split(':').filter(|s| !s.trim().is_empty()) {
+        for item in list.split(':') {
+            if item.trim().is_empty() {
+                break;
+            }
             let (bs, pct) = match item.split_once('/') {
-                Some((b, p)) => (
-                    parse_u32(b)?,
-                    Some(p.trim().parse::<u32>().map_err(|_| {
-                        format!("'{item}': the share after '/' must be a whole percentage")
-                    })?),
-                ),
+                Some((b, p)) => (parse_u32(b)?, Some(atoi_share(p)).filter(|&p| p > 0)),
                 None => (parse_u32(item)?, None),
             };
             if bs == 0 {
@@ -176,30 +178,57 @@ pub(super) fn parse_bssplit(v: &str) -> Result<Vec<Vec<(u32, u32)>>, String> {
             }
             pairs.push((bs, pct));
         }
-        let given: u32 = pairs.iter().filter_map(|p| p.1).sum();
-        let open = pairs.iter().filter(|p| p.1.is_none()).count() as u32;
-        if pairs.is_empty() || given > 100 || (open == 0 && given != 100) {
+        if pairs.is_empty() {
             return Err(format!(
-                "'{list}': expected SIZE/PERCENT pairs separated by ':' adding up to 100"
+                "'{list}': expected SIZE/PERCENT pairs separated by ':'"
             ));
         }
-        let mut rest = 100 - given;
-        let mut resolved = Vec::new();
-        let mut left = open;
-        for (bs, p) in pairs {
-            let share = p.unwrap_or_else(|| {
-                let s = rest / left;
-                rest -= s;
-                left -= 1;
-                s
-            });
-            if share > 0 {
-                resolved.push((bs, share));
-            }
+        let given: u32 = pairs.iter().filter_map(|p| p.1).sum();
+        let open = pairs.iter().filter(|p| p.1.is_none()).count() as u32;
+        if given > 100 && open > 1 {
+            // fio's own words.
+            return Err(format!(
+                "'{list}': bssplit percentages add to more than 100%"
+            ));
+        }
+        if given > 100 && open == 1 {
+            // fio would give the open size (100 - given), a negative share, as unsigned.
+            return Err(format!(
+                "'{list}': the shares given add to {given}%, leaving nothing for the size \
+                 without one"
+            ));
+        }
+        let each = match (open, pairs.len()) {
+            (0, _) => 0,
+            // A lone size without a share is every I/O.
+            (1, 1) => 100,
+            _ => (100 - given) / open,
+        };
+        let resolved: Vec<(u32, u32)> = pairs
+            .into_iter()
+            .map(|(bs, p)| (bs, p.unwrap_or(each)))
+            .filter(|&(_, share)| share > 0)
+            .collect();
+        if resolved.is_empty() {
+            return Err(format!("'{list}': every size's share comes to 0%"));
         }
         out.push(resolved);
     }
     Ok(out)
+}
+
+/// C's `atoi` for a share: the digits its text begins with (after blanks), 0 when none,
+/// capped at 100 as fio caps it.
+fn atoi_share(s: &str) -> u32 {
+    let digits: String = s
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    match digits.is_empty() {
+        true => 0,
+        false => digits.parse::<u64>().map_or(100, |n| n.min(100) as u32),
+    }
 }
 
 /// fio's `random_distribution`: random, zipf[:theta], pareto[:h], normal[:dev%].

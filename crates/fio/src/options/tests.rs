@@ -252,7 +252,35 @@ fn block_size_distributions() {
     assert_eq!(s.block_size, [16384; 3]);
     let s = draft(&[("bsrange", Some("4k-16k")), ("bs", Some("8k"))]).unwrap();
     assert_eq!(s.block_dist[0], BlockDist::Fixed, "bs after bsrange wins");
-    assert!(draft(&[("bssplit", Some("4k/60:8k/60"))]).is_err());
+    // As fio: shares over 100 with every size given are taken (the draw stops at the
+    // first); with two or more sizes left open, refused in fio's words.
+    let s = draft(&[("bssplit", Some("4k/60:8k/60"))]).unwrap();
+    assert_eq!(
+        s.block_dist[0],
+        BlockDist::Split(vec![(4096, 60), (8192, 60)])
+    );
+    let e = draft(&[("bssplit", Some("4k/60:8k:16k/50:1m"))]).unwrap_err();
+    assert!(e.to_string().contains("add to more than 100%"), "{e}");
+    assert!(draft(&[("bssplit", Some("4k/60:8k:16k/50"))]).is_err());
+    // Empty shares and 0 split what is left evenly, rounded down (fio's (100 - 50) / 4).
+    let s = draft(&[("bssplit", Some("512/:1k/:2k/0:4k/50:8k/"))]).unwrap();
+    assert_eq!(
+        s.block_dist[0],
+        BlockDist::Split(vec![
+            (512, 12),
+            (1024, 12),
+            (2048, 12),
+            (4096, 50),
+            (8192, 12)
+        ])
+    );
+    // A share is the number its text begins with, capped at 100; a list ends at an empty
+    // item.
+    let s = draft(&[("bssplit", Some("4k/30x:8k/250::16k/5"))]).unwrap();
+    assert_eq!(
+        s.block_dist[0],
+        BlockDist::Split(vec![(4096, 30), (8192, 100)])
+    );
     assert!(draft(&[("bsrange", Some("16k-4k"))]).is_err());
 }
 
