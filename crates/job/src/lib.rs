@@ -51,7 +51,8 @@ pub use rng::Rng;
 pub use run_map::RunMap;
 pub use spec::{
     BufferContent, ExitWhat, FadviseHint, FileService, FileType, FlowSpec, JobSpec, LogSpec,
-    Pattern, Recorded, RwReporting, SizeSpec, StridedZones, TrimMix, DEFAULT_PERCENTILES,
+    Pattern, Recorded, RwReporting, SizeSpec, StridedZones, TrimMix, COPY_SEED_STEP,
+    DEFAULT_PERCENTILES,
 };
 pub use steady::{Judgement, SteadyMetric, SteadyState};
 pub use think::Think;

@@ -226,6 +226,11 @@ pub enum ExitWhat {
     All,
 }
 
+/// How far apart the seeds of a job's copies are (`numjobs`): the runner's step between the
+/// clones of one spec, and the parser's between copies that are specs of their own (one
+/// file each, named by default), so either way each copy draws its own sizes and offsets.
+pub const COPY_SEED_STEP: u64 = 0x1_0000_0001;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
     pub name: String,

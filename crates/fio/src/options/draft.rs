@@ -298,6 +298,10 @@ impl JobDraft {
                             if let Some(c) = s.clone_name.take() {
                                 s.name = c;
                             }
+                            // Each copy draws its own sizes and offsets, as a clone of one
+                            // spec does (the worker adds the same step per clone) and as
+                            // fio's seeds differ by thread number.
+                            s.seed = s.seed.wrapping_add(i as u64 * iolab_job::COPY_SEED_STEP);
                         }
                         // Copies start together: only the first waits or starts a group.
                         if i > 0 {

@@ -29,6 +29,7 @@ mod sync_loop;
 mod think;
 mod trace;
 mod verify;
+mod write_log;
 
 use std::cell::Cell;
 use std::os::fd::{AsRawFd, RawFd};
@@ -194,7 +195,7 @@ impl Worker<'_> {
         let depth = spec.effective_iodepth();
         let seed = spec
             .seed
-            .wrapping_add(self.clone_index as u64 * 0x1_0000_0001);
+            .wrapping_add(self.clone_index as u64 * iolab_job::COPY_SEED_STEP);
         let pool = setup::buffer_pool(spec, depth, seed)?;
         let name = setup::target_name(self.job);
         let pass_bytes: Vec<u64> = self.job.files().map(|(_, r)| r.len).collect();

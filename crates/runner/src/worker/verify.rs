@@ -11,15 +11,7 @@ use iolab_job::{JobSpec, Rng};
 use iolab_verify::state::{SavedState, VERSION_3};
 use iolab_verify::{Expect, Format, Mismatch, Stamp};
 
-/// A completed write to read back, with the seed and number it was stamped with.
-#[derive(Debug, Clone, Copy)]
-struct Piece {
-    file: u32,
-    offset: u64,
-    len: u32,
-    seed: u64,
-    numberio: u16,
-}
+use super::write_log::{Piece, WriteLog};
 
 pub(super) struct Verifier {
     format: Format,
@@ -27,10 +19,9 @@ pub(super) struct Verifier {
     check_all_reads: bool,
     /// Issue reads where the job would write (`verify_only`).
     pub only: bool,
-    /// Completed writes, in completion order, and how many were read back.
-    log: Vec<Piece>,
+    /// Completed writes to read back (fio's list or tree, see [`WriteLog`]).
+    log: WriteLog,
     keep_log: bool,
-    read_back: usize,
     backlog: usize,
     /// Read-backs per full backlog (`verify_backlog_batch`), and those left of the current.
     batch: usize,
@@ -87,17 +78,23 @@ impl Verifier {
         // A time-based job never reaches its read-back (as fio's), so it keeps a log only
         // for a backlog, which is emptied as it is read.
         let keep_log = writes && ((v.after_writes && !spec.time_based) || v.backlog > 0);
+        // fio keeps a random-mapped job's writes in a list, in write order (the map writes
+        // each block once a pass); any other's by offset, a newer write dropping an older
+        // one it overlaps.
+        let log = WriteLog::new(
+            !random_mapped(spec),
+            if keep_log { expected_writes(spec) } else { 0 },
+        );
         // The seed and number of a block's write are known where the log holds each block
-        // once (the newest write of it): fio's log drops the older of two writes to a block,
-        // iolab's keeps both, so it checks them only where no block can be written twice.
-        let once_each = writes && writes_each_block_once(spec);
+        // once (the newest write of it): always by offset; in write order, only where no
+        // block can be written twice.
+        let once_each = writes && (log.holds_newest() || writes_each_block_once(spec));
         Some(Verifier {
             format: Format::new(v, interval),
             check_all_reads: !spec.writes() || v.only,
             only: v.only,
-            log: Vec::with_capacity(if keep_log { expected_writes(spec) } else { 0 }),
+            log,
             keep_log,
-            read_back: 0,
             backlog: v.backlog as usize,
             batch: match v.backlog_batch {
                 0 => v.backlog as usize,
@@ -153,7 +150,6 @@ impl Verifier {
     pub fn stop_reading_back(&mut self, slot: u32) {
         self.from_log[slot as usize] = false;
         self.log.clear();
-        self.read_back = 0;
         self.keep_log = false;
     }
 
@@ -190,7 +186,7 @@ impl Verifier {
     /// or the writes are done and some are left.
     #[inline]
     pub fn due(&self) -> bool {
-        let waiting = self.log.len() - self.read_back;
+        let waiting = self.log.waiting();
         waiting > 0
             && (self.final_pass
                 || self.batch_left > 0
@@ -199,7 +195,7 @@ impl Verifier {
 
     /// The final pass has read everything back.
     pub fn all_read_back(&self) -> bool {
-        self.read_back >= self.log.len()
+        self.log.waiting() == 0
     }
 
     /// Starts the final pass if the job asks for one (a write job with `do_verify`); true
@@ -223,19 +219,16 @@ impl Verifier {
 
     /// The next read-back, into `slot`.
     fn next_read_back(&mut self, slot: u32, pool: &BufferPool) -> IoUnit {
-        let p = self.log[self.read_back];
-        self.read_back += 1;
+        let p = self
+            .log
+            .pop()
+            .expect("a read-back is due only while one waits");
         // A full backlog starts a batch of `verify_backlog_batch` read-backs.
         if !self.final_pass {
             if self.batch_left == 0 {
                 self.batch_left = self.batch;
             }
             self.batch_left -= 1;
-        }
-        if self.read_back == self.log.len() {
-            // All read back: start over, so a long run's log stays as short as its backlog.
-            self.log.clear();
-            self.read_back = 0;
         }
         self.from_log[slot as usize] = true;
         self.expect[slot as usize] = Expect {
@@ -354,6 +347,14 @@ impl Verifier {
 
 /// Room for every write of a size-based job, so the log does not grow while it runs (a
 /// time-based one grows it, amortised).
+/// Whether fio keeps the job's writes in a list (`file_randommap()`: a random job with its
+/// random map, fio's default generator): else by offset.
+fn random_mapped(spec: &JobSpec) -> bool {
+    spec.pattern == iolab_job::Pattern::Random
+        && spec.random_map
+        && spec.generator != iolab_job::Generator::FullPeriod
+}
+
 /// Whether a job writes no block twice: one pass (not time-based, one loop, no wrap past its
 /// region), one block size, each offset drawn once (sequential, or random under the random
 /// map with a fresh draw every I/O), and no trims.
