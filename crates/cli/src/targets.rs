@@ -118,9 +118,7 @@ pub fn refuse_writers(specs: &[JobSpec]) -> anyhow::Result<()> {
             EngineKind::E4defrag => Some("moves its files' blocks (ioengine=e4defrag)".to_string()),
             _ if s.trims() => Some("trims".to_string()),
             _ if s.writes() => Some("writes".to_string()),
-            _ if s.files.unlink || s.files.unlink_each_loop => {
-                Some("deletes its files when done (unlink)".to_string())
-            }
+            _ if s.files.unlink => Some("deletes its files when done (unlink)".to_string()),
             _ => None,
         };
         if let Some(what) = what {

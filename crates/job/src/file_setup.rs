@@ -116,7 +116,8 @@ impl FileSetup {
         }
     }
 
-    /// Whether the job's files are removed at some point of the run.
+    /// Whether the job's files may be removed or emptied during the run (`unlink`, or
+    /// `unlink_each_loop` between loops): the guard asks for consent for an existing file.
     pub fn unlinks(&self) -> bool {
         self.unlink || self.unlink_each_loop
     }

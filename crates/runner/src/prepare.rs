@@ -171,11 +171,12 @@ fn prepare_one(spec: &JobSpec, consent: &Consent) -> Result<PreparedJob, RunErro
         source,
     })?;
     limits::check_cpus(spec)?;
-    if spec.files.unlink_each_loop && spec.loops > 1 {
+    if spec.files.unlink_each_loop && spec.loops > 1 && spec.reads() && !spec.time_based {
         return Err(RunError::Unusable {
             job: spec.name.clone(),
-            reason: "unlink_each_loop with loops>1 is not supported by iolab yet (the files \
-                     would be made again between loops); use unlink=1"
+            reason: "unlink_each_loop with loops>1 on a job that reads: fio removes the files \
+                     after the first loop, and the next finds nothing to read (fio's own job \
+                     stops there with ENOENT); drop unlink_each_loop or loops"
                 .into(),
         });
     }

@@ -254,6 +254,7 @@ impl LoopState<'_, '_> {
     fn lean_job(&self, fits: bool) -> Option<super::lean_loop::LeanIssue> {
         let spec = &self.w.job.spec;
         let paced = self.flow.is_some()
+            || spec.files.unlink_each_loop
             || spec.fsync_every > 0
             || spec.fdatasync_every > 0
             || spec.sync_file_range.0 > 0;
@@ -505,6 +506,7 @@ impl LoopState<'_, '_> {
                         // Let what is in flight finish, then sync (as fio's libaio).
                         self.syncer.pending = true;
                     }
+                    self.note_loop_end();
                     if q.batch.len() >= self.batch_submit {
                         if q.defer_last {
                             // The reap submits this batch.

@@ -13,8 +13,10 @@ pub(super) struct Syncer<'a> {
     /// fdatasync after this many writes (0: never).
     data_every: u64,
     pub writes_since: u64,
-    /// A sync is due once the I/O in flight has finished.
+    /// A sync (or the emptying below) is due once the I/O in flight has finished.
     pub pending: bool,
+    /// `unlink_each_loop`: the files are to be emptied before the next loop's first I/O.
+    pub empty_due: bool,
     /// fsyncs done (fio's `sync.total_ios`, which leaves fdatasyncs out).
     pub count: u64,
     /// Every sync's latency, fsync and fdatasync alike.
@@ -47,6 +49,7 @@ impl<'a> Syncer<'a> {
             data_every: data_every as u64,
             writes_since: 0,
             pending: false,
+            empty_due: false,
             count: 0,
             lat: LatencyHistogram::new(),
             range_every: 0,
@@ -157,6 +160,23 @@ impl<'a> Syncer<'a> {
         // figures take fdatasyncs too.
         self.count += full as u64;
         self.lat.record(ticks);
+        Ok(())
+    }
+
+    /// fio's `unlink_each_loop` between loops: each file emptied, in place. fio unlinks
+    /// the files and creates them again when the next loop opens them; iolab keeps each file
+    /// open for the whole job (registered with a ring, shared with the engine), so it
+    /// truncates it to nothing instead: the file system frees its blocks and allocates them
+    /// again as the next loop writes, as after fio's unlink, on the same inode.
+    #[cold]
+    pub fn empty_files(&mut self) -> std::io::Result<()> {
+        for &fd in self.fds {
+            // SAFETY: fd is one of the job's files, open for the whole loop.
+            if unsafe { libc::ftruncate(fd, 0) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        self.empty_due = false;
         Ok(())
     }
 

@@ -58,6 +58,10 @@ pub(super) struct Issuer<'a> {
     pub special: bool,
     /// The last I/O drawn began a new pass over its file.
     new_pass: bool,
+    /// `unlink_each_loop` over several loops: the bytes of one loop (0: off), and the
+    /// issued bytes at which the next loop begins.
+    loop_bytes: u64,
+    next_loop_at: u64,
 }
 
 /// What each write carries beyond the pool's contents: fresh random data or fio's stamps.
@@ -209,6 +213,12 @@ impl<'a> Issuer<'a> {
             (false, Some(io)) => io.resolve(job.facts.size_bytes).saturating_mul(loops),
             (false, None) => pass.saturating_mul(loops),
         };
+        // fio empties the files between loops (`unlink_each_loop`): the worker is told when
+        // one loop's bytes are all issued.
+        let loop_bytes = match spec.files.unlink_each_loop && loops > 1 && !spec.time_based {
+            true => byte_limit / loops,
+            false => 0,
+        };
         let prios: [PrioTable; 2] =
             std::array::from_fn(|d| PrioTable::new(&spec.cmdprio, d, &spec.priority));
         let prios_on = prios.iter().any(PrioTable::is_on);
@@ -263,6 +273,8 @@ impl<'a> Issuer<'a> {
             fitted,
             special: spec.replay.is_some() || job.zbd.is_some() || fitted,
             new_pass: false,
+            loop_bytes,
+            next_loop_at: loop_bytes,
         }
     }
 
@@ -297,7 +309,17 @@ impl<'a> Issuer<'a> {
         })
     }
 
+    /// Whether the I/O just issued ended a loop of an `unlink_each_loop` job with more
+    /// loops to go: its files are to be emptied once what is in flight has finished.
     #[inline(always)]
+    pub fn loop_ended(&mut self) -> bool {
+        if self.loop_bytes == 0 || self.issued < self.next_loop_at || self.bytes_done() {
+            return false;
+        }
+        self.next_loop_at = self.next_loop_at.saturating_add(self.loop_bytes);
+        true
+    }
+
     pub fn bytes_done(&self) -> bool {
         self.issued >= self.byte_limit || self.ios >= self.io_limit
     }

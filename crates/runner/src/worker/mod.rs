@@ -997,9 +997,26 @@ impl<'a, 'w> LoopState<'a, 'w> {
 
     #[cold]
     fn do_sync(&mut self) -> Result<(), RunError> {
+        if self.syncer.empty_due {
+            self.syncer.empty_files().map_err(|e| self.sync_error(e))?;
+            if !self.syncer.due() {
+                self.syncer.pending = false;
+                return Ok(());
+            }
+        }
         self.syncer
             .sync(&self.clock)
             .map_err(|e| self.sync_error(e))
+    }
+
+    /// After an I/O was issued: where it ended a loop of an `unlink_each_loop` job, the
+    /// files are emptied once what is in flight has finished (before the next loop).
+    #[inline(always)]
+    fn note_loop_end(&mut self) {
+        if self.issue.loop_ended() {
+            self.syncer.empty_due = true;
+            self.syncer.pending = true;
+        }
     }
 
     fn sync_error(&self, source: std::io::Error) -> RunError {

@@ -267,10 +267,12 @@ pub(super) fn fsync_on_close(spec: &JobSpec, fds: &[RawFd]) -> Option<std::io::E
         .next()
 }
 
-/// Removes the job's regular files when it ends (fio's `unlink`, `unlink_each_loop`), each
-/// only while its name still leads to the file the guard checked. Others (devices) stay.
+/// Removes the job's regular files when it ends (fio's `unlink`), each only while its name
+/// still leads to the file the guard checked. Others (devices) stay. `unlink_each_loop`
+/// alone removes nothing at the end: fio 3.33 and 3.42 remove the files only between
+/// loops, and the last loop's stay (the worker empties them between loops).
 pub(super) fn unlink_files(job: &PreparedJob) -> Vec<String> {
-    if !job.spec.files.unlinks() {
+    if !job.spec.files.unlink {
         return Vec::new();
     }
     if let Some(op) = job.spec.engine.kind.def().file_op {

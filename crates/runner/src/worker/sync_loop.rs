@@ -42,7 +42,7 @@ impl LoopState<'_, '_> {
         let mut now = self.clock.now();
         while !self.window_over(now) && !self.bytes_done() {
             // Due syncs run before the next I/O, so none follows the last write (as fio).
-            if self.syncer.due() {
+            if self.syncer.due() || self.syncer.empty_due {
                 self.do_sync()?;
             }
             if !self.flow_allows() {
@@ -66,6 +66,7 @@ impl LoopState<'_, '_> {
                 (t0, status, now) = self.queue_locked(engine, &io)?;
             }
             engine.settle();
+            self.note_loop_end();
             if self.issue.special {
                 let ok = matches!(status, QueueStatus::Completed(r) if r == io.len as i64);
                 self.issue.zoned_done(&io, ok);
