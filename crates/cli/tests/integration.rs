@@ -41,6 +41,8 @@ mod jobfiles;
 mod kv;
 #[path = "integration/lat_split.rs"]
 mod lat_split;
+#[path = "integration/long_tail.rs"]
+mod long_tail;
 #[path = "integration/marks.rs"]
 mod marks;
 #[path = "integration/noio.rs"]

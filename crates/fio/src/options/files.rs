@@ -233,7 +233,7 @@ pub static FILE_OPTIONS: &[OptionDef] = &[
         name: "unlink_each_loop",
         alias: None,
         kind: ValueKind::Bool,
-        help: "Remove the job's files after every loop (made again for the next). A file iolab did not make is only removed with --allow-destroy.",
+        help: "Between loops, empty the job's files before the next (fio unlinks them; iolab truncates them in place, the same bytes and I/Os); the last loop's files stay, as fio's. Emptying a file iolab did not make needs --allow-destroy; a job that reads is refused (fio's finds nothing to read on its second loop).",
         apply: |d, v| {
             d.spec.files.unlink_each_loop = parse_bool(v)?;
             Ok(())
@@ -273,7 +273,7 @@ pub static FILE_OPTIONS: &[OptionDef] = &[
         name: "fill_device",
         alias: Some("fill_fs"),
         kind: ValueKind::Bool,
-        help: "Size a regular file to fill its file system, up to the 5% iolab always leaves free (and the file size limit); fio writes until ENOSPC, iolab never to the last block. On a device, the device's size.",
+        help: "Without size, size a regular file to fill its file system, up to the 5% iolab always leaves free (and the file size limit); fio writes until ENOSPC, iolab never to the last block. On a device, the device's size. With size, the job moves that size per loop, as fio's.",
         apply: |d, v| {
             d.spec.files.fill_device = parse_bool(v)?;
             Ok(())

@@ -371,7 +371,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "bssplit",
         alias: None,
         kind: ValueKind::Str,
-        help: "Block sizes with shares, e.g. 4k/10:64k/50:32k/40 (commas give writes, then trims, their own lists).",
+        help: "Block sizes with shares, e.g. 4k/10:64k/50:32k/40 (commas give writes, then trims, their own lists). Sizes with no share (4k, 4k/ or 4k/0) split what the others leave evenly, as fio's.",
         apply: |d, v| {
             let lists = parse_bssplit(v)?;
             for side in 0..3 {
@@ -1075,7 +1075,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "openfiles",
         alias: None,
         kind: ValueKind::Int,
-        help: "Most files open at once; iolab keeps every file of a job open, so it must be at least their number.",
+        help: "Most files open at once. iolab keeps every file of a job open (and says so when this is fewer): the same bytes and I/Os, spread over the files in another order than fio's.",
         apply: |d, v| {
             d.openfiles = Some(parse_u32(v)?).filter(|&n| n > 0);
             Ok(())
