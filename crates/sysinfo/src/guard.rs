@@ -290,14 +290,25 @@ fn check_generic_write(facts: &TargetFacts, consent: &Consent) -> Result<(), Saf
 /// every output opened later, wherever in the code (exec's `JOBNAME.stdout`, a prerun's
 /// text, a split log, an I/O log), is checked against them as well as against what its
 /// caller passes, so a run-time open is never weaker than the up-front check.
-static PROTECTED: std::sync::RwLock<Vec<PathBuf>> = std::sync::RwLock::new(Vec::new());
+static PROTECTED: std::sync::LazyLock<std::sync::RwLock<Protected>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// The registered paths in the order given, and a set of them, so that registering a job
+/// of 500,000 files is linear (a scan of the list for each would take minutes).
+#[derive(Default)]
+struct Protected {
+    list: Vec<PathBuf>,
+    seen: std::collections::HashSet<PathBuf>,
+}
 
 /// Adds `paths` to the paths no output of this process may be (see [`PROTECTED`]).
 pub fn protect<P: AsRef<Path>>(paths: &[P]) {
     let mut all = PROTECTED.write().unwrap_or_else(|e| e.into_inner());
     for p in paths {
-        if !all.iter().any(|q| q == p.as_ref()) {
-            all.push(p.as_ref().to_path_buf());
+        let p = p.as_ref();
+        if !all.seen.contains(p) {
+            all.seen.insert(p.to_path_buf());
+            all.list.push(p.to_path_buf());
         }
     }
 }
@@ -308,7 +319,7 @@ fn with_registered(protected: &[&Path]) -> Vec<PathBuf> {
     protected
         .iter()
         .map(|p| p.to_path_buf())
-        .chain(all.iter().cloned())
+        .chain(all.list.iter().cloned())
         .collect()
 }
 

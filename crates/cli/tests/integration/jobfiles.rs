@@ -246,9 +246,9 @@ fn job_file_errors_name_file_and_line_and_nothing_runs() {
         ),
         ("bs=4q\n", ":9: option 'bs': bad value '4q'"),
         (
-            // Unset is empty, as in fio: `rw=` is refused by name.
+            // Unset is empty, as in fio, which drops the job: refused, naming the variable.
             "rw=${IOLAB_SURELY_UNSET}\n",
-            ":9: option 'rw': bad value ''",
+            ":9: option 'rw' is empty: the environment variable IOLAB_SURELY_UNSET",
         ),
         ("iodepth=0\n", ":8: job 'second': iodepth"),
     ];
