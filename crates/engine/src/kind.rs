@@ -89,13 +89,13 @@ impl fmt::Display for UnknownEngine {
         let name = &self.0;
         if NETWORK_ENGINES.contains(&name.as_str()) {
             // A deliberate refusal: these move bytes over sockets, not to storage.
-            write!(
+            return write!(
                 f,
                 "ioengine '{name}' measures a network path (sockets over TCP or UDP), not \
                  storage, and iolab measures storage only: run this job with fio"
-            )?;
-            return Ok(());
-        } else if FIO_ENGINES.contains(&name.as_str()) {
+            );
+        }
+        if FIO_ENGINES.contains(&name.as_str()) {
             write!(f, "ioengine '{name}' is not supported by iolab yet")?;
         } else {
             write!(f, "unknown ioengine '{name}'")?;

@@ -675,6 +675,12 @@ impl JobSpec {
             (self.fdatasync_every > 0, "fdatasync"),
             (self.sync_file_range.0 > 0, "sync_file_range"),
             (self.flow.weight > 0, "flow"),
+            // Emptied between loops once what is in flight finishes: the open loop never
+            // waits for that.
+            (
+                self.files.unlink_each_loop && self.loops > 1,
+                "unlink_each_loop with loops",
+            ),
             (self.serializes_overlap(), "serialize_overlap"),
             (self.files.lock != crate::FileLock::None, "lockfile"),
             (

@@ -82,6 +82,23 @@ fn clean(dir: &Path) {
     }
 }
 
+/// What `dir` holds besides the job files: each name and length, sorted.
+fn files_in(dir: &Path) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                e.metadata().unwrap().len(),
+            )
+        })
+        .filter(|(n, _)| !n.ends_with(".fio"))
+        .collect();
+    v.sort();
+    v
+}
+
 /// Runs `text` through both tools from an empty directory each; fio's rows and iolab's
 /// (and iolab's standard error).
 fn both(name: &str, text: &str) -> (Rows, Rows, String) {
@@ -197,25 +214,18 @@ fn name_names_the_first_copy_and_the_section_the_clones_and_files() {
     let text = "[sect]\ndirectory=@D@\nsize=64k\nrw=write\nname=given\nnumjobs=3\n";
     let (_, doc, err) = run_fio(dir.path(), "name", text);
     let fio = rows(&doc.unwrap_or_else(|| panic!("fio: {err}")));
-    let mut fio_files: Vec<String> = fs::read_dir(dir.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
+    let fio_files = files_in(dir.path());
     clean(dir.path());
     let ours = rows(&json(&run_iolab(dir.path(), "name", text), "name"));
-    let mut our_files: Vec<String> = fs::read_dir(dir.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
+    let our_files = files_in(dir.path());
     assert_eq!(ours, fio);
     let names: Vec<&str> = ours.iter().map(|r| r.0.as_str()).collect();
     assert_eq!(names, ["given", "sect", "sect"]);
-    fio_files.sort();
-    our_files.sort();
     assert_eq!(our_files, fio_files);
-    assert!(our_files.contains(&"sect.2.0".to_string()), "{our_files:?}");
+    assert!(
+        our_files.iter().any(|(n, _)| n == "sect.2.0"),
+        "{our_files:?}"
+    );
     // With one filename, the clones are named so too.
     let text = "[s2]\nfilename=@D@/one\nsize=64k\nrw=read\nname=first\nnumjobs=2\n";
     let (fio, ours, _) = both("name2", text);
@@ -269,27 +279,14 @@ fn unlink_each_loop_empties_the_files_between_loops_and_keeps_the_last() {
         );
         let (_, doc, err) = run_fio(dir.path(), "unlink", &text);
         let fio = rows(&doc.unwrap_or_else(|| panic!("fio: {err}")));
-        let sizes = |d: &Path| -> Vec<(String, u64)> {
-            let mut v: Vec<(String, u64)> = fs::read_dir(d)
-                .unwrap()
-                .flatten()
-                .filter(|e| !e.file_name().to_string_lossy().ends_with(".fio"))
-                .map(|e| {
-                    let n = e.file_name().to_string_lossy().into_owned();
-                    (n, e.metadata().unwrap().len())
-                })
-                .collect();
-            v.sort();
-            v
-        };
-        let fio_files = sizes(dir.path());
+        let fio_files = files_in(dir.path());
         clean(dir.path());
         let out = run_iolab(dir.path(), "unlink", &text);
         let ours = rows(&json(&out, "unlink"));
         assert_eq!(ours, fio, "{engine}");
         assert_eq!(ours[0].3, 3 * (256 << 10));
         assert_eq!(
-            sizes(dir.path()),
+            files_in(dir.path()),
             fio_files,
             "{engine}: the last loop's files stay"
         );
@@ -404,14 +401,11 @@ fn per_job_logs_names_the_logs_as_fio() {
              write_lat_log=@D@/lat\n[p]\nnumjobs=2\n"
         );
         let logs = |d: &Path| -> Vec<String> {
-            let mut v: Vec<String> = fs::read_dir(d)
-                .unwrap()
-                .flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
+            files_in(d)
+                .into_iter()
+                .map(|(n, _)| n)
                 .filter(|n| n.ends_with(".log"))
-                .collect();
-            v.sort();
-            v
+                .collect()
         };
         let (code, _, err) = run_fio(dir.path(), "pjl", &text);
         assert_eq!(code, 0, "{err}");

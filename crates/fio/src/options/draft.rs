@@ -302,9 +302,7 @@ impl JobDraft {
                             // spec does (the worker adds the same step per clone) and as
                             // fio's seeds differ by thread number.
                             s.seed = s.seed.wrapping_add(i as u64 * iolab_job::COPY_SEED_STEP);
-                        }
-                        // Copies start together: only the first waits or starts a group.
-                        if i > 0 {
+                            // Copies start together: only the first waits or starts a group.
                             s.stonewall = false;
                             s.new_group = false;
                         }

@@ -126,6 +126,11 @@ mod tests {
             &[&verify[..], &[("verify", "crc32c")]].concat(),
             "not with verify",
         );
+        let unlinks = [("unlink_each_loop", "1"), ("loops", "2")];
+        refused(
+            &[&verify[..2], &unlinks[..]].concat(),
+            "not with unlink_each_loop with loops",
+        );
         let e = job(&[("io_submit_mode", "async")]).unwrap_err().to_string();
         assert!(e.contains("not inline or offload"), "{e}");
     }

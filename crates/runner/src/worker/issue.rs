@@ -214,9 +214,9 @@ impl<'a> Issuer<'a> {
             (false, None) => pass.saturating_mul(loops),
         };
         // fio empties the files between loops (`unlink_each_loop`): the worker is told when
-        // one loop's bytes are all issued.
-        let loop_bytes = match spec.files.unlink_each_loop && loops > 1 && !spec.time_based {
-            true => byte_limit / loops,
+        // one loop's bytes are all issued (a loop of trimwrite's pairs included).
+        let loop_bytes = match spec.files.unlink_each_loop && spec.loops > 1 && !spec.time_based {
+            true => byte_limit / spec.loops as u64,
             false => 0,
         };
         let prios: [PrioTable; 2] =

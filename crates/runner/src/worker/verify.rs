@@ -80,15 +80,16 @@ impl Verifier {
         let keep_log = writes && ((v.after_writes && !spec.time_based) || v.backlog > 0);
         // fio keeps a random-mapped job's writes in a list, in write order (the map writes
         // each block once a pass); any other's by offset, a newer write dropping an older
-        // one it overlaps.
+        // one it overlaps, which only matters where a block can be written twice.
+        let once = writes_each_block_once(spec);
         let log = WriteLog::new(
-            !random_mapped(spec),
+            !random_mapped(spec) && !once,
             if keep_log { expected_writes(spec) } else { 0 },
         );
         // The seed and number of a block's write are known where the log holds each block
         // once (the newest write of it): always by offset; in write order, only where no
         // block can be written twice.
-        let once_each = writes && (log.holds_newest() || writes_each_block_once(spec));
+        let once_each = writes && (log.holds_newest() || once);
         Some(Verifier {
             format: Format::new(v, interval),
             check_all_reads: !spec.writes() || v.only,
@@ -345,8 +346,6 @@ impl Verifier {
     }
 }
 
-/// Room for every write of a size-based job, so the log does not grow while it runs (a
-/// time-based one grows it, amortised).
 /// Whether fio keeps the job's writes in a list (`file_randommap()`: a random job with its
 /// random map, fio's default generator): else by offset.
 fn random_mapped(spec: &JobSpec) -> bool {
@@ -356,13 +355,14 @@ fn random_mapped(spec: &JobSpec) -> bool {
 }
 
 /// Whether a job writes no block twice: one pass (not time-based, one loop, no wrap past its
-/// region), one block size, each offset drawn once (sequential, or random under the random
-/// map with a fresh draw every I/O), and no trims.
+/// region), one block size, each offset drawn once (sequential without holes, or random
+/// under the random map with a fresh draw every I/O), and no trims. A sequential job with
+/// holes (`rw=write:3M`) covers less than its size in a pass, so it wraps and writes again.
 fn writes_each_block_once(spec: &JobSpec) -> bool {
     let w = Direction::Write;
     let one_size = spec.min_block_size(w) == spec.block_size[w.index()];
     let drawn_once = match spec.pattern {
-        iolab_job::Pattern::Sequential => spec.seq_add >= 0,
+        iolab_job::Pattern::Sequential => spec.seq_add == 0,
         iolab_job::Pattern::Random => spec.random_map && spec.random_every == 1,
     };
     !spec.time_based
@@ -373,6 +373,8 @@ fn writes_each_block_once(spec: &JobSpec) -> bool {
         && spec.trim == iolab_job::TrimMix::None
 }
 
+/// Room for every write of a size-based job, so the log does not grow while it runs (a
+/// time-based one grows it, amortised).
 fn expected_writes(spec: &JobSpec) -> usize {
     match spec.size {
         Some(iolab_job::SizeSpec::Bytes(b)) if !spec.time_based => {

@@ -1,9 +1,10 @@
 //! The completed writes a verifying job reads back, kept as fio keeps them (`log_io_piece()`,
-//! iolog.c): in write order where a random map guarantees each block is written once a pass
-//! (fio's list), else by file and offset with an older write dropped when a newer one
-//! overlaps it (fio's tree), so a block written twice (a sequential job whose holes wrap it
-//! back over its start, `rw=write:3M`) is read back once, for its newest contents, and the
-//! read-backs go in offset order.
+//! iolog.c) where it matters: by file and offset with an older write dropped when a newer
+//! one overlaps it (fio's tree), so a block written twice (a sequential job whose holes wrap
+//! it back over its start, `rw=write:3M`) is read back once, for its newest contents, in
+//! offset order. Where no block can be written twice, or a random map writes each once a
+//! pass (fio's list), a plain list in write order holds the same pieces without a tree's
+//! allocations (for a one-file sequential job, in fio's order too).
 
 use std::collections::BTreeMap;
 
@@ -58,11 +59,15 @@ impl WriteLog {
                     .next_back()
                     .filter(|(_, q)| q.file == p.file && q.end() > p.offset)
                     .map(|(k, _)| *k);
-                let after: Vec<(u32, u64)> = t
+                if let Some(k) = before {
+                    t.remove(&k);
+                }
+                // Those starting inside it, one at a time (no list of them is built).
+                while let Some(k) = t
                     .range((p.file, p.offset)..(p.file, p.end()))
+                    .next()
                     .map(|(k, _)| *k)
-                    .collect();
-                for k in before.into_iter().chain(after) {
+                {
                     t.remove(&k);
                 }
                 t.insert((p.file, p.offset), p);
