@@ -171,7 +171,17 @@ impl<'a> Syncer<'a> {
     #[cold]
     pub fn empty_files(&mut self) -> std::io::Result<()> {
         for &fd in self.fds {
-            // SAFETY: fd is one of the job's files, open for the whole loop.
+            // SAFETY: fd is one of the job's files, open for the whole loop; fstat writes
+            // only into `st`.
+            let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            if unsafe { libc::fstat(fd, &mut st) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // Only regular files, as fio unlinks only those (a device stays as it is).
+            if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+                continue;
+            }
+            // SAFETY: as above.
             if unsafe { libc::ftruncate(fd, 0) } != 0 {
                 return Err(std::io::Error::last_os_error());
             }
