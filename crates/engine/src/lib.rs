@@ -49,6 +49,7 @@ pub mod rwf;
 pub mod spdk;
 pub mod splice;
 pub mod sync;
+mod syscall;
 mod trim;
 pub mod uring;
 pub mod uring_cmd;

@@ -139,22 +139,28 @@ impl IoEngine for Libaio {
         Ok(QueueStatus::Queued)
     }
 
+    // Inlined into the worker's loop, as reap: no `ret` after the call (crate::syscall).
+    #[inline(always)]
     fn commit(&mut self) -> Result<(), EngineError> {
         let mut done = 0;
         while done < self.pending.len() {
             let rest = &mut self.pending[done..];
             // SAFETY: every pointer in `pending` points into `iocbs`, alive and unmoved (the
             // Vec never grows after open) until the event for it has been reaped.
+            // The inline instruction, as io_uring's enter (crate::syscall says why).
             let ret = unsafe {
-                libc::syscall(
+                crate::syscall::syscall6(
                     libc::SYS_io_submit,
-                    self.ctx,
-                    rest.len() as libc::c_long,
-                    rest.as_mut_ptr(),
+                    self.ctx as i64,
+                    rest.len() as i64,
+                    rest.as_mut_ptr() as i64,
+                    0,
+                    0,
+                    0,
                 )
             };
             if ret < 0 {
-                let err = io::Error::last_os_error();
+                let err = crate::syscall::error(ret);
                 if err.raw_os_error() == Some(libc::EAGAIN) && done > 0 {
                     break;
                 }
@@ -173,6 +179,7 @@ impl IoEngine for Libaio {
         Ok(())
     }
 
+    #[inline(always)]
     fn reap(&mut self, min: u32, out: &mut [Completion]) -> Result<usize, EngineError> {
         self.get_events(min, out, None)
     }
@@ -208,19 +215,20 @@ impl Libaio {
             // SAFETY: `events` has room for `max` events; a null timeout waits for `min`,
             // another points to a timespec that lives through the call.
             let ret = unsafe {
-                libc::syscall(
+                crate::syscall::syscall6(
                     libc::SYS_io_getevents,
-                    self.ctx,
-                    min as libc::c_long,
-                    max as libc::c_long,
-                    self.events.as_mut_ptr(),
-                    ts,
+                    self.ctx as i64,
+                    min as i64,
+                    max as i64,
+                    self.events.as_mut_ptr() as i64,
+                    ts as i64,
+                    0,
                 )
             };
             if ret >= 0 {
                 break ret as usize;
             }
-            let err = io::Error::last_os_error();
+            let err = crate::syscall::error(ret);
             if timeout.is_some() && err.raw_os_error() == Some(libc::EINTR) {
                 // A timed wait returns what there is; the caller looks at the clock again.
                 break 0;

@@ -1,9 +1,6 @@
 //! `psync`: one blocking pread(2)/pwrite(2) per I/O.
 
-use crate::{
-    syscall_result, Capabilities, Direction, EngineError, EngineTarget, IoEngine, IoUnit,
-    QueueStatus,
-};
+use crate::{Capabilities, Direction, EngineError, EngineTarget, IoEngine, IoUnit, QueueStatus};
 
 /// What `psync` is, for the engine registry.
 pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
@@ -38,24 +35,37 @@ impl IoEngine for Psync {
         Capabilities::SYNCHRONOUS
     }
 
-    #[inline]
+    // Inlined into the worker's loop, the call made inline (crate::syscall says why).
+    #[inline(always)]
     unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
         let fd = self.fds[io.file as usize];
         // SAFETY: io.buf points at a live buffer of at least io.len bytes owned by the worker.
         let ret = unsafe {
             match io.dir {
-                Direction::Read => {
-                    libc::pread(fd, io.buf.cast(), io.len as usize, io.offset as i64)
-                }
-                Direction::Write => {
-                    libc::pwrite(fd, io.buf.cast(), io.len as usize, io.offset as i64)
-                }
+                Direction::Read => crate::syscall::syscall6(
+                    libc::SYS_pread64,
+                    fd as i64,
+                    io.buf as i64,
+                    io.len as i64,
+                    io.offset as i64,
+                    0,
+                    0,
+                ),
+                Direction::Write => crate::syscall::syscall6(
+                    libc::SYS_pwrite64,
+                    fd as i64,
+                    io.buf as i64,
+                    io.len as i64,
+                    io.offset as i64,
+                    0,
+                    0,
+                ),
                 Direction::Trim => {
                     let r = self.trimmer.trim(io.file as usize, fd, io.offset, io.len);
                     return Ok(QueueStatus::Completed(r));
                 }
             }
         };
-        Ok(QueueStatus::Completed(syscall_result(ret)))
+        Ok(QueueStatus::Completed(ret))
     }
 }

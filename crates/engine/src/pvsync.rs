@@ -1,10 +1,7 @@
 //! `pvsync`: one blocking preadv(2)/pwritev(2) of a single iovec per I/O, as fio's
 //! `pvsync` (the vectored path without `pvsync2`'s per-call flags).
 
-use crate::{
-    syscall_result, Capabilities, Direction, EngineError, EngineTarget, IoEngine, IoUnit,
-    QueueStatus,
-};
+use crate::{Capabilities, Direction, EngineError, EngineTarget, IoEngine, IoUnit, QueueStatus};
 
 /// What `pvsync` is, for the engine registry.
 pub(crate) const DEF: crate::EngineDef = crate::EngineDef {
@@ -39,7 +36,8 @@ impl IoEngine for Pvsync {
         Capabilities::SYNCHRONOUS
     }
 
-    #[inline]
+    // Inlined into the worker's loop, the call made inline (crate::syscall says why).
+    #[inline(always)]
     unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
         let fd = self.fds[io.file as usize];
         let iov = libc::iovec {
@@ -50,14 +48,30 @@ impl IoEngine for Pvsync {
         // the iovec lives for the call.
         let ret = unsafe {
             match io.dir {
-                Direction::Read => libc::preadv(fd, &iov, 1, io.offset as i64),
-                Direction::Write => libc::pwritev(fd, &iov, 1, io.offset as i64),
+                Direction::Read => crate::syscall::syscall6(
+                    libc::SYS_preadv,
+                    fd as i64,
+                    &iov as *const libc::iovec as i64,
+                    1,
+                    io.offset as i64,
+                    0,
+                    0,
+                ),
+                Direction::Write => crate::syscall::syscall6(
+                    libc::SYS_pwritev,
+                    fd as i64,
+                    &iov as *const libc::iovec as i64,
+                    1,
+                    io.offset as i64,
+                    0,
+                    0,
+                ),
                 Direction::Trim => {
                     let r = self.trimmer.trim(io.file as usize, fd, io.offset, io.len);
                     return Ok(QueueStatus::Completed(r));
                 }
             }
         };
-        Ok(QueueStatus::Completed(syscall_result(ret)))
+        Ok(QueueStatus::Completed(ret))
     }
 }

@@ -4,8 +4,8 @@
 //! completes by interrupt, silently; `notes` says so.
 
 use crate::{
-    syscall_result, Capabilities, Direction, EngineError, EngineOptions, EngineTarget, IoEngine,
-    IoUnit, QueueStatus,
+    Capabilities, Direction, EngineError, EngineOptions, EngineTarget, IoEngine, IoUnit,
+    QueueStatus,
 };
 
 /// What `pvsync2` is, for the engine registry.
@@ -64,7 +64,8 @@ impl IoEngine for Pvsync2 {
         Capabilities::SYNCHRONOUS
     }
 
-    #[inline]
+    // Inlined into the worker's loop, the call made inline (crate::syscall says why).
+    #[inline(always)]
     unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
         let iov = libc::iovec {
             iov_base: io.buf.cast(),
@@ -74,15 +75,32 @@ impl IoEngine for Pvsync2 {
         // SAFETY: iov describes a live buffer owned by the worker for the duration of the call.
         let ret = unsafe {
             match io.dir {
-                Direction::Read => libc::preadv2(fd, &iov, 1, io.offset as i64, self.flags),
-                Direction::Write => libc::pwritev2(fd, &iov, 1, io.offset as i64, self.write_flags),
+                // (fd, iov, count, pos_l, pos_h, flags): on 64 bits the whole offset is pos_l.
+                Direction::Read => crate::syscall::syscall6(
+                    libc::SYS_preadv2,
+                    fd as i64,
+                    &iov as *const libc::iovec as i64,
+                    1,
+                    io.offset as i64,
+                    0,
+                    self.flags as i64,
+                ),
+                Direction::Write => crate::syscall::syscall6(
+                    libc::SYS_pwritev2,
+                    fd as i64,
+                    &iov as *const libc::iovec as i64,
+                    1,
+                    io.offset as i64,
+                    0,
+                    self.write_flags as i64,
+                ),
                 Direction::Trim => {
                     let r = self.trimmer.trim(io.file as usize, fd, io.offset, io.len);
                     return Ok(QueueStatus::Completed(r));
                 }
             }
         };
-        Ok(QueueStatus::Completed(syscall_result(ret)))
+        Ok(QueueStatus::Completed(ret))
     }
 
     fn notes(&self) -> Vec<String> {

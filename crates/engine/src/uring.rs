@@ -277,10 +277,13 @@ impl IoEngine for Uring<'_> {
         }
     }
 
+    // Inlined into the worker's loop: no `ret` after the enter (crate::syscall says why).
+    #[inline(always)]
     fn commit(&mut self) -> Result<(), EngineError> {
         self.ring.commit()
     }
 
+    #[inline(always)]
     fn reap(&mut self, min: u32, out: &mut [Completion]) -> Result<usize, EngineError> {
         self.ring.reap_into(min, out, |_, res| res as i64)
     }

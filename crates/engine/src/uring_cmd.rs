@@ -323,10 +323,12 @@ impl IoEngine for UringCmd<'_> {
         }
     }
 
+    #[inline(always)]
     fn commit(&mut self) -> Result<(), EngineError> {
         self.ring.commit()
     }
 
+    #[inline(always)]
     fn reap(&mut self, min: u32, out: &mut [Completion]) -> Result<usize, EngineError> {
         let c = checker!(self);
         self.ring
