@@ -39,32 +39,25 @@ impl IoEngine for Psync {
     #[inline(always)]
     unsafe fn queue(&mut self, io: &IoUnit) -> Result<QueueStatus, EngineError> {
         let fd = self.fds[io.file as usize];
+        let nr = match io.dir {
+            Direction::Read => libc::SYS_pread64,
+            Direction::Write => libc::SYS_pwrite64,
+            Direction::Trim => {
+                let r = self.trimmer.trim(io.file as usize, fd, io.offset, io.len);
+                return Ok(QueueStatus::Completed(r));
+            }
+        };
         // SAFETY: io.buf points at a live buffer of at least io.len bytes owned by the worker.
         let ret = unsafe {
-            match io.dir {
-                Direction::Read => crate::syscall::syscall6(
-                    libc::SYS_pread64,
-                    fd as i64,
-                    io.buf as i64,
-                    io.len as i64,
-                    io.offset as i64,
-                    0,
-                    0,
-                ),
-                Direction::Write => crate::syscall::syscall6(
-                    libc::SYS_pwrite64,
-                    fd as i64,
-                    io.buf as i64,
-                    io.len as i64,
-                    io.offset as i64,
-                    0,
-                    0,
-                ),
-                Direction::Trim => {
-                    let r = self.trimmer.trim(io.file as usize, fd, io.offset, io.len);
-                    return Ok(QueueStatus::Completed(r));
-                }
-            }
+            crate::syscall::syscall6(
+                nr,
+                fd as i64,
+                io.buf as i64,
+                io.len as i64,
+                io.offset as i64,
+                0,
+                0,
+            )
         };
         Ok(QueueStatus::Completed(ret))
     }

@@ -44,33 +44,27 @@ impl IoEngine for Pvsync {
             iov_base: io.buf.cast(),
             iov_len: io.len as usize,
         };
+        let nr = match io.dir {
+            Direction::Read => libc::SYS_preadv,
+            Direction::Write => libc::SYS_pwritev,
+            Direction::Trim => {
+                let r = self.trimmer.trim(io.file as usize, fd, io.offset, io.len);
+                return Ok(QueueStatus::Completed(r));
+            }
+        };
+        // (fd, iov, count, pos_l, pos_h): on 64 bits the whole offset is pos_l.
         // SAFETY: io.buf points at a live buffer of at least io.len bytes owned by the worker;
         // the iovec lives for the call.
         let ret = unsafe {
-            match io.dir {
-                Direction::Read => crate::syscall::syscall6(
-                    libc::SYS_preadv,
-                    fd as i64,
-                    &iov as *const libc::iovec as i64,
-                    1,
-                    io.offset as i64,
-                    0,
-                    0,
-                ),
-                Direction::Write => crate::syscall::syscall6(
-                    libc::SYS_pwritev,
-                    fd as i64,
-                    &iov as *const libc::iovec as i64,
-                    1,
-                    io.offset as i64,
-                    0,
-                    0,
-                ),
-                Direction::Trim => {
-                    let r = self.trimmer.trim(io.file as usize, fd, io.offset, io.len);
-                    return Ok(QueueStatus::Completed(r));
-                }
-            }
+            crate::syscall::syscall6(
+                nr,
+                fd as i64,
+                &iov as *const libc::iovec as i64,
+                1,
+                io.offset as i64,
+                0,
+                0,
+            )
         };
         Ok(QueueStatus::Completed(ret))
     }

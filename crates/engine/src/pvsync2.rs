@@ -72,33 +72,26 @@ impl IoEngine for Pvsync2 {
             iov_len: io.len as usize,
         };
         let fd = self.fds[io.file as usize];
+        let (nr, flags) = match io.dir {
+            Direction::Read => (libc::SYS_preadv2, self.flags),
+            Direction::Write => (libc::SYS_pwritev2, self.write_flags),
+            Direction::Trim => {
+                let r = self.trimmer.trim(io.file as usize, fd, io.offset, io.len);
+                return Ok(QueueStatus::Completed(r));
+            }
+        };
+        // (fd, iov, count, pos_l, pos_h, flags): on 64 bits the whole offset is pos_l.
         // SAFETY: iov describes a live buffer owned by the worker for the duration of the call.
         let ret = unsafe {
-            match io.dir {
-                // (fd, iov, count, pos_l, pos_h, flags): on 64 bits the whole offset is pos_l.
-                Direction::Read => crate::syscall::syscall6(
-                    libc::SYS_preadv2,
-                    fd as i64,
-                    &iov as *const libc::iovec as i64,
-                    1,
-                    io.offset as i64,
-                    0,
-                    self.flags as i64,
-                ),
-                Direction::Write => crate::syscall::syscall6(
-                    libc::SYS_pwritev2,
-                    fd as i64,
-                    &iov as *const libc::iovec as i64,
-                    1,
-                    io.offset as i64,
-                    0,
-                    self.write_flags as i64,
-                ),
-                Direction::Trim => {
-                    let r = self.trimmer.trim(io.file as usize, fd, io.offset, io.len);
-                    return Ok(QueueStatus::Completed(r));
-                }
-            }
+            crate::syscall::syscall6(
+                nr,
+                fd as i64,
+                &iov as *const libc::iovec as i64,
+                1,
+                io.offset as i64,
+                0,
+                flags as i64,
+            )
         };
         Ok(QueueStatus::Completed(ret))
     }

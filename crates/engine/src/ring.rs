@@ -26,7 +26,7 @@
 
 use io_uring::{cqueue, squeue, IoUring};
 
-use crate::syscall::syscall6;
+use crate::syscall::{error as syscall_error, syscall6};
 use crate::{BufferPool, Completion, EngineError, EngineOptions};
 
 /// How long the SQPOLL thread spins without work before it sleeps (ms).
@@ -191,7 +191,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker + Into<cqueue::Entry>> Ring<
             )
         };
         if r < 0 {
-            let e = crate::syscall::error(r);
+            let e = syscall_error(r);
             // The time passed (ETIME), a signal came, or the kernel is busy: what there is.
             let benign = [libc::ETIME, libc::EINTR, libc::EAGAIN, libc::EBUSY];
             if !e.raw_os_error().is_some_and(|c| benign.contains(&c)) {
@@ -258,7 +258,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker + Into<cqueue::Entry>> Ring<
             if r >= 0 {
                 return Ok(());
             }
-            let e = crate::syscall::error(r);
+            let e = syscall_error(r);
             match e.raw_os_error() {
                 Some(libc::EINTR) => continue,
                 Some(libc::EAGAIN) | Some(libc::EBUSY) if min > 0 => continue,

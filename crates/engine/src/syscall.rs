@@ -52,6 +52,7 @@ pub(crate) unsafe fn syscall6(nr: i64, a: i64, b: i64, c: i64, d: i64, e: i64, f
     {
         // Measured on x86-64 only: elsewhere libc's wrapper, its result made the same.
         // SAFETY: as the caller's.
+        let [a, b, c, d, e, f] = [a, b, c, d, e, f].map(|v| v as libc::c_long);
         let r = unsafe { libc::syscall(nr as libc::c_long, a, b, c, d, e, f) } as i64;
         if r < 0 {
             -(std::io::Error::last_os_error()
@@ -88,14 +89,12 @@ mod tests {
     fn passes_six_arguments_and_memory() {
         // pread64(fd, buf, count, offset) on a file with known bytes: the kernel writes
         // into the buffer through the pointer argument.
-        let dir = std::env::temp_dir().join(format!("iolab-sys-{}", std::process::id()));
-        std::fs::write(&dir, b"0123456789").unwrap();
-        let f = std::fs::File::open(&dir).unwrap();
+        let mut f = tempfile::tempfile().unwrap();
+        std::io::Write::write_all(&mut f, b"0123456789").unwrap();
         let fd = std::os::fd::AsRawFd::as_raw_fd(&f) as i64;
         let mut buf = [0u8; 4];
         // SAFETY: buf is valid for 4 bytes.
         let r = unsafe { syscall6(libc::SYS_pread64, fd, buf.as_mut_ptr() as i64, 4, 3, 0, 0) };
-        std::fs::remove_file(&dir).unwrap();
         assert_eq!(r, 4);
         assert_eq!(&buf, b"3456");
     }
