@@ -91,7 +91,7 @@ pub fn run(a: &ImportArgs) -> Result<ExitCode, CliError> {
         .map_err(CliError::bad_input)?;
     let db_path = a.db.clone().unwrap_or_else(Store::default_path);
     iolab_sysinfo::check_database(&db_path, &[]).map_err(CliError::bad_input)?;
-    let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
+    let mut store = crate::store_open::open(&db_path).map_err(CliError::bad_input)?;
     for mut record in records {
         if record.kind == "fio" {
             record.command = format!("iolab import {name} ({})", record.iolab_version);

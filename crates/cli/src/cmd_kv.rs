@@ -421,7 +421,7 @@ pub fn run(a: &KvArgs) -> Result<ExitCode, CliError> {
     let setup = configure(a)?;
     let db_path = a.db.clone().unwrap_or_else(Store::default_path);
     iolab_sysinfo::check_database(&db_path, &[]).map_err(CliError::bad_input)?;
-    let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
+    let mut store = crate::store_open::open(&db_path).map_err(CliError::bad_input)?;
     open_files_line(setup.num);
     let work = setup.work.path();
     let fs = filesystem_of(work);

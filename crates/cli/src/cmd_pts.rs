@@ -18,6 +18,7 @@ use iolab_pts::{
 use iolab_store::{RunStatus, Store};
 use iolab_suite::progress::Progress;
 use iolab_suite::Executor;
+use iolab_sysinfo::claim::Claim;
 use iolab_sysinfo::{check_blank, check_target_write, probe, Consent, TargetKind};
 use serde_json::json;
 
@@ -92,8 +93,8 @@ pub struct PtsArgs {
     #[arg(long = "data-pattern", value_name = "PATTERN", value_parser = ["random", "reused"])]
     pub data_pattern: Option<String>,
     /// DIRTH's stimulus: transfer size [default: 8KiB, the 2.0 public implementation's]
-    #[arg(long = "dirth-bs", value_name = "SIZE", value_parser = iolab_fio::units::parse_size)]
-    pub dirth_bs: Option<u64>,
+    #[arg(long = "dirth-bs", value_name = "SIZE", value_parser = parse_transfer)]
+    pub dirth_bs: Option<u32>,
     /// DIRTH's stimulus: reads in percent [default: 65]
     #[arg(long = "dirth-read", value_name = "PCT", value_parser = clap::value_parser!(u8).range(0..=100))]
     pub dirth_read: Option<u8>,
@@ -131,6 +132,20 @@ pub struct PtsArgs {
     pub format: crate::output::FormatArg,
 }
 
+/// A transfer size as fio reads one, within what a job takes (1 byte to 4 GiB - 1): never
+/// narrowed silently (4 GiB as a 32-bit size would be 0).
+fn parse_transfer(s: &str) -> Result<u32, String> {
+    let b = iolab_fio::units::parse_size(s).map_err(|e| e.to_string())?;
+    match u32::try_from(b) {
+        Ok(0) => Err("a transfer of 0 bytes moves nothing".into()),
+        Ok(b) => Ok(b),
+        Err(_) => Err(format!(
+            "{b} bytes is more than the largest transfer a job makes ({} bytes)",
+            u32::MAX
+        )),
+    }
+}
+
 /// A time as fio reads one (seconds unless suffixed: 500ms, 2m).
 fn parse_time(s: &str) -> Result<Duration, String> {
     iolab_fio::units::parse_time(s).map_err(|e| e.to_string())
@@ -161,7 +176,7 @@ fn choices(a: &PtsArgs) -> Choices {
         }),
         dirth: Some(DirthChoice {
             read_pct: a.dirth_read.unwrap_or(d.read_pct),
-            bs: a.dirth_bs.map_or(d.bs, |b| b as u32),
+            bs: a.dirth_bs.unwrap_or(d.bs),
             ceiling: a.dirth_ceiling.unwrap_or(d.ceiling),
         }),
         keep_write_cache: a.keep_write_cache,
@@ -192,26 +207,20 @@ fn chosen(a: &PtsArgs) -> Result<Vec<&'static dyn PtsTest>, CliError> {
         .collect())
 }
 
-/// The target's capacity, checked writable with the user's consent (not for a plan).
-fn capacity(a: &PtsArgs, consent: &Consent) -> Result<(u64, u32), CliError> {
-    if let (true, Some(c)) = (a.plan, a.capacity) {
+/// The capacity a plan is made for: `--capacity`, or the target as it is (read only).
+fn planned_capacity(a: &PtsArgs) -> Result<(u64, u32), CliError> {
+    if let Some(c) = a.capacity {
         return Ok((c, 512));
     }
-    let facts = match probe(&a.target) {
-        Ok(f) => f,
-        Err(_) if !a.target.exists() && a.size.is_some() => return Ok((a.size.unwrap_or(0), 4096)),
-        Err(e) => return Err(bad(e.to_string())),
-    };
-    if !a.plan {
-        check_target_write(&facts, consent).map_err(|e| bad(e.to_string()))?;
-        // A PTS purges the whole device (an NVMe Format erases the namespace): it takes a
-        // blank target only, whatever --allow-destroy covers.
-        check_blank(
-            &facts,
-            "a PTS purges the whole target, so it takes only a blank one",
-        )
-        .map_err(|e| bad(e.to_string()))?;
+    match probe(&a.target) {
+        Ok(f) => sized(a, &f),
+        Err(_) if !a.target.exists() && a.size.is_some() => Ok((a.size.unwrap_or(0), 4096)),
+        Err(e) => Err(bad(e.to_string())),
     }
+}
+
+/// The capacity and logical block the claimed target gives, with `--size`.
+fn sized(a: &PtsArgs, facts: &iolab_sysinfo::TargetFacts) -> Result<(u64, u32), CliError> {
     match (facts.kind, a.size) {
         (TargetKind::BlockDevice, Some(s)) if s > facts.size_bytes => Err(bad(format!(
             "--size: {s} bytes is more than {} holds ({} bytes)",
@@ -227,6 +236,19 @@ fn capacity(a: &PtsArgs, consent: &Consent) -> Result<(u64, u32), CliError> {
             facts.logical_block_size,
         )),
     }
+}
+
+/// The claimed target judged: writable with the consent given to the claimed object, and
+/// blank (a PTS purges the whole target, so it takes only a blank one, whatever
+/// --allow-destroy covers).
+fn judge(claim: &Claim, consent: &Consent) -> Result<(), CliError> {
+    let facts = claim.facts();
+    check_target_write(facts, consent).map_err(|e| bad(e.to_string()))?;
+    check_blank(
+        facts,
+        "a PTS purges the whole target, so it takes only a blank one",
+    )
+    .map_err(|e| bad(e.to_string()))
 }
 
 /// The plan, one line a test, and the total.
@@ -291,19 +313,20 @@ fn plan_text(tests: &[&'static dyn PtsTest], c: &Config, rate: f64) -> String {
     s
 }
 
-/// What `pts` holds from its checks to its end: the target's exclusive claim (a block
-/// device: nobody mounts, claims or formats it under the tests) and the report's file,
-/// opened before the first byte is written so that a report that cannot be written is
-/// refused up front, not after hours of tests.
+/// What `pts` holds from its checks to its end: the target's claim (opened once before any
+/// other work, a block device `O_EXCL`: nobody mounts, claims or formats it under the tests,
+/// and every step works on the claimed object) and the report's file, opened before the
+/// first byte is written so that a report that cannot be written is refused up front, not
+/// after hours of tests.
 struct Held {
-    /// The target as the guard checked it (a block device): every later open goes through it.
-    pin: Option<iolab_sysinfo::Pin>,
-    _claim: Option<std::sync::Arc<std::fs::File>>,
+    claim: Claim,
     report: Option<crate::cmd_report::ReportOut>,
 }
 
-/// The guard, in `run`'s order: the database checked against the target (and the other
-/// way round), every path registered, the target claimed, then the report opened.
+/// The guard, before anything else: the database checked against the target by place (a
+/// bind mount, a hard link or a symlink of its directory is the same place), every path
+/// registered, the target claimed (created empty when new, never in /dev), then the report
+/// opened.
 fn guard(a: &PtsArgs, db: &std::path::Path) -> Result<Held, CliError> {
     let target = a.target.as_path();
     iolab_sysinfo::check_database(db, &[target]).map_err(CliError::bad_input)?;
@@ -315,36 +338,41 @@ fn guard(a: &PtsArgs, db: &std::path::Path) -> Result<Held, CliError> {
     }
     let protected = [target, db];
     iolab_sysinfo::guard::protect(&protected);
-    let (pin, claim) = match probe(target) {
-        Ok(f) if f.kind == TargetKind::BlockDevice => {
-            let pin = iolab_sysinfo::Pin::existing(target)
-                .map_err(|e| bad(format!("{}: {e}", target.display())))?;
-            let claim = iolab_sysinfo::claim::exclusive(&pin).map_err(|e| {
-                CliError::bad_input(iolab_sysinfo::SafetyError {
-                    path: f.path.clone(),
-                    reason: iolab_sysinfo::claim::refusal(&e, f.device, "--allow-destroy"),
-                })
-            })?;
-            (Some(pin), Some(claim))
-        }
-        _ => (None, None),
-    };
-    // Opened last, once nothing else can refuse: a refused run leaves no empty report.
-    let report = match &a.report {
-        Some(r) => Some(crate::cmd_report::open_report(r, "--report", &protected)?),
-        None => None,
-    };
+    let claim = Claim::take(target, a.size.is_some(), true, &[db], "--allow-destroy")
+        .map_err(CliError::bad_input)?;
     Ok(Held {
-        pin,
-        _claim: claim,
-        report,
+        claim,
+        report: None,
     })
+}
+
+/// The consent `--allow-destroy` gives: to the claimed object (a file iolab made for the
+/// run needs none).
+fn consent_for(a: &PtsArgs, claim: &Claim) -> Consent {
+    let mut c = Consent::new("--allow-destroy");
+    if a.allow_destroy {
+        c.grant(claim.named());
+    }
+    c
 }
 
 pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
     let tests = chosen(a)?;
-    let consent = Consent::granting("--allow-destroy", a.allow_destroy, [a.target.as_path()]);
-    let (capacity, logical_block) = capacity(a, &consent)?;
+    let db_path = a.db.clone().unwrap_or_else(Store::default_path);
+    // Claimed first, before the plan, the checks and the store: everything after works on
+    // the claimed object.
+    let mut held = match a.plan {
+        true => None,
+        false => Some(guard(a, &db_path)?),
+    };
+    let consent = held.as_ref().map(|h| consent_for(a, &h.claim));
+    let (capacity, logical_block) = match (&held, &consent) {
+        (Some(h), Some(consent)) => {
+            judge(&h.claim, consent)?;
+            sized(a, h.claim.facts())?
+        }
+        _ => planned_capacity(a)?,
+    };
     let mut c = Config::new(
         a.target.clone(),
         capacity,
@@ -364,24 +392,38 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     c.check().map_err(bad)?;
-    let db_path = a.db.clone().unwrap_or_else(Store::default_path);
-    let mut held = guard(a, &db_path)?;
+    iolab_pts::preflight::check(&tests, &c).map_err(bad)?;
+    let (Some(mut held), Some(consent)) = (held.take(), consent) else {
+        return Err(bad("internal: no claim".into()));
+    };
+    // Opened last, once nothing else can refuse: a refused run leaves no empty report.
+    if let Some(r) = &a.report {
+        let protected = [a.target.as_path(), db_path.as_path()];
+        held.report = Some(crate::cmd_report::open_report(r, "--report", &protected)?);
+    }
     say!("iolab pts: {}", planned.trim_end());
     say!("iolab pts: {DISCLAIMER}");
-    let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
+    let mut store = crate::store_open::open(&db_path).map_err(CliError::bad_input)?;
+    held.claim.check_name().map_err(CliError::bad_input)?;
+    held.claim.keep();
     crate::cmd_doctor::warn_before_measuring();
     let run_id = store
         .begin_run("pts", &crate::cmd_review::command_line())
         .map_err(CliError::failed)?;
     iolab_runner::signal::install();
-    let dut = iolab_pts::dut::facts(&c, held.pin.as_ref());
+    let pin = (held.claim.facts().kind == TargetKind::BlockDevice).then(|| held.claim.pin());
+    let dut = iolab_pts::dut::facts(&c, pin);
     // Set as the profile requires for the run, restored when `_cache` drops, however the
     // run ends.
-    let (cache, _cache) = iolab_pts::dut::write_cache(&c, held.pin.as_ref());
+    let record = iolab_pts::dut::Record {
+        store: &store,
+        run_id,
+    };
+    let (cache, _cache) = iolab_pts::dut::write_cache(&c, pin, record);
     if let Some(d) = &cache.departs {
         say!("iolab pts: {d}");
     }
-    let (runs, failed) = run_tests(a, &tests, &c, &cache, &mut store, run_id)?;
+    let (runs, failed) = run_tests(a, &tests, &c, &cache, &mut store, run_id, consent)?;
     let status = status_of(&runs, failed.is_some());
     let doc = json!({
         "pts": header(&c, run_id, &dut, &cache),
@@ -494,6 +536,7 @@ fn run_tests(
     cache: &iolab_pts::dut::WriteCache,
     store: &mut Store,
     run_id: i64,
+    consent: Consent,
 ) -> Result<(Vec<TestRun>, Option<iolab_suite::SuiteError>), CliError> {
     // The progress line counts down the shortest the tests can take (5 rounds each).
     let (least, _) = total(&plan(tests, c, a.rate.unwrap_or(PLAN_WRITE_RATE)));
@@ -502,7 +545,7 @@ fn run_tests(
         store,
         run_id,
         clock: iolab_runner::run::run_clock(false),
-        consent: Consent::granting("--allow-destroy", a.allow_destroy, [a.target.as_path()]),
+        consent,
         progress: Progress::new(!a.quiet, least),
         out: &mut sink,
         kept: None,

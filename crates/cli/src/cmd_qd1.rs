@@ -132,7 +132,7 @@ fn with_columns(
     db: Option<&std::path::Path>,
 ) -> Result<Vec<iolab_suite::steps::qd1::ImportedCell>, CliError> {
     let path = db.map_or_else(Store::default_path, std::path::Path::to_path_buf);
-    let store = Store::open_existing(&path).map_err(CliError::bad_input)?;
+    let store = crate::store_open::open_existing(&path).map_err(CliError::bad_input)?;
     crate::imported::qd1_columns(&store, &args.with)
 }
 
@@ -287,7 +287,7 @@ pub fn run(args: &Qd1Args) -> Result<ExitCode, CliError> {
     }
     let mut out = open_output(args, &cfg.target, db.as_deref())?;
     let mut store = match &db {
-        Some(p) => Store::open(p).map_err(CliError::bad_input)?,
+        Some(p) => crate::store_open::open(p).map_err(CliError::bad_input)?,
         None => Store::in_memory().map_err(CliError::failed)?,
     };
     crate::cmd_doctor::warn_before_measuring();

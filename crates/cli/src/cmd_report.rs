@@ -115,7 +115,7 @@ pub fn run(a: &ReportArgs) -> Result<ExitCode, CliError> {
     if a.output != Path::new("-") {
         check_output(&a.output, "-o", &[&path]).map_err(CliError::bad_input)?;
     }
-    let store = Store::open_existing(&path).map_err(|e| match e {
+    let store = crate::store_open::open_existing(&path).map_err(|e| match e {
         e if e.is_bad_input() => CliError::bad_input(e),
         e => CliError::failed(e),
     })?;

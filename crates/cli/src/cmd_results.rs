@@ -151,7 +151,7 @@ pub struct ShowArgs {
 /// Opens the database for reading: nothing is created, a missing database is bad input.
 fn open(db: &Option<PathBuf>) -> Result<Store, CliError> {
     let path = db.clone().unwrap_or_else(Store::default_path);
-    Store::open_existing(&path).map_err(|e| match e {
+    crate::store_open::open_existing(&path).map_err(|e| match e {
         e if e.is_bad_input() => CliError::bad_input(e),
         e => CliError::failed(e),
     })
@@ -307,7 +307,7 @@ fn aligned(rows: &[[String; 8]]) -> Vec<String> {
 
 pub fn history(a: &HistoryArgs) -> Result<ExitCode, CliError> {
     let path = a.db.clone().unwrap_or_else(Store::default_path);
-    let runs = match Store::open_existing(&path) {
+    let runs = match crate::store_open::open_existing(&path) {
         Ok(store) => {
             let loaded = match a.filtered() {
                 true => usize::MAX,

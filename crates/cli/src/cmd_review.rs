@@ -14,6 +14,7 @@ use iolab_store::{RunStatus, Store};
 use iolab_suite::progress::{clock_time, Progress};
 use iolab_suite::steps::estimate;
 use iolab_suite::{run_review, Effort, Executor, PerStep, ReviewConfig, ReviewOutcome, Step};
+use iolab_sysinfo::claim::Claim;
 use iolab_sysinfo::{
     check_database, check_output, check_target_write, check_write_allowed, probe, Consent,
     TargetKind,
@@ -259,26 +260,24 @@ fn timing_of(a: &ReviewArgs) -> Result<(PerStep, PerStep), CliError> {
     Ok((runtime, ramp))
 }
 
-/// The user's target checked before anything runs: writable with consent when a step
-/// writes, `--size` within a device, an existing file with something to read.
+/// The user's target checked before anything runs, on what was claimed: writable with
+/// consent when a step writes, `--size` within a device, an existing file with something to
+/// read.
 fn check_user_target(
     a: &ReviewArgs,
-    t: &Path,
+    claim: &Claim,
     steps: &[Step],
     consent: &Consent,
 ) -> Result<(), CliError> {
-    let facts = match probe(t) {
-        Ok(f) => f,
-        Err(_) if !t.exists() && a.size.is_some() => return Ok(()),
-        Err(e) => return Err(bad(format!("{e}"))),
-    };
+    let facts = claim.facts();
+    let t = claim.named();
     let writing: Vec<&str> = steps
         .iter()
         .filter(|s| s.writes())
         .map(|s| s.name())
         .collect();
     if !writing.is_empty() {
-        check_target_write(&facts, consent).map_err(|e| {
+        check_target_write(facts, consent).map_err(|e| {
             bad(format!(
                 "{e} (the steps {} write to it; read-only steps: --steps \
                  info,poll-vs-irq,software-floor)",
@@ -302,24 +301,37 @@ fn check_user_target(
     }
 }
 
-/// The target and its size: the user's, or a scratch file in a temporary directory (kept
-/// alive by the returned guard).
+/// The target, claimed before any other work when the user named one (created empty when
+/// new and sized, never in /dev; a block device held `O_EXCL` when a step writes), and its
+/// size; or a scratch file in a temporary directory (kept alive by the returned guard).
 fn target_of(
     a: &ReviewArgs,
     effort: Effort,
     steps: &[Step],
-    consent: &Consent,
-) -> Result<(PathBuf, Option<u64>, Option<tempfile::TempDir>), CliError> {
+    db: &Path,
+) -> Result<(PathBuf, Option<u64>, Scratch), CliError> {
     if let Some(t) = &a.target {
-        check_user_target(a, t, steps, consent)?;
-        return Ok((t.clone(), a.size, None));
+        check_database(db, &[t]).map_err(CliError::bad_input)?;
+        iolab_sysinfo::guard::protect(&[t.as_path(), db]);
+        let writes = steps.iter().any(|s| s.writes());
+        let claim = Claim::take(t, a.size.is_some(), writes, &[db], "--allow-destroy")
+            .map_err(CliError::bad_input)?;
+        return Ok((t.clone(), a.size, Scratch::Claimed(claim)));
     }
     let (path, dir) = crate::targets::scratch_file("iolab-review-")?;
+    check_database(db, &[&path]).map_err(CliError::bad_input)?;
+    iolab_sysinfo::guard::protect(&[path.as_path(), db]);
     Ok((
         path,
         Some(a.size.unwrap_or(effort.scratch_bytes())),
-        Some(dir),
+        Scratch::Dir(dir),
     ))
+}
+
+/// What the review holds to its end: the user's claimed target, or the scratch directory.
+enum Scratch {
+    Claimed(Claim),
+    Dir(#[allow(dead_code)] tempfile::TempDir),
 }
 
 /// The QD1 paths, with SPDK's when `--spdk` names a namespace.
@@ -339,7 +351,7 @@ fn with_spdk(
 fn configure(
     a: &ReviewArgs,
     db: &Path,
-) -> Result<(ReviewConfig, Option<tempfile::TempDir>, Option<ReportOut>), CliError> {
+) -> Result<(ReviewConfig, Scratch, Option<ReportOut>), CliError> {
     let effort = effort_of(a);
     let steps = steps_of(a)?;
     let (runtime, ramp) = timing_of(a)?;
@@ -349,10 +361,7 @@ fn configure(
             a.tolerance
         )));
     }
-    let named = a.target.iter().chain(&a.spdk).map(PathBuf::as_path);
-    let consent = Consent::granting("--allow-destroy", a.allow_destroy, named);
-    let (target, size, scratch) = target_of(a, effort, &steps, &consent)?;
-    if size == Some(0) {
+    if a.size == Some(0) {
         return Err(bad("--size: must be more than 0".into()));
     }
     if let Some(r) = &a.report {
@@ -363,10 +372,17 @@ fn configure(
                     .into(),
             ));
         }
+    }
+    // Claimed first: every check below judges the claimed object.
+    let (target, size, scratch) = target_of(a, effort, &steps, db)?;
+    let named = a.target.iter().chain(&a.spdk).map(PathBuf::as_path);
+    let consent = Consent::granting("--allow-destroy", a.allow_destroy, named);
+    if let Scratch::Claimed(claim) = &scratch {
+        check_user_target(a, claim, &steps, &consent)?;
+    }
+    if let Some(r) = &a.report {
         check_output(r, "--report", &[&target, db]).map_err(CliError::bad_input)?;
     }
-    check_database(db, &[&target]).map_err(CliError::bad_input)?;
-    iolab_sysinfo::guard::protect(&[target.as_path(), db]);
     // Opened now: a report that could not be written is refused before the review starts.
     let report = match &a.report {
         Some(r) => Some(open_report(r, "--report", &[&target, db])?),
@@ -410,8 +426,12 @@ fn configure(
 
 pub fn run(a: &ReviewArgs) -> Result<ExitCode, CliError> {
     let db_path = a.db.clone().unwrap_or_else(Store::default_path);
-    let (cfg, _scratch, report) = configure(a, &db_path)?;
-    let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
+    let (cfg, scratch, report) = configure(a, &db_path)?;
+    let mut store = crate::store_open::open(&db_path).map_err(CliError::bad_input)?;
+    if let Scratch::Claimed(claim) = &scratch {
+        claim.check_name().map_err(CliError::bad_input)?;
+        claim.keep();
+    }
     crate::cmd_doctor::warn_before_measuring();
     let run_id = store
         .begin_run("review", &command_line())

@@ -259,7 +259,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     if cl.run.merge_blktrace_only {
         return merge_only(&cl.jobs, &jobs, &db_path);
     }
-    let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
+    let mut store = crate::store_open::open(&db_path).map_err(CliError::bad_input)?;
     let protected = protected_paths(&jobs, Some(&db_path));
     let protected: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
     // Opened before anything is laid out: an output that cannot be had (a FIFO nobody

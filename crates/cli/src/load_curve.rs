@@ -50,7 +50,7 @@ pub fn run(cl: &CommandLine, curve: &LoadCurve, command: &str) -> Result<ExitCod
             .validate()
             .map_err(|e| CliError::bad_input(anyhow::anyhow!("--load-curve: {e}")))?;
     }
-    let mut store = Store::open(&db_path).map_err(CliError::bad_input)?;
+    let mut store = crate::store_open::open(&db_path).map_err(CliError::bad_input)?;
     let protected = protected_paths(&jobs, Some(&db_path));
     let protected: Vec<&Path> = protected.iter().map(PathBuf::as_path).collect();
     let mut out = output::open_and_protect(cl.run.output.as_deref(), &protected)?;

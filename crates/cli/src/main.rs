@@ -55,6 +55,7 @@ mod multihost;
 mod output;
 mod results_csv;
 mod split_note;
+mod store_open;
 mod targets;
 mod verdicts;
 

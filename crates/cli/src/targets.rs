@@ -119,6 +119,17 @@ pub fn refuse_writers(specs: &[JobSpec]) -> anyhow::Result<()> {
             _ if s.trims() => Some("trims".to_string()),
             _ if s.writes() => Some("writes".to_string()),
             _ if s.files.unlink => Some("deletes its files when done (unlink)".to_string()),
+            // A program iolab starts can write anything: --readonly cannot hold it to that.
+            _ if s.control.exec_prerun.is_some() => Some(
+                "runs a program before its I/O (exec_prerun), which iolab cannot keep from \
+                 writing"
+                    .to_string(),
+            ),
+            _ if s.control.exec_postrun.is_some() => Some(
+                "runs a program after its I/O (exec_postrun), which iolab cannot keep from \
+                 writing"
+                    .to_string(),
+            ),
             _ => None,
         };
         if let Some(what) = what {

@@ -14,13 +14,15 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::FioError;
 
 /// Where an entry was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
-    pub file: PathBuf,
+    /// Shared by every entry of the file (one allocation a file, not a line).
+    pub file: Arc<Path>,
     pub line: usize,
 }
 
@@ -45,13 +47,47 @@ pub struct RawJob {
     pub name: String,
     pub at: Location,
     /// Entries from `[global]` sections before this job.
-    pub globals: Vec<Entry>,
+    pub globals: Globals,
     /// The job section's own entries.
     pub entries: Vec<Entry>,
     /// The first job of the second or a later job file: fio runs each job file after the
     /// previous one has finished (an implicit `stonewall`).
     pub waits_for_previous_file: bool,
 }
+
+/// The global entries in force where a job starts: a prefix of its file's global entries,
+/// shared by every job of the file (copying them into each job made a file of many jobs
+/// under many globals quadratic in memory).
+#[derive(Debug, Clone, Default)]
+pub struct Globals {
+    all: Arc<Vec<Entry>>,
+    len: usize,
+}
+
+impl std::ops::Deref for Globals {
+    type Target = [Entry];
+    fn deref(&self) -> &[Entry] {
+        &self.all[..self.len]
+    }
+}
+
+impl PartialEq for Globals {
+    fn eq(&self, o: &Globals) -> bool {
+        **self == **o
+    }
+}
+
+impl Eq for Globals {}
+
+/// Most job sections a set of job files may hold: fio's own limit (`max_jobs`, 4096), which
+/// it reaches with "maximum number of jobs (4096) reached". Counted as sections are read, so
+/// a file of a million empty sections is refused before it is built.
+pub const MAX_JOBS: usize = 4096;
+
+/// Most option entries the jobs may apply, each job counting its own and the globals in
+/// force for it: what reading and building take grows with this, so a 64 MiB file of
+/// options stays within a few hundred MB and a few seconds.
+pub const MAX_APPLIED_ENTRIES: usize = 2_000_000;
 
 /// What a set of job files holds: the jobs, and every `[global]` entry (fio's JSON
 /// "global options").
@@ -106,6 +142,7 @@ pub fn read_job_files(paths: &[PathBuf], env: &dyn Env) -> Result<JobFiles, FioE
             globals: Vec::new(),
             out: &mut out,
             current: None,
+            applied: 0,
         };
         if p.as_os_str() == "-" {
             // As fio: `-` is a job file read from standard input.
@@ -116,6 +153,7 @@ pub fn read_job_files(paths: &[PathBuf], env: &dyn Env) -> Result<JobFiles, FioE
             reader.file(p, 0, None)?;
         }
         reader.close_section();
+        reader.share_globals(before);
         if i > 0 && before > 0 {
             if let Some(first) = out.jobs.get_mut(before) {
                 first.waits_for_previous_file = true;
@@ -133,9 +171,11 @@ pub fn read_job_text(text: &str, label: &Path, env: &dyn Env) -> Result<JobFiles
         globals: Vec::new(),
         out: &mut out,
         current: None,
+        applied: 0,
     };
     reader.text(text, label, 0)?;
     reader.close_section();
+    reader.share_globals(0);
     Ok(out)
 }
 
@@ -150,6 +190,8 @@ struct Reader<'a> {
     globals: Vec<Entry>,
     out: &'a mut JobFiles,
     current: Option<Section>,
+    /// Entries the jobs read so far apply (see [`MAX_APPLIED_ENTRIES`]).
+    applied: usize,
 }
 
 /// Largest job file read. fio has no cap, and generated job files of 100,000 jobs run to
@@ -219,9 +261,10 @@ impl Reader<'_> {
     }
 
     fn text(&mut self, text: &str, file: &Path, depth: usize) -> Result<(), FioError> {
+        let shared: Arc<Path> = Arc::from(file);
         for (i, raw) in text.lines().enumerate() {
             let at = Location {
-                file: file.to_path_buf(),
+                file: shared.clone(),
                 line: i + 1,
             };
             let line = strip_comment(raw);
@@ -273,13 +316,27 @@ impl Reader<'_> {
                     ));
                 }
                 self.close_section();
+                if name != "global" && self.out.jobs.len() >= MAX_JOBS {
+                    return Err(at_err(
+                        &at,
+                        FioError::Usage(format!(
+                            "more than {MAX_JOBS} jobs: fio's limit (maximum number of jobs \
+                             ({MAX_JOBS}) reached); use numjobs= or split the file"
+                        )),
+                    ));
+                }
                 self.current = Some(if name == "global" {
                     Section::Global
                 } else {
+                    self.count(self.globals.len(), &at)?;
                     Section::Job(RawJob {
                         name: name.to_string(),
                         at: at.clone(),
-                        globals: self.globals.clone(),
+                        // The prefix in force; shared once the file is read.
+                        globals: Globals {
+                            all: Arc::default(),
+                            len: self.globals.len(),
+                        },
                         entries: Vec::new(),
                         waits_for_previous_file: false,
                     })
@@ -304,6 +361,7 @@ impl Reader<'_> {
                 let written = line.split_once('=').map_or("", |(_, v)| v.trim());
                 return Err(at_err(&at, empty_value(key, written, self.env)));
             }
+            self.count(1, &at)?;
             let entry = Entry {
                 key: key.to_string(),
                 value,
@@ -332,6 +390,29 @@ impl Reader<'_> {
     fn close_section(&mut self) {
         if let Some(Section::Job(job)) = self.current.take() {
             self.out.jobs.push(job);
+        }
+    }
+
+    /// Counts `n` more applied entries; refused past [`MAX_APPLIED_ENTRIES`].
+    fn count(&mut self, n: usize, at: &Location) -> Result<(), FioError> {
+        self.applied = self.applied.saturating_add(n);
+        if self.applied > MAX_APPLIED_ENTRIES {
+            return Err(at_err(
+                at,
+                FioError::Usage(format!(
+                    "the jobs apply more than {MAX_APPLIED_ENTRIES} options (each job's own \
+                     and the globals in force for it): too large a job file"
+                )),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Gives the jobs read since `first` the file's global entries, shared.
+    fn share_globals(&mut self, first: usize) {
+        let all = Arc::new(std::mem::take(&mut self.globals));
+        for job in self.out.jobs.iter_mut().skip(first) {
+            job.globals.all = all.clone();
         }
     }
 }

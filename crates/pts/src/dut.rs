@@ -64,7 +64,7 @@ pub struct WriteCache {
 }
 
 /// Where the write cache is read and set.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Knob {
     /// An NVMe namespace's block device, as the guard pinned it (the admin commands go
     /// through it).
@@ -76,23 +76,135 @@ enum Knob {
     Nothing,
 }
 
-/// Restores the write cache found before the run when dropped.
+/// Restores the write cache found before the run when dropped, or when the process ends
+/// without unwinding ([`iolab_sysinfo::undo`]); its record in the results database (made
+/// before the change, for a process killed outright) goes once it is restored.
 #[derive(Debug)]
 pub struct Restore {
-    knob: Knob,
-    to: Option<bool>,
+    _undo: Option<iolab_sysinfo::undo::Undo>,
 }
 
-impl Drop for Restore {
-    fn drop(&mut self) {
-        if let Some(on) = self.to {
-            if let Err(e) = set(&self.knob, on) {
-                eprintln!(
-                    "iolab pts: warning: could not restore the write cache ({}): {e}",
-                    if on { "enabled" } else { "disabled" }
-                );
+/// Where a change is recorded: the results database, and the run that made it.
+pub struct Record<'a> {
+    pub store: &'a iolab_store::Store,
+    pub run_id: i64,
+}
+
+/// Puts the cache back to `on` through `knob`, then drops the record `row` of `db`.
+fn put_back(knob: &Knob, on: bool, row: Option<(PathBuf, i64)>) {
+    match set(knob, on) {
+        Ok(()) => {
+            if let Some((db, id)) = row {
+                if let Ok(store) = iolab_store::Store::open(&db) {
+                    let _ = store.forget_restore(id);
+                }
             }
         }
+        Err(e) => eprintln!(
+            "iolab pts: warning: could not restore the write cache ({}): {e}",
+            if on { "enabled" } else { "disabled" }
+        ),
+    }
+}
+
+/// How a knob is put back by a later process: what it reaches and how it is checked to be
+/// the same device (its device number, and an NVMe drive's serial).
+fn describe(k: &Knob, on: bool) -> Option<serde_json::Value> {
+    use std::os::unix::fs::MetadataExt;
+    let rdev_of = |p: &Path| {
+        fs::metadata(p)
+            .ok()
+            .map(|m| [libc::major(m.rdev()), libc::minor(m.rdev())])
+    };
+    match k {
+        Knob::Nvme(pin) => {
+            let serial = nvme_controller(pin).map(|c| c.serial);
+            Some(serde_json::json!({
+                "setting": "write_cache", "to": on, "knob": "nvme",
+                "device": pin.resolved, "rdev": rdev_of(&pin.resolved), "serial": serial,
+            }))
+        }
+        Knob::Scsi(p) => {
+            // .../block/sdX/device/scsi_disk/H:C:T:L/cache_type: the disk is four up.
+            let disk = p.ancestors().nth(4)?.to_path_buf();
+            Some(serde_json::json!({
+                "setting": "write_cache", "to": on, "knob": "scsi",
+                "cache_type": p, "disk": disk, "dev": read(&disk.join("dev")),
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// Puts back what processes killed outright left changed (recorded in `store` before they
+/// changed it), checking each is still the same device; one line for each, to be said.
+pub fn restore_orphans(store: &iolab_store::Store) -> Vec<String> {
+    let Ok(orphans) = store.orphaned_restores() else {
+        return Vec::new();
+    };
+    let mut said = Vec::new();
+    for o in orphans {
+        let w = &o.what;
+        let on = w["to"].as_bool().unwrap_or(true);
+        let run = o.run_id.map(|r| format!("run {r}")).unwrap_or("a run".into());
+        let state = if on { "enabled" } else { "disabled" };
+        let (knob, name) = match orphan_knob(w) {
+            Ok(k) => k,
+            Err(why) => {
+                said.push(format!(
+                    "iolab: {run} was killed with a write cache changed, which cannot be put \
+                     back: {why}"
+                ));
+                continue;
+            }
+        };
+        match set(&knob, on) {
+            Ok(()) => {
+                let _ = store.forget_restore(o.id);
+                said.push(format!(
+                    "iolab: restored the write cache of {name} to {state}, as {run} found it \
+                     before it was killed"
+                ));
+            }
+            Err(e) => said.push(format!(
+                "iolab: could not restore the write cache of {name} to {state} ({run} was \
+                 killed): {e}"
+            )),
+        }
+    }
+    said
+}
+
+/// The knob an orphaned record names, once it is checked to be the same device.
+fn orphan_knob(w: &serde_json::Value) -> Result<(Knob, String), String> {
+    use std::os::unix::fs::MetadataExt;
+    match w["knob"].as_str() {
+        Some("nvme") => {
+            let path = PathBuf::from(w["device"].as_str().unwrap_or(""));
+            let pin = Pin::existing(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let m = fs::metadata(&pin.resolved).map_err(|e| e.to_string())?;
+            let rdev = [libc::major(m.rdev()), libc::minor(m.rdev())];
+            if w["rdev"] != serde_json::json!(rdev) {
+                return Err(format!("{} is another device now", path.display()));
+            }
+            let serial = nvme_controller(&pin).map(|c| c.serial);
+            if w["serial"] != serde_json::json!(serial) {
+                return Err(format!("{} is another drive now (serial)", path.display()));
+            }
+            Ok((Knob::Nvme(pin), path.display().to_string()))
+        }
+        Some("scsi") => {
+            let disk = PathBuf::from(w["disk"].as_str().unwrap_or(""));
+            if read(&disk.join("dev")).as_deref() != w["dev"].as_str() {
+                return Err(format!("{} is another device now", disk.display()));
+            }
+            let name = disk.file_name().map(|n| format!("/dev/{}", n.to_string_lossy()));
+            Ok((
+                Knob::Scsi(PathBuf::from(w["cache_type"].as_str().unwrap_or(""))),
+                name.unwrap_or_default(),
+            ))
+        }
+        other => Err(format!("an unknown setting ({other:?})")),
     }
 }
 
@@ -236,28 +348,22 @@ fn how(k: &Knob) -> String {
 /// Reads the write cache and sets the profile's (unless the operator keeps it); the
 /// returned guard restores what was found. Nothing is set on a target that has no cache or
 /// whose cache cannot be set: the departure is said instead.
-pub fn write_cache(c: &Config, pin: Option<&Pin>) -> (WriteCache, Restore) {
+pub fn write_cache(c: &Config, pin: Option<&Pin>, record: Record) -> (WriteCache, Restore) {
     let required = Cache::of(c.profile.write_cache_enabled());
     let k = knob(pin);
     let found = get(&k).unwrap_or(Cache::Unknown);
     let mut during = found;
-    let mut restore = Restore {
-        knob: Knob::Nothing,
-        to: None,
-    };
+    let mut restore = Restore { _undo: None };
     let mut departs = None;
     let settable = matches!(k, Knob::Nvme(_) | Knob::Scsi(_));
     if matches!(found, Cache::Enabled | Cache::Disabled) && found != required {
         match (c.keep_write_cache, settable) {
             (true, _) => departs = Some("--keep-write-cache: left as found".to_string()),
             (false, false) => departs = Some("the device's cache cannot be set from here".into()),
-            (false, true) => match set(&k, required == Cache::Enabled) {
-                Ok(()) => {
+            (false, true) => match change(&k, required == Cache::Enabled, found, &record) {
+                Ok(undo) => {
                     during = get(&k).unwrap_or(Cache::Unknown);
-                    restore = Restore {
-                        to: Some(found == Cache::Enabled),
-                        knob: knob(pin),
-                    };
+                    restore = Restore { _undo: Some(undo) };
                     if during != required {
                         departs = Some("the drive did not take the setting".into());
                     }
@@ -287,6 +393,26 @@ pub fn write_cache(c: &Config, pin: Option<&Pin>) -> (WriteCache, Restore) {
         },
         restore,
     )
+}
+
+/// Sets the cache to `on`, having recorded first how to put `found` back (in the database,
+/// for a process killed outright, and as the process's undo action for every other end).
+fn change(
+    k: &Knob,
+    on: bool,
+    found: Cache,
+    record: &Record,
+) -> Result<iolab_sysinfo::undo::Undo, String> {
+    let back = found == Cache::Enabled;
+    let row = describe(k, back)
+        .map(|w| record.store.record_restore(Some(record.run_id), &w))
+        .transpose()
+        .map_err(|e| format!("cannot record the cache's state before changing it: {e}"))?
+        .map(|id| (record.store.path().to_path_buf(), id));
+    let undo_knob = k.clone();
+    let undo = iolab_sysinfo::undo::push(move || put_back(&undo_knob, back, row));
+    set(k, on)?;
+    Ok(undo)
 }
 
 /// `enabled`, `disabled`, `absent`, `unknown`.

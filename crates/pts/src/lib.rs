@@ -19,6 +19,7 @@ pub mod config;
 pub mod dut;
 pub mod element;
 pub mod plan;
+pub mod preflight;
 pub mod purge;
 pub mod run;
 pub mod steady;

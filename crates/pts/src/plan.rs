@@ -30,10 +30,28 @@ pub struct Planned {
     pub most: Duration,
 }
 
-/// `tests` on `c`, writes timed at `write_bytes_per_sec`.
+/// Seconds as a duration, `Duration::MAX` past what one holds (a plan at 1 byte/s of a
+/// large drive): a plan says "longer than anyone waits", it does not panic.
+fn secs(s: f64) -> Duration {
+    Duration::try_from_secs_f64(s).unwrap_or(Duration::MAX)
+}
+
+/// `d` times `n`, saturating.
+fn times(d: Duration, n: usize) -> Duration {
+    d.checked_mul(u32::try_from(n).unwrap_or(u32::MAX))
+        .unwrap_or(Duration::MAX)
+}
+
+/// A sum of durations, saturating.
+fn sum(ds: impl IntoIterator<Item = Duration>) -> Duration {
+    ds.into_iter()
+        .fold(Duration::ZERO, |a, d| a.saturating_add(d))
+}
+
+/// `tests` on `c`, writes timed at `write_bytes_per_sec`. Every sum and product saturates.
 pub fn plan(tests: &[&dyn PtsTest], c: &Config, write_bytes_per_sec: f64) -> Vec<Planned> {
     let rate = write_bytes_per_sec.max(1.0);
-    let twice = Duration::from_secs_f64(2.0 * c.region as f64 / rate);
+    let twice = secs(2.0 * c.region as f64 / rate);
     let (least_rounds, most_rounds) = (c.rule.window, c.rule.max_rounds);
     tests
         .iter()
@@ -46,29 +64,27 @@ pub fn plan(tests: &[&dyn PtsTest], c: &Config, write_bytes_per_sec: f64) -> Vec
             let preconditioning =
                 t.preconditioning(c)
                     .map_or((Duration::ZERO, Duration::ZERO), |p| {
-                        let round = c.element_time * p.per_round as u32;
-                        (round * least_rounds as u32, round * most_rounds as u32)
+                        let round = times(c.element_time, p.per_round);
+                        (times(round, least_rounds), times(round, most_rounds))
                     });
-            let after: Duration = t.after(c, &[], None).iter().map(|p| p.duration()).sum();
+            let after = sum(t.after(c, &[], None).iter().map(|p| p.duration()));
             let pre = t.pre_write(c);
             let elements = t.round(c).len() + usize::from(pre.is_some());
-            let per_round =
-                c.element_time * t.round(c).len() as u32 + pre.map_or(Duration::ZERO, |s| s.time);
+            let per_round = times(c.element_time, t.round(c).len())
+                .saturating_add(pre.map_or(Duration::ZERO, |s| s.time));
             let (rounds, least_rounds_time) = match t.rounds(c) {
-                Rounds::ToSteadyState => {
-                    ((least_rounds, most_rounds), per_round * least_rounds as u32)
-                }
+                Rounds::ToSteadyState => ((least_rounds, most_rounds), times(per_round, least_rounds)),
                 // Whichever first: its rounds, or its bytes at the given rate.
                 Rounds::Series { rounds, bytes } => {
-                    let all = per_round * rounds as u32;
-                    let by_bytes = Duration::from_secs_f64(bytes as f64 / rate);
+                    let all = times(per_round, rounds);
+                    let by_bytes = secs(bytes as f64 / rate);
                     (
                         (rounds, rounds),
-                        all.min(by_bytes.max(per_round * c.rule.window as u32)),
+                        all.min(by_bytes.max(times(per_round, c.rule.window))),
                     )
                 }
             };
-            let most_rounds_time = per_round * rounds.1 as u32;
+            let most_rounds_time = times(per_round, rounds.1);
             Planned {
                 name: t.name(),
                 elements,
@@ -76,8 +92,8 @@ pub fn plan(tests: &[&dyn PtsTest], c: &Config, write_bytes_per_sec: f64) -> Vec
                 preconditioning,
                 rounds,
                 after,
-                least: wipc + preconditioning.0 + least_rounds_time + after,
-                most: wipc + preconditioning.1 + most_rounds_time + after,
+                least: sum([wipc, preconditioning.0, least_rounds_time, after]),
+                most: sum([wipc, preconditioning.1, most_rounds_time, after]),
             }
         })
         .collect()
@@ -86,8 +102,8 @@ pub fn plan(tests: &[&dyn PtsTest], c: &Config, write_bytes_per_sec: f64) -> Vec
 /// The whole run, at the least and the most.
 pub fn total(planned: &[Planned]) -> (Duration, Duration) {
     (
-        planned.iter().map(|p| p.least).sum(),
-        planned.iter().map(|p| p.most).sum(),
+        sum(planned.iter().map(|p| p.least)),
+        sum(planned.iter().map(|p| p.most)),
     )
 }
 

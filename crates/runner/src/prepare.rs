@@ -366,7 +366,8 @@ fn pin_file(spec: &JobSpec) -> Result<Pin, RunError> {
 }
 
 /// The guard's verdict on the pinned file: judged at its resolved path (a symlink swapped
-/// at the user's name after the pin changes nothing), said of the user's name.
+/// at the user's name after the pin changes nothing), said of the user's name. A target the
+/// command claimed is judged by its name, which every lookup resolves to the claimed object.
 fn check_pinned_write(
     spec: &JobSpec,
     facts: &TargetFacts,
@@ -374,7 +375,10 @@ fn check_pinned_write(
     consent: &Consent,
 ) -> Result<(), RunError> {
     let judged = TargetFacts {
-        path: pin.resolved.clone(),
+        path: match pin.is_anchored() {
+            true => facts.path.clone(),
+            false => pin.resolved.clone(),
+        },
         ..facts.clone()
     };
     check_target_write(&judged, consent).map_err(|mut source| {

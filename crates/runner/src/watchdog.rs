@@ -106,6 +106,9 @@ impl Watchdog {
             self.jobs,
             LAST_WAIT.as_secs()
         );
+        // Ending without unwinding: what the command changed on a device (a write cache)
+        // is put back first.
+        iolab_sysinfo::undo::run_all();
         std::process::exit(1)
     }
 }

@@ -620,3 +620,60 @@ mod tests {
         assert!(runs.iter().all(|r| r.status == "ok" && r.jobs.len() == 1));
     }
 }
+
+/// A setting a command changed on a device, as recorded before the change.
+#[derive(Debug, Clone)]
+pub struct PendingRestore {
+    pub id: i64,
+    pub run_id: Option<i64>,
+    /// How to put it back (the command's own JSON).
+    pub what: serde_json::Value,
+}
+
+impl Store {
+    /// Records, before changing it, a device setting this process will change and how to
+    /// put it back; the row's id, for [`Store::forget_restore`] once it is put back.
+    pub fn record_restore(
+        &self,
+        run_id: Option<i64>,
+        what: &serde_json::Value,
+    ) -> Result<i64, StoreError> {
+        self.conn.execute(
+            "INSERT INTO device_restores (owner, run_id, created_ms, what) VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![owner::this_process(), run_id, now_ms(), what.to_string()],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// The setting is back as it was: its record goes.
+    pub fn forget_restore(&self, id: i64) -> Result<(), StoreError> {
+        self.conn
+            .execute("DELETE FROM device_restores WHERE id = ?1", [id])?;
+        Ok(())
+    }
+
+    /// Settings changed by processes of this host that are gone (killed before they could put
+    /// them back).
+    pub fn orphaned_restores(&self) -> Result<Vec<PendingRestore>, StoreError> {
+        let mut q = self
+            .conn
+            .prepare("SELECT id, owner, run_id, what FROM device_restores ORDER BY id")?;
+        let rows = q.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<i64>>(2)?,
+                r.get::<_, String>(3)?,
+            ))
+        })?;
+        Ok(rows
+            .filter_map(Result::ok)
+            .filter(|(_, owner, _, _)| owner::alive(owner) == Some(false))
+            .map(|(id, _, run_id, what)| PendingRestore {
+                id,
+                run_id,
+                what: serde_json::from_str(&what).unwrap_or_default(),
+            })
+            .collect())
+    }
+}

@@ -47,7 +47,7 @@ fn start_time(pid: u32) -> Option<String> {
 }
 
 /// Whether the owner is alive: `None` for an owner on another host (not ours to judge).
-fn alive(owner: &str) -> Option<bool> {
+pub(crate) fn alive(owner: &str) -> Option<bool> {
     let f: Vec<&str> = owner.split('/').collect();
     let (host, boot, pid, start) = match f[..] {
         [host, boot, pid, start] => (host, boot, pid, start),

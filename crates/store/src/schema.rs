@@ -106,6 +106,16 @@ pub const MIGRATIONS: &[&str] = &[
     // 9: the health logs of the drives the job's files were on, read around its run (JSON,
     // a list of `DriveHealth`).
     "ALTER TABLE jobs ADD COLUMN health TEXT NOT NULL DEFAULT '[]';",
+    // 10: settings a command changed on a device (a drive's volatile write cache), recorded
+    // before the change with how to put them back (JSON), so that a process killed outright
+    // has them put back by the next command that opens the database.
+    "CREATE TABLE device_restores (
+        id INTEGER PRIMARY KEY,
+        owner TEXT NOT NULL,
+        run_id INTEGER,
+        created_ms INTEGER NOT NULL,
+        what TEXT NOT NULL
+    );",
 ];
 
 /// The schema version a database is at.

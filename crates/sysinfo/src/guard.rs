@@ -48,8 +48,12 @@ impl Identity {
     }
 }
 
-/// The identity of an existing path (symlinks followed); `None` when it does not exist.
+/// The identity of an existing path (symlinks followed); `None` when it does not exist. A
+/// name the command claimed is its claimed object, whatever the name leads to now.
 pub fn identity(path: &Path) -> Option<Identity> {
+    if let Some(pin) = crate::claim::claimed(path) {
+        return pin.identity;
+    }
     fs::metadata(path).ok().map(|m| Identity::of(&m))
 }
 
@@ -178,22 +182,6 @@ pub fn remark(file: &fs::File) {
     if read_mark(file).is_some_and(|m| m.starts_with(MARK_PREFIX)) {
         mark_created(file);
     }
-}
-
-/// `path` with its directory resolved (symlinks, `..`), for comparing places; a dangling
-/// symlink's place is where it leads.
-fn absolute(path: &Path) -> Option<PathBuf> {
-    if let Ok(p) = fs::canonicalize(path) {
-        return Some(p);
-    }
-    if let Some(to) = crate::storage::dangling_link(path) {
-        return absolute(&to);
-    }
-    Some(
-        fs::canonicalize(parent_dir(path))
-            .ok()?
-            .join(path.file_name()?),
-    )
 }
 
 /// May a job write the target `facts` describes? Block devices: the device probes, with the
@@ -345,8 +333,35 @@ pub fn check_database(path: &Path, protected: &[&Path]) -> Result<(), SafetyErro
                 ),
             });
         }
+        // A block device whose bytes are the database's (a loop device over it).
+        if let Some(dev) = fs::metadata(p).ok().filter(|m| m.file_type().is_block_device()) {
+            let under = crate::aliases::extents((libc::major(dev.rdev()), libc::minor(dev.rdev())));
+            let db_file = guarded_places(&[path])
+                .find(|f| identity(f).is_some_and(|id| crate::aliases::holds_file(&under, id)));
+            if let Some(f) = db_file {
+                return Err(SafetyError {
+                    path: p.to_path_buf(),
+                    reason: format!(
+                        "its bytes are {}, a file of the results database this run saves to \
+                         (a loop device over it); name another target or another --db",
+                        f.display()
+                    ),
+                });
+            }
+        }
     }
     Ok(())
+}
+
+/// The files no target's bytes may be: every registered path ([`protect`]) and its SQLite
+/// companions, as they exist now, by identity.
+pub fn protected_files() -> Vec<(PathBuf, Identity)> {
+    let all = with_registered(&[]);
+    let all: Vec<&Path> = all.iter().map(PathBuf::as_path).collect();
+    guarded_places(&all)
+        .filter_map(|p| Some((p.clone(), identity(&p)?)))
+        .filter(|(_, id)| matches!(id, Identity::Inode(..)))
+        .collect()
 }
 
 fn check_output_in(
@@ -399,37 +414,77 @@ fn check_output_in(
     Ok(())
 }
 
-/// The first of `protected`'s places ([`guarded_places`]) that is `path`'s place: the same
-/// file where both exist, else the same resolved path ([`absolute`]); with what does not change between places worked out once: the
-/// output's identity and resolved place, and each protected path's resolved directory (its
-/// SQLite companions share it). A job of 500,000 files is 2,000,000 places to compare.
+/// Where a name puts an object: the object itself when it exists, else the directory entry
+/// it would be made as (the nearest existing directory, by identity, and the rest of the
+/// name). Two names of one place (a bind mount of the directory, a hard link, a symlink)
+/// give equal places, whatever their strings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Place {
+    Object(Identity),
+    Entry(Identity, PathBuf),
+}
+
+/// The place `path` names; `None` when not even its directory can be found.
+fn place(path: &Path) -> Option<Place> {
+    if let Some(id) = identity(path) {
+        return Some(Place::Object(id));
+    }
+    if let Some(to) = crate::storage::dangling_link(path) {
+        // Creating `path` creates what the link leads to.
+        return place(&to);
+    }
+    let (dir, rest) = dir_place(&parent_dir(path))?;
+    Some(Place::Entry(dir, rest.join(path.file_name()?)))
+}
+
+/// A directory as its nearest existing ancestor's identity and the rest of its name.
+fn dir_place(dir: &Path) -> Option<(Identity, PathBuf)> {
+    let base = dir
+        .ancestors()
+        .find(|a| !a.as_os_str().is_empty() && a.exists())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let rest = dir.strip_prefix(&base).unwrap_or(Path::new("")).to_path_buf();
+    Some((identity(&base)?, rest))
+}
+
+/// The first of `protected`'s places ([`guarded_places`]) that is `path`'s [`Place`]: the
+/// same object where both exist, else the same entry of the same directory. `path`'s place
+/// is worked out once, and each protected path's directory once (its SQLite companions
+/// share it): a job of 500,000 files is 2,000,000 places to compare.
 fn first_same_place(path: &Path, protected: &[&Path]) -> Option<PathBuf> {
-    let me = identity(path);
-    let mine = std::cell::OnceCell::new();
+    let mine = place(path)?;
     protected.iter().find_map(|p| {
         let dir = std::cell::OnceCell::new();
-        guarded_places(std::slice::from_ref(p)).find(|place| {
-            let theirs = identity(place);
-            if let (Some(x), Some(y)) = (me, theirs) {
-                return x == y;
-            }
-            let Some(mine) = mine.get_or_init(|| absolute(path)) else {
-                return false;
+        guarded_places(std::slice::from_ref(p)).find(|candidate| {
+            let theirs = match identity(candidate) {
+                Some(id) => Some(Place::Object(id)),
+                None if crate::storage::dangling_link(candidate).is_some() => place(candidate),
+                None => dir
+                    .get_or_init(|| dir_place(&parent_dir(candidate)))
+                    .as_ref()
+                    .zip(candidate.file_name())
+                    .map(|((id, rest), name)| Place::Entry(*id, rest.join(name))),
             };
-            let resolved = match theirs.is_some() {
-                true => fs::canonicalize(place).ok(),
-                false => match crate::storage::dangling_link(place) {
-                    Some(to) => absolute(&to),
-                    None => dir
-                        .get_or_init(|| fs::canonicalize(parent_dir(place)).ok())
-                        .as_ref()
-                        .zip(place.file_name())
-                        .map(|(d, name)| d.join(name)),
-                },
-            };
-            resolved.as_ref() == Some(mine)
+            theirs.as_ref() == Some(&mine)
         })
     })
+}
+
+/// Refuses `path` when it is one of `protected` or one of their SQLite companions, by
+/// place: before a claim, where the object may not exist yet, and again after it, by the
+/// opened object's identity.
+pub fn refuse_protected(path: &Path, protected: &[&Path]) -> Result<(), SafetyError> {
+    match first_same_place(path, protected) {
+        Some(p) => Err(SafetyError {
+            path: path.to_path_buf(),
+            reason: format!(
+                "it is {}, which this command keeps its results in or reads; name another \
+                 target",
+                p.display()
+            ),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The protected paths and the files SQLite keeps beside a database (`-wal`, `-shm`,

@@ -2,7 +2,9 @@
 //! data: what a file or block device is, its block sizes and poll queues, and whether writing
 //! to it is safe.
 
+pub mod aliases;
 pub mod atomic;
+pub mod blkid;
 pub mod claim;
 pub mod device;
 pub mod diskstats;
@@ -16,10 +18,10 @@ pub mod nvme;
 pub mod pinned;
 mod refusal;
 pub mod safety;
-pub mod signature;
 mod storage;
 pub mod stored;
 pub mod target;
+pub mod undo;
 
 pub use guard::{
     check_database, check_output, check_storage_path, check_target_write, open_output,

@@ -9,10 +9,16 @@
 //! `RESOLVE_NO_SYMLINKS`; `O_NOFOLLOW` on kernels without it) and the open descriptor's own
 //! identity must be the checked one. A new file is created exclusively (`O_EXCL`), so nothing
 //! that appears at its name in the meantime is opened in its stead.
+//!
+//! A pin the command claimed ([`crate::claim::Claim`]) holds the object itself open from the
+//! claim to the end (an `O_PATH` descriptor, its *anchor*): every later open reopens that
+//! object (`/proc/self/fd/N`), whatever its name leads to by then, and pinning the same name
+//! again gives the claim's pin, so no step of the command looks the name up anew.
 
 use std::fs::File;
 use std::io;
-use std::os::fd::FromRawFd;
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::sync::Arc;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Component, Path, PathBuf};
@@ -20,13 +26,23 @@ use std::path::{Component, Path, PathBuf};
 use crate::guard::Identity;
 
 /// A checked destination: where it resolved to, and what was there.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Pin {
     /// The path with every symlink resolved at check time.
     pub resolved: PathBuf,
     /// What the resolved path was when checked; `None` for a file not created yet.
     pub identity: Option<Identity>,
+    /// The object held open (`O_PATH`) since it was claimed: opens reopen it, not the path.
+    anchor: Option<Arc<File>>,
 }
+
+impl PartialEq for Pin {
+    fn eq(&self, o: &Pin) -> bool {
+        self.resolved == o.resolved && self.identity == o.identity
+    }
+}
+
+impl Eq for Pin {}
 
 /// Why a pinned open was refused.
 #[derive(Debug, thiserror::Error)]
@@ -44,12 +60,42 @@ pub enum PinError {
 impl Pin {
     /// Pins an existing path: resolved, and its identity now.
     pub fn existing(path: &Path) -> Result<Pin, PinError> {
+        if let Some(claimed) = crate::claim::claimed(path) {
+            return Ok(claimed);
+        }
         let resolved = std::fs::canonicalize(path)?;
         let identity = crate::guard::identity(&resolved).ok_or(PinError::Changed)?;
         Ok(Pin {
             resolved,
             identity: Some(identity),
+            anchor: None,
         })
+    }
+
+    /// This pin holding its object open from now on (`O_PATH`, no symlink followed, the
+    /// descriptor's identity compared): every later [`Pin::open`] reopens that object.
+    pub fn anchored(mut self) -> Result<Pin, PinError> {
+        let want = self.identity.ok_or(PinError::Changed)?;
+        let held = open_no_symlinks(&self.resolved, libc::O_PATH, 0)?;
+        if identity_of(&held)? != want {
+            return Err(PinError::Changed);
+        }
+        self.anchor = Some(Arc::new(held));
+        Ok(self)
+    }
+
+    /// A pin of `file`, just created at `resolved` by its claim, anchored to it.
+    pub(crate) fn of_created(resolved: PathBuf, file: &File) -> Result<Pin, PinError> {
+        Ok(Pin {
+            resolved,
+            identity: Some(identity_of(file)?),
+            anchor: Some(Arc::new(file.try_clone()?)),
+        })
+    }
+
+    /// Whether the pin holds its object open (it was claimed).
+    pub fn is_anchored(&self) -> bool {
+        self.anchor.is_some()
     }
 
     /// Pins a file that does not exist yet: its nearest existing directory resolved, the rest
@@ -57,15 +103,22 @@ impl Pin {
     /// what creating the name would create), and the file is then created there, never
     /// through the link.
     pub fn new_file(path: &Path) -> Result<Pin, PinError> {
+        if let Some(claimed) = crate::claim::claimed(path) {
+            return Ok(claimed);
+        }
         let to = crate::storage::dangling_link(path);
         Ok(Pin {
             resolved: resolve_missing(to.as_deref().unwrap_or(path))?,
             identity: None,
+            anchor: None,
         })
     }
 
     /// Pins `path` whether it exists or not.
     pub fn any(path: &Path) -> Result<Pin, PinError> {
+        if let Some(claimed) = crate::claim::claimed(path) {
+            return Ok(claimed);
+        }
         if path.exists() {
             Pin::existing(path)
         } else {
@@ -76,7 +129,10 @@ impl Pin {
     /// Opens the pinned path with `flags` (`O_RDONLY`, `O_RDWR`, `O_DIRECT`, ...), following
     /// no symlink, and checks the descriptor is what was pinned.
     pub fn open(&self, flags: i32) -> Result<File, PinError> {
-        let file = open_no_symlinks(&self.resolved, flags & !libc::O_CREAT, 0)?;
+        let file = match &self.anchor {
+            Some(held) => reopen(held, flags & !libc::O_CREAT)?,
+            None => open_no_symlinks(&self.resolved, flags & !libc::O_CREAT, 0)?,
+        };
         let id = identity_of(&file)?;
         match self.identity {
             Some(want) if want == id => Ok(file),
@@ -86,6 +142,10 @@ impl Pin {
 
     /// Creates the pinned file, which must not exist (`O_EXCL`), and pins what was created.
     pub fn create(&mut self, flags: i32) -> Result<File, PinError> {
+        if self.identity.is_some() {
+            // Claimed and made already: it is opened, not made again.
+            return self.open(flags);
+        }
         let file = open_no_symlinks(&self.resolved, flags | libc::O_CREAT | libc::O_EXCL, 0o644)?;
         self.identity = Some(identity_of(&file)?);
         Ok(file)
@@ -128,6 +188,20 @@ impl Pin {
             .and_then(|f| identity_of(&f).ok())
             .is_some_and(|id| Some(id) == self.identity)
     }
+}
+
+/// Opens the object `held` is a descriptor of again, with `flags`, through its magic link
+/// (`/proc/self/fd/N`): the same inode or device whatever its name now leads to.
+fn reopen(held: &File, flags: i32) -> io::Result<File> {
+    let link = std::ffi::CString::new(format!("/proc/self/fd/{}", held.as_raw_fd()))
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    // SAFETY: a NUL-terminated path; open(2) without O_CREAT takes no mode.
+    let fd = unsafe { libc::open(link.as_ptr(), flags | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a descriptor just opened, owned by nobody else.
+    Ok(unsafe { File::from_raw_fd(fd) })
 }
 
 /// The identity of an open descriptor.

@@ -4,14 +4,17 @@
 //! A device that carries a filesystem, volume or partition-table signature is refused unless
 //! `--allow-destroy` is given, with the signature named.
 //!
-//! Every check reads only: /proc, /sys, and the first 68 KiB of the device.
+//! Every other name of the device's bytes is judged too ([`crate::aliases`]): a second loop
+//! device over a mounted image, a partition of a mounted disk, a loop device over the results
+//! database. Signatures are libblkid's, over the whole device ([`crate::blkid`]).
+//!
+//! Every check reads only: /proc, /sys, and the device through the descriptor its pin opens.
 
 use std::fs;
-use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use crate::signature::{find_signature, PROBE_BYTES};
+use crate::blkid::{signatures, Signature};
 use crate::target::{whole_disk_name, TargetFacts, TargetKind};
 
 pub use crate::refusal::SafetyError;
@@ -66,6 +69,9 @@ pub fn check_write_allowed(
             "it backs {l}; detach it first (losetup -d; {flag} does not override this)"
         ));
     }
+    if let Some(why) = alias_in_use(facts.device, flag) {
+        return refuse(why);
+    }
     let partitions: Vec<String> = family.iter().skip(1).map(|(n, _)| n.clone()).collect();
     if !partitions.is_empty() && !allow_destroy {
         return refuse(format!(
@@ -73,22 +79,16 @@ pub fn check_write_allowed(
             partitions.join(", ")
         ));
     }
-    match read_start(&facts.path) {
-        Ok(buf) => {
-            if let Some((what, off)) = find_signature(&buf) {
-                if !allow_destroy {
-                    return refuse(format!(
-                        "it carries a {what} signature (at byte {off}); pass {flag} to \
-                         overwrite it"
-                    ));
-                }
+    match probe_signatures(&facts.path) {
+        Ok(found) => {
+            if let (Some(first), false) = (found.first(), allow_destroy) {
+                return refuse(format!(
+                    "it carries {} (libblkid); pass {flag} to overwrite it",
+                    said(first, &found)
+                ));
             }
         }
-        Err(e) => {
-            return refuse(format!(
-                "cannot read its first bytes to look for a filesystem signature: {e}"
-            ))
-        }
+        Err(e) => return refuse(format!("cannot look for signatures on it: {e}")),
     }
     if !allow_destroy {
         return refuse(format!(
@@ -131,24 +131,61 @@ pub fn check_blank(facts: &TargetFacts, why: &str) -> Result<(), SafetyError> {
             ));
         }
     }
-    let buf = read_start(&facts.path).map_err(|e| SafetyError {
+    let found = probe_signatures(&facts.path).map_err(|e| SafetyError {
         path: facts.path.clone(),
-        reason: format!("cannot read its first bytes to look for a signature: {e}"),
+        reason: format!("cannot look for signatures on it: {e}"),
     })?;
-    if let Some((sig, off)) = find_signature(&buf) {
+    if let Some(first) = found.first() {
         return refuse(format!(
-            "it carries a signature ({sig}, at byte {off}); {why} (wipefs it first)"
+            "it carries {} (libblkid); {why} (wipefs it first)",
+            said(first, &found)
         ));
     }
     Ok(())
 }
 
-fn read_start(path: &Path) -> std::io::Result<Vec<u8>> {
-    let mut buf = Vec::with_capacity(PROBE_BYTES);
-    fs::File::open(path)?
-        .take(PROBE_BYTES as u64)
-        .read_to_end(&mut buf)?;
-    Ok(buf)
+/// The first signature, and how many more there are.
+fn said(first: &Signature, all: &[Signature]) -> String {
+    match all.len() {
+        1 => first.to_string(),
+        n => format!("{first} and {} more", n - 1),
+    }
+}
+
+/// libblkid's signatures on `path`, opened through its pin (the claimed object when the
+/// command claimed it; no symlink followed, its identity compared otherwise).
+fn probe_signatures(path: &Path) -> Result<Vec<Signature>, String> {
+    let pin = crate::Pin::existing(path).map_err(|e| e.to_string())?;
+    let file = pin
+        .open(libc::O_RDONLY | libc::O_NONBLOCK)
+        .map_err(|e| e.to_string())?;
+    signatures(&file).map_err(|e| e.to_string())
+}
+
+/// Why another name of the device's bytes makes it untouchable: an alias (a second loop
+/// device over the same image, a partition, a device-mapper or md device over it, the disk
+/// under a partition) that is mounted, swap or held, or bytes that are the results
+/// database's (or another file the command protects). `None`: nothing stands in the way.
+pub fn alias_in_use(device: (u32, u32), flag: &str) -> Option<String> {
+    let mine = crate::aliases::extents(device);
+    for (path, id) in crate::guard::protected_files() {
+        if crate::aliases::holds_file(&mine, id) {
+            return Some(format!(
+                "its bytes are {}, which this command keeps its results in or reads (a loop \
+                 device over it); {flag} does not override this",
+                path.display()
+            ));
+        }
+    }
+    for alias in crate::aliases::overlapping(&mine, Some(device)) {
+        if let Some(how) = crate::aliases::in_use(&alias, Some(device)) {
+            return Some(format!(
+                "its bytes are also /dev/{}, which is {how}; {flag} does not override this",
+                alias.name
+            ));
+        }
+    }
+    None
 }
 
 /// The device and its partitions, as (sysfs name, (major, minor)).

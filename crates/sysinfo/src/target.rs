@@ -1,10 +1,8 @@
 //! What a target is: a regular file or a block device, its size, the block sizes O_DIRECT
 //! must respect, and whether the device under it has poll queues.
 
-use std::ffi::CString;
 use std::fs;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 pub use iolab_results::{TargetFacts, TargetKind};
@@ -31,17 +29,61 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TargetError + '_ {
     }
 }
 
-/// Facts about an existing target. Opens block devices read-only for the ioctls.
+/// Facts about an existing target. Opens it read-only for the ioctls; a target the command
+/// claimed is read through its claim, whatever its name leads to now.
 pub fn probe(path: &Path) -> Result<TargetFacts, TargetError> {
     crate::storage::check_storage_path(path).map_err(TargetError::NotStorage)?;
+    if let Some(pin) = crate::claim::claimed(path) {
+        return probe_pin(&pin, path);
+    }
     let meta = fs::metadata(path).map_err(io_err(path))?;
+    let ft = meta.file_type();
+    if ft.is_block_device() || ft.is_file() {
+        let file = fs::File::options()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .map_err(io_err(path))?;
+        probe_open(path, &file)
+    } else if let Some(name) = crate::nvme::generic_name(path) {
+        probe_nvme_generic(path, &name)
+    } else {
+        Err(TargetError::NotSupported(path.to_path_buf()))
+    }
+}
+
+/// Facts about what `pin` holds, read from a descriptor the pin opens (the claimed object
+/// itself when it is anchored), said of `named`, the user's name for it.
+pub fn probe_pin(pin: &crate::Pin, named: &Path) -> Result<TargetFacts, TargetError> {
+    let file = pin
+        .open(libc::O_RDONLY | libc::O_NONBLOCK)
+        .map_err(|e| TargetError::Io {
+            path: named.to_path_buf(),
+            source: match e {
+                crate::PinError::Io(e) => e,
+                other => std::io::Error::other(other.to_string()),
+            },
+        })?;
+    let ft = file.metadata().map_err(io_err(named))?.file_type();
+    if ft.is_char_device() {
+        if let Some(name) = crate::nvme::generic_name(&pin.resolved) {
+            let mut facts = probe_nvme_generic(&pin.resolved, &name)?;
+            facts.path = named.to_path_buf();
+            return Ok(facts);
+        }
+    }
+    probe_open(named, &file)
+}
+
+/// Facts about the open regular file or block device `file`, named `path`.
+fn probe_open(path: &Path, file: &fs::File) -> Result<TargetFacts, TargetError> {
+    let meta = file.metadata().map_err(io_err(path))?;
     let ft = meta.file_type();
     if ft.is_block_device() {
         let rdev = meta.rdev();
         let device = (libc::major(rdev), libc::minor(rdev));
-        let file = fs::File::open(path).map_err(io_err(path))?;
-        let size_bytes = ioctl_u64(&file, BLKGETSIZE64).map_err(io_err(path))?;
-        let lbs = ioctl_int(&file, libc::BLKSSZGET).map_err(io_err(path))? as u32;
+        let size_bytes = ioctl_u64(file, BLKGETSIZE64).map_err(io_err(path))?;
+        let lbs = ioctl_int(file, libc::BLKSSZGET).map_err(io_err(path))? as u32;
         let disk = whole_disk_name(device);
         Ok(TargetFacts {
             path: path.to_path_buf(),
@@ -56,7 +98,7 @@ pub fn probe(path: &Path) -> Result<TargetFacts, TargetError> {
         let dev = meta.dev();
         let device = (libc::major(dev), libc::minor(dev));
         let disk = whole_disk_name(device);
-        let lbs = dio_offset_align(path)
+        let lbs = dio_offset_align(file)
             .or_else(|| {
                 disk.as_deref()
                     .and_then(|d| read_sys_u64(&format!("/sys/block/{d}/queue/logical_block_size")))
@@ -72,8 +114,6 @@ pub fn probe(path: &Path) -> Result<TargetFacts, TargetError> {
             disk_name: disk,
             device,
         })
-    } else if let Some(name) = crate::nvme::generic_name(path) {
-        probe_nvme_generic(path, &name)
     } else {
         Err(TargetError::NotSupported(path.to_path_buf()))
     }
@@ -156,17 +196,18 @@ fn ioctl_int(file: &fs::File, req: u64) -> std::io::Result<i32> {
     Ok(v)
 }
 
-/// The file-offset alignment direct I/O needs on this file (statx STATX_DIOALIGN, Linux 6.1+).
-fn dio_offset_align(path: &Path) -> Option<u32> {
-    let c = CString::new(path.as_os_str().as_bytes()).ok()?;
+/// The file-offset alignment direct I/O needs on the open file (statx STATX_DIOALIGN,
+/// Linux 6.1+).
+fn dio_offset_align(file: &fs::File) -> Option<u32> {
+    use std::os::fd::AsRawFd;
     // SAFETY: zeroed statx is a valid out-buffer.
     let mut stx: libc::statx = unsafe { std::mem::zeroed() };
-    // SAFETY: c is a valid NUL-terminated path; stx is writable.
+    // SAFETY: an empty path with AT_EMPTY_PATH names the open descriptor; stx is writable.
     let r = unsafe {
         libc::statx(
-            libc::AT_FDCWD,
-            c.as_ptr(),
-            0,
+            file.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH,
             libc::STATX_DIOALIGN,
             &mut stx,
         )

@@ -204,7 +204,7 @@ fn set_up(cl: &CommandLine, first: bool) -> Result<(Vec<PreparedJob>, Option<Sto
     let db = first.then_some(db_path.as_path());
     let jobs = check_all(&cl.jobs, &consent, &outputs, db)?;
     let store = match first {
-        true => Some(Store::open(&db_path).map_err(CliError::bad_input)?),
+        true => Some(crate::store_open::open(&db_path).map_err(CliError::bad_input)?),
         false => None,
     };
     signal::install();

@@ -55,7 +55,7 @@ impl LoopState<'_, '_> {
                 now = self.clock.now();
                 continue;
             };
-            let (t0, status);
+            let (t0, mut status);
             if self.w.job.locks.is_none() {
                 t0 = self.clock.now();
                 // SAFETY: io.buf is slot 0 of the pool, which outlives the engine; a
@@ -64,6 +64,13 @@ impl LoopState<'_, '_> {
                 now = self.clock.now();
             } else {
                 (t0, status, now) = self.queue_locked(engine, &io)?;
+            }
+            if let QueueStatus::Completed(r) = status {
+                if r > 0 && r < io.len as i64 && engine.transfers() {
+                    // The kernel moved part (a call is capped at 2 GiB - 4 KiB): the rest is
+                    // submitted again, as fio requeues a residue; one I/O, timed whole.
+                    (status, now) = self.rest_of(engine, &io, r)?;
+                }
             }
             engine.settle();
             self.note_loop_end();
@@ -119,6 +126,36 @@ impl LoopState<'_, '_> {
         }
         self.end_measuring(now);
         Ok(())
+    }
+
+    /// The rest of a synchronous I/O that moved `done` of its bytes, submitted again until
+    /// all have moved, an error, or a call that moves nothing (EIO, as fio's "full resid");
+    /// what the whole I/O comes to and the clock after it.
+    #[cold]
+    #[inline(never)]
+    fn rest_of<E: IoEngine>(
+        &mut self,
+        engine: &mut E,
+        io: &iolab_engine::IoUnit,
+        mut done: i64,
+    ) -> Result<(QueueStatus, u64), RunError> {
+        while done > 0 && done < io.len as i64 {
+            let rest = iolab_engine::IoUnit {
+                offset: io.offset + done as u64,
+                len: io.len - done as u32,
+                // SAFETY: within the I/O's own buffer, `done` < len bytes in.
+                buf: unsafe { io.buf.add(done as usize) },
+                ..*io
+            };
+            // SAFETY: as the loop's own queue call: the slot's buffer, which the pool keeps.
+            match unsafe { engine.queue(&rest) }.map_err(|e| self.engine_error(e))? {
+                QueueStatus::Completed(r) if r > 0 => done += r,
+                QueueStatus::Completed(0) => done = -(libc::EIO as i64),
+                QueueStatus::Completed(r) => done = r,
+                QueueStatus::Queued | QueueStatus::Busy => return Err(self.not_synchronous()),
+            }
+        }
+        Ok((QueueStatus::Completed(done), self.clock.now()))
     }
 
     /// One I/O under fio's `lockfile` (either loop): the file's lock is taken before the
