@@ -184,7 +184,9 @@ if [ ! -s "$base" ] || [ "$0" -nt "$base" ] || [ "$(command -v fio)" -nt "$base"
   add_with_libs "$(command -v nvme)" "$root"
   # strace: which flags each write carried (RWF_ATOMIC), seen from outside iolab.
   add_with_libs "$(command -v strace)" "$root"
-  for m in nvme zram uio_pci_generic ext4 crc32c_generic; do
+  # scsi_debug and sd_mod: a SCSI disk whose write cache MODE SELECT sets, and whose commands
+  # can be delayed at will (the restore tests of the PTS lab).
+  for m in nvme zram uio_pci_generic ext4 crc32c_generic scsi_debug sd_mod; do
     for ko in $(modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'); do
       mkdir -p "$root$(dirname "$ko")"; cp -n "$ko" "$root$ko"
     done
@@ -210,6 +212,11 @@ cp "$stripped" "$work/root/usr/bin/iolab"
 for lib in $(ldd "$iolab" 2>/dev/null | grep -o '/[^ ]*'); do
   mkdir -p "$work/root$(dirname "$lib")"; cp -Ln "$lib" "$work/root$lib"
 done
+# libblkid, which iolab loads at run time (no ldd line) to look for signatures: without it
+# iolab refuses to write any device.
+blkid_lib=$(ldconfig -p | awk '/libblkid\.so\.1 .*x86-64/ { print $NF; exit }')
+[ -n "$blkid_lib" ] || die "no libblkid.so.1 on this machine (util-linux)"
+mkdir -p "$work/root$(dirname "$blkid_lib")"; cp -Ln "$blkid_lib" "$work/root$blkid_lib"
 printf '%s\n' "$command" >"$work/root/lab/command"
 fio342="$repo/target/fio/fio-3.42/fio"
 if [ -x "$fio342" ]; then

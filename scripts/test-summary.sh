@@ -4,9 +4,19 @@
 set -u
 log=$1
 status=${2:-0}
-awk '/^test result:/ { p += $4; f += $6 } END { printf "iolab tests: %d passed, %d failed\n", p, f }' "$log"
+# A test that skipped (in whole, or a case of it) printed a line with "skipped" in its output,
+# which libtest shows under "---- NAME stdout ----" (the binaries run with --show-output).
+awk '
+  /^test result:/ { p += $4; f += $6 }
+  /^---- .* stdout ----$/ { name = $2; next }
+  /^(successes|failures):$/ { name = "" }
+  name != "" && /skipped/ && !(name in seen) { seen[name] = 1; n++; if (/busy/) b++; list = list "  " name ": " $0 "\n" }
+  END {
+    printf "iolab tests: %d passed, %d failed, %d skipped in whole or in part (%d of them on a busy machine)\n", p, f, n, b
+    if (n > 0) printf "skipped:\n%s", list
+  }' "$log"
 [ "$status" = 0 ] && exit 0
-failed=$(grep -E '^test .* \.\.\. FAILED$' "$log" | sed -E 's/^test (.*) \.\.\. FAILED$/\1/' | sort -u)
+failed=$(grep -E '^test .* \.\.\. FAILED( <[0-9.]+s>)?$' "$log" | sed -E 's/^test (.*) \.\.\. FAILED( <[0-9.]+s>)?$/\1/' | sort -u)
 if [ -n "$failed" ]; then
   echo "iolab tests FAILED:"
   printf '  %s\n' $failed

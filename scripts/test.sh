@@ -13,6 +13,7 @@ command -v fio >/dev/null 2>&1 || missing+=(fio)               # iolab's JSON ag
 command -v db_bench >/dev/null 2>&1 || missing+=(rocksdb-tools) # iolab kv runs RocksDB's db_bench
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)     # the report, in a headless browser
 command -v strace >/dev/null 2>&1 || missing+=(strace)         # counts io_uring_enter calls
+[ -x /usr/bin/time ] || missing+=(time)                            # a job file's peak memory
 # The latency split's BPF object is checked against its C source's build (clang, llvm-strip,
 # libbpf's headers); bpftrace times the same requests independently.
 command -v clang >/dev/null 2>&1 || missing+=(clang)
@@ -48,33 +49,50 @@ fi
 
 # fio 3.42, built from ../shared/sources once per machine: the grammar test compares its
 # arithmetic (Debian's fio 3.33 lacks it); skipped with a reason when it cannot be built.
+fio_t0=$SECONDS
 bash scripts/fio-build.sh || echo "test.sh: no fio 3.42 build (said why above): its comparisons are skipped" >&2
+setup_secs=$SECONDS fio_secs=$((SECONDS - fio_t0))
 
-cargo fmt --all -- --check
-cargo clippy --workspace --all-targets --release -q -- -D warnings
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-# --no-fail-fast: every test binary runs, so the summary below names every failure.
+# Where the time goes: each stage's wall seconds, printed at the end with each test binary's.
+times=$(mktemp) lanes_report=$(mktemp) log=$(mktemp)
+trap 'rm -f "$log" "$times" "$lanes_report"' EXIT
+stage() { # stage NAME COMMAND...: runs COMMAND, noting its wall time; its exit status
+  local name=$1 t0=$SECONDS rc=0
+  shift
+  "$@" || rc=$?
+  echo "$((SECONDS - t0)) $name" >>"$times"
+  return $rc
+}
+
+echo "$((setup_secs - fio_secs)) setup: packages, zram" >>"$times"
+echo "$fio_secs setup: fio 3.42 (cached per machine)" >>"$times"
+stage "cargo fmt --check" cargo fmt --all -- --check
+stage "cargo clippy" cargo clippy --workspace --all-targets --release -q -- -D warnings
+# --no-fail-fast in spirit: every test binary runs, so the summary below names every failure.
+# The NVMe lab's binaries (QEMU, one emulated CPU each) run in a lane of their own beside the
+# host's (scripts/test-lanes.py); IOLAB_TEST_LANES=1 runs them one after another.
 set +e
-cargo test --workspace --release --no-fail-fast 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
+stage "tests (two lanes: labs beside the host's)" \
+  python3 scripts/test-lanes.py --log "$log" --lanes "${IOLAB_TEST_LANES:-2}" -- --workspace --release \
+  >"$lanes_report"
+status=$?
 # The default build above needs no MPI; the `mpi` feature is built, linted and tested apart
 # (mpirun -n 4 on this machine), where MPI is installed.
 if command -v mpicc >/dev/null 2>&1; then
-  cargo clippy -p iolab --features mpi --all-targets --release -q -- -D warnings || status=1
-  cargo test -p iolab --features mpi --release --no-fail-fast --test multihost 2>&1 | tee -a "$log"
-  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  stage "mpi: clippy" cargo clippy -p iolab --features mpi --all-targets --release -q -- -D warnings || status=1
+  stage "mpi: multihost tests" python3 scripts/test-lanes.py --log "$log" --lanes 1 --only multihost \
+    -- -p iolab --features mpi --release --test multihost >>"$lanes_report" || status=1
 else
   echo "test.sh: no MPI here: the multi-host tests of the mpi feature are skipped" >&2
 fi
 # The spdk engine (the `spdk` feature): SPDK built once from ../shared/sources/ (the project's
 # sources no registry has), the engine's crates linted with it, and its NVMe lab test run.
 if ls ../shared/sources/spdk-v*.tar.gz >/dev/null 2>&1; then
-  if bash scripts/spdk-build.sh; then
-    cargo clippy -p iolab-engine -p iolab-spdk --features iolab-engine/spdk --all-targets --release -q \
-      -- -D warnings || status=1
-    cargo test -p iolab --features spdk --release --no-fail-fast --test spdk_lab 2>&1 | tee -a "$log"
-    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  if stage "spdk: build (cached per machine)" bash scripts/spdk-build.sh; then
+    stage "spdk: clippy" cargo clippy -p iolab-engine -p iolab-spdk --features iolab-engine/spdk \
+      --all-targets --release -q -- -D warnings || status=1
+    stage "spdk: lab test" python3 scripts/test-lanes.py --log "$log" --lanes 1 --only spdk_lab \
+      -- -p iolab --features spdk --release --test spdk_lab >>"$lanes_report" || status=1
   else
     echo "test.sh: SPDK could not be built here (scripts/spdk-build.sh said why above)" >&2
     status=1
@@ -83,4 +101,10 @@ else
   echo "test.sh: no SPDK sources in ../shared/sources/: the spdk engine's lab test is skipped" >&2
 fi
 set -e
+cat "$log"
+echo
+echo "test.sh: time per stage (wall seconds):"
+sort -rn "$times" | sed 's/^/  /'
+echo "  whole: $SECONDS s ($((SECONDS / 60)) min)"
+cat "$lanes_report"
 bash scripts/test-summary.sh "$log" "$status"

@@ -401,10 +401,10 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
         let protected = [a.target.as_path(), db_path.as_path()];
         held.report = Some(crate::cmd_report::open_report(r, "--report", &protected)?);
     }
+    held.claim.check_name().map_err(CliError::bad_input)?;
     say!("iolab pts: {}", planned.trim_end());
     say!("iolab pts: {DISCLAIMER}");
     let mut store = crate::store_open::open(&db_path).map_err(CliError::bad_input)?;
-    held.claim.check_name().map_err(CliError::bad_input)?;
     held.claim.keep();
     crate::cmd_doctor::warn_before_measuring();
     let run_id = store

@@ -18,6 +18,8 @@ mod input;
 mod kept;
 #[path = "hostile/limits.rs"]
 mod limits;
+#[path = "hostile/objects.rs"]
+mod objects;
 #[path = "hostile/pipes.rs"]
 mod pipes;
 #[path = "hostile/race.rs"]

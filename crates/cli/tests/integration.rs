@@ -331,7 +331,7 @@ fn writes_to_block_devices_need_allow_destroy_and_signatures_are_named() {
         return;
     }
     let before = fs::read(&dev.backing).unwrap();
-    one_line_error(&iolab(&write), "ext2/3/4 filesystem signature");
+    one_line_error(&iolab(&write), "signature libblkid calls ext4");
     assert_eq!(
         fs::read(&dev.backing).unwrap(),
         before,

@@ -141,6 +141,69 @@ fn the_client_profile_runs_its_tests_with_the_cache_enabled() {
     }
 }
 
+/// What a restore case printed: its `before`, `during` and `after` lines.
+fn cache_states(s: &Sections, name: &str) -> (String, String, String) {
+    let (out, err, rc) = parts(s, name);
+    assert_eq!(rc, 0, "{out}\n{err}");
+    let line = |key: &str| {
+        out.lines()
+            .find_map(|l| l.strip_prefix(&format!("{key} ")))
+            .unwrap_or_else(|| panic!("no '{key}' in: {out}\n{err}"))
+            .trim()
+            .to_string()
+    };
+    (line("before"), line("during"), line("after"))
+}
+
+/// A signal stops the run and the write cache it disabled for PTS-E is enabled again.
+#[test]
+fn the_write_cache_is_restored_after_sigterm_and_sigint() {
+    let Some(s) = lab() else { return };
+    for case in ["sigterm", "sigint"] {
+        let (before, during, after) = cache_states(s, case);
+        assert_eq!((before.as_str(), during.as_str()), ("1", "0"), "{case}");
+        assert_eq!(after, "1", "{case}: the cache was left disabled");
+    }
+}
+
+/// SIGKILL runs nothing: the cache stays disabled until the next command that opens the
+/// run's database, which puts it back from the state the run recorded, and says so.
+#[test]
+fn the_write_cache_left_by_a_killed_run_is_restored_by_the_next_command() {
+    let Some(s) = lab() else { return };
+    let (before, during, after) = cache_states(s, "sigkill");
+    assert_eq!((before.as_str(), during.as_str()), ("1", "0"));
+    assert_eq!(after, "0", "nothing runs on SIGKILL");
+    let (out, err, _) = parts(s, "sigkill");
+    let said = out
+        .lines()
+        .find_map(|l| l.strip_prefix("next said: "))
+        .unwrap_or_else(|| panic!("{out}\n{err}"));
+    assert!(
+        said.contains("restored the write cache of /dev/nvme0n1 to enabled"),
+        "{said}"
+    );
+    assert!(out.contains("next rc 0"), "{out}");
+    assert!(out.contains("after next 1"), "{out}");
+}
+
+/// The watchdog gives up on I/O that does not complete (a disk whose every command takes
+/// 20 s) and ends the process without unwinding: the write cache is restored first.
+#[test]
+fn the_write_cache_is_restored_when_the_watchdog_gives_up() {
+    let Some(s) = lab() else { return };
+    let (out, err, _) = parts(s, "watchdog");
+    if out.contains("rc 3") && !out.contains("device") {
+        return println!("skipped: no scsi_debug in the lab's kernel: {err}");
+    }
+    let (before, during, after) = cache_states(s, "watchdog");
+    assert_eq!(before, "write back", "{out}");
+    assert_eq!(during, "write through", "{out}\n{err}");
+    assert!(err.contains("giving up"), "the watchdog gave up: {err}");
+    assert!(out.contains("rc 1"), "{out}");
+    assert_eq!(after, "write back", "{out}\n{err}");
+}
+
 /// On a partition of the namespace the purge is BLKDISCARD of the partition: a Format would
 /// erase the whole namespace, which the user did not name.
 #[test]

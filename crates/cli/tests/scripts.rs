@@ -52,5 +52,36 @@ fn a_build_error_fails_the_script_with_the_status() {
 #[test]
 fn a_clean_run_says_so_and_passes() {
     let (code, out) = summary("test result: ok. 3 passed; 0 failed; 0 ignored\n", 0);
-    assert_eq!((code, out.trim()), (0, "iolab tests: 3 passed, 0 failed"));
+    assert_eq!(
+        (code, out.trim()),
+        (
+            0,
+            "iolab tests: 3 passed, 0 failed, 0 skipped in whole or in part (0 of them on a \
+             busy machine)"
+        )
+    );
+}
+
+/// libtest's times (`--report-time`) after a failure, and the tests that skipped, counted
+/// from their shown output (`--show-output`), busy machines apart.
+#[test]
+fn skips_are_counted_and_timed_failures_named() {
+    let log = "test a::slow ... ok <1.200s>\n\
+               test b::timed ... FAILED <0.300s>\n\
+               successes:\n\n\
+               ---- a::slow stdout ----\n\
+               skipped the zram case: no /dev/zram0\n\
+               ---- c::rate stdout ----\n\
+               skipped a throttle: the machine is busy (load 2.0 of 2)\n\
+               skipped again: counted once\n\n\
+               successes:\n    a::slow\n\n\
+               test result: FAILED. 2 passed; 1 failed; 0 ignored\n";
+    let (code, out) = summary(log, 101);
+    assert_eq!(code, 101);
+    assert!(
+        out.contains("2 passed, 1 failed, 2 skipped in whole or in part (1 of them on a busy"),
+        "{out}"
+    );
+    assert!(out.contains("  c::rate: skipped a throttle"), "{out}");
+    assert_eq!(out.lines().last(), Some("  b::timed"), "{out}");
 }

@@ -146,7 +146,10 @@ pub fn restore_orphans(store: &iolab_store::Store) -> Vec<String> {
     for o in orphans {
         let w = &o.what;
         let on = w["to"].as_bool().unwrap_or(true);
-        let run = o.run_id.map(|r| format!("run {r}")).unwrap_or("a run".into());
+        let run = o
+            .run_id
+            .map(|r| format!("run {r}"))
+            .unwrap_or("a run".into());
         let state = if on { "enabled" } else { "disabled" };
         let (knob, name) = match orphan_knob(w) {
             Ok(k) => k,
@@ -198,7 +201,9 @@ fn orphan_knob(w: &serde_json::Value) -> Result<(Knob, String), String> {
             if read(&disk.join("dev")).as_deref() != w["dev"].as_str() {
                 return Err(format!("{} is another device now", disk.display()));
             }
-            let name = disk.file_name().map(|n| format!("/dev/{}", n.to_string_lossy()));
+            let name = disk
+                .file_name()
+                .map(|n| format!("/dev/{}", n.to_string_lossy()));
             Ok((
                 Knob::Scsi(PathBuf::from(w["cache_type"].as_str().unwrap_or(""))),
                 name.unwrap_or_default(),

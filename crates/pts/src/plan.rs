@@ -73,7 +73,9 @@ pub fn plan(tests: &[&dyn PtsTest], c: &Config, write_bytes_per_sec: f64) -> Vec
             let per_round = times(c.element_time, t.round(c).len())
                 .saturating_add(pre.map_or(Duration::ZERO, |s| s.time));
             let (rounds, least_rounds_time) = match t.rounds(c) {
-                Rounds::ToSteadyState => ((least_rounds, most_rounds), times(per_round, least_rounds)),
+                Rounds::ToSteadyState => {
+                    ((least_rounds, most_rounds), times(per_round, least_rounds))
+                }
                 // Whichever first: its rounds, or its bytes at the given rate.
                 Rounds::Series { rounds, bytes } => {
                     let all = times(per_round, rounds);

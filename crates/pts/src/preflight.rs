@@ -31,7 +31,13 @@ fn elements(t: &dyn PtsTest, c: &Config) -> Vec<Element> {
 pub fn specs(t: &dyn PtsTest, c: &Config) -> Vec<JobSpec> {
     elements(t, c)
         .into_iter()
-        .map(|e| e.spec(c, format!("{}-{}", t.name(), e.label()), Duration::from_secs(1)))
+        .map(|e| {
+            e.spec(
+                c,
+                format!("{}-{}", t.name(), e.label()),
+                Duration::from_secs(1),
+            )
+        })
         .collect()
 }
 
@@ -40,7 +46,7 @@ pub fn check(tests: &[&'static dyn PtsTest], c: &Config) -> Result<(), String> {
     for t in tests {
         for spec in specs(*t, c) {
             let bs = spec.max_block_size() as u64;
-            if bs % u64::from(c.logical_block.max(1)) != 0 {
+            if !bs.is_multiple_of(u64::from(c.logical_block.max(1))) {
                 return Err(format!(
                     "{}: {bs}-byte transfers are not a multiple of the target's {}-byte \
                      logical block",
@@ -48,8 +54,7 @@ pub fn check(tests: &[&'static dyn PtsTest], c: &Config) -> Result<(), String> {
                     c.logical_block
                 ));
             }
-            Region::resolve(&spec, c.capacity, false)
-                .map_err(|e| format!("{}: {e}", t.name()))?;
+            Region::resolve(&spec, c.capacity, false).map_err(|e| format!("{}: {e}", t.name()))?;
             let one = std::slice::from_ref(&spec);
             iolab_runner::limits::check(one).map_err(|e| format!("{}: {e}", t.name()))?;
             iolab_runner::limits::check_kernel_limits(one)

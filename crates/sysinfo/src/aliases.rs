@@ -156,7 +156,9 @@ fn extents_at(dev: DevNum, depth: usize) -> Vec<Extent> {
     let len = size_bytes(dev);
     // A partition: a range of its disk.
     if dir.join("partition").exists() {
-        let start = read_u64(&dir.join("start")).unwrap_or(0).saturating_mul(512);
+        let start = read_u64(&dir.join("start"))
+            .unwrap_or(0)
+            .saturating_mul(512);
         let parent = fs::canonicalize(&dir)
             .ok()
             .and_then(|p| read_devnum(&p.parent()?.join("dev")));

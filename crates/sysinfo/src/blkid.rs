@@ -36,9 +36,9 @@ impl std::fmt::Display for Signature {
         } else {
             "signature"
         };
-        write!(f, "a {} {what}", self.kind)?;
+        write!(f, "a {what} libblkid calls {}", self.kind)?;
         if let Some(o) = self.offset {
-            write!(f, " at byte {o}")?;
+            write!(f, ", at byte {o}")?;
         }
         Ok(())
     }
@@ -73,7 +73,8 @@ struct Api {
     enable_partitions: unsafe extern "C" fn(Probe, c_int) -> c_int,
     partitions_flags: unsafe extern "C" fn(Probe, c_int) -> c_int,
     do_probe: unsafe extern "C" fn(Probe) -> c_int,
-    lookup_value: unsafe extern "C" fn(Probe, *const c_char, *mut *const c_char, *mut usize) -> c_int,
+    lookup_value:
+        unsafe extern "C" fn(Probe, *const c_char, *mut *const c_char, *mut usize) -> c_int,
     /// Keeps the symbols above valid.
     _lib: libloading::Library,
 }
@@ -129,7 +130,11 @@ impl Owned<'_> {
             return None;
         }
         // SAFETY: libblkid's values are NUL-terminated strings owned by the probe.
-        Some(unsafe { CStr::from_ptr(data) }.to_string_lossy().into_owned())
+        Some(
+            unsafe { CStr::from_ptr(data) }
+                .to_string_lossy()
+                .into_owned(),
+        )
     }
 }
 
@@ -143,7 +148,8 @@ pub fn signatures(file: &File) -> Result<Vec<Signature>, ProbeError> {
         return Err(ProbeError::Failed("blkid_new_probe failed".into()));
     }
     let probe = Owned(api, raw);
-    let fail = |what: &str| ProbeError::Failed(format!("{what}: {}", std::io::Error::last_os_error()));
+    let fail =
+        |what: &str| ProbeError::Failed(format!("{what}: {}", std::io::Error::last_os_error()));
     // SAFETY: a live probe and a descriptor that outlives it; size 0 means the whole device.
     unsafe {
         if (api.set_device)(raw, file.as_raw_fd(), 0, 0) != 0 {

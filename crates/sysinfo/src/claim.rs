@@ -98,9 +98,9 @@ impl Claim {
         };
         let facts = crate::target::probe_pin(&pin, named).map_err(|e| refuse(e.to_string()))?;
         let exclusive = match facts.kind {
-            TargetKind::BlockDevice if write => Some(exclusive(&pin).map_err(|e| {
-                refuse(refusal(&e, facts.device, flag))
-            })?),
+            TargetKind::BlockDevice if write => {
+                Some(exclusive(&pin).map_err(|e| refuse(refusal(&e, facts.device, flag)))?)
+            }
             _ => None,
         };
         let claim = Claim {
@@ -144,7 +144,9 @@ impl Claim {
     /// whatever the name says, but a name that now means another object is said before the
     /// first write, naming both.
     pub fn check_name(&self) -> Result<(), SafetyError> {
-        let now = std::fs::metadata(&self.named).ok().map(|m| Identity::of(&m));
+        let now = std::fs::metadata(&self.named)
+            .ok()
+            .map(|m| Identity::of(&m));
         if now == self.pin.identity {
             return Ok(());
         }
@@ -177,9 +179,10 @@ impl Drop for Claim {
         // A file made for a command that then refused: removed, if the name still leads to
         // it and it is still empty (nothing else took the name or wrote it).
         if self.created && !self.kept.load(std::sync::atomic::Ordering::Relaxed) {
-            let empty = self.pin.open(libc::O_RDONLY).is_ok_and(|f| {
-                f.metadata().is_ok_and(|m| m.len() == 0)
-            });
+            let empty = self
+                .pin
+                .open(libc::O_RDONLY)
+                .is_ok_and(|f| f.metadata().is_ok_and(|m| m.len() == 0));
             if empty && self.pin.still_there() {
                 let _ = std::fs::remove_file(&self.pin.resolved);
             }
@@ -250,5 +253,59 @@ mod tests {
         assert!(held(id));
         drop(b);
         assert!(!held(id), "nobody holds it any more");
+    }
+}
+
+#[cfg(test)]
+mod claim_tests {
+    use super::*;
+
+    /// A new file is made at once, empty, and every later pin of its name is the claim's,
+    /// opening the claimed file even after the name is swapped; unkept, it goes with the
+    /// claim; the database's place is refused before anything is made.
+    #[test]
+    fn a_claim_makes_holds_and_judges_the_object_not_the_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("r.db");
+        let new = dir.path().join("new");
+        let claim = Claim::take(&new, true, true, &[&db], "--allow-destroy").unwrap();
+        assert!(claim.created());
+        assert_eq!(claim.facts().size_bytes, 0);
+        assert_eq!(Pin::any(&new).unwrap(), *claim.pin());
+        claim.check_name().unwrap();
+        // The name swapped for another file: opens still reach the claimed one, and the
+        // swap is said.
+        let other = dir.path().join("other");
+        std::fs::write(&other, b"users").unwrap();
+        std::fs::rename(&other, &new).unwrap();
+        let e = claim.check_name().unwrap_err();
+        assert!(
+            e.reason.contains("the name now leads to another file"),
+            "{e}"
+        );
+        let opened = Pin::any(&new).unwrap().open(libc::O_RDONLY).unwrap();
+        assert_eq!(
+            opened.metadata().unwrap().len(),
+            0,
+            "the claimed file, not the user's"
+        );
+        drop(claim);
+        assert_eq!(
+            std::fs::read(&new).unwrap(),
+            b"users",
+            "the user's file stays"
+        );
+        // Unkept and untouched: a file the claim made is removed with it.
+        let made = dir.path().join("made");
+        drop(Claim::take(&made, true, true, &[], "--allow-destroy").unwrap());
+        assert!(!made.exists());
+        // The database's WAL, by place, before it exists.
+        let wal = dir.path().join("r.db-wal");
+        let e = Claim::take(&wal, true, true, &[&db], "--allow-destroy").unwrap_err();
+        assert!(e.to_string().contains("r.db-wal"), "{e}");
+        assert!(!wal.exists());
+        // Missing and not to be made: said as missing, not as a refusal to write.
+        let e = Claim::take(&dir.path().join("no"), false, false, &[], "x").unwrap_err();
+        assert!(matches!(e, ClaimError::Missing(_)), "{e}");
     }
 }

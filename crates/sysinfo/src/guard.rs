@@ -334,7 +334,10 @@ pub fn check_database(path: &Path, protected: &[&Path]) -> Result<(), SafetyErro
             });
         }
         // A block device whose bytes are the database's (a loop device over it).
-        if let Some(dev) = fs::metadata(p).ok().filter(|m| m.file_type().is_block_device()) {
+        if let Some(dev) = fs::metadata(p)
+            .ok()
+            .filter(|m| m.file_type().is_block_device())
+        {
             let under = crate::aliases::extents((libc::major(dev.rdev()), libc::minor(dev.rdev())));
             let db_file = guarded_places(&[path])
                 .find(|f| identity(f).is_some_and(|id| crate::aliases::holds_file(&under, id)));
@@ -443,7 +446,10 @@ fn dir_place(dir: &Path) -> Option<(Identity, PathBuf)> {
         .ancestors()
         .find(|a| !a.as_os_str().is_empty() && a.exists())
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let rest = dir.strip_prefix(&base).unwrap_or(Path::new("")).to_path_buf();
+    let rest = dir
+        .strip_prefix(&base)
+        .unwrap_or(Path::new(""))
+        .to_path_buf();
     Some((identity(&base)?, rest))
 }
 

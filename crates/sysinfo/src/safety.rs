@@ -83,7 +83,7 @@ pub fn check_write_allowed(
         Ok(found) => {
             if let (Some(first), false) = (found.first(), allow_destroy) {
                 return refuse(format!(
-                    "it carries {} (libblkid); pass {flag} to overwrite it",
+                    "it carries {}; pass {flag} to overwrite it",
                     said(first, &found)
                 ));
             }
@@ -137,7 +137,7 @@ pub fn check_blank(facts: &TargetFacts, why: &str) -> Result<(), SafetyError> {
     })?;
     if let Some(first) = found.first() {
         return refuse(format!(
-            "it carries {} (libblkid); {why} (wipefs it first)",
+            "it carries {}; {why} (wipefs it first)",
             said(first, &found)
         ));
     }

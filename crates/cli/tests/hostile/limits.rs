@@ -35,23 +35,91 @@ fn job_files_that_never_end_or_block_are_refused() {
     assert!(!db.exists());
 }
 
-/// fio has no cap on a job file: a generated one of 100,000 jobs (about 8 MB) is read.
+/// A generated job file of 100,000 jobs (about 8 MB) is refused as it is read, at fio's own
+/// limit (4096 jobs: fio stops with "maximum number of jobs reached"), quickly, in one line;
+/// one of 4096 jobs is read.
 #[test]
-fn a_generated_job_file_of_100k_jobs_is_read() {
+fn a_generated_job_file_past_fios_job_limit_is_refused_as_it_is_read() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db");
-    let mut text = String::from("[global]\nioengine=null\nsize=1m\n");
-    for i in 0..100_000 {
-        text.push_str(&format!(
-            "[job{i}]\nrw=randread\nbs=4k\ndescription=generated job {i} of a large corpus\n"
-        ));
-    }
-    assert!(text.len() > 6 << 20, "{} bytes", text.len());
-    let f = dir.path().join("gen.fio");
-    fs::write(&f, text).unwrap();
-    let out = iolab_db(&db, &["run", "--parse-only", f.to_str().unwrap()]);
+    let gen = |n: usize| {
+        let mut text = String::from("[global]\nioengine=null\nsize=1m\n");
+        for i in 0..n {
+            text.push_str(&format!(
+                "[job{i}]\nrw=randread\nbs=4k\ndescription=generated job {i} of a large corpus\n"
+            ));
+        }
+        let f = dir.path().join(format!("gen{n}.fio"));
+        fs::write(&f, text).unwrap();
+        f
+    };
+    let big = gen(100_000);
+    let started = Instant::now();
+    refused(
+        &iolab_db(&db, &["run", "--parse-only", big.to_str().unwrap()]),
+        "more than 4096 jobs",
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let most = gen(4096);
+    let out = iolab_db(&db, &["run", "--parse-only", most.to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(out.stdout.lines().count(), 100_000);
+    assert_eq!(out.stdout.lines().count(), 4096);
+}
+
+/// A million empty sections under `ulimit -v 1000000` (about 1 GB of address space): refused
+/// at the 4097th, before the jobs are built, in one line; and a 64 MiB file of options is
+/// read, or refused at the count of options it applies, within 500 MB.
+#[test]
+fn a_million_empty_sections_are_refused_within_a_gigabyte_of_address_space() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let f = dir.path().join("empty.fio");
+    let text: String = (0..1_000_000).map(|i| format!("[j{i}]\n")).collect();
+    fs::write(&f, text).unwrap();
+    let script = format!(
+        "ulimit -v 1000000 && exec {} run --parse-only {}",
+        env!("CARGO_BIN_EXE_iolab"),
+        f.display()
+    );
+    let o = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .env("IOLAB_DB", &db)
+        .output()
+        .unwrap();
+    let out = crate::support::Out::of(&o);
+    refused(&out, "more than 4096 jobs");
+    assert!(out.stderr.contains(":4097:"), "{}", out.stderr);
+    // 64 MiB of short options: the most memory a job file can take, measured by the kernel.
+    let opts = dir.path().join("opts.fio");
+    let mut text = String::from("[j]\n");
+    while text.len() < (64 << 20) - 64 {
+        text.push_str("bs=4k\n");
+    }
+    fs::write(&opts, text).unwrap();
+    let o = std::process::Command::new("/usr/bin/time")
+        .args([
+            "-f",
+            "maxrss=%M",
+            env!("CARGO_BIN_EXE_iolab"),
+            "run",
+            "--parse-only",
+        ])
+        .arg(&opts)
+        .env("IOLAB_DB", &db)
+        .output();
+    match o {
+        Ok(o) => {
+            let err = String::from_utf8_lossy(&o.stderr);
+            let kb: u64 = err
+                .lines()
+                .find_map(|l| l.strip_prefix("maxrss="))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or_else(|| panic!("no maxrss in: {err}"));
+            assert!(kb < 500 * 1024, "{kb} KiB to read 64 MiB of options");
+            assert!(err.contains("options") || o.status.success(), "{err}");
+        }
+        Err(e) => println!("skipped the 64 MiB case: /usr/bin/time did not run ({e})"),
+    }
 }
 
 #[test]

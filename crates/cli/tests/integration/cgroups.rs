@@ -65,23 +65,38 @@ fn a_jobs_reads_are_throttled_by_the_cgroup_it_names_as_fios_are() {
     let mut args = vec!["run".to_string()];
     args.extend(job.iter().cloned());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let window = crate::support::Window::open();
     let out = iolab(&args);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let ours = iops(&out.stdout);
+    // The throttle is a ceiling at any load; reaching it needs the CPU the job waits on.
+    assert!(ours < 240.0, "iolab in a 200-IOPS cgroup: {ours}");
     assert!(
-        (160.0..240.0).contains(&ours),
+        crate::support::holds_or_busy_in(
+            ours >= 160.0,
+            Some(&window),
+            "the throttled rate",
+            &format!("iolab in a 200-IOPS cgroup: {ours}")
+        ),
         "iolab in a 200-IOPS cgroup: {ours}"
     );
     assert!(cg.is_dir(), "a cgroup the user made stays");
     if fio_available() {
+        let window = crate::support::Window::open();
         let o = Command::new("fio")
             .args(&job)
             .arg("--thread")
             .output()
             .unwrap();
         let theirs = iops(&String::from_utf8_lossy(&o.stdout));
+        assert!(theirs < 240.0, "fio in a 200-IOPS cgroup: {theirs}");
         assert!(
-            (ours / theirs - 1.0).abs() < 0.15,
+            crate::support::holds_or_busy_in(
+                (ours / theirs - 1.0).abs() < 0.15,
+                Some(&window),
+                "iolab against fio in the cgroup",
+                &format!("iolab {ours} against fio {theirs}")
+            ),
             "iolab {ours} against fio {theirs}"
         );
     }

@@ -676,7 +676,10 @@ fn io_logs_match_fios_files() {
             })
             .collect()
     };
+    // The windows' rates hold only while the machine gives the job its time: measured.
+    let window = crate::support::Window::open();
     let ours = run("iolab");
+    let ours_window = window.busy();
     let theirs = run("fio");
     assert_eq!(
         ours.keys().collect::<Vec<_>>(),
@@ -699,21 +702,38 @@ fn io_logs_match_fios_files() {
             // 100 ms windows over 1 s: about ten lines; IOPS about 2000 in each. fio's
             // windows are cut by its helper thread and vary with load (3 to 10 lines seen
             // here for the same job), so fio is only held to writing some.
+            // Load-free: some windows, none over the rate's bound, fio's too.
             assert!(
-                (8..=11).contains(&rows.len()),
+                (1..=11).contains(&rows.len()),
                 "{name}: {} lines",
                 rows.len()
             );
             assert!(!fio_rows.is_empty(), "{name}: fio wrote none");
+            let lines_ok = (8..=11).contains(&rows.len());
+            let quiet = |ok: bool, what: &str, figures: String| match (ok, &ours_window) {
+                (true, _) => {}
+                (false, Some(load)) => {
+                    println!("skipped: busy: {what} ({figures}): {load}")
+                }
+                (false, None) => panic!("{what}: {figures} on a quiet machine"),
+            };
+            quiet(
+                lines_ok,
+                "ten 100 ms windows",
+                format!("{name}: {} lines", rows.len()),
+            );
             if name.starts_with("w_iops") {
                 // The rate holds in every window but the last, which the job's end can cut
-                // short when the machine is busy (seen: 1770 with the test suite running).
+                // short; no window ever passes the rate, at any load.
                 let (last, full) = rows.split_last().unwrap();
-                assert!(
-                    full.iter().all(|r| (1700..=2300).contains(&r[1])),
-                    "{rows:?}"
+                assert!(rows.iter().all(|r| r[1] <= 2300), "{rows:?}");
+                assert!(last[1] > 0, "{rows:?}");
+                let steady = full.iter().all(|r| (1700..=2300).contains(&r[1]));
+                quiet(
+                    steady,
+                    "2000 IOPS in every full window",
+                    format!("{rows:?}"),
                 );
-                assert!(last[1] > 0 && last[1] <= 2300, "{rows:?}");
             }
         }
     }

@@ -15,6 +15,60 @@ run cache_after nvme get-feature /dev/nvme0n1 -f 6
 run cache_off nvme set-feature /dev/nvme0 --feature-id=6 --value=0 --namespace-id=0xffffffff
 run client iolab pts /dev/nvme0n1 --client --allow-destroy --quick --quiet --max-rounds 5 --db /tmp/client.db --output-format=json
 run cache_client nvme get-feature /dev/nvme0n1 -f 6
+# Every end of a run puts the write cache back: SIGTERM and SIGINT (the run stops and
+# unwinds), SIGKILL (nothing runs: the next command that opens the database restores it, from
+# the state the run recorded there before changing it), and the watchdog giving up on I/O that
+# does not complete (a scsi_debug disk whose commands are delayed 20 s: MODE SELECT sets its
+# cache). Each case prints its cache before, during and after.
+cat >/tmp/wcache <<'EOF2'
+#!/bin/sh
+nvme get-feature /dev/nvme0n1 -f 6 2>/dev/null | grep -c '00000001'
+EOF2
+cat >/tmp/killed <<'EOF2'
+#!/bin/sh
+sig=$1 db=/tmp/sig-$1.db
+nvme set-feature /dev/nvme0 --feature-id=6 --value=1 --namespace-id=0xffffffff >/dev/null 2>&1
+echo "before $(/tmp/wcache)"
+iolab pts /dev/nvme0n1 --allow-destroy --quick --quiet --tests lat --db $db >/dev/null 2>/tmp/killed.err &
+p=$!
+i=0; while [ "$(/tmp/wcache)" = 1 ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+echo "during $(/tmp/wcache)"
+sleep 2
+kill -$sig $p; wait $p; echo "rc $?"
+echo "after $(/tmp/wcache)"
+if [ "$sig" = KILL ]; then
+  iolab history --db $db >/dev/null 2>/tmp/next.err; echo "next rc $?"
+  echo "next said: $(cat /tmp/next.err)"
+  echo "after next $(/tmp/wcache)"
+fi
+cat /tmp/killed.err >&2
+EOF2
+cat >/tmp/watchdog <<'EOF2'
+#!/bin/sh
+modprobe sd_mod; modprobe scsi_debug dev_size_mb=128 lbpu=1 || exit 3
+i=0; while [ -z "$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/ 2>/dev/null)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+name=$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/ | head -1)
+ct=$(echo /sys/block/$name/device/scsi_disk/*/cache_type)
+echo "device /dev/$name"; echo "before $(cat $ct)"
+IOLAB_WATCHDOG=1 iolab pts /dev/$name --allow-destroy --quick --quiet --tests wsat --db /tmp/wd.db >/dev/null 2>/tmp/wd.err &
+p=$!
+i=0; while [ "$(cat $ct)" = "write back" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+# Set for the run: from now on every command takes 20 s (5000 jiffies at Debian's HZ=250),
+# longer than the watchdog's last wait (10 s). scsi_debug takes a new delay only while no
+# command is queued (EBUSY otherwise): tried until a gap between the run's stages.
+i=0; until echo 5000 2>/dev/null >/sys/bus/pseudo/drivers/scsi_debug/delay || [ $i -gt 200000 ]; do i=$((i + 1)); done
+echo "delay $(cat /sys/bus/pseudo/drivers/scsi_debug/delay) after $i tries"
+echo "during $(cat $ct)"
+wait $p; echo "rc $?"
+echo 0 >/sys/bus/pseudo/drivers/scsi_debug/delay
+echo "after $(cat $ct)"
+cat /tmp/wd.err >&2
+EOF2
+chmod +x /tmp/wcache /tmp/killed /tmp/watchdog
+run sigterm /tmp/killed TERM
+run sigint /tmp/killed INT
+run sigkill /tmp/killed KILL
+run watchdog /tmp/watchdog
 # A partition of the namespace: an MBR with one 256 MiB partition from sector 2048. A Format
 # would erase the whole namespace, beyond the partition the user named: BLKDISCARD instead.
 # The other three entries zeroed: the kernel rejects a table whose boot flags are not 0 or 0x80.

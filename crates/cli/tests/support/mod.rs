@@ -215,12 +215,73 @@ pub fn logical_block_size(p: &Path) -> u32 {
         .unwrap_or(512)
 }
 
-/// Other work on the CPUs now, as iolab's own machine check judges it (`iolab doctor`'s "load
-/// from others": more than half the CPUs busy with work other than this check, such as the
-/// tests running beside this one or a CPU hog): its value when it says figures are distorted,
-/// else `None`. A test whose bound holds only on a quiet machine asks this before it fails:
-/// on a busy machine it widens its bound, or skips with this as the reason.
+/// The CPU pressure the kernel measured (PSI, /proc/pressure/cpu): the share of time some
+/// runnable task waited for a CPU, over the last 10 and 60 seconds, and the running total
+/// in microseconds; `None` where the kernel keeps no PSI.
+pub fn cpu_pressure() -> Option<(f64, f64, u64)> {
+    let text = fs::read_to_string("/proc/pressure/cpu").ok()?;
+    let some = text.lines().find(|l| l.starts_with("some "))?;
+    let field = |k: &str| {
+        some.split_whitespace()
+            .find_map(|f| f.strip_prefix(k))
+            .and_then(|v| v.parse::<f64>().ok())
+    };
+    Some((field("avg10=")?, field("avg60=")?, field("total=")? as u64))
+}
+
+/// Share of time (%) above which tasks waiting for a CPU mean the figures measured the
+/// machine: on a quiet machine a test's own threads keep it near zero.
+pub const BUSY_PRESSURE_PCT: f64 = 15.0;
+
+/// A measurement's window: how much of it tasks spent waiting for a CPU (PSI), and the
+/// VM's stolen time, so that a bound that fails can tell a busy machine from a wrong one.
+pub struct Window {
+    started: std::time::Instant,
+    total_us: Option<u64>,
+}
+
+impl Window {
+    pub fn open() -> Window {
+        Window {
+            started: std::time::Instant::now(),
+            total_us: cpu_pressure().map(|p| p.2),
+        }
+    }
+
+    /// The share (%) of the window some task waited for a CPU; `None` without PSI.
+    pub fn pressure_pct(&self) -> Option<f64> {
+        let now = cpu_pressure()?.2;
+        let wall = self.started.elapsed().as_micros().max(1) as f64;
+        Some(now.saturating_sub(self.total_us?) as f64 / wall * 100.0)
+    }
+
+    /// Why the window's figures measured the machine, when they did.
+    pub fn busy(&self) -> Option<String> {
+        let p = self.pressure_pct()?;
+        (p >= BUSY_PRESSURE_PCT).then(|| {
+            format!(
+                "tasks waited for a CPU {p:.0} % of the measurement's {:.1} s (PSI; a quiet \
+                 machine: under {BUSY_PRESSURE_PCT:.0} %)",
+                self.started.elapsed().as_secs_f64()
+            )
+        })
+    }
+}
+
+/// Other work on the CPUs lately: the kernel's CPU pressure over the last 10 or 60 seconds
+/// at or above [`BUSY_PRESSURE_PCT`] (tasks, the test's own or others, waiting for a CPU),
+/// or where the kernel has no PSI, iolab's own machine check (`iolab doctor`'s "load from
+/// others"); the figures when busy, else `None`. A test whose bound holds only on a quiet
+/// machine asks this before it fails: on a busy machine it skips with these figures.
 pub fn machine_busy() -> Option<String> {
+    if let Some((avg10, avg60, _)) = cpu_pressure() {
+        return (avg10.max(avg60) >= BUSY_PRESSURE_PCT).then(|| {
+            format!(
+                "tasks waited for a CPU {avg10:.0} % of the last 10 s and {avg60:.0} % of the \
+                 last 60 s (PSI)"
+            )
+        });
+    }
     let out = iolab(&["doctor", "--output-format=json"]);
     let v: Value = serde_json::from_str(&out.stdout).ok()?;
     v["checks"]
@@ -230,17 +291,27 @@ pub fn machine_busy() -> Option<String> {
         .map(|c| c["value"].as_str().unwrap_or("busy").to_string())
 }
 
-/// `ok`, or a skip with the reason when the machine is busy (see [`machine_busy`]); `false`
-/// (the caller asserts) on a quiet machine, where the bound must hold.
-pub fn holds_or_busy(ok: bool, what: &str) -> bool {
+/// `ok`, or a skip with the figures when the window (`Some`) or the last minute (`None`) was
+/// busy; `false` (the caller asserts) when it was quiet, where the bound must hold.
+pub fn holds_or_busy_in(ok: bool, window: Option<&Window>, what: &str, figures: &str) -> bool {
     if ok {
         return true;
     }
-    match machine_busy() {
+    let busy = match window {
+        Some(w) => w.busy().or_else(machine_busy),
+        None => machine_busy(),
+    };
+    match busy {
         Some(load) => {
-            println!("skipped {what}: the machine is busy ({load}), and the bound holds only on a quiet one");
+            println!("skipped: busy: {what} ({figures}): {load}; the bound holds only on a quiet machine");
             true
         }
         None => false,
     }
+}
+
+/// `ok`, or a skip with the reason when the machine is busy (see [`machine_busy`]); `false`
+/// (the caller asserts) on a quiet machine, where the bound must hold.
+pub fn holds_or_busy(ok: bool, what: &str) -> bool {
+    holds_or_busy_in(ok, None, what, "")
 }
