@@ -94,7 +94,7 @@ add_backports() {
   [ "$(id -u)" = 0 ] || die "needs the bookworm-backports suite in /etc/apt (as root)"
   # The same Debian registry bookworm's packages come from.
   local uri
-  uri=$(grep -rhs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '!/security/ { print $2; exit }')
+  uri=$(grep -rhs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '!/security/ && !u { u = $2 } END { print u }')
   [ -n "$uri" ] || uri=$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
   [ -n "$uri" ] || die "no bookworm source in /etc/apt to add bookworm-backports beside"
   printf '%s\n' 'Types: deb' "URIs: $uri" 'Suites: bookworm-backports' \
@@ -130,7 +130,7 @@ if [ "$backports" = 1 ]; then
 fi
 need=()
 command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
-command -v busybox >/dev/null && busybox --list 2>/dev/null | grep -qx stty || need+=(busybox-static)
+command -v busybox >/dev/null && busybox --list 2>/dev/null | grep -x stty >/dev/null || need+=(busybox-static)
 ls /boot/vmlinuz-* >/dev/null 2>&1 || need+=(linux-image-amd64)
 command -v fio >/dev/null || need+=(fio)
 command -v cpio >/dev/null || need+=(cpio)
@@ -214,7 +214,7 @@ for lib in $(ldd "$iolab" 2>/dev/null | grep -o '/[^ ]*'); do
 done
 # libblkid, which iolab loads at run time (no ldd line) to look for signatures: without it
 # iolab refuses to write any device.
-blkid_lib=$(ldconfig -p | awk '/libblkid\.so\.1 .*x86-64/ { print $NF; exit }')
+blkid_lib=$(ldconfig -p | awk '/libblkid\.so\.1 .*x86-64/ && !f { f = $NF } END { print f }')
 [ -n "$blkid_lib" ] || die "no libblkid.so.1 on this machine (util-linux)"
 mkdir -p "$work/root$(dirname "$blkid_lib")"; cp -Ln "$blkid_lib" "$work/root$blkid_lib"
 printf '%s\n' "$command" >"$work/root/lab/command"

@@ -18,8 +18,7 @@ run cache_client nvme get-feature /dev/nvme0n1 -f 6
 # Every end of a run puts the write cache back: SIGTERM and SIGINT (the run stops and
 # unwinds), SIGKILL (nothing runs: the next command that opens the database restores it, from
 # the state the run recorded there before changing it), and the watchdog giving up on I/O that
-# does not complete (a scsi_debug disk whose commands are delayed 20 s: MODE SELECT sets its
-# cache). Each case prints its cache before, during and after.
+# does not complete (a scsi_debug disk that stops answering: MODE SELECT sets its cache). Each case prints its cache before, during and after.
 cat >/tmp/wcache <<'EOF2'
 #!/bin/sh
 nvme get-feature /dev/nvme0n1 -f 6 2>/dev/null | grep -c '00000001'
@@ -49,18 +48,25 @@ modprobe sd_mod; modprobe scsi_debug dev_size_mb=128 lbpu=1 || exit 3
 i=0; while [ -z "$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/ 2>/dev/null)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 name=$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/ | head -1)
 ct=$(echo /sys/block/$name/device/scsi_disk/*/cache_type)
+dbg=/sys/bus/pseudo/drivers/scsi_debug
 echo "device /dev/$name"; echo "before $(cat $ct)"
 IOLAB_WATCHDOG=1 iolab pts /dev/$name --allow-destroy --quick --quiet --tests wsat --db /tmp/wd.db >/dev/null 2>/tmp/wd.err &
 p=$!
 i=0; while [ "$(cat $ct)" = "write back" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
-# Set for the run: from now on every command takes 20 s (5000 jiffies at Debian's HZ=250),
-# longer than the watchdog's last wait (10 s). scsi_debug takes a new delay only while no
-# command is queued (EBUSY otherwise): tried until a gap between the run's stages.
-i=0; until echo 5000 2>/dev/null >/sys/bus/pseudo/drivers/scsi_debug/delay || [ $i -gt 200000 ]; do i=$((i + 1)); done
-echo "delay $(cat /sys/bus/pseudo/drivers/scsi_debug/delay) after $i tries"
+# From the test's first writes on (the purge before them is size-bound and unwatched; writes
+# completed are /sys/block/*/stat's 5th field), scsi_debug drops every command (opts 4: a
+# timeout on every_nth command), so the element's I/O never completes; the kernel would abort
+# them only after 120 s. Once the watchdog has stopped the job, new commands are answered
+# again (those dropped stay lost), so that the restore after it gives up (MODE SENSE, MODE
+# SELECT, the kernel's revalidation) can go through.
+echo 120 >/sys/block/$name/device/timeout
+i=0; while [ "$(awk '{print $5}' /sys/block/$name/stat)" -lt 50 ] && [ $i -lt 1200 ]; do sleep 0.02; i=$((i + 1)); done
+echo 4 >$dbg/opts; echo 1 >$dbg/every_nth
+echo "dropping from write $(awk '{print $5}' /sys/block/$name/stat)"
 echo "during $(cat $ct)"
+i=0; until grep -q "stopping it" /tmp/wd.err || [ $i -gt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+echo 0 >$dbg/every_nth; echo 0 >$dbg/opts
 wait $p; echo "rc $?"
-echo 0 >/sys/bus/pseudo/drivers/scsi_debug/delay
 echo "after $(cat $ct)"
 cat /tmp/wd.err >&2
 EOF2
