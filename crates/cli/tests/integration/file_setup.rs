@@ -508,7 +508,8 @@ fn continue_on_error_goes_past_the_errors_fio_goes_past_and_counts_them_as_fio()
     if !fio_available() {
         return;
     }
-    // Writes past a 64 KiB RLIMIT_FSIZE fail with EFBIG (SIGXFSZ ignored, for both tools).
+    // Writes past a 1 MiB RLIMIT_FSIZE fail with EFBIG (SIGXFSZ ignored, for both tools; the
+    // limit leaves room for iolab's results database).
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("t.db");
     for policy in [
@@ -526,8 +527,8 @@ fn continue_on_error_goes_past_the_errors_fio_goes_past_and_counts_them_as_fio()
                 _ => format!("{} run", env!("CARGO_BIN_EXE_iolab")),
             };
             let cmd = format!(
-                "trap '' XFSZ; exec prlimit --fsize=65536 {tool} --name=e --filename={} \
-                 --size=256k --rw=write --bs=4k --fallocate=none {policy} --output-format=json",
+                "trap '' XFSZ; exec prlimit --fsize=1048576 {tool} --name=e --filename={} \
+                 --size=2m --rw=write --bs=4k --fallocate=none {policy} --output-format=json",
                 data.display()
             );
             let o = std::process::Command::new("bash")

@@ -262,6 +262,7 @@ fn thinkcycles_spin_after_each_io_as_fio_342s() {
                 "--output-format=json".into(),
             ]
         };
+        let window = crate::support::Window::open();
         let (free, spun) = (iops(None, &job(0)), iops(None, &job(20_000)));
         assert!(
             spun < free / 4.0,
@@ -270,10 +271,17 @@ fn thinkcycles_spin_after_each_io_as_fio_342s() {
         match fio {
             Some(f) => {
                 let theirs = iops(Some(f), &job(20_000));
+                // Two runs a second apart: their ratio holds while both get the CPUs.
                 let ratio = spun / theirs;
+                let figures = format!("{engine}: iolab {spun}, fio 3.42 {theirs}");
                 assert!(
-                    (0.5..2.0).contains(&ratio),
-                    "{engine}: iolab {spun}, fio 3.42 {theirs}"
+                    crate::support::holds_or_busy_in(
+                        (0.5..2.0).contains(&ratio),
+                        Some(&window),
+                        "the spinning rate against fio 3.42's",
+                        &figures
+                    ),
+                    "{figures}"
                 );
             }
             None => println!("note: no fio 3.42 build here: iolab alone"),

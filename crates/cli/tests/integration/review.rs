@@ -163,10 +163,15 @@ fn check_complete_review(run: &Value, stdout: &str) {
         .filter(|c| c["peak_from"] == "closed loop at the deepest queue")
         .count();
     assert_eq!(load_jobs.len(), load_points + own_peaks + retakes);
-    assert!(
-        stdout.contains("- knee at ") || stdout.contains("- no knee up to"),
-        "the load step names its knee"
-    );
+    // On a busy machine the schedule falls behind and the knee is honestly undetermined,
+    // with how many points measured the machine: said, and counted as a skip in part.
+    match stdout.lines().find(|l| l.contains("- knee undetermined: ")) {
+        Some(line) => println!("skipped: busy: the load step's knee: {}", line.trim()),
+        None => assert!(
+            stdout.contains("- knee at ") || stdout.contains("- no knee up to"),
+            "the load step names its knee"
+        ),
+    }
     // transfer-size: 12 sizes × 6 variants, less the 512 B-aligned duplicates at 512 B.
     let xfer = step(run, "transfer-size")["data"]["points"]
         .as_array()
