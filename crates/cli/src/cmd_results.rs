@@ -201,9 +201,36 @@ fn headline(j: &JobRecord) -> String {
     )
 }
 
-/// A review's headline: its best QD1 4 KiB random read, and how many points it measured.
+/// A review's headline: the QD1 4 KiB random read its table marked best, and how many points
+/// it measured. A best is named only where the step's table marked one (beyond the rounds'
+/// intervals); a run whose rows marked nothing (one round, ties, or stored before steps kept
+/// their marks) gets the top figure said as the highest, never as the best.
 fn review_headline(r: &RunRecord) -> String {
-    let best = r
+    let points = format!("{} points", r.jobs.len());
+    let step = r.steps.iter().find(|s| s.name == "qd1-engines");
+    let marks: iolab_results::Marks = step
+        .and_then(|s| serde_json::from_value(s.data.get("marks")?.clone()).ok())
+        .unwrap_or_default();
+    let cell = |engine: &str| {
+        r.jobs
+            .iter()
+            .find(|j| j.step == "qd1-engines" && j.rw == "randread" && j.engine == engine)
+    };
+    let figures = |j: &JobRecord| {
+        format!(
+            "{} IOPS, lat mean {}",
+            compact(j.metric("read", "iops").unwrap_or(0.0)),
+            micros(j.metric("read", "lat_mean_ns").unwrap_or(0.0))
+        )
+    };
+    let marked = marks
+        .0
+        .iter()
+        .find(|m| m.metric == "IOPS" && m.workload.contains("Random Read"));
+    if let Some(j) = marked.and_then(|m| cell(m.best.as_deref()?)) {
+        return format!("QD1 4k read best {} {}; {points}", j.engine, figures(j));
+    }
+    let top = r
         .jobs
         .iter()
         .filter(|j| j.step == "qd1-engines" && j.rw == "randread")
@@ -211,13 +238,16 @@ fn review_headline(r: &RunRecord) -> String {
         .filter(|j| j.engine != "null" && j.fallback.is_none())
         .filter_map(|j| Some((j, j.metric("read", "iops")?)))
         .max_by(|a, b| a.1.total_cmp(&b.1));
-    let points = format!("{} points", r.jobs.len());
-    match best {
-        Some((j, iops)) => format!(
-            "QD1 4k read best {} {} IOPS, lat mean {}; {points}",
+    let why = match marked {
+        Some(m) if !m.ties.is_empty() => format!("{} tie", m.ties.join(" and ")),
+        Some(m) => m.unjudged.clone().unwrap_or_else(|| "none marked".into()),
+        None => "no marks kept".into(),
+    };
+    match top {
+        Some((j, _)) => format!(
+            "QD1 4k read highest {} {} (no best: {why}); {points}",
             j.engine,
-            compact(iops),
-            micros(j.metric("read", "lat_mean_ns").unwrap_or(0.0))
+            figures(j)
         ),
         None => points,
     }
@@ -728,108 +758,6 @@ fn load(store: &Store, id: i64) -> Result<RunRecord, CliError> {
 
 /// Runs as rows, each job and direction a column (the hosting review's multi-drive table):
 /// IOPS and mean latency per cell.
-/// What differs between two runs' recorded machines (kernel, iolab, the machine checks that
-/// both recorded), as one warning line; `None` when nothing recorded differs. A difference
-/// here may be the difference in the figures.
-fn setting_differences(a: &RunRecord, b: &RunRecord) -> Option<String> {
-    let mut diffs = Vec::new();
-    let mut differ = |what: &str, x: &str, y: &str| {
-        if x != y && !x.is_empty() && !y.is_empty() {
-            diffs.push(format!("{what} {x} vs {y}"));
-        }
-    };
-    differ("kernel", &a.host.kernel, &b.host.kernel);
-    differ("host", &a.host.hostname, &b.host.hostname);
-    let disk = |r: &RunRecord, f: fn(&JobRecord) -> &Option<String>| {
-        r.jobs.iter().find_map(|j| f(j).clone()).unwrap_or_default()
-    };
-    differ(
-        "device",
-        &disk(a, |j| &j.disk_model),
-        &disk(b, |j| &j.disk_model),
-    );
-    differ(
-        "device firmware",
-        &disk(a, |j| &j.disk_firmware),
-        &disk(b, |j| &j.disk_firmware),
-    );
-    for c in &a.host.machine {
-        // The moment's checks (other work, steal) are the moment's, not the machine's: they
-        // are said per run, by `moment_notes`.
-        if MOMENT_CHECKS.contains(&c.name.as_str()) {
-            continue;
-        }
-        if let Some(d) = b.host.machine.iter().find(|d| d.name == c.name) {
-            differ(&c.name, &c.value, &d.value);
-        }
-    }
-    let mut lines = Vec::new();
-    if !diffs.is_empty() {
-        lines.push(format!(
-            "iolab: warning: runs {} and {} were measured on differing machines: {}",
-            a.id,
-            b.id,
-            diffs.join("; ")
-        ));
-    }
-    // The tool is not the machine: an imported fio run on this host differs only in it.
-    let (ta, tb) = (&a.iolab_version, &b.iolab_version);
-    if ta != tb && !ta.is_empty() && !tb.is_empty() {
-        lines.push(format!(
-            "iolab: note: runs {} and {} were measured by different tools: {} vs {}",
-            a.id,
-            b.id,
-            tool_name(ta),
-            tool_name(tb)
-        ));
-    }
-    (!lines.is_empty()).then(|| lines.join("\n"))
-}
-
-/// Machine checks that describe the moment a run started, not the machine.
-const MOMENT_CHECKS: [&str; 2] = ["load from others", "steal time"];
-
-/// A version as a tool's name: iolab's own versions are bare numbers.
-fn tool_name(v: &str) -> String {
-    match v.starts_with(|c: char| c.is_ascii_digit()) {
-        true => format!("iolab {v}"),
-        false => v.to_string(),
-    }
-}
-
-/// What distorted a run when it started (other work, steal time), as one line.
-fn moment_notes(r: &RunRecord) -> Option<String> {
-    let bad: Vec<String> = r
-        .host
-        .machine
-        .iter()
-        .filter(|c| MOMENT_CHECKS.contains(&c.name.as_str()))
-        .filter(|c| c.verdict == iolab_results::Verdict::Distorts)
-        .map(|c| format!("{} {}", c.name, c.value))
-        .collect();
-    (!bad.is_empty()).then(|| {
-        format!(
-            "iolab: note: run {} started on a busy machine: {}",
-            r.id,
-            bad.join("; ")
-        )
-    })
-}
-
-/// A run whose drive changed under the test (throttled, crossed its warning temperature,
-/// raised a critical warning): its figures are not a steady drive's, whatever the verdicts.
-fn drive_notes(r: &RunRecord) -> Option<String> {
-    iolab_results::record_changed(&r.jobs).then(|| {
-        let lines = iolab_results::record_lines(&r.jobs);
-        format!(
-            "iolab: warning: run {}'s drive changed under the test, so its figures are not a \
-             steady drive's: {}",
-            r.id,
-            lines.join("; ")
-        )
-    })
-}
-
 pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     let store = open(&a.db)?;
     let runs = a
@@ -883,14 +811,14 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
 /// busy machine, on stderr.
 fn say_differences(runs: &[RunRecord]) {
     for r in runs.iter().skip(1) {
-        if let Some(line) = setting_differences(&runs[0], r) {
+        if let Some(line) = iolab_report::differences::machine(&runs[0], r) {
             say!("{line}");
         }
     }
-    for line in runs.iter().filter_map(moment_notes) {
+    for line in runs.iter().filter_map(iolab_report::differences::moment) {
         say!("{line}");
     }
-    for line in runs.iter().filter_map(drive_notes) {
+    for line in runs.iter().filter_map(iolab_report::differences::drive) {
         say!("{line}");
     }
 }

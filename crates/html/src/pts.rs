@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use iolab_report::format::compact;
+use iolab_report::format::{compact, unitless};
 use serde_json::Value;
 
 use crate::chart::{esc, size_label, Chart, Format, ScaleKind, Series};
@@ -227,13 +227,13 @@ fn convergence(id: &str, t: &Value) -> Chart {
         Some(vars) => vars
             .iter()
             .map(|v| Series {
-                name: v["label"].as_str().unwrap_or("").into(),
+                name: unitless(v["label"].as_str().unwrap_or("")),
                 points: xy(&v["values"]),
                 dashed: false,
             })
             .collect(),
         None => vec![Series {
-            name: t["tracked"].as_str().unwrap_or("").into(),
+            name: unitless(t["tracked"].as_str().unwrap_or("")),
             points: xy(&ss["values"]),
             dashed: false,
         }],
@@ -253,7 +253,7 @@ fn convergence(id: &str, t: &Value) -> Chart {
         &format!("{id}-convergence"),
         &format!(
             "Steady-state convergence: {}",
-            t["tracked"].as_str().unwrap_or("")
+            &unitless(t["tracked"].as_str().unwrap_or(""))
         ),
         axis("Round", ScaleKind::Linear, Format::Plain),
         axis(
@@ -278,7 +278,7 @@ fn max_convergence(id: &str, t: &Value) -> Chart {
     for r in t["rounds"].as_array().into_iter().flatten() {
         let x = r["round"].as_f64().unwrap_or(0.0);
         for e in r["elements"].as_array().into_iter().flatten() {
-            let name = e["label"].as_str().unwrap_or("").to_string();
+            let name = unitless(e["label"].as_str().unwrap_or(""));
             let y = e["max_ns"].as_f64().unwrap_or(0.0);
             match by.iter_mut().find(|s| s.name == name) {
                 Some(s) => s.points.push((x, y)),
@@ -330,7 +330,7 @@ fn window_chart(id: &str, t: &Value, v: &Value) -> Option<Chart> {
         .enumerate()
         .map(|(i, x)| (*x, avg + slope * (i as f64 - xm)))
         .collect();
-    let label = v["label"].as_str().unwrap_or("");
+    let label = &unitless(v["label"].as_str().unwrap_or(""));
     let heading =
         format!(
         "Measurement window, rounds {a}-{b}: {label}: {} (range {:.1} %, slope excursion {:.1} %)",
@@ -385,7 +385,7 @@ fn window_table(t: &Value) -> String {
         let _ = write!(
             h,
             "<tr><th>{}</th>",
-            esc(v["label"].as_str().unwrap_or("tracked"))
+            esc(&unitless(v["label"].as_str().unwrap_or("tracked")))
         );
         for x in numbers(&v["values"]) {
             let _ = write!(h, "<td>{}</td>", esc(&fmt.apply(x / div)));
@@ -424,7 +424,7 @@ fn window_table(t: &Value) -> String {
                 let _ = write!(
                     h,
                     "; {}: average {}, data excursion {:.1} %, slope excursion {:.1} %",
-                    esc(v["label"].as_str().unwrap_or("")),
+                    esc(&unitless(v["label"].as_str().unwrap_or(""))),
                     esc(&fmt.apply(avg / div)),
                     w["range_pct"].as_f64().unwrap_or(f64::NAN),
                     w["slope_excursion_pct"].as_f64().unwrap_or(f64::NAN),
@@ -815,7 +815,7 @@ fn histograms(id: &str, t: &Value) -> String {
         format!(
             "{}: {}",
             x["role"].as_str().unwrap_or(""),
-            x["label"].as_str().unwrap_or("")
+            &unitless(x["label"].as_str().unwrap_or(""))
         )
     };
     let series = points

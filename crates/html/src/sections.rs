@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use iolab_report::format::{compact, micros};
 use serde_json::Value;
 
-use iolab_results::JobRecord;
+use iolab_results::{About, JobRecord, Note, NoteKind};
 
 use crate::chart::{esc, Axis, Chart, Format, Mark, ScaleKind, Series};
 use crate::data::RunData;
@@ -167,6 +167,7 @@ pub fn qd1(runs: &[RunData]) -> Option<Section> {
             continue;
         };
         let cells: Vec<&Value> = data["cells"].as_array().into_iter().flatten().collect();
+        let notes = qd1_step_notes(r, data);
         for (rw, title) in [
             ("randread", "4 KiB random read, QD1"),
             ("randwrite", "4 KiB random write, QD1"),
@@ -180,6 +181,7 @@ pub fn qd1(runs: &[RunData]) -> Option<Section> {
                 _ => format!("{} — {}", esc(title), esc(&r.label())),
             };
             qd1_table(&mut html, r, rw, &title, &row);
+            qd1_notes(&mut html, &notes, rw, &row);
         }
     }
     (!html.is_empty()).then(|| {
@@ -325,6 +327,52 @@ fn qd1_table(html: &mut String, r: &RunData, rw: &str, title: &str, row: &[&Valu
                     esc(why)
                 );
             }
+        }
+    }
+}
+
+/// What the QD1 step noticed, as it kept it; for a run stored before steps kept their notes,
+/// its cells' jobs' notes (each said of its cell).
+fn qd1_step_notes(r: &RunData, data: &Value) -> Vec<Note> {
+    if let Ok(notes) = serde_json::from_value::<Vec<Note>>(data["notes"].clone()) {
+        return notes;
+    }
+    let mut out: Vec<Note> = Vec::new();
+    for j in r.jobs().iter().filter(|j| j.step == "qd1-engines") {
+        for n in &j.notes {
+            if !out.iter().any(|o| o.text == *n) {
+                let about = About::Path {
+                    path: j.engine.clone(),
+                };
+                out.push(Note::new(about, NoteKind::Caveat, n.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The notes that qualify a QD1 table's figures, under it, as the terminal printed them:
+/// the run's (what the target held, under the reads' table), then its paths' and cells'.
+fn qd1_notes(html: &mut String, notes: &[Note], rw: &str, row: &[&Value]) {
+    let workload = row.iter().find_map(|c| c["workload"].as_str());
+    let paths: Vec<&str> = row.iter().filter_map(|c| c["engine"].as_str()).collect();
+    let reads = rw.contains("read");
+    for n in notes {
+        let shown = match &n.about {
+            About::Run => n.qualifies("", reads),
+            About::Path { path } => paths.contains(&path.as_str()),
+            // Before cells kept their workload's title, a cell's note goes under every table.
+            About::Cell { path, workload: w } => {
+                paths.contains(&path.as_str()) && workload.is_none_or(|t| t == w)
+            }
+        };
+        // A path not served as asked is said by the table's † line, with the kernel's word.
+        if shown && n.kind != NoteKind::Fallback {
+            let class = match n.kind {
+                NoteKind::Stored => "note stored",
+                _ => "note caveat",
+            };
+            let _ = write!(html, "<p class=\"{class}\">note: {}</p>", esc(&n.text));
         }
     }
 }

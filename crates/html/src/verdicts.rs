@@ -5,7 +5,8 @@
 
 use std::fmt::Write as _;
 
-use iolab_report::compare::{disagreements, rows, Row};
+use iolab_report::compare::{disagreements, rows, setting_differences, Row};
+use iolab_report::differences;
 use iolab_report::verdict::{Word, NOISE_THRESHOLD};
 
 use crate::chart::esc;
@@ -26,6 +27,20 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
             continue;
         }
         let table = table(base, r, &rows);
+        // What made the runs differ beyond the moment, said before any verdict, as
+        // `compare` says it: a verdict between two settings is not one between two moments.
+        let mut said = String::new();
+        let lines = differences::machine(&base.detail, &r.detail)
+            .into_iter()
+            .flat_map(|l| l.lines().map(str::to_string).collect::<Vec<_>>())
+            .chain(setting_differences(&base.detail, &r.detail))
+            .chain(differences::moment(&r.detail))
+            .chain(differences::drive(&r.detail));
+        for line in lines {
+            let line = line.trim_start_matches("- ").trim_start_matches("iolab: ");
+            let _ = write!(said, "<p class=\"note differs\">{}</p>", esc(line));
+        }
+        html.push_str(&said);
         let open = if rows.len() <= OPEN_UP_TO {
             " open"
         } else {

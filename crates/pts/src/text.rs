@@ -12,7 +12,9 @@ use iolab_report::format::compact;
 use serde_json::Value;
 
 fn s(v: &Value) -> String {
-    v.as_str().unwrap_or("").to_string()
+    v.as_str()
+        .map(iolab_report::format::unitless)
+        .unwrap_or_default()
 }
 
 fn f(v: &Value) -> f64 {

@@ -235,3 +235,33 @@ mod tests {
         assert_eq!(micros(35.4), "35 ns");
     }
 }
+
+/// A tracked variable's name as every output shows it: without a unit, since each output
+/// gives its values in its own (MB/s, µs). Runs stored before carry the stored value's unit
+/// ("(bytes/s)", "(ns)") in the name, which no output shows its values in.
+pub fn unitless(label: &str) -> String {
+    label
+        .trim_end_matches(" (bytes/s)")
+        .trim_end_matches(" (ns)")
+        .to_string()
+}
+
+#[cfg(test)]
+mod unit_tests {
+    #[test]
+    fn a_tracked_name_carries_no_unit_its_values_are_not_shown_in() {
+        use super::unitless;
+        assert_eq!(
+            unitless("128 KiB sequential write throughput (bytes/s)"),
+            "128 KiB sequential write throughput"
+        );
+        assert_eq!(
+            unitless("4 KiB random 100 % write average response time (ns)"),
+            "4 KiB random 100 % write average response time"
+        );
+        assert_eq!(
+            unitless("4 KiB random write IOPS"),
+            "4 KiB random write IOPS"
+        );
+    }
+}

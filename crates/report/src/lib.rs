@@ -5,6 +5,7 @@
 
 pub mod best;
 pub mod compare;
+pub mod differences;
 pub mod export;
 pub mod format;
 pub mod hosts;

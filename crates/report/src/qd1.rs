@@ -6,11 +6,11 @@
 use std::fmt::Write as _;
 
 use iolab_results::repeats::{values_of, Interval};
-use iolab_results::Direction;
 use iolab_results::JobReport;
 use iolab_results::TickRate;
+use iolab_results::{Direction, Marks, Note, RowMark};
 
-use crate::best::{mark, Better, Candidate, Marked};
+use crate::best::{mark, Better, Candidate, Marked, Unjudged, MIN_BEYOND};
 use crate::format::{compact, micros};
 
 /// The figures one engine produced for one workload.
@@ -89,7 +89,9 @@ pub struct Qd1Table {
     /// Columns whose I/O did not take the path asked for (hipri served by interrupts):
     /// shown, never marked best.
     pub not_as_asked: Vec<String>,
-    pub notes: Vec<String>,
+    /// What the run noticed of its cells (what the target held, paths not served as asked,
+    /// io-wq, mmap): kept with the step's result, printed under the tables.
+    pub notes: Vec<Note>,
     /// Rounds each measured cell was taken in (the legend says what its marks stand on).
     pub rounds: u32,
 }
@@ -201,6 +203,52 @@ impl Qd1Table {
             })
             .collect();
         mark(&cells, m.better)
+    }
+
+    /// Every row's mark with what it rests on, as the step keeps it (and `history` and the
+    /// page read it): the same marks the tables print.
+    pub fn marks(&self) -> Marks {
+        let mut out = Vec::new();
+        for m in &METRICS {
+            for wl in &self.workloads {
+                let marked = self.mark_row(m, wl);
+                let name = |i: &usize| self.engines[*i].clone();
+                let (best, ties, unjudged) = match &marked {
+                    Marked::Best(i) => (Some(name(i)), Vec::new(), None),
+                    Marked::Tie(v) => (None, v.iter().map(name).collect(), None),
+                    Marked::Nothing if m.better == Better::Neither => (
+                        None,
+                        Vec::new(),
+                        Some("never marked: no direction is better".into()),
+                    ),
+                    Marked::Nothing => (
+                        None,
+                        Vec::new(),
+                        Some("fewer than two paths to compare".into()),
+                    ),
+                    Marked::Unjudged(Unjudged::NoInterval) => (
+                        None,
+                        Vec::new(),
+                        Some("a cell measured once has no interval".into()),
+                    ),
+                    Marked::Unjudged(Unjudged::ThinTail { fewest }) => (
+                        None,
+                        Vec::new(),
+                        Some(format!(
+                            "{fewest:.0} I/Os beyond the percentile, fewer than {MIN_BEYOND:.0}"
+                        )),
+                    ),
+                };
+                out.push(RowMark {
+                    workload: wl.clone(),
+                    metric: m.title.to_string(),
+                    best,
+                    ties,
+                    unjudged,
+                });
+            }
+        }
+        Marks(out)
     }
 
     /// One metric's rows: each workload's cell texts, marks applied; ties said in `ties`.
@@ -423,7 +471,7 @@ impl Qd1Table {
         }
         out.push_str("- CPU % is never marked: a path that did little work uses little CPU; IOPS per CPU-second is the efficiency.\n");
         for n in &self.notes {
-            let _ = writeln!(out, "- note: {n}");
+            let _ = writeln!(out, "- note: {}", n.text);
         }
         out
     }

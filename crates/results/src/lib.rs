@@ -12,6 +12,7 @@
 //! Every type is `serde`; this crate depends on nothing else of iolab's, so any crate can
 //! read results without pulling in the runner, the engines or the store.
 
+pub mod conclusions;
 mod direction;
 pub mod health;
 pub mod histogram;
@@ -29,6 +30,7 @@ pub mod summary;
 pub mod target;
 pub mod timebase;
 
+pub use conclusions::{About, Marks, Note, NoteKind, RowMark};
 pub use direction::{per_direction, Direction};
 pub use health::{
     celsius, health_lines, record_changed, record_lines, DriveHealth, HealthSample, HealthWord,

@@ -39,6 +39,10 @@ impl Store {
         runs.into_iter()
             .map(|mut s| {
                 s.jobs = self.jobs(s.id)?;
+                // A review's one-line summary names a best only where its steps marked one.
+                if s.kind == "review" || s.kind == "qd1" {
+                    s.steps = self.steps(s.id)?;
+                }
                 Ok(s)
             })
             .collect()

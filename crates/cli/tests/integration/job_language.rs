@@ -9,7 +9,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::jobfiles::fio_available;
-use crate::support::iolab;
+use crate::support::{holds_or_busy_in, iolab, Window};
 
 /// Runs `text` (a job file, `DIR` replaced by the temp dir) with `tool` ("iolab" or "fio"),
 /// returning fio-style JSON.
@@ -319,18 +319,35 @@ fn thinktime_pauses_between_io_as_fio_and_is_never_latency() {
                [async]\nstonewall\nrw=randread\nioengine=libaio\niodepth=4\nthinktime=20000\n\
                thinktime_spin=5000\nthinktime_blocks=32\nthinktime_blocks_type=issue\n";
     for tool in ["fio", "iolab"] {
+        let window = Window::open();
         let v = run_job(tool, dir.path(), job);
         for (j, pauses_ms) in v["jobs"].as_array().unwrap().iter().zip([160, 80]) {
             let r = &j["read"];
             let name = j["jobname"].as_str().unwrap();
             assert_eq!(r["total_ios"], 128, "{tool} {name}");
             let ms = r["runtime"].as_u64().unwrap();
+            // The pauses are a floor at any load; the ceiling and the latency bound hold
+            // only where the CPUs were the jobs' (a busy machine delays every I/O).
             assert!(
-                (pauses_ms..pauses_ms + 3000).contains(&ms),
+                ms >= pauses_ms,
                 "{tool} {name}: {ms} ms for {pauses_ms} ms of pauses"
             );
+            let figures = format!("{tool} {name}: {ms} ms for {pauses_ms} ms of pauses");
+            assert!(
+                holds_or_busy_in(ms < pauses_ms + 3000, Some(&window), "runtime", &figures),
+                "{figures}"
+            );
             let mean_us = r["lat_ns"]["mean"].as_f64().unwrap() / 1000.0;
-            assert!(mean_us < 5000.0, "{tool} {name}: mean latency {mean_us} µs");
+            let figures = format!("{tool} {name}: mean latency {mean_us} µs");
+            assert!(
+                holds_or_busy_in(
+                    mean_us < 5000.0,
+                    Some(&window),
+                    "latency without pauses",
+                    &figures
+                ),
+                "{figures}"
+            );
         }
     }
 }

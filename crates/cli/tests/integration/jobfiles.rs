@@ -427,6 +427,7 @@ fn job_files_agree_with_real_fio() {
             .replace("@D@", dir.path().to_str().unwrap());
         let f = write(dir.path(), &format!("{}.fio", case.name), &text);
         let f = f.to_str().unwrap();
+        let window = crate::support::Window::open();
         let ours = json_of(
             &iolab(&["run", "--allow-destroy", "--output-format=json", f]),
             case.name,
@@ -442,7 +443,7 @@ fn job_files_agree_with_real_fio() {
             String::from_utf8_lossy(&fio.stderr)
         );
         let theirs: Value = serde_json::from_slice(&fio.stdout).unwrap();
-        compare(case, &ours, &theirs);
+        compare(case, &ours, &theirs, &window);
     }
     // A list of files: the size split evenly between them.
     for f in ["fa", "fb"] {
@@ -456,7 +457,7 @@ fn job_files_agree_with_real_fio() {
     assert!(dir.path().join("d.0.0").exists() && dir.path().join("d.1.0").exists());
 }
 
-fn compare(case: &Case, ours: &Value, theirs: &Value) {
+fn compare(case: &Case, ours: &Value, theirs: &Value, window: &crate::support::Window) {
     let c = case.name;
     assert_eq!(
         names_and_groups(ours),
@@ -519,7 +520,14 @@ fn compare(case: &Case, ours: &Value, theirs: &Value) {
                         o[d]["iops"].as_f64().unwrap(),
                         t[d]["iops"].as_f64().unwrap(),
                     );
-                    assert!((a - b).abs() <= b * 0.05, "{job}: {d}.iops {a} vs fio {b}");
+                    // A rate is kept only where the CPUs were the tools' (fio fell to a
+                    // quarter of a 400-IOPS rate beside two CPU hogs).
+                    let figures = format!("{job}: {d}.iops {a} vs fio {b}");
+                    let ok = (a - b).abs() <= b * 0.05;
+                    assert!(
+                        crate::support::holds_or_busy_in(ok, Some(window), "a rate", &figures),
+                        "{figures}"
+                    );
                 }
                 Agree::Total => {}
             }

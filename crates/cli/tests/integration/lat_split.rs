@@ -398,6 +398,7 @@ fn the_consistency_step_keeps_the_device_and_host_parts_second_by_second() {
         eprintln!("skipped: {why}");
         return;
     }
+    let window = crate::support::Window::open();
     let run = stored_run(|target| {
         vec![
             "review".into(),
@@ -420,7 +421,20 @@ fn the_consistency_step_keeps_the_device_and_host_parts_second_by_second() {
         let lat = series("lat_p99_ns").expect("latency windows");
         assert!(lat >= 2, "{lat} windows");
         for name in ["split_device_p99_ns", "split_host_p99_ns"] {
-            assert_eq!(series(name), Some(lat), "{name} beside lat_p99_ns");
+            // Every window has its split; on a busy machine the BPF reader may see the
+            // last window's requests only after the job ended (one window fewer).
+            let n = series(name).unwrap_or(0);
+            assert!(n + 1 >= lat && n <= lat, "{name}: {n} windows beside {lat}");
+            let figures = format!("{name}: {n} windows beside lat_p99_ns's {lat}");
+            assert!(
+                crate::support::holds_or_busy_in(
+                    n == lat,
+                    Some(&window),
+                    "split windows",
+                    &figures
+                ),
+                "{figures}"
+            );
         }
     }
 }

@@ -333,6 +333,7 @@ fn load_curve_runs_any_job_at_each_load() {
 
     let mut a = job.to_vec();
     a.extend(["--load-curve=20000,50000", "--output-format=json"]);
+    let window = crate::support::Window::open();
     let o = crate::support::iolab(&a);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let doc: Value = serde_json::from_str(&o.stdout).unwrap();
@@ -340,8 +341,13 @@ fn load_curve_runs_any_job_at_each_load() {
     assert_eq!(pts.len(), 2, "no peak run for loads in IOPS");
     let r = &pts[1]["result"]["jobs"][0]["read"];
     assert_eq!(r["iolab"]["offered_iops"], 50000.0);
+    // The offered load is the machine's to keep: beside other work the generator falls
+    // behind (46.7k of 50k beside two CPU hogs), and says so.
+    let iops = r["iops"].as_f64().unwrap();
+    let figures = format!("{iops} IOPS of 50000 offered");
+    let ok = (iops / 50000.0 - 1.0).abs() < 0.02;
     assert!(
-        (r["iops"].as_f64().unwrap() / 50000.0 - 1.0).abs() < 0.02,
+        crate::support::holds_or_busy_in(ok, Some(&window), "an offered load", &figures),
         "{r:#}"
     );
 

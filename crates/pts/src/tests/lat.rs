@@ -27,7 +27,7 @@ impl PtsTest for Latency {
         random_matrix(&MIXES, &BLOCK_SIZES, 1, 1)
     }
     fn tracked_labels(&self, _: &Config) -> Vec<String> {
-        vec!["4 KiB random 100 % write average response time (ns)".into()]
+        vec!["4 KiB random 100 % write average response time".into()]
     }
     fn tracked(&self, _: &Config, round: &[Measured]) -> Vec<f64> {
         vec![figure_of(

@@ -62,10 +62,7 @@ impl PtsTest for Throughput {
             .to_vec()
     }
     fn tracked_labels(&self, _: &Config) -> Vec<String> {
-        vec![format!(
-            "{} KiB sequential write throughput (bytes/s)",
-            self.bs >> 10
-        )]
+        vec![format!("{} KiB sequential write throughput", self.bs >> 10)]
     }
     fn tracked(&self, _: &Config, round: &[Measured]) -> Vec<f64> {
         vec![figure_of(round, |e| e.read_pct == 0, |m| m.bw_bytes)]

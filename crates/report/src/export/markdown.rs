@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use iolab_results::{JobRecord, RunRecord};
+use iolab_results::{JobRecord, Note, RunRecord};
 
 use super::Exporter;
 use crate::format::{compact, micros};
@@ -212,7 +212,28 @@ impl Exporter for Markdown {
                 r.id, r.kind, r.status, r.command
             )?;
             jobs_table(&r.jobs, out)?;
+            step_notes(r, out)?;
         }
         Ok(())
     }
+}
+
+/// What the run's steps noticed beyond their jobs' own notes (a path not served as asked,
+/// with the kernel's reason), from the notes each step kept with its result.
+fn step_notes(r: &RunRecord, out: &mut dyn Write) -> io::Result<()> {
+    let said = |text: &str| {
+        r.jobs
+            .iter()
+            .any(|j| j.notes.iter().any(|n| text.ends_with(n.as_str())))
+    };
+    for st in &r.steps {
+        let Some(notes) = st.data.get("notes") else {
+            continue;
+        };
+        let notes: Vec<Note> = serde_json::from_value(notes.clone()).unwrap_or_default();
+        for n in notes.iter().filter(|n| !said(&n.text)) {
+            writeln!(out, "- {}: {}", st.name, n.text)?;
+        }
+    }
+    Ok(())
 }

@@ -7,6 +7,7 @@ use iolab_engine::{EngineConfig, EngineKind};
 use iolab_job::Pattern;
 use iolab_report::qd1::Qd1Numbers;
 use iolab_report::{Qd1Cell, Qd1Table};
+use iolab_results::{About, Note, NoteKind};
 use serde_json::json;
 
 use super::{point_spec, Findings, Nums, StepOutput, Workload};
@@ -212,30 +213,7 @@ pub fn run(
         };
         let result = match &point {
             Point::Done(r) => {
-                // Each note names its row: the path and the workload it was measured on;
-                // what the target held when the first read began is said once, for all.
-                for n in &r.notes {
-                    if n.starts_with("reads of ") {
-                        if !table.notes.iter().any(|t| t.starts_with("reads of ")) {
-                            table.notes.insert(0, n.clone());
-                        }
-                        continue;
-                    }
-                    let n = row_note(&label, title, n);
-                    if !table.notes.contains(&n) {
-                        table.notes.push(n);
-                    }
-                }
-                if let Some(why) = &r.fallback {
-                    if !table.not_as_asked.contains(&label) {
-                        table.not_as_asked.push(label.clone());
-                    }
-                    // The reason under the table, once per cell, unless a note said it.
-                    let note = format!("{label}, {title}: {why}");
-                    if !table.notes.iter().any(|n| n.contains(why.as_str())) {
-                        table.notes.push(note);
-                    }
-                }
+                gather_notes(&mut table, &label, title, r);
                 if let Some(n) = Nums::of(r, &ex.clock) {
                     // A path that fell back measures another path: never the best async
                     // one for the sweeps either.
@@ -247,7 +225,7 @@ pub fn run(
                             findings.qd1_read_noise.push((label.clone(), half, i.n));
                         }
                     }
-                    let mut cell = json!({"engine": label, "rw": rw, "figures": n.to_json(), "fallback": r.fallback});
+                    let mut cell = json!({"engine": label, "rw": rw, "workload": title, "figures": n.to_json(), "fallback": r.fallback});
                     if r.repeats.len() > 1 {
                         cell["repeats"] = repeats_json(r);
                     }
@@ -256,7 +234,9 @@ pub fn run(
                 Qd1Numbers::from_report(r, &ex.clock).ok_or_else(|| "no I/O completed".into())
             }
             Point::Unavailable(why) => {
-                cells.push(json!({"engine": label, "rw": rw, "unavailable": why}));
+                cells.push(
+                    json!({"engine": label, "rw": rw, "workload": title, "unavailable": why}),
+                );
                 Err(why.clone())
             }
         };
@@ -289,11 +269,48 @@ pub fn run(
             "\nBest async path at QD1 (used by the sweeps): {b}\n"
         ));
     }
-    let mut out = StepOutput::ok(json!({"cells": cells, "best_async": best}), text);
+    // The step's result keeps what the tables concluded and noticed, for every output.
+    let mut out = StepOutput::ok(
+        json!({"cells": cells, "best_async": best, "notes": table.notes, "marks": table.marks()}),
+        text,
+    );
     // The table of the cells measured so far is worth printing (the main job's partial
     // tables); the review stops after it.
     out.interrupted = interrupted;
     Ok(out)
+}
+
+/// A cell's notes kept as the table's: each naming its row (the path and the workload it was
+/// measured on); what the target held when the first read began, once, for the whole run;
+/// a path not served as asked, with the kernel's reason, once per cell unless a note said it.
+fn gather_notes(table: &mut Qd1Table, label: &str, title: &str, r: &iolab_results::JobReport) {
+    let cell = || About::Cell {
+        path: label.to_string(),
+        workload: title.to_string(),
+    };
+    for n in &r.notes {
+        let note = match n.starts_with("reads of ") {
+            true if table.notes.iter().any(|t| t.kind == NoteKind::Stored) => continue,
+            true => Note::new(About::Run, NoteKind::Stored, n.clone()),
+            false => Note::new(cell(), NoteKind::Caveat, row_note(label, title, n)),
+        };
+        match note.kind {
+            NoteKind::Stored => table.notes.insert(0, note),
+            _ if table.notes.iter().any(|t| t.text == note.text) => {}
+            _ => table.notes.push(note),
+        }
+    }
+    if let Some(why) = &r.fallback {
+        if !table.not_as_asked.iter().any(|l| l == label) {
+            table.not_as_asked.push(label.to_string());
+        }
+        if !table.notes.iter().any(|n| n.text.contains(why.as_str())) {
+            let text = format!("{label}, {title}: {why}");
+            table
+                .notes
+                .push(Note::new(cell(), NoteKind::Fallback, text));
+        }
+    }
 }
 
 /// A runner's note said under the table with its row (`pvsync2+hipri, 4KiB Random Read: ...`),
