@@ -756,8 +756,6 @@ fn load(store: &Store, id: i64) -> Result<RunRecord, CliError> {
     })
 }
 
-/// Runs as rows, each job and direction a column (the hosting review's multi-drive table):
-/// IOPS and mean latency per cell.
 pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     let store = open(&a.db)?;
     let runs = a
@@ -811,7 +809,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
 /// busy machine, on stderr.
 fn say_differences(runs: &[RunRecord]) {
     for r in runs.iter().skip(1) {
-        if let Some(line) = iolab_report::differences::machine(&runs[0], r) {
+        for line in iolab_report::differences::machine(&runs[0], r) {
             say!("{line}");
         }
     }

@@ -32,7 +32,6 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
         let mut said = String::new();
         let lines = differences::machine(&base.detail, &r.detail)
             .into_iter()
-            .flat_map(|l| l.lines().map(str::to_string).collect::<Vec<_>>())
             .chain(setting_differences(&base.detail, &r.detail))
             .chain(differences::moment(&r.detail))
             .chain(differences::drive(&r.detail));

@@ -6,9 +6,9 @@
 use iolab_results::{JobRecord, RunRecord};
 
 /// What differs between two runs' recorded machines (kernel, iolab, the machine checks that
-/// both recorded), as one warning line; `None` when nothing recorded differs. A difference
-/// here may be the difference in the figures.
-pub fn machine(a: &RunRecord, b: &RunRecord) -> Option<String> {
+/// both recorded) and the tools that measured them, a line each; none when nothing recorded
+/// differs. A difference here may be the difference in the figures.
+pub fn machine(a: &RunRecord, b: &RunRecord) -> Vec<String> {
     let mut diffs = Vec::new();
     let mut differ = |what: &str, x: &str, y: &str| {
         if x != y && !x.is_empty() && !y.is_empty() {
@@ -60,7 +60,7 @@ pub fn machine(a: &RunRecord, b: &RunRecord) -> Option<String> {
             tool_name(tb)
         ));
     }
-    (!lines.is_empty()).then(|| lines.join("\n"))
+    lines
 }
 
 /// Machine checks that describe the moment a run started, not the machine.
