@@ -69,11 +69,13 @@ echo "$fio_secs setup: fio 3.42 (cached per machine)" >>"$times"
 stage "cargo fmt --check" cargo fmt --all -- --check
 stage "cargo clippy" cargo clippy --workspace --all-targets --release -q -- -D warnings
 # --no-fail-fast in spirit: every test binary runs, so the summary below names every failure.
+# The tests build with the `suite` profile (Cargo.toml): release's optimisation without its
+# whole-program link, a quarter of release's build time over the ~40 test binaries.
 # The NVMe lab's binaries (QEMU, one emulated CPU each) run in a lane of their own beside the
 # host's (scripts/test-lanes.py); IOLAB_TEST_LANES=1 runs them one after another.
 set +e
 stage "tests (two lanes: labs beside the host's)" \
-  python3 scripts/test-lanes.py --log "$log" --lanes "${IOLAB_TEST_LANES:-2}" -- --workspace --release \
+  python3 scripts/test-lanes.py --log "$log" --lanes "${IOLAB_TEST_LANES:-2}" -- --workspace --profile suite \
   >"$lanes_report"
 status=$?
 # The default build above needs no MPI; the `mpi` feature is built, linted and tested apart
@@ -81,7 +83,7 @@ status=$?
 if command -v mpicc >/dev/null 2>&1; then
   stage "mpi: clippy" cargo clippy -p iolab --features mpi --all-targets --release -q -- -D warnings || status=1
   stage "mpi: multihost tests" python3 scripts/test-lanes.py --log "$log" --lanes 1 --only multihost \
-    -- -p iolab --features mpi --release --test multihost >>"$lanes_report" || status=1
+    -- -p iolab --features mpi --profile suite --test multihost >>"$lanes_report" || status=1
 else
   echo "test.sh: no MPI here: the multi-host tests of the mpi feature are skipped" >&2
 fi
@@ -92,7 +94,7 @@ if ls ../shared/sources/spdk-v*.tar.gz >/dev/null 2>&1; then
     stage "spdk: clippy" cargo clippy -p iolab-engine -p iolab-spdk --features iolab-engine/spdk \
       --all-targets --release -q -- -D warnings || status=1
     stage "spdk: lab test" python3 scripts/test-lanes.py --log "$log" --lanes 1 --only spdk_lab \
-      -- -p iolab --features spdk --release --test spdk_lab >>"$lanes_report" || status=1
+      -- -p iolab --features spdk --profile suite --test spdk_lab >>"$lanes_report" || status=1
   else
     echo "test.sh: SPDK could not be built here (scripts/spdk-build.sh said why above)" >&2
     status=1

@@ -4,6 +4,7 @@
 //! the target and the consent to destroy its data), so bad input writes nothing and exits 2;
 //! prints the plan at the specification's durations before the first I/O.
 
+use iolab_results::pts::{Dirth, Header, PtsDocument};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -20,7 +21,6 @@ use iolab_suite::progress::Progress;
 use iolab_suite::Executor;
 use iolab_sysinfo::claim::Claim;
 use iolab_sysinfo::{check_blank, check_target_write, probe, Consent, TargetKind};
-use serde_json::json;
 
 use crate::exit::CliError;
 
@@ -425,12 +425,15 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
     }
     let (runs, failed) = run_tests(a, &tests, &c, &cache, &mut store, run_id, consent)?;
     let status = status_of(&runs, failed.is_some());
-    let doc = json!({
-        "pts": header(&c, run_id, &dut, &cache),
-        "tests": runs.iter().map(|r| r.to_json(&c)).collect::<Vec<_>>(),
-    });
+    let doc = PtsDocument {
+        pts: header(&c, run_id, &dut, &cache),
+        tests: runs.iter().map(|r| r.to_doc(&c)).collect(),
+    };
     // The whole document is the run's meta: `show` prints it, `report` draws its pages.
-    store.set_run_meta(run_id, &doc).map_err(CliError::failed)?;
+    let stored = serde_json::to_value(&doc).map_err(|e| CliError::failed(anyhow!(e)))?;
+    store
+        .set_run_meta(run_id, &stored)
+        .map_err(CliError::failed)?;
     store.finish_run(run_id, status).map_err(CliError::failed)?;
     if a.format.json() {
         outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
@@ -498,33 +501,39 @@ fn header(
     run_id: i64,
     dut: &iolab_pts::dut::Dut,
     cache: &iolab_pts::dut::WriteCache,
-) -> serde_json::Value {
-    json!({
-        "profile": c.profile_name(),
-        "disclaimer": DISCLAIMER,
-        "target": c.target.display().to_string(),
-        "capacity_bytes": c.capacity,
-        "region_bytes": c.region,
-        "active_range_pct": c.active_range_pct,
-        "active_range": format!("{:.1} % of the user capacity, from LBA 0", c.active_range_pct),
-        "quick": c.quick,
-        "scaled": c.quick.then_some("--quick: every duration and capacity scaled down; not comparable with a full run"),
-        "departures": c.departures(),
-        "element_time_s": c.element_time.as_secs_f64(),
-        "threads": c.threads,
-        "depth": c.depth,
-        "data_pattern": c.data_pattern.name(),
-        "dirth": {
-            "read_pct": c.dirth.read_pct,
-            "bs": c.dirth.bs,
-            "ceiling_ms": c.dirth.ceiling.as_secs_f64() * 1e3,
+) -> Header {
+    Header {
+        profile: c.profile_name().into(),
+        disclaimer: DISCLAIMER.into(),
+        target: c.target.display().to_string(),
+        capacity_bytes: c.capacity,
+        region_bytes: c.region,
+        active_range_pct: c.active_range_pct,
+        active_range: format!(
+            "{:.1} % of the user capacity, from LBA 0",
+            c.active_range_pct
+        ),
+        quick: c.quick,
+        scaled: c.quick.then(|| {
+            "--quick: every duration and capacity scaled down; not comparable with a full run"
+                .into()
+        }),
+        departures: c.departures(),
+        element_time_s: c.element_time.as_secs_f64(),
+        threads: c.threads,
+        depth: c.depth,
+        data_pattern: c.data_pattern.name().into(),
+        dirth: Dirth {
+            read_pct: c.dirth.read_pct,
+            bs: c.dirth.bs,
+            ceiling_ms: c.dirth.ceiling.as_secs_f64() * 1e3,
         },
-        "dut": dut,
-        "serial": dut.serial,
-        "firmware": dut.firmware,
-        "write_cache": cache,
-        "run_id": run_id,
-    })
+        dut: dut.clone(),
+        serial: dut.serial.clone(),
+        firmware: dut.firmware.clone(),
+        write_cache: Some(cache.clone()),
+        run_id,
+    }
 }
 
 /// Runs the tests in order, each printed as it ends, until one fails or a signal stops
@@ -562,7 +571,7 @@ fn run_tests(
                     r.not_comparable.push(d.clone());
                 }
                 if !a.format.json() {
-                    out!("{}", iolab_pts::text::test_summary(&r.to_json(c)));
+                    out!("{}", iolab_pts::text::test_summary(&r.to_doc(c)));
                 }
                 let stop = r.interrupted.is_some();
                 runs.push(r);

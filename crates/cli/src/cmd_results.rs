@@ -2,6 +2,7 @@
 //! listed, shown again, set side by side or exported, for people (tables) or scripts
 //! (`--json`, CSV).
 
+use iolab_results::pts::PtsDocument;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -400,9 +401,12 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
         print_kv(&d);
         return Ok(ExitCode::SUCCESS);
     }
-    if d.kind == "pts" && d.meta["tests"].is_array() {
+    if let Some(doc) = (d.kind == "pts")
+        .then(|| PtsDocument::from_meta(&d.meta))
+        .flatten()
+    {
         outln!();
-        out!("{}", iolab_pts::text::summary(&d.meta));
+        out!("{}", iolab_pts::text::summary(&doc));
         if !a.jobs {
             return Ok(ExitCode::SUCCESS);
         }
@@ -1114,14 +1118,11 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode, CliError> {
 fn compare_pts(runs: &[RunRecord], a: &CompareArgs) {
     let noise = a.noise_threshold / 100.0;
     let base = &runs[0];
+    let doc = |r: &RunRecord| PtsDocument::from_meta(&r.meta).unwrap_or_default();
+    let base_doc = doc(base);
     let all: Vec<(i64, Vec<iolab_pts::compare::TestVerdict>)> = runs[1..]
         .iter()
-        .map(|r| {
-            (
-                r.id,
-                iolab_pts::compare::compare(&base.meta, &r.meta, noise),
-            )
-        })
+        .map(|r| (r.id, iolab_pts::compare::compare(&base_doc, &doc(r), noise)))
         .collect();
     if a.format.json() {
         let v = serde_json::json!({

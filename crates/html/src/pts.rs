@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use iolab_report::format::{compact, unitless};
-use serde_json::Value;
+use iolab_results::pts::{Figure, Header, Measured, PhasePoint, PtsDocument, TestDoc, Tracked};
 
 use crate::chart::{esc, size_label, Chart, Format, ScaleKind, Series};
 use crate::data::RunData;
@@ -17,37 +17,41 @@ use crate::sections::axis;
 /// One section per test of every PTS run among `runs`.
 pub fn sections(runs: &[RunData]) -> Vec<Section> {
     let mut out = Vec::new();
-    for r in runs.iter().filter(|r| r.detail.meta["pts"].is_object()) {
-        let meta = &r.detail.meta;
-        for t in meta["tests"].as_array().into_iter().flatten() {
-            let name = t["name"].as_str().unwrap_or("test");
+    for r in runs {
+        let Some(doc) = PtsDocument::from_meta(&r.detail.meta) else {
+            continue;
+        };
+        for t in &doc.tests {
+            let name = &t.name;
             let id = match runs.len() {
                 1 => format!("pts-{name}"),
                 _ => format!("pts-{name}-run{}", r.id()),
             };
-            let title = format!("PTS {}: {}", name, t["title"].as_str().unwrap_or(""));
-            out.push(Section::new(&id, &title, body(r, &meta["pts"], t, &id)));
+            let title = format!("PTS {}: {}", name, t.title);
+            out.push(Section::new(&id, &title, body(r, &doc.pts, t, &id)));
         }
     }
     out
 }
 
-fn body(r: &RunData, pts: &Value, t: &Value, id: &str) -> String {
+fn body(r: &RunData, pts: &Header, t: &TestDoc, id: &str) -> String {
     let mut h = header(r, pts, t);
-    if let Some(why) = t["unavailable"].as_str() {
+    if let Some(why) = &t.unavailable {
         let _ = write!(h, "<p class=\"note\">Not run: {}</p>", esc(why));
         return h;
     }
-    if let Some(left) = t["interrupted"].as_str() {
+    if let Some(left) = &t.interrupted {
         let _ = write!(h, "<p class=\"note\">Interrupted: {}</p>", esc(left));
     }
     h.push_str(&chart_block(&convergence(id, t)));
-    let series = t["steady_state"]["series"].as_bool() == Some(true);
-    let variables = t["steady_state"]["variables"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    for (k, v) in variables.iter().enumerate().filter(|_| !series) {
+    let series = t.steady_state.series;
+    for (k, v) in t
+        .steady_state
+        .variables
+        .iter()
+        .enumerate()
+        .filter(|_| !series)
+    {
         let chart_id = match k {
             0 => format!("{id}-window"),
             k => format!("{id}-window-{}", k + 1),
@@ -57,17 +61,17 @@ fn body(r: &RunData, pts: &Value, t: &Value, id: &str) -> String {
         }
     }
     h.push_str(&window_table(t));
-    match t["name"].as_str() {
-        Some("iops") => h.push_str(&iops(id, t)),
-        Some(n) if n.starts_with("tp") => h.push_str(&element_table(t)),
-        Some("lat") => {
+    match t.name.as_str() {
+        "iops" => h.push_str(&iops(id, t)),
+        n if n.starts_with("tp") => h.push_str(&element_table(t)),
+        "lat" => {
             h.push_str(&element_table(t));
             h.push_str(&chart_block(&max_convergence(id, t)));
             h.push_str(&histograms(id, t));
         }
-        Some("wsat") => h.push_str(&wsat(id, t, pts)),
-        Some("hir") | Some("xsr") => h.push_str(&recovery(id, t, pts)),
-        Some("cbw") | Some("ecw") | Some("dirth") => {
+        "wsat" => h.push_str(&wsat(id, t, pts)),
+        "hir" | "xsr" => h.push_str(&recovery(id, t, pts)),
+        "cbw" | "ecw" | "dirth" => {
             h.push_str(&demand(id, t));
             h.push_str(&histograms(id, t));
         }
@@ -76,31 +80,22 @@ fn body(r: &RunData, pts: &Value, t: &Value, id: &str) -> String {
     h
 }
 
-fn numbers(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_f64)
-        .collect()
-}
-
 /// The header SNIA's report pages carry: the device under test, the test platform, the
 /// set-up (purge, data pattern, active range, preconditioning, write cache) and the test's
 /// parameters (stimulus, outstanding I/O, steady-state rounds), then why the result cannot
 /// stand beside a certified one, where iolab knows.
-fn header(r: &RunData, pts: &Value, t: &Value) -> String {
-    let s = |v: &Value| esc(&v.as_str().map_or_else(|| v.to_string(), str::to_string));
-    let opt = |v: &Value| v.as_str().map_or("unknown".to_string(), esc);
+fn header(r: &RunData, pts: &Header, t: &TestDoc) -> String {
+    let opt = |v: &Option<String>| v.as_deref().map_or("unknown".to_string(), esc);
     let mut h = format!(
         "<p class=\"note\"><strong>PTS-style run by iolab: not a certified SNIA result.</strong>{}</p>",
-        match pts["scaled"].as_str() {
+        match &pts.scaled {
             Some(x) => format!(" {}", esc(x)),
             None => String::new(),
         }
     );
-    let dut = &pts["dut"];
-    let cache = &pts["write_cache"];
-    let gb = |b: f64| format!("{:.1} GB", b / 1e9);
+    let dut = &pts.dut;
+    let cache = pts.write_cache.clone().unwrap_or_default();
+    let gb = |b: u64| format!("{:.1} GB", b as f64 / 1e9);
     let _ = write!(
         h,
         "<table class=\"pts-header\"><tbody>\
@@ -116,69 +111,65 @@ fn header(r: &RunData, pts: &Value, t: &Value) -> String {
          <tr><th>test parameters</th><td>{} · elements of {} s · libaio, direct</td></tr>\
          <tr><th>tracked</th><td>{}</td></tr>\
          </tbody></table>",
-        esc(&dut["model"].as_str().map_or_else(|| r.device_named(), str::to_string)),
-        opt(&dut["serial"]),
-        opt(&dut["firmware"]),
-        s(&dut["interface"]),
-        gb(pts["capacity_bytes"].as_f64().unwrap_or(0.0)),
-        pts["capacity_bytes"],
-        s(&pts["target"]),
+        esc(&dut.model.clone().unwrap_or_else(|| r.device_named())),
+        opt(&dut.serial),
+        opt(&dut.firmware),
+        esc(&dut.interface),
+        gb(pts.capacity_bytes),
+        pts.capacity_bytes,
+        esc(&pts.target),
         esc(&r.device_named()),
         esc(&r.detail.host.hostname),
         esc(&r.detail.host.kernel),
         esc(&r.detail.iolab_version),
-        s(&pts["profile"]),
+        esc(&pts.profile),
         r.id(),
-        s(&t["purge"]),
-        s(&pts["data_pattern"]),
-        s(&pts["active_range"]),
-        gb(pts["region_bytes"].as_f64().unwrap_or(0.0)),
-        gb(pts["capacity_bytes"].as_f64().unwrap_or(0.0)),
-        s(&cache["during"]),
-        s(&pts["profile"]),
-        s(&cache["required"]),
-        s(&cache["found"]),
-        s(&cache["how"]),
-        match t["wipc"].as_object() {
+        esc(&t.purge),
+        esc(&pts.data_pattern),
+        esc(&pts.active_range),
+        gb(pts.region_bytes),
+        gb(pts.capacity_bytes),
+        cache.during.name(),
+        esc(&pts.profile),
+        cache.required.name(),
+        cache.found.name(),
+        esc(&cache.how),
+        match &t.wipc {
             Some(w) => format!(
                 "{:.1} GB (twice the active range) of {} at {:.0} MB/s",
-                w["bytes"].as_f64().unwrap_or(0.0) / 1e9,
-                s(&w["stimulus"]),
-                w["bw_bytes"].as_f64().unwrap_or(0.0) / 1e6
+                w.bytes as f64 / 1e9,
+                esc(&w.stimulus),
+                w.bw_bytes / 1e6
             ),
             None => "none, the test starts from the purged drive".into(),
         },
-        match t["preconditioning"].as_object() {
+        match &t.preconditioning {
             Some(p) => format!(
                 "{} in rounds of {} intervals to steady state ({}), then the test's own rounds",
-                s(&p["stimulus"]),
-                p["intervals_a_round"],
-                match p["steady"]["reached"].as_bool() {
-                    Some(true) => "reached",
-                    _ => "NOT reached",
+                esc(&p.stimulus),
+                p.intervals_a_round,
+                match p.steady.reached {
+                    true => "reached",
+                    false => "NOT reached",
                 }
             ),
             None => "the test's own rounds".into(),
         },
         esc(&outstanding(pts, t)),
-        pts["element_time_s"].as_f64().unwrap_or(0.0),
-        s(&t["tracked"]),
+        pts.element_time_s,
+        esc(&t.tracked),
     );
-    let mut reasons: Vec<&Value> = t["not_comparable"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .collect();
+    let mut reasons: Vec<&String> = t.not_comparable.iter().collect();
     reasons.dedup();
     if !reasons.is_empty() {
         h.push_str("<p class=\"note\"><strong>Not comparable with a certified result:</strong></p><ul class=\"note\">");
         for why in reasons {
-            let _ = write!(h, "<li>{}</li>", s(why));
+            let _ = write!(h, "<li>{}</li>", esc(why));
         }
         h.push_str("</ul>");
     }
-    for l in t["left_out"].as_array().into_iter().flatten() {
-        let _ = write!(h, "<p class=\"note\">Left out: {}</p>", s(l));
+    for l in &t.left_out {
+        let _ = write!(h, "<p class=\"note\">Left out: {}</p>", esc(l));
     }
     h
 }
@@ -186,75 +177,74 @@ fn header(r: &RunData, pts: &Value, t: &Value) -> String {
 /// The test's outstanding I/O as the header gives it: the run's threads × depth, or the
 /// test's own (T1Q1 for latency, T1Q32 for cross-stimulus recovery, a grid for demand
 /// intensity).
-fn outstanding(pts: &Value, t: &Value) -> String {
-    let first = &t["rounds"][0]["elements"][0]["element"];
-    match t["name"].as_str() {
-        Some("cbw") | Some("ecw") | Some("dirth") => {
+fn outstanding(pts: &Header, t: &TestDoc) -> String {
+    let first = t
+        .rounds
+        .first()
+        .and_then(|r| r.elements.first())
+        .map(|e| e.element)
+        .unwrap_or_default();
+    match t.name.as_str() {
+        "cbw" | "ecw" | "dirth" => {
             "threads × queue depth grid, highest first; pre-writes at the highest".into()
         }
-        Some("lat") | Some("xsr") => format!("T{}Q{}", first["threads"], first["depth"]),
-        Some(n) if n.starts_with("tp") => format!(
+        "lat" | "xsr" => format!("T{}Q{}", first.threads, first.depth),
+        n if n.starts_with("tp") => format!(
             "T{}Q{}: {} sequential streams, each on its own share of the active range",
-            pts["threads"], pts["depth"], pts["threads"]
+            pts.threads, pts.depth, pts.threads
         ),
-        _ => format!("T{}Q{}", pts["threads"], pts["depth"]),
+        _ => format!("T{}Q{}", pts.threads, pts.depth),
     }
 }
 
 /// How a test's tracked figure is drawn: its format, what its stored value (bytes/s, ns, IOPS)
 /// is divided by, and the axis title. One unit per quantity on a page: throughput in MB/s.
-fn tracked_axis(t: &Value) -> (Format, f64, &'static str) {
-    match t["name"].as_str() {
-        Some("lat") => (Format::Nanos, 1.0, "Average response time"),
-        Some(n) if n.starts_with("tp") || n == "xsr" => (Format::Plain, 1e6, "Throughput (MB/s)"),
+fn tracked_axis(t: &TestDoc) -> (Format, f64, &'static str) {
+    match t.name.as_str() {
+        "lat" => (Format::Nanos, 1.0, "Average response time"),
+        n if n.starts_with("tp") || n == "xsr" => (Format::Plain, 1e6, "Throughput (MB/s)"),
         _ => (Format::Count, 1.0, "IOPS"),
     }
 }
 
 /// The tracked variables round by round (the IOPS test's three on a log scale), with the
 /// test's own preconditioning loop's rounds where it has one.
-fn convergence(id: &str, t: &Value) -> Chart {
-    let ss = &t["steady_state"];
+fn convergence(id: &str, t: &TestDoc) -> Chart {
+    let ss = &t.steady_state;
     let (format, div, title) = tracked_axis(t);
-    let xy = |vals: &Value| -> Vec<(f64, f64)> {
-        numbers(vals)
-            .into_iter()
+    let xy = |vals: &[f64]| -> Vec<(f64, f64)> {
+        vals.iter()
             .enumerate()
             .map(|(i, v)| ((i + 1) as f64, v / div))
             .collect()
     };
-    let mut series: Vec<Series> = match ss["variables"].as_array().filter(|v| !v.is_empty()) {
-        Some(vars) => vars
+    let mut series: Vec<Series> = match ss.variables.is_empty() {
+        false => ss
+            .variables
             .iter()
             .map(|v| Series {
-                name: unitless(v["label"].as_str().unwrap_or("")),
-                points: xy(&v["values"]),
+                name: unitless(&v.label),
+                points: xy(&v.values),
                 dashed: false,
             })
             .collect(),
-        None => vec![Series {
-            name: unitless(t["tracked"].as_str().unwrap_or("")),
-            points: xy(&ss["values"]),
+        true => vec![Series {
+            name: unitless(&t.tracked),
+            points: xy(&ss.values),
             dashed: false,
         }],
     };
-    if let Some(p) = t["preconditioning"].as_object() {
+    if let Some(p) = &t.preconditioning {
         series.push(Series {
-            name: format!(
-                "preconditioning loop: {}",
-                p["stimulus"].as_str().unwrap_or("")
-            ),
-            points: xy(&p["steady"]["values"]),
+            name: format!("preconditioning loop: {}", p.stimulus),
+            points: xy(&p.steady.values),
             dashed: true,
         });
     }
     let log = series.len() > 1 && format == Format::Count;
     let mut c = Chart::lines(
         &format!("{id}-convergence"),
-        &format!(
-            "Steady-state convergence: {}",
-            &unitless(t["tracked"].as_str().unwrap_or(""))
-        ),
+        &format!("Steady-state convergence: {}", &unitless(&t.tracked)),
         axis("Round", ScaleKind::Linear, Format::Plain),
         axis(
             title,
@@ -273,13 +263,13 @@ fn convergence(id: &str, t: &Value) -> Chart {
 
 /// The latency test's maximum response time round by round (PTS 2.0's maximum-latency
 /// convergence plot), one line per element.
-fn max_convergence(id: &str, t: &Value) -> Chart {
+fn max_convergence(id: &str, t: &TestDoc) -> Chart {
     let mut by: Vec<Series> = Vec::new();
-    for r in t["rounds"].as_array().into_iter().flatten() {
-        let x = r["round"].as_f64().unwrap_or(0.0);
-        for e in r["elements"].as_array().into_iter().flatten() {
-            let name = unitless(e["label"].as_str().unwrap_or(""));
-            let y = e["max_ns"].as_f64().unwrap_or(0.0);
+    for r in &t.rounds {
+        let x = r.round as f64;
+        for e in &r.elements {
+            let name = unitless(&e.label);
+            let y = e.max_ns;
             match by.iter_mut().find(|s| s.name == name) {
                 Some(s) => s.points.push((x, y)),
                 None => by.push(Series {
@@ -301,11 +291,11 @@ fn max_convergence(id: &str, t: &Value) -> Chart {
 
 /// The measurement window of one tracked variable: its rounds' values, their average, the
 /// ±10 % and ±20 % bands and the least-squares line.
-fn window_chart(id: &str, t: &Value, v: &Value) -> Option<Chart> {
-    let w = v["window"]["rounds"].as_array()?;
-    let (a, b) = (w.first()?.as_u64()? as usize, w.get(1)?.as_u64()? as usize);
+fn window_chart(id: &str, t: &TestDoc, v: &Tracked) -> Option<Chart> {
+    let w = v.window?;
+    let [a, b] = w.rounds;
     let (format, div, title) = tracked_axis(t);
-    let values: Vec<f64> = numbers(&v["values"]).iter().map(|x| x / div).collect();
+    let values: Vec<f64> = v.values.iter().map(|x| x / div).collect();
     let win = values.get(a.checked_sub(1)?..b)?;
     let avg = win.iter().sum::<f64>() / win.len() as f64;
     let n = win.len() as f64;
@@ -330,17 +320,12 @@ fn window_chart(id: &str, t: &Value, v: &Value) -> Option<Chart> {
         .enumerate()
         .map(|(i, x)| (*x, avg + slope * (i as f64 - xm)))
         .collect();
-    let label = &unitless(v["label"].as_str().unwrap_or(""));
-    let heading =
-        format!(
+    let label = &unitless(&v.label);
+    let heading = format!(
         "Measurement window, rounds {a}-{b}: {label}: {} (range {:.1} %, slope excursion {:.1} %)",
-        if v["reached"].as_bool() == Some(true) {
-            "steady"
-        } else {
-            "not steady"
-        },
-        v["window"]["range_pct"].as_f64().unwrap_or(f64::NAN),
-        v["window"]["slope_excursion_pct"].as_f64().unwrap_or(f64::NAN),
+        if v.reached { "steady" } else { "not steady" },
+        w.range_pct,
+        w.slope_excursion_pct,
     );
     Some(Chart::lines(
         id,
@@ -364,70 +349,65 @@ fn window_chart(id: &str, t: &Value, v: &Value) -> Option<Chart> {
 }
 
 /// The window's table: each round's value of every tracked variable and the rule's figures.
-fn window_table(t: &Value) -> String {
-    let ss = &t["steady_state"];
+fn window_table(t: &TestDoc) -> String {
+    let ss = &t.steady_state;
     let (fmt, div, _) = tracked_axis(t);
-    let vars: Vec<Value> = match ss["variables"].as_array().filter(|v| !v.is_empty()) {
-        Some(v) => v.clone(),
-        None => vec![serde_json::json!({"label": t["tracked"], "values": ss["values"]})],
+    let vars: Vec<Tracked> = match ss.variables.is_empty() {
+        false => ss.variables.clone(),
+        true => vec![Tracked {
+            label: t.tracked.clone(),
+            values: ss.values.clone(),
+            ..Tracked::default()
+        }],
     };
-    let n = vars
-        .iter()
-        .map(|v| numbers(&v["values"]).len())
-        .max()
-        .unwrap_or(0);
+    let n = vars.iter().map(|v| v.values.len()).max().unwrap_or(0);
     let mut h = String::from("<table class=\"pts-window\"><thead><tr><th>round</th>");
     for i in 1..=n {
         let _ = write!(h, "<th>{i}</th>");
     }
     h.push_str("</tr></thead><tbody>");
     for v in &vars {
-        let _ = write!(
-            h,
-            "<tr><th>{}</th>",
-            esc(&unitless(v["label"].as_str().unwrap_or("tracked")))
-        );
-        for x in numbers(&v["values"]) {
+        let label = match v.label.as_str() {
+            "" => "tracked".to_string(),
+            l => unitless(l),
+        };
+        let _ = write!(h, "<tr><th>{}</th>", esc(&label));
+        for x in &v.values {
             let _ = write!(h, "<td>{}</td>", esc(&fmt.apply(x / div)));
         }
         h.push_str("</tr>");
     }
-    let verdict = match (ss["reached"].as_bool(), ss["series"].as_bool()) {
-        (_, Some(true)) => {
+    let verdict = match (ss.reached, ss.series) {
+        (_, true) => {
             "a series: the specification sets no steady-state criterion for it, and none is claimed"
-                .to_string()
         }
-        (Some(true), _) => {
+        (true, _) => {
             "steady state reached: every tracked variable within the limits in the same rounds"
-                .to_string()
         }
-        _ if ss["gave_up"].as_bool() == Some(true) => {
-            "steady state NOT reached: rounds used up".into()
-        }
-        _ => "steady state not reached".into(),
+        _ if ss.gave_up => "steady state NOT reached: rounds used up",
+        _ => "steady state not reached",
     };
     let _ = write!(h, "</tbody></table><p>{verdict}");
-    if ss["series"].as_bool() != Some(true) {
+    if !ss.series {
         let _ = write!(
             h,
             "; window: rounds {} (limits: data excursion {} %, slope excursion {} % of the average)",
-            match (ss["window_rounds"][0].as_u64(), ss["window_rounds"][1].as_u64()) {
-                (Some(a), Some(b)) => format!("{a}-{b}"),
-                _ => "none yet".into(),
+            match ss.window_rounds {
+                Some([a, b]) => format!("{a}-{b}"),
+                None => "none yet".into(),
             },
-            ss["rule"]["range_pct"],
-            ss["rule"]["slope_pct"],
+            ss.rule.range_pct,
+            ss.rule.slope_pct,
         );
         for v in &vars {
-            let w = &v["window"];
-            if let Some(avg) = w["average"].as_f64() {
+            if let Some(w) = &v.window {
                 let _ = write!(
                     h,
                     "; {}: average {}, data excursion {:.1} %, slope excursion {:.1} %",
-                    esc(&unitless(v["label"].as_str().unwrap_or(""))),
-                    esc(&fmt.apply(avg / div)),
-                    w["range_pct"].as_f64().unwrap_or(f64::NAN),
-                    w["slope_excursion_pct"].as_f64().unwrap_or(f64::NAN),
+                    esc(&unitless(&v.label)),
+                    esc(&fmt.apply(w.average / div)),
+                    w.range_pct,
+                    w.slope_excursion_pct,
                 );
             }
         }
@@ -436,36 +416,13 @@ fn window_table(t: &Value) -> String {
     h
 }
 
-/// The elements of the measurement window's rounds (the last rounds when there is none).
-fn window_elements(t: &Value) -> Vec<&Value> {
-    let rounds: Vec<&Value> = t["rounds"].as_array().into_iter().flatten().collect();
-    let w = &t["steady_state"]["window_rounds"];
-    let (a, b) = match (w[0].as_u64(), w[1].as_u64()) {
-        (Some(a), Some(b)) => (a as usize, b as usize),
-        _ => (rounds.len().saturating_sub(4).max(1), rounds.len()),
-    };
-    rounds
-        .iter()
-        .filter(|r| (a..=b).contains(&(r["round"].as_u64().unwrap_or(0) as usize)))
-        .flat_map(|r| r["elements"].as_array().into_iter().flatten())
-        .collect()
-}
-
-/// The average of `key` over the window for each (read %, block size) element.
-fn averaged(t: &Value, key: &str) -> Vec<((u64, u64), f64)> {
-    averaged_by(t, ["read_pct", "bs"], key)
-}
-
-/// The average of `key` over the window for each element, elements told apart by the two
-/// `fields` of their stimulus, in first-seen order.
-fn averaged_by(t: &Value, fields: [&str; 2], key: &str) -> Vec<((u64, u64), f64)> {
+/// The average of a figure over the window for each element, elements told apart by two
+/// fields of their stimulus (`key`), in first-seen order.
+fn averaged_by(t: &TestDoc, key: fn(&Measured) -> (u64, u64), f: Figure) -> Vec<((u64, u64), f64)> {
     let mut acc: Vec<((u64, u64), f64, u32)> = Vec::new();
-    for e in window_elements(t) {
-        let k = (
-            e["element"][fields[0]].as_u64().unwrap_or(0),
-            e["element"][fields[1]].as_u64().unwrap_or(0),
-        );
-        let v = e[key].as_f64().unwrap_or(0.0);
+    for e in t.window_elements() {
+        let k = key(e);
+        let v = f.of(e);
         match acc.iter_mut().find(|(x, _, _)| *x == k) {
             Some(a) => {
                 a.1 += v;
@@ -477,11 +434,16 @@ fn averaged_by(t: &Value, fields: [&str; 2], key: &str) -> Vec<((u64, u64), f64)
     acc.into_iter().map(|(k, s, n)| (k, s / n as f64)).collect()
 }
 
+/// The average of a figure over the window for each (read %, block size) element.
+fn averaged(t: &TestDoc, f: Figure) -> Vec<((u64, u64), f64)> {
+    averaged_by(t, |e| (e.element.read_pct.into(), e.element.bs.into()), f)
+}
+
 /// The IOPS test's table as SNIA's pages lay it out (block sizes down, small to large;
 /// read/write mixes across, from 100 % write on the left to 100 % read on the right), each
 /// cell averaged over the window, and its surface as one line per mix over block size.
-fn iops(id: &str, t: &Value) -> String {
-    let cells = averaged(t, "iops");
+fn iops(id: &str, t: &TestDoc) -> String {
+    let cells = averaged(t, Figure::Iops);
     let mut mixes: Vec<u64> = cells.iter().map(|((m, _), _)| *m).collect();
     mixes.sort_unstable();
     mixes.dedup();
@@ -539,6 +501,14 @@ fn iops(id: &str, t: &Value) -> String {
     h
 }
 
+/// An element's time in seconds (a minute where an old document lacks it).
+fn element_secs(pts: &Header) -> f64 {
+    match pts.element_time_s {
+        s if s > 0.0 => s,
+        _ => 60.0,
+    }
+}
+
 /// A response time in µs, the one unit every table of a PTS page gives them in.
 fn us(ns: f64) -> String {
     match ns.is_finite() {
@@ -549,17 +519,17 @@ fn us(ns: f64) -> String {
 
 /// Throughput and latency tables: every element averaged over the window, in one unit
 /// each (MB/s, µs).
-fn element_table(t: &Value) -> String {
+fn element_table(t: &TestDoc) -> String {
     let mut h = String::from(
         "<table class=\"pts-elements\"><thead><tr><th>element</th><th>IOPS</th><th>MB/s</th>\
          <th>average (µs)</th><th>maximum (µs)</th><th>99.999 % (µs)</th></tr></thead><tbody>",
     );
     let (iops, bw, mean, max, p5) = (
-        averaged(t, "iops"),
-        averaged(t, "bw_bytes"),
-        averaged(t, "mean_ns"),
-        averaged(t, "max_ns"),
-        averaged(t, "p99999_ns"),
+        averaged(t, Figure::Iops),
+        averaged(t, Figure::BwBytes),
+        averaged(t, Figure::MeanNs),
+        averaged(t, Figure::MaxNs),
+        averaged(t, Figure::P99999Ns),
     );
     for (i, (k, v)) in iops.iter().enumerate() {
         let _ = write!(
@@ -584,15 +554,15 @@ fn element_table(t: &Value) -> String {
 }
 
 /// Write saturation against time and against bytes written.
-fn wsat(id: &str, t: &Value, pts: &Value) -> String {
-    let secs = pts["element_time_s"].as_f64().unwrap_or(60.0);
+fn wsat(id: &str, t: &TestDoc, pts: &Header) -> String {
+    let secs = element_secs(pts);
     let mut by_time = Vec::new();
     let mut by_bytes = Vec::new();
     let mut written = 0.0;
-    for (i, r) in t["rounds"].as_array().into_iter().flatten().enumerate() {
-        for e in r["elements"].as_array().into_iter().flatten() {
-            let iops = e["iops"].as_f64().unwrap_or(0.0);
-            written += e["write_bytes"].as_f64().unwrap_or(0.0);
+    for (i, r) in t.rounds.iter().enumerate() {
+        for e in &r.elements {
+            let iops = e.iops;
+            written += e.write_bytes as f64;
             by_time.push(((i + 1) as f64 * secs, iops));
             by_bytes.push((written / 1e9, iops));
         }
@@ -649,23 +619,20 @@ impl Heat {
 /// Recovery tests (host idle, cross-stimulus): every step after the rounds laid end to end
 /// in time, one series a phase, after the rounds themselves; and a table of each phase's
 /// averages beside the steady-state (or series) average.
-fn recovery(id: &str, t: &Value, pts: &Value) -> String {
-    let secs = pts["element_time_s"].as_f64().unwrap_or(60.0);
-    let bytes = t["name"].as_str() == Some("xsr");
-    let figure = |e: &Value| match bytes {
-        true => e["bw_bytes"].as_f64().unwrap_or(0.0) / 1e6,
-        false => e["iops"].as_f64().unwrap_or(0.0),
+fn recovery(id: &str, t: &TestDoc, pts: &Header) -> String {
+    let secs = element_secs(pts);
+    let bytes = t.name == "xsr";
+    let figure = |e: &Measured| match bytes {
+        true => e.bw_bytes / 1e6,
+        false => e.iops,
     };
-    let rounds: Vec<(f64, f64)> = t["rounds"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let rounds: Vec<(f64, f64)> = t
+        .rounds
+        .iter()
         .enumerate()
         .flat_map(|(i, r)| {
-            r["elements"]
-                .as_array()
-                .into_iter()
-                .flatten()
+            r.elements
+                .iter()
                 .map(move |e| ((i + 1) as f64 * secs, figure(e)))
         })
         .collect();
@@ -682,29 +649,27 @@ fn recovery(id: &str, t: &Value, pts: &Value) -> String {
         "<table class=\"pts-phases\"><thead><tr><th>phase</th><th>steps</th><th>IOPS</th>\
          <th>MB/s</th><th>average response time (µs)</th></tr></thead><tbody>",
     );
-    for p in t["phases"].as_array().into_iter().flatten() {
-        let points: Vec<&Value> = p["points"].as_array().into_iter().flatten().collect();
+    for p in &t.phases {
         let start = clock;
         let mut pts_xy = Vec::new();
-        for x in &points {
-            let at = start + x["at_s"].as_f64().unwrap_or(0.0);
-            pts_xy.push((at + x["time_s"].as_f64().unwrap_or(0.0), figure(x)));
-            clock = at + x["time_s"].as_f64().unwrap_or(0.0) + x["idle_s"].as_f64().unwrap_or(0.0);
+        for x in &p.points {
+            let at = start + x.at_s;
+            pts_xy.push((at + x.time_s, figure(&x.measured)));
+            clock = at + x.time_s + x.idle_s;
         }
-        let n = points.len().max(1) as f64;
-        let avg = |k: &str| points.iter().filter_map(|x| x[k].as_f64()).sum::<f64>() / n;
-        let name = p["name"].as_str().unwrap_or("");
+        let n = p.points.len().max(1) as f64;
+        let avg = |f: Figure| p.points.iter().map(|x| f.of(&x.measured)).sum::<f64>() / n;
         let _ = write!(
             table,
             "<tr><th>{}</th><td>{}</td><td>{}</td><td>{:.1}</td><td>{}</td></tr>",
-            esc(name),
-            points.len(),
-            esc(&compact(avg("iops"))),
-            avg("bw_bytes") / 1e6,
-            us(avg("mean_ns"))
+            esc(&p.name),
+            p.points.len(),
+            esc(&compact(avg(Figure::Iops))),
+            avg(Figure::BwBytes) / 1e6,
+            us(avg(Figure::MeanNs))
         );
         series.push(Series {
-            name: name.into(),
+            name: p.name.clone(),
             points: pts_xy,
             dashed: false,
         });
@@ -732,10 +697,10 @@ fn recovery(id: &str, t: &Value, pts: &Value) -> String {
 }
 
 /// Each (threads, depth) element averaged over the window: IOPS and average response time.
-fn by_outstanding(t: &Value) -> Vec<((u64, u64), f64, f64)> {
-    let fields = ["threads", "depth"];
-    let means = averaged_by(t, fields, "mean_ns");
-    averaged_by(t, fields, "iops")
+fn by_outstanding(t: &TestDoc) -> Vec<((u64, u64), f64, f64)> {
+    let key = |e: &Measured| (e.element.threads.into(), e.element.depth.into());
+    let means = averaged_by(t, key, Figure::MeanNs);
+    averaged_by(t, key, Figure::Iops)
         .into_iter()
         .zip(means)
         .map(|((k, iops), (_, mean))| (k, iops, mean))
@@ -744,7 +709,7 @@ fn by_outstanding(t: &Value) -> Vec<((u64, u64), f64, f64)> {
 
 /// Demand intensity: average response time against IOPS, one curve a thread count over
 /// its queue depths, and the thread count × queue depth table.
-fn demand(id: &str, t: &Value) -> String {
+fn demand(id: &str, t: &TestDoc) -> String {
     let cells = by_outstanding(t);
     let mut threads: Vec<u64> = cells.iter().map(|c| c.0 .0).collect();
     threads.dedup();
@@ -800,33 +765,27 @@ fn demand(id: &str, t: &Value) -> String {
 }
 
 /// The response-time histograms at the operating points, and their figures.
-fn histograms(id: &str, t: &Value) -> String {
-    let points: Vec<&Value> = t["phases"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|p| p["points"].as_array().into_iter().flatten())
-        .filter(|x| x["histogram"].is_array())
+fn histograms(id: &str, t: &TestDoc) -> String {
+    let points: Vec<&PhasePoint> = t
+        .phases
+        .iter()
+        .flat_map(|p| &p.points)
+        .filter(|x| x.measured.histogram.is_some())
         .collect();
     if points.is_empty() {
         return String::new();
     }
-    let name = |x: &Value| {
-        format!(
-            "{}: {}",
-            x["role"].as_str().unwrap_or(""),
-            &unitless(x["label"].as_str().unwrap_or(""))
-        )
-    };
+    let name = |x: &PhasePoint| format!("{}: {}", x.role, &unitless(&x.measured.label));
     let series = points
         .iter()
         .map(|x| Series {
             name: name(x),
-            points: x["histogram"]
-                .as_array()
-                .into_iter()
+            points: x
+                .measured
+                .histogram
+                .iter()
                 .flatten()
-                .filter_map(|b| Some((b[0].as_f64()?, b[1].as_f64()?)))
+                .map(|&(edge, n)| (edge as f64, n as f64))
                 .collect(),
             dashed: false,
         })
@@ -847,17 +806,17 @@ fn histograms(id: &str, t: &Value) -> String {
          <th>average (µs)</th><th>99 % (µs)</th><th>99.99 % (µs)</th><th>99.999 % (µs)</th><th>maximum (µs)</th></tr></thead><tbody>",
     );
     for x in &points {
-        let us = |k: &str| us(x[k].as_f64().unwrap_or(f64::NAN));
+        let m = &x.measured;
         let _ = write!(
             h,
             "<tr><th>{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&name(x)),
-            esc(&compact(x["iops"].as_f64().unwrap_or(0.0))),
-            us("mean_ns"),
-            us("p99_ns"),
-            us("p9999_ns"),
-            us("p99999_ns"),
-            us("max_ns"),
+            esc(&compact(m.iops)),
+            us(m.mean_ns),
+            us(m.p99_ns),
+            us(m.p9999_ns),
+            us(m.p99999_ns),
+            us(m.max_ns),
         );
     }
     h.push_str(

@@ -5,8 +5,8 @@
 //! compared on its last five rounds and says so.
 
 use iolab_report::verdict::{verdict, Better, Verdict};
+use iolab_results::pts::{Figure, PtsDocument, TestDoc};
 use serde::Serialize;
-use serde_json::Value;
 
 /// One element's figure in two runs.
 #[derive(Debug, Clone, Serialize)]
@@ -32,83 +32,67 @@ pub struct TestVerdict {
     pub elements: Vec<ElementVerdict>,
 }
 
-/// The rounds a run's test is judged on: its steady window, else its last five.
-fn window(t: &Value) -> (usize, usize) {
-    let w = &t["steady_state"]["window_rounds"];
-    let n = t["rounds"].as_array().map_or(0, Vec::len);
-    match (w[0].as_u64(), w[1].as_u64()) {
-        (Some(a), Some(b)) => (a as usize, b as usize),
-        _ => (n.saturating_sub(4).max(1), n),
-    }
-}
-
-/// Each element's `key` over the window's rounds, by element label, in round order.
-fn window_values(t: &Value, key: &str) -> Vec<(String, Vec<f64>)> {
-    let (a, b) = window(t);
+/// Each element's figure over the window's rounds, by element label, in round order.
+fn window_values(t: &TestDoc, f: Figure) -> Vec<(String, Vec<f64>)> {
     let mut out: Vec<(String, Vec<f64>)> = Vec::new();
-    for r in t["rounds"].as_array().into_iter().flatten() {
-        let n = r["round"].as_u64().unwrap_or(0) as usize;
-        if !(a..=b).contains(&n) {
-            continue;
-        }
-        for e in r["elements"].as_array().into_iter().flatten() {
-            let label = e["label"].as_str().unwrap_or("").to_string();
-            let v = e[key].as_f64().unwrap_or(0.0);
-            match out.iter_mut().find(|(l, _)| *l == label) {
-                Some((_, vs)) => vs.push(v),
-                None => out.push((label, vec![v])),
-            }
+    for e in t.window_elements() {
+        match out.iter_mut().find(|(l, _)| *l == e.label) {
+            Some((_, vs)) => vs.push(f.of(e)),
+            None => out.push((e.label.clone(), vec![f.of(e)])),
         }
     }
     out
 }
 
 /// What is compared of each test's elements: the figure and which way is better.
-fn figures(test: &str) -> &'static [(&'static str, &'static str, Better)] {
+fn figures(test: &str) -> &'static [(Figure, &'static str, Better)] {
     match test {
         "lat" => &[
-            ("mean_ns", "average response time", Better::Lower),
-            ("p99999_ns", "99.999 % response time", Better::Lower),
+            (Figure::MeanNs, "average response time", Better::Lower),
+            (Figure::P99999Ns, "99.999 % response time", Better::Lower),
         ],
-        t if t.starts_with("tp") || t == "xsr" => &[("bw_bytes", "throughput", Better::Higher)],
-        _ => &[("iops", "IOPS", Better::Higher)],
+        t if t.starts_with("tp") || t == "xsr" => {
+            &[(Figure::BwBytes, "throughput", Better::Higher)]
+        }
+        _ => &[(Figure::Iops, "IOPS", Better::Higher)],
     }
 }
 
-/// `new` against `base` (each a PTS run's document: `{"pts", "tests"}`), test by test.
-pub fn compare(base: &Value, new: &Value, noise: f64) -> Vec<TestVerdict> {
-    let tests = |d: &Value| d["tests"].as_array().cloned().unwrap_or_default();
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+/// The tracked variable's values over the test's window.
+fn tracked_values(t: &TestDoc) -> Vec<f64> {
+    let [a, z] = t.window();
+    t.steady_state
+        .values
+        .iter()
+        .skip(a.saturating_sub(1))
+        .take((z + 1).saturating_sub(a))
+        .copied()
+        .collect()
+}
+
+/// `new` against `base` (each a PTS run's document), test by test.
+pub fn compare(base: &PtsDocument, new: &PtsDocument, noise: f64) -> Vec<TestVerdict> {
     let mut out = Vec::new();
-    for b in tests(base) {
-        let name = b["name"].as_str().unwrap_or("").to_string();
-        let Some(n) = tests(new).into_iter().find(|t| t["name"] == name.as_str()) else {
+    for b in &base.tests {
+        let Some(n) = new.tests.iter().find(|t| t.name == b.name) else {
             continue;
         };
-        let tracked_values = |t: &Value| {
-            let (a, z) = window(t);
-            t["steady_state"]["values"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .skip(a.saturating_sub(1))
-                .take((z + 1).saturating_sub(a))
-                .filter_map(Value::as_f64)
-                .collect::<Vec<f64>>()
-        };
-        let better = match name.as_str() {
+        let better = match b.name.as_str() {
             "lat" => Better::Lower,
             _ => Better::Higher,
         };
-        let (tb, tn) = (tracked_values(&b), tracked_values(&n));
+        let (tb, tn) = (tracked_values(b), tracked_values(n));
         let Some(steady) = verdict(&tb, &tn, better, noise) else {
             continue;
         };
-        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-        let tracked = b["tracked"].as_str().unwrap_or("").to_string();
         let mut elements = Vec::new();
-        for (key, figure, better) in figures(&name) {
-            let nv = window_values(&n, key);
-            for (label, vb) in window_values(&b, key) {
+        for (f, figure, better) in figures(&b.name) {
+            let nv = window_values(n, *f);
+            for (label, vb) in window_values(b, *f) {
                 let Some((_, vn)) = nv.iter().find(|(l, _)| *l == label) else {
                     continue;
                 };
@@ -123,21 +107,40 @@ pub fn compare(base: &Value, new: &Value, noise: f64) -> Vec<TestVerdict> {
                 }
             }
         }
-        elements.extend(phase_verdicts(&b, &n, &name, noise));
+        elements.extend(phase_verdicts(b, n, noise));
         out.push(TestVerdict {
-            name,
+            name: b.name.clone(),
             steady: ElementVerdict {
-                element: tracked.clone(),
+                element: b.tracked.clone(),
                 figure: "tracked",
                 base: mean(&tb),
                 new: mean(&tn),
                 verdict: steady,
             },
-            tracked,
-            base_steady: b["steady_state"]["reached"].as_bool().unwrap_or(false),
-            new_steady: n["steady_state"]["reached"].as_bool().unwrap_or(false),
+            tracked: b.tracked.clone(),
+            base_steady: b.steady_state.reached,
+            new_steady: n.steady_state.reached,
             elements,
         });
+    }
+    out
+}
+
+/// Each phase step's figure, by "phase: role" label, in order.
+fn phase_steps(t: &TestDoc, f: Figure) -> Vec<(String, Vec<f64>)> {
+    let mut out: Vec<(String, Vec<f64>)> = Vec::new();
+    for p in &t.phases {
+        for x in &p.points {
+            let label = match x.role.as_str() {
+                "" => p.name.clone(),
+                role => format!("{}: {role}", p.name),
+            };
+            let v = f.of(&x.measured);
+            match out.iter_mut().find(|(l, _)| *l == label) {
+                Some((_, vs)) => vs.push(v),
+                None => out.push((label, vec![v])),
+            }
+        }
     }
     out
 }
@@ -147,32 +150,13 @@ pub fn compare(base: &Value, new: &Value, noise: f64) -> Vec<TestVerdict> {
 /// cross-stimulus recovery. Phases of one step each (the operating points) are compared
 /// step by step, each on its one value (a verdict the rules can make only when the two are
 /// far apart).
-fn phase_verdicts(b: &Value, n: &Value, test: &str, noise: f64) -> Vec<ElementVerdict> {
-    let (key, figure) = match test {
-        "xsr" => ("bw_bytes", "throughput"),
-        _ => ("iops", "IOPS"),
+fn phase_verdicts(b: &TestDoc, n: &TestDoc, noise: f64) -> Vec<ElementVerdict> {
+    let (f, figure) = match b.name.as_str() {
+        "xsr" => (Figure::BwBytes, "throughput"),
+        _ => (Figure::Iops, "IOPS"),
     };
-    let steps = |t: &Value| -> Vec<(String, Vec<f64>)> {
-        let mut out: Vec<(String, Vec<f64>)> = Vec::new();
-        for p in t["phases"].as_array().into_iter().flatten() {
-            let name = p["name"].as_str().unwrap_or("");
-            for x in p["points"].as_array().into_iter().flatten() {
-                let label = match x["role"].as_str() {
-                    Some(role) => format!("{name}: {role}"),
-                    None => name.to_string(),
-                };
-                let v = x[key].as_f64().unwrap_or(0.0);
-                match out.iter_mut().find(|(l, _)| *l == label) {
-                    Some((_, vs)) => vs.push(v),
-                    None => out.push((label, vec![v])),
-                }
-            }
-        }
-        out
-    };
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-    let nv = steps(n);
-    steps(b)
+    let nv = phase_steps(n, f);
+    phase_steps(b, f)
         .into_iter()
         .filter_map(|(label, vb)| {
             let (_, vn) = nv.iter().find(|(l, _)| *l == label)?;
@@ -192,7 +176,12 @@ fn phase_verdicts(b: &Value, n: &Value, test: &str, noise: f64) -> Vec<ElementVe
 mod tests {
     use super::*;
     use iolab_report::verdict::Word;
-    use serde_json::json;
+    use iolab_results::pts::{Measured, PhasePoint, PhaseRun};
+    use serde_json::{json, Value};
+
+    fn typed(v: &Value) -> PtsDocument {
+        PtsDocument::from_meta(v).expect("a PTS document")
+    }
 
     /// A stored test of 5 steady rounds whose one element measured `iops[i]` in round i.
     fn doc(iops: [f64; 5]) -> Value {
@@ -216,7 +205,7 @@ mod tests {
     fn each_test_and_element_gets_compares_verdict_over_its_window() {
         let base = doc([100.0, 102.0, 98.0, 101.0, 99.0]);
         let slower = doc([80.0, 81.0, 79.0, 80.5, 79.5]);
-        let v = compare(&base, &slower, 0.03);
+        let v = compare(&typed(&base), &typed(&slower), 0.03);
         assert_eq!(v.len(), 1);
         assert_eq!(v[0].steady.verdict.verdict, Word::Slower);
         assert!((v[0].steady.verdict.ratio - 0.8).abs() < 0.01);
@@ -227,7 +216,11 @@ mod tests {
             e("4KiB 100/0 random T4Q32").verdict.verdict,
             Word::NoDifference
         );
-        let same = compare(&base, &doc([99.0, 101.0, 100.0, 98.5, 101.5]), 0.03);
+        let same = compare(
+            &typed(&base),
+            &typed(&doc([99.0, 101.0, 100.0, 98.5, 101.5])),
+            0.03,
+        );
         assert_eq!(same[0].steady.verdict.verdict, Word::NoDifference);
     }
 
@@ -236,13 +229,21 @@ mod tests {
     #[test]
     fn phases_compare_on_their_steps() {
         let with = |iops: f64| {
-            let mut d = doc([100.0, 102.0, 98.0, 101.0, 99.0]);
-            let points: Vec<Value> = (0..8)
-                .map(|i| json!({"iops": iops + (i % 2) as f64}))
+            let mut d = typed(&doc([100.0, 102.0, 98.0, 101.0, 99.0]));
+            let points = (0..8)
+                .map(|i| PhasePoint {
+                    measured: Measured {
+                        iops: iops + (i % 2) as f64,
+                        ..Measured::default()
+                    },
+                    ..PhasePoint::default()
+                })
                 .collect();
-            d["tests"][0]["name"] = json!("hir");
-            d["tests"][0]["phases"] =
-                json!([{"name": "wait state 1: 5 s writes, 5 s idle", "points": points}]);
+            d.tests[0].name = "hir".into();
+            d.tests[0].phases = vec![PhaseRun {
+                name: "wait state 1: 5 s writes, 5 s idle".into(),
+                points,
+            }];
             d
         };
         let v = compare(&with(100.0), &with(50.0), 0.03);

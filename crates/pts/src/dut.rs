@@ -10,57 +10,16 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use iolab_sysinfo::{nvme, probe, Pin, TargetKind};
-use serde::Serialize;
 
 use crate::config::Config;
 
-/// What the header says of the device under test.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Dut {
-    pub model: Option<String>,
-    pub serial: Option<String>,
-    pub firmware: Option<String>,
-    /// How the device is attached (NVMe, SCSI/SATA, a RAM device, a file).
-    pub interface: String,
-    /// Its user capacity in bytes.
-    pub capacity_bytes: u64,
-    /// Where the facts came from.
-    pub source: String,
-}
+pub use iolab_results::pts::{Cache, Dut, WriteCache};
 
-/// A volatile write cache's state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Cache {
-    Enabled,
-    Disabled,
-    /// The device has none (a RAM device; a drive with power-loss protection may say so).
-    Absent,
-    Unknown,
-}
-
-impl Cache {
-    fn of(enabled: bool) -> Cache {
-        match enabled {
-            true => Cache::Enabled,
-            false => Cache::Disabled,
-        }
+fn cache_of(enabled: bool) -> Cache {
+    match enabled {
+        true => Cache::Enabled,
+        false => Cache::Disabled,
     }
-}
-
-/// The write cache during the run, as the JSON and the header give it.
-#[derive(Debug, Clone, Serialize)]
-pub struct WriteCache {
-    /// Found before the run.
-    pub found: Cache,
-    /// During the run.
-    pub during: Cache,
-    /// What the profile requires.
-    pub required: Cache,
-    /// How it was read or set.
-    pub how: String,
-    /// Why it departs from the profile's requirement (`None`: it does not).
-    pub departs: Option<String>,
 }
 
 /// Where the write cache is read and set.
@@ -310,7 +269,7 @@ fn get(k: &Knob) -> Result<Cache, String> {
                 return Ok(Cache::Absent);
             }
             nvme::write_cache_enabled(&f)
-                .map(Cache::of)
+                .map(cache_of)
                 .map_err(|e| e.to_string())
         }
         Knob::Scsi(p) | Knob::Sysfs(p) => {
@@ -354,7 +313,7 @@ fn how(k: &Knob) -> String {
 /// returned guard restores what was found. Nothing is set on a target that has no cache or
 /// whose cache cannot be set: the departure is said instead.
 pub fn write_cache(c: &Config, pin: Option<&Pin>, record: Record) -> (WriteCache, Restore) {
-    let required = Cache::of(c.profile.write_cache_enabled());
+    let required = cache_of(c.profile.write_cache_enabled());
     let k = knob(pin);
     let found = get(&k).unwrap_or(Cache::Unknown);
     let mut during = found;

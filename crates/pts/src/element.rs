@@ -9,24 +9,8 @@ use iolab_results::JobReport;
 use iolab_stats::Clock;
 
 use crate::config::{Config, DataPattern};
-use serde::Serialize;
+pub use iolab_results::pts::{size_name, Element, Measured};
 use std::sync::Arc;
-
-/// A stimulus, as the specification's tables name them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct Element {
-    /// Reads in percent of the I/Os (the spec's "R/W mix": 65 is 65/35).
-    pub read_pct: u8,
-    /// Transfer size in bytes (512 for the spec's 0.5 KiB).
-    pub bs: u32,
-    pub random: bool,
-    /// Thread count and queue depth per thread (the spec's T and Q; outstanding I/O T × Q).
-    pub threads: u32,
-    pub depth: u32,
-    /// The enterprise composite workload's block sizes and access ranges (see
-    /// [`COMPOSITE_SIZES`]) rather than one block size over the whole region.
-    pub composite: bool,
-}
 
 /// The enterprise composite workload's transfer sizes and their shares of the I/Os, in
 /// percent (sizes in bytes).
@@ -63,37 +47,19 @@ pub fn composite_split(logical_block: u32) -> Vec<(u32, u32)> {
     out
 }
 
-/// A transfer size as the specification's tables name it: `0.5KiB`, `4KiB`, `1024KiB`.
-pub fn size_name(bs: u32) -> String {
-    match bs {
-        b if b % 1024 == 0 => format!("{}KiB", b >> 10),
-        b => format!("{}KiB", b as f64 / 1024.0),
-    }
+/// The job an element runs (the element itself is the stored document's
+/// [`iolab_results::pts::Element`]).
+pub trait ElementJob {
+    fn spec(&self, c: &Config, name: String, time: Duration) -> JobSpec;
 }
 
-impl Element {
-    /// `4KiB 65/35 random T4Q32`.
-    pub fn label(&self) -> String {
-        let bs = match self.composite {
-            true => "composite".to_string(),
-            false => size_name(self.bs),
-        };
-        format!(
-            "{bs} {}/{} {} T{}Q{}",
-            self.read_pct,
-            100 - self.read_pct,
-            if self.random { "random" } else { "sequential" },
-            self.threads,
-            self.depth
-        )
-    }
-
+impl ElementJob for Element {
     /// The job that runs the element on the configured target for `time` over its active
     /// range: direct, libaio, without fio's random map (the spec's random I/O may repeat
     /// offsets), the threads reported as one group, and the data pattern the run writes.
     /// Sequential streams get disjoint shares of the range, each its own sequence (several
     /// streams from one offset would walk the same blocks together).
-    pub fn spec(&self, c: &Config, name: String, time: Duration) -> JobSpec {
+    fn spec(&self, c: &Config, name: String, time: Duration) -> JobSpec {
         let mut j = JobSpec::new(name, &c.target);
         j.direct = true;
         j.engine = EngineConfig::new(EngineKind::Libaio);
@@ -140,33 +106,16 @@ impl Element {
     }
 }
 
-/// What one element measured: reads and writes together, as the spec's tables count them.
-#[derive(Debug, Clone, Serialize)]
-pub struct Measured {
-    pub element: Element,
-    pub label: String,
-    pub iops: f64,
-    pub read_iops: f64,
-    pub write_iops: f64,
-    /// Bytes per second, reads and writes together.
-    pub bw_bytes: f64,
-    /// Bytes written in the element (write saturation plots against them).
-    pub write_bytes: u64,
-    /// Response times (the spec's average, maximum and five-nines), reads and writes
-    /// together, in ns.
-    pub mean_ns: f64,
-    pub max_ns: f64,
-    pub p99_ns: f64,
-    pub p9999_ns: f64,
-    pub p99999_ns: f64,
-    /// The response-time histogram where the test asks for one: (upper edge in ns, I/Os),
-    /// ten bins a decade, empty bins left out.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub histogram: Option<Vec<(u64, u64)>>,
+/// What an element measured, from its job's report (the figures are the stored document's
+/// [`iolab_results::pts::Measured`]).
+pub trait Measure: Sized {
+    fn of(element: Element, r: &JobReport, clock: &Clock) -> Self;
+    /// With the element's response-time histogram (see [`decade_bins`]).
+    fn with_histogram(self, r: &JobReport, clock: &Clock) -> Self;
 }
 
-impl Measured {
-    pub fn of(element: Element, r: &JobReport, clock: &Clock) -> Measured {
+impl Measure for Measured {
+    fn of(element: Element, r: &JobReport, clock: &Clock) -> Measured {
         let lat = r.mixed().lat.summarize(clock, &[99.0, 99.99, 99.999]);
         Measured {
             element,
@@ -185,8 +134,7 @@ impl Measured {
         }
     }
 
-    /// With the element's response-time histogram (see [`decade_bins`]).
-    pub fn with_histogram(mut self, r: &JobReport, clock: &Clock) -> Measured {
+    fn with_histogram(mut self, r: &JobReport, clock: &Clock) -> Measured {
         self.histogram = Some(decade_bins(&r.mixed().lat.bins_ns(clock)));
         self
     }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use iolab_job::{JobSpec, Region};
 
 use crate::config::Config;
-use crate::element::Element;
+use crate::element::{Element, ElementJob};
 use crate::tests::PtsTest;
 
 /// Every element a test runs, in no particular order, each with whether the test needs it:

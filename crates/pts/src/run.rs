@@ -7,14 +7,14 @@
 
 use std::time::Instant;
 
+pub use iolab_results::pts::{Loop, PhasePoint, PhaseRun};
+use iolab_results::pts::{PartialRound, Round, RuleDoc, Steady, TestDoc, Wipc};
 use iolab_suite::exec::{Executor, Point};
 use iolab_suite::SuiteError;
-use serde::Serialize;
-use serde_json::{json, Value};
 
 use crate::config::Config;
-use crate::element::{Element, Measured};
-use crate::steady::{Joint, SteadyState};
+use crate::element::{Element, ElementJob, Measure, Measured};
+use crate::steady::Joint;
 use crate::tests::{Interval, Phase, PtsTest, Rounds, Step};
 
 /// What one test did.
@@ -55,15 +55,6 @@ pub struct TestRun {
     pub interrupted: Option<String>,
 }
 
-/// A preconditioning loop as it ran.
-#[derive(Debug, Clone, Serialize)]
-pub struct Loop {
-    pub stimulus: String,
-    pub intervals_a_round: usize,
-    pub tracked: String,
-    pub steady: SteadyState,
-}
-
 /// How far a test got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
@@ -77,27 +68,6 @@ pub enum Stage {
     /// What follows the rounds under way.
     After,
     Done,
-}
-
-/// One phase as it ran.
-#[derive(Debug, Clone, Serialize)]
-pub struct PhaseRun {
-    pub name: String,
-    pub points: Vec<PhasePoint>,
-}
-
-/// One step of a phase: when it started (seconds from the phase's start), the host idle
-/// after it, and what it measured.
-#[derive(Debug, Clone, Serialize)]
-pub struct PhasePoint {
-    #[serde(skip_serializing_if = "str::is_empty")]
-    pub role: &'static str,
-    pub at_s: f64,
-    /// The step's own time, then the host idle after it.
-    pub time_s: f64,
-    pub idle_s: f64,
-    #[serde(flatten)]
-    pub measured: Measured,
 }
 
 impl TestRun {
@@ -153,67 +123,77 @@ impl TestRun {
         }
     }
 
-    /// The test's entry in `tests[]`: every element of every round and the rule's verdict.
-    pub fn to_json(&self, c: &Config) -> Value {
+    /// The test's entry in the stored document: every element of every round and the
+    /// rule's verdict.
+    pub fn to_doc(&self, c: &Config) -> TestDoc {
         let s = self.steady.primary();
-        let rounds: Vec<Value> = self
+        let judged = |x: Option<f64>| x.filter(|_| !self.series);
+        let window = s.window.filter(|_| !self.series);
+        let rounds = self
             .rounds
             .iter()
             .enumerate()
-            .map(|(i, r)| {
-                json!({
-                    "round": i + 1,
-                    "tracked": self.steady.variables.iter().map(|v| v.values.get(i)).collect::<Vec<_>>(),
-                    "pre_write": self.pre_writes.get(i),
-                    "elements": r,
-                })
+            .map(|(i, r)| Round {
+                round: i + 1,
+                tracked: self
+                    .steady
+                    .variables
+                    .iter()
+                    .map(|v| v.values.get(i).copied())
+                    .collect(),
+                pre_write: self.pre_writes.get(i).cloned(),
+                elements: r.clone(),
             })
             .collect();
-        json!({
-            "name": self.name,
-            "title": self.title,
-            "tracked": self.tracked.join("; "),
-            "purge": self.purge,
-            "comparable": self.not_comparable.is_empty(),
-            "not_comparable": self.not_comparable,
-            "wipc": self.wipc.map(|(e, bytes, bw)| json!({
-                "stimulus": e.label(),
-                "bytes": bytes,
-                "bw_bytes": bw,
-            })),
-            "preconditioning": self.preconditioning,
-            "unavailable": self.unavailable,
-            "interrupted": self.interrupted,
-            "partial_round": (!self.partial.is_empty()).then(|| json!({
-                "round": self.rounds.len() + 1,
-                "elements": self.partial,
-            })),
-            "left_out": self.left_out,
-            "rounds": rounds,
-            "phases": self.phases,
-            "steady_state": {
-                "reached": s.reached && !self.series,
-                "window_rounds": self.steady.window.filter(|_| !self.series),
-                "values": s.values,
-                "average": s.window.filter(|_| !self.series).map(|w| w.average),
-                "range_pct": s.window.filter(|_| !self.series).map(|w| w.range_pct),
-                "slope_excursion_pct": s.window.filter(|_| !self.series).map(|w| w.slope_excursion_pct),
-                "gave_up": s.gave_up && !self.series,
-                "series": self.series,
-                "criterion": if self.series {
+        TestDoc {
+            name: self.name.into(),
+            title: self.title.into(),
+            tracked: self.tracked.join("; "),
+            purge: self.purge.clone(),
+            comparable: self.not_comparable.is_empty(),
+            not_comparable: self.not_comparable.clone(),
+            wipc: self.wipc.map(|(e, bytes, bw_bytes)| Wipc {
+                stimulus: e.label(),
+                bytes,
+                bw_bytes,
+            }),
+            preconditioning: self.preconditioning.clone(),
+            unavailable: self.unavailable.clone(),
+            interrupted: self.interrupted.clone(),
+            partial_round: (!self.partial.is_empty()).then(|| PartialRound {
+                round: self.rounds.len() + 1,
+                elements: self.partial.clone(),
+            }),
+            left_out: self.left_out.clone(),
+            rounds,
+            phases: self.phases.clone(),
+            steady_state: Steady {
+                reached: s.reached && !self.series,
+                window_rounds: self.steady.window.filter(|_| !self.series),
+                values: s.values,
+                average: judged(window.map(|w| w.average)),
+                range_pct: judged(window.map(|w| w.range_pct)),
+                slope_excursion_pct: judged(window.map(|w| w.slope_excursion_pct)),
+                gave_up: s.gave_up && !self.series,
+                series: self.series,
+                criterion: if self.series {
                     "none: the specification sets no steady-state criterion for this test"
                 } else {
                     "every tracked variable within 20 % range and 10 % slope excursion of its average over the same 5 rounds"
+                }
+                .into(),
+                variables: match self.series {
+                    true => Vec::new(),
+                    false => self.steady.variables.clone(),
                 },
-                "variables": if self.series { Value::Array(Vec::new()) } else { json!(self.steady.variables) },
-                "rule": {
-                    "window": c.rule.window,
-                    "range_pct": c.rule.range_pct,
-                    "slope_pct": c.rule.slope_pct,
-                    "max_rounds": c.rule.max_rounds,
+                rule: RuleDoc {
+                    window: c.rule.window,
+                    range_pct: c.rule.range_pct,
+                    slope_pct: c.rule.slope_pct,
+                    max_rounds: c.rule.max_rounds,
                 },
             },
-        })
+        }
     }
 }
 
@@ -462,7 +442,7 @@ fn run_phase(
             Err(why) => return Ok(Err(why)),
         };
         points.push(PhasePoint {
-            role: step.role,
+            role: step.role.into(),
             at_s,
             time_s: step.time.as_secs_f64(),
             idle_s: step.idle_after.as_secs_f64(),

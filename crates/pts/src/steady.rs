@@ -13,7 +13,7 @@
 //! always "converges" at the fifth round (the error in PerfKitBenchmarker's write-saturation
 //! test), which the unit tests below show.
 
-use serde::{Deserialize, Serialize};
+pub use iolab_results::pts::{Joint, SteadyState, Tracked, Window};
 
 /// The rule's parameters; [`Rule::default`] is the specification's.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -38,35 +38,6 @@ impl Default for Rule {
             max_rounds: 25,
         }
     }
-}
-
-/// One measurement window's figures.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Window {
-    /// Its first and last round, 1-based, as the specification numbers rounds.
-    pub rounds: [usize; 2],
-    pub average: f64,
-    /// Data excursion in percent of the average.
-    pub range_pct: f64,
-    /// Slope excursion (the fitted line's change from the first round to the last) in
-    /// percent of the average.
-    pub slope_excursion_pct: f64,
-    /// Both excursions within the rule's limits.
-    pub steady: bool,
-}
-
-/// What the rule says about a test's rounds so far.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SteadyState {
-    /// The first steady window exists.
-    pub reached: bool,
-    /// The first steady window's rounds; else the last window judged (the latest rounds),
-    /// `None` before there are enough rounds for one.
-    pub window: Option<Window>,
-    /// The tracked variable, one value per round.
-    pub values: Vec<f64>,
-    /// Rounds are used up without steady state: the test stops and says so.
-    pub gave_up: bool,
 }
 
 impl Rule {
@@ -118,42 +89,6 @@ impl Rule {
     pub fn done(&self, values: &[f64]) -> bool {
         let s = self.judge(values);
         s.reached || s.gave_up
-    }
-}
-
-/// One tracked variable of a test judged with the others: its values, one a round, and its
-/// window at the rounds the joint verdict names.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Tracked {
-    pub label: String,
-    pub values: Vec<f64>,
-    pub window: Option<Window>,
-    /// This variable is steady in that window.
-    pub reached: bool,
-}
-
-/// The rule over several tracked variables at once (PTS 2.0's IOPS test tracks three): steady
-/// state is the first window, the same rounds for all, in which every variable is steady.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Joint {
-    pub reached: bool,
-    /// Rounds used up without steady state.
-    pub gave_up: bool,
-    /// The rounds of the steady window; else of the latest window judged.
-    pub window: Option<[usize; 2]>,
-    pub variables: Vec<Tracked>,
-}
-
-impl Joint {
-    /// The first variable's verdict, in the shape a single variable's has.
-    pub fn primary(&self) -> SteadyState {
-        let v = self.variables.first();
-        SteadyState {
-            reached: self.reached,
-            window: v.and_then(|v| v.window),
-            values: v.map(|v| v.values.clone()).unwrap_or_default(),
-            gave_up: self.gave_up,
-        }
     }
 }
 

@@ -1,4 +1,4 @@
-//! A PTS run in words and tables, from its stored document (`{"pts", "tests"}`): each test's
+//! A PTS run in words and tables, from its stored document ([`PtsDocument`]): each test's
 //! purge and what keeps it from standing beside a certified result, the steady-state verdict
 //! with every tracked variable's window, and its result table as the report draws it (the
 //! IOPS mix × block size table, the throughput and latency tables, write saturation's summary,
@@ -8,107 +8,91 @@
 
 use std::fmt::Write as _;
 
-use iolab_report::format::compact;
-use serde_json::Value;
-
-fn s(v: &Value) -> String {
-    v.as_str()
-        .map(iolab_report::format::unitless)
-        .unwrap_or_default()
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or(f64::NAN)
-}
+use iolab_report::format::{compact, unitless};
+use iolab_results::pts::{
+    size_name, Figure, Loop, Measured, PhasePoint, PhaseRun, PtsDocument, TestDoc,
+};
 
 /// The summary of one test's entry in `tests[]`.
-pub fn test_summary(t: &Value) -> String {
-    let mut out = format!("{}: {}\n", s(&t["name"]), s(&t["title"]));
-    if let Some(why) = t["unavailable"].as_str() {
+pub fn test_summary(t: &TestDoc) -> String {
+    let mut out = format!("{}: {}\n", t.name, t.title);
+    if let Some(why) = &t.unavailable {
         let _ = writeln!(out, "  not run: {why}");
-        if t["purge"].as_str().is_none_or(str::is_empty) {
+        if t.purge.is_empty() {
             return out;
         }
     }
-    let _ = writeln!(out, "  purge: {}", s(&t["purge"]));
-    for why in t["not_comparable"].as_array().into_iter().flatten() {
-        let _ = writeln!(out, "  not comparable: {}", s(why));
+    let _ = writeln!(out, "  purge: {}", t.purge);
+    for why in &t.not_comparable {
+        let _ = writeln!(out, "  not comparable: {why}");
     }
-    if let Some(left) = t["interrupted"].as_str() {
+    if let Some(left) = &t.interrupted {
         let _ = writeln!(out, "  interrupted: {left}");
     }
-    for l in t["left_out"].as_array().into_iter().flatten() {
-        let _ = writeln!(out, "  left out: {}", s(l));
+    for l in &t.left_out {
+        let _ = writeln!(out, "  left out: {l}");
     }
-    if let Some(w) = t["wipc"].as_object() {
+    if let Some(w) = &t.wipc {
         let _ = writeln!(
             out,
             "  preconditioning: {:.1} GB of {} at {:.0} MB/s",
-            f(&w["bytes"]) / 1e9,
-            s(&w["stimulus"]),
-            f(&w["bw_bytes"]) / 1e6
+            w.bytes as f64 / 1e9,
+            w.stimulus,
+            w.bw_bytes / 1e6
         );
     }
-    if let Some(p) = t["preconditioning"].as_object() {
+    if let Some(p) = &t.preconditioning {
         out.push_str(&loop_line(p));
     }
     out.push_str(&verdict(t));
     out.push_str(&table(t));
-    for p in t["phases"].as_array().into_iter().flatten() {
+    for p in &t.phases {
         out.push_str(&phase_summary(p));
     }
     out
 }
 
 /// The test's own preconditioning loop in a line.
-fn loop_line(p: &serde_json::Map<String, Value>) -> String {
-    let st = &p["steady"];
-    let n = st["values"].as_array().map_or(0, Vec::len);
-    let w = &st["window"];
-    let how = match st["reached"].as_bool() {
-        Some(true) => format!(
+fn loop_line(p: &Loop) -> String {
+    let st = &p.steady;
+    let how = match (st.reached, &st.window) {
+        (true, Some(w)) => format!(
             "steady in rounds {}-{} (average {} IOPS)",
-            w["rounds"][0],
-            w["rounds"][1],
-            compact(f(&w["average"]))
+            w.rounds[0],
+            w.rounds[1],
+            compact(w.average)
         ),
-        _ => format!("NOT steady in {n} round(s)"),
+        _ => format!("NOT steady in {} round(s)", st.values.len()),
     };
     format!(
         "  workload-dependent preconditioning: {} in rounds of {} intervals, {}: {how}\n",
-        s(&p["stimulus"]),
-        p["intervals_a_round"],
-        s(&p["tracked"])
+        p.stimulus,
+        p.intervals_a_round,
+        unitless(&p.tracked)
     )
 }
 
 /// The steady-state verdict, a line per tracked variable.
-fn verdict(t: &Value) -> String {
-    let ss = &t["steady_state"];
-    let n = ss["values"].as_array().map_or(0, Vec::len);
-    if ss["series"].as_bool() == Some(true) {
+fn verdict(t: &TestDoc) -> String {
+    let ss = &t.steady_state;
+    let n = ss.values.len();
+    if ss.series {
         return format!(
             "  {}: a series of {n} rounds (no steady-state criterion)\n",
-            s(&t["tracked"])
+            unitless(&t.tracked)
         );
     }
-    let w = |i: usize| ss["window_rounds"][i].as_u64().unwrap_or(0);
-    let mut out = match (ss["reached"].as_bool(), ss["window_rounds"].is_array()) {
-        (Some(true), _) => format!("  steady state reached in rounds {}-{}:\n", w(0), w(1)),
-        (_, true) => format!(
-            "  steady state NOT reached in {n} rounds (last window {}-{}):\n",
-            w(0),
-            w(1)
-        ),
+    let mut out = match (ss.reached, ss.window_rounds) {
+        (true, Some([a, b])) => format!("  steady state reached in rounds {a}-{b}:\n"),
+        (_, Some([a, b])) => {
+            format!("  steady state NOT reached in {n} rounds (last window {a}-{b}):\n")
+        }
         _ => format!("  {n} round(s): too few for a window\n"),
     };
-    for v in ss["variables"].as_array().into_iter().flatten() {
-        let win = &v["window"];
-        if win.is_null() {
-            continue;
-        }
-        let label = s(&v["label"]);
-        let avg = f(&win["average"]);
+    for v in &ss.variables {
+        let Some(win) = &v.window else { continue };
+        let label = unitless(&v.label);
+        let avg = win.average;
         let average = match () {
             _ if label.contains("throughput") => format!("{:.1} MB/s", avg / 1e6),
             _ if label.contains("response time") => format!("{:.1} µs", avg / 1e3),
@@ -117,54 +101,17 @@ fn verdict(t: &Value) -> String {
         let _ = writeln!(
             out,
             "    {label}: average {average}, range {:.1} %, slope excursion {:.1} %{}",
-            f(&win["range_pct"]),
-            f(&win["slope_excursion_pct"]),
-            if v["reached"].as_bool() == Some(true) {
-                ""
-            } else {
-                " (not steady)"
-            }
+            win.range_pct,
+            win.slope_excursion_pct,
+            if v.reached { "" } else { " (not steady)" }
         );
     }
     out
 }
 
-/// Each element's `key` averaged over the measurement window's rounds (the last rounds when
-/// no window was judged), in round order: (element, average).
-pub fn window_average<'a>(t: &'a Value, key: &str) -> Vec<(&'a Value, f64)> {
-    let rounds = t["rounds"].as_array().map_or(&[][..], Vec::as_slice);
-    let n = rounds.len();
-    let ss = &t["steady_state"]["window_rounds"];
-    let (a, b) = match (ss[0].as_u64(), ss[1].as_u64()) {
-        (Some(a), Some(b)) => (a as usize, b as usize),
-        _ => (n.saturating_sub(4).max(1), n),
-    };
-    let mut out: Vec<(&Value, f64, usize)> = Vec::new();
-    for r in rounds
-        .iter()
-        .skip(a.saturating_sub(1))
-        .take(b + 1 - a.min(b + 1))
-    {
-        for e in r["elements"].as_array().into_iter().flatten() {
-            let v = f(&e[key]);
-            match out.iter_mut().find(|(x, _, _)| x["label"] == e["label"]) {
-                Some((_, sum, k)) => {
-                    *sum += v;
-                    *k += 1;
-                }
-                None => out.push((e, v, 1)),
-            }
-        }
-    }
-    out.into_iter()
-        .map(|(e, sum, k)| (e, sum / k as f64))
-        .collect()
-}
-
 /// The test's result table, as the report has it.
-fn table(t: &Value) -> String {
-    let name = s(&t["name"]);
-    match name.as_str() {
+fn table(t: &TestDoc) -> String {
+    match t.name.as_str() {
         "iops" => iops_table(t),
         n if n.starts_with("tp-") => tp_table(t),
         "lat" => lat_table(t),
@@ -174,13 +121,12 @@ fn table(t: &Value) -> String {
     }
 }
 
-fn size_of(e: &Value) -> String {
-    crate::element::size_name(e["element"]["bs"].as_u64().unwrap_or(0) as u32)
+fn size_of(e: &Measured) -> String {
+    size_name(e.element.bs)
 }
 
-fn mix_of(e: &Value) -> String {
-    let r = e["element"]["read_pct"].as_u64().unwrap_or(0);
-    format!("{r}/{}", 100 - r)
+fn mix_of(e: &Measured) -> String {
+    e.element.mix()
 }
 
 /// Rows × columns of a figure, a header row first.
@@ -217,22 +163,16 @@ fn distinct(items: impl Iterator<Item = String>) -> Vec<String> {
 
 /// SNIA's layout: block sizes down, small to large; mixes across, from 100 % write on the
 /// left to 100 % read on the right.
-fn iops_table(t: &Value) -> String {
-    let avg = window_average(t, "iops");
-    let by = |k: &str| {
-        let mut v: Vec<u64> = avg
-            .iter()
-            .filter_map(|(e, _)| e["element"][k].as_u64())
-            .collect();
+fn iops_table(t: &TestDoc) -> String {
+    let avg = t.window_average(Figure::Iops);
+    let by = |k: fn(&Measured) -> u32| {
+        let mut v: Vec<u32> = avg.iter().map(|(e, _)| k(e)).collect();
         v.sort_unstable();
         v.dedup();
         v
     };
-    let rows: Vec<String> = by("bs")
-        .into_iter()
-        .map(|b| crate::element::size_name(b as u32))
-        .collect();
-    let cols: Vec<String> = by("read_pct")
+    let rows: Vec<String> = by(|e| e.element.bs).into_iter().map(size_name).collect();
+    let cols: Vec<String> = by(|e| e.element.read_pct.into())
         .into_iter()
         .map(|r| format!("{r}/{}", 100 - r))
         .collect();
@@ -247,12 +187,12 @@ fn iops_table(t: &Value) -> String {
     )
 }
 
-fn tp_table(t: &Value) -> String {
-    let avg = window_average(t, "bw_bytes");
+fn tp_table(t: &TestDoc) -> String {
+    let avg = t.window_average(Figure::BwBytes);
     let mut out = String::from("  throughput over the window:\n");
     for (e, v) in avg {
-        let what = match e["element"]["read_pct"].as_u64() {
-            Some(100) => "read",
+        let what = match e.element.read_pct {
+            100 => "read",
             _ => "write",
         };
         let _ = writeln!(
@@ -265,15 +205,15 @@ fn tp_table(t: &Value) -> String {
     out
 }
 
-fn lat_table(t: &Value) -> String {
-    let mean = window_average(t, "mean_ns");
-    let nines = window_average(t, "p99999_ns");
-    let max = window_average(t, "max_ns");
+fn lat_table(t: &TestDoc) -> String {
+    let mean = t.window_average(Figure::MeanNs);
+    let nines = t.window_average(Figure::P99999Ns);
+    let max = t.window_average(Figure::MaxNs);
     let mut out =
         String::from("  response times over the window, µs (average / 99.999 % / maximum):\n");
     let rows = distinct(mean.iter().map(|(e, _)| size_of(e)));
     let cols = distinct(mean.iter().map(|(e, _)| mix_of(e)));
-    let find = |set: &[(&Value, f64)], r: &str, c: &str| {
+    let find = |set: &[(&Measured, f64)], r: &str, c: &str| {
         set.iter()
             .find(|(e, _)| size_of(e) == r && mix_of(e) == c)
             .map(|(_, v)| *v / 1e3)
@@ -299,19 +239,14 @@ fn lat_table(t: &Value) -> String {
     out
 }
 
-fn wsat_summary(t: &Value) -> String {
-    let rounds = t["rounds"].as_array().map_or(&[][..], Vec::as_slice);
-    let written: f64 = rounds
+fn wsat_summary(t: &TestDoc) -> String {
+    let written: f64 = t
+        .rounds
         .iter()
-        .flat_map(|r| r["elements"].as_array().into_iter().flatten())
-        .map(|e| f(&e["write_bytes"]))
+        .flat_map(|r| &r.elements)
+        .map(|e| e.write_bytes as f64)
         .sum();
-    let iops: Vec<f64> = t["steady_state"]["values"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(f)
-        .collect();
+    let iops = &t.steady_state.values;
     let last = &iops[iops.len().saturating_sub(5)..];
     format!(
         "  {} rounds, {:.1} GB written: IOPS {} in the first round, {} over the last {}\n",
@@ -323,14 +258,14 @@ fn wsat_summary(t: &Value) -> String {
     )
 }
 
-fn demand_table(t: &Value) -> String {
-    let iops = window_average(t, "iops");
-    let mean = window_average(t, "mean_ns");
-    let th = |e: &Value| format!("T{}", e["element"]["threads"]);
-    let qd = |e: &Value| format!("Q{}", e["element"]["depth"]);
+fn demand_table(t: &TestDoc) -> String {
+    let iops = t.window_average(Figure::Iops);
+    let mean = t.window_average(Figure::MeanNs);
+    let th = |e: &Measured| format!("T{}", e.element.threads);
+    let qd = |e: &Measured| format!("Q{}", e.element.depth);
     let rows = distinct(iops.iter().map(|(e, _)| th(e)));
     let cols = distinct(iops.iter().map(|(e, _)| qd(e)));
-    let cell = |set: &[(&Value, f64)], scale: f64, r: &str, c: &str| {
+    let cell = |set: &[(&Measured, f64)], scale: f64, r: &str, c: &str| {
         set.iter().find(|(e, _)| th(e) == r && qd(e) == c).map_or(
             "-".into(),
             |(_, v)| match scale {
@@ -348,37 +283,35 @@ fn demand_table(t: &Value) -> String {
 
 /// A phase in a line (its points' average IOPS and throughput), and a line per point that
 /// kept a histogram (its IOPS, average and 99.99th percentile response time).
-fn phase_summary(p: &Value) -> String {
-    let all = p["points"].as_array().map_or(&[][..], Vec::as_slice);
+fn phase_summary(p: &PhaseRun) -> String {
     // A pre-write prepares the point; the point's own figures are what the phase measured.
-    let points: Vec<&Value> = all.iter().filter(|x| x["role"] != "pre-write").collect();
+    let points: Vec<&PhasePoint> = p.points.iter().filter(|x| x.role != "pre-write").collect();
     let n = points.len().max(1) as f64;
-    let avg = |k: &str| points.iter().filter_map(|x| x[k].as_f64()).sum::<f64>() / n;
-    let pre = match all.len() - points.len() {
+    let avg = |f: Figure| points.iter().map(|x| f.of(&x.measured)).sum::<f64>() / n;
+    let pre = match p.points.len() - points.len() {
         0 => String::new(),
         k => format!(" after {k} pre-write(s)"),
     };
     let mut out = format!(
         "  {}: {} step(s){pre}, average {} IOPS, {:.1} MB/s\n",
-        p["name"].as_str().unwrap_or(""),
+        p.name,
         points.len(),
-        compact(avg("iops")),
-        avg("bw_bytes") / 1e6
+        compact(avg(Figure::Iops)),
+        avg(Figure::BwBytes) / 1e6
     );
-    for x in points.iter().filter(|x| x["histogram"].is_array()) {
-        let x = *x;
-        let us = |k: &str| f(&x[k]) / 1e3;
-        let role = x["role"]
-            .as_str()
-            .map(|r| format!("{r}: "))
-            .unwrap_or_default();
+    for x in points.iter().filter(|x| x.measured.histogram.is_some()) {
+        let m = &x.measured;
+        let role = match x.role.as_str() {
+            "" => String::new(),
+            r => format!("{r}: "),
+        };
         let _ = writeln!(
             out,
             "    {role}{}: {} IOPS, average {:.1} µs, 99.99 % {:.1} µs{}",
-            x["label"].as_str().unwrap_or(""),
-            compact(f(&x["iops"])),
-            us("mean_ns"),
-            us("p9999_ns"),
+            m.label,
+            compact(m.iops),
+            m.mean_ns / 1e3,
+            m.p9999_ns / 1e3,
             tail_note(x)
         );
     }
@@ -387,8 +320,8 @@ fn phase_summary(p: &Value) -> String {
 
 /// Where a percentile is the maximum because too few I/Os lie beyond it (the 99.999th
 /// needs 100,000 I/Os to have one past it), said beside it.
-pub fn tail_note(x: &Value) -> String {
-    let ios = f(&x["iops"]) * f(&x["time_s"]);
+pub fn tail_note(x: &PhasePoint) -> String {
+    let ios = x.measured.iops * x.time_s;
     match ios.is_finite() && ios < 100_000.0 {
         true => format!(
             " ({:.0} I/Os: the 99.999 % is the maximum until 100,000)",
@@ -399,38 +332,36 @@ pub fn tail_note(x: &Value) -> String {
 }
 
 /// The summary of every test of a stored PTS run.
-pub fn summary(doc: &Value) -> String {
+pub fn summary(doc: &PtsDocument) -> String {
     let mut out = String::new();
-    if let Some(p) = doc["pts"].as_object() {
-        let _ = writeln!(
-            out,
-            "{} on {}, active range {} bytes ({:.1} % of {} bytes){} ({})",
-            s(&p["profile"]),
-            s(&p["target"]),
-            p["region_bytes"],
-            f(&p["active_range_pct"]),
-            p["capacity_bytes"],
-            if p["quick"].as_bool() == Some(true) {
-                ", --quick: scaled, not comparable"
-            } else {
-                ""
-            },
-            crate::DISCLAIMER
-        );
-        if let Some(d) = p["dut"].as_object() {
-            let _ = writeln!(
-                out,
-                "device: {} · serial {} · firmware {} · {}; write cache {}; data {}\n",
-                d["model"].as_str().unwrap_or("unknown model"),
-                d["serial"].as_str().unwrap_or("unknown"),
-                d["firmware"].as_str().unwrap_or("unknown"),
-                s(&d["interface"]),
-                s(&p["write_cache"]["during"]),
-                s(&p["data_pattern"])
-            );
-        }
-    }
-    for t in doc["tests"].as_array().into_iter().flatten() {
+    let p = &doc.pts;
+    let _ = writeln!(
+        out,
+        "{} on {}, active range {} bytes ({:.1} % of {} bytes){} ({})",
+        p.profile,
+        p.target,
+        p.region_bytes,
+        p.active_range_pct,
+        p.capacity_bytes,
+        if p.quick {
+            ", --quick: scaled, not comparable"
+        } else {
+            ""
+        },
+        crate::DISCLAIMER
+    );
+    let d = &p.dut;
+    let _ = writeln!(
+        out,
+        "device: {} · serial {} · firmware {} · {}; write cache {}; data {}\n",
+        d.model.as_deref().unwrap_or("unknown model"),
+        d.serial.as_deref().unwrap_or("unknown"),
+        d.firmware.as_deref().unwrap_or("unknown"),
+        d.interface,
+        p.write_cache.as_ref().map_or("", |w| w.during.name()),
+        p.data_pattern
+    );
+    for t in &doc.tests {
         out.push_str(&test_summary(t));
     }
     out

@@ -21,6 +21,7 @@ pub mod iolog;
 pub mod machine;
 pub mod measured;
 pub mod ordered;
+pub mod pts;
 pub mod record;
 pub mod repeats;
 pub mod setup;
