@@ -3,6 +3,7 @@
 //! (`--json`, CSV).
 
 use iolab_results::pts::PtsDocument;
+use iolab_results::review::{ProfilesStep, Qd1Step, SweepStep};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -501,14 +502,17 @@ fn print_head(d: &RunRecord) {
 
 /// An application load: its setting, its workloads table and their notes, each once.
 fn print_kv(d: &RunRecord) {
+    let f = d.facts();
+    let or_unknown = |v: Option<String>| v.unwrap_or("?".into());
+    let number = |v: Option<u64>| v.map_or("?".into(), |n| n.to_string());
     outln!(
         "  db_bench {} in {} ({}, device {}): {} keys, readrandom with {} threads",
-        d.meta["db_bench_version"].as_str().unwrap_or("?"),
-        d.meta["dir"].as_str().unwrap_or("?"),
-        d.meta["filesystem"].as_str().unwrap_or("?"),
+        or_unknown(f.db_bench_version),
+        or_unknown(f.dir),
+        or_unknown(f.filesystem),
         crate::kv_table::device(d),
-        d.meta["num"],
-        d.meta["threads"]
+        number(f.num),
+        number(f.threads)
     );
     outln!();
     out!("{}", crate::kv_table::workloads_table(&d.jobs));
@@ -632,10 +636,11 @@ pub struct ExportArgs {
 
 /// A review's steps as they were printed, with how each ended.
 fn print_review(d: &RunRecord) {
-    if let Some(p) = d.meta["profile"].as_str() {
+    let facts = d.facts();
+    if let Some(p) = &facts.profile {
         outln!(
             "  review: {p} profile on {}",
-            d.meta["target"].as_str().unwrap_or("?")
+            facts.target.as_deref().unwrap_or("?")
         );
     }
     for (i, st) in d.steps.iter().enumerate() {
@@ -646,18 +651,19 @@ fn print_review(d: &RunRecord) {
             format!(" [{}]", st.status)
         };
         outln!("## {}. {}{status}\n", i + 1, st.name);
-        out!("{}", st.data["text"].as_str().unwrap_or(""));
+        out!("{}", st.text());
     }
 }
 
 /// The figures of one profile point of a review (`4k QD16`, `randread`): IOPS, mean ns.
 fn profile_cell(d: &RunRecord, profile: &str, rw: &str) -> Option<(f64, f64)> {
-    let points = d.step("profiles")?.data["points"].as_array()?;
-    let p = points
+    let step: ProfilesStep = d.step("profiles")?.typed();
+    let p = step
+        .points
         .iter()
-        .find(|p| p["profile"] == profile && p["rw"] == rw)?;
-    let f = &p["figures"];
-    Some((f["iops"].as_f64()?, f["mean_ns"].as_f64()?))
+        .find(|p| p.profile == profile && p.rw == rw)?;
+    let f = p.figures?;
+    Some((f.iops?, f.mean_ns?))
 }
 
 /// Reviews side by side: the profiles (runs as rows, the hosting review's table), the
@@ -665,15 +671,9 @@ fn profile_cell(d: &RunRecord, profile: &str, rw: &str) -> Option<(f64, f64)> {
 fn compare_reviews(runs: &[RunRecord], json: bool) {
     let mut columns: Vec<(String, String)> = Vec::new();
     for r in runs {
-        for p in r
-            .step("profiles")
-            .and_then(|s| s.data["points"].as_array().cloned())
-            .unwrap_or_default()
-        {
-            let c = (
-                p["profile"].as_str().unwrap_or("").to_string(),
-                p["rw"].as_str().unwrap_or("").to_string(),
-            );
+        let step: ProfilesStep = r.step("profiles").map(|s| s.typed()).unwrap_or_default();
+        for p in step.points {
+            let c = (p.profile, p.rw);
             if !columns.contains(&c) {
                 columns.push(c);
             }
@@ -683,11 +683,11 @@ fn compare_reviews(runs: &[RunRecord], json: bool) {
         r.jobs
             .iter()
             .find_map(|j| j.disk_model.clone())
-            .unwrap_or_else(|| r.meta["target"].as_str().unwrap_or("?").to_string())
+            .unwrap_or_else(|| r.facts().target.unwrap_or("?".into()))
     };
     let saturation = |r: &RunRecord, rw: &str| {
-        r.step("qd-sweep")
-            .and_then(|s| s.data["saturation"][rw]["qd"].as_u64())
+        let sweep: SweepStep = r.step("qd-sweep")?.typed();
+        sweep.saturation.get(rw)?.qd
     };
     if json {
         let v: Vec<_> = runs
@@ -706,15 +706,15 @@ fn compare_reviews(runs: &[RunRecord], json: bool) {
                     .collect();
                 serde_json::json!({
                     "run": r.id,
-                    "target": r.meta["target"],
+                    "target": r.facts().target,
                     "device": device(r),
-                    "profile": r.meta["profile"],
+                    "profile": r.facts().profile,
                     "profiles": cells,
                     "saturation_qd": {
                         "randread": saturation(r, "randread"),
                         "randwrite": saturation(r, "randwrite"),
                     },
-                    "qd1_engines": r.step("qd1-engines").map(|s| s.data["cells"].clone()),
+                    "qd1_engines": r.step("qd1-engines").map(|s| s.typed::<Qd1Step>().cells),
                 })
             })
             .collect();
@@ -748,7 +748,7 @@ fn compare_reviews(runs: &[RunRecord], json: bool) {
     for r in runs {
         if let Some(s) = r.step("qd1-engines") {
             outln!("\n## run {}: QD1 engines on {}\n", r.id, device(r));
-            out!("{}", s.data["text"].as_str().unwrap_or(""));
+            out!("{}", s.text());
         }
     }
 }
@@ -857,14 +857,9 @@ fn compare_jobs(runs: &[RunRecord], a: &CompareArgs) -> Result<ExitCode, CliErro
     }
     if a.format.json() {
         let mut v = jobs_json(runs, &columns);
-        // Whether each run's drive changed under the test, beside its verdicts.
-        for (o, r) in v.iter_mut().zip(runs) {
-            o["drive_changed"] = serde_json::json!(iolab_results::record_changed(&r.jobs));
-            o["drive_health"] = serde_json::json!(iolab_results::record_lines(&r.jobs));
-        }
         for (o, rows) in v.iter_mut().skip(1).zip(&verdicts) {
-            o["verdicts"] = crate::verdicts::json(rows);
-            o["verdicts_against"] = serde_json::json!(runs[0].id);
+            o.verdicts = Some(crate::verdicts::json(rows));
+            o.verdicts_against = Some(runs[0].id);
         }
         outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return fail_if_worse(runs, &verdicts, rule);
@@ -915,30 +910,62 @@ fn compare_cell(r: &RunRecord, (name, dir): &(String, String)) -> Option<Compare
     })
 }
 
-/// `compare --output-format=json`: one object per run, its jobs keyed "job/dir".
-fn jobs_json(runs: &[RunRecord], columns: &[(String, String)]) -> Vec<serde_json::Value> {
+/// One job and direction in `compare --output-format=json`.
+#[derive(serde::Serialize)]
+struct CellJson {
+    iops: f64,
+    mean_ns: f64,
+    p99_ns: f64,
+    latency: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_p99_ns: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    split_device_mean_ns: Option<f64>,
+}
+
+/// One run in `compare --output-format=json`: its jobs keyed "job/dir", whether its drive
+/// changed under the test, and its verdicts against the first.
+#[derive(serde::Serialize)]
+struct RunJson {
+    run: i64,
+    target: Option<String>,
+    /// In column order.
+    jobs: serde_json::Map<String, serde_json::Value>,
+    hosts: serde_json::Value,
+    drive_changed: bool,
+    drive_health: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdicts: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdicts_against: Option<i64>,
+}
+
+/// `compare --output-format=json`: one object per run.
+fn jobs_json(runs: &[RunRecord], columns: &[(String, String)]) -> Vec<RunJson> {
     runs.iter()
-        .map(|r| {
-            let cells: serde_json::Map<String, serde_json::Value> = columns
+        .map(|r| RunJson {
+            run: r.id,
+            target: r.jobs.first().map(|j| j.target.clone()),
+            jobs: columns
                 .iter()
                 .filter_map(|c| {
                     let cell = compare_cell(r, c)?;
-                    let mut v = serde_json::json!({
-                        "iops": cell.iops, "mean_ns": cell.mean, "p99_ns": cell.p99,
-                        "latency": cell.kind,
-                    });
-                    if let Some(resp) = cell.resp {
-                        v["response_p99_ns"] = serde_json::json!(resp);
-                    }
-                    if let Some(device) = cell.device {
-                        v["split_device_mean_ns"] = serde_json::json!(device);
-                    }
-                    Some((format!("{}/{}", c.0, c.1), v))
+                    let v = CellJson {
+                        iops: cell.iops,
+                        mean_ns: cell.mean,
+                        p99_ns: cell.p99,
+                        latency: cell.kind,
+                        response_p99_ns: cell.resp,
+                        split_device_mean_ns: cell.device,
+                    };
+                    Some((format!("{}/{}", c.0, c.1), serde_json::to_value(v).ok()?))
                 })
-                .collect();
-            let target = r.jobs.first().map(|j| j.target.clone());
-            let hosts = &r.meta["per_host"];
-            serde_json::json!({"run": r.id, "target": target, "jobs": cells, "hosts": hosts})
+                .collect(),
+            hosts: r.meta.get("per_host").cloned().unwrap_or_default(),
+            drive_changed: iolab_results::record_changed(&r.jobs),
+            drive_health: iolab_results::record_lines(&r.jobs),
+            verdicts: None,
+            verdicts_against: None,
         })
         .collect()
 }

@@ -4,10 +4,10 @@
 //! cells named by their engine.
 
 use iolab_report::qd1::Qd1Numbers;
+use iolab_results::review::{self, Figures, Qd1Step};
 use iolab_results::{JobRecord, RunRecord};
 use iolab_store::Store;
 use iolab_suite::steps::qd1::ImportedCell;
-use serde_json::json;
 
 use crate::exit::CliError;
 
@@ -56,14 +56,15 @@ fn cell(run: &RunRecord, job: &JobRecord) -> Option<ImportedCell> {
         engine: label(run, job),
         rw: job.rw.clone(),
         // A figure the run did not keep is null (n/a), never 0 (which would read as best).
-        figures: json!({
-            "iops": numbers.iops,
-            "mean_ns": kept(numbers.mean_ns),
-            "p99_ns": kept(numbers.p99_ns),
-            "p99.999_ns": kept(numbers.p99999_ns),
-            "cpu_pct": kept(numbers.cpu_pct),
-            "iops_per_cpu_sec": kept(numbers.iops_per_cpu_sec),
-        }),
+        figures: Figures {
+            iops: Some(numbers.iops),
+            mean_ns: kept(numbers.mean_ns),
+            p99_ns: kept(numbers.p99_ns),
+            p99999_ns: kept(numbers.p99999_ns),
+            cpu_pct: kept(numbers.cpu_pct),
+            iops_per_cpu_sec: kept(numbers.iops_per_cpu_sec),
+            ..Figures::default()
+        },
         numbers,
         run: run.id,
     })
@@ -100,18 +101,18 @@ pub fn add_to_runs(runs: &mut [iolab_html::RunData], cells: &[ImportedCell]) {
         let Some(step) = r.detail.steps.iter_mut().find(|s| s.name == "qd1-engines") else {
             continue;
         };
-        let Some(list) = step.data["cells"].as_array_mut() else {
-            continue;
-        };
+        let mut data: Qd1Step = review::read(&step.data);
         for c in cells {
             // A run measured with --with already has the column.
-            if list
+            if data
+                .cells
                 .iter()
-                .any(|x| x["engine"] == c.engine.as_str() && x["rw"] == c.rw.as_str())
+                .any(|x| x.engine == c.engine && x.rw == c.rw)
             {
                 continue;
             }
-            list.push(c.cell_json());
+            data.cells.push(c.cell());
         }
+        step.data = serde_json::to_value(&data).unwrap_or_default();
     }
 }

@@ -5,19 +5,27 @@
 use std::fmt::Write as _;
 
 use iolab_report::format::micros;
-use serde_json::Value;
+use iolab_results::review::{self, FloorRow, FloorStep};
 
 use crate::chart::esc;
 use crate::data::RunData;
 use crate::page::Section;
 use crate::sections::step_data;
 
-/// A part's time, or "within noise" where the difference came out below zero.
-fn part(v: &Value) -> String {
-    match v.as_f64() {
+/// A part's time, "within noise" where the difference came out below zero, or n/a.
+fn part(v: Option<f64>) -> String {
+    match v {
         Some(ns) if ns < 0.0 => "within noise".into(),
         Some(ns) => micros(ns),
         None => "n/a".into(),
+    }
+}
+
+/// A share of the split: its time, or "within noise" where the step said so.
+fn share(e: &FloorRow, name: &str, v: Option<f64>) -> String {
+    match e.within_noise.iter().any(|n| n == name) {
+        true => "within noise".into(),
+        false => part(v),
     }
 }
 
@@ -28,6 +36,7 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
         let Some(d) = step_data(r, "software-floor") else {
             continue;
         };
+        let d: FloorStep = review::read(d);
         if runs.len() > 1 {
             let _ = write!(html, "<h3>{}</h3>", esc(&r.label()));
         }
@@ -37,13 +46,13 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
              <table class=\"facts\"><thead><tr><th>path</th><th>harness</th>\
              <th>kernel block path</th><th>device + rest</th><th>target mean</th>\
              <th>split</th></tr></thead><tbody>",
-            esc(d["ram_device"].as_str().unwrap_or("none")),
-            part(&d["null_ns"])
+            esc(d.ram_device.as_deref().unwrap_or("none")),
+            part(d.null_ns)
         );
-        for e in d["engines"].as_array().into_iter().flatten() {
-            let nums: Vec<f64> = ["harness_ns", "kernel_ns", "device_ns"]
+        for e in &d.engines {
+            let nums: Vec<f64> = [e.harness_ns, e.kernel_ns, e.device_ns]
                 .iter()
-                .map(|k| e[*k].as_f64().unwrap_or(0.0).max(0.0))
+                .map(|v| v.unwrap_or(0.0).max(0.0))
                 .collect();
             let total: f64 = nums.iter().sum::<f64>().max(1.0);
             let bar: String = nums
@@ -61,24 +70,20 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
                 html,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
                  <td style=\"width:30%\">{}</td></tr>",
-                esc(e["engine"].as_str().unwrap_or("?")),
-                part(&e["harness_ns"]),
-                part(&e["kernel_ns"]),
-                part(&e["device_ns"]),
-                part(&e["target_ns"]),
-                match e["unavailable"].as_str() {
+                esc(&e.engine),
+                part(e.harness_ns),
+                share(e, "kernel", e.kernel_ns),
+                share(e, "device", e.device_ns),
+                part(e.target_ns),
+                match e.unavailable.as_deref() {
                     Some(why) => format!("n/a: {}", esc(why)),
                     None => bar,
                 }
             );
         }
         html.push_str("</tbody></table>");
-        for n in d["notes"].as_array().into_iter().flatten() {
-            let _ = write!(
-                html,
-                "<p class=\"note\">{}</p>",
-                esc(n.as_str().unwrap_or(""))
-            );
+        for n in &d.notes {
+            let _ = write!(html, "<p class=\"note\">{}</p>", esc(n));
         }
     }
     (!html.is_empty()).then(|| {

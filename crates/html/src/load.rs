@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use iolab_report::format::{compact, micros};
-use serde_json::Value;
+use iolab_results::review::{self, LoadCurve, LoadMark, LoadPoint, LoadStep};
 
 use crate::chart::{esc, Chart, Format, Mark, ScaleKind, Series};
 use crate::data::RunData;
@@ -26,39 +26,40 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
             let Some(data) = step_data(r, "load") else {
                 continue;
             };
-            let Some(c) = curve(data, rw) else {
+            let data: LoadStep = review::read(data);
+            let Some(c) = data.curves.iter().find(|c| c.rw == rw) else {
                 continue;
             };
-            let pts: Vec<&Value> = c["points"].as_array().into_iter().flatten().collect();
-            if pts.is_empty() {
+            if c.points.is_empty() {
                 continue;
             }
-            for (key, what) in [
-                ("response_p99_ns", "response p99"),
-                ("response_p99.9_ns", "response p99.9"),
-                ("lat_p99_ns", "lat p99 (fio's, from issue)"),
-            ] {
+            type Pick = fn(&LoadPoint) -> Option<f64>;
+            let lines: [(Pick, &str, bool); 3] = [
+                (|p| p.response_p99_ns, "response p99", false),
+                (|p| p.response_p999_ns, "response p99.9", false),
+                (|p| p.lat_p99_ns, "lat p99 (fio's, from issue)", true),
+            ];
+            for (pick, what, fios) in lines {
                 series.push(Series {
                     name: name(runs, r, what),
-                    points: pts
+                    points: c
+                        .points
                         .iter()
-                        .filter(|p| p["behind"] != "generator")
-                        .filter_map(|p| Some((p["offered_iops"].as_f64()?, p[key].as_f64()?)))
+                        .filter(|p| p.behind.as_deref() != Some("generator"))
+                        .filter_map(|p| Some((p.offered_iops, pick(p)?)))
                         .collect(),
-                    dashed: dashed(runs, r) || key.starts_with("lat"),
+                    dashed: dashed(runs, r) || fios,
                 });
             }
-            marks.extend(curve_marks(runs, r, data, c));
+            marks.extend(curve_marks(runs, r, &data, c));
             // What the terminal said of this curve, beside its chart.
-            let said: Vec<&str> = std::iter::once(&c["busy"])
-                .chain(c["caveats"].as_array().into_iter().flatten())
-                .filter_map(Value::as_str)
-                .filter(|l| !l.is_empty())
-                .collect();
+            let said = std::iter::once(&c.busy)
+                .chain(&c.caveats)
+                .filter(|l| !l.is_empty());
             for line in said {
                 caveats.push_str(&run_note(runs, r, "caveat", line));
             }
-            tables.push_str(&points_table(runs, r, &pts));
+            tables.push_str(&points_table(runs, r, &c.points));
         }
         if series.is_empty() {
             continue;
@@ -113,35 +114,30 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
     })
 }
 
-fn curve<'a>(data: &'a Value, rw: &str) -> Option<&'a Value> {
-    data["curves"].as_array()?.iter().find(|c| c["rw"] == rw)
-}
-
 /// The knee and the objective's point of one run's curve, as marks at their offered IOPS
 /// (labelled with the achieved).
-fn curve_marks(runs: &[RunData], r: &RunData, data: &Value, c: &Value) -> Vec<Mark> {
+fn curve_marks(runs: &[RunData], r: &RunData, data: &LoadStep, c: &LoadCurve) -> Vec<Mark> {
     let who = if runs.len() > 1 {
         format!(" (run {})", r.id())
     } else {
         String::new()
     };
     let mut marks = Vec::new();
-    let peak = c["peak_iops"].as_f64().unwrap_or(0.0);
-    let at = |m: &Value| {
-        let offered = m["offered_iops"]
-            .as_f64()
-            .or(Some(m["share"].as_f64()? * peak))?;
-        Some((offered, m["achieved_iops"].as_f64()?))
+    let peak = c.peak_iops.unwrap_or(0.0);
+    let at = |m: &Option<LoadMark>| {
+        let m = m.as_ref()?;
+        let offered = m.offered_iops.unwrap_or(m.share * peak);
+        Some((offered, m.achieved_iops?))
     };
-    if let Some((x, achieved)) = at(&c["knee"]) {
-        let share = c["knee"]["share"].as_f64().unwrap_or(0.0) * 100.0;
+    if let Some((x, achieved)) = at(&c.knee) {
+        let share = c.knee.as_ref().map_or(0.0, |k| k.share) * 100.0;
         marks.push(Mark {
             x,
             label: format!("knee at {share:.0}% ({} achieved){who}", compact(achieved)),
         });
     }
-    if let Some((x, achieved)) = at(&c["slo"]) {
-        let slo = data["slo"]["label"].as_str().unwrap_or("objective");
+    if let Some((x, achieved)) = at(&c.slo) {
+        let slo = data.slo.as_ref().map_or("objective", |s| s.label.as_str());
         marks.push(Mark {
             x,
             label: format!("{slo}: {} IOPS achieved{who}", compact(achieved)),
@@ -151,7 +147,7 @@ fn curve_marks(runs: &[RunData], r: &RunData, data: &Value, c: &Value) -> Vec<Ma
 }
 
 /// The points of one run's curve as a table.
-fn points_table(runs: &[RunData], r: &RunData, pts: &[&Value]) -> String {
+fn points_table(runs: &[RunData], r: &RunData, pts: &[LoadPoint]) -> String {
     let mut t = String::from(
         "<table class=\"load\"><thead><tr><th>load</th><th>offered IOPS</th>\
          <th>achieved IOPS</th><th>lat p99</th><th>resp mean</th><th>resp p99</th>\
@@ -160,10 +156,10 @@ fn points_table(runs: &[RunData], r: &RunData, pts: &[&Value]) -> String {
     if runs.len() > 1 {
         let _ = write!(t, "<caption>{}</caption>", esc(&r.label()));
     }
-    let ns = |p: &Value, k: &str| p[k].as_f64().map_or("-".to_string(), micros);
+    let ns = |v: Option<f64>| v.map_or("-".to_string(), micros);
     for p in pts {
-        let carried = p["carried"].as_bool().unwrap_or(false);
-        let cell = match p["behind"].as_str() {
+        let carried = p.carried;
+        let cell = match p.behind.as_deref() {
             _ if carried => "yes".to_string(),
             Some(who) => format!("no: {who}"),
             None => "no".to_string(),
@@ -172,14 +168,14 @@ fn points_table(runs: &[RunData], r: &RunData, pts: &[&Value]) -> String {
             t,
             "<tr><td>{:.0}%</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td>{}</td><td>{}</td><td{}>{}</td></tr>",
-            p["share"].as_f64().unwrap_or(0.0) * 100.0,
-            compact(p["offered_iops"].as_f64().unwrap_or(0.0)),
-            compact(p["achieved_iops"].as_f64().unwrap_or(0.0)),
-            esc(&ns(p, "lat_p99_ns")),
-            esc(&ns(p, "response_mean_ns")),
-            esc(&ns(p, "response_p99_ns")),
-            esc(&ns(p, "response_p99.9_ns")),
-            esc(&ns(p, "lateness_p99_ns")),
+            p.share * 100.0,
+            compact(p.offered_iops),
+            compact(p.achieved_iops),
+            esc(&ns(p.lat_p99_ns)),
+            esc(&ns(p.response_mean_ns)),
+            esc(&ns(p.response_p99_ns)),
+            esc(&ns(p.response_p999_ns)),
+            esc(&ns(p.lateness_p99_ns)),
             if carried { "" } else { " class=\"na\"" },
             esc(&cell),
         );

@@ -7,6 +7,9 @@ use std::fmt::Write as _;
 use iolab_report::format::{compact, micros};
 use serde_json::Value;
 
+use iolab_results::review::{
+    self, Figures, ProfilesStep, Qd1Cell, Qd1Step, SweepStep, TransferStep,
+};
 use iolab_results::{About, JobRecord, Note, NoteKind};
 
 use crate::chart::{esc, Axis, Chart, Format, Mark, ScaleKind, Series};
@@ -42,14 +45,6 @@ pub(crate) fn step_data<'a>(r: &'a RunData, step: &str) -> Option<&'a Value> {
         .step(step)
         .filter(|s| s.status != "skipped")
         .map(|s| &s.data)
-}
-
-fn points(v: &Value) -> impl Iterator<Item = &Value> {
-    v["points"].as_array().into_iter().flatten()
-}
-
-fn fig(p: &Value, key: &str) -> Option<f64> {
-    p["figures"][key].as_f64()
 }
 
 pub(crate) fn axis(title: &str, scale: ScaleKind, format: Format) -> Axis {
@@ -166,13 +161,13 @@ pub fn qd1(runs: &[RunData]) -> Option<Section> {
         let Some(data) = step_data(r, "qd1-engines") else {
             continue;
         };
-        let cells: Vec<&Value> = data["cells"].as_array().into_iter().flatten().collect();
-        let notes = qd1_step_notes(r, data);
+        let step: Qd1Step = review::read(data);
+        let notes = qd1_step_notes(r, &step);
         for (rw, title) in [
             ("randread", "4 KiB random read, QD1"),
             ("randwrite", "4 KiB random write, QD1"),
         ] {
-            let row: Vec<&Value> = cells.iter().copied().filter(|c| c["rw"] == rw).collect();
+            let row: Vec<&Qd1Cell> = step.cells.iter().filter(|c| c.rw == rw).collect();
             if row.is_empty() {
                 continue;
             }
@@ -193,7 +188,7 @@ pub fn qd1(runs: &[RunData]) -> Option<Section> {
     })
 }
 
-type Getter<'a> = Box<dyn Fn(&Value) -> Option<f64> + 'a>;
+type Getter<'a> = Box<dyn Fn(&Qd1Cell) -> Option<f64> + 'a>;
 
 /// One metric row of a QD1 table: its label, how to read it from a cell, its format, which
 /// way is better, the name of its rounds' interval, if they keep one, and its percentile
@@ -214,11 +209,11 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
             .iter()
             .find(|j| j.step == "qd1-engines" && j.rw == rw && j.engine == engine)
     };
-    let engine = |c: &Value| c["engine"].as_str().map(str::to_string);
+    let fig = |c: &Qd1Cell, f: fn(&Figures) -> Option<f64>| c.figures.as_ref().and_then(f);
     [
         Qd1Metric(
             "IOPS",
-            Box::new(|c| fig(c, "iops")),
+            Box::new(move |c| fig(c, |f| f.iops)),
             Format::Count,
             Better::Higher,
             Some("iops"),
@@ -226,7 +221,7 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
         ),
         Qd1Metric(
             "Mean latency",
-            Box::new(|c| fig(c, "mean_ns").filter(|v| *v > 0.0)),
+            Box::new(move |c| fig(c, |f| f.mean_ns).filter(|v| *v > 0.0)),
             Format::Nanos,
             Better::Lower,
             Some("lat_mean_ns"),
@@ -234,7 +229,7 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
         ),
         Qd1Metric(
             "99th percentile",
-            Box::new(|c| fig(c, "p99_ns").filter(|v| *v > 0.0)),
+            Box::new(move |c| fig(c, |f| f.p99_ns).filter(|v| *v > 0.0)),
             Format::Nanos,
             Better::Lower,
             Some("lat_p99_ns"),
@@ -242,7 +237,7 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
         ),
         Qd1Metric(
             "99.999th percentile",
-            Box::new(|c| fig(c, "p99.999_ns").filter(|v| *v > 0.0)),
+            Box::new(move |c| fig(c, |f| f.p99999_ns).filter(|v| *v > 0.0)),
             Format::Nanos,
             Better::Lower,
             Some("lat_p99.999_ns"),
@@ -251,7 +246,7 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
         Qd1Metric(
             "CPU (% of a core)",
             // A column measured elsewhere (--with) carries its own.
-            Box::new(move |c| fig(c, "cpu_pct").or_else(|| job(&engine(c)?)?.cpu_percent())),
+            Box::new(move |c| fig(c, |f| f.cpu_pct).or_else(|| job(&c.engine)?.cpu_percent())),
             Format::Plain,
             // Low for an efficient path and for one that did little: never marked.
             Better::Neither,
@@ -261,8 +256,8 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
         Qd1Metric(
             "IOPS per CPU-second",
             Box::new(move |c| {
-                fig(c, "iops_per_cpu_sec")
-                    .or_else(|| Some(job(&engine(c)?)?.cpu.iops_per_cpu_sec))
+                fig(c, |f| f.iops_per_cpu_sec)
+                    .or_else(|| Some(job(&c.engine)?.cpu.iops_per_cpu_sec))
                     .filter(|v| *v > 0.0)
             }),
             Format::Count,
@@ -273,17 +268,13 @@ fn qd1_metrics<'a>(r: &'a RunData, rw: &'a str) -> [Qd1Metric<'a>; 6] {
     ]
 }
 
-fn qd1_table(html: &mut String, r: &RunData, rw: &str, title: &str, row: &[&Value]) {
+fn qd1_table(html: &mut String, r: &RunData, rw: &str, title: &str, row: &[&Qd1Cell]) {
     let _ = write!(
         html,
         "<h3>{title}</h3><table class=\"qd1\"><thead><tr><th></th>"
     );
     for c in row {
-        let _ = write!(
-            html,
-            "<th>{}</th>",
-            esc(c["engine"].as_str().unwrap_or("?"))
-        );
+        let _ = write!(html, "<th>{}</th>", esc(&c.engine));
     }
     html.push_str("</tr></thead><tbody>");
     let mut marks = Vec::new();
@@ -294,22 +285,16 @@ fn qd1_table(html: &mut String, r: &RunData, rw: &str, title: &str, row: &[&Valu
     // What this table's marks stand on, from the marks its rows earned.
     let rounds = row
         .iter()
-        .filter_map(|c| c["repeats"]["count"].as_u64())
+        .filter_map(|c| c.repeats.as_ref().map(|r| r.count))
         .max()
         .unwrap_or(1);
     let rows: Vec<(&str, &Marked)> = marks.iter().map(|(t, m)| (*t, m)).collect();
-    for line in legend(&rows, rounds as usize) {
+    for line in legend(&rows, rounds) {
         let _ = write!(html, "<p class=\"note legend\">{}</p>", esc(&line));
     }
     let na: Vec<String> = row
         .iter()
-        .filter_map(|c| {
-            Some(format!(
-                "{}: {}",
-                c["engine"].as_str()?,
-                c["unavailable"].as_str()?
-            ))
-        })
+        .filter_map(|c| Some(format!("{}: {}", c.engine, c.unavailable.as_deref()?)))
         .collect();
     if !na.is_empty() {
         let _ = write!(html, "<p class=\"note\">n/a — {}</p>", esc(&na.join("; ")));
@@ -317,7 +302,8 @@ fn qd1_table(html: &mut String, r: &RunData, rw: &str, title: &str, row: &[&Valu
     // The kernel's word on a path it did not serve as asked, as the terminal printed it.
     let mut seen: Vec<&str> = Vec::new();
     for c in row {
-        if let (Some(engine), Some(why)) = (c["engine"].as_str(), fallback(c)) {
+        let engine = c.engine.as_str();
+        if let Some(why) = &c.fallback {
             if !seen.contains(&engine) {
                 seen.push(engine);
                 let _ = write!(
@@ -333,9 +319,9 @@ fn qd1_table(html: &mut String, r: &RunData, rw: &str, title: &str, row: &[&Valu
 
 /// What the QD1 step noticed, as it kept it; for a run stored before steps kept their notes,
 /// its cells' jobs' notes (each said of its cell).
-fn qd1_step_notes(r: &RunData, data: &Value) -> Vec<Note> {
-    if let Ok(notes) = serde_json::from_value::<Vec<Note>>(data["notes"].clone()) {
-        return notes;
+fn qd1_step_notes(r: &RunData, step: &Qd1Step) -> Vec<Note> {
+    if let Some(notes) = &step.notes {
+        return notes.clone();
     }
     let mut out: Vec<Note> = Vec::new();
     for j in r.jobs().iter().filter(|j| j.step == "qd1-engines") {
@@ -353,9 +339,9 @@ fn qd1_step_notes(r: &RunData, data: &Value) -> Vec<Note> {
 
 /// The notes that qualify a QD1 table's figures, under it, as the terminal printed them:
 /// the run's (what the target held, under the reads' table), then its paths' and cells'.
-fn qd1_notes(html: &mut String, notes: &[Note], rw: &str, row: &[&Value]) {
-    let workload = row.iter().find_map(|c| c["workload"].as_str());
-    let paths: Vec<&str> = row.iter().filter_map(|c| c["engine"].as_str()).collect();
+fn qd1_notes(html: &mut String, notes: &[Note], rw: &str, row: &[&Qd1Cell]) {
+    let workload = row.iter().find_map(|c| c.workload.as_deref());
+    let paths: Vec<&str> = row.iter().map(|c| c.engine.as_str()).collect();
     let reads = rw.contains("read");
     for n in notes {
         let shown = match &n.about {
@@ -377,34 +363,26 @@ fn qd1_notes(html: &mut String, notes: &[Note], rw: &str, row: &[&Value]) {
     }
 }
 
-/// A cell whose I/O did not take the path asked for (hipri served by interrupts), with why.
-fn fallback(c: &Value) -> Option<&str> {
-    c.get("fallback").and_then(Value::as_str)
-}
-
 /// One metric across the engines, the best marked (the null engine does no I/O, and a cell
 /// that fell back to another path measured that path: shown, never best).
 fn qd1_row(
     html: &mut String,
-    row: &[&Value],
+    row: &[&Qd1Cell],
     Qd1Metric(label, get, format, better, interval, tail): &Qd1Metric<'_>,
 ) -> Marked {
     let vals: Vec<Option<f64>> = row
         .iter()
-        .map(|c| c.get("figures").and_then(|_| get(c)))
+        .map(|c| c.figures.as_ref().and_then(|_| get(c)))
         .collect();
     let candidates: Vec<Option<Candidate>> = row
         .iter()
         .zip(&vals)
         .map(|(c, v)| {
-            let may = c["engine"] != "null" && fallback(c).is_none();
-            let half = interval.and_then(|k| {
-                let i = &c["repeats"]["intervals"][k];
-                Some(i["ci95_high"].as_f64()? - i["mean"].as_f64()?)
-            });
-            let ios = c["figures"]["ios"].as_f64().unwrap_or(0.0);
+            let may = !c.is_reference() && c.fallback.is_none();
+            let half = interval.and_then(|k| c.repeats.as_ref()?.half_width(k));
+            let ios = c.figures.and_then(|f| f.ios).unwrap_or(0.0);
             v.filter(|_| may).map(|value| {
-                let c = Candidate::new(value, half.filter(|h| h.is_finite()));
+                let c = Candidate::new(value, half);
                 match tail {
                     Some(q) => c.tail(*q, ios),
                     None => c,
@@ -416,10 +394,10 @@ fn qd1_row(
     let _ = write!(html, "<tr><th>{label}</th>");
     for (i, (c, v)) in row.iter().zip(&vals).enumerate() {
         let _ = match v {
-            Some(v) if fallback(c).is_some() => write!(
+            Some(v) if c.fallback.is_some() => write!(
                 html,
                 "<td class=\"fallback\" title=\"{}\">{} †</td>",
-                esc(fallback(c).unwrap_or_default()),
+                esc(c.fallback.as_deref().unwrap_or_default()),
                 esc(&format.apply(*v))
             ),
             Some(v) if marked.is_best(i) => write!(
@@ -434,7 +412,7 @@ fn qd1_row(
             ),
             Some(v) => write!(html, "<td>{}</td>", esc(&format.apply(*v))),
             None => {
-                let why = c["unavailable"].as_str().unwrap_or("");
+                let why = c.unavailable.as_deref().unwrap_or("");
                 write!(html, "<td class=\"na\" title=\"{}\">n/a</td>", esc(why))
             }
         };
@@ -454,39 +432,39 @@ pub fn sweep(runs: &[RunData]) -> Option<Section> {
         let Some(data) = step_data(r, "qd-sweep") else {
             continue;
         };
+        let data: SweepStep = review::read(data);
         // What the terminal said of the sweep: an undetermined saturation, a disagreement
         // with the QD1 table.
-        for c in data["caveats"].as_array().into_iter().flatten() {
-            caveats.push_str(&run_note(runs, r, "caveat", c.as_str().unwrap_or("")));
+        for c in &data.caveats {
+            caveats.push_str(&run_note(runs, r, "caveat", c));
         }
-        let engine = data["engine"].as_str().unwrap_or("?");
+        let engine = &data.engine;
         for rw in ["randread", "randwrite"] {
-            let pts: Vec<&Value> = points(data)
-                .filter(|p| p["rw"] == rw && p["figures"].is_object())
+            let pts: Vec<(f64, Figures)> = data
+                .points
+                .iter()
+                .filter(|p| p.rw == rw)
+                .filter_map(|p| Some((f64::from(p.qd), p.figures?)))
                 .collect();
             if pts.is_empty() {
                 continue;
             }
-            let qd = |p: &Value| p["qd"].as_f64().unwrap_or(0.0);
-            let series = |key: &str, what: &str| Series {
+            let series = |f: fn(&Figures) -> Option<f64>, what: &str| Series {
                 name: name(runs, r, &format!("{rw} {what}{engine}")),
-                points: pts
-                    .iter()
-                    .filter_map(|p| Some((qd(p), fig(p, key)?)))
-                    .collect(),
+                points: pts.iter().filter_map(|(q, p)| Some((*q, f(p)?))).collect(),
                 dashed: dashed(runs, r),
             };
-            iops.push(series("iops", ""));
-            mean.push(series("mean_ns", "mean, "));
-            p99.push(series("p99_ns", "p99, "));
-            if let Some(q) = data["saturation"][rw]["qd"].as_f64() {
+            iops.push(series(|f| f.iops, ""));
+            mean.push(series(|f| f.mean_ns, "mean, "));
+            p99.push(series(|f| f.p99_ns, "p99, "));
+            if let Some(q) = data.saturation.get(rw).and_then(|s| s.qd) {
                 let who = if runs.len() > 1 {
                     format!(" (run {})", r.id())
                 } else {
                     String::new()
                 };
                 marks.push(Mark {
-                    x: q,
+                    x: f64::from(q),
                     label: format!(
                         "{} saturates at QD{q}{who}",
                         if rw == "randread" { "read" } else { "write" }
@@ -555,16 +533,31 @@ pub fn transfer(runs: &[RunData]) -> Option<Section> {
         ),
     ];
     let mut html = String::new();
+    let mut na = String::new();
     for (id, title, variants) in groups {
         let mut series = Vec::new();
         for r in runs {
             let Some(data) = step_data(r, "transfer-size") else {
                 continue;
             };
+            let data: TransferStep = review::read(data);
+            // Why a size has no figure, once per series, as the terminal said it.
+            for v in variants.iter() {
+                let why = data
+                    .points
+                    .iter()
+                    .filter(|p| p.variant == *v)
+                    .find_map(|p| p.unavailable.as_deref());
+                if let Some(why) = why {
+                    na.push_str(&run_note(runs, r, "caveat", &format!("n/a — {v}: {why}")));
+                }
+            }
             for v in variants {
-                let pts: Vec<(f64, f64)> = points(data)
-                    .filter(|p| p["variant"] == *v)
-                    .filter_map(|p| Some((p["bs"].as_f64()?, fig(p, "bw_bytes")? / 1e6)))
+                let pts: Vec<(f64, f64)> = data
+                    .points
+                    .iter()
+                    .filter(|p| p.variant == *v)
+                    .filter_map(|p| Some((f64::from(p.bs), p.figures?.bw_bytes? / 1e6)))
                     .collect();
                 if !pts.is_empty() {
                     let what = v.replace("512B-al", "(512 B-aligned)");
@@ -589,6 +582,7 @@ pub fn transfer(runs: &[RunData]) -> Option<Section> {
         chart.y_switch = true;
         html.push_str(&chart_block(&chart));
     }
+    html.push_str(&na);
     (!html.is_empty()).then(|| {
         Section::new(
             "transfer",
@@ -783,11 +777,8 @@ pub fn profiles(runs: &[RunData]) -> Option<Section> {
     let mut cols: Vec<(String, String)> = Vec::new();
     for r in runs {
         if let Some(d) = step_data(r, "profiles") {
-            for p in points(d) {
-                let c = (
-                    p["profile"].as_str().unwrap_or("").to_string(),
-                    p["rw"].as_str().unwrap_or("").to_string(),
-                );
+            for p in review::read::<ProfilesStep>(d).points {
+                let c = (p.profile, p.rw);
                 if !cols.contains(&c) {
                     cols.push(c);
                 }
@@ -806,11 +797,13 @@ pub fn profiles(runs: &[RunData]) -> Option<Section> {
         let Some(d) = step_data(r, "profiles") else {
             continue;
         };
+        let d: ProfilesStep = review::read(d);
         let _ = write!(t, "<tr><th>{}</th>", esc(&r.label()));
         for (p, rw) in &cols {
-            let cell = points(d).find(|x| x["profile"] == p.as_str() && x["rw"] == rw.as_str());
+            let cell = d.points.iter().find(|x| x.profile == *p && x.rw == *rw);
             match cell
-                .and_then(|c| Some((fig(c, "iops")?, fig(c, "bw_bytes")?, fig(c, "mean_ns")?)))
+                .and_then(|c| c.figures)
+                .and_then(|f| Some((f.iops?, f.bw_bytes?, f.mean_ns?)))
             {
                 Some((iops, bw, mean)) => {
                     let _ = write!(
@@ -940,13 +933,13 @@ pub fn ladder(runs: &[RunData]) -> Option<Section> {
     let measured: Vec<(String, f64)> = runs
         .iter()
         .filter_map(|r| {
-            let d = step_data(r, "qd1-engines")?;
-            let best = d["cells"]
-                .as_array()?
+            let d: Qd1Step = review::read(step_data(r, "qd1-engines")?);
+            let best = d
+                .cells
                 .iter()
-                .filter(|c| c["rw"] == "randread" && c["engine"] != "null")
-                .filter(|c| fallback(c).is_none())
-                .filter_map(|c| Some((c["engine"].as_str()?.to_string(), fig(c, "mean_ns")?)))
+                .filter(|c| c.rw == "randread" && !c.is_reference())
+                .filter(|c| c.fallback.is_none())
+                .filter_map(|c| Some((c.engine.clone(), c.figures?.mean_ns?)))
                 .min_by(|a, b| a.1.total_cmp(&b.1))?;
             let label = format!("{} QD1 4k read ({})", r.label(), best.0);
             Some(
@@ -961,5 +954,19 @@ pub fn ladder(runs: &[RunData]) -> Option<Section> {
     if measured.is_empty() {
         return None;
     }
-    Some(ladder::section(&measured))
+    let mut section = ladder::section(&measured);
+    // A read figure stands on what the target held: the QD1 step's word on it (a device
+    // never written reads no stored data) goes with the rung, as under the QD1 table.
+    let mut said = String::new();
+    for r in runs {
+        let Some(d) = step_data(r, "qd1-engines") else {
+            continue;
+        };
+        let notes = qd1_step_notes(r, &review::read(d));
+        for n in notes.iter().filter(|n| n.kind == NoteKind::Stored) {
+            said.push_str(&run_note(runs, r, "stored", &format!("note: {}", n.text)));
+        }
+    }
+    section.body.push_str(&said);
+    Some(section)
 }

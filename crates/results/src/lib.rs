@@ -18,12 +18,14 @@ pub mod health;
 pub mod histogram;
 pub mod hosts;
 pub mod iolog;
+pub mod lenient;
 pub mod machine;
 pub mod measured;
 pub mod ordered;
 pub mod pts;
 pub mod record;
 pub mod repeats;
+pub mod review;
 pub mod setup;
 pub mod split;
 pub mod steady;
@@ -49,8 +51,8 @@ pub use measured::{
 };
 pub use ordered::Metrics;
 pub use record::{
-    options_of, percentile_name, CpuRecord, HistogramRecord, HostRecord, JobRecord, RunRecord,
-    SeriesRecord, StepRecord, RECORD_FORMAT, RECORD_VERSION, SAMPLE_INTERVAL_NS,
+    options_of, percentile_name, CpuRecord, HistogramRecord, HostRecord, JobRecord, MetaFacts,
+    RunRecord, SeriesRecord, StepRecord, RECORD_FORMAT, RECORD_VERSION, SAMPLE_INTERVAL_NS,
     STORED_PERCENTILES,
 };
 pub use repeats::{Interval, RepeatFigures};

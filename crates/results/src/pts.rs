@@ -35,6 +35,7 @@ pub struct Header {
     pub target: String,
     pub capacity_bytes: u64,
     pub region_bytes: u64,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub active_range_pct: f64,
     /// The active range in words ("100.0 % of the user capacity, from LBA 0").
     pub active_range: String,
@@ -43,6 +44,7 @@ pub struct Header {
     pub scaled: Option<String>,
     /// Every way the run departs from the profile.
     pub departures: Vec<String>,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub element_time_s: f64,
     pub threads: u32,
     pub depth: u32,
@@ -61,6 +63,7 @@ pub struct Header {
 pub struct Dirth {
     pub read_pct: u8,
     pub bs: u32,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub ceiling_ms: f64,
 }
 
@@ -181,19 +184,28 @@ impl Element {
 pub struct Measured {
     pub element: Element,
     pub label: String,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub iops: f64,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub read_iops: f64,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub write_iops: f64,
     /// Bytes per second, reads and writes together.
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub bw_bytes: f64,
     /// Bytes written in the element (write saturation plots against them).
     pub write_bytes: u64,
     /// Response times (the spec's average, maximum and five-nines), reads and writes
     /// together, in ns.
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub mean_ns: f64,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub max_ns: f64,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub p99_ns: f64,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub p9999_ns: f64,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub p99999_ns: f64,
     /// The response-time histogram where the test asks for one: (upper edge in ns, I/Os),
     /// ten bins a decade, empty bins left out.
@@ -247,11 +259,14 @@ impl Figure {
 pub struct Window {
     /// Its first and last round, 1-based, as the specification numbers rounds.
     pub rounds: [usize; 2],
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub average: f64,
     /// Data excursion in percent of the average.
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub range_pct: f64,
     /// Slope excursion (the fitted line's change from the first round to the last) in
     /// percent of the average.
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub slope_excursion_pct: f64,
     /// Both excursions within the rule's limits.
     pub steady: bool,
@@ -267,6 +282,7 @@ pub struct SteadyState {
     /// `None` before there are enough rounds for one.
     pub window: Option<Window>,
     /// The tracked variable, one value per round.
+    #[serde(deserialize_with = "crate::lenient::f64s")]
     pub values: Vec<f64>,
     /// Rounds are used up without steady state: the test stops and says so.
     pub gave_up: bool,
@@ -278,6 +294,7 @@ pub struct SteadyState {
 #[serde(default)]
 pub struct Tracked {
     pub label: String,
+    #[serde(deserialize_with = "crate::lenient::f64s")]
     pub values: Vec<f64>,
     pub window: Option<Window>,
     /// This variable is steady in that window.
@@ -335,9 +352,12 @@ pub struct PhaseRun {
 pub struct PhasePoint {
     #[serde(skip_serializing_if = "String::is_empty")]
     pub role: String,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub at_s: f64,
     /// The step's own time, then the host idle after it.
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub time_s: f64,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub idle_s: f64,
     #[serde(flatten)]
     pub measured: Measured,
@@ -349,6 +369,7 @@ pub struct PhasePoint {
 pub struct Wipc {
     pub stimulus: String,
     pub bytes: u64,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub bw_bytes: f64,
 }
 
@@ -376,7 +397,9 @@ pub struct PartialRound {
 #[serde(default)]
 pub struct RuleDoc {
     pub window: usize,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub range_pct: f64,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub slope_pct: f64,
     pub max_rounds: usize,
 }
@@ -389,6 +412,7 @@ pub struct Steady {
     pub reached: bool,
     pub window_rounds: Option<[usize; 2]>,
     /// The first tracked variable, one value a round.
+    #[serde(deserialize_with = "crate::lenient::f64s")]
     pub values: Vec<f64>,
     pub average: Option<f64>,
     pub range_pct: Option<f64>,

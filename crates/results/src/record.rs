@@ -479,7 +479,51 @@ impl Default for RunRecord {
     }
 }
 
+impl StepRecord {
+    /// The step's output as the terminal printed it (kept with its data).
+    pub fn text(&self) -> &str {
+        self.data.get("text").and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// The step's data as `T` (see [`crate::review`]); nothing for another shape.
+    pub fn typed<T: serde::de::DeserializeOwned + Default>(&self) -> T {
+        crate::review::read(&self.data)
+    }
+}
+
+/// What a run's meta says of its target and settings, across kinds: a review's profile and
+/// target, a key-value run's directory, filesystem, key count and threads. Each `None`
+/// where the kind does not keep it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MetaFacts {
+    pub profile: Option<String>,
+    pub target: Option<String>,
+    pub dir: Option<String>,
+    pub filesystem: Option<String>,
+    pub db_bench_version: Option<String>,
+    pub num: Option<u64>,
+    pub threads: Option<u64>,
+}
+
 impl RunRecord {
+    /// [`MetaFacts`] of the run's meta.
+    pub fn facts(&self) -> MetaFacts {
+        // Each field alone: one of another type (a PTS document's `target`) leaves the rest.
+        let get = |k: &str| self.meta.get(k);
+        let text = |k: &str| get(k).and_then(Value::as_str).map(str::to_string);
+        let int = |k: &str| get(k).and_then(Value::as_u64);
+        MetaFacts {
+            profile: text("profile"),
+            target: text("target"),
+            dir: text("dir"),
+            filesystem: text("filesystem"),
+            db_bench_version: text("db_bench_version"),
+            num: int("num"),
+            threads: int("threads"),
+        }
+    }
+
     /// The step named `name`, if the run has it.
     pub fn step(&self, name: &str) -> Option<&StepRecord> {
         self.steps.iter().find(|s| s.name == name)

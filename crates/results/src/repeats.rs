@@ -26,14 +26,21 @@ pub struct RepeatFigures {
 
 /// A figure over repeats: mean, a 95 % confidence interval for the mean (Student's t with
 /// n − 1 degrees of freedom), the sample standard deviation and the extremes.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Interval {
     pub n: usize,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub mean: f64,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub stddev: f64,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub ci95_low: f64,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub ci95_high: f64,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub min: f64,
+    #[serde(deserialize_with = "crate::lenient::f64")]
     pub max: f64,
 }
 

@@ -7,8 +7,8 @@
 use iolab_engine::{EngineConfig, EngineKind};
 use iolab_job::{Pattern, SizeSpec};
 use iolab_report::format::micros;
+use iolab_results::review::{FloorRow, FloorStep};
 use iolab_sysinfo::{probe, TargetKind};
-use serde_json::json;
 
 use super::{point_spec, Findings, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
@@ -317,7 +317,7 @@ fn fill_ram(
 struct Split {
     harness_ns: f64,
     table: Table,
-    rows: Vec<serde_json::Value>,
+    rows: Vec<FloorRow>,
     /// (engine, [harness, kernel, device] ns, target ns) of the engines with all figures.
     lines: Vec<(String, [f64; 3], f64)>,
 }
@@ -332,12 +332,21 @@ impl Split {
                     .push((label.clone(), [harness, kernel, device], *tgt));
                 // A share below zero is a difference smaller than the noise, not a time.
                 let share = |v: f64| (v >= 0.0).then_some(v);
-                let noise: Vec<&str> = [("kernel", kernel), ("device", device)]
+                let within_noise = [("kernel", kernel), ("device", device)]
                     .into_iter()
                     .filter(|(_, v)| *v < 0.0)
-                    .map(|(n, _)| n)
+                    .map(|(n, _)| n.to_string())
                     .collect();
-                self.rows.push(json!({"engine": label, "harness_ns": harness, "kernel_ns": share(kernel), "device_ns": share(device), "within_noise": noise, "target_ns": tgt, "ram_ns": ram_mean}));
+                self.rows.push(FloorRow {
+                    engine: label.clone(),
+                    harness_ns: Some(harness),
+                    kernel_ns: share(kernel),
+                    device_ns: share(device),
+                    within_noise,
+                    target_ns: Some(*tgt),
+                    ram_ns: Some(*ram_mean),
+                    unavailable: None,
+                });
             }
             (t_res, r_res) => {
                 let why = t_res
@@ -353,8 +362,12 @@ impl Split {
                     t_res.clone().map_or("n/a".into(), micros),
                     format!("n/a: {why}"),
                 ]);
-                self.rows
-                    .push(json!({"engine": label, "harness_ns": harness, "unavailable": why}));
+                self.rows.push(FloorRow {
+                    engine: label.clone(),
+                    harness_ns: Some(harness),
+                    unavailable: Some(why),
+                    ..FloorRow::default()
+                });
             }
         }
     }
@@ -388,7 +401,13 @@ impl Split {
             text.push_str(&format!("- {n}\n"));
         }
         StepOutput::ok(
-            json!({"null_ns": self.harness_ns, "ram_device": ram, "engines": self.rows, "notes": notes}),
+            serde_json::to_value(FloorStep {
+                null_ns: Some(self.harness_ns),
+                ram_device: ram.clone(),
+                engines: self.rows,
+                notes,
+            })
+            .unwrap_or_default(),
             text,
         )
     }
@@ -425,10 +444,11 @@ mod tests {
         };
         split.add("psync".into(), Ok(900.0), Ok(1000.0));
         let out = split.finish(&Some("/dev/zramX".into()), Vec::new());
-        let row = &out.data["engines"][0];
-        assert_eq!(row["device_ns"], serde_json::Value::Null, "{row}");
-        assert_eq!(row["kernel_ns"], 900.0);
-        assert_eq!(row["within_noise"], json!(["device"]));
+        let step: FloorStep = iolab_results::review::read(&out.data);
+        let row = &step.engines[0];
+        assert_eq!(row.device_ns, None, "{row:?}");
+        assert_eq!(row.kernel_ns, Some(900.0));
+        assert_eq!(row.within_noise, vec!["device".to_string()]);
         assert!(out.text.contains("within noise"), "{}", out.text);
         assert!(!out.text.contains("-100"), "{}", out.text);
     }

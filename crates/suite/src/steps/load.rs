@@ -8,10 +8,12 @@
 
 use iolab_job::Pattern;
 use iolab_report::format::{compact, micros};
+use iolab_results::review::{
+    LoadCurve, LoadMark, LoadObjective, LoadPoint as StoredPoint, LoadStep,
+};
 use iolab_results::{carried_cell, Behind, DirResult, TickRate};
 use iolab_runner::JobReport;
 use iolab_stats::Clock;
-use serde_json::{json, Value};
 
 use super::{point_spec, Findings, StepOutput, Workload};
 use crate::exec::{Executor, Point};
@@ -63,16 +65,21 @@ impl super::ReviewStep for Load {
         for (rw, read) in WORKLOADS {
             let c = curve(cfg, ex, findings, rw, read)?;
             text.push_str(&c.render(cfg));
-            curves.push(c.to_json(cfg));
+            curves.push(c.stored(cfg));
         }
-        Ok(StepOutput::ok(
-            json!({
-                "engine": findings.sweep_engine().label(),
-                "iodepth": cfg.max_qd,
-                "knee_factor": cfg.knee_factor,
-                "slo": cfg.slo.map(|s| json!({"label": s.label(), "percentile": s.percentile, "max_ns": s.max_ns})),
-                "curves": curves,
+        let data = LoadStep {
+            engine: findings.sweep_engine().label(),
+            iodepth: cfg.max_qd,
+            knee_factor: cfg.knee_factor,
+            slo: cfg.slo.map(|s| LoadObjective {
+                label: s.label(),
+                percentile: s.percentile,
+                max_ns: s.max_ns,
             }),
+            curves,
+        };
+        Ok(StepOutput::ok(
+            serde_json::to_value(data).unwrap_or_default(),
             text,
         ))
     }
@@ -180,26 +187,26 @@ impl LoadPoint {
         self.behind == Some(Behind::Generator)
     }
 
-    fn to_json(self) -> Value {
-        json!({
-            "share": self.share,
-            "offered_iops": self.offered,
-            "achieved_iops": self.achieved,
-            "lat_mean_ns": self.lat_mean_ns,
-            "lat_p99_ns": self.lat_ns[0],
-            "lat_p99.9_ns": self.lat_ns[1],
-            "lat_p99.99_ns": self.lat_ns[2],
-            "response_mean_ns": self.resp_mean_ns,
-            "response_p99_ns": self.resp_ns[0],
-            "response_p99.9_ns": self.resp_ns[1],
-            "response_p99.99_ns": self.resp_ns[2],
-            "response_slo_ns": self.resp_slo_ns,
-            "lateness_p99_ns": self.late_p99_ns,
-            "late_for_slot": self.late_for_slot,
-            "carried": self.behind.is_none(),
-            "behind": self.behind.map(|b| b.label()),
-            "generator_cpu_wait_ns": self.cpu_wait_ns,
-        })
+    fn stored(self) -> StoredPoint {
+        StoredPoint {
+            share: self.share,
+            offered_iops: self.offered,
+            achieved_iops: self.achieved,
+            lat_mean_ns: Some(self.lat_mean_ns),
+            lat_p99_ns: Some(self.lat_ns[0]),
+            lat_p999_ns: Some(self.lat_ns[1]),
+            lat_p9999_ns: Some(self.lat_ns[2]),
+            response_mean_ns: Some(self.resp_mean_ns),
+            response_p99_ns: Some(self.resp_ns[0]),
+            response_p999_ns: Some(self.resp_ns[1]),
+            response_p9999_ns: Some(self.resp_ns[2]),
+            response_slo_ns: Some(self.resp_slo_ns),
+            lateness_p99_ns: Some(self.late_p99_ns),
+            late_for_slot: Some(self.late_for_slot),
+            carried: self.behind.is_none(),
+            behind: self.behind.map(|b| b.label().to_string()),
+            generator_cpu_wait_ns: self.cpu_wait_ns,
+        }
     }
 }
 
@@ -322,18 +329,30 @@ impl Curve {
         s
     }
 
-    fn to_json(&self, cfg: &ReviewConfig) -> Value {
-        json!({
-            "rw": self.rw,
-            "peak_iops": self.peak.map(|p| p.0),
-            "peak_from": self.peak.map(|p| p.1),
-            "unavailable": self.unavailable,
-            "points": self.points.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
-            "busy": self.busy_line().trim().to_string(),
-            "caveats": self.caveats(cfg),
-            "knee": self.knee(cfg).map(|p| json!({"share": p.share, "offered_iops": p.offered, "achieved_iops": p.achieved, "response_p99_ns": p.resp_ns[0]})),
-            "slo": cfg.slo.and_then(|s| self.slo_point(s)).map(|p| json!({"share": p.share, "offered_iops": p.offered, "achieved_iops": p.achieved, "response_ns": p.resp_slo_ns})),
-        })
+    fn stored(&self, cfg: &ReviewConfig) -> LoadCurve {
+        LoadCurve {
+            rw: self.rw.to_string(),
+            peak_iops: self.peak.map(|p| p.0),
+            peak_from: self.peak.map(|p| p.1.to_string()),
+            unavailable: self.unavailable.clone(),
+            points: self.points.iter().map(|p| p.stored()).collect(),
+            busy: self.busy_line().trim().to_string(),
+            caveats: self.caveats(cfg),
+            knee: self.knee(cfg).map(|p| LoadMark {
+                share: p.share,
+                offered_iops: Some(p.offered),
+                achieved_iops: Some(p.achieved),
+                response_p99_ns: Some(p.resp_ns[0]),
+                response_ns: None,
+            }),
+            slo: cfg.slo.and_then(|s| self.slo_point(s)).map(|p| LoadMark {
+                share: p.share,
+                offered_iops: Some(p.offered),
+                achieved_iops: Some(p.achieved),
+                response_p99_ns: None,
+                response_ns: Some(p.resp_slo_ns),
+            }),
+        }
     }
 }
 

@@ -117,17 +117,23 @@ impl Nums {
         })
     }
 
+    /// The figures as the steps store them.
+    pub fn figures(self) -> iolab_results::review::Figures {
+        iolab_results::review::Figures {
+            iops: Some(self.iops),
+            bw_bytes: Some(self.bytes_per_sec),
+            mean_ns: Some(self.mean_ns),
+            p50_ns: Some(self.p50_ns),
+            p99_ns: Some(self.p99_ns),
+            p9999_ns: Some(self.p9999_ns),
+            p99999_ns: Some(self.p99999_ns),
+            ios: Some(self.ios),
+            ..Default::default()
+        }
+    }
+
     pub fn to_json(self) -> Value {
-        json!({
-            "iops": self.iops,
-            "bw_bytes": self.bytes_per_sec,
-            "mean_ns": self.mean_ns,
-            "p50_ns": self.p50_ns,
-            "p99_ns": self.p99_ns,
-            "p99.99_ns": self.p9999_ns,
-            "p99.999_ns": self.p99999_ns,
-            "ios": self.ios,
-        })
+        serde_json::to_value(self.figures()).unwrap_or_default()
     }
 }
 

@@ -3,7 +3,7 @@
 
 use iolab_job::Pattern;
 use iolab_report::format::{compact, micros};
-use serde_json::json;
+use iolab_results::review::{ProfilePoint, ProfilesStep};
 
 use super::{point_spec, size_label, Findings, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
@@ -81,13 +81,25 @@ pub fn run(
                         ]),
                         None => row.extend(["-".to_string(), "-".into(), "-".into(), "-".into()]),
                     }
-                    rows.push(json!({"profile": name, "bs": bs, "qd": qd, "rw": rw, "figures": n.map(|n| n.to_json())}));
+                    rows.push(ProfilePoint {
+                        profile: name.to_string(),
+                        bs,
+                        qd,
+                        rw: rw.to_string(),
+                        figures: n.map(Nums::figures),
+                        unavailable: None,
+                    });
                 }
                 Point::Unavailable(why) => {
                     row.extend(["n/a".to_string(), "-".into(), "-".into(), "-".into()]);
-                    rows.push(
-                        json!({"profile": name, "bs": bs, "qd": qd, "rw": rw, "unavailable": why}),
-                    );
+                    rows.push(ProfilePoint {
+                        profile: name.to_string(),
+                        bs,
+                        qd,
+                        rw: rw.to_string(),
+                        figures: None,
+                        unavailable: Some(why),
+                    });
                 }
             }
         }
@@ -98,9 +110,9 @@ pub fn run(
         .filter_map(|r| {
             Some(format!(
                 "- n/a {} {}: {}\n",
-                r["profile"].as_str()?,
-                r["rw"].as_str()?,
-                r["unavailable"].as_str()?
+                r.profile,
+                r.rw,
+                r.unavailable.as_deref()?
             ))
         })
         .collect();
@@ -111,7 +123,11 @@ pub fn run(
         reasons.concat()
     );
     Ok(StepOutput::ok(
-        json!({"engine": engine.label(), "points": rows}),
+        serde_json::to_value(ProfilesStep {
+            engine: engine.label(),
+            points: rows,
+        })
+        .unwrap_or_default(),
         text,
     ))
 }

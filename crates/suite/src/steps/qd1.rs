@@ -7,8 +7,8 @@ use iolab_engine::{EngineConfig, EngineKind};
 use iolab_job::Pattern;
 use iolab_report::qd1::Qd1Numbers;
 use iolab_report::{Qd1Cell, Qd1Table};
+use iolab_results::review::{Figures, Qd1Cell as StoredCell, Qd1Step, Rounds};
 use iolab_results::{About, Note, NoteKind};
-use serde_json::json;
 
 use super::{point_spec, Findings, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
@@ -74,30 +74,31 @@ pub struct ImportedCell {
     pub engine: String,
     pub rw: String,
     pub numbers: Qd1Numbers,
-    /// The step's cell figures (`iops`, `mean_ns`, `p99_ns`, `p99.999_ns`).
-    pub figures: serde_json::Value,
+    /// The step's cell figures (a figure the run did not keep is `None`: n/a, never 0).
+    pub figures: Figures,
     pub run: i64,
 }
 
 impl ImportedCell {
     /// The cell as the step keeps it (its `cells`, which the report draws).
-    pub fn cell_json(&self) -> serde_json::Value {
-        json!({
-            "engine": self.engine,
-            "rw": self.rw,
-            "figures": self.figures,
-            "imported_from": self.run,
-        })
+    pub fn cell(&self) -> StoredCell {
+        StoredCell {
+            engine: self.engine.clone(),
+            rw: self.rw.clone(),
+            figures: Some(self.figures),
+            imported_from: Some(self.run),
+            ..StoredCell::default()
+        }
     }
 }
 
 /// Adds the columns measured elsewhere to the table and the step's cells.
-fn add_imported(cfg: &ReviewConfig, table: &mut Qd1Table, cells: &mut Vec<serde_json::Value>) {
+fn add_imported(cfg: &ReviewConfig, table: &mut Qd1Table, cells: &mut Vec<StoredCell>) {
     for c in &cfg.with_qd1 {
         let Some((title, _, _)) = WORKLOADS.iter().find(|(_, rw, _)| *rw == c.rw) else {
             continue;
         };
-        cells.push(c.cell_json());
+        cells.push(c.cell());
         table.add(Qd1Cell {
             engine: c.engine.clone(),
             workload: title.to_string(),
@@ -225,18 +226,26 @@ pub fn run(
                             findings.qd1_read_noise.push((label.clone(), half, i.n));
                         }
                     }
-                    let mut cell = json!({"engine": label, "rw": rw, "workload": title, "figures": n.to_json(), "fallback": r.fallback});
-                    if r.repeats.len() > 1 {
-                        cell["repeats"] = repeats_json(r);
-                    }
-                    cells.push(cell);
+                    cells.push(StoredCell {
+                        engine: label.clone(),
+                        rw: rw.into(),
+                        workload: Some(title.into()),
+                        figures: Some(n.figures()),
+                        fallback: r.fallback.clone(),
+                        repeats: (r.repeats.len() > 1).then(|| rounds_of(r)),
+                        ..StoredCell::default()
+                    });
                 }
                 Qd1Numbers::from_report(r, &ex.clock).ok_or_else(|| "no I/O completed".into())
             }
             Point::Unavailable(why) => {
-                cells.push(
-                    json!({"engine": label, "rw": rw, "workload": title, "unavailable": why}),
-                );
+                cells.push(StoredCell {
+                    engine: label.clone(),
+                    rw: rw.into(),
+                    workload: Some(title.into()),
+                    unavailable: Some(why.clone()),
+                    ..StoredCell::default()
+                });
                 Err(why.clone())
             }
         };
@@ -271,7 +280,13 @@ pub fn run(
     }
     // The step's result keeps what the tables concluded and noticed, for every output.
     let mut out = StepOutput::ok(
-        json!({"cells": cells, "best_async": best, "notes": table.notes, "marks": table.marks()}),
+        serde_json::to_value(Qd1Step {
+            cells,
+            best_async: best,
+            notes: Some(table.notes.clone()),
+            marks: Some(table.marks()),
+        })
+        .unwrap_or_default(),
         text,
     );
     // The table of the cells measured so far is worth printing (the main job's partial
@@ -325,16 +340,18 @@ fn row_note(label: &str, title: &str, note: &str) -> String {
 }
 
 /// A repeated cell's rounds: how many, and each figure's 95 % interval.
-fn repeats_json(r: &iolab_runner::JobReport) -> serde_json::Value {
-    let intervals: serde_json::Map<String, serde_json::Value> =
-        iolab_results::repeats::intervals(&r.repeats)
-            .into_iter()
-            .filter(|(_, n, _)| {
-                ["iops", "lat_mean_ns", "lat_p99_ns", "lat_p99.999_ns"].contains(&n.as_str())
-            })
-            .map(|(_, n, i)| (n, serde_json::to_value(i).unwrap_or_default()))
-            .collect();
-    json!({"count": r.repeats.len(), "intervals": intervals})
+fn rounds_of(r: &iolab_runner::JobReport) -> Rounds {
+    let intervals = iolab_results::repeats::intervals(&r.repeats)
+        .into_iter()
+        .filter(|(_, n, _)| {
+            ["iops", "lat_mean_ns", "lat_p99_ns", "lat_p99.999_ns"].contains(&n.as_str())
+        })
+        .map(|(_, n, i)| (n, i))
+        .collect();
+    Rounds {
+        count: r.repeats.len(),
+        intervals,
+    }
 }
 
 #[cfg(test)]

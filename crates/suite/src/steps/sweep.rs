@@ -4,7 +4,7 @@
 
 use iolab_job::Pattern;
 use iolab_report::format::{compact, micros};
-use serde_json::json;
+use iolab_results::review::{self, Saturation, SweepStep};
 
 use super::{point_spec, Findings, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
@@ -54,15 +54,18 @@ pub fn run(
         .collect();
     let (sat_table, sats, reasons) = saturation(cfg, &curves);
     for (rw, s) in &sats {
-        if let Some(peak) = s["peak_iops"].as_f64() {
+        if let Some(peak) = s.peak_iops {
             findings.peaks.push((rw.clone(), peak));
         }
     }
-    let points: Vec<_> = curves
+    let points: Vec<review::SweepPoint> = curves
         .iter()
         .flat_map(|(rw, c)| {
-            c.iter().map(move |(qd, n, why)| {
-                json!({"rw": rw, "qd": qd, "figures": n.map(|n| n.to_json()), "unavailable": why})
+            c.iter().map(move |(qd, n, why)| review::SweepPoint {
+                rw: rw.to_string(),
+                qd: *qd,
+                figures: n.map(Nums::figures),
+                unavailable: why.clone(),
             })
         })
         .collect();
@@ -83,22 +86,22 @@ pub fn run(
         text.push_str(&format!("- {d}\n"));
     }
     for (rw, s) in &sats {
-        if s["peak_qd"].as_u64() == qds.last().map(|q| *q as u64) {
+        if let Some(peak_qd) = s.peak_qd.filter(|q| Some(q) == qds.last()) {
             text.push_str(&format!(
-                "- {rw}: the peak is at the deepest QD measured ({}), so the device may not \
-                 have saturated; a larger --max-qd would tell\n",
-                s["peak_qd"]
+                "- {rw}: the peak is at the deepest QD measured ({peak_qd}), so the device may \
+                 not have saturated; a larger --max-qd would tell\n"
             ));
         }
     }
     Ok(StepOutput::ok(
-        json!({
-            "engine": engine.label(),
-            "tolerance_pct": cfg.tolerance_pct,
-            "points": points,
-            "saturation": sats,
-            "caveats": reasons.iter().chain(&disagreements).collect::<Vec<_>>(),
-        }),
+        serde_json::to_value(SweepStep {
+            engine: engine.label(),
+            tolerance_pct: cfg.tolerance_pct,
+            points,
+            saturation: sats,
+            caveats: reasons.iter().chain(&disagreements).cloned().collect(),
+        })
+        .unwrap_or_default(),
         text,
     ))
 }
@@ -194,7 +197,7 @@ fn saturation(
     curves: &[(&str, Vec<SweepPoint>)],
 ) -> (
     Table,
-    serde_json::Map<String, serde_json::Value>,
+    std::collections::BTreeMap<String, Saturation>,
     Vec<String>,
 ) {
     let mut sat_table = Table::new([
@@ -205,7 +208,7 @@ fn saturation(
         "mean latency there",
         "scatter",
     ]);
-    let mut sats = serde_json::Map::new();
+    let mut sats = std::collections::BTreeMap::new();
     let mut reasons = Vec::new();
     for (rw, c) in curves {
         let pts: Vec<(u32, f64)> = c
@@ -220,7 +223,13 @@ fn saturation(
             SaturationFit::Undetermined(why) => {
                 sat_table.row([format!("4k {rw}"), "undetermined".to_string()]);
                 reasons.push(format!("{rw}: saturation undetermined: {why}"));
-                sats.insert(rw.to_string(), json!({"undetermined": why}));
+                sats.insert(
+                    rw.to_string(),
+                    Saturation {
+                        undetermined: Some(why.clone()),
+                        ..Saturation::default()
+                    },
+                );
                 continue;
             }
         };
@@ -243,8 +252,15 @@ fn saturation(
         ]);
         sats.insert(
             rw.to_string(),
-            json!({"qd": s.qd, "iops": s.iops, "peak_qd": s.peak_qd, "peak_iops": s.peak_iops,
-                   "qd_range": [s.qd_range.0, s.qd_range.1], "noise_pct": s.noise_pct}),
+            Saturation {
+                qd: Some(s.qd),
+                iops: Some(s.iops),
+                peak_qd: Some(s.peak_qd),
+                peak_iops: Some(s.peak_iops),
+                qd_range: Some([s.qd_range.0, s.qd_range.1]),
+                noise_pct: Some(s.noise_pct),
+                undetermined: None,
+            },
         );
     }
     (sat_table, sats, reasons)

@@ -5,7 +5,7 @@
 
 use iolab_job::Pattern;
 use iolab_report::format::micros;
-use serde_json::json;
+use iolab_results::review::{TransferPoint, TransferStep};
 
 use super::{point_spec, size_label, Findings, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
@@ -100,7 +100,14 @@ pub fn run(
                     let n = Nums::of(&r, &ex.clock);
                     row_mbs.push(n.map_or("-".into(), |n| format!("{:.1}", n.bytes_per_sec / 1e6)));
                     row_lat.push(n.map_or("-".into(), |n| micros(n.mean_ns)));
-                    points.push(json!({"bs": bs, "variant": col, "rw": rw, "offset_align": if unaligned {512} else {bs}, "figures": n.map(|n| n.to_json())}));
+                    points.push(TransferPoint {
+                        bs,
+                        variant: col.to_string(),
+                        rw: rw.to_string(),
+                        offset_align: if unaligned { 512 } else { bs },
+                        figures: n.map(Nums::figures),
+                        unavailable: None,
+                    });
                 }
                 Some(Point::Unavailable(why)) => {
                     row_mbs.push("n/a".into());
@@ -109,7 +116,14 @@ pub fn run(
                     if !reasons.iter().any(|x| x.starts_with(&format!("{col}:"))) {
                         reasons.push(format!("{col}: {why}"));
                     }
-                    points.push(json!({"bs": bs, "variant": col, "rw": rw, "unavailable": why}));
+                    points.push(TransferPoint {
+                        bs,
+                        variant: col.to_string(),
+                        rw: rw.to_string(),
+                        offset_align: if unaligned { 512 } else { bs },
+                        figures: None,
+                        unavailable: Some(why),
+                    });
                 }
             }
         }
@@ -126,7 +140,11 @@ pub fn run(
         text.push_str(&format!("- n/a {r}\n"));
     }
     Ok(StepOutput::ok(
-        json!({"engine": engine.label(), "points": points}),
+        serde_json::to_value(TransferStep {
+            engine: engine.label(),
+            points,
+        })
+        .unwrap_or_default(),
         text,
     ))
 }
