@@ -211,7 +211,7 @@ fn review_headline(r: &RunRecord) -> String {
     let points = format!("{} points", r.jobs.len());
     let step = r.steps.iter().find(|s| s.name == "qd1-engines");
     let marks: iolab_results::Marks = step
-        .and_then(|s| serde_json::from_value(s.data.get("marks")?.clone()).ok())
+        .and_then(|s| s.typed::<Qd1Step>().marks)
         .unwrap_or_default();
     let cell = |engine: &str| {
         r.jobs
@@ -437,8 +437,8 @@ fn print_job_file(d: &RunRecord) -> Result<ExitCode, CliError> {
             d.command
         )));
     };
-    let cwd = d.meta.get("cwd").and_then(|c| c.as_str()).unwrap_or("/");
-    let body = iolab_fio::args::job_file_of(&sections, std::path::Path::new(cwd))
+    let cwd = d.facts().cwd.unwrap_or("/".into());
+    let body = iolab_fio::args::job_file_of(&sections, std::path::Path::new(&cwd))
         .map_err(|e| CliError::bad_input(anyhow::anyhow!("run {}: {e}", d.id)))?;
     // The comment lines are stored text too: each kept on its line.
     let comment = iolab_fio::args::controls_escaped;

@@ -69,12 +69,8 @@ pub fn workloads_table(jobs: &[JobRecord]) -> String {
 
 /// The device a kv run ran on: its model, else its name, else its directory.
 pub fn device(r: &RunRecord) -> String {
-    r.meta["disk_model"]
-        .as_str()
-        .or_else(|| r.meta["disk"].as_str())
-        .or_else(|| r.meta["dir"].as_str())
-        .unwrap_or("?")
-        .to_string()
+    let f = r.facts();
+    f.disk_model.or(f.disk).or(f.dir).unwrap_or("?".into())
 }
 
 /// Runs as rows, workloads as columns: ops/s, MB/s and time in each cell, then the same
@@ -96,11 +92,7 @@ pub fn compare_table(runs: &[RunRecord]) -> String {
         columns.join(" | "),
         "---:|".repeat(columns.len())
     );
-    let keys = |r: &RunRecord| {
-        r.meta["num"]
-            .as_u64()
-            .map_or("-".into(), |n| compact(n as f64))
-    };
+    let keys = |r: &RunRecord| r.facts().num.map_or("-".into(), |n| compact(n as f64));
     for r in runs {
         let cells: Vec<String> = columns
             .iter()
@@ -167,7 +159,7 @@ pub fn compare_json(runs: &[RunRecord]) -> serde_json::Value {
             serde_json::json!({
                 "run": r.id,
                 "device": device(r),
-                "num": r.meta["num"],
+                "num": r.facts().num,
                 "workloads": w,
             })
         })

@@ -2,6 +2,7 @@
 //! series included), plus the percentile curves recomputed from the histograms of the QD1
 //! engines and polling vs IRQ jobs.
 
+use iolab_results::review::InfoStep;
 use std::collections::BTreeMap;
 
 use iolab_results::{JobRecord, RunRecord};
@@ -40,29 +41,24 @@ impl RunData {
     pub fn device(&self) -> String {
         self.disk_model()
             .or_else(|| self.disk_name())
-            .unwrap_or_else(|| {
-                self.detail.meta["target"]
-                    .as_str()
-                    .unwrap_or("?")
-                    .to_string()
-            })
+            .unwrap_or_else(|| self.detail.facts().target.unwrap_or("?".into()))
     }
 
     /// The disk's model: the review's info step, the run's meta, or a job's.
     fn disk_model(&self) -> Option<String> {
         let d = &self.detail;
-        let info = d.step("info").map(|s| &s.data);
-        info.and_then(|i| i["disk"]["model"].as_str().map(str::to_string))
-            .or_else(|| d.meta["disk_model"].as_str().map(str::to_string))
+        let info: Option<InfoStep> = d.step("info").map(|s| s.typed());
+        info.and_then(|i| i.disk?.model)
+            .or_else(|| d.facts().disk_model)
             .or_else(|| d.jobs.iter().find_map(|j| j.disk_model.clone()))
     }
 
     /// The disk's kernel name (`nvme0n1`), from the same places.
     fn disk_name(&self) -> Option<String> {
         let d = &self.detail;
-        let info = d.step("info").map(|s| &s.data);
-        info.and_then(|i| i["disk"]["name"].as_str().map(str::to_string))
-            .or_else(|| d.meta["disk"].as_str().map(str::to_string))
+        let info: Option<InfoStep> = d.step("info").map(|s| s.typed());
+        info.and_then(|i| i.disk?.name)
+            .or_else(|| d.facts().disk)
             .or_else(|| d.jobs.iter().find_map(|j| j.disk.clone()))
     }
 

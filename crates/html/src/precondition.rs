@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
+use iolab_results::review::{self, Pass, PreconditionStep};
 
 use crate::chart::{esc, Chart, Format, ScaleKind, Series};
 use crate::data::RunData;
@@ -19,12 +19,12 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
         let Some(data) = step_data(r, "precondition") else {
             continue;
         };
-        if let Some(n) = data["deallocate_note"].as_str() {
+        let data: PreconditionStep = review::read(data);
+        if let Some(n) = &data.deallocate_note {
             notes.push_str(&run_note(runs, r, "", n));
         }
-        let passes: Vec<&Value> = data["passes"].as_array().into_iter().flatten().collect();
-        if !passes.is_empty() {
-            notes.push_str(&passes_table(&name(runs, r, "pass"), &passes));
+        if !data.passes.is_empty() {
+            notes.push_str(&passes_table(&name(runs, r, "pass"), &data.passes));
         }
         for j in r.jobs().iter().filter(|j| j.step == "precondition") {
             let pts: Vec<(f64, f64)> = r
@@ -68,7 +68,7 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
     Some(Section::new("precondition", "Precondition", html))
 }
 
-fn passes_table(heading: &str, passes: &[&Value]) -> String {
+fn passes_table(heading: &str, passes: &[Pass]) -> String {
     let mut t = format!(
         "<table class=\"facts\"><thead><tr><th>{}</th><th>written</th><th>MB/s</th></tr>\
          </thead><tbody>",
@@ -78,9 +78,9 @@ fn passes_table(heading: &str, passes: &[&Value]) -> String {
         let _ = write!(
             t,
             "<tr><td>{}</td><td>{}</td><td>{:.0}</td></tr>",
-            p["pass"],
-            iolab_report::format::bytes_binary(p["bytes"].as_f64().unwrap_or(0.0)),
-            p["mb_per_sec"].as_f64().unwrap_or(0.0)
+            p.pass,
+            iolab_report::format::bytes_binary(p.bytes as f64),
+            p.mb_per_sec
         );
     }
     t.push_str("</tbody></table>");

@@ -8,7 +8,7 @@ use iolab_report::format::{compact, micros};
 use serde_json::Value;
 
 use iolab_results::review::{
-    self, Figures, ProfilesStep, Qd1Cell, Qd1Step, SweepStep, TransferStep,
+    self, Figures, InfoHost, InfoStep, ProfilesStep, Qd1Cell, Qd1Step, SweepStep, TransferStep,
 };
 use iolab_results::{About, JobRecord, Note, NoteKind};
 
@@ -80,32 +80,26 @@ pub fn header(runs: &[RunData]) -> Section {
     );
     for r in runs {
         let d = &r.detail;
-        let info = step_data(r, "info");
+        let info: InfoHost = step_data(r, "info")
+            .and_then(|i| review::read::<InfoStep>(i).host)
+            .unwrap_or_default();
         let host = &d.host;
         let governor = info
-            .and_then(|i| i["host"]["governor"].as_str())
+            .governor
             .map_or(String::new(), |g| format!(", governor {g}"));
-        let clock = match (
-            d.clock_source.as_deref(),
-            info.and_then(|i| i["host"]["kernel_clocksource"].as_str()),
-        ) {
+        let clock = match (d.clock_source.as_deref(), info.kernel_clocksource) {
             (Some(c), Some(k)) => format!("iolab {c}, kernel {k}"),
             (Some(c), None) => format!("iolab {c}"),
             (None, _) => "-".into(),
         };
-        let profile = d.meta["profile"]
-            .as_str()
-            .map(str::to_string)
-            .or_else(|| {
-                d.meta["num"]
-                    .as_u64()
-                    .map(|n| format!("{} keys", compact(n as f64)))
-            })
+        let facts = d.facts();
+        let profile = facts
+            .profile
+            .or_else(|| facts.num.map(|n| format!("{} keys", compact(n as f64))))
             .unwrap_or_else(|| "-".into());
-        let target = d.meta["target"]
-            .as_str()
-            .or_else(|| d.meta["dir"].as_str())
-            .map(str::to_string)
+        let target = facts
+            .target
+            .or(facts.dir)
             .or_else(|| d.jobs.first().map(|j| j.target.clone()))
             .unwrap_or_default();
         let _ = write!(

@@ -66,8 +66,36 @@ fn put_back(knob: &Knob, on: bool, row: Option<(PathBuf, i64)>) {
     }
 }
 
-/// How a knob is put back by a later process: what it reaches and how it is checked to be
-/// the same device (its device number, and an NVMe drive's serial).
+/// How a knob is put back by a later process (stored in the results database before the
+/// knob is changed): what it reaches and how it is checked to be the same device (its
+/// device number, and an NVMe drive's serial).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "knob", rename_all = "lowercase")]
+enum RestoreRecord {
+    Nvme {
+        setting: String,
+        to: bool,
+        device: PathBuf,
+        rdev: Option<[u32; 2]>,
+        serial: Option<String>,
+    },
+    Scsi {
+        setting: String,
+        to: bool,
+        cache_type: PathBuf,
+        disk: PathBuf,
+        dev: Option<String>,
+    },
+}
+
+impl RestoreRecord {
+    fn to(&self) -> bool {
+        match self {
+            RestoreRecord::Nvme { to, .. } | RestoreRecord::Scsi { to, .. } => *to,
+        }
+    }
+}
+
 fn describe(k: &Knob, on: bool) -> Option<serde_json::Value> {
     use std::os::unix::fs::MetadataExt;
     let rdev_of = |p: &Path| {
@@ -75,24 +103,29 @@ fn describe(k: &Knob, on: bool) -> Option<serde_json::Value> {
             .ok()
             .map(|m| [libc::major(m.rdev()), libc::minor(m.rdev())])
     };
-    match k {
-        Knob::Nvme(pin) => {
-            let serial = nvme_controller(pin).map(|c| c.serial);
-            Some(serde_json::json!({
-                "setting": "write_cache", "to": on, "knob": "nvme",
-                "device": pin.resolved, "rdev": rdev_of(&pin.resolved), "serial": serial,
-            }))
-        }
+    let setting = "write_cache".to_string();
+    let r = match k {
+        Knob::Nvme(pin) => RestoreRecord::Nvme {
+            setting,
+            to: on,
+            device: pin.resolved.clone(),
+            rdev: rdev_of(&pin.resolved),
+            serial: nvme_controller(pin).map(|c| c.serial),
+        },
         Knob::Scsi(p) => {
             // .../block/sdX/device/scsi_disk/H:C:T:L/cache_type: the disk is four up.
             let disk = p.ancestors().nth(4)?.to_path_buf();
-            Some(serde_json::json!({
-                "setting": "write_cache", "to": on, "knob": "scsi",
-                "cache_type": p, "disk": disk, "dev": read(&disk.join("dev")),
-            }))
+            RestoreRecord::Scsi {
+                setting,
+                to: on,
+                cache_type: p.clone(),
+                dev: read(&disk.join("dev")),
+                disk,
+            }
         }
-        _ => None,
-    }
+        _ => return None,
+    };
+    serde_json::to_value(r).ok()
 }
 
 /// Puts back what processes killed outright left changed (recorded in `store` before they
@@ -103,14 +136,15 @@ pub fn restore_orphans(store: &iolab_store::Store) -> Vec<String> {
     };
     let mut said = Vec::new();
     for o in orphans {
-        let w = &o.what;
-        let on = w["to"].as_bool().unwrap_or(true);
+        let w: Option<RestoreRecord> = serde_json::from_value(o.what.clone()).ok();
+        let on = w.as_ref().is_none_or(RestoreRecord::to);
         let run = o
             .run_id
             .map(|r| format!("run {r}"))
             .unwrap_or("a run".into());
         let state = if on { "enabled" } else { "disabled" };
-        let (knob, name) = match orphan_knob(w) {
+        let knob = w.ok_or_else(|| format!("an unknown setting ({})", o.what));
+        let (knob, name) = match knob.and_then(orphan_knob) {
             Ok(k) => k,
             Err(why) => {
                 said.push(format!(
@@ -138,37 +172,42 @@ pub fn restore_orphans(store: &iolab_store::Store) -> Vec<String> {
 }
 
 /// The knob an orphaned record names, once it is checked to be the same device.
-fn orphan_knob(w: &serde_json::Value) -> Result<(Knob, String), String> {
+fn orphan_knob(w: RestoreRecord) -> Result<(Knob, String), String> {
     use std::os::unix::fs::MetadataExt;
-    match w["knob"].as_str() {
-        Some("nvme") => {
-            let path = PathBuf::from(w["device"].as_str().unwrap_or(""));
-            let pin = Pin::existing(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    match w {
+        RestoreRecord::Nvme {
+            device,
+            rdev,
+            serial,
+            ..
+        } => {
+            let pin = Pin::existing(&device).map_err(|e| format!("{}: {e}", device.display()))?;
             let m = fs::metadata(&pin.resolved).map_err(|e| e.to_string())?;
-            let rdev = [libc::major(m.rdev()), libc::minor(m.rdev())];
-            if w["rdev"] != serde_json::json!(rdev) {
-                return Err(format!("{} is another device now", path.display()));
+            if rdev != Some([libc::major(m.rdev()), libc::minor(m.rdev())]) {
+                return Err(format!("{} is another device now", device.display()));
             }
-            let serial = nvme_controller(&pin).map(|c| c.serial);
-            if w["serial"] != serde_json::json!(serial) {
-                return Err(format!("{} is another drive now (serial)", path.display()));
+            if serial != nvme_controller(&pin).map(|c| c.serial) {
+                return Err(format!(
+                    "{} is another drive now (serial)",
+                    device.display()
+                ));
             }
-            Ok((Knob::Nvme(pin), path.display().to_string()))
+            Ok((Knob::Nvme(pin), device.display().to_string()))
         }
-        Some("scsi") => {
-            let disk = PathBuf::from(w["disk"].as_str().unwrap_or(""));
-            if read(&disk.join("dev")).as_deref() != w["dev"].as_str() {
+        RestoreRecord::Scsi {
+            cache_type,
+            disk,
+            dev,
+            ..
+        } => {
+            if read(&disk.join("dev")) != dev {
                 return Err(format!("{} is another device now", disk.display()));
             }
             let name = disk
                 .file_name()
                 .map(|n| format!("/dev/{}", n.to_string_lossy()));
-            Ok((
-                Knob::Scsi(PathBuf::from(w["cache_type"].as_str().unwrap_or(""))),
-                name.unwrap_or_default(),
-            ))
+            Ok((Knob::Scsi(cache_type), name.unwrap_or_default()))
         }
-        other => Err(format!("an unknown setting ({other:?})")),
     }
 }
 

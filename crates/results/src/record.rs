@@ -504,6 +504,11 @@ pub struct MetaFacts {
     pub db_bench_version: Option<String>,
     pub num: Option<u64>,
     pub threads: Option<u64>,
+    /// The disk under the target, where the run's meta names it.
+    pub disk_model: Option<String>,
+    pub disk: Option<String>,
+    /// The directory a job file's relative names were read against.
+    pub cwd: Option<String>,
 }
 
 impl RunRecord {
@@ -521,6 +526,9 @@ impl RunRecord {
             db_bench_version: text("db_bench_version"),
             num: int("num"),
             threads: int("threads"),
+            disk_model: text("disk_model"),
+            disk: text("disk"),
+            cwd: text("cwd"),
         }
     }
 

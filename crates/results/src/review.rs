@@ -304,6 +304,72 @@ pub struct FloorStep {
     pub notes: Vec<String>,
 }
 
+/// The disk under the target, as the info step found it in sysfs.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct InfoDisk {
+    pub name: Option<String>,
+    pub model: Option<String>,
+    pub capacity_bytes: Option<u64>,
+    pub logical_block_size: Option<u64>,
+    pub physical_block_size: Option<u64>,
+    pub rotational: Option<bool>,
+    pub scheduler: Option<String>,
+    pub nr_requests: Option<u64>,
+    pub io_poll: Option<bool>,
+    pub nvme_poll_queues: Option<u64>,
+    pub write_cache: Option<String>,
+    pub discard_max_bytes: Option<u64>,
+}
+
+/// The host as the info step measured it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct InfoHost {
+    pub hostname: Option<String>,
+    pub cpu_model: Option<String>,
+    pub cpus: Option<u64>,
+    pub governor: Option<String>,
+    pub kernel: Option<String>,
+    pub iolab_version: Option<String>,
+    pub clock_source: Option<String>,
+    pub kernel_clocksource: Option<String>,
+}
+
+/// The info step's data: the target, its disk and the host.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct InfoStep {
+    pub target: Option<String>,
+    /// `File`, `BlockDevice`, `NvmeGeneric`, `SpdkNvme`.
+    pub target_kind: Option<String>,
+    pub filesystem: Option<String>,
+    pub target_bytes: Option<u64>,
+    pub logical_block_size: Option<u64>,
+    pub disk: Option<InfoDisk>,
+    pub host: Option<InfoHost>,
+}
+
+/// One sequential write pass of the precondition step.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Pass {
+    pub pass: u32,
+    pub bytes: u64,
+    pub mb_per_sec: f64,
+}
+
+/// The precondition step's data.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PreconditionStep {
+    pub deallocated: bool,
+    /// What deallocating did, or why it did not.
+    pub deallocate_note: Option<String>,
+    pub region_bytes: u64,
+    pub passes: Vec<Pass>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,10 +1,10 @@
 //! Step 1: what a reviewer writes down before measuring — the disk behind the target (from
 //! sysfs) and the host. Saved in the step and in the run's facts.
 
+use iolab_results::review::{InfoDisk, InfoHost, InfoStep};
 use iolab_sysinfo::device::{cpu_governor, filesystem_of, kernel_clocksource, DiskFacts};
 use iolab_sysinfo::host::host_facts;
 use iolab_sysinfo::{probe, probe_new_file, TargetKind};
-use serde_json::json;
 
 use super::StepOutput;
 use crate::exec::Executor;
@@ -82,16 +82,19 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
         ]),
     }
     let host = host_rows(&mut t, &ex.clock);
-    let data = json!({
-        "target": cfg.target.display().to_string(),
-        "target_kind": format!("{:?}", facts.kind),
-        "filesystem": fs,
-        "target_bytes": facts.size_bytes,
-        "logical_block_size": facts.logical_block_size,
-        "disk": disk.as_ref().map(disk_json),
-        "host": host,
-    });
-    Ok(StepOutput::ok(data, t.render()))
+    let data = InfoStep {
+        target: Some(cfg.target.display().to_string()),
+        target_kind: Some(format!("{:?}", facts.kind)),
+        filesystem: fs,
+        target_bytes: Some(facts.size_bytes),
+        logical_block_size: Some(facts.logical_block_size.into()),
+        disk: disk.as_ref().map(stored_disk),
+        host: Some(host),
+    };
+    Ok(StepOutput::ok(
+        serde_json::to_value(data).unwrap_or_default(),
+        t.render(),
+    ))
 }
 
 fn disk_rows(t: &mut Table, d: &DiskFacts) {
@@ -135,25 +138,25 @@ fn disk_rows(t: &mut Table, d: &DiskFacts) {
     t.row(["discard".to_string(), discard]);
 }
 
-fn disk_json(d: &DiskFacts) -> serde_json::Value {
-    json!({
-        "name": d.name,
-        "model": d.model,
-        "capacity_bytes": d.capacity_bytes,
-        "logical_block_size": d.logical_block_size,
-        "physical_block_size": d.physical_block_size,
-        "rotational": d.rotational,
-        "scheduler": d.scheduler,
-        "nr_requests": d.nr_requests,
-        "io_poll": d.io_poll,
-        "nvme_poll_queues": d.nvme_poll_queues,
-        "write_cache": d.write_cache,
-        "discard_max_bytes": d.discard_max_bytes,
-    })
+fn stored_disk(d: &DiskFacts) -> InfoDisk {
+    InfoDisk {
+        name: Some(d.name.clone()),
+        model: d.model.clone(),
+        capacity_bytes: d.capacity_bytes,
+        logical_block_size: d.logical_block_size,
+        physical_block_size: d.physical_block_size,
+        rotational: d.rotational,
+        scheduler: d.scheduler.clone(),
+        nr_requests: d.nr_requests,
+        io_poll: d.io_poll,
+        nvme_poll_queues: d.nvme_poll_queues,
+        write_cache: d.write_cache.clone(),
+        discard_max_bytes: d.discard_max_bytes,
+    }
 }
 
 /// The host's rows, and its facts as the step keeps them.
-fn host_rows(t: &mut Table, clock: &iolab_stats::Clock) -> serde_json::Value {
+fn host_rows(t: &mut Table, clock: &iolab_stats::Clock) -> InfoHost {
     let host = host_facts();
     let governor = cpu_governor();
     let clocksource = kernel_clocksource();
@@ -177,14 +180,14 @@ fn host_rows(t: &mut Table, clock: &iolab_stats::Clock) -> serde_json::Value {
             opt(&clocksource)
         ),
     ]);
-    json!({
-        "hostname": host.hostname,
-        "cpu_model": host.cpu_model,
-        "cpus": host.cpus,
-        "governor": governor,
-        "kernel": host.kernel,
-        "iolab_version": env!("CARGO_PKG_VERSION"),
-        "clock_source": clock.source().to_string(),
-        "kernel_clocksource": clocksource,
-    })
+    InfoHost {
+        hostname: Some(host.hostname),
+        cpu_model: Some(host.cpu_model),
+        cpus: Some(host.cpus as u64),
+        governor,
+        kernel: Some(host.kernel),
+        iolab_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+        clock_source: Some(clock.source().to_string()),
+        kernel_clocksource: clocksource,
+    }
 }

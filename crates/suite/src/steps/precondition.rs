@@ -10,10 +10,10 @@ use std::time::Duration;
 use iolab_engine::{EngineConfig, EngineKind};
 use iolab_job::{Pattern, SizeSpec};
 use iolab_report::format::bytes_binary;
+use iolab_results::review::{Pass, PreconditionStep};
 use iolab_sysinfo::guard::{mark_created, remark};
 use iolab_sysinfo::nvme;
 use iolab_sysinfo::{check_target_write, probe, Pin, PinError, SafetyError, TargetKind};
-use serde_json::json;
 
 use super::{point_spec, Findings, Nums, StepOutput, Workload};
 use crate::exec::{Executor, Point};
@@ -324,7 +324,11 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
                     format!("{mbs:.0}"),
                     n.map_or("-".into(), |n| iolab_report::format::micros(n.mean_ns)),
                 ]);
-                passes.push(json!({"pass": pass, "bytes": region, "mb_per_sec": mbs}));
+                passes.push(Pass {
+                    pass,
+                    bytes: region,
+                    mb_per_sec: mbs,
+                });
             }
             Point::Unavailable(why) => return Ok(StepOutput::skipped(why)),
         }
@@ -335,12 +339,13 @@ pub fn run(cfg: &ReviewConfig, ex: &mut Executor<'_>) -> Result<StepOutput, Suit
         t.render()
     );
     Ok(StepOutput::ok(
-        json!({
-            "deallocated": dealloc.error.is_none(),
-            "deallocate_note": dealloc_text,
-            "region_bytes": region,
-            "passes": passes,
-        }),
+        serde_json::to_value(PreconditionStep {
+            deallocated: dealloc.error.is_none(),
+            deallocate_note: Some(dealloc_text),
+            region_bytes: region,
+            passes,
+        })
+        .unwrap_or_default(),
         text,
     ))
 }
