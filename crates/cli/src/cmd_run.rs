@@ -7,10 +7,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use iolab_fio::args::RUN_OPTIONS;
-use iolab_fio::json::{to_json, JsonContext};
+use iolab_fio::json::to_json;
 use iolab_fio::logs::planned_log_paths;
-use iolab_fio::{parse_command_line, OutputFormat};
-use iolab_report::normal::job_line;
+use iolab_fio::normal::job_line;
+use iolab_fio::parse_command_line;
 use iolab_runner::plan::{group_ids, planned_time};
 use iolab_runner::progress::{clock_time, ProgressLine};
 use iolab_runner::{run_jobs, signal, RunOptions};
@@ -18,6 +18,7 @@ use iolab_store::{RunStatus, Store};
 
 use crate::exit::{interrupted, CliError};
 use crate::output;
+use crate::run_output::{command_line, say_saved, status_of, write_formats, write_logs};
 use crate::targets::{check_all, consent_for_jobs, lay_out, protected_paths, run_outputs};
 
 /// The options `-h` shows: what most jobs set, by topic.
@@ -136,22 +137,6 @@ pub fn help() -> String {
         }
     }
     s.push_str(EXIT);
-    s
-}
-
-/// The command as a shell would take it back (arguments with blanks or quotes quoted).
-pub(crate) fn command_line(args: &[String]) -> String {
-    let mut s = String::from("iolab run");
-    for a in args {
-        s.push(' ');
-        if a.is_empty() || a.contains(|c: char| c.is_whitespace() || "'\"$\\".contains(c)) {
-            s.push('\'');
-            s.push_str(&a.replace('\'', "'\\''"));
-            s.push('\'');
-        } else {
-            s.push_str(a);
-        }
-    }
     s
 }
 
@@ -409,29 +394,6 @@ fn start_line(cl: &iolab_fio::CommandLine, planned: Option<std::time::Duration>)
     format!("iolab: {} job(s){repeats}, {time}", cl.jobs.len())
 }
 
-/// Says where the run was saved, or why it was not (once: the exit status says it again).
-pub(crate) fn say_saved(saved: &anyhow::Result<()>, run_id: i64, db_path: &Path) {
-    match saved {
-        Ok(()) => say!("iolab: saved as run {run_id} in {}", db_path.display()),
-        Err(e) => say!(
-            "iolab: error: the results were not saved in {}: {}",
-            db_path.display(),
-            crate::exit::one_line(e)
-        ),
-    }
-}
-
-/// How a run ended: failed when a job failed, else interrupted, else ok.
-pub(crate) fn status_of(outcome: &iolab_runner::RunOutcome) -> RunStatus {
-    if outcome.first_error().is_some() {
-        RunStatus::Failed
-    } else if outcome.interrupted {
-        RunStatus::Interrupted
-    } else {
-        RunStatus::Ok
-    }
-}
-
 /// Keeps the run's figures and how it ended.
 fn save(
     store: &mut Store,
@@ -481,29 +443,6 @@ fn write_bandwidth_logs(
     Ok(())
 }
 
-/// The I/O logs the jobs asked for (`write_lat_log` and friends), in fio's format.
-pub(crate) fn write_logs(
-    outcome: &iolab_runner::RunOutcome,
-    protected: &[&Path],
-) -> Result<(), CliError> {
-    let mut logs = iolab_fio::logs::write_logs(outcome, |p| output::open_log(p, protected))
-        .context("writing I/O logs")
-        .map_err(CliError::failed)?;
-    logs.extend(
-        iolab_fio::iolog::write_traces(outcome, |p| output::open_iolog(p, protected))
-            .context("writing iologs")
-            .map_err(CliError::failed)?,
-    );
-    if let Some(first) = logs.first() {
-        say!(
-            "iolab: wrote {} log file(s), e.g. {}",
-            logs.len(),
-            first.display()
-        );
-    }
-    Ok(())
-}
-
 /// The results in every format asked for, one after another, as fio prints them.
 fn write_results(
     out: &mut dyn Write,
@@ -517,76 +456,9 @@ fn write_results(
         cl,
         groups,
         head,
-        |out| iolab_report::write_normal(outcome, &mut &mut *out),
+        |out| iolab_fio::normal::write_normal(outcome, &mut &mut *out),
         |ctx| to_json(outcome, ctx),
     )
-}
-
-/// Each format `cl` asks for: the job lines (when `head`: the first print of a run) then
-/// `normal` for fio's normal output, `json`'s document for json and json+. `iolab run` and a
-/// multi-host run differ only in those two.
-pub(crate) fn write_formats(
-    out: &mut dyn Write,
-    cl: &iolab_fio::CommandLine,
-    groups: &[u32],
-    head: bool,
-    normal: impl Fn(&mut dyn Write) -> std::io::Result<()>,
-    json: impl Fn(&JsonContext) -> serde_json::Value,
-) -> Result<(), CliError> {
-    for f in &cl.run.formats {
-        match f {
-            OutputFormat::Normal => {
-                // fio prints these as jobs start; here they head the report, so a run that
-                // fails to start leaves standard output empty.
-                // Then fio's version line and "Starting N processes" (iolab runs threads,
-                // and says so), and the blank line fio leaves when its ETA line ends.
-                let copies: u32 = cl.jobs.iter().map(|j| j.numjobs).sum();
-                let heads = if head { cl.jobs.len() } else { 0 };
-                cl.jobs
-                    .iter()
-                    .take(heads)
-                    .zip(groups)
-                    .try_for_each(|(spec, g)| {
-                        writeln!(out, "{}", job_line(spec, *g))?;
-                        // fio's line for a job's further copies (numjobs).
-                        match spec.numjobs > 1 {
-                            true => writeln!(out, "..."),
-                            false => Ok(()),
-                        }
-                    })
-                    .and_then(|_| {
-                        let s = if copies == 1 { "" } else { "s" };
-                        let v = env!("CARGO_PKG_VERSION");
-                        match head {
-                            true => writeln!(out, "iolab-{v}\nStarting {copies} thread{s}\n"),
-                            false => Ok(()),
-                        }
-                    })
-                    .and_then(|_| normal(&mut *out))
-            }
-            OutputFormat::Json | OutputFormat::JsonPlus => {
-                let ctx = JsonContext {
-                    global_options: &cl.global_options,
-                    job_options: &cl.job_options,
-                    plus: *f == OutputFormat::JsonPlus,
-                };
-                serde_json::to_writer_pretty(&mut *out, &json(&ctx))
-                    .map_err(std::io::Error::from)
-                    .and_then(|_| writeln!(out))
-            }
-            OutputFormat::Terse => {
-                let ctx = JsonContext {
-                    global_options: &cl.global_options,
-                    job_options: &cl.job_options,
-                    plus: false,
-                };
-                write!(out, "{}", iolab_fio::terse::terse_v3(&json(&ctx)))
-            }
-        }
-        .context("writing results")
-        .map_err(CliError::failed)?;
-    }
-    Ok(())
 }
 
 /// fio 3.42's `--merge-blktrace-only`: the merged traces written through the guard, nothing

@@ -82,7 +82,7 @@ pub fn run(cl: &CommandLine, curve: &LoadCurve, command: &str) -> Result<ExitCod
         .and_then(|_| out.flush().context("writing results"))
         .map_err(CliError::failed);
     let saved = save(&mut store, run_id, &points, &cl.job_options);
-    crate::cmd_run::say_saved(&saved, run_id, &db_path);
+    crate::run_output::say_saved(&saved, run_id, &db_path);
     shown?;
     if let Some(e) = points.iter().find_map(|p| p.outcome.first_error()) {
         return Err(CliError::failed(anyhow::anyhow!("{e}")));
@@ -210,7 +210,7 @@ fn save(
     let mut status = RunStatus::Ok;
     for p in points {
         store.add_outcome(run_id, &p.outcome, options)?;
-        status = match crate::cmd_run::status_of(&p.outcome) {
+        status = match crate::run_output::status_of(&p.outcome) {
             RunStatus::Ok => status,
             s => s,
         };

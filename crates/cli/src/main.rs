@@ -54,6 +54,7 @@ mod load_curve;
 mod multihost;
 mod output;
 mod results_csv;
+mod run_output;
 mod split_note;
 mod store_open;
 mod targets;

@@ -19,6 +19,7 @@ mod json_repeats;
 mod json_split;
 pub mod logs;
 mod logs_fz;
+pub mod normal;
 pub mod options;
 pub mod terse;
 pub mod units;

@@ -252,9 +252,8 @@ pub fn facts(c: &Config, pin: Option<&Pin>) -> Dut {
         d.source = "NVMe Identify Controller".into();
         return d;
     }
-    d.model = read(&dir.join("device/model"));
-    d.firmware = read(&dir.join("device/rev")).or_else(|| read(&dir.join("device/firmware_rev")));
-    d.serial = read(&dir.join("device/serial")).or_else(|| scsi_serial(&dir));
+    let id = iolab_sysinfo::drive::identity(&dir);
+    (d.model, d.firmware, d.serial) = (id.model, id.firmware, id.serial);
     d.interface = match () {
         _ if dir.join("device/scsi_disk").exists() => "SCSI/SATA".into(),
         _ if name.starts_with("zram") => "zram (RAM)".into(),
@@ -271,13 +270,6 @@ fn nvme_controller(pin: &Pin) -> Option<nvme::Controller> {
     let f = pin.open(libc::O_RDONLY).ok()?;
     nvme::namespace_id(std::os::fd::AsRawFd::as_raw_fd(&f)).ok()?;
     nvme::identify_controller(&f).ok()
-}
-
-/// A SCSI disk's unit serial number (VPD page 0x80: a 4-byte header, then the serial).
-fn scsi_serial(dir: &Path) -> Option<String> {
-    let raw = fs::read(dir.join("device/vpd_pg80")).ok()?;
-    let s = String::from_utf8_lossy(raw.get(4..)?).trim().to_string();
-    (!s.is_empty()).then_some(s)
 }
 
 /// The write cache's knob for the pinned target.

@@ -5,7 +5,7 @@
 //! blocks but is no purge: the test runs, marked not comparable with a certified result. A
 //! purge that fails altogether stops the test.
 
-use iolab_suite::steps::precondition::{purge as clear, Deallocated};
+use iolab_suite::purge::{purge as clear, Deallocated};
 use iolab_sysinfo::Consent;
 
 use crate::config::Config;

@@ -9,12 +9,10 @@ pub mod differences;
 pub mod export;
 pub mod format;
 pub mod hosts;
-pub mod normal;
 pub mod qd1;
 pub mod repeats;
 pub mod split;
 pub mod verdict;
 pub mod width;
 
-pub use normal::write_normal;
 pub use qd1::{Qd1Cell, Qd1Table};

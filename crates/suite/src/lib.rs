@@ -10,6 +10,7 @@ pub mod exec;
 pub mod load_plan;
 pub mod plan;
 pub mod progress;
+pub mod purge;
 pub mod ram_device;
 pub mod served;
 pub mod steps;

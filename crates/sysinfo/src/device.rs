@@ -57,7 +57,7 @@ impl DiskFacts {
         let num = |rel: &str| read_sys_u64(&at(rel));
         DiskFacts {
             name: name.to_string(),
-            model: read_str(&at("device/model")),
+            model: crate::drive::identity(&base).model,
             // `size` counts 512-byte sectors whatever the block size.
             capacity_bytes: num("size").map(|s| s * 512),
             logical_block_size: num("queue/logical_block_size"),

@@ -439,8 +439,9 @@ fn disk_checks(target: &Path, disk: &Path) -> Vec<MachineCheck> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let nvme = name.starts_with("nvme");
-    let model = read(disk.join("device/model")).unwrap_or_else(|| "unknown".into());
-    let firmware = read(disk.join("device/firmware_rev")).unwrap_or_else(|| "unknown".into());
+    let id = crate::drive::identity(disk);
+    let model = id.model.unwrap_or_else(|| "unknown".into());
+    let firmware = id.firmware.unwrap_or_else(|| "unknown".into());
     let mut v = vec![
         check(
             "device",

@@ -38,15 +38,13 @@ pub fn host_facts() -> HostFacts {
 /// The model string a disk reports in sysfs (`device/model`), if any (zram and loop have
 /// none).
 pub fn disk_model(disk: &str) -> Option<String> {
-    let m = read_trim(&format!("/sys/block/{disk}/device/model"));
-    (!m.is_empty()).then_some(m)
+    crate::drive::of_disk(disk).model
 }
 
-/// The firmware revision a disk reports in sysfs (`device/firmware_rev`: NVMe and SCSI
-/// disks), if any: a firmware update moves figures, so `compare` names a change of it.
+/// The firmware revision a disk reports in sysfs ([`crate::drive::DriveIdentity`]), if any:
+/// a firmware update moves figures, so `compare` names a change of it.
 pub fn disk_firmware(disk: &str) -> Option<String> {
-    let m = read_trim(&format!("/sys/block/{disk}/device/firmware_rev"));
-    (!m.is_empty()).then_some(m)
+    crate::drive::of_disk(disk).firmware
 }
 
 /// `MemTotal` of /proc/meminfo in bytes: what the page cache can grow toward, so what a

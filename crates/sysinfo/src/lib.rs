@@ -9,6 +9,7 @@ pub mod claim;
 pub mod device;
 pub mod diskstats;
 pub mod doctor;
+pub mod drive;
 pub mod fsspace;
 pub mod guard;
 pub mod health;

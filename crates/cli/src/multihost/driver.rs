@@ -8,9 +8,9 @@ use std::process::ExitCode;
 use anyhow::{anyhow, Context};
 use iolab_fio::client_json::to_client_json;
 use iolab_fio::logs::planned_log_paths;
+use iolab_fio::normal::job_line;
 use iolab_fio::{parse_command_line, CommandLine};
 use iolab_report::hosts::{write_hosts, HostsHead};
-use iolab_report::normal::job_line;
 use iolab_results::{HostOutcome, MultiHostOutcome};
 use iolab_runner::plan::group_ids;
 use iolab_runner::{run_jobs, signal, PreparedJob, RunOptions};
@@ -20,9 +20,9 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use super::peers::{first_failing, MpiPeers};
-use crate::cmd_run::write_formats;
 use crate::exit::{interrupted, CliError, BAD_INPUT};
 use crate::output;
+use crate::run_output::write_formats;
 use crate::targets::{check_all, consent_for_jobs, lay_out, protected_paths, run_outputs};
 
 /// Who this process is in the MPI job.
@@ -113,7 +113,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     let record = match store {
         Some(s) => {
             let id = s
-                .begin_run("run", &crate::cmd_run::command_line(&args))
+                .begin_run("run", &crate::run_output::command_line(&args))
                 .map_err(CliError::failed)?;
             Some((s, id))
         }
@@ -142,7 +142,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, CliError> {
     let db_path = cl.run.db.clone().unwrap_or_else(Store::default_path);
     let protected = protected_paths(&jobs, Some(&db_path));
     let protected: Vec<&std::path::Path> = protected.iter().map(|p| p.as_path()).collect();
-    if let Err(e) = crate::cmd_run::write_logs(&outcome, &protected) {
+    if let Err(e) = crate::run_output::write_logs(&outcome, &protected) {
         me.fail(e);
     }
     // Each host has written its own logs; they do not travel.
@@ -264,7 +264,7 @@ fn save(
         "stonewalled": m.stonewalled(),
         "per_host": m.host_rows(),
     });
-    let status = crate::cmd_run::status_of(&m.all);
+    let status = crate::run_output::status_of(&m.all);
     store
         .add_outcome(run_id, &m.all, &cl.job_options)
         .and_then(|_| store.set_run_meta(run_id, &meta))
@@ -294,7 +294,7 @@ fn write_results(
     };
     let normal = |out: &mut dyn Write| {
         writeln!(out, "All clients ({}):", head.line())?;
-        iolab_report::write_normal(&m.all, &mut &mut *out)?;
+        iolab_fio::normal::write_normal(&m.all, &mut &mut *out)?;
         write_hosts(&head, &m.host_rows(), out)
     };
     write_formats(out, cl, groups, true, normal, |ctx| to_client_json(m, ctx))

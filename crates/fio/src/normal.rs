@@ -9,7 +9,7 @@ use iolab_results::Direction;
 use iolab_results::{DirResult, JobReport, NumberStyle, OpenLoop, RunOutcome};
 use iolab_results::{LatencyHistogram, Timebase};
 
-use crate::format::{compact, latency_unit, num2str, Unit};
+use iolab_report::format::{compact, latency_unit, num2str, Unit};
 
 fn lat_line(
     w: &mut impl Write,
@@ -216,7 +216,7 @@ fn write_dir(
     if let Some(s) = &r.lat_split {
         // In the unit of the clat line above (fio picks it by the minimum).
         let unit = latency_unit(r.clat.summarize(clock, &[]).min_ns);
-        crate::split::split_lines(w, s, clock, unit)?;
+        iolab_report::split::split_lines(w, s, clock, unit)?;
     }
     if rec.bw && !r.samples.is_empty() {
         sample_lines(w, r, group_bw)?;
@@ -576,7 +576,7 @@ fn iolab_lines(w: &mut impl Write, job: &JobReport) -> io::Result<()> {
     if let Some(e) = &job.error {
         writeln!(w, "  iolab error  : {e}")?;
     }
-    crate::repeats::repeat_lines(w, job)?;
+    iolab_report::repeats::repeat_lines(w, job)?;
     for n in &job.notes {
         writeln!(w, "  note: {n}")?;
     }
