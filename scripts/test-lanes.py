@@ -8,7 +8,7 @@ of binary: the NVMe lab's (each boots Debian's kernel under QEMU's software emul
 mostly waits on that one emulated CPU) and the host's (real I/O on temp files, zram and loop
 devices). On a 2-CPU machine they run side by side: the labs in one lane, the rest in the
 other, each lane one binary at a time (tests inside a binary keep sharing their locks, as
-under `cargo test`). `--lanes 1` runs everything in one lane, as `cargo test` would.
+under `cargo test`); the small labs close the host's lane, which would end first. `--lanes 1` runs everything in one lane, as `cargo test` would.
 
 The binaries are built first with the given cargo arguments (`cargo test ARGS --no-run`),
 then each runs in its package's directory, as cargo runs it, with libtest's own per-test
@@ -52,6 +52,16 @@ def binaries(cargo_args):
 
 def is_lab(name):
     return name.endswith("_lab")
+
+
+# The labs that hold the labs' lane for most of its time. The small labs (a boot and a few
+# commands each) run at the end of the host's lane instead, which finishes minutes earlier:
+# the two lanes then end together (measured: labs 1584 s against host 1390 s before).
+LONG_LABS = ("pts_lab", "nvme_lab", "spdk_lab")
+
+
+def in_labs_lane(name):
+    return is_lab(name) and name in LONG_LABS
 
 
 class Run:
@@ -108,8 +118,11 @@ def main():
     if a.only:
         found = [b for b in found if a.only in b[0]]
     runs = [Run(*b) for b in found]
-    labs = [r for r in runs if is_lab(r.name)]
-    host = [r for r in runs if not is_lab(r.name)]
+    labs = [r for r in runs if in_labs_lane(r.name)]
+    # The host's binaries first, the small labs after them.
+    host = [r for r in runs if not is_lab(r.name)] + [
+        r for r in runs if is_lab(r.name) and not in_labs_lane(r.name)
+    ]
     lock = threading.Lock()
     wall = time.monotonic()
     with open(a.log, "a") as log:
@@ -125,7 +138,7 @@ def main():
     wall = time.monotonic() - wall
     print("\ntest-lanes: time per binary (wall seconds):")
     for r in sorted(runs, key=lambda r: -r.secs):
-        lane_of = "labs" if is_lab(r.name) and a.lanes == 2 else "host"
+        lane_of = "labs" if in_labs_lane(r.name) and a.lanes == 2 else "host"
         state = "" if r.code == 0 else "  FAILED"
         print(f"  {r.secs:7.0f}  [{lane_of}] {r.name}{state}")
     for name, secs in lanes.items():

@@ -49,6 +49,8 @@ mod marks;
 mod noio;
 #[path = "integration/offsets.rs"]
 mod offsets;
+#[path = "integration/old_db.rs"]
+mod old_db;
 #[path = "integration/one_result.rs"]
 mod one_result;
 #[path = "integration/open_loop.rs"]

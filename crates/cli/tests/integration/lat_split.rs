@@ -212,6 +212,7 @@ fn the_device_part_agrees_with_bpftrace_timing_the_same_requests() {
         .unwrap();
     // bpftrace attaches in a second or two; the run starts after it.
     std::thread::sleep(Duration::from_secs(4));
+    let window = crate::support::Window::open();
     let doc = iolab_json(&job(
         &lo.path,
         "libaio",
@@ -233,9 +234,14 @@ fn the_device_part_agrees_with_bpftrace_timing_the_same_requests() {
         (p50 - bt50).abs() / bt50 < 0.10,
         "median {p50} vs bpftrace {bt50}"
     );
+    // The p99 of a loop device is its worker thread's wait for a CPU: two timings of the
+    // same requests agree on it only while the CPUs are free.
+    let figures = format!("p99 {p99} vs bpftrace {bt99}");
+    let ok = (p99 - bt99).abs() / bt99 < 0.10;
+    let said = "the device part's p99 beside bpftrace's";
     assert!(
-        (p99 - bt99).abs() / bt99 < 0.10,
-        "p99 {p99} vs bpftrace {bt99}"
+        crate::support::holds_or_busy_in(ok, Some(&window), said, &figures),
+        "{figures}"
     );
 }
 
