@@ -2,6 +2,7 @@
 //! listed, shown again, set side by side or exported, for people (tables) or scripts
 //! (`--json`, CSV).
 
+use crate::local_time::when;
 use iolab_results::pts::PtsDocument;
 use iolab_results::review::{ProfilesStep, Qd1Step, SweepStep};
 use std::path::PathBuf;
@@ -166,24 +167,6 @@ fn or_unknown(s: &str) -> &str {
     } else {
         s
     }
-}
-
-/// Local time of a Unix time in ms, as `2026-11-22 09:41`.
-pub(crate) fn when(ms: i64) -> String {
-    let t: libc::time_t = (ms / 1000) as libc::time_t;
-    // SAFETY: localtime_r writes only into tm.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    if unsafe { libc::localtime_r(&t, &mut tm) }.is_null() {
-        return ms.to_string();
-    }
-    format!(
-        "{:04}-{:02}-{:02} {:02}:{:02}",
-        tm.tm_year + 1900,
-        tm.tm_mon + 1,
-        tm.tm_mday,
-        tm.tm_hour,
-        tm.tm_min
-    )
 }
 
 /// `qd1 read 129k IOPS, lat mean 7.72 µs` for a job's first direction: the latency kind

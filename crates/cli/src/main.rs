@@ -51,6 +51,7 @@ mod flags;
 mod imported;
 mod kv_table;
 mod load_curve;
+mod local_time;
 mod multihost;
 mod output;
 mod results_csv;

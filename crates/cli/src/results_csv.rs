@@ -18,7 +18,7 @@ pub fn history(runs: &[RunRecord]) -> String {
         let head = format!(
             "{},{},{},{},{}",
             r.id,
-            quote(&crate::cmd_results::when(r.started_ms)),
+            quote(&crate::local_time::when(r.started_ms)),
             r.started_ms,
             quote(&r.kind),
             quote(&r.status)

@@ -6,7 +6,7 @@
 
 use crate::memory::{Backing, Memory};
 
-pub const BUFFER_ALIGN: usize = 4096;
+pub use crate::memory::BUFFER_ALIGN;
 
 /// `slots` buffers of `slot_len` bytes each in one aligned allocation.
 pub struct BufferPool {

@@ -4,6 +4,10 @@
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 
+/// Where every I/O buffer starts: O_DIRECT needs the logical block size, and a page (4 KiB)
+/// covers every device iolab meets.
+pub const BUFFER_ALIGN: usize = 4096;
+
 /// fio's `mem` types that need no file: `malloc` (the default), `shm`, `shmhuge`, `mmap`,
 /// `mmaphuge` and `mmapshared`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -60,8 +64,8 @@ impl Backing {
         .max(1);
         match mem.kind {
             MemKind::Malloc => {
-                let layout = Layout::from_size_align(bytes, crate::buffer::BUFFER_ALIGN)
-                    .map_err(std::io::Error::other)?;
+                let layout =
+                    Layout::from_size_align(bytes, BUFFER_ALIGN).map_err(std::io::Error::other)?;
                 // SAFETY: the layout has a non-zero size.
                 let p = unsafe { alloc_zeroed(layout) };
                 match p.is_null() {
@@ -113,7 +117,7 @@ impl Backing {
 
     #[cfg(feature = "spdk")]
     fn dma(bytes: usize) -> std::io::Result<Backing> {
-        iolab_spdk::driver::dma_alloc(bytes, crate::buffer::BUFFER_ALIGN)
+        iolab_spdk::driver::dma_alloc(bytes, BUFFER_ALIGN)
             .map(Backing::Dma)
             .map_err(std::io::Error::other)
     }

@@ -76,7 +76,7 @@ impl RunData {
 
     /// The day the run began, `2026-11-28` (UTC).
     pub fn day(&self) -> String {
-        crate::sections::when(self.detail.started_ms)[..10].to_string()
+        crate::utc::when(self.detail.started_ms)[..10].to_string()
     }
 
     /// `run 12 (vda)`: how the run is named in legends when several are overlaid.

@@ -21,6 +21,7 @@ pub mod reduce;
 pub mod sections;
 pub mod split;
 pub mod summary;
+mod utc;
 pub mod verdicts;
 
 pub use data::{load, RunData};

@@ -601,6 +601,7 @@ mod tests {
             "../vendor/plotly.js-basic-dist-min/package.json"
         ))
         .unwrap();
+        // plotly's own package.json, read by key: a document iolab did not write.
         assert_eq!(pkg["version"], PLOTLY_JS_VERSION);
         assert_eq!(pkg["license"], "MIT");
         let licence = include_str!("../vendor/plotly.js-basic-dist-min/LICENSE");
@@ -629,6 +630,7 @@ mod tests {
             !json.contains(['<', '>', '&', '\u{2028}', '\u{2029}']),
             "{json}"
         );
+        // plotly's figure schema (layout.title.text), read back as plotly reads it.
         let back: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(
             back["layout"]["title"]["text"], nasty,
