@@ -408,9 +408,9 @@ pub fn show(a: &ShowArgs) -> Result<ExitCode, CliError> {
 /// `show --job-file`: the run's jobs as a job file, from what the run kept.
 fn print_job_file(d: &RunRecord) -> Result<ExitCode, CliError> {
     let sections: Option<Vec<iolab_fio::args::Section>> = d
-        .meta
-        .get("sections")
-        .and_then(|s| serde_json::from_value(s.clone()).ok());
+        .facts()
+        .sections
+        .and_then(|s| serde_json::from_value(s).ok());
     let Some(sections) = sections.filter(|s| !s.is_empty()) else {
         return Err(CliError::bad_input(anyhow::anyhow!(
             "run {} kept no job options to rerun (a {} run, or one saved before iolab kept \
@@ -848,7 +848,7 @@ fn compare_jobs(runs: &[RunRecord], a: &CompareArgs) -> Result<ExitCode, CliErro
         return fail_if_worse(runs, &verdicts, rule);
     }
     print_jobs_table(runs, &columns);
-    for r in runs.iter().filter(|r| r.meta.get("per_host").is_some()) {
+    for r in runs.iter().filter(|r| r.facts().per_host.is_some()) {
         outln!("\nRun {}, each host:", r.id);
         print_hosts(r);
     }
@@ -944,7 +944,7 @@ fn jobs_json(runs: &[RunRecord], columns: &[(String, String)]) -> Vec<RunJson> {
                     Some((format!("{}/{}", c.0, c.1), serde_json::to_value(v).ok()?))
                 })
                 .collect(),
-            hosts: r.meta.get("per_host").cloned().unwrap_or_default(),
+            hosts: r.facts().per_host.unwrap_or_default(),
             drive_changed: iolab_results::record_changed(&r.jobs),
             drive_health: iolab_results::record_lines(&r.jobs),
             verdicts: None,

@@ -631,10 +631,19 @@ mod tests {
             "{json}"
         );
         // plotly's figure schema (layout.title.text), read back as plotly reads it.
-        let back: serde_json::Value = serde_json::from_str(&json).unwrap();
-        assert_eq!(
-            back["layout"]["title"]["text"], nasty,
-            "the same text read back"
-        );
+        #[derive(serde::Deserialize)]
+        struct Stored {
+            layout: StoredLayout,
+        }
+        #[derive(serde::Deserialize)]
+        struct StoredLayout {
+            title: StoredTitle,
+        }
+        #[derive(serde::Deserialize)]
+        struct StoredTitle {
+            text: String,
+        }
+        let back: Stored = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.layout.title.text, nasty, "the same text read back");
     }
 }

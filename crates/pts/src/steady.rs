@@ -251,8 +251,8 @@ mod tests {
         assert!(!s.reached && s.gave_up);
         assert_eq!(s.window.unwrap().rounds, [21, 25]);
         assert!(r.done(&v) && !r.done(&v[..24]));
-        // The stored shape itself (what older documents hold), checked by its keys.
-        let json = serde_json::to_value(&s).unwrap();
-        assert_eq!(json["window"]["rounds"], serde_json::json!([21, 25]));
+        // The stored shape itself (what older documents hold).
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(json.contains(r#""rounds":[21,25]"#), "{json}");
     }
 }

@@ -509,6 +509,10 @@ pub struct MetaFacts {
     pub disk: Option<String>,
     /// The directory a job file's relative names were read against.
     pub cwd: Option<String>,
+    /// A job file run's sections, as written (`show --job-file` prints them back).
+    pub sections: Option<Value>,
+    /// A run over many hosts: each host's figures.
+    pub per_host: Option<Value>,
 }
 
 impl RunRecord {
@@ -529,6 +533,8 @@ impl RunRecord {
             disk_model: text("disk_model"),
             disk: text("disk"),
             cwd: text("cwd"),
+            sections: get("sections").cloned(),
+            per_host: get("per_host").cloned(),
         }
     }
 
