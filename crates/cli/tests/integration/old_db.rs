@@ -120,4 +120,10 @@ fn the_page_of_an_old_database_draws_every_section() {
     ] {
         assert!(html.contains(needle), "{what}: no {needle:?} on the page");
     }
+    // The PTS page's units match its values: throughput in MB/s, times in µs or by the
+    // axis's own unit, never a stored name's "(bytes/s)" or "(ns)".
+    for unit in ["(bytes/s)", "response time (ns)"] {
+        assert!(!html.contains(unit), "{unit} on the page");
+    }
+    assert!(html.contains("average (µs)"), "the latency table's unit");
 }
