@@ -410,7 +410,7 @@ fn print_job_file(d: &RunRecord) -> Result<ExitCode, CliError> {
     let sections: Option<Vec<iolab_fio::args::Section>> = d
         .facts()
         .sections
-        .and_then(|s| serde_json::from_value(s).ok());
+        .and_then(|s| serde_json::from_value(s.clone()).ok());
     let Some(sections) = sections.filter(|s| !s.is_empty()) else {
         return Err(CliError::bad_input(anyhow::anyhow!(
             "run {} kept no job options to rerun (a {} run, or one saved before iolab kept \
@@ -420,8 +420,8 @@ fn print_job_file(d: &RunRecord) -> Result<ExitCode, CliError> {
             d.command
         )));
     };
-    let cwd = d.facts().cwd.unwrap_or("/".into());
-    let body = iolab_fio::args::job_file_of(&sections, std::path::Path::new(&cwd))
+    let cwd = d.facts().cwd.unwrap_or("/");
+    let body = iolab_fio::args::job_file_of(&sections, std::path::Path::new(cwd))
         .map_err(|e| CliError::bad_input(anyhow::anyhow!("run {}: {e}", d.id)))?;
     // The comment lines are stored text too: each kept on its line.
     let comment = iolab_fio::args::controls_escaped;
@@ -486,13 +486,12 @@ fn print_head(d: &RunRecord) {
 /// An application load: its setting, its workloads table and their notes, each once.
 fn print_kv(d: &RunRecord) {
     let f = d.facts();
-    let or_unknown = |v: Option<String>| v.unwrap_or("?".into());
     let number = |v: Option<u64>| v.map_or("?".into(), |n| n.to_string());
     outln!(
         "  db_bench {} in {} ({}, device {}): {} keys, readrandom with {} threads",
-        or_unknown(f.db_bench_version),
-        or_unknown(f.dir),
-        or_unknown(f.filesystem),
+        f.db_bench_version.unwrap_or("?"),
+        f.dir.unwrap_or("?"),
+        f.filesystem.unwrap_or("?"),
         crate::kv_table::device(d),
         number(f.num),
         number(f.threads)
@@ -621,10 +620,7 @@ pub struct ExportArgs {
 fn print_review(d: &RunRecord) {
     let facts = d.facts();
     if let Some(p) = &facts.profile {
-        outln!(
-            "  review: {p} profile on {}",
-            facts.target.as_deref().unwrap_or("?")
-        );
+        outln!("  review: {p} profile on {}", facts.target.unwrap_or("?"));
     }
     for (i, st) in d.steps.iter().enumerate() {
         outln!();
@@ -666,7 +662,7 @@ fn compare_reviews(runs: &[RunRecord], json: bool) {
         r.jobs
             .iter()
             .find_map(|j| j.disk_model.clone())
-            .unwrap_or_else(|| r.facts().target.unwrap_or("?".into()))
+            .unwrap_or_else(|| r.facts().target.unwrap_or("?").to_string())
     };
     let saturation = |r: &RunRecord, rw: &str| {
         let sweep: SweepStep = r.step("qd-sweep")?.typed();
@@ -944,7 +940,7 @@ fn jobs_json(runs: &[RunRecord], columns: &[(String, String)]) -> Vec<RunJson> {
                     Some((format!("{}/{}", c.0, c.1), serde_json::to_value(v).ok()?))
                 })
                 .collect(),
-            hosts: r.facts().per_host.unwrap_or_default(),
+            hosts: r.facts().per_host.cloned().unwrap_or_default(),
             drive_changed: iolab_results::record_changed(&r.jobs),
             drive_health: iolab_results::record_lines(&r.jobs),
             verdicts: None,

@@ -70,7 +70,7 @@ pub fn workloads_table(jobs: &[JobRecord]) -> String {
 /// The device a kv run ran on: its model, else its name, else its directory.
 pub fn device(r: &RunRecord) -> String {
     let f = r.facts();
-    f.disk_model.or(f.disk).or(f.dir).unwrap_or("?".into())
+    f.disk_model.or(f.disk).or(f.dir).unwrap_or("?").to_string()
 }
 
 /// Runs as rows, workloads as columns: ops/s, MB/s and time in each cell, then the same

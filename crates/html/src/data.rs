@@ -41,7 +41,7 @@ impl RunData {
     pub fn device(&self) -> String {
         self.disk_model()
             .or_else(|| self.disk_name())
-            .unwrap_or_else(|| self.detail.facts().target.unwrap_or("?".into()))
+            .unwrap_or_else(|| self.detail.facts().target.unwrap_or("?").to_string())
     }
 
     /// The disk's model: the review's info step, the run's meta, or a job's.
@@ -49,7 +49,7 @@ impl RunData {
         let d = &self.detail;
         let info: Option<InfoStep> = d.step("info").map(|s| s.typed());
         info.and_then(|i| i.disk?.model)
-            .or_else(|| d.facts().disk_model)
+            .or_else(|| d.facts().disk_model.map(str::to_string))
             .or_else(|| d.jobs.iter().find_map(|j| j.disk_model.clone()))
     }
 
@@ -58,7 +58,7 @@ impl RunData {
         let d = &self.detail;
         let info: Option<InfoStep> = d.step("info").map(|s| s.typed());
         info.and_then(|i| i.disk?.name)
-            .or_else(|| d.facts().disk)
+            .or_else(|| d.facts().disk.map(str::to_string))
             .or_else(|| d.jobs.iter().find_map(|j| j.disk.clone()))
     }
 

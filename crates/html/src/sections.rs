@@ -78,11 +78,13 @@ pub fn header(runs: &[RunData]) -> Section {
         let facts = d.facts();
         let profile = facts
             .profile
+            .map(str::to_string)
             .or_else(|| facts.num.map(|n| format!("{} keys", compact(n as f64))))
             .unwrap_or_else(|| "-".into());
         let target = facts
             .target
             .or(facts.dir)
+            .map(str::to_string)
             .or_else(|| d.jobs.first().map(|j| j.target.clone()))
             .unwrap_or_default();
         let _ = write!(

@@ -21,7 +21,7 @@ impl PtsDocument {
     /// `tests` array) or a document this build cannot read.
     pub fn from_meta(meta: &serde_json::Value) -> Option<PtsDocument> {
         meta.get("tests")?.as_array()?;
-        serde_json::from_value(meta.clone()).ok()
+        PtsDocument::deserialize(meta).ok()
     }
 }
 
@@ -171,11 +171,6 @@ impl Element {
     pub fn mix(&self) -> String {
         format!("{}/{}", self.read_pct, 100 - self.read_pct)
     }
-
-    /// Outstanding I/O, T × Q.
-    pub fn outstanding(&self) -> u32 {
-        self.threads * self.depth
-    }
 }
 
 /// What one element measured: reads and writes together, as the spec's tables count them.
@@ -236,19 +231,6 @@ impl Figure {
             Figure::P99Ns => m.p99_ns,
             Figure::P9999Ns => m.p9999_ns,
             Figure::P99999Ns => m.p99999_ns,
-        }
-    }
-
-    /// The document's field name (JSON output, the compare table's key).
-    pub fn key(self) -> &'static str {
-        match self {
-            Figure::Iops => "iops",
-            Figure::BwBytes => "bw_bytes",
-            Figure::MeanNs => "mean_ns",
-            Figure::MaxNs => "max_ns",
-            Figure::P99Ns => "p99_ns",
-            Figure::P9999Ns => "p9999_ns",
-            Figure::P99999Ns => "p99999_ns",
         }
     }
 }
@@ -537,18 +519,5 @@ mod tests {
             .map(|(m, v)| (m.label.clone(), v))
             .collect();
         assert_eq!(avg, vec![("a".into(), 15.0), ("b".into(), 3.0)]);
-    }
-
-    #[test]
-    fn labels_name_the_stimulus_as_the_spec_tables_do() {
-        let e = Element {
-            read_pct: 65,
-            bs: 512,
-            random: true,
-            threads: 4,
-            depth: 32,
-            composite: false,
-        };
-        assert_eq!(e.label(), "0.5KiB 65/35 random T4Q32");
     }
 }

@@ -494,33 +494,33 @@ impl StepRecord {
 /// What a run's meta says of its target and settings, across kinds: a review's profile and
 /// target, a key-value run's directory, filesystem, key count and threads. Each `None`
 /// where the kind does not keep it.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct MetaFacts {
-    pub profile: Option<String>,
-    pub target: Option<String>,
-    pub dir: Option<String>,
-    pub filesystem: Option<String>,
-    pub db_bench_version: Option<String>,
+/// Borrowed from the meta: nothing is copied, however often a reader asks.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MetaFacts<'a> {
+    pub profile: Option<&'a str>,
+    pub target: Option<&'a str>,
+    pub dir: Option<&'a str>,
+    pub filesystem: Option<&'a str>,
+    pub db_bench_version: Option<&'a str>,
     pub num: Option<u64>,
     pub threads: Option<u64>,
     /// The disk under the target, where the run's meta names it.
-    pub disk_model: Option<String>,
-    pub disk: Option<String>,
+    pub disk_model: Option<&'a str>,
+    pub disk: Option<&'a str>,
     /// The directory a job file's relative names were read against.
-    pub cwd: Option<String>,
+    pub cwd: Option<&'a str>,
     /// A job file run's sections, as written (`show --job-file` prints them back).
-    pub sections: Option<Value>,
+    pub sections: Option<&'a Value>,
     /// A run over many hosts: each host's figures.
-    pub per_host: Option<Value>,
+    pub per_host: Option<&'a Value>,
 }
 
 impl RunRecord {
     /// [`MetaFacts`] of the run's meta.
-    pub fn facts(&self) -> MetaFacts {
+    pub fn facts(&self) -> MetaFacts<'_> {
         // Each field alone: one of another type (a PTS document's `target`) leaves the rest.
         let get = |k: &str| self.meta.get(k);
-        let text = |k: &str| get(k).and_then(Value::as_str).map(str::to_string);
+        let text = |k: &str| get(k).and_then(Value::as_str);
         let int = |k: &str| get(k).and_then(Value::as_u64);
         MetaFacts {
             profile: text("profile"),
@@ -533,8 +533,8 @@ impl RunRecord {
             disk_model: text("disk_model"),
             disk: text("disk"),
             cwd: text("cwd"),
-            sections: get("sections").cloned(),
-            per_host: get("per_host").cloned(),
+            sections: get("sections"),
+            per_host: get("per_host"),
         }
     }
 

@@ -16,7 +16,8 @@ use crate::repeats::Interval;
 
 /// A step's stored data as `T`; `T::default()` (nothing) for data that is not `T`'s shape.
 pub fn read<T: DeserializeOwned + Default>(data: &serde_json::Value) -> T {
-    serde_json::from_value(data.clone()).unwrap_or_default()
+    // Read in place: a stored step can be large, and is never copied to be read.
+    T::deserialize(data).unwrap_or_default()
 }
 
 /// One point's figures (its first direction), as every step keeps them.
