@@ -3,12 +3,16 @@
 //! runner can count in workers that never started (a thread the system refused), so the
 //! ones waiting are released instead of waiting for ever.
 
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::Instant;
 
 pub struct StartGate {
     arrived: Mutex<usize>,
     all_in: Condvar,
     expected: usize,
+    /// When the last arrival opened the gate: the phase's common start, which a thread put
+    /// off the CPU on its way out does not see until later.
+    released: OnceLock<Instant>,
 }
 
 impl StartGate {
@@ -17,7 +21,13 @@ impl StartGate {
             arrived: Mutex::new(0),
             all_in: Condvar::new(),
             expected,
+            released: OnceLock::new(),
         }
+    }
+
+    /// When the gate opened (now, if it has not: only a waiter asks, after it opened).
+    pub fn released(&self) -> Instant {
+        *self.released.get_or_init(Instant::now)
     }
 
     /// Arrives and waits for everyone else.
@@ -45,6 +55,9 @@ impl StartGate {
     fn arrive(&self, k: usize) -> std::sync::MutexGuard<'_, usize> {
         let mut n = self.arrived.lock().unwrap_or_else(|e| e.into_inner());
         *n += k;
+        if *n >= self.expected {
+            self.released.get_or_init(Instant::now);
+        }
         // Everyone waiting is woken at each arrival: the runner's thread may be waiting for
         // all but itself (`wait_for_arrivals`).
         self.all_in.notify_all();
@@ -65,6 +78,20 @@ mod tests {
             gate.count_in(2);
             a.join().unwrap();
             b.join().unwrap();
+        });
+    }
+
+    #[test]
+    fn the_release_is_when_the_last_arrived_not_when_a_waiter_woke() {
+        let gate = StartGate::new(2);
+        std::thread::scope(|s| {
+            let a = s.spawn(|| {
+                gate.wait();
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                gate.released().elapsed()
+            });
+            gate.count_in(1);
+            assert!(a.join().unwrap() >= std::time::Duration::from_millis(50));
         });
     }
 }

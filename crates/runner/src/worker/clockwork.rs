@@ -17,6 +17,10 @@ pub(super) struct Timeline {
     pub measuring: bool,
     /// Length of the measured window (`u64::MAX`: until the bytes are done).
     run_ticks: u64,
+    /// When the measured window was due to begin for every job of a shared timeline (a
+    /// flow's members): a copy that began late ends with the others, not `run_ticks` after
+    /// its own start. `u64::MAX`: the window runs from the copy's own start, as fio's.
+    origin: u64,
     /// End of the ramp, then of the measured window.
     pub deadline: u64,
     pub measure_start: u64,
@@ -46,19 +50,25 @@ pub(super) struct Timeline {
 }
 
 impl Timeline {
+    /// `anchor`: the phase's common start, for a copy whose window ends with its peers'.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         clock: &Clock,
         now: u64,
+        anchor: Option<u64>,
         ramp: Duration,
         runtime: Option<Duration>,
         window: Option<Duration>,
         tally: Option<Duration>,
         sample_every: Duration,
     ) -> Timeline {
+        let ramp = clock.duration_to_ticks(ramp);
+        let origin = anchor.map_or(u64::MAX, |a| a.saturating_add(ramp));
         Timeline {
             measuring: false,
             run_ticks: runtime.map_or(u64::MAX, |d| clock.duration_to_ticks(d)),
-            deadline: now.saturating_add(clock.duration_to_ticks(ramp)),
+            origin,
+            deadline: now.min(origin.saturating_sub(ramp)).saturating_add(ramp),
             measure_start: now,
             measure_end: now,
             sample_ticks: clock.duration_to_ticks(sample_every).max(1),
@@ -82,7 +92,12 @@ impl Timeline {
     pub fn begin(&mut self, now: u64, sampled: bool) {
         self.measuring = true;
         self.measure_start = now;
-        self.deadline = now.saturating_add(self.run_ticks);
+        // At least a tick past now: a copy that began after its peers' window ended still
+        // has a (near-empty) window of its own.
+        // Once: a window begun afresh later (a depth search's last) runs its full length.
+        let origin = std::mem::replace(&mut self.origin, u64::MAX);
+        let end = now.min(origin).saturating_add(self.run_ticks);
+        self.deadline = end.max(now.saturating_add(1));
         self.sample_due = if sampled {
             self.inside_window(now.saturating_add(self.sample_ticks))
         } else {
@@ -170,5 +185,57 @@ impl Timeline {
     pub fn end(&mut self, now: u64) {
         self.measure_end = now;
         self.cpu_used = CpuSnapshot::of_current_thread().since(&self.cpu_start);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timeline(now: u64, anchor: Option<u64>, ramp_ms: u64) -> Timeline {
+        let clock = Clock::monotonic();
+        Timeline::new(
+            &clock,
+            now,
+            anchor,
+            Duration::from_millis(ramp_ms),
+            Some(Duration::from_millis(1000)),
+            None,
+            None,
+            Duration::from_millis(500),
+        )
+    }
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn a_copy_that_began_late_ends_with_its_peers() {
+        // Began 8 ms after the phase's common start: its window ends 1 s after that start.
+        let mut t = timeline(8 * MS, Some(0), 0);
+        t.begin(8 * MS, false);
+        assert_eq!(t.deadline, 1000 * MS);
+        assert_eq!(t.measure_start, 8 * MS);
+        // With a ramp, the ramp ends at the common start's ramp end, and so does the window.
+        let mut t = timeline(8 * MS, Some(0), 100);
+        assert_eq!(t.deadline, 100 * MS);
+        t.begin(103 * MS, false);
+        assert_eq!(t.deadline, 1100 * MS);
+        // Without a shared start, as fio: the copy's own start.
+        let mut t = timeline(8 * MS, None, 0);
+        t.begin(8 * MS, false);
+        assert_eq!(t.deadline, 1008 * MS);
+    }
+
+    #[test]
+    fn the_shared_start_holds_once() {
+        let mut t = timeline(8 * MS, Some(0), 0);
+        t.begin(8 * MS, false);
+        // A window begun afresh (a depth search's last) runs its whole length.
+        t.begin(2000 * MS, false);
+        assert_eq!(t.deadline, 3000 * MS);
+        // A copy that began after the others' window ended still has a window of its own.
+        let mut t = timeline(1500 * MS, Some(0), 0);
+        t.begin(1500 * MS, false);
+        assert_eq!(t.deadline, 1500 * MS + 1);
     }
 }

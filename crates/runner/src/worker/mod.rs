@@ -241,6 +241,20 @@ impl Worker<'_> {
 
     /// Waits for the job `wait_for` names to finish, then sleeps through the job's
     /// `startdelay`, waking to notice a stop request; false if one came.
+    /// The phase's common start, in ticks, for a copy in a flow that starts with the phase:
+    /// its window ends with its partners'. Each copy's own start differs by how late its
+    /// thread got a CPU after the gate opened (milliseconds beside busy CPUs), and the first
+    /// copy to finish leaves the flow, so the last would run alone, unpaced, for the
+    /// difference: on a busy machine, as many I/Os as in the whole paced window.
+    fn shared_start(&self, now: u64) -> Option<u64> {
+        let spec = &self.job.spec;
+        if spec.flow.weight == 0 || !spec.start_delay.is_zero() || self.waits_on.is_some() {
+            return None;
+        }
+        let late = self.barrier.released().elapsed();
+        Some(now.saturating_sub(self.clock.duration_to_ticks(late)))
+    }
+
     fn delay_start(&self) -> bool {
         let waiting = || {
             self.waits_on
@@ -449,6 +463,7 @@ impl<'a, 'w> LoopState<'a, 'w> {
         let time = Timeline::new(
             &clock,
             now,
+            w.shared_start(now),
             spec.ramp_time,
             spec.runtime,
             spec.latency_window,
