@@ -562,13 +562,17 @@ pub struct CompareArgs {
     /// Results database (default: $IOLAB_DB, else $XDG_DATA_HOME/iolab/results.db).
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
-    /// Exit 1 when a later run is worse than the first by more than PERCENT on FIGURE (iops,
-    /// mean or a percentile such as p99; iops when not named): 10 or p99=10. Where both runs
-    /// have repeats (iolab run --repeat N) it must also be worse beyond their noise.
+    /// A CI gate on FIGURE (iops, mean or a percentile such as p99; iops when not named):
+    /// 10 or p99=10. Each later run's ratio to the first, with its 95 % interval from the
+    /// runs' repeats (iolab run --repeat N), against the ratio a PERCENT loss is. Exit 1:
+    /// worse shown (the whole interval beyond that loss). Exit 0: not worse shown (the whole
+    /// interval short of it). Exit 3: cannot tell (the interval holds it, or a run was
+    /// measured once; it says how many repeats would decide). Exit 2: bad input (a figure
+    /// the runs lack, or no run with repeats). Each row's outcome is said on stderr.
     #[arg(long, value_name = "[FIGURE=]PERCENT")]
     pub fail_if_worse: Option<crate::verdicts::FailIfWorse>,
-    /// Changes smaller than PERCENT are "no difference" even where the repeats' interval
-    /// shows them (repeats within a run see less noise than lies between runs).
+    /// "no difference" only where the ratio's whole 95 % interval lies within ±PERCENT;
+    /// "faster"/"slower" where it excludes 1; "inconclusive" otherwise.
     #[arg(long, value_name = "PERCENT", default_value_t = 3.0,
           value_parser = crate::verdicts::parse_noise)]
     pub noise_threshold: f64,
@@ -1053,39 +1057,64 @@ fn check_intervals(
     )))
 }
 
-/// Exit 1, saying why, when a later run broke `--fail-if-worse`; also when no later run had
-/// the figure to judge (a check that checked nothing must not pass).
+/// `--fail-if-worse`'s three outcomes, each row said on standard error: exit 1 where a later
+/// run is shown worse (its whole interval beyond the loss), 3 where some row cannot tell
+/// (its interval holds the loss; with how many repeats would decide), 0 where every row is
+/// shown not worse.
 fn fail_if_worse(
     runs: &[RunRecord],
     verdicts: &[Vec<crate::verdicts::Row>],
     rule: Option<&crate::verdicts::FailIfWorse>,
 ) -> Result<ExitCode, CliError> {
+    use crate::verdicts::{exit_code, Judgement};
     let Some(rule) = rule else {
         return Ok(ExitCode::SUCCESS);
     };
-    let mut failed = false;
+    let (mut worse, mut unsure) = (false, false);
     for (r, rows) in runs.iter().skip(1).zip(verdicts) {
-        for row in crate::verdicts::failures(rows, rule) {
-            failed = true;
-            say!(
-                "iolab: worse: run {} {} {} {} is {:.1}% worse than run {} (ratio {}, {}), \
-                 beyond --fail-if-worse {}%",
-                r.id,
-                row.job,
-                row.dir,
-                row.figure.label,
-                row.worse_percent(),
-                runs[0].id,
-                row.verdict.ratio_text(),
-                row.verdict.verdict.as_str(),
-                rule.percent
-            );
+        for (row, j) in rule.judged(rows) {
+            let what = format!("run {} {} {} {}", r.id, row.job, row.dir, row.figure.label);
+            let against = format!("run {} (ratio {})", runs[0].id, row.verdict.ratio_text());
+            match j {
+                Judgement::Worse => {
+                    worse = true;
+                    say!(
+                        "iolab: worse: {what} is {:.1}% worse than {against}: its whole \
+                         interval lies beyond a {}% loss",
+                        row.worse_percent(),
+                        rule.percent
+                    );
+                }
+                Judgement::NotWorse => say!(
+                    "iolab: not worse: {what} against {against}: its whole interval lies \
+                     short of a {}% loss",
+                    rule.percent
+                ),
+                Judgement::CannotTell => {
+                    unsure = true;
+                    let more = match row.verdict.repeats_to_exclude(rule.bound()) {
+                        _ if row.verdict.verdict == Word::Unknown => {
+                            "a run measured once has no interval (--repeat 3 or more)".to_string()
+                        }
+                        Some(n) => format!("about {n} repeats each would decide at this noise"),
+                        None => {
+                            "more than 1000 repeats each would be needed at this noise".to_string()
+                        }
+                    };
+                    say!(
+                        "iolab: cannot tell: {what} against {against}: its interval holds a \
+                         {}% loss; {more}",
+                        rule.percent
+                    );
+                }
+            }
         }
     }
-    Ok(match failed {
-        true => ExitCode::from(crate::exit::RUN_FAILED),
-        false => ExitCode::SUCCESS,
-    })
+    Ok(ExitCode::from(match (worse, unsure) {
+        (true, _) => exit_code::WORSE,
+        (false, true) => exit_code::CANNOT_TELL,
+        (false, false) => exit_code::NOT_WORSE,
+    }))
 }
 
 /// Stored runs in one of the export formats, on standard output.

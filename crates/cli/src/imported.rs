@@ -50,7 +50,7 @@ fn cell(run: &RunRecord, job: &JobRecord) -> Option<ImportedCell> {
         cpu_pct: job.cpu_percent().unwrap_or(0.0),
         iops_per_cpu_sec: job.cpu.iops_per_cpu_sec,
         ios: job.metric(dir, "ios").unwrap_or(0.0),
-        ci95_half: None,
+        ci95: None,
     };
     Some(ImportedCell {
         engine: label(run, job),

@@ -3,7 +3,7 @@
 //! report shows the same ones).
 
 pub use iolab_report::compare::{disagreements, json, rows, setting_differences, Figure, Row};
-use iolab_report::verdict::Word;
+use iolab_report::verdict::{Better, Word};
 use iolab_results::RunRecord;
 
 /// `--fail-if-worse [FIGURE=]PERCENT`: fail when a later run is worse by more than PERCENT
@@ -44,15 +44,12 @@ pub fn parse_noise(s: &str) -> Result<f64, String> {
 /// The verdict table of `new` against `base`, in markdown.
 pub fn table(base: &RunRecord, new: &RunRecord, rows: &[Row], noise: f64) -> String {
     let mut s = format!(
-        "\nRun {} against run {} (ratio {}/{} [its 95% interval, from the log scale]; \
-         inconclusive where the interval spans more than 2x; no difference under {}% change; \
-         figures are the mean of the repeats' figures ± 95% interval (repeats)):\n\
+        "\nRun {} against run {} ({}; figures: the mean of the repeats' figures with its 95 % \
+         interval and the number of repeats):\n\
          | job | figure | run {} | run {} | ratio | verdict |\n|---|---|---:|---:|---:|---|\n",
         new.id,
         base.id,
-        new.id,
-        base.id,
-        noise * 100.0,
+        iolab_report::verdict::legend(noise),
         base.id,
         new.id
     );
@@ -91,16 +88,60 @@ pub fn table(base: &RunRecord, new: &RunRecord, rows: &[Row], noise: f64) -> Str
     s
 }
 
-/// The rows that break `--fail-if-worse`: worse by more than its percentage on its figure,
-/// and worse beyond noise by both runs' intervals. A row without an interval (a run
-/// measured once) fails nothing: a single run's ratio cannot tell a change from noise
-/// (see [`unjudged`]); an inconclusive figure fails nothing either (the table says why).
-pub fn failures<'a>(rows: &'a [Row], rule: &FailIfWorse) -> Vec<&'a Row> {
-    rows.iter()
-        .filter(|r| r.figure == rule.figure)
-        .filter(|r| r.verdict.verdict == Word::Slower)
-        .filter(|r| r.worse_percent() > rule.percent)
-        .collect()
+/// What `--fail-if-worse N` concludes of one row, from the ratio's 95 % interval against the
+/// bound an N % loss sets (IOPS × (1 − N/100), latency × (1 + N/100)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judgement {
+    /// The whole interval lies beyond the bound: worse by more than N %, shown.
+    Worse,
+    /// The whole interval lies on the good side of the bound: not worse by N %, shown.
+    NotWorse,
+    /// The interval holds the bound (or there is none: a run measured once).
+    CannotTell,
+}
+
+/// `--fail-if-worse`'s exit statuses, each its own so a CI gate tells "passed" from "could
+/// not judge" (2 stays bad input).
+pub mod exit_code {
+    pub const NOT_WORSE: u8 = 0;
+    pub const WORSE: u8 = 1;
+    pub const CANNOT_TELL: u8 = 3;
+}
+
+impl FailIfWorse {
+    /// The ratio (later / first) an N % loss is: 0.9 for IOPS at 10, 1.1 for a latency.
+    pub fn bound(&self) -> f64 {
+        match self.figure.better() {
+            Better::Higher => 1.0 - self.percent / 100.0,
+            Better::Lower => 1.0 + self.percent / 100.0,
+        }
+    }
+
+    /// The judgement of one row of the rule's figure.
+    pub fn judge(&self, row: &Row) -> Judgement {
+        let v = &row.verdict;
+        if v.verdict == Word::Unknown {
+            return Judgement::CannotTell;
+        }
+        let bound = self.bound();
+        let (beyond, within) = match self.figure.better() {
+            Better::Higher => (v.ci95_high < bound, v.ci95_low > bound),
+            Better::Lower => (v.ci95_low > bound, v.ci95_high < bound),
+        };
+        match (beyond, within) {
+            (true, _) => Judgement::Worse,
+            (_, true) => Judgement::NotWorse,
+            _ => Judgement::CannotTell,
+        }
+    }
+
+    /// The rule's rows with their judgements.
+    pub fn judged<'a>(&self, rows: &'a [Row]) -> Vec<(&'a Row, Judgement)> {
+        rows.iter()
+            .filter(|r| r.figure == self.figure)
+            .map(|r| (r, self.judge(r)))
+            .collect()
+    }
 }
 
 /// The rows of the rule's figure that have no interval to judge by (a run measured once).

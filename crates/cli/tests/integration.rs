@@ -72,6 +72,9 @@ mod rwflags;
 mod support;
 #[path = "integration/trim.rs"]
 mod trim;
+/// "Cannot tell" is an answer: verdicts from their intervals, --fail-if-worse's outcomes.
+#[path = "integration/verdicts.rs"]
+mod verdicts;
 #[path = "integration/verify.rs"]
 mod verify;
 /// fio's verify state files, against fio 3.33 and 3.42.

@@ -333,6 +333,9 @@ pub(crate) fn job_object(job: &JobReport, out: &RunOutcome, ctx: &JsonContext) -
     }
     let mut iolab = iolab_object(job);
     iolab["clat_p99.999_ns"] = tail_object(job, &out.clock);
+    if let Some(m) = at_max_object(job) {
+        iolab["percentiles_at_max"] = m;
+    }
     let pcts = job.setup.percentiles.as_slice();
     if let Some(split) = crate::json_split::lat_split_object(job, &out.clock, pcts) {
         iolab["lat_split"] = split;
@@ -481,6 +484,30 @@ fn tail_object(job: &JobReport, clock: &Timebase) -> Value {
         })
         .collect();
     Value::Object(per_dir)
+}
+
+/// Per direction, the percentiles (fio's list and iolab's p99.999) its I/Os cannot resolve:
+/// with fewer than 1 / (1 − p) I/Os (100,000 for p99.999) the percentile is the slowest I/O,
+/// which fio's `percentile` keys print under the percentile's name. `None` when every
+/// percentile is resolved.
+fn at_max_object(job: &JobReport) -> Option<Value> {
+    let mut pcts: Vec<f64> = job.setup.percentiles.clone();
+    pcts.push(iolab_results::IOLAB_TAIL_PERCENTILE);
+    pcts.sort_by(f64::total_cmp);
+    pcts.dedup();
+    let per_dir: Map<String, Value> = iolab_results::Direction::ALL
+        .into_iter()
+        .filter_map(|d| {
+            let ios = job.dir(d).filter(|r| r.ios > 0)?.ios as f64;
+            let keys: Vec<Value> = pcts
+                .iter()
+                .filter(|p| **p < 100.0 && ios < 100.0 / (100.0 - **p))
+                .map(|p| json!(percentile_key(*p)))
+                .collect();
+            (!keys.is_empty()).then(|| (d.name().to_string(), Value::Array(keys)))
+        })
+        .collect();
+    (!per_dir.is_empty()).then_some(Value::Object(per_dir))
 }
 
 /// The keys fio 3.42 adds to a job's object, which iolab writes too (fio 3.33 has none of

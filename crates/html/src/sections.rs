@@ -358,10 +358,10 @@ fn qd1_row(
         .zip(&vals)
         .map(|(c, v)| {
             let may = !c.is_reference() && c.fallback.is_none();
-            let half = interval.and_then(|k| c.repeats.as_ref()?.half_width(k));
+            let span = interval.and_then(|k| c.repeats.as_ref()?.interval(k));
             let ios = c.figures.and_then(|f| f.ios).unwrap_or(0.0);
             v.filter(|_| may).map(|value| {
-                let c = Candidate::new(value, half);
+                let c = Candidate::new(value, span);
                 match tail {
                     Some(q) => c.tail(*q, ios),
                     None => c,
@@ -371,25 +371,35 @@ fn qd1_row(
         .collect();
     let marked = mark(&candidates, *better);
     let _ = write!(html, "<tr><th>{label}</th>");
+    // A tail percentile the cell's I/Os cannot resolve is its slowest I/O: said so.
+    let shown = |c: &Qd1Cell, v: f64| {
+        let ios = c.figures.and_then(|f| f.ios).unwrap_or(0.0);
+        match tail {
+            Some(q) if ios > 0.0 && ios < 100.0 / (100.0 - q) => {
+                format!("max {}", format.apply(v))
+            }
+            _ => format.apply(v),
+        }
+    };
     for (i, (c, v)) in row.iter().zip(&vals).enumerate() {
         let _ = match v {
             Some(v) if c.fallback.is_some() => write!(
                 html,
                 "<td class=\"fallback\" title=\"{}\">{} †</td>",
                 esc(c.fallback.as_deref().unwrap_or_default()),
-                esc(&format.apply(*v))
+                esc(&shown(c, *v))
             ),
             Some(v) if marked.is_best(i) => write!(
                 html,
                 "<td class=\"best\"><strong>{}</strong> ★</td>",
-                esc(&format.apply(*v))
+                esc(&shown(c, *v))
             ),
             Some(v) if marked.ties(i) => write!(
                 html,
                 "<td class=\"tie\" title=\"within the others' 95% intervals\">{} (tie)</td>",
-                esc(&format.apply(*v))
+                esc(&shown(c, *v))
             ),
-            Some(v) => write!(html, "<td>{}</td>", esc(&format.apply(*v))),
+            Some(v) => write!(html, "<td>{}</td>", esc(&shown(c, *v))),
             None => {
                 let why = c.unavailable.as_deref().unwrap_or("");
                 write!(html, "<td class=\"na\" title=\"{}\">n/a</td>", esc(why))

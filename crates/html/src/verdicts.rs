@@ -74,11 +74,9 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
             "Verdicts",
             format!(
                 "<p>Each later run's jobs against the first run's, as <code>iolab compare</code> \
-                 gives them: the ratio later/first with its 95 % interval (from the repeats, on \
-                 the log scale); <em>inconclusive</em> where that interval spans more than 2×, \
-                 <em>no difference</em> under a {:.0} % change. A run without repeats gets a \
-                 ratio and no verdict beyond it: run with <code>--repeat N</code> for one.</p>{html}",
-                NOISE_THRESHOLD * 100.0
+                 gives them: {}. A run without repeats gets a ratio and no verdict beyond it: \
+                 run with <code>--repeat N</code> for one.</p>{html}",
+                esc(&iolab_report::verdict::legend(NOISE_THRESHOLD))
             ),
         )
     })

@@ -34,19 +34,19 @@ pub const MIN_BEYOND: f64 = 30.0;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Candidate {
     pub value: f64,
-    /// The half-width of its 95 % interval over rounds; `None` for a cell measured once.
-    pub half_width: Option<f64>,
+    /// Its 95 % interval over rounds (low, high); `None` for a cell measured once.
+    pub interval: Option<(f64, f64)>,
     /// For a tail percentile, how many I/Os lay beyond it (the cell's I/Os × (1 − q));
     /// `None` for any other figure.
     pub beyond: Option<f64>,
 }
 
 impl Candidate {
-    /// A cell with its interval's half-width (if it has one), not a tail percentile.
-    pub fn new(value: f64, half_width: Option<f64>) -> Candidate {
+    /// A cell with its interval (if it has one), not a tail percentile.
+    pub fn new(value: f64, interval: Option<(f64, f64)>) -> Candidate {
         Candidate {
             value,
-            half_width,
+            interval,
             beyond: None,
         }
     }
@@ -121,7 +121,7 @@ pub fn mark(cells: &[Option<Candidate>], better: Better) -> Marked {
     if fewest < MIN_BEYOND {
         return Marked::Unjudged(Unjudged::ThinTail { fewest });
     }
-    if live.iter().any(|(_, c)| c.half_width.is_none()) {
+    if live.iter().any(|(_, c)| c.interval.is_none()) {
         return Marked::Unjudged(Unjudged::NoInterval);
     }
     let better_than = |a: f64, b: f64| match better {
@@ -136,11 +136,15 @@ pub fn mark(cells: &[Option<Candidate>], better: Better) -> Marked {
             false => best,
         })
         .expect("two candidates");
-    let half = |c: &Candidate| c.half_width.unwrap_or(0.0);
+    let span = |c: &Candidate| c.interval.unwrap_or((c.value, c.value));
     // Every other candidate whose interval reaches the best's: within noise of it.
+    let overlap = |a: &Candidate, c: &Candidate| {
+        let ((al, ah), (cl, ch)) = (span(a), span(c));
+        cl <= ah && al <= ch
+    };
     let mut tied: Vec<usize> = live
         .iter()
-        .filter(|(i, c)| *i != b && (top.value - c.value).abs() <= half(&top) + half(c))
+        .filter(|(i, c)| *i != b && overlap(&top, c))
         .map(|(i, _)| *i)
         .collect();
     match tied.is_empty() {
@@ -164,7 +168,7 @@ pub fn legend(rows: &[(&str, &Marked)], rounds: usize) -> Vec<String> {
     {
         out.push(format!(
             "Marks: bold is best beyond the 95 % intervals of the cells' {rounds} rounds; \
-             (tie) is within them."
+             italic ties with it (the intervals overlap)."
         ));
     }
     let titles = |want: &dyn Fn(&Marked) -> bool| {
@@ -210,8 +214,9 @@ pub fn legend(rows: &[(&str, &Marked)], rounds: usize) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// A cell with a symmetric interval of half-width `half`.
     fn c(value: f64, half: Option<f64>) -> Option<Candidate> {
-        Some(Candidate::new(value, half))
+        Some(Candidate::new(value, half.map(|h| (value - h, value + h))))
     }
 
     #[test]
@@ -250,6 +255,13 @@ mod tests {
         // Rounds that agreed exactly still are an interval (of zero width).
         let row = [c(110.0, Some(0.0)), c(120.0, Some(0.0))];
         assert_eq!(mark(&row, Better::Lower), Marked::Best(0));
+        // Intervals from the log scale are wider above than below: 120 [100, 144] against
+        // 95 [80, 113] overlap above the lower cell's mean, so they tie.
+        let row = [
+            Some(Candidate::new(95.0, Some((80.0, 113.0)))),
+            Some(Candidate::new(120.0, Some((100.0, 144.0)))),
+        ];
+        assert_eq!(mark(&row, Better::Higher), Marked::Tie(vec![0, 1]));
     }
 
     #[test]
@@ -267,7 +279,8 @@ mod tests {
     #[test]
     fn a_tail_needs_tens_of_ios_beyond_it() {
         // A second at 400k IOPS: 4 I/Os beyond the 99.999th percentile.
-        let t = |v: f64, ios: f64| Some(Candidate::new(v, Some(0.1)).tail(99.999, ios));
+        let t =
+            |v: f64, ios: f64| Some(Candidate::new(v, Some((v - 0.1, v + 0.1))).tail(99.999, ios));
         let row = [t(70.0, 400_000.0), t(90.0, 3_000_000.0)];
         assert!(matches!(
             mark(&row, Better::Lower),

@@ -131,15 +131,11 @@ fn values(job: &JobRecord, dir: &str, name: &str) -> Vec<f64> {
     }
 }
 
-/// "20.7k ± 0.4k (5)" for repeats, the value alone for one run.
+/// "20.7k [20.3k, 21.1k] (5)" for repeats (the interval from the log scale), the value
+/// alone for one run.
 fn figure_text(f: &Figure, v: &[f64]) -> String {
     match Interval::of(v) {
-        Some(i) => format!(
-            "{} ± {} ({})",
-            f.show(i.mean),
-            f.show(i.ci95_high - i.mean),
-            i.n
-        ),
+        Some(i) => format!("{} ({})", i.text(|x| f.show(x)), i.n),
         None => v.first().map_or("n/a".into(), |x| f.show(*x)),
     }
 }

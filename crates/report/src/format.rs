@@ -162,9 +162,38 @@ pub fn micros(ns: f64) -> String {
     }
 }
 
+/// A latency to three significant figures, for tables that must paste into a page:
+/// "8.05 µs", "81.2 µs", "812 µs", "1.20 ms" (the JSON keeps every digit).
+pub fn micros3(ns: f64) -> String {
+    let sig3 = |x: f64| match x {
+        x if x >= 99.95 => format!("{x:.0}"),
+        x if x >= 9.995 => format!("{x:.1}"),
+        x => format!("{x:.2}"),
+    };
+    if ns < 1e3 {
+        format!("{ns:.0} ns")
+    } else if ns >= 999_500.0 {
+        format!("{} ms", sig3(ns / 1e6))
+    } else {
+        format!("{} µs", sig3(ns / 1e3))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn latencies_to_three_figures() {
+        let got: Vec<String> = [950.0, 8_049.0, 81_234.0, 812_340.0, 999_700.0, 1_204_000.0]
+            .into_iter()
+            .map(micros3)
+            .collect();
+        assert_eq!(
+            got,
+            ["950 ns", "8.05 µs", "81.2 µs", "812 µs", "1.00 ms", "1.20 ms"]
+        );
+    }
 
     #[test]
     fn compact_numbers() {

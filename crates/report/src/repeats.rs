@@ -27,7 +27,8 @@ pub fn repeat_lines(w: &mut impl Write, job: &JobReport) -> io::Result<()> {
     }
     writeln!(
         w,
-        "  repeats (iolab): {}, each figure's mean ± its 95% confidence interval [min … max]",
+        "  repeats (iolab): {}, each figure's mean [its 95% confidence interval, from the log \
+         scale] (min … max)",
         reps.len()
     )?;
     let Some(first) = reps.first() else {
@@ -50,10 +51,9 @@ pub fn repeat_lines(w: &mut impl Write, job: &JobReport) -> io::Result<()> {
             let f = if name == "iops" { compact } else { micros };
             writeln!(
                 w,
-                "    {:<16}: {} ± {} [{} … {}]",
+                "    {:<16}: {} ({} … {})",
                 format!("{dir} {label}"),
-                f(i.mean),
-                f(i.ci95_high - i.mean),
+                i.text(f),
                 f(i.min),
                 f(i.max)
             )?;

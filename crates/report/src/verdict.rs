@@ -6,14 +6,17 @@
 //! Welch–Satterthwaite's degrees of freedom since the runs' spreads need not be equal; its
 //! ends taken back are the ratio's, never below zero, as wide above as a halving is below.
 //!
-//! The words. Where the interval spans more than a factor of two (high/low > 2), the repeats
-//! are too noisy to say anything and the verdict is `inconclusive`, with the noisier run's
-//! coefficient of variation as the reason: hyperfine and criterion do not call a change
-//! they cannot see, and a factor of two is the widest span in which "no difference" still
-//! rules out a halving or a doubling. Where the interval holds 1, the runs do not differ
-//! beyond their noise. A difference the interval does show but smaller than a noise
-//! threshold (criterion's `noise_threshold`) is no difference either: repeats inside one
-//! run see less noise than lies between two runs (drift over minutes, a device's state).
+//! The words, each claimed only where the interval shows it (the legend, [`legend`], says
+//! the same rule wherever verdicts are printed):
+//! - `no difference`: the whole interval lies within the threshold (±3 % unless given):
+//!   any change the repeats allow is smaller than that;
+//! - `faster` / `slower`: the interval excludes 1, on one side;
+//! - `inconclusive`: neither (the interval holds 1 and reaches past the threshold), with
+//!   how many repeats each run would need, at the noise these repeats showed, for the
+//!   interval to decide one way or the other.
+//!
+//! An interval inside the threshold that also excludes 1 (a real change of 1 %) is `no
+//! difference`: the threshold is the size of change the user called none.
 
 use iolab_results::repeats::{t95, Interval};
 use serde::Serialize;
@@ -33,9 +36,9 @@ pub enum Better {
 pub enum Word {
     Faster,
     Slower,
-    /// The interval holds 1: no difference the repeats can tell from noise.
+    /// The whole interval lies within the threshold.
     NoDifference,
-    /// The interval spans more than a factor of two: the repeats cannot tell.
+    /// The interval holds 1 and reaches past the threshold: the repeats cannot tell.
     Inconclusive,
     /// One run or both have fewer than two repeats: a ratio, but no interval to judge by.
     Unknown,
@@ -53,8 +56,25 @@ impl Word {
     }
 }
 
-/// The widest interval (high / low) a verdict is given on; wider is `inconclusive`.
-pub const MAX_SPAN: f64 = 2.0;
+/// The most repeats an `inconclusive` reason asks for; beyond, it says "more than".
+const MOST_REPEATS: usize = 1000;
+
+/// The rule, as the header of every verdict table says it (`noise`: a share, 0.03).
+pub fn legend(noise: f64) -> String {
+    format!(
+        "ratio = later / first, with its 95 % interval (from the repeats, on the log scale: \
+         never below zero); no difference: the whole interval within ±{pct} %; faster / \
+         slower: the interval excludes 1; inconclusive: neither, with the repeats each run \
+         would need at this noise",
+        pct = fmt_pct(noise * 100.0)
+    )
+}
+
+/// A percentage without needless decimals: 3, 2.5.
+pub fn fmt_pct(p: f64) -> String {
+    let s = format!("{p:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
 
 /// The new run's figure against the base's.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -73,6 +93,9 @@ pub struct Verdict {
     /// Why the verdict is `inconclusive`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The runs' noise, for what more repeats would decide.
+    #[serde(skip)]
+    spread: Option<Spread>,
 }
 
 impl Verdict {
@@ -93,6 +116,15 @@ impl Verdict {
             Some(r) => format!("{} ({r})", self.verdict.as_str()),
             None => self.verdict.as_str().to_string(),
         }
+    }
+
+    /// The repeats each run would need, at this noise, for the interval to exclude `bound`
+    /// (a ratio: 0.9 for a 10 % loss of IOPS); `None` without repeats, or beyond
+    /// [`MOST_REPEATS`].
+    pub fn repeats_to_exclude(&self, bound: f64) -> Option<usize> {
+        let s = self.spread.as_ref()?;
+        let gap = (self.ratio.ln() - bound.ln()).abs();
+        s.repeats_within(gap)
     }
 
     /// How much worse the new run is, in percent of the base (negative: better); a latency
@@ -129,6 +161,7 @@ pub fn verdict(base: &[f64], new: &[f64], better: Better, noise: f64) -> Option<
             base_cv: None,
             new_cv: None,
             reason: None,
+            spread: None,
         });
     };
     let cv = |i: &Interval| match i.mean {
@@ -151,23 +184,29 @@ pub fn verdict(base: &[f64], new: &[f64], better: Better, noise: f64) -> Option<
         false => (0.0, 0.0),
     };
     let (base_cv, new_cv) = (cv(&ia), cv(&ib));
+    let spread = Spread {
+        base: (va, ia.n),
+        new: (vb, ib.n),
+    };
     let mut reason = None;
-    let word = if ratio <= 0.0 || high / low > MAX_SPAN {
+    let word = if ratio <= 0.0 {
+        reason = Some("the later run's mean is zero".to_string());
+        Word::Inconclusive
+    } else if low >= 1.0 - noise && high <= 1.0 + noise {
+        Word::NoDifference
+    } else if low > 1.0 || high < 1.0 {
+        match (ratio > 1.0) == (better == Better::Higher) {
+            true => Word::Faster,
+            false => Word::Slower,
+        }
+    } else {
         let (who, cv, n) = match new_cv > base_cv {
             true => ("new", new_cv, ib.n),
             false => ("base", base_cv, ia.n),
         };
-        reason = Some(format!(
-            "interval spans more than {MAX_SPAN}x: CV {:.0} % in the {who} run's {n} repeats",
-            cv * 100.0
-        ));
+        let noisier = format!("CV {:.0} % in the {who} run's {n} repeats", cv * 100.0);
+        reason = Some(spread.deciding(ratio, noise, &noisier));
         Word::Inconclusive
-    } else if (low <= 1.0 && 1.0 <= high) || (ratio - 1.0).abs() < noise {
-        Word::NoDifference
-    } else if (ratio > 1.0) == (better == Better::Higher) {
-        Word::Faster
-    } else {
-        Word::Slower
     };
     Some(Verdict {
         ratio,
@@ -179,7 +218,60 @@ pub fn verdict(base: &[f64], new: &[f64], better: Better, noise: f64) -> Option<
         base_cv: Some(base_cv),
         new_cv: Some(new_cv),
         reason,
+        spread: Some(spread),
     })
+}
+
+/// The two runs' noise: each mean's relative variance and its number of repeats.
+#[derive(Debug, Clone, PartialEq)]
+struct Spread {
+    base: (f64, usize),
+    new: (f64, usize),
+}
+
+impl Spread {
+    /// The interval's half-width on the log scale with `n` repeats in each run, at the
+    /// noise these repeats showed (each relative variance scales as 1/n).
+    fn half_log(&self, n: usize) -> f64 {
+        let (va, na) = self.base;
+        let (vb, nb) = self.new;
+        let (va, vb) = (va * na as f64 / n as f64, vb * nb as f64 / n as f64);
+        let d = (va * va + vb * vb) / (n - 1) as f64;
+        let df = match d > 0.0 {
+            true => (va + vb).powi(2) / d,
+            false => f64::INFINITY,
+        };
+        t95(df) * (va + vb).sqrt()
+    }
+
+    /// The fewest repeats each (from as many as the runs have) whose interval's half-width
+    /// on the log scale is under `gap`; `None` beyond [`MOST_REPEATS`].
+    fn repeats_within(&self, gap: f64) -> Option<usize> {
+        let from = self.base.1.max(self.new.1).max(2);
+        (from..=MOST_REPEATS).find(|&n| self.half_log(n) < gap)
+    }
+
+    /// What would decide an inconclusive ratio: the repeats each run would need for its
+    /// interval to exclude 1 or to fit within the threshold, whichever comes first, at
+    /// this noise (the ratio itself taken as it stands).
+    fn deciding(&self, ratio: f64, noise: f64, noisier: &str) -> String {
+        let r = ratio.ln();
+        let exclude = r.abs();
+        let within = ((1.0 + noise).ln() - r).min(r - (1.0 - noise).max(1e-9).ln());
+        let need = self.repeats_within(exclude.max(within));
+        match need {
+            Some(n) => format!(
+                "the interval holds 1 and more than a {} % change ({noisier}): about {n} \
+                 repeats each would decide at this noise",
+                fmt_pct(noise * 100.0)
+            ),
+            None => format!(
+                "the interval holds 1 and more than a {} % change ({noisier}): more than \
+                 {MOST_REPEATS} repeats each would be needed at this noise",
+                fmt_pct(noise * 100.0)
+            ),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -202,15 +294,31 @@ mod tests {
     }
 
     #[test]
-    fn overlapping_noise_is_no_difference() {
-        let v = verdict(
-            &[100.0, 104.0, 97.0, 101.0, 99.0],
-            &[101.0, 98.0, 103.0, 100.0, 97.0],
-            Better::Higher,
-            NOISE_THRESHOLD,
-        )
-        .unwrap();
+    fn no_difference_only_where_the_whole_interval_is_within_the_threshold() {
+        let base = [100.0, 100.4, 99.7, 100.1, 99.9];
+        let same = [100.1, 99.8, 100.3, 100.0, 99.7];
+        let v = verdict(&base, &same, Better::Higher, NOISE_THRESHOLD).unwrap();
         assert_eq!(v.verdict, Word::NoDifference, "{v:?}");
+        assert!(v.ci95_low >= 0.97 && v.ci95_high <= 1.03, "{v:?}");
+        // The same means, ten times the noise: the interval holds 1 and a 3 % change.
+        let base = [100.0, 104.0, 97.0, 101.0, 99.0];
+        let noisy = [101.0, 98.0, 103.0, 100.0, 97.0];
+        let v = verdict(&base, &noisy, Better::Higher, NOISE_THRESHOLD).unwrap();
+        assert_eq!(v.verdict, Word::Inconclusive, "{v:?}");
+        assert!(v.ci95_low < 0.97 && v.ci95_high > 1.0, "{v:?}");
+        let why = v.reason.clone().unwrap();
+        let n: usize = why
+            .split_once("about ")
+            .and_then(|(_, r)| r.split_once(' '))
+            .and_then(|(n, _)| n.parse().ok())
+            .unwrap_or_else(|| panic!("{why}"));
+        // More repeats than these 5, and with that many the interval fits the threshold.
+        assert!(n > 5 && n < 40, "{why}");
+        let spread = |k: usize| {
+            let rep = |v: &[f64]| v.iter().cycle().take(k).copied().collect::<Vec<f64>>();
+            verdict(&rep(&base), &rep(&noisy), Better::Higher, NOISE_THRESHOLD).unwrap()
+        };
+        assert_eq!(spread(n + 5).verdict, Word::NoDifference, "{why}");
     }
 
     #[test]
@@ -241,18 +349,61 @@ mod tests {
 
     #[test]
     fn a_noisy_pair_is_inconclusive_with_its_reason_and_never_below_zero() {
-        // The issue's case: 28.8k ± 80.8k against 51.8k ± 17.3k over three repeats.
+        // 28.8k ± 80.8k against 51.8k ± 17.3k over three repeats.
         let base = [5_000.0, 10_000.0, 71_400.0];
         let new = [45_000.0, 52_000.0, 58_400.0];
         let v = verdict(&base, &new, Better::Higher, NOISE_THRESHOLD).unwrap();
         assert_eq!(v.verdict, Word::Inconclusive, "{v:?}");
         assert!(v.ci95_low > 0.0, "{v:?}");
+        assert!(v.word_text().contains("repeats each"), "{}", v.word_text());
         assert!(
-            v.word_text().contains("CV 128 %") && v.word_text().contains("base run's 3 repeats"),
+            v.word_text()
+                .contains("CV 128 % in the base run's 3 repeats"),
             "{}",
             v.word_text()
         );
         // The interval is symmetric on the log scale: ratio / low == high / ratio.
         assert!(((v.ratio / v.ci95_low) - (v.ci95_high / v.ratio)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn every_word_agrees_with_its_own_interval() {
+        // Pseudo-random pairs of noisy repeats at every scale of change and noise.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for case in 0..2000 {
+            let n = 2 + case % 7;
+            let change = 0.8 + 0.4 * next();
+            let cv = [0.001, 0.01, 0.05, 0.3][case % 4];
+            let base: Vec<f64> = (0..n)
+                .map(|_| 1000.0 * (1.0 + cv * (next() - 0.5)))
+                .collect();
+            let new: Vec<f64> = (0..n)
+                .map(|_| 1000.0 * change * (1.0 + cv * (next() - 0.5)))
+                .collect();
+            for better in [Better::Higher, Better::Lower] {
+                let v = verdict(&base, &new, better, NOISE_THRESHOLD).unwrap();
+                let (lo, hi) = (v.ci95_low, v.ci95_high);
+                match v.verdict {
+                    Word::NoDifference => assert!(lo >= 0.97 && hi <= 1.03, "{v:?}"),
+                    Word::Faster | Word::Slower => assert!(lo > 1.0 || hi < 1.0, "{v:?}"),
+                    Word::Inconclusive => {
+                        assert!(lo <= 1.0 && hi >= 1.0 && (lo < 0.97 || hi > 1.03), "{v:?}")
+                    }
+                    Word::Unknown => panic!("{v:?}"),
+                }
+                let higher = v.ratio > 1.0;
+                match v.verdict {
+                    Word::Faster => assert_eq!(higher, better == Better::Higher),
+                    Word::Slower => assert_eq!(higher, better == Better::Lower),
+                    _ => {}
+                }
+            }
+        }
     }
 }

@@ -53,10 +53,10 @@ pub struct Rounds {
 }
 
 impl Rounds {
-    /// The half-width of a figure's 95 % interval, where the rounds keep one.
-    pub fn half_width(&self, name: &str) -> Option<f64> {
+    /// A figure's 95 % interval (low, high), where the rounds keep one.
+    pub fn interval(&self, name: &str) -> Option<(f64, f64)> {
         let i = self.intervals.get(name)?;
-        Some(i.ci95_high - i.mean).filter(|h| h.is_finite())
+        (i.ci95_low.is_finite() && i.ci95_high.is_finite()).then_some((i.ci95_low, i.ci95_high))
     }
 }
 
@@ -395,7 +395,10 @@ mod tests {
             (Some(1000.0), Some(5000.0), None)
         );
         assert_eq!(c.fallback, None);
-        assert_eq!(c.repeats.as_ref().unwrap().half_width("iops"), Some(25.0));
+        assert_eq!(
+            c.repeats.as_ref().unwrap().interval("iops"),
+            Some((975.0, 1025.0))
+        );
         assert!(s.notes.is_none());
         let other: Qd1Step = read(&serde_json::json!({"cells": "not cells"}));
         assert!(other.cells.is_empty());

@@ -5,9 +5,8 @@ use crate::support::iolab;
 
 /// `13.7k` → 13700, `2.30M` → 2300000, `950` → 950.
 fn count(s: &str) -> f64 {
+    // Bold (best) or italic (a tie).
     let s = s.trim().trim_matches('*');
-    // A cell measured in rounds: its figure before its interval.
-    let s = s.split(" ± ").next().unwrap_or(s);
     let (num, scale) = match s.chars().last() {
         Some('k') => (&s[..s.len() - 1], 1e3),
         Some('M') => (&s[..s.len() - 1], 1e6),
@@ -27,6 +26,24 @@ fn cells(out: &str, title: &str, row: &str) -> Vec<String> {
         .map(|c| c.trim().to_string())
         .filter(|c| !c.is_empty())
         .skip(1)
+        .collect()
+}
+
+/// The 95 % interval (low, high) of `figure`'s cells of `workload`, from the intervals'
+/// table under the figures (cells `19.6k–20.4k`).
+fn intervals(out: &str, workload: &str, figure: &str) -> Vec<(f64, f64)> {
+    out.lines()
+        .skip_while(|l| *l != format!("{workload}:"))
+        .find(|l| l.starts_with(&format!("| {figure} ")))
+        .unwrap_or_else(|| panic!("no intervals of {figure} of {workload} in {out}"))
+        .split('|')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .skip(1)
+        .map(|c| {
+            let (lo, hi) = c.split_once('–').expect("an interval");
+            (count(lo), count(hi))
+        })
         .collect()
 }
 
@@ -64,8 +81,8 @@ fn a_read_the_page_cache_served_is_flagged_and_never_marked() {
 
 /// psync and pvsync2 do the same system call's work at QD1: over three rounds their figures
 /// are often within each other's intervals. Whatever the machine gave, the marks follow
-/// the intervals: overlapping cells are both "(tie)" and unmarked, separate ones mark the
-/// better.
+/// the intervals: overlapping cells are both italic (a tie) and unmarked, separate ones mark
+/// the better.
 #[test]
 fn marks_follow_the_rounds_intervals_and_a_tie_is_said() {
     let out = iolab(&[
@@ -79,19 +96,20 @@ fn marks_follow_the_rounds_intervals_and_a_tie_is_said() {
     let mut ties = 0;
     for row in ["4KiB Random Read", "4KiB Random Write"] {
         let c = cells(&out.stdout, "IOPS", row);
-        let parse = |s: &str| {
-            let s = s
-                .trim_matches('*')
-                .trim_end_matches(" (tie)")
-                .trim_matches('*');
-            let (v, h) = s.split_once(" ± ").expect("an interval");
-            (count(v), count(h))
-        };
-        let ((a, ha), (b, hb)) = (parse(&c[0]), parse(&c[1]));
-        if (a - b).abs() <= ha + hb {
+        let (a, b) = (count(&c[0]), count(&c[1]));
+        let i = intervals(&out.stdout, row, "IOPS");
+        // Each figure lies inside its interval, which never reaches below zero.
+        for ((lo, hi), v) in i.iter().zip([a, b]) {
+            assert!(
+                *lo > 0.0 && *lo <= v * 1.01 && v <= hi * 1.01,
+                "{i:?} {c:?}"
+            );
+        }
+        if i[0].0 <= i[1].1 && i[1].0 <= i[0].1 {
             ties += 1;
             assert!(
-                c.iter().all(|x| x.ends_with("(tie)") && !x.contains("**")),
+                c.iter()
+                    .all(|x| x.starts_with('*') && x.ends_with('*') && !x.contains("**")),
                 "{c:?}"
             );
             assert!(out
@@ -149,11 +167,7 @@ fn reruns_without_repeat_mark_the_same_path_or_a_tie() {
                 }
             }
             let tail = cells(s, "99.999th Percentile Latency", row);
-            assert!(
-                tail.iter()
-                    .all(|c| !c.contains("**") && !c.contains("(tie)")),
-                "{s}"
-            );
+            assert!(tail.iter().all(|c| !c.contains('*')), "{s}");
         }
         assert!(s.contains("99.999th Percentile Latency not marked"), "{s}");
     }

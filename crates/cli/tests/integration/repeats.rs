@@ -131,10 +131,18 @@ fn compare_says_slower_at_half_the_rate_and_fails_if_worse() {
             "--noise-threshold",
             "10",
         ]);
-        assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
         let row = iops_row(&out.stdout);
         eprintln!("same rate: {row}");
         let done = row.ends_with("| no difference |");
+        // Not worse shown (0), or, where a repeat fell short of the rate on a loaded
+        // machine, cannot tell (3); never worse (1). "no difference" within ±10 % is
+        // necessarily short of a 10 % loss.
+        assert!(
+            out.code == 0 || (out.code == 3 && !done),
+            "{}{}",
+            out.stdout,
+            out.stderr
+        );
         rows.push(row);
         if done {
             break;
@@ -268,11 +276,13 @@ fn the_main_job_measures_its_cells_in_rounds_with_intervals() {
     let iops = out
         .stdout
         .lines()
-        .find(|l| l.starts_with("| 4KiB Random Read"))
-        .unwrap();
-    assert!(iops.contains(" ± "), "{}", out.stdout);
+        .skip_while(|l| *l != "4KiB Random Read:")
+        .find(|l| l.starts_with("| IOPS "))
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    assert!(iops.contains('–'), "{}", out.stdout);
     assert!(
-        out.stdout.contains("95% confidence interval"),
+        out.stdout
+            .contains("95 % intervals of the 2 rounds' figures"),
         "{}",
         out.stdout
     );
@@ -366,7 +376,8 @@ fn pinned(dir: &std::path::Path, hog: bool) -> String {
 }
 
 /// A run whose middle repeat shared its CPU with a hog is judged `inconclusive` against a
-/// clean one, with the noisy run's CV as the reason, never with an interval below zero;
+/// clean one, with the noisy run's CV and the repeats that would decide as the reason,
+/// never with an interval below zero;
 /// two clean runs are "no difference" (of up to three pairs, since runs drift).
 #[test]
 fn a_disturbed_repeat_makes_the_verdict_inconclusive_with_its_reason() {
@@ -417,14 +428,16 @@ fn a_disturbed_repeat_makes_the_verdict_inconclusive_with_its_reason() {
         // On a machine busy beyond the test's own hogs the clean run may be the noisier.
         let ours = why.contains("CV") && why.contains("new run's 3 repeats");
         assert!(
-            crate::support::holds_or_busy(ours, "which run the CV names") && why.contains("CV"),
+            crate::support::holds_or_busy(ours, "which run the CV names")
+                && why.contains("CV")
+                && why.contains("repeats each"),
             "{why}"
         );
     }
     let out = iolab(&["compare", &clean, &hogged]);
     let said = out
         .stdout
-        .contains("| inconclusive (interval spans more than 2x: CV");
+        .contains("| inconclusive (the interval holds 1 and more than a 3 % change (CV");
     assert!(
         busy(said, "the hogged run's verdict", "in the table"),
         "{}",
