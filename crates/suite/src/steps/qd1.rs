@@ -222,7 +222,8 @@ pub fn run(
                         findings.qd1_read.push((label.clone(), n.iops, n.mean_ns));
                         let iops = iolab_results::repeats::values_of(&r.repeats, "read", "iops");
                         if let Some(i) = iolab_results::Interval::of(&iops) {
-                            let half = i.ci95_high - i.mean;
+                            // t · sem: the prediction bound is a difference, symmetric.
+                            let half = iolab_results::repeats::t95((i.n - 1) as f64) * i.sem();
                             findings.qd1_read_noise.push((label.clone(), half, i.n));
                         }
                     }
