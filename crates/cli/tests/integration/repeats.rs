@@ -266,6 +266,21 @@ fn the_main_job_measures_its_cells_in_rounds_with_intervals() {
     };
     let (read, write) = (starts(&jobs[0]), starts(&jobs[1]));
     assert_eq!((read.len(), write.len()), (2, 2));
+    // A percentile the cell's I/Os cannot resolve is listed beside fio's keys as the max.
+    for j in jobs {
+        let dir = if j["read"]["total_ios"].as_u64() > Some(0) {
+            "read"
+        } else {
+            "write"
+        };
+        let ios = j[dir]["total_ios"].as_u64().unwrap();
+        let at_max = j["iolab"]["percentiles_at_max"][dir].to_string();
+        assert_eq!(
+            at_max.contains("\"99.999000\""),
+            ios < 100_000,
+            "{ios} I/Os: {at_max}"
+        );
+    }
     assert!(
         read[0] <= write[0] && write[0] <= read[1] && read[1] <= write[1],
         "rounds interleave the cells: read {read:?}, write {write:?}"
@@ -280,6 +295,30 @@ fn the_main_job_measures_its_cells_in_rounds_with_intervals() {
         .find(|l| l.starts_with("| IOPS "))
         .unwrap_or_else(|| panic!("{}", out.stdout));
     assert!(iops.contains('–'), "{}", out.stdout);
+    // 0.6 s of I/Os on a scratch file: far fewer than p99.999's 100,000, so the cell is the
+    // slowest I/O and says so.
+    let tail = out
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("| 99.999th Percentile Latency"))
+        .find(|l| l.starts_with("| 4KiB Random Read"))
+        .unwrap();
+    let cell = tail.split('|').nth(2).unwrap().trim();
+    let reads: f64 = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("| 4KiB Random Read"))
+        .and_then(|l| l.split('|').nth(2))
+        .map(|c| c.trim().trim_matches('*'))
+        .and_then(|c| match c.strip_suffix('k') {
+            Some(k) => k.parse::<f64>().ok().map(|k| k * 1e3),
+            None => c.parse().ok(),
+        })
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    if reads * 0.6 < 50_000.0 {
+        assert!(cell.starts_with("max "), "{tail}");
+        assert!(out.stdout.contains("(max): the cell's I/Os are too few"));
+    }
     assert!(
         out.stdout
             .contains("95 % intervals of the 2 rounds' figures"),
