@@ -403,8 +403,24 @@ pub fn parse_bool(s: &str) -> Result<bool, String> {
     match s.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "yes" | "on" => Ok(true),
         "0" | "false" | "no" | "off" => Ok(false),
-        _ => Err(format!("'{s}' is not a boolean (use 1 or 0)")),
+        t => Err(match bool_accident(t) {
+            // fio's check_int() reads a boolean with sscanf("%u"): the digits before
+            // anything else, the rest dropped.
+            Some((v, rest)) => format!(
+                "fio reads '{s}' as {v}: it stops at the '{}' (write 1 or 0)",
+                rest.chars().next().unwrap_or(' ')
+            ),
+            None => format!("'{s}' is not a boolean (use 1 or 0)"),
+        }),
     }
+}
+
+/// A boolean fio reads by its leading digits (`0/1` is 0 to fio): the value and the rest it
+/// drops; `None` when fio would refuse it too or the value is a plain 0 or 1.
+fn bool_accident(t: &str) -> Option<(u32, &str)> {
+    let end = t.find(|c: char| !c.is_ascii_digit())?;
+    let v: u32 = t[..end].parse().ok()?;
+    (v <= 1).then_some((v, &t[end..]))
 }
 
 /// A plain unsigned integer, also accepting size suffixes as fio does for int options.
@@ -416,6 +432,22 @@ pub fn parse_u32(s: &str) -> Result<u32, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_boolean_fio_reads_by_its_digits_is_refused_with_fios_reading() {
+        let e = parse_bool("0/1").unwrap_err();
+        assert_eq!(
+            e,
+            "fio reads '0/1' as 0: it stops at the '/' (write 1 or 0)"
+        );
+        let e = parse_bool("1x").unwrap_err();
+        assert!(e.starts_with("fio reads '1x' as 1"), "{e}");
+        assert_eq!(
+            parse_bool("maybe").unwrap_err(),
+            "'maybe' is not a boolean (use 1 or 0)"
+        );
+        assert_eq!(parse_bool("1"), Ok(true));
+    }
 
     #[test]
     fn sizes_follow_fio_kb_base_1024() {
