@@ -55,6 +55,9 @@ mod old_db;
 mod one_result;
 #[path = "integration/open_loop.rs"]
 mod open_loop;
+/// fio's pacing: rate-limited jobs at queue depth beside fio 3.33.
+#[path = "integration/pacing.rs"]
+mod pacing;
 #[path = "integration/progress.rs"]
 mod progress;
 #[path = "integration/pts.rs"]

@@ -427,10 +427,12 @@ fn the_consistency_step_keeps_the_device_and_host_parts_second_by_second() {
         let lat = series("lat_p99_ns").expect("latency windows");
         assert!(lat >= 2, "{lat} windows");
         for name in ["split_device_p99_ns", "split_host_p99_ns"] {
-            // Every window has its split; on a busy machine the BPF reader may see the
-            // last window's requests only after the job ended (one window fewer).
+            // Every window has its split. On a busy machine the BPF reader (a thread of its
+            // own) may be put off the CPU past the end of a window and find its requests
+            // only after the job ended: fewer split windows (beside two CPU hogs, 1 of 3).
+            // At any load: some split, never more windows than the latency's.
             let n = series(name).unwrap_or(0);
-            assert!(n + 1 >= lat && n <= lat, "{name}: {n} windows beside {lat}");
+            assert!(n >= 1 && n <= lat, "{name}: {n} windows beside {lat}");
             let figures = format!("{name}: {n} windows beside lat_p99_ns's {lat}");
             assert!(
                 crate::support::holds_or_busy_in(

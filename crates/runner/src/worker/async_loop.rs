@@ -75,6 +75,14 @@ pub(super) struct Slots {
     /// (its slot stays on the free list, unused until it goes).
     overlap: Option<Vec<bool>>,
     held: Option<(IoUnit, u64)>,
+    /// A rate-limited round stopped because the next I/O is not due yet: everything in
+    /// flight completes before the job sleeps (fio's `io_u_quiesce()` in `rate_ddir()`).
+    pub quiesce: bool,
+    /// How long the job then sleeps (ticks): what was left until the I/O was due when the
+    /// round stopped, however long the quiesce took, as fio's `rate_ddir()` reckons its
+    /// sleep before it quiesces. A quiesce that outlasts the wait leaves the job behind, and
+    /// it catches up by filling its queue, as fio's does.
+    pub sleep: u64,
 }
 
 impl Slots {
@@ -91,6 +99,8 @@ impl Slots {
             draining: false,
             overlap: None,
             held: None,
+            quiesce: false,
+            sleep: 0,
         }
     }
 
@@ -209,6 +219,21 @@ impl LoopState<'_, '_> {
             }
             if !stopping && self.think.as_ref().is_some_and(|t| t.pending) {
                 now = self.think_pause(engine, &mut q, stopping)?;
+                continue;
+            }
+            if std::mem::take(&mut q.quiesce) {
+                // Ahead of the rate: everything in flight completes, then the job sleeps
+                // what was left when it stopped.
+                while q.inflight > 0 {
+                    now = self.reap(engine, &mut q, stopping, false)?;
+                }
+                let until = now.saturating_add(std::mem::take(&mut q.sleep));
+                super::rate::sleep_as_fio(
+                    &self.clock,
+                    until.min(self.time.final_end()),
+                    self.w.stop,
+                );
+                now = self.clock.now();
                 continue;
             }
             if q.inflight == 0 {
@@ -454,11 +479,20 @@ impl LoopState<'_, '_> {
                     None => break,
                 }
             } else {
-                // A rate-limited job submits one I/O a round and reaps before the next, so
-                // completions never wait behind the rate limiter's sleep.
-                let one_done = submitted > 0 || !q.batch.is_empty();
-                if self.bytes_done() || self.syncer.pending || (self.rate.on && one_done) {
+                if self.bytes_done() || self.syncer.pending {
                     break;
+                }
+                // fio's pacing (`rate_ddir()`): an I/O that is due goes at once, however many
+                // are in flight, so a job behind its schedule fills its queue; one that is not
+                // due yet first lets everything in flight complete (the loop reaps them all),
+                // then sleeps until it is.
+                let in_flight = q.inflight + submitted + q.batch.len();
+                if self.rate.on && in_flight > 0 {
+                    if let Some(wait) = self.rate.ahead(self.clock.now()) {
+                        q.quiesce = true;
+                        q.sleep = wait;
+                        break;
+                    }
                 }
                 if self.think.as_ref().is_some_and(|t| t.pending) {
                     break;
@@ -576,7 +610,10 @@ impl LoopState<'_, '_> {
     #[inline(always)]
     fn issued(&mut self, q: &mut Slots, submitted: usize, t_sub: Option<u64>) -> usize {
         let n = q.batch.len();
-        let depth_now = q.inflight + submitted + n;
+        // A batch committed because the job is about to quiesce for its rate counts the
+        // I/O fio was preparing too: fio takes it from the free list (`cur_depth`) before its
+        // rate check commits what is queued (`io_u_quiesce()`).
+        let depth_now = q.inflight + submitted + n + usize::from(q.quiesce);
         let depth = &mut self.rec.depth;
         depth.level[DepthCounts::level_bucket(depth_now)] += n as u64;
         depth.submit[DepthCounts::batch_bucket(n)] += 1;

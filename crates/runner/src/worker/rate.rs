@@ -3,6 +3,15 @@
 //! `usec_for_io()`); with `rate_process=poisson` the gaps are exponential with the same mean.
 //! A job that fell behind is not made to wait until it has caught up (fio does the same).
 //!
+//! How the queue fills is fio's too (`rate_ddir()`): an I/O that is due goes at once,
+//! however many are in flight, so a job behind its schedule fills its queue; one that is
+//! not due yet first lets everything in flight complete (`io_u_quiesce()`, the async loop's
+//! `quiesce`), then sleeps as fio's `usec_sleep()` does ([`sleep_as_fio`]). A rate-limited
+//! job at `iodepth=4` thus reports fio's `iodepth_level` and fio's latencies, which count
+//! the wait of a completion until the job reaps it. The smooth arrival of one I/O at each
+//! due time, whatever is in flight, is the open loop's (`rate_open_loop=1`), which also
+//! reports the response time from when each I/O was due.
+//!
 //! A floor (`rate_min`, `rate_iops_min`) is checked as fio's `check_min_rate()` does: after
 //! a two-second settle, the bytes (or I/Os) completed over each `rate_cycle` must reach it, or
 //! the job ends with an error.
@@ -27,6 +36,8 @@ pub(super) struct RateLimit {
     issued: [u64; 3],
     next_due: [u64; 3],
     base: u64,
+    /// The directions the job issues (a read job's write cap never makes it wait).
+    issues: [bool; 3],
     /// Poisson: mean ticks between I/Os.
     poisson: Option<([f64; 3], Rng)>,
     floor: Floor,
@@ -70,8 +81,10 @@ impl RateLimit {
             due: u64::MAX,
             last: None,
         };
+        let issues = [spec.reads(), spec.writes(), spec.trims()];
         RateLimit {
             on: bps.iter().any(|&b| b > 0),
+            issues,
             bps,
             ticks_per_sec,
             issued: [0; 3],
@@ -127,10 +140,32 @@ impl RateLimit {
             // Due already (behind, or an open loop catching up): no second clock read.
             return dir;
         }
-        if wait_until(clock, until.min(end), stop) && until > end {
+        let reached = match self.open_loop {
+            true => wait_until(clock, until.min(end), stop),
+            false => sleep_as_fio(clock, until.min(end), stop),
+        };
+        if reached && until > end {
             self.out_of_time = true;
         }
         dir
+    }
+
+    /// How long the next I/O would wait at `now` when every capped direction the job issues
+    /// is ahead of its schedule (fio's `rate_ddir()` sleeping), in ticks; `None` when one is
+    /// due (or nothing is capped).
+    #[inline]
+    pub fn ahead(&self, now: u64) -> Option<u64> {
+        let mut wait: Option<u64> = None;
+        for i in 0..3 {
+            if self.issues[i] && self.bps[i] > 0 {
+                let due = self.base.saturating_add(self.next_due[i]);
+                if due <= now {
+                    return None;
+                }
+                wait = Some(wait.map_or(due - now, |w| w.min(due - now)));
+            }
+        }
+        wait
     }
 
     /// Which direction goes next and when it is due (ticks), without waiting: `d`, or in a
@@ -227,6 +262,49 @@ impl RateLimit {
     }
 }
 
+/// fio's sleep granularity (`fio_time_init()`): the longest of ten 1 µs `nanosleep`s, in ns
+/// (about 55 µs beside the default 50 µs timer slack).
+fn granularity_ns() -> u64 {
+    static G: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *G.get_or_init(|| {
+        (0..10)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                std::thread::sleep(Duration::from_micros(1));
+                t.elapsed().as_nanos() as u64
+            })
+            .max()
+            .unwrap_or(0)
+    })
+}
+
+/// Waits until `until` (ticks) as fio's `usec_sleep()` does for its rate: a wait shorter
+/// than the sleep granularity spins; a longer one sleeps for the wait less the granularity
+/// (in slices of at most 50 ms, so a stop is heard) and goes on with what is left. The
+/// thread wakes as late as fio's does, so a closed-loop job falls behind and catches up
+/// as fio's does. False when a stop came first.
+pub(super) fn sleep_as_fio(clock: &Clock, until: u64, stop: &AtomicBool) -> bool {
+    let g = granularity_ns();
+    loop {
+        let now = clock.now();
+        if now >= until {
+            return true;
+        }
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let left_ns = clock.ticks_to_ns(until - now) as u64;
+        if left_ns < g {
+            while clock.now() < until {
+                std::hint::spin_loop();
+            }
+            return true;
+        }
+        let nap = Duration::from_nanos(left_ns - g).min(Duration::from_millis(50));
+        std::thread::sleep(nap);
+    }
+}
+
 /// Waits until `until` (ticks): sleeps in slices of at most 50 ms while more than 200 µs are
 /// left, so a stop is heard, then spins the rest, as a sleep wakes tens of µs late. False
 /// when a stop came first.
@@ -246,5 +324,50 @@ pub(super) fn wait_until(clock: &Clock, until: u64, stop: &AtomicBool) -> bool {
         } else {
             std::hint::spin_loop();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A read job capped at 1000 IOPS of 4 KiB, on a clock of nanoseconds.
+    fn read_job() -> (Clock, RateLimit) {
+        let clock = Clock::monotonic();
+        let mut spec = JobSpec::new("r", "/tmp/x");
+        spec.read_percent = 100;
+        spec.rate.iops = [Some(1000); 3];
+        let r = RateLimit::new(&clock, &spec, 1, 0);
+        (clock, r)
+    }
+
+    #[test]
+    fn a_job_is_ahead_only_while_its_next_io_is_not_due() {
+        let (_, mut r) = read_job();
+        // Nothing issued: the first I/O is due at once.
+        assert_eq!(r.ahead(0), None);
+        r.issued(Direction::Read, 4096);
+        // The next is due 1 ms after the start: ahead before (by what is left), due from
+        // then on (a job that fell behind issues at once, however many are in flight).
+        assert_eq!(r.ahead(999_000), Some(1_000));
+        assert_eq!(r.ahead(1_000_000), None);
+        assert_eq!(r.ahead(5_000_000), None);
+        // The write cap of a job that only reads never holds it.
+        assert!(!r.issues[1] || r.bps[1] == 0);
+    }
+
+    #[test]
+    fn a_wait_shorter_than_the_sleep_granularity_spins_to_its_time() {
+        let (clock, _) = read_job();
+        let stop = AtomicBool::new(false);
+        for wait_us in [20u64, 300] {
+            let until = clock.now() + clock.duration_to_ticks(Duration::from_micros(wait_us));
+            assert!(sleep_as_fio(&clock, until, &stop));
+            assert!(clock.now() >= until);
+        }
+        // A stop is heard.
+        stop.store(true, Ordering::Relaxed);
+        let until = clock.now() + clock.duration_to_ticks(Duration::from_secs(5));
+        assert!(!sleep_as_fio(&clock, until, &stop));
     }
 }
