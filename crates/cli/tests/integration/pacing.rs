@@ -72,8 +72,8 @@ fn fio(args: &[String]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// One job by fio, then by iolab: whether iolab's figures are within the bounds, and both
-/// tools' figures. The IOPS are the cap's at any load: asserted here.
+/// One job by fio, then by iolab: whether iolab's figures are within the bounds (IOPS within
+/// 5 %, depths within 30 points, mean latency within 0.75–1.33), and both tools' figures.
 fn pair(args: &[String], rw: &str) -> (bool, String) {
     let f = fio(args);
     let mut a: Vec<&str> = vec!["run", "--allow-destroy", "--output-format=json"];
@@ -91,8 +91,8 @@ fn pair(args: &[String], rw: &str) -> (bool, String) {
         args[7..].join(" "),
         il / fl
     );
-    assert!((ii / fi - 1.0).abs() < 0.05, "{said}");
-    (d <= 30.0 && (0.75..=1.33).contains(&(il / fl)), said)
+    let ok = (ii / fi - 1.0).abs() < 0.05 && d <= 30.0 && (0.75..=1.33).contains(&(il / fl));
+    (ok, said)
 }
 
 #[test]
