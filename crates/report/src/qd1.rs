@@ -54,26 +54,23 @@ impl Qd1Numbers {
         if job.repeats.len() < 2 {
             return None;
         }
-        let end = |name: &str, high: bool| {
-            Interval::of(&values_of(&job.repeats, d.name(), name)).map_or(
-                f64::NAN,
-                |i| match high {
-                    true => i.ci95_high,
-                    false => i.ci95_low,
-                },
-            )
+        let ends = |name: &str| {
+            Interval::of(&values_of(&job.repeats, d.name(), name))
+                .map_or((f64::NAN, f64::NAN), |i| (i.ci95_low, i.ci95_high))
         };
-        let side = |high: bool| Qd1Numbers {
-            iops: end("iops", high),
-            mean_ns: end("lat_mean_ns", high),
-            p99_ns: end("lat_p99_ns", high),
-            p99999_ns: end("lat_p99.999_ns", high),
+        let [iops, mean, p99, p99999] =
+            ["iops", "lat_mean_ns", "lat_p99_ns", "lat_p99.999_ns"].map(ends);
+        let side = |end: fn((f64, f64)) -> f64| Qd1Numbers {
+            iops: end(iops),
+            mean_ns: end(mean),
+            p99_ns: end(p99),
+            p99999_ns: end(p99999),
             cpu_pct: f64::NAN,
             iops_per_cpu_sec: f64::NAN,
             ios: f64::NAN,
             ci95: None,
         };
-        Some(Box::new((side(false), side(true))))
+        Some(Box::new((side(|e| e.0), side(|e| e.1))))
     }
 
     /// A figure's 95 % interval over the rounds, where it has one.
@@ -193,6 +190,53 @@ fn range(show: fn(f64) -> String, lo: f64, hi: f64) -> String {
         x => format!("{x:.2}"),
     };
     format!("{low}–{b}")
+}
+
+/// One Markdown table: `title` over the rows' names, a right-aligned column per name in
+/// `columns`, each as wide as its widest cell.
+fn grid<R: AsRef<str>, C: AsRef<str>>(
+    title: &str,
+    row_names: &[R],
+    columns: &[C],
+    rows: &[Vec<String>],
+) -> String {
+    let first = row_names
+        .iter()
+        .map(|w| w.as_ref().chars().count())
+        .chain([title.chars().count()])
+        .max()
+        .unwrap_or(0);
+    let widths: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|t| t.chars().count())
+                .chain([c.as_ref().chars().count(), 3])
+                .max()
+                .unwrap_or(3)
+        })
+        .collect();
+    let mut out = String::new();
+    let _ = write!(out, "| {title:<first$} |");
+    for (c, w) in columns.iter().zip(&widths) {
+        let _ = write!(out, " {:>w$} |", c.as_ref());
+    }
+    out.push('\n');
+    let _ = write!(out, "|{}|", "-".repeat(first + 2));
+    for w in &widths {
+        let _ = write!(out, "{}:|", "-".repeat(w + 1));
+    }
+    out.push('\n');
+    for (name, row) in row_names.iter().zip(rows) {
+        let _ = write!(out, "| {:<first$} |", name.as_ref());
+        for (text, w) in row.iter().zip(&widths) {
+            let _ = write!(out, " {text:>w$} |");
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// A metric's name as a narrow table's column heading.
@@ -374,53 +418,13 @@ impl Qd1Table {
     fn wide(&self, tables: &[Vec<Vec<String>>]) -> String {
         let mut out = String::new();
         for (m, rows) in METRICS.iter().zip(tables) {
-            let long = self.grid(m.title, rows);
+            let long = grid(m.title, &self.workloads, &self.engines, rows);
             match crate::width::widest(&long) > PASTE_WIDTH {
-                true => out.push_str(&self.grid(short_title(m.title), rows)),
+                true => {
+                    let short = short_title(m.title);
+                    out.push_str(&grid(short, &self.workloads, &self.engines, rows));
+                }
                 false => out.push_str(&long),
-            }
-            out.push('\n');
-        }
-        out
-    }
-
-    /// One Markdown table: `title` over the workloads' column, a column per path.
-    fn grid(&self, title: &str, rows: &[Vec<String>]) -> String {
-        let first = self
-            .workloads
-            .iter()
-            .map(|w| w.chars().count())
-            .chain([title.chars().count()])
-            .max()
-            .unwrap_or(0);
-        let widths: Vec<usize> = self
-            .engines
-            .iter()
-            .enumerate()
-            .map(|(i, e)| {
-                rows.iter()
-                    .filter_map(|r| r.get(i))
-                    .map(|t| t.chars().count())
-                    .chain([e.chars().count(), 3])
-                    .max()
-                    .unwrap_or(3)
-            })
-            .collect();
-        let mut out = String::new();
-        let _ = write!(out, "| {title:<first$} |");
-        for (e, w) in self.engines.iter().zip(&widths) {
-            let _ = write!(out, " {e:>w$} |");
-        }
-        out.push('\n');
-        let _ = write!(out, "|{}|", "-".repeat(first + 2));
-        for w in &widths {
-            let _ = write!(out, "{}:|", "-".repeat(w + 1));
-        }
-        out.push('\n');
-        for (wl, row) in self.workloads.iter().zip(rows) {
-            let _ = write!(out, "| {wl:<first$} |");
-            for (text, w) in row.iter().zip(&widths) {
-                let _ = write!(out, " {text:>w$} |");
             }
             out.push('\n');
         }
@@ -436,10 +440,24 @@ impl Qd1Table {
              below zero; each figure above pools every round's I/Os):\n\n",
             self.rounds.max(2)
         );
+        // The metrics the rounds keep an interval of (not CPU).
+        let kept: Vec<&Metric> = METRICS
+            .iter()
+            .filter(|m| {
+                self.cells.iter().any(|c| {
+                    c.result
+                        .as_ref()
+                        .is_ok_and(|n| n.interval(m.value).is_some())
+                })
+            })
+            .collect();
+        let titles: Vec<&str> = kept
+            .iter()
+            .map(|m| short_title(m.title).trim_end_matches(" latency"))
+            .collect();
         for wl in &self.workloads {
-            let rows: Vec<Vec<String>> = METRICS
+            let rows: Vec<Vec<String>> = kept
                 .iter()
-                .filter(|m| m.better != Better::Neither && m.title != "IOPS per CPU-second")
                 .map(|m| {
                     self.engines
                         .iter()
@@ -453,31 +471,16 @@ impl Qd1Table {
                         .collect()
                 })
                 .collect();
-            let titles: Vec<&str> = METRICS
-                .iter()
-                .filter(|m| m.better != Better::Neither && m.title != "IOPS per CPU-second")
-                .map(|m| short_title(m.title).trim_end_matches(" latency"))
-                .collect();
-            let t = Qd1Table {
-                engines: self.engines.clone(),
-                workloads: titles.iter().map(|t| t.to_string()).collect(),
-                ..Qd1Table::default()
-            };
             // The workload above its table, not in its first column: nine paths fit.
             let _ = writeln!(out, "{wl}:\n");
             match narrow {
-                false => out.push_str(&t.grid("95 %", &rows)),
+                false => out.push_str(&grid("95 %", &titles, &self.engines, &rows)),
                 // Paths as rows, as the narrow figures' tables.
                 true => {
-                    let t = Qd1Table {
-                        engines: t.workloads.clone(),
-                        workloads: self.engines.clone(),
-                        ..Qd1Table::default()
-                    };
                     let cols: Vec<Vec<String>> = (0..self.engines.len())
                         .map(|i| rows.iter().map(|r| r[i].clone()).collect())
                         .collect();
-                    out.push_str(&t.grid("95 %", &cols));
+                    out.push_str(&grid("95 %", &self.engines, &titles, &cols));
                 }
             }
             out.push('\n');
@@ -631,14 +634,16 @@ mod tests {
         }
     }
 
-    /// `nums` measured in rounds whose intervals are `share` of each figure.
+    /// `nums` measured in rounds whose intervals are `share` of each figure (none of CPU,
+    /// as the rounds keep none: `Qd1Numbers::intervals`).
     fn rounds(iops: f64, mean: f64, share: f64) -> Qd1Numbers {
         let mut n = nums(iops, mean);
-        let (lo, hi) = (1.0 - share, 1.0 + share);
-        n.ci95 = Some(Box::new((
-            nums(iops * lo, mean * lo),
-            nums(iops * hi, mean * hi),
-        )));
+        let side = |k: f64| Qd1Numbers {
+            cpu_pct: f64::NAN,
+            iops_per_cpu_sec: f64::NAN,
+            ..nums(iops * k, mean * k)
+        };
+        n.ci95 = Some(Box::new((side(1.0 - share), side(1.0 + share))));
         n
     }
 
@@ -814,9 +819,14 @@ mod tests {
         // b's IOPS 41.0k ± 2k against a's 40.6k ± 1k: within noise. Its mean latency
         // 24 µs ± 1 µs against 20 µs ± 1 µs: beyond it.
         let span = |n: &Qd1Numbers, iops: f64, mean: f64| {
+            // Intervals of IOPS and the mean only (the other figures keep none here).
             let side = |k: f64| Qd1Numbers {
                 iops: n.iops + k * iops,
                 mean_ns: n.mean_ns + k * mean,
+                p99_ns: f64::NAN,
+                p99999_ns: f64::NAN,
+                cpu_pct: f64::NAN,
+                iops_per_cpu_sec: f64::NAN,
                 ..nums(0.0, 0.0)
             };
             Some(Box::new((side(-1.0), side(1.0))))

@@ -174,20 +174,16 @@ pub fn verdict(base: &[f64], new: &[f64], better: Better, noise: f64) -> Option<
         0.0 => 0.0,
         _ => (ib.sem() / mb).powi(2),
     };
-    let df = match va * va / (ia.n - 1) as f64 + vb * vb / (ib.n - 1) as f64 {
-        d if d > 0.0 => (va + vb).powi(2) / d,
-        _ => f64::INFINITY,
+    let spread = Spread {
+        base: (va, ia.n),
+        new: (vb, ib.n),
     };
-    let half_log = t95(df) * (va + vb).sqrt();
+    let half_log = spread.half_log_at(ia.n, ib.n);
     let (low, high) = match ratio > 0.0 {
         true => (ratio * (-half_log).exp(), ratio * half_log.exp()),
         false => (0.0, 0.0),
     };
     let (base_cv, new_cv) = (cv(&ia), cv(&ib));
-    let spread = Spread {
-        base: (va, ia.n),
-        new: (vb, ib.n),
-    };
     let mut reason = None;
     let word = if ratio <= 0.0 {
         reason = Some("the later run's mean is zero".to_string());
@@ -230,16 +226,15 @@ struct Spread {
 }
 
 impl Spread {
-    /// The interval's half-width on the log scale with `n` repeats in each run, at the
-    /// noise these repeats showed (each relative variance scales as 1/n).
-    fn half_log(&self, n: usize) -> f64 {
-        let (va, na) = self.base;
-        let (vb, nb) = self.new;
-        let (va, vb) = (va * na as f64 / n as f64, vb * nb as f64 / n as f64);
-        let d = (va * va + vb * vb) / (n - 1) as f64;
-        let df = match d > 0.0 {
-            true => (va + vb).powi(2) / d,
-            false => f64::INFINITY,
+    /// The interval's half-width on the log scale with `a` repeats in the base run and `b`
+    /// in the new, at the noise these repeats showed (each relative variance scales as
+    /// 1/n): the two relative variances added, Welch–Satterthwaite's degrees of freedom.
+    fn half_log_at(&self, a: usize, b: usize) -> f64 {
+        let ((va, na), (vb, nb)) = (self.base, self.new);
+        let (va, vb) = (va * na as f64 / a as f64, vb * nb as f64 / b as f64);
+        let df = match va * va / (a - 1) as f64 + vb * vb / (b - 1) as f64 {
+            d if d > 0.0 => (va + vb).powi(2) / d,
+            _ => f64::INFINITY,
         };
         t95(df) * (va + vb).sqrt()
     }
@@ -248,7 +243,7 @@ impl Spread {
     /// on the log scale is under `gap`; `None` beyond [`MOST_REPEATS`].
     fn repeats_within(&self, gap: f64) -> Option<usize> {
         let from = self.base.1.max(self.new.1).max(2);
-        (from..=MOST_REPEATS).find(|&n| self.half_log(n) < gap)
+        (from..=MOST_REPEATS).find(|&n| self.half_log_at(n, n) < gap)
     }
 
     /// What would decide an inconclusive ratio: the repeats each run would need for its

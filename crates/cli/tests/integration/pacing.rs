@@ -3,11 +3,9 @@
 //! distribution (`iodepth_level`) within 30 points of fio's, the mean latency within
 //! 0.75–1.33 of fio's and the IOPS within 5 %.
 
-use std::process::Command;
-
 use serde_json::Value;
 
-use crate::support::{device_lock, holds_or_busy_in, iolab, zram, Window};
+use crate::support::{device_lock, fio_json, holds_or_busy_in, iolab, zram, Window};
 
 /// The jobs: engine, depth and rate options.
 const JOBS: [&[&str]; 5] = [
@@ -58,24 +56,10 @@ fn distance(a: &[(String, f64)], b: &[(String, f64)]) -> f64 {
         / 2.0
 }
 
-fn fio(args: &[String]) -> Value {
-    let out = Command::new("fio")
-        .args(args)
-        .arg("--output-format=json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 /// One job by fio, then by iolab: whether iolab's figures are within the bounds (IOPS within
 /// 5 %, depths within 30 points, mean latency within 0.75–1.33), and both tools' figures.
 fn pair(args: &[String], rw: &str) -> (bool, String) {
-    let f = fio(args);
+    let f = fio_json(args);
     let mut a: Vec<&str> = vec!["run", "--allow-destroy", "--output-format=json"];
     a.extend(args.iter().map(String::as_str));
     let out = iolab(&a);

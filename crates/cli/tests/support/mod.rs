@@ -80,6 +80,21 @@ pub fn iolab_json(args: &[String]) -> Value {
     serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
 }
 
+/// `fio ARGS --output-format=json`, which must succeed; the parsed document.
+pub fn fio_json(args: &[String]) -> Value {
+    let out = Command::new("fio")
+        .args(args)
+        .arg("--output-format=json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "fio {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: fio {args:?}"))
+}
+
 static DEVICES: Mutex<()> = Mutex::new(());
 
 /// Serialises tests that use zram or loop devices.

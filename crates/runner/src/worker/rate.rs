@@ -280,11 +280,29 @@ fn granularity_ns() -> u64 {
 
 /// Waits until `until` (ticks) as fio's `usec_sleep()` does for its rate: a wait shorter
 /// than the sleep granularity spins; a longer one sleeps for the wait less the granularity
-/// (in slices of at most 50 ms, so a stop is heard) and goes on with what is left. The
-/// thread wakes as late as fio's does, so a closed-loop job falls behind and catches up
-/// as fio's does. False when a stop came first.
+/// and goes on with what is left. The thread wakes as late as fio's does, so a closed-loop
+/// job falls behind and catches up as fio's does. False when a stop came first.
 pub(super) fn sleep_as_fio(clock: &Clock, until: u64, stop: &AtomicBool) -> bool {
     let g = granularity_ns();
+    wait_spinning_under(clock, until, stop, g, g)
+}
+
+/// Waits until `until` (ticks), spinning the last 200 µs, as a sleep wakes tens of µs late.
+/// False when a stop came first.
+pub(super) fn wait_until(clock: &Clock, until: u64, stop: &AtomicBool) -> bool {
+    wait_spinning_under(clock, until, stop, 200_000, 100_000)
+}
+
+/// Waits until `until` (ticks): spins while at most `spin_ns` are left; before that, sleeps
+/// for what is left less `early_ns`, in slices of at most 50 ms so a stop is heard. False
+/// when a stop came first.
+fn wait_spinning_under(
+    clock: &Clock,
+    until: u64,
+    stop: &AtomicBool,
+    spin_ns: u64,
+    early_ns: u64,
+) -> bool {
     loop {
         let now = clock.now();
         if now >= until {
@@ -294,36 +312,12 @@ pub(super) fn sleep_as_fio(clock: &Clock, until: u64, stop: &AtomicBool) -> bool
             return false;
         }
         let left_ns = clock.ticks_to_ns(until - now) as u64;
-        if left_ns < g {
-            while clock.now() < until {
-                std::hint::spin_loop();
-            }
-            return true;
-        }
-        let nap = Duration::from_nanos(left_ns - g).min(Duration::from_millis(50));
-        std::thread::sleep(nap);
-    }
-}
-
-/// Waits until `until` (ticks): sleeps in slices of at most 50 ms while more than 200 µs are
-/// left, so a stop is heard, then spins the rest, as a sleep wakes tens of µs late. False
-/// when a stop came first.
-pub(super) fn wait_until(clock: &Clock, until: u64, stop: &AtomicBool) -> bool {
-    loop {
-        let now = clock.now();
-        if now >= until {
-            return true;
-        }
-        if stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        let left_ns = clock.ticks_to_ns(until - now);
-        if left_ns > 200_000.0 {
-            let left = Duration::from_nanos(left_ns as u64 - 100_000);
-            std::thread::sleep(left.min(Duration::from_millis(50)));
-        } else {
+        if left_ns <= spin_ns {
             std::hint::spin_loop();
+            continue;
         }
+        let nap = Duration::from_nanos(left_ns.saturating_sub(early_ns));
+        std::thread::sleep(nap.min(Duration::from_millis(50)));
     }
 }
 
