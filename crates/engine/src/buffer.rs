@@ -54,15 +54,8 @@ impl BufferPool {
     fn fill_random(&mut self, seed: u64) {
         // SAFETY: ptr is valid for slots * slot_len bytes and we hold &mut self.
         let bytes = unsafe { std::slice::from_raw_parts_mut(self.ptr, self.slots * self.slot_len) };
-        let mut x = seed | 1;
-        for chunk in bytes.chunks_mut(8) {
-            // xorshift64*: fast, and incompressible enough for zram's LZ4/zstd.
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            let v = x.wrapping_mul(0x2545_F491_4F6C_DD1D).to_le_bytes();
-            chunk.copy_from_slice(&v[..chunk.len()]);
-        }
+        let mut state = seed;
+        fill_random(bytes, &mut state);
     }
 
     /// Refills every slot: zeros, or random data of which `compress_percent` % of each
@@ -142,12 +135,64 @@ impl FillPattern {
         &self.bytes[..self.len as usize]
     }
 
-    /// Repeats the pattern over `buf`, from its first byte.
+    /// Repeats the pattern over `buf`, from its first byte: one copy of the pattern, then
+    /// what is filled copied onto what follows, doubling each time (fio's `cpy_pattern()`),
+    /// so a long buffer costs a few `memcpy`s rather than a loop per byte.
     pub fn fill(&self, buf: &mut [u8]) {
-        for (b, p) in buf.iter_mut().zip(self.bytes().iter().cycle()) {
-            *b = *p;
+        let first = self.bytes().len().min(buf.len());
+        buf[..first].copy_from_slice(&self.bytes()[..first]);
+        let mut done = first;
+        while done < buf.len() {
+            let n = done.min(buf.len() - done);
+            buf.copy_within(..n, done);
+            done += n;
         }
     }
+}
+
+/// splitmix64: spreads a state over the four lanes of [`fill_random`].
+#[inline(always)]
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// One wyrand step's output for the lane value `s` (Wang Yi's generator, as `fastrand`'s).
+#[inline(always)]
+fn wy(s: u64) -> u64 {
+    let t = (s as u128) * ((s ^ 0xE703_7ED1_A0B4_28DB) as u128);
+    (t >> 64) as u64 ^ t as u64
+}
+
+const WY_STEP: u64 = 0xA076_1D64_78BD_642F;
+
+/// Fresh random bytes over `buf`, a pure function of `state`, which moves on.
+///
+/// Why four lanes of wyrand and not one generator: a single generator's next word waits for
+/// its last, so one core makes 2-4 GB/s (the xorshift64* this replaced; `fastrand`'s `fill`,
+/// one wyrand, about 7). Four lanes seeded apart (splitmix64 of the state and its next three
+/// values) have no chain between them, and the core computes them side by side: 10-16 GB/s,
+/// as fio's `__fill_random_buf()` does with its seed buckets (bench/fill_generators, with
+/// the figures in BENCHMARKS.md). The bytes stay incompressible to zram's LZ4 and zstd.
+#[inline]
+pub fn fill_random(buf: &mut [u8], state: &mut u64) {
+    let base = *state;
+    let mut lanes: [u64; 4] = std::array::from_fn(|i| splitmix(base.wrapping_add(i as u64)));
+    let mut blocks = buf.chunks_exact_mut(32);
+    for block in &mut blocks {
+        for (lane, word) in lanes.iter_mut().zip(block.chunks_exact_mut(8)) {
+            *lane = lane.wrapping_add(WY_STEP);
+            word.copy_from_slice(&wy(*lane).to_le_bytes());
+        }
+    }
+    for word in blocks.into_remainder().chunks_mut(8) {
+        lanes[0] = lanes[0].wrapping_add(WY_STEP);
+        let v = wy(lanes[0]).to_le_bytes();
+        word.copy_from_slice(&v[..word.len()]);
+    }
+    *state = base.wrapping_add(4);
 }
 
 /// Chunk size for compressibility and scrambling, fio's `buffer_compress_chunk` default.
@@ -188,23 +233,14 @@ pub fn fill_buffer_with(
         c => c,
     };
     let random_len = size * (100 - compress_percent.min(100) as usize) / 100;
-    let mut x = *state | 1;
     for chunk in buf.chunks_mut(size) {
         let n = random_len.min(chunk.len());
-        for word in chunk[..n].chunks_mut(8) {
-            // xorshift64*: fast, and incompressible enough for zram's LZ4/zstd.
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            let v = x.wrapping_mul(0x2545_F491_4F6C_DD1D).to_le_bytes();
-            word.copy_from_slice(&v[..word.len()]);
-        }
+        fill_random(&mut chunk[..n], state);
         match pattern {
             Some(p) => p.fill(&mut chunk[n..]),
             None => chunk[n..].fill(0),
         }
     }
-    *state = x;
 }
 
 /// fio's `scramble_buffers` (`small_content_scramble()` in fio's io_u.c), byte for byte in

@@ -8,6 +8,9 @@
 //! a zoned drive a random write job leaves fio's write pointers zone for zone. The draw is a
 //! few shifts and xors, as cheap as the generator it replaced.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 /// fio's `FIO_RANDSEED`: a repeatable job's offset stream is this times its job number.
 const FIO_RANDSEED: u64 = 0xb189_9bed;
 /// fio's multiplier between the seeds of a job's streams, from `randseed`.
@@ -23,6 +26,10 @@ pub struct SeedRule {
     pub repeatable: bool,
     /// Every stream is fixed by the job number alone (fio's `allrandrepeat`).
     pub all_fixed: bool,
+    /// fio's `randseed` as fio holds it (0x89 unless given; from the clock when nothing
+    /// fixes it), the same for every copy of a job: fio's copies differ by thread number
+    /// alone, where iolab's own streams step the job's seed per copy.
+    pub seed: u64,
 }
 
 impl Default for SeedRule {
@@ -30,28 +37,34 @@ impl Default for SeedRule {
         SeedRule {
             repeatable: true,
             all_fixed: false,
+            seed: 0x89,
         }
     }
 }
 
 impl SeedRule {
     /// The seed of the offset stream of job `thread_number` (fio's 1-based job number over
-    /// the run), where `seed` is the job's `randseed` (or a fresh one from the clock when
-    /// nothing fixes it).
-    pub fn offset_seed(&self, seed: u64, thread_number: u32) -> u64 {
-        let n = thread_number as u64;
+    /// the run).
+    pub fn offset_seed(&self, thread_number: u32) -> u64 {
         if self.repeatable {
-            return FIO_RANDSEED.wrapping_mul(n);
+            return FIO_RANDSEED.wrapping_mul(thread_number as u64);
         }
+        self.stream_seed(thread_number, BLOCK_STREAM)
+    }
+
+    /// The seed of fio's stream number `stream` (its `FIO_RAND_*_OFF`) of job
+    /// `thread_number`, other than the offsets' own under `randrepeat`.
+    pub fn stream_seed(&self, thread_number: u32, stream: u64) -> u64 {
+        let n = thread_number as u64;
         if self.all_fixed {
-            return FIO_RANDSEED.wrapping_mul(n).wrapping_add(BLOCK_STREAM);
+            return FIO_RANDSEED.wrapping_mul(n).wrapping_add(stream);
         }
-        // setup_random_seeds(): four steps, then one per stream up to the offsets' own.
-        let mut s = seed;
-        for _ in 0..4 + BLOCK_STREAM {
+        // setup_random_seeds(): four steps, then one per stream up to this one.
+        let mut s = self.seed;
+        for _ in 0..4 + stream {
             s = s.wrapping_mul(SEED_STEP);
         }
-        s.wrapping_mul(n).wrapping_add(BLOCK_STREAM)
+        s.wrapping_mul(n).wrapping_add(stream)
     }
 }
 
@@ -149,6 +162,15 @@ impl FioRand {
         r
     }
 
+    /// fio's `rand_max()`: the largest draw.
+    #[inline(always)]
+    pub fn max(&self) -> u64 {
+        match self {
+            FioRand::Taus88(_) => u32::MAX as u64,
+            FioRand::Taus258(_) => u64::MAX,
+        }
+    }
+
     /// fio's `__rand()`.
     #[inline(always)]
     pub fn draw(&mut self) -> u64 {
@@ -194,12 +216,27 @@ impl FioRand {
 /// `get_next_rand_block()` resets the file in place); a size-based job starts its next pass
 /// afresh, reseeded when its offsets repeat (fio's `clear_io_state()` between loops and
 /// `io_size` passes), else after the spent draw.
-#[derive(Debug, Clone)]
+///
+/// fio draws one stream for all of a job's files (`td->random_state`): the files of a job
+/// hold handles on one state ([`Self::share`]). A clone is a copy with its own state.
+#[derive(Debug)]
 pub struct OffsetStream {
-    rand: FioRand,
+    rand: Rc<RefCell<FioRand>>,
     /// What seeded `rand`, to seed it again.
     seed: u64,
+    /// Each size-based pass starts from the seed again (fio's `randrepeat`); never for a
+    /// handle shared by several files, whose passes end apart.
     reseed: bool,
+}
+
+impl Clone for OffsetStream {
+    fn clone(&self) -> OffsetStream {
+        OffsetStream {
+            rand: Rc::new(RefCell::new(self.rand.borrow().clone())),
+            seed: self.seed,
+            reseed: self.reseed,
+        }
+    }
 }
 
 impl OffsetStream {
@@ -207,21 +244,33 @@ impl OffsetStream {
     /// starts from the seed again.
     pub fn new(seed: u64, wide: bool, repeatable: bool) -> OffsetStream {
         OffsetStream {
-            rand: FioRand::new(seed, wide),
+            rand: Rc::new(RefCell::new(FioRand::new(seed, wide))),
             seed,
             reseed: repeatable,
         }
     }
 
+    /// A handle on this stream's state, for another file of the same job: both draw from
+    /// one sequence, in the order their I/Os come. Neither restarts it at its own pass's
+    /// end any more.
+    pub fn share(&mut self) -> OffsetStream {
+        self.reseed = false;
+        OffsetStream {
+            rand: Rc::clone(&self.rand),
+            seed: self.seed,
+            reseed: false,
+        }
+    }
+
     #[inline(always)]
     pub fn below(&mut self, blocks: u64) -> u64 {
-        self.rand.below(blocks)
+        self.rand.borrow_mut().below(blocks)
     }
 
     /// A pass has used every block; `time_based`: the job runs on in place.
     pub fn new_pass(&mut self, time_based: bool) {
         if !self.restart(time_based) {
-            self.rand.draw();
+            self.rand.borrow_mut().draw();
         }
     }
 
@@ -230,7 +279,8 @@ impl OffsetStream {
     fn restart(&mut self, time_based: bool) -> bool {
         let reseed = !time_based && self.reseed;
         if reseed {
-            self.rand = FioRand::new(self.seed, matches!(self.rand, FioRand::Taus258(_)));
+            let wide = matches!(*self.rand.borrow(), FioRand::Taus258(_));
+            *self.rand.borrow_mut() = FioRand::new(self.seed, wide);
         }
         reseed
     }
@@ -258,6 +308,10 @@ impl FioWalk {
 
     pub fn set_stream(&mut self, stream: OffsetStream) {
         self.stream = stream;
+    }
+
+    pub fn stream_mut(&mut self) -> &mut OffsetStream {
+        &mut self.stream
     }
 
     /// The next block, and whether it begins a new pass.
@@ -365,23 +419,25 @@ mod tests {
     #[test]
     fn seeds_follow_randrepeat_randseed_and_allrandrepeat() {
         let repeat = SeedRule::default();
-        assert_eq!(repeat.offset_seed(0x89, 1), 0xb1899bed);
-        assert_eq!(
-            repeat.offset_seed(12345, 2),
-            0x1631337da,
-            "the seed plays no part"
-        );
+        assert_eq!(repeat.offset_seed(1), 0xb1899bed);
+        let other = SeedRule {
+            seed: 12345,
+            ..repeat
+        };
+        assert_eq!(other.offset_seed(2), 0x1631337da, "the seed plays no part");
         let given = SeedRule {
             repeatable: false,
             all_fixed: false,
+            seed: 7,
         };
         let s10 = (0..10).fold(7u64, |s, _| s.wrapping_mul(0x9e370001));
-        assert_eq!(given.offset_seed(7, 3), s10.wrapping_mul(3) + 6);
+        assert_eq!(given.offset_seed(3), s10.wrapping_mul(3) + 6);
         let all = SeedRule {
             repeatable: false,
             all_fixed: true,
+            seed: 7,
         };
-        assert_eq!(all.offset_seed(7, 2), 2 * 0xb1899bed + 6);
+        assert_eq!(all.offset_seed(2), 2 * 0xb1899bed + 6);
     }
 
     #[test]

@@ -161,7 +161,7 @@ fn fio_stream(
     file: usize,
     blocks: u64,
 ) -> Option<OffsetStream> {
-    let seed = spec.seed_rule.offset_seed(spec.seed, thread_number);
+    let seed = spec.seed_rule.offset_seed(thread_number);
     let wide = FioRand::wide(spec.generator, blocks)?;
     let seed = seed.wrapping_add(file as u64);
     Some(OffsetStream::new(seed, wide, spec.seed_rule.repeatable))
@@ -290,8 +290,13 @@ impl OffsetGen {
             .unwrap_or(max_bs as u32) as u64;
         let align = spec.block_align.unwrap_or(min_bs).max(1);
         // Offsets leave room for the largest block, or for the smallest where the region is
-        // smaller than the largest (fio's `last_block()`; the size is then fitted).
-        let room = match region.len >= max_bs {
+        // smaller than the largest or every size varies (fio's `last_block()`, over blocks of
+        // the smallest size; the size is then fitted where it lands, as fio draws it again
+        // until it fits).
+        let varies = spec
+            .directions()
+            .all(|d| spec.block_dist[d.index()] != crate::BlockDist::Fixed);
+        let room = match region.len >= max_bs && !varies {
             true => max_bs,
             false => min_bs.min(region.len),
         };
@@ -357,14 +362,30 @@ impl OffsetGen {
     }
 
     /// Seeds the offset stream as fio seeds job `thread_number`'s (fio's 1-based job number
-    /// over the run, counting every copy), for the job's file `file` (0-based). fio draws
-    /// one stream for all of a job's files; here each file has its own, the first fio's.
+    /// over the run, counting every copy), for the job's file `file` (0-based; see
+    /// [`Self::share_stream`] for a job's further files).
     pub fn for_job(mut self, spec: &JobSpec, thread_number: u32, file: usize) -> OffsetGen {
         self.fio = fio_stream(spec, thread_number, file, self.units);
         if let (Some(walk), Some(stream)) = (&mut self.walk, &self.fio) {
             walk.set_stream(stream.clone());
         }
         self
+    }
+
+    /// Draws this file's offsets from `first`'s stream, as fio draws one stream for all of a
+    /// job's files (`td->random_state`): a random job over many files places its I/Os where
+    /// fio's go, in fio's order.
+    pub fn share_stream(&mut self, first: &mut OffsetGen) {
+        let shared = match (&mut first.walk, &mut first.fio) {
+            (Some(walk), _) => walk.stream_mut().share(),
+            (None, Some(fio)) => fio.share(),
+            (None, None) => return,
+        };
+        match &mut self.walk {
+            Some(walk) => walk.set_stream(shared),
+            None if self.fio.is_some() => self.fio = Some(shared),
+            None => {}
+        }
     }
 
     /// An offset generator walking fio's strided zones from `region`'s start over a file of
@@ -641,17 +662,6 @@ impl OffsetGen {
             }
         };
         self.region.start + unit * self.align
-    }
-
-    /// Draws the direction of the next I/O for a job that reads `read_percent` % of the time.
-    #[inline(always)]
-    pub fn next_direction(&mut self, read_percent: u32) -> Direction {
-        match read_percent {
-            100 => Direction::Read,
-            0 => Direction::Write,
-            p if self.rng.percent() < p => Direction::Read,
-            _ => Direction::Write,
-        }
     }
 }
 
@@ -948,24 +958,5 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("smaller than one block"));
-    }
-
-    #[test]
-    fn mix_draws_reads_at_the_asked_rate() {
-        let s = spec(Pattern::Random, 4096);
-        let mut g = OffsetGen::new(
-            &s,
-            Region {
-                start: 0,
-                len: 1 << 20,
-            },
-            2,
-        );
-        let reads = (0..100_000)
-            .filter(|_| g.next_direction(70) == Direction::Read)
-            .count();
-        assert!((69_000..71_000).contains(&reads), "{reads}");
-        assert_eq!(g.next_direction(100), Direction::Read);
-        assert_eq!(g.next_direction(0), Direction::Write);
     }
 }

@@ -246,6 +246,10 @@ pub struct JobSpec {
     pub extra_files: Vec<PathBuf>,
     /// How the next I/O's file is chosen when there are several (fio's `file_service_type`).
     pub file_service: FileService,
+    /// How many files the I/O is spread over at once (fio's `openfiles`; `None`: all): the
+    /// next file joins only when one of these has had its share of the pass, as fio opens
+    /// the next file only when one it has open is done. iolab keeps every descriptor open.
+    pub file_window: Option<u32>,
     pub engine: EngineConfig,
     /// Open with O_DIRECT (bypass the page cache).
     pub direct: bool,
@@ -456,6 +460,7 @@ impl JobSpec {
             filename: filename.into(),
             extra_files: Vec::new(),
             file_service: FileService::RoundRobin(1),
+            file_window: None,
             engine: EngineConfig::new(EngineKind::Psync),
             direct: false,
             pattern: Pattern::Sequential,

@@ -241,7 +241,7 @@ fn openfiles_below_nrfiles_runs_with_fios_bytes() {
     let (fio, ours, err) = both("openfiles", text);
     assert_eq!(ours, fio);
     assert!(
-        err.contains("openfiles=2: iolab keeps all 8 files open"),
+        err.contains("openfiles=2: iolab spreads the I/O over 2 files at a time"),
         "{err}"
     );
 }
@@ -415,4 +415,69 @@ fn per_job_logs_names_the_logs_as_fio() {
         assert_eq!(out.code, 0, "{}", out.stderr);
         assert_eq!(logs(dir.path()), fio_logs, "per_job_logs={per_job}");
     }
+}
+
+/// The I/Os (file, direction, offset, length) a job file wrote to its `write_iolog`
+/// (`@D@/io.log`) in fio, then in iolab, each from the same empty directory.
+fn both_logged(name: &str, text: &str) -> (Vec<String>, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("io.log");
+    let (code, _, err) = run_fio(dir.path(), name, text);
+    assert_eq!(code, 0, "{name}: fio: {err}");
+    let theirs = crate::file_setup::logged_ios(&log);
+    clean(dir.path());
+    let out = run_iolab(dir.path(), name, text);
+    assert_eq!(out.code, 0, "{name}: {}", out.stderr);
+    (theirs, crate::file_setup::logged_ios(&log))
+}
+
+#[test]
+fn openfiles_below_nrfiles_takes_the_files_in_fios_order() {
+    if !fio_available() {
+        return;
+    }
+    // Two files open at a time: fio writes 0 and 1 in turn to their ends, then 2 and 3.
+    let text = "[w]\ndirectory=@D@\nnrfiles=4\nopenfiles=2\nfilesize=16k\nrw=write\nbs=4k\n\
+                write_iolog=@D@/io.log\n";
+    let (fio, ours) = both_logged("window", text);
+    assert_eq!(fio.len(), 16, "{fio:?}");
+    assert_eq!(ours, fio);
+}
+
+#[test]
+fn a_mixed_job_draws_fios_directions_and_block_sizes() {
+    if !fio_available() {
+        return;
+    }
+    // norandommap: fio's offsets; rwmixread and bsrange: fio's mix and size streams.
+    let text = "[m]\nfilename=@D@/m\nsize=1m\nrw=randrw\nrwmixread=70\nnorandommap\n\
+                bsrange=4k-16k\nwrite_iolog=@D@/io.log\n";
+    let (fio, ours) = both_logged("mix", text);
+    assert!(fio.len() > 50, "{fio:?}");
+    assert_eq!(ours, fio);
+}
+
+#[test]
+fn a_size_short_of_its_files_ends_past_it_by_the_last_block_as_fios() {
+    if !fio_available() {
+        return;
+    }
+    // 16 MiB over ten 4 MiB files: fio stops issuing once 16 MiB are issued, and its last
+    // block (64k-1M, drawn as fio draws) runs past; the same sizes in the same order here.
+    let text = "[s]\ndirectory=@D@\nnrfiles=10\nfilesize=4m\nsize=16m\nrw=read\n\
+                bsrange=64k-1m\nnumjobs=2\n";
+    let (fio, ours, _) = both("overshoot", text);
+    assert!(fio.iter().any(|r| r.1 > 16 << 20), "{fio:?}");
+    assert_eq!(ours, fio);
+}
+
+#[test]
+fn randrw_with_verify_reads_and_writes_fios_counts() {
+    if !fio_available() {
+        return;
+    }
+    // Each copy its own file (fio's default names), so each verifies its own writes.
+    let text = "[v]\ndirectory=@D@\nsize=4m\nrw=randrw\nverify=crc32\nnumjobs=4\n";
+    let (fio, ours, _) = both("verify_mix", text);
+    assert_eq!(ours, fio);
 }

@@ -425,13 +425,13 @@ impl JobDraft {
             (r.clat, r.lat, r.slat, r.buckets) = (r.lat, false, false, false);
         }
         if let Some(open) = self.openfiles.filter(|&n| holds_files && n < files) {
-            // fio opens at most `open` at once and moves on when one is done; the job's
-            // bytes and I/O counts are the same either way, only the order across files
-            // differs, so the job runs, and says so.
+            // fio opens at most `open` at once and moves on when one is done: iolab takes
+            // the files in that order, with every descriptor open from the start.
+            self.spec.file_window = Some(open);
             eprintln!(
-                "iolab: job '{}': openfiles={open}: iolab keeps all {files} files open (fio \
-                 keeps at most {open} open, opening the next when one is done): the same \
-                 bytes and I/Os, spread over the files in another order",
+                "iolab: job '{}': openfiles={open}: iolab spreads the I/O over {open} files \
+                 at a time, moving on when one is done, as fio does, but keeps all {files} \
+                 files open",
                 self.spec.name
             );
         }
@@ -557,16 +557,17 @@ impl JobDraft {
         // fio 3.33's offsets repeat under randrepeat=1 whatever randseed says (its
         // fixup_options() means a given randseed to turn randrepeat off, but the offsets
         // stay; checked against fio's write_iolog).
-        self.spec.seed_rule = iolab_job::SeedRule {
-            repeatable: self.randrepeat,
-            all_fixed: self.allrandrepeat,
-        };
         if self.allrandrepeat {
             // fio's td_fill_rand_seeds(): fixed seeds, randseed or not.
             self.spec.seed = JobSpec::new("", "").seed;
         } else if !self.randrepeat && !self.randseed_set {
             self.spec.seed = clock_seed();
         }
+        self.spec.seed_rule = iolab_job::SeedRule {
+            repeatable: self.randrepeat,
+            all_fixed: self.allrandrepeat,
+            seed: self.spec.seed,
+        };
         if self.spec.time_based && self.spec.runtime.is_none() {
             // fio's fixup_options(): a warning, and the job runs size-based.
             eprintln!(

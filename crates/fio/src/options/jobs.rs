@@ -316,7 +316,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "rwmixread",
         alias: None,
         kind: ValueKind::Int,
-        help: "Percentage of a mixed workload that is reads (default 50).",
+        help: "Percentage of a mixed workload that is reads (default 50); each I/O's direction is drawn as fio draws it, from fio's own stream, so a job's reads and writes come in fio's order and counts.",
         apply: |d, v| {
             let p = parse_u32(v)?;
             if p > 100 {
@@ -1075,7 +1075,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "openfiles",
         alias: None,
         kind: ValueKind::Int,
-        help: "Most files open at once. iolab keeps every file of a job open (and says so when this is fewer): the same bytes and I/Os, spread over the files in another order than fio's.",
+        help: "Most files open at once: the I/O goes to that many files at a time, the next joining when one has had its share, in fio's order. iolab keeps every file of the job open all the same (and says so when this is fewer).",
         apply: |d, v| {
             d.openfiles = Some(parse_u32(v)?).filter(|&n| n > 0);
             Ok(())

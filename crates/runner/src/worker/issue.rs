@@ -5,7 +5,9 @@
 use std::os::fd::RawFd;
 
 use iolab_engine::{BufferPool, Direction, IoUnit};
-use iolab_job::{BlockSizer, JobSpec, OffsetGen, PrioTable, Region, Rng, TrimMix};
+use iolab_job::{
+    BlockSizer, FioMix, FioRand, Generator, JobSpec, OffsetGen, PrioTable, Region, Rng, TrimMix,
+};
 
 use super::dedupe::DedupeGen;
 use super::file_pick::FilePicker;
@@ -20,9 +22,11 @@ pub(super) struct Issuer<'a> {
     /// Which file the next I/O goes to (`file_service_type`).
     files: FilePicker,
     sizers: [BlockSizer; Direction::COUNT],
-    /// Draws block sizes (its own stream, so fixed-size jobs keep their offset sequence).
-    size_rng: Rng,
+    /// Each direction's block-size stream, fio's (`bsrange_state`: see [`size_streams`]).
+    size_rand: [FioRand; Direction::COUNT],
     read_percent: u32,
+    /// A read/write mix's directions, drawn as fio draws them (see [`FioMix`]).
+    mix: Option<FioMix>,
     trim: TrimMix,
     /// `trimwrite`: the place of the trim whose write comes next (file, offset, length).
     trimmed: Option<(usize, u64, u64)>,
@@ -30,7 +34,8 @@ pub(super) struct Issuer<'a> {
     byte_limit: u64,
     /// Whether the last I/O shrinks to end exactly at the byte limit. fio's sizes only ever
     /// fit the file's end, which a sequential job or a random map reaches exactly; a random
-    /// job without the map (`norandommap`) overshoots its size by part of its last I/O.
+    /// job without the map (`norandommap`), or any job whose limit is an `io_size` short of
+    /// or past its region's end, overshoots its limit by part of its last I/O.
     exact_end: bool,
     pub issued: u64,
     /// I/Os to issue (`number_ios` × loops; `u64::MAX`: no count) and issued.
@@ -51,8 +56,8 @@ pub(super) struct Issuer<'a> {
     pub replay: Option<(iolab_job::Replay, usize)>,
     /// The copy's view of its target's zones (`zonemode=zbd`); boxed, off the hot lines.
     pub zbd: Option<Box<crate::zbd::ZbdCursor>>,
-    /// Some file's region is smaller than the largest block: each size is fitted to where
-    /// its I/O lands (a random map over mixed sizes does that on every job).
+    /// Sizes vary, or some file's region is smaller than the largest block: each size is
+    /// fitted to where its I/O lands (a random map over mixed sizes does that on every job).
     fitted: bool,
     /// Any of the four above is on: one test per I/O keeps them off the common path.
     pub special: bool,
@@ -171,9 +176,25 @@ fn one_pass_io_size_bytes(spec: &JobSpec, pass: u64, want: u64) -> u64 {
     (passes * pass).min(want.saturating_mul(loops))
 }
 
+/// fio's block-size streams of job copy `thread` (`td_fill_rand_seeds()`): reads, writes and
+/// trims each their own, except that a verifying job's writes draw as its reads (so the
+/// verify phase can follow them) and trimwrite's writes as its trims.
+fn size_streams(spec: &JobSpec, thread: u32) -> [FioRand; Direction::COUNT] {
+    let wide = spec.generator == Generator::Tausworthe64;
+    let write = match spec.verify.is_some() {
+        true => 0,
+        false => 1,
+    };
+    let trim = match spec.trim == TrimMix::ThenWrite {
+        true => write,
+        false => 2,
+    };
+    [0, write, trim].map(|k| FioRand::new(spec.seed_rule.stream_seed(thread, k), wide))
+}
+
 /// A block size of `sizer` no larger than `room`: drawn again until one fits, as fio's
 /// `get_next_buflen()` does, or else the largest that fits.
-fn refit(sizer: &BlockSizer, rng: &mut Rng, room: u64) -> Option<u64> {
+fn refit(sizer: &BlockSizer, rng: &mut FioRand, room: u64) -> Option<u64> {
     (0..64)
         .map(|_| sizer.next(rng))
         .find(|&l| l <= room)
@@ -213,6 +234,12 @@ impl<'a> Issuer<'a> {
             (false, Some(io)) => io.resolve(job.facts.size_bytes).saturating_mul(loops),
             (false, None) => pass.saturating_mul(loops),
         };
+        // fio stops issuing once the issued bytes reach the job's limit and fits a block only
+        // to where the region (or a random map's hole) ends (`io_u_fits()`,
+        // `mark_random_map()`), never to the limit: where the limit is `io_size` and not the
+        // region's own end, the last I/O runs past it (a 16 MiB `size` over fifty 4 MiB files
+        // in 64k-1M blocks moves up to 1 MiB more).
+        let region_ends = byte_limit == pass.saturating_mul(loops) || one_pass && pairs == 1;
         // fio empties the files between loops (`unlink_each_loop`): the worker is told when
         // one loop's bytes are all issued (a loop of trimwrite's pairs included).
         let loop_bytes = match spec.files.unlink_each_loop && spec.loops > 1 && !spec.time_based {
@@ -222,37 +249,49 @@ impl<'a> Issuer<'a> {
         let prios: [PrioTable; 2] =
             std::array::from_fn(|d| PrioTable::new(&spec.cmdprio, d, &spec.priority));
         let prios_on = prios.iter().any(PrioTable::is_on);
-        let fitted = job.files().any(|(_, r)| r.smaller_than_blocks(spec));
+        // fio fits every varying size to where it lands (it draws again until the block
+        // fits the file), not only where a file is smaller than the largest block.
+        let varies = spec
+            .directions()
+            .any(|d| spec.block_dist[d.index()] != iolab_job::BlockDist::Fixed);
+        let fitted = varies || job.files().any(|(_, r)| r.smaller_than_blocks(spec));
+        let mut offsets: Vec<OffsetGen> = job
+            .files()
+            .enumerate()
+            .map(|(i, (facts, region))| {
+                let region = region.of_copy(spec, copy, facts.size_bytes);
+                let seed = seed.wrapping_add(i as u64 * 0x5EED);
+                OffsetGen::strided(spec, region, facts.size_bytes, seed).for_job(spec, thread, i)
+            })
+            .collect();
+        if let Some((first, rest)) = offsets.split_first_mut() {
+            rest.iter_mut().for_each(|o| o.share_stream(first));
+        }
         Issuer {
             job,
             fds,
-            offsets: job
-                .files()
-                .enumerate()
-                .map(|(i, (facts, region))| {
-                    let region = region.of_copy(spec, copy, facts.size_bytes);
-                    let seed = seed.wrapping_add(i as u64 * 0x5EED);
-                    OffsetGen::strided(spec, region, facts.size_bytes, seed)
-                        .for_job(spec, thread, i)
-                })
-                .collect(),
+            offsets,
             files: FilePicker::new(
                 spec.file_service,
                 job.files().map(|(_, r)| r.len).collect(),
+                spec.file_window,
                 seed,
             ),
             sizers: std::array::from_fn(|d| {
                 BlockSizer::new(&spec.block_dist[d], spec.block_size[d])
             }),
-            size_rng: Rng::new(seed ^ 0xB5B5_B5B5),
+            size_rand: size_streams(spec, thread),
             prios,
             prios_on,
             prio_rng: Rng::new(seed ^ 0x9210),
             read_percent: spec.read_percent,
+            mix: (spec.trim == TrimMix::None && (1..100).contains(&spec.read_percent))
+                .then(|| FioMix::new(spec.read_percent, spec.seed_rule, thread)),
             trim: spec.trim,
             trimmed: None,
             byte_limit,
-            exact_end: spec.pattern != iolab_job::Pattern::Random || spec.random_map,
+            exact_end: (spec.pattern != iolab_job::Pattern::Random || spec.random_map)
+                && region_ends,
             issued: 0,
             // fio's loop ignores the count of a time-based job, as it ignores the bytes.
             io_limit: match spec.number_ios {
@@ -333,7 +372,11 @@ impl<'a> Issuer<'a> {
             }
         }
         match (self.trim, self.trimmed) {
-            (TrimMix::None, _) => self.offsets[0].next_direction(self.read_percent),
+            (TrimMix::None, _) => match (&mut self.mix, self.read_percent) {
+                (Some(mix), _) => mix.next_direction(),
+                (None, 0) => Direction::Write,
+                (None, _) => Direction::Read,
+            },
             (TrimMix::Only, _) | (TrimMix::ThenWrite, None) => Direction::Trim,
             (TrimMix::ThenWrite, Some(_)) => Direction::Write,
         }
@@ -400,7 +443,7 @@ impl<'a> Issuer<'a> {
             return Some(self.write_after_trim(slot, pool, file, offset, len, now_ns));
         }
         let sizer = &self.sizers[dir.index()];
-        let mut len = sizer.next(&mut self.size_rng);
+        let mut len = sizer.next(&mut self.size_rand[dir.index()]);
         let room = self.byte_limit - self.issued;
         if len > room && self.exact_end {
             // The last I/Os of a size-based job shrink to end exactly at its size, as fio's;
@@ -410,7 +453,7 @@ impl<'a> Issuer<'a> {
             // Where sizes are fitted, one that fits is drawn instead (see `fitted_io`).
             let fits = match FIT {
                 false => sizer.largest_fitting(room),
-                true => refit(sizer, &mut self.size_rng, room),
+                true => refit(sizer, &mut self.size_rand[dir.index()], room),
             };
             match fits {
                 Some(fits) => len = fits,
@@ -418,7 +461,7 @@ impl<'a> Issuer<'a> {
             }
         }
         let file = self.files.next(len);
-        let (sizer, rng) = (&self.sizers[dir.index()], &mut self.size_rng);
+        let (sizer, rng) = (&self.sizers[dir.index()], &mut self.size_rand[dir.index()]);
         let refit = |room| refit(sizer, rng, room);
         let placed = match FIT {
             false => self.offsets[file].place_with(dir, len, refit),
@@ -450,6 +493,9 @@ impl<'a> Issuer<'a> {
     ) -> IoUnit {
         self.issued += len;
         self.ios += 1;
+        if let Some(mix) = &mut self.mix {
+            mix.issued(dir);
+        }
         if dir == Direction::Trim && self.trim == TrimMix::ThenWrite {
             self.trimmed = Some((file, offset, len));
         }
