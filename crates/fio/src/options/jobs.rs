@@ -1429,7 +1429,7 @@ pub static OPTIONS: &[OptionDef] = &[
         name: "thread",
         alias: None,
         kind: ValueKind::Bool,
-        help: "Accepted for fio compatibility: iolab always runs jobs as threads.",
+        help: "Accepted for fio compatibility: iolab always runs jobs as threads, so thread=0 (fio's default) does not make processes. Where it shows: fio's processes each start a session (setsid), and with the kernel's autogroup on (kernel.sched_autogroup_enabled=1) each session is its own scheduling group, so on a busy machine fio's N jobs get a group's share each while iolab's threads share their session's (BENCHMARKS.md: 1.36 against 1.00 CPUs for two jobs beside two hogs). Compare the tools beside other work with autogroup off, or fio with --thread.",
         apply: |_, v| parse_bool(v).map(|_| ()),
     },
 ];
