@@ -743,6 +743,8 @@ fn demand(id: &str, t: &TestDoc) -> String {
         .map(|th| curve(*th).iter().map(|c| format!("Q{}", c.0 .1)).collect())
         .collect();
     let mut h = chart_block(&c);
+    h.push_str(&chart_block(&demand_variation(id, &cells, &depths)));
+    h.push_str(&chart_block(&iops_by_outstanding(id, &cells)));
     h.push_str("<table class=\"pts-demand\"><thead><tr><th>threads \\ depth</th>");
     for d in &depths {
         let _ = write!(h, "<th>Q{d}</th>");
@@ -762,6 +764,64 @@ fn demand(id: &str, t: &TestDoc) -> String {
     }
     h.push_str("</tbody></table><p>IOPS and average response time (µs), each the average over the measurement window's rounds.</p>");
     h
+}
+
+/// SNIA's Demand Variation page: IOPS against the thread count, a curve per queue depth.
+fn demand_variation(id: &str, cells: &[((u64, u64), f64, f64)], depths: &[u64]) -> Chart {
+    let series = depths
+        .iter()
+        .map(|d| {
+            let mut points: Vec<(f64, f64)> = cells
+                .iter()
+                .filter(|c| c.0 .1 == *d)
+                .map(|c| (c.0 .0 as f64, c.1))
+                .collect();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            Series {
+                name: format!("Q{d}"),
+                points,
+                dashed: false,
+            }
+        })
+        .collect();
+    Chart::lines(
+        &format!("{id}-variation"),
+        "Demand variation: IOPS against the thread count (TC), a curve per queue depth (QD)",
+        axis("Thread count (TC)", ScaleKind::Log2, Format::Plain),
+        axis("IOPS", ScaleKind::Linear, Format::Count),
+        series,
+    )
+}
+
+/// IOPS against the total outstanding I/O (threads × queue depth), each point labelled
+/// with its thread count and depth: where more outstanding I/O stops buying IOPS.
+fn iops_by_outstanding(id: &str, cells: &[((u64, u64), f64, f64)]) -> Chart {
+    let mut sorted: Vec<&((u64, u64), f64, f64)> = cells.iter().collect();
+    sorted.sort_by_key(|c| (c.0 .0 * c.0 .1, c.0 .0));
+    let mut c = Chart::lines(
+        &format!("{id}-oio"),
+        "IOPS against the total outstanding I/O (OIO = TC × QD), each point its TC and QD",
+        axis(
+            "Total outstanding I/O (TC × QD)",
+            ScaleKind::Log2,
+            Format::Plain,
+        ),
+        axis("IOPS", ScaleKind::Linear, Format::Count),
+        vec![Series {
+            name: "IOPS".into(),
+            points: sorted
+                .iter()
+                .map(|c| ((c.0 .0 * c.0 .1) as f64, c.1))
+                .collect(),
+            dashed: false,
+        }],
+    );
+    c.lines = false;
+    c.labels = vec![sorted
+        .iter()
+        .map(|c| format!("T{}Q{}", c.0 .0, c.0 .1))
+        .collect()];
+    c
 }
 
 /// The response-time histograms at the operating points, and their figures.
