@@ -745,6 +745,9 @@ fn demand(id: &str, t: &TestDoc) -> String {
     let mut h = chart_block(&c);
     h.push_str(&chart_block(&demand_variation(id, &cells, &depths)));
     h.push_str(&chart_block(&iops_by_outstanding(id, &cells)));
+    if let Some(c) = cpu_by_outstanding(id, t) {
+        h.push_str(&chart_block(&c));
+    }
     h.push_str("<table class=\"pts-demand\"><thead><tr><th>threads \\ depth</th>");
     for d in &depths {
         let _ = write!(h, "<th>Q{d}</th>");
@@ -822,6 +825,44 @@ fn iops_by_outstanding(id: &str, cells: &[((u64, u64), f64, f64)]) -> Chart {
         .map(|c| format!("T{}Q{}", c.0 .0, c.0 .1))
         .collect()];
     c
+}
+
+/// SNIA's CPU utilisation page: the CPU the test's threads used against the total
+/// outstanding I/O, each point labelled with its TC and QD; `None` for a document from
+/// before iolab kept it.
+fn cpu_by_outstanding(id: &str, t: &TestDoc) -> Option<Chart> {
+    let key = |e: &Measured| (e.element.threads.into(), e.element.depth.into());
+    let mut cells = averaged_by(t, key, Figure::Cpus);
+    if cells.iter().all(|c| c.1 <= 0.0) {
+        return None;
+    }
+    cells.sort_by_key(|c| (c.0 .0 * c.0 .1, c.0 .0));
+    let mut c = Chart::lines(
+        &format!("{id}-cpu"),
+        "CPU utilisation against the total outstanding I/O: CPUs busy with the test's threads \
+         (user and system time, and the kernel's I/O helper threads working for them, per \
+         second of the element), each point its TC and QD",
+        axis(
+            "Total outstanding I/O (TC × QD)",
+            ScaleKind::Log2,
+            Format::Plain,
+        ),
+        axis("CPUs busy", ScaleKind::Linear, Format::Plain),
+        vec![Series {
+            name: "CPUs busy".into(),
+            points: cells
+                .iter()
+                .map(|c| ((c.0 .0 * c.0 .1) as f64, c.1))
+                .collect(),
+            dashed: false,
+        }],
+    );
+    c.lines = false;
+    c.labels = vec![cells
+        .iter()
+        .map(|c| format!("T{}Q{}", c.0 .0, c.0 .1))
+        .collect()];
+    Some(c)
 }
 
 /// The response-time histograms at the operating points, and their figures.

@@ -131,6 +131,7 @@ impl Measure for Measured {
             p9999_ns: lat.percentile(99.99).unwrap_or(0.0),
             p99999_ns: lat.percentile(99.999).unwrap_or(0.0),
             histogram: None,
+            cpus: r.cpu.total_ns() as f64 / r.runtime_ns.max(1) as f64,
         }
     }
 

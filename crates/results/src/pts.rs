@@ -206,6 +206,11 @@ pub struct Measured {
     /// ten bins a decade, empty bins left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub histogram: Option<Vec<(u64, u64)>>,
+    /// CPU the element's threads used (user and system, and the kernel's helper threads
+    /// working for them) per second of its window: 1.5 is one and a half CPUs busy. 0 in
+    /// documents older than the field.
+    #[serde(deserialize_with = "crate::lenient::f64")]
+    pub cpus: f64,
 }
 
 /// One of an element's figures, named as the document names it: how the tables and
@@ -219,6 +224,7 @@ pub enum Figure {
     P99Ns,
     P9999Ns,
     P99999Ns,
+    Cpus,
 }
 
 impl Figure {
@@ -231,6 +237,7 @@ impl Figure {
             Figure::P99Ns => m.p99_ns,
             Figure::P9999Ns => m.p9999_ns,
             Figure::P99999Ns => m.p99999_ns,
+            Figure::Cpus => m.cpus,
         }
     }
 }

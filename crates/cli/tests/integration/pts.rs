@@ -244,10 +244,12 @@ fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confi
             "pts-cbw-demand",
             "pts-cbw-variation",
             "pts-cbw-oio",
+            "pts-cbw-cpu",
             "pts-cbw-histograms",
             "pts-dirth-demand",
             "pts-dirth-variation",
             "pts-dirth-oio",
+            "pts-dirth-cpu",
             "pts-dirth-histograms",
         ] {
             assert!(charts.iter().any(|x| x == c), "{c}: {charts:?}");

@@ -292,6 +292,7 @@ mod tests {
             p9999_ns: 0.0,
             p99999_ns: 0.0,
             histogram: None,
+            cpus: 0.0,
         }
     }
 
