@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use iolab_report::format::{compact, unitless};
 use iolab_results::pts::{Figure, Header, Measured, PhasePoint, PtsDocument, TestDoc, Tracked};
 
-use crate::chart::{esc, size_label, Chart, Format, ScaleKind, Series};
+use crate::chart::{esc, size_label, Axis, Chart, Format, ScaleKind, Series};
 use crate::data::RunData;
 use crate::page::{chart_block, Section};
 use crate::sections::axis;
@@ -796,64 +796,33 @@ fn demand_variation(id: &str, cells: &[((u64, u64), f64, f64)], depths: &[u64]) 
     )
 }
 
-/// IOPS against the total outstanding I/O (threads × queue depth), each point labelled
-/// with its thread count and depth: where more outstanding I/O stops buying IOPS.
-fn iops_by_outstanding(id: &str, cells: &[((u64, u64), f64, f64)]) -> Chart {
-    let mut sorted: Vec<&((u64, u64), f64, f64)> = cells.iter().collect();
-    sorted.sort_by_key(|c| (c.0 .0 * c.0 .1, c.0 .0));
-    let mut c = Chart::lines(
-        &format!("{id}-oio"),
-        "IOPS against the total outstanding I/O (OIO = TC × QD), each point its TC and QD",
-        axis(
-            "Total outstanding I/O (TC × QD)",
-            ScaleKind::Log2,
-            Format::Plain,
-        ),
-        axis("IOPS", ScaleKind::Linear, Format::Count),
-        vec![Series {
-            name: "IOPS".into(),
-            points: sorted
-                .iter()
-                .map(|c| ((c.0 .0 * c.0 .1) as f64, c.1))
-                .collect(),
-            dashed: false,
-        }],
-    );
-    c.lines = false;
-    c.labels = vec![sorted
-        .iter()
-        .map(|c| format!("T{}Q{}", c.0 .0, c.0 .1))
-        .collect()];
-    c
-}
-
-/// SNIA's CPU utilisation page: the CPU the test's threads used against the total
-/// outstanding I/O, each point labelled with its TC and QD; `None` for a document from
-/// before iolab kept it.
-fn cpu_by_outstanding(id: &str, t: &TestDoc) -> Option<Chart> {
-    let key = |e: &Measured| (e.element.threads.into(), e.element.depth.into());
-    let mut cells = averaged_by(t, key, Figure::Cpus);
-    if cells.iter().all(|c| c.1 <= 0.0) {
-        return None;
-    }
+/// A figure against the total outstanding I/O (threads × queue depth), one point a
+/// (TC, QD) cell labelled `TxQy`, in order of outstanding I/O.
+fn against_outstanding(
+    id: String,
+    title: &str,
+    y: Axis,
+    name: &str,
+    mut cells: Vec<((u64, u64), f64)>,
+) -> Chart {
     cells.sort_by_key(|c| (c.0 .0 * c.0 .1, c.0 .0));
+    let oio = axis(
+        "Total outstanding I/O (TC × QD)",
+        ScaleKind::Log2,
+        Format::Plain,
+    );
+    let points = cells
+        .iter()
+        .map(|c| ((c.0 .0 * c.0 .1) as f64, c.1))
+        .collect();
     let mut c = Chart::lines(
-        &format!("{id}-cpu"),
-        "CPU utilisation against the total outstanding I/O: CPUs busy with the test's threads \
-         (user and system time, and the kernel's I/O helper threads working for them, per \
-         second of the element), each point its TC and QD",
-        axis(
-            "Total outstanding I/O (TC × QD)",
-            ScaleKind::Log2,
-            Format::Plain,
-        ),
-        axis("CPUs busy", ScaleKind::Linear, Format::Plain),
+        &id,
+        title,
+        oio,
+        y,
         vec![Series {
-            name: "CPUs busy".into(),
-            points: cells
-                .iter()
-                .map(|c| ((c.0 .0 * c.0 .1) as f64, c.1))
-                .collect(),
+            name: name.into(),
+            points,
             dashed: false,
         }],
     );
@@ -862,7 +831,37 @@ fn cpu_by_outstanding(id: &str, t: &TestDoc) -> Option<Chart> {
         .iter()
         .map(|c| format!("T{}Q{}", c.0 .0, c.0 .1))
         .collect()];
-    Some(c)
+    c
+}
+
+/// IOPS against the total outstanding I/O: where more outstanding I/O stops buying IOPS.
+fn iops_by_outstanding(id: &str, cells: &[((u64, u64), f64, f64)]) -> Chart {
+    against_outstanding(
+        format!("{id}-oio"),
+        "IOPS against the total outstanding I/O (OIO = TC × QD), each point its TC and QD",
+        axis("IOPS", ScaleKind::Linear, Format::Count),
+        "IOPS",
+        cells.iter().map(|c| (c.0, c.1)).collect(),
+    )
+}
+
+/// SNIA's CPU utilisation page: the CPU the test's threads used against the total
+/// outstanding I/O; `None` for a document from before iolab kept it.
+fn cpu_by_outstanding(id: &str, t: &TestDoc) -> Option<Chart> {
+    let key = |e: &Measured| (e.element.threads.into(), e.element.depth.into());
+    let cells = averaged_by(t, key, Figure::Cpus);
+    if cells.iter().all(|c| c.1 <= 0.0) {
+        return None;
+    }
+    Some(against_outstanding(
+        format!("{id}-cpu"),
+        "CPU utilisation against the total outstanding I/O: CPUs busy with the test's threads \
+         (user and system time, and the kernel's I/O helper threads working for them, per \
+         second of the element), each point its TC and QD",
+        axis("CPUs busy", ScaleKind::Linear, Format::Plain),
+        "CPUs busy",
+        cells,
+    ))
 }
 
 /// The response-time histograms at the operating points, and their figures.
