@@ -201,32 +201,36 @@ fn refit(sizer: &BlockSizer, rng: &mut FioRand, room: u64) -> Option<u64> {
         .or_else(|| sizer.largest_fitting(room))
 }
 
-impl<'a> Issuer<'a> {
-    /// The issuer of job copy `copy` (its region moved by `offset_increment`).
-    /// `thread`: fio's number of this copy over the run, which seeds fio's offset stream.
-    pub fn new(
-        job: &'a PreparedJob,
-        copy: u32,
-        thread: u32,
-        fds: &'a [RawFd],
-        seed: u64,
-    ) -> Issuer<'a> {
+/// Where a job copy's issuing stops, in bytes, and what that limit is.
+struct Limits {
+    /// Bytes to issue in the measured phase (`u64::MAX` when time-based).
+    bytes: u64,
+    /// The limit is the end of the copy's region(s), where fio's blocks are fitted; else the
+    /// last I/O may run past it (see `Issuer::exact_end`).
+    region_ends: bool,
+    /// `unlink_each_loop`: one loop's bytes (0: off).
+    loop_bytes: u64,
+    /// Loops, trimwrite's pairs counted as two.
+    loops: u64,
+}
+
+impl Limits {
+    fn of(job: &PreparedJob, copy: u32) -> Limits {
         let spec = &job.spec;
-        let loops = spec.loops as u64;
         // fio's trimwrite trims each byte and then writes it: twice the bytes and I/Os.
         let pairs = if spec.trim == TrimMix::ThenWrite {
             2
         } else {
             1
         };
-        let loops = loops * pairs;
+        let loops = spec.loops as u64 * pairs;
         let regions = || {
             job.files()
                 .map(|(f, r)| r.of_copy(spec, copy, f.size_bytes))
         };
         let pass: u64 = regions().map(|r| one_pass_bytes(spec, r)).sum();
         let one_pass = pass < regions().map(|r| r.len).sum();
-        let byte_limit = match (spec.time_based, spec.io_size) {
+        let bytes = match (spec.time_based, spec.io_size) {
             (true, _) => u64::MAX,
             (false, Some(io)) if one_pass && pairs == 1 => {
                 one_pass_io_size_bytes(spec, pass, io.resolve(job.facts.size_bytes))
@@ -239,13 +243,58 @@ impl<'a> Issuer<'a> {
         // `mark_random_map()`), never to the limit: where the limit is `io_size` and not the
         // region's own end, the last I/O runs past it (a 16 MiB `size` over fifty 4 MiB files
         // in 64k-1M blocks moves up to 1 MiB more).
-        let region_ends = byte_limit == pass.saturating_mul(loops) || one_pass && pairs == 1;
+        let region_ends = bytes == pass.saturating_mul(loops) || one_pass && pairs == 1;
         // fio empties the files between loops (`unlink_each_loop`): the worker is told when
         // one loop's bytes are all issued (a loop of trimwrite's pairs included).
         let loop_bytes = match spec.files.unlink_each_loop && spec.loops > 1 && !spec.time_based {
-            true => byte_limit / spec.loops as u64,
+            true => bytes / spec.loops as u64,
             false => 0,
         };
+        Limits {
+            bytes,
+            region_ends,
+            loop_bytes,
+            loops,
+        }
+    }
+}
+
+/// Each file's offset generator for job copy `copy` (fio's job `thread`), every file
+/// drawing from the first's stream, as fio draws one for all of a job's files.
+fn offset_gens(job: &PreparedJob, copy: u32, thread: u32, seed: u64) -> Vec<OffsetGen> {
+    let spec = &job.spec;
+    let mut offsets: Vec<OffsetGen> = job
+        .files()
+        .enumerate()
+        .map(|(i, (facts, region))| {
+            let region = region.of_copy(spec, copy, facts.size_bytes);
+            let seed = seed.wrapping_add(i as u64 * 0x5EED);
+            OffsetGen::strided(spec, region, facts.size_bytes, seed).for_job(spec, thread, i)
+        })
+        .collect();
+    if let Some((first, rest)) = offsets.split_first_mut() {
+        rest.iter_mut().for_each(|o| o.share_stream(first));
+    }
+    offsets
+}
+
+impl<'a> Issuer<'a> {
+    /// The issuer of job copy `copy` (its region moved by `offset_increment`).
+    /// `thread`: fio's number of this copy over the run, which seeds fio's offset stream.
+    pub fn new(
+        job: &'a PreparedJob,
+        copy: u32,
+        thread: u32,
+        fds: &'a [RawFd],
+        seed: u64,
+    ) -> Issuer<'a> {
+        let spec = &job.spec;
+        let Limits {
+            bytes: byte_limit,
+            region_ends,
+            loop_bytes,
+            loops,
+        } = Limits::of(job, copy);
         let prios: [PrioTable; 2] =
             std::array::from_fn(|d| PrioTable::new(&spec.cmdprio, d, &spec.priority));
         let prios_on = prios.iter().any(PrioTable::is_on);
@@ -255,22 +304,10 @@ impl<'a> Issuer<'a> {
             .directions()
             .any(|d| spec.block_dist[d.index()] != iolab_job::BlockDist::Fixed);
         let fitted = varies || job.files().any(|(_, r)| r.smaller_than_blocks(spec));
-        let mut offsets: Vec<OffsetGen> = job
-            .files()
-            .enumerate()
-            .map(|(i, (facts, region))| {
-                let region = region.of_copy(spec, copy, facts.size_bytes);
-                let seed = seed.wrapping_add(i as u64 * 0x5EED);
-                OffsetGen::strided(spec, region, facts.size_bytes, seed).for_job(spec, thread, i)
-            })
-            .collect();
-        if let Some((first, rest)) = offsets.split_first_mut() {
-            rest.iter_mut().for_each(|o| o.share_stream(first));
-        }
         Issuer {
             job,
             fds,
-            offsets,
+            offsets: offset_gens(job, copy, thread, seed),
             files: FilePicker::new(
                 spec.file_service,
                 job.files().map(|(_, r)| r.len).collect(),
