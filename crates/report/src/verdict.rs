@@ -99,14 +99,24 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// The ratio and its interval as "0.50 [0.48, 0.52]".
+    /// The ratio and its interval as "0.50 [0.48, 0.52]"; a ratio under 0.1 keeps two
+    /// significant digits ("0.016 [0.0031, 0.089]"), so a bound above zero never reads 0.00.
     pub fn ratio_text(&self) -> String {
+        let r = |x: f64| match x.abs() {
+            a if a > 0.0 && a < 0.1 => {
+                let digits = (1 - a.log10().floor() as i32).clamp(2, 12) as usize;
+                format!("{x:.digits$}")
+            }
+            _ => format!("{x:.2}"),
+        };
         if self.verdict == Word::Unknown {
-            return format!("{:.2}", self.ratio);
+            return r(self.ratio);
         }
         format!(
-            "{:.2} [{:.2}, {:.2}]",
-            self.ratio, self.ci95_low, self.ci95_high
+            "{} [{}, {}]",
+            r(self.ratio),
+            r(self.ci95_low),
+            r(self.ci95_high)
         )
     }
 
