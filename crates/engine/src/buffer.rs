@@ -150,9 +150,10 @@ impl FillPattern {
     }
 }
 
-/// splitmix64: spreads a state over the four lanes of [`fill_random`].
+/// splitmix64: spreads a state over the four lanes of [`fill_random`] (and a dedupe page
+/// number over its fill state).
 #[inline(always)]
-fn splitmix(mut z: u64) -> u64 {
+pub fn splitmix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -171,11 +172,11 @@ const WY_STEP: u64 = 0xA076_1D64_78BD_642F;
 /// Fresh random bytes over `buf`, a pure function of `state`, which moves on.
 ///
 /// Why four lanes of wyrand and not one generator: a single generator's next word waits for
-/// its last, so one core makes 2-4 GB/s (the xorshift64* this replaced; `fastrand`'s `fill`,
-/// one wyrand, about 7). Four lanes seeded apart (splitmix64 of the state and its next three
-/// values) have no chain between them, and the core computes them side by side: 10-16 GB/s,
-/// as fio's `__fill_random_buf()` does with its seed buckets (bench/fill_generators, with
-/// the figures in BENCHMARKS.md). The bytes stay incompressible to zram's LZ4 and zstd.
+/// its last, so one core makes about 5 GB/s here (the xorshift64* this replaced) or 10
+/// (`fastrand`'s `fill`, one wyrand). Four lanes seeded apart (splitmix64 of the state and
+/// its next three values) have no chain between them, and the core computes them side by
+/// side: 25-27 GB/s, as fio's `__fill_random_buf()` does with its seed buckets
+/// (bench/fill_generators, with the figures in BENCHMARKS.md). The bytes stay incompressible to zram's LZ4 and zstd.
 #[inline]
 pub fn fill_random(buf: &mut [u8], state: &mut u64) {
     let base = *state;

@@ -154,16 +154,10 @@ fn copy_start(spec: &JobSpec, copy: u32, target_bytes: u64) -> u64 {
     raw.div_ceil(align).saturating_mul(align)
 }
 
-/// fio's offset stream for job `thread_number`'s file `file`, drawing over `blocks`.
-fn fio_stream(
-    spec: &JobSpec,
-    thread_number: u32,
-    file: usize,
-    blocks: u64,
-) -> Option<OffsetStream> {
+/// fio's offset stream for job `thread_number`, drawing over `blocks`.
+fn fio_stream(spec: &JobSpec, thread_number: u32, blocks: u64) -> Option<OffsetStream> {
     let seed = spec.seed_rule.offset_seed(thread_number);
     let wide = FioRand::wide(spec.generator, blocks)?;
-    let seed = seed.wrapping_add(file as u64);
     Some(OffsetStream::new(seed, wide, spec.seed_rule.repeatable))
 }
 
@@ -293,9 +287,7 @@ impl OffsetGen {
         // smaller than the largest or every size varies (fio's `last_block()`, over blocks of
         // the smallest size; the size is then fitted where it lands, as fio draws it again
         // until it fits).
-        let varies = spec
-            .directions()
-            .all(|d| spec.block_dist[d.index()] != crate::BlockDist::Fixed);
+        let varies = spec.directions().all(|d| spec.size_varies(d));
         let room = match region.len >= max_bs && !varies {
             true => max_bs,
             false => min_bs.min(region.len),
@@ -319,7 +311,7 @@ impl OffsetGen {
         let whole_blocks = align == min_bs;
         let runs = (mapped && (mixed || (fio_map && !whole_blocks)))
             .then(|| RunMap::new(region.len / align));
-        let fio = fio_stream(spec, 1, 0, units);
+        let fio = fio_stream(spec, 1, units);
         let walk = match (mapped && runs.is_none() && fio_map, &fio) {
             (true, Some(stream)) => Some(FioWalk::new(units, stream.clone(), spec.time_based)),
             _ => None,
@@ -362,10 +354,10 @@ impl OffsetGen {
     }
 
     /// Seeds the offset stream as fio seeds job `thread_number`'s (fio's 1-based job number
-    /// over the run, counting every copy), for the job's file `file` (0-based; see
-    /// [`Self::share_stream`] for a job's further files).
-    pub fn for_job(mut self, spec: &JobSpec, thread_number: u32, file: usize) -> OffsetGen {
-        self.fio = fio_stream(spec, thread_number, file, self.units);
+    /// over the run, counting every copy); a job's further files then draw from its first
+    /// file's ([`Self::share_stream`]).
+    pub fn for_job(mut self, spec: &JobSpec, thread_number: u32) -> OffsetGen {
+        self.fio = fio_stream(spec, thread_number, self.units);
         if let (Some(walk), Some(stream)) = (&mut self.walk, &self.fio) {
             walk.set_stream(stream.clone());
         }

@@ -633,6 +633,11 @@ impl JobSpec {
         })
     }
 
+    /// Whether a direction's block size varies from I/O to I/O (`bsrange`, `bssplit`).
+    pub fn size_varies(&self, d: Direction) -> bool {
+        self.block_dist[d.index()] != BlockDist::Fixed
+    }
+
     /// The smallest block size a direction uses.
     pub fn min_block_size(&self, d: Direction) -> u32 {
         self.block_dist[d.index()]

@@ -4,18 +4,12 @@
 //! with `dedupe_global`, in another job of the run, without keeping any data. No allocation
 //! after setup.
 
+use iolab_engine::buffer::splitmix;
 use iolab_job::{Dedupe, DedupeMode, JobSpec};
 
 /// fio's `dedupe_global` streams are keyed by job number alone, so every job can rebuild
 /// every other's pages.
 const GLOBAL_STREAM: u64 = 0xDED0_9E37_79B9_7F4A;
-
-fn splitmix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// The fill state of `page` of `stream`.
 fn page_state(stream: u64, page: u64) -> u64 {

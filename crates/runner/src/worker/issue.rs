@@ -269,7 +269,7 @@ fn offset_gens(job: &PreparedJob, copy: u32, thread: u32, seed: u64) -> Vec<Offs
         .map(|(i, (facts, region))| {
             let region = region.of_copy(spec, copy, facts.size_bytes);
             let seed = seed.wrapping_add(i as u64 * 0x5EED);
-            OffsetGen::strided(spec, region, facts.size_bytes, seed).for_job(spec, thread, i)
+            OffsetGen::strided(spec, region, facts.size_bytes, seed).for_job(spec, thread)
         })
         .collect();
     if let Some((first, rest)) = offsets.split_first_mut() {
@@ -300,10 +300,8 @@ impl<'a> Issuer<'a> {
         let prios_on = prios.iter().any(PrioTable::is_on);
         // fio fits every varying size to where it lands (it draws again until the block
         // fits the file), not only where a file is smaller than the largest block.
-        let varies = spec
-            .directions()
-            .any(|d| spec.block_dist[d.index()] != iolab_job::BlockDist::Fixed);
-        let fitted = varies || job.files().any(|(_, r)| r.smaller_than_blocks(spec));
+        let fitted = spec.directions().any(|d| spec.size_varies(d))
+            || job.files().any(|(_, r)| r.smaller_than_blocks(spec));
         Issuer {
             job,
             fds,
