@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The closing summary of scripts/test.sh: given cargo test's output (LOG) and its exit status,
-# prints the totals and then, last, every failing test by name; exits with that status.
+# prints the totals and then, last, every failing test by name with its panic message; exits
+# with that status.
 set -u
 log=$1
 status=${2:-0}
@@ -20,6 +21,16 @@ failed=$(grep -E '^test .* \.\.\. FAILED( <[0-9.]+s>)?$' "$log" | sed -E 's/^tes
 if [ -n "$failed" ]; then
   echo "iolab tests FAILED:"
   printf '  %s\n' $failed
+  # Each failure's panic message (its first 20 lines), last, where a shortened log keeps it.
+  for t in $failed; do
+    echo "--- $t:"
+    awk -v want="$t" '
+      /^---- .* stdout ----$/ { inside = ($2 == want); shown = 0; on = 0; next }
+      inside && /panicked at/ { on = 1 }
+      inside && on && /^stack backtrace:$/ { on = 0 }
+      inside && on && shown < 20 { print "    " $0; shown++ }
+    ' "$log"
+  done
 else
   echo "iolab tests FAILED: cargo test exited with status $status (a build or doc-test error; see above)"
 fi

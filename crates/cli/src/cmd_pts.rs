@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use anyhow::anyhow;
 use clap::Args;
-use iolab_pts::plan::{clock, parse_capacity, parse_rate, plan, total};
+use iolab_pts::estimate::Estimate;
+use iolab_pts::plan::{clock, parse_capacity, parse_rate, plan, total, Timing};
 use iolab_pts::tests::PtsTest;
 use iolab_pts::{
     run_test, Choices, Config, DataPattern, DirthChoice, Profile, TestRun, DISCLAIMER,
@@ -279,7 +280,7 @@ fn plan_text(tests: &[&'static dyn PtsTest], c: &Config, rate: f64) -> String {
         c.depth,
         rate / 1e6
     );
-    let planned = plan(tests, c, rate);
+    let planned = plan(tests, c, Timing::assumed(rate));
     for p in &planned {
         let rounds = match p.rounds.0 == p.rounds.1 {
             true => format!("{} rounds", p.rounds.0),
@@ -423,10 +424,12 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
     if let Some(d) = &cache.departs {
         say!("iolab pts: {d}");
     }
-    let (runs, failed) = run_tests(a, &tests, &c, &cache, &mut store, run_id, consent)?;
+    let (runs, failed, kept) = run_tests(a, &tests, &c, &cache, &mut store, run_id, consent)?;
     let status = status_of(&runs, failed.is_some());
+    let mut pts = header(&c, run_id, &dut, &cache);
+    pts.plan = Some(kept);
     let doc = PtsDocument {
-        pts: header(&c, run_id, &dut, &cache),
+        pts,
         tests: runs.iter().map(|r| r.to_doc(&c)).collect(),
     };
     // The whole document is the run's meta: `show` prints it, `report` draws its pages.
@@ -437,6 +440,9 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
     store.finish_run(run_id, status).map_err(CliError::failed)?;
     if a.format.json() {
         outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    }
+    if let Some(p) = &doc.pts.plan {
+        say!("iolab pts: the plan: {}", p.words());
     }
     say!("iolab pts: saved as run {run_id} in {}", db_path.display());
     if let Some(out) = held.report.take() {
@@ -533,6 +539,7 @@ fn header(
         firmware: dut.firmware.clone(),
         write_cache: Some(cache.clone()),
         run_id,
+        plan: None,
     }
 }
 
@@ -546,9 +553,12 @@ fn run_tests(
     store: &mut Store,
     run_id: i64,
     consent: Consent,
-) -> Result<(Vec<TestRun>, Option<iolab_suite::SuiteError>), CliError> {
-    // The progress line counts down the shortest the tests can take (5 rounds each).
-    let (least, _) = total(&plan(tests, c, a.rate.unwrap_or(PLAN_WRITE_RATE)));
+) -> Result<Ran, CliError> {
+    // The progress line counts down the shortest the tests can take (5 rounds each), planned
+    // again at the pace the first points measure, and grown a round at a time past it.
+    let assumed = Timing::assumed(a.rate.unwrap_or(PLAN_WRITE_RATE));
+    let mut est = Estimate::new(tests, c, assumed, !a.quiet);
+    let least = est.least();
     let mut sink = std::io::sink();
     let mut ex = Executor {
         store,
@@ -564,8 +574,9 @@ fn run_tests(
         health_every: Some(std::time::Duration::from_secs(10)),
     };
     let mut runs: Vec<TestRun> = Vec::new();
-    for t in tests {
-        match run_test(*t, c, &mut ex) {
+    for (i, t) in tests.iter().enumerate() {
+        est.test_begins(&mut ex, i);
+        match run_test(*t, c, &mut ex, &mut est) {
             Ok(mut r) => {
                 if let Some(d) = &cache.departs {
                     r.not_comparable.push(d.clone());
@@ -579,8 +590,15 @@ fn run_tests(
                     break;
                 }
             }
-            Err(e) => return Ok((runs, Some(e))),
+            Err(e) => return Ok((runs, Some(e), est.finish())),
         }
     }
-    Ok((runs, None))
+    Ok((runs, None, est.finish()))
 }
+
+/// What the tests did, the error that stopped them if one did, and the plan as it was kept.
+type Ran = (
+    Vec<TestRun>,
+    Option<iolab_suite::SuiteError>,
+    iolab_results::pts::PlanDoc,
+);

@@ -62,6 +62,9 @@ mod pacing;
 mod progress;
 #[path = "integration/pts.rs"]
 mod pts;
+/// The PTS report's pages against docs/pts.md's table, their units, and printed.
+#[path = "integration/pts_pages.rs"]
+mod pts_pages;
 #[path = "integration/repeats.rs"]
 mod repeats;
 #[path = "integration/report.rs"]

@@ -11,7 +11,11 @@ use crate::reduce::Reduced;
 /// How values map onto an axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScaleKind {
+    /// Linear from zero: a rate or a latency, never exaggerated by a cut axis.
     Linear,
+    /// Linear over the data alone: an index (the rounds of a measurement window) whose
+    /// zero means nothing.
+    LinearFit,
     Log10,
     /// A logarithmic axis whose ticks are powers of two (queue depths, transfer sizes).
     Log2,
@@ -29,7 +33,7 @@ impl ScaleKind {
             return None;
         }
         match self {
-            ScaleKind::Linear => Some(v),
+            ScaleKind::Linear | ScaleKind::LinearFit => Some(v),
             ScaleKind::Log10 | ScaleKind::Log2 => (v > 0.0).then_some(v),
             ScaleKind::Nines => (v > 0.0 && v < 100.0).then(|| -(1.0 - v / 100.0).log10()),
         }

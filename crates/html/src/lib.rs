@@ -17,6 +17,8 @@ pub mod page;
 pub mod plot;
 mod precondition;
 pub mod pts;
+mod pts_columns;
+mod pts_terms;
 pub mod reduce;
 pub mod sections;
 pub mod split;

@@ -102,12 +102,23 @@ figcaption { display: flex; gap: 12px; align-items: flex-start; margin-top: 4px;
 figcaption details { flex: 1; }
 button.save { font-size: 12px; }
 ol.sources { font-size: 12px; color: var(--muted); }
+figure.pts-3d svg { width: 100%; max-width: 820px; height: auto; display: block; }
+figure.pts-3d text.axis-title { font-size: 13px; }
+figure.pts-3d figcaption { display: block; }
+.pts-terms dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; font-size: 13px; margin: 4px 0; }
+.pts-terms dt { font-weight: 600; }
+.pts-terms dd { margin: 0; }
 @media print {
   body { background: #fff; }
   main { max-width: none; padding: 0; }
   nav, button.save { display: none; }
   h2 { break-before: auto; }
   .chart-block { break-inside: avoid; }
+  /* A4 and Letter leave at least 700 px between their default margins. */
+  .chart-block .svg-container { zoom: min(1, calc(680 / var(--w, 680))); }
+  table { font-size: 10px; }
+  th, td { padding: 1px 4px; }
+  figure.pts-3d, .pts-terms { break-inside: avoid; }
 }
 "#;
 
@@ -135,7 +146,11 @@ const SCRIPT: &str = r#"
     f.config = f.config || {};
     f.config.toImageButtonOptions = Object.assign({}, f.config.toImageButtonOptions,
       { filename: stem ? id + '_' + stem : id });
-    Plotly.newPlot(document.getElementById(id), f.data, f.layout, f.config);
+    var gd = document.getElementById(id);
+    Plotly.newPlot(gd, f.data, f.layout, f.config);
+    // Drawn at the screen's width: printed, the chart is scaled to the paper's (the print
+    // style's zoom reads this), never cut at the page's edge.
+    gd.style.setProperty('--w', String(gd.offsetWidth || 680));
   }
   document.addEventListener('click', function (e) {
     var b = e.target.closest('button.save');

@@ -91,6 +91,7 @@ fn axis(a: &Axis, drawn: &[f64]) -> PAxis {
         // From zero: a rate or a latency on a linear axis cut at 100k exaggerates every
         // difference on it (a log axis has no zero and shows ratios as they are).
         ScaleKind::Linear => p.type_(AxisType::Linear).range_mode(RangeMode::ToZero),
+        ScaleKind::LinearFit => p.type_(AxisType::Linear).range_mode(RangeMode::Normal),
         ScaleKind::Log10 if lo.is_finite() && lo > 0.0 => {
             let ticks = log_ticks(lo, hi);
             // Labels in the axis' own units (latencies are drawn in seconds).

@@ -35,7 +35,7 @@ pub fn sections(runs: &[RunData]) -> Vec<Section> {
 }
 
 fn body(r: &RunData, pts: &Header, t: &TestDoc, id: &str) -> String {
-    let mut h = header(r, pts, t);
+    let mut h = header(r, pts, t, id);
     if let Some(why) = &t.unavailable {
         let _ = write!(h, "<p class=\"note\">Not run: {}</p>", esc(why));
         return h;
@@ -60,12 +60,12 @@ fn body(r: &RunData, pts: &Header, t: &TestDoc, id: &str) -> String {
             h.push_str(&chart_block(&c));
         }
     }
-    h.push_str(&window_table(t));
+    h.push_str(&window_table(id, t));
     match t.name.as_str() {
         "iops" => h.push_str(&iops(id, t)),
-        n if n.starts_with("tp") => h.push_str(&element_table(t)),
+        n if n.starts_with("tp") => h.push_str(&element_table(id, t)),
         "lat" => {
-            h.push_str(&element_table(t));
+            h.push_str(&element_table(id, t));
             h.push_str(&chart_block(&max_convergence(id, t)));
             h.push_str(&histograms(id, t));
         }
@@ -77,6 +77,7 @@ fn body(r: &RunData, pts: &Header, t: &TestDoc, id: &str) -> String {
         }
         _ => {}
     }
+    h.push_str(&crate::pts_terms::terms(id, &t.name));
     h
 }
 
@@ -84,7 +85,7 @@ fn body(r: &RunData, pts: &Header, t: &TestDoc, id: &str) -> String {
 /// set-up (purge, data pattern, active range, preconditioning, write cache) and the test's
 /// parameters (stimulus, outstanding I/O, steady-state rounds), then why the result cannot
 /// stand beside a certified one, where iolab knows.
-fn header(r: &RunData, pts: &Header, t: &TestDoc) -> String {
+fn header(r: &RunData, pts: &Header, t: &TestDoc, id: &str) -> String {
     let opt = |v: &Option<String>| v.as_deref().map_or("unknown".to_string(), esc);
     let mut h = format!(
         "<p class=\"note\"><strong>PTS-style run by iolab: not a certified SNIA result.</strong>{}</p>",
@@ -98,7 +99,7 @@ fn header(r: &RunData, pts: &Header, t: &TestDoc) -> String {
     let gb = |b: u64| format!("{:.1} GB", b as f64 / 1e9);
     let _ = write!(
         h,
-        "<table class=\"pts-header\"><tbody>\
+        "<table class=\"pts-header\" id=\"{}-header\"><tbody>\
          <tr><th>device under test</th><td>{} · serial {} · firmware {} · {} · {} ({} bytes)</td></tr>\
          <tr><th>target</th><td>{} ({})</td></tr>\
          <tr><th>test platform</th><td>{} · Linux {} · iolab {}</td></tr>\
@@ -111,6 +112,7 @@ fn header(r: &RunData, pts: &Header, t: &TestDoc) -> String {
          <tr><th>test parameters</th><td>{} · elements of {} s · libaio, direct</td></tr>\
          <tr><th>tracked</th><td>{}</td></tr>\
          </tbody></table>",
+        esc(id),
         esc(&dut.model.clone().unwrap_or_else(|| r.device_named())),
         opt(&dut.serial),
         opt(&dut.firmware),
@@ -159,6 +161,13 @@ fn header(r: &RunData, pts: &Header, t: &TestDoc) -> String {
         pts.element_time_s,
         esc(&t.tracked),
     );
+    if let Some(p) = &pts.plan {
+        let _ = write!(
+            h,
+            "<p class=\"note\"><strong>The run's plan:</strong> {}.</p>",
+            esc(&p.words())
+        );
+    }
     let mut reasons: Vec<&String> = t.not_comparable.iter().collect();
     reasons.dedup();
     if !reasons.is_empty() {
@@ -330,7 +339,7 @@ fn window_chart(id: &str, t: &TestDoc, v: &Tracked) -> Option<Chart> {
     Some(Chart::lines(
         id,
         &heading,
-        axis("Round", ScaleKind::Linear, Format::Plain),
+        axis("Round", ScaleKind::LinearFit, Format::Plain),
         axis(title, ScaleKind::Linear, format),
         vec![
             series(
@@ -349,9 +358,11 @@ fn window_chart(id: &str, t: &TestDoc, v: &Tracked) -> Option<Chart> {
 }
 
 /// The window's table: each round's value of every tracked variable and the rule's figures.
-fn window_table(t: &TestDoc) -> String {
+fn window_table(id: &str, t: &TestDoc) -> String {
     let ss = &t.steady_state;
-    let (fmt, div, _) = tracked_axis(t);
+    let (fmt, div, title) = tracked_axis(t);
+    // A unit the figures do not carry themselves (MB/s) goes in the column's heading.
+    let unit = title.find('(').map_or("", |i| &title[i - 1..]);
     let vars: Vec<Tracked> = match ss.variables.is_empty() {
         false => ss.variables.clone(),
         true => vec![Tracked {
@@ -360,22 +371,44 @@ fn window_table(t: &TestDoc) -> String {
             ..Tracked::default()
         }],
     };
+    // A round a row, a variable a column: a page as wide as its variables, however many
+    // rounds (write saturation's series runs to 1440 of them, folded away).
     let n = vars.iter().map(|v| v.values.len()).max().unwrap_or(0);
-    let mut h = String::from("<table class=\"pts-window\"><thead><tr><th>round</th>");
-    for i in 1..=n {
-        let _ = write!(h, "<th>{i}</th>");
+    let mut h = String::new();
+    if ss.series {
+        let _ = write!(
+            h,
+            "<details><summary>Every round's value ({n} rounds; the charts above draw them)</summary>"
+        );
     }
-    h.push_str("</tr></thead><tbody>");
+    let _ = write!(
+        h,
+        "<table class=\"pts-window\" id=\"{}-window-table\"><thead><tr><th>round</th>",
+        esc(id)
+    );
     for v in &vars {
         let label = match v.label.as_str() {
             "" => "tracked".to_string(),
             l => unitless(l),
         };
-        let _ = write!(h, "<tr><th>{}</th>", esc(&label));
-        for x in &v.values {
-            let _ = write!(h, "<td>{}</td>", esc(&fmt.apply(x / div)));
+        let _ = write!(h, "<th>{}{unit}</th>", esc(&label));
+    }
+    h.push_str("</tr></thead><tbody>");
+    for i in 0..n {
+        let _ = write!(h, "<tr><th>{}</th>", i + 1);
+        for v in &vars {
+            match v.values.get(i) {
+                Some(x) => {
+                    let _ = write!(h, "<td>{}</td>", esc(&fmt.apply(x / div)));
+                }
+                None => h.push_str("<td class=\"na\">-</td>"),
+            }
         }
         h.push_str("</tr>");
+    }
+    h.push_str("</tbody></table>");
+    if ss.series {
+        h.push_str("</details>");
     }
     let verdict = match (ss.reached, ss.series) {
         (_, true) => {
@@ -387,7 +420,7 @@ fn window_table(t: &TestDoc) -> String {
         _ if ss.gave_up => "steady state NOT reached: rounds used up",
         _ => "steady state not reached",
     };
-    let _ = write!(h, "</tbody></table><p>{verdict}");
+    let _ = write!(h, "<p>{verdict}");
     if !ss.series {
         let _ = write!(
             h,
@@ -450,8 +483,10 @@ fn iops(id: &str, t: &TestDoc) -> String {
     let mut sizes: Vec<u64> = cells.iter().map(|((_, b), _)| *b).collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let mut h =
-        String::from("<table class=\"pts-iops\"><thead><tr><th>block size \\ read/write</th>");
+    let mut h = format!(
+        "<table class=\"pts-iops\" id=\"{}-table\"><thead><tr><th>block size \\ read/write</th>",
+        esc(id)
+    );
     for m in &mixes {
         let _ = write!(h, "<th>{m}/{}</th>", 100 - m);
     }
@@ -498,6 +533,12 @@ fn iops(id: &str, t: &TestDoc) -> String {
         axis("IOPS", ScaleKind::Log10, Format::Count),
         series,
     )));
+    h.push_str(&crate::pts_columns::columns(
+        &format!("{id}-3d"),
+        &cells,
+        &mixes,
+        &sizes,
+    ));
     h
 }
 
@@ -519,10 +560,11 @@ fn us(ns: f64) -> String {
 
 /// Throughput and latency tables: every element averaged over the window, in one unit
 /// each (MB/s, µs).
-fn element_table(t: &TestDoc) -> String {
-    let mut h = String::from(
-        "<table class=\"pts-elements\"><thead><tr><th>element</th><th>IOPS</th><th>MB/s</th>\
+fn element_table(id: &str, t: &TestDoc) -> String {
+    let mut h = format!(
+        "<table class=\"pts-elements\" id=\"{}-elements\"><thead><tr><th>element</th><th>IOPS</th><th>MB/s</th>\
          <th>average (µs)</th><th>maximum (µs)</th><th>99.999 % (µs)</th></tr></thead><tbody>",
+        esc(id)
     );
     let (iops, bw, mean, max, p5) = (
         averaged(t, Figure::Iops),
@@ -645,9 +687,10 @@ fn recovery(id: &str, t: &TestDoc, pts: &Header) -> String {
         points: rounds,
         dashed: false,
     }];
-    let mut table = String::from(
-        "<table class=\"pts-phases\"><thead><tr><th>phase</th><th>steps</th><th>IOPS</th>\
+    let mut table = format!(
+        "<table class=\"pts-phases\" id=\"{}-phases\"><thead><tr><th>phase</th><th>steps</th><th>IOPS</th>\
          <th>MB/s</th><th>average response time (µs)</th></tr></thead><tbody>",
+        esc(id)
     );
     for p in &t.phases {
         let start = clock;
@@ -748,7 +791,11 @@ fn demand(id: &str, t: &TestDoc) -> String {
     if let Some(c) = cpu_by_outstanding(id, t) {
         h.push_str(&chart_block(&c));
     }
-    h.push_str("<table class=\"pts-demand\"><thead><tr><th>threads \\ depth</th>");
+    let _ = write!(
+        h,
+        "<table class=\"pts-demand\" id=\"{}-grid\"><thead><tr><th>threads \\ depth</th>",
+        esc(id)
+    );
     for d in &depths {
         let _ = write!(h, "<th>Q{d}</th>");
     }
@@ -901,9 +948,11 @@ fn histograms(id: &str, t: &TestDoc) -> String {
         axis("I/Os", ScaleKind::Log10, Format::Count),
         series,
     ));
-    h.push_str(
-        "<table class=\"pts-operating\"><thead><tr><th>operating point</th><th>IOPS</th>\
+    let _ = write!(
+        h,
+        "<table class=\"pts-operating\" id=\"{}-operating\"><thead><tr><th>operating point</th><th>IOPS</th>\
          <th>average (µs)</th><th>99 % (µs)</th><th>99.99 % (µs)</th><th>99.999 % (µs)</th><th>maximum (µs)</th></tr></thead><tbody>",
+        esc(id)
     );
     for x in &points {
         let m = &x.measured;

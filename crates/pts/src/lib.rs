@@ -10,6 +10,7 @@
 //! - [`dut`]: the device under test's facts (serial, firmware, write cache) and the write
 //!   cache set as the profile requires and restored after;
 //! - [`plan`]: the time the chosen tests take at the specification's durations;
+//!   [`estimate`]: that plan kept while the run goes, at the pace it measures;
 //! - [`compare`]: two runs test by test and element by element, with `compare`'s verdicts.
 //!
 //! Every result is a PTS-style run by iolab, not a certified SNIA result.
@@ -18,6 +19,7 @@ pub mod compare;
 pub mod config;
 pub mod dut;
 pub mod element;
+pub mod estimate;
 pub mod plan;
 pub mod preflight;
 pub mod purge;

@@ -10,13 +10,34 @@
 use std::time::Duration;
 
 use crate::config::Config;
-use crate::tests::{PtsTest, Rounds};
+use crate::tests::{Preconditioning, PtsTest, Rounds};
+
+/// How fast the machine goes, as a plan counts it: the write rate preconditioning and write
+/// saturation's bytes are timed at, and what each point (one element, one pre-write, one
+/// preconditioning pass) costs beyond its running time: opening the target, starting the
+/// threads, saving the result. Assumed before the run (the operator's `--rate` or 1 GB/s, no
+/// cost); measured by the run itself once its first points are done.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timing {
+    pub write_bytes_per_sec: f64,
+    pub per_point: Duration,
+}
+
+impl Timing {
+    /// Writes at `write_bytes_per_sec`, points free of cost.
+    pub fn assumed(write_bytes_per_sec: f64) -> Timing {
+        Timing {
+            write_bytes_per_sec,
+            per_point: Duration::ZERO,
+        }
+    }
+}
 
 /// One test's planned time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Planned {
     pub name: &'static str,
-    /// Elements a round (its pre-write included).
+    /// Elements a round (its pre-write included), those the target cannot run left out.
     pub elements: usize,
     /// Workload-independent preconditioning at the assumed rate.
     pub wipc: Duration,
@@ -24,8 +45,12 @@ pub struct Planned {
     pub preconditioning: (Duration, Duration),
     /// Rounds at the least and the most.
     pub rounds: (usize, usize),
+    /// One round, its points' cost included.
+    pub round: Duration,
     /// What follows the rounds (wait states, access groups, operating points).
     pub after: Duration,
+    /// Points at the least and the most.
+    pub points: (usize, usize),
     pub least: Duration,
     pub most: Duration,
 }
@@ -48,57 +73,86 @@ fn sum(ds: impl IntoIterator<Item = Duration>) -> Duration {
         .fold(Duration::ZERO, |a, d| a.saturating_add(d))
 }
 
-/// `tests` on `c`, writes timed at `write_bytes_per_sec`. Every sum and product saturates.
-pub fn plan(tests: &[&dyn PtsTest], c: &Config, write_bytes_per_sec: f64) -> Vec<Planned> {
-    let rate = write_bytes_per_sec.max(1.0);
-    let twice = secs(2.0 * c.region as f64 / rate);
+/// `tests` on `c` at `timing`: the durations the run itself uses (the elements the target
+/// can run, each element time, each pre-write and phase step), each point's cost, writes at
+/// the rate. Every sum and product saturates.
+pub fn plan(tests: &[&dyn PtsTest], c: &Config, timing: Timing) -> Vec<Planned> {
+    tests.iter().map(|t| plan_one(*t, c, timing)).collect()
+}
+
+fn plan_one(t: &dyn PtsTest, c: &Config, timing: Timing) -> Planned {
+    let rate = timing.write_bytes_per_sec.max(1.0);
+    let cost = |points: usize| times(timing.per_point, points);
     let (least_rounds, most_rounds) = (c.rule.window, c.rule.max_rounds);
-    tests
-        .iter()
-        .map(|t| {
-            let wipc = if t.wipc(c).is_some() {
-                twice
-            } else {
-                Duration::ZERO
-            };
-            let preconditioning =
-                t.preconditioning(c)
-                    .map_or((Duration::ZERO, Duration::ZERO), |p| {
-                        let round = times(c.element_time, p.per_round);
-                        (times(round, least_rounds), times(round, most_rounds))
-                    });
-            let after = sum(t.after(c, &[], None).iter().map(|p| p.duration()));
-            let pre = t.pre_write(c);
-            let elements = t.round(c).len() + usize::from(pre.is_some());
-            let per_round = times(c.element_time, t.round(c).len())
-                .saturating_add(pre.map_or(Duration::ZERO, |s| s.time));
-            let (rounds, least_rounds_time) = match t.rounds(c) {
-                Rounds::ToSteadyState => {
-                    ((least_rounds, most_rounds), times(per_round, least_rounds))
-                }
-                // Whichever first: its rounds, or its bytes at the given rate.
-                Rounds::Series { rounds, bytes } => {
-                    let all = times(per_round, rounds);
-                    let by_bytes = secs(bytes as f64 / rate);
-                    (
-                        (rounds, rounds),
-                        all.min(by_bytes.max(times(per_round, c.rule.window))),
-                    )
-                }
-            };
-            let most_rounds_time = times(per_round, rounds.1);
-            Planned {
-                name: t.name(),
-                elements,
-                wipc,
-                preconditioning,
-                rounds,
-                after,
-                least: sum([wipc, preconditioning.0, least_rounds_time, after]),
-                most: sum([wipc, preconditioning.1, most_rounds_time, after]),
-            }
-        })
-        .collect()
+    let wipc = match t.wipc(c) {
+        Some(_) => secs(2.0 * c.region as f64 / rate).saturating_add(cost(1)),
+        None => Duration::ZERO,
+    };
+    let (preconditioning, pc_points) =
+        t.preconditioning(c)
+            .map_or(((Duration::ZERO, Duration::ZERO), (0, 0)), |p| {
+                let round = times(c.element_time, p.per_round).saturating_add(cost(p.per_round));
+                (
+                    (times(round, least_rounds), times(round, most_rounds)),
+                    (p.per_round * least_rounds, p.per_round * most_rounds),
+                )
+            });
+    let phases = t.after(c, &[], None);
+    let after_points: usize = phases.iter().map(|p| p.steps.len()).sum();
+    let after = sum(phases.iter().map(|p| p.duration())).saturating_add(cost(after_points));
+    let pre = t.pre_write(c);
+    let runnable = t
+        .round(c)
+        .into_iter()
+        .filter(|e| e.bs >= c.logical_block)
+        .count();
+    let elements = runnable + usize::from(pre.is_some());
+    let round = sum([
+        times(c.element_time, runnable),
+        pre.map_or(Duration::ZERO, |s| s.time),
+        cost(elements),
+    ]);
+    let rounds = match t.rounds(c) {
+        Rounds::ToSteadyState => (least_rounds, most_rounds),
+        // Whichever first: its rounds, or its bytes at the rate (a window's rounds at the
+        // least, as the run does).
+        Rounds::Series { rounds, bytes } => {
+            let by_bytes = (bytes as f64 / rate / round.as_secs_f64().max(1e-9)).ceil();
+            let least = (by_bytes.min(rounds as f64) as usize).max(least_rounds.min(rounds));
+            (least, rounds)
+        }
+    };
+    let fixed = usize::from(t.wipc(c).is_some()) + after_points;
+    Planned {
+        name: t.name(),
+        elements,
+        wipc,
+        preconditioning,
+        rounds,
+        round,
+        after,
+        points: (
+            fixed + pc_points.0 + elements * rounds.0,
+            fixed + pc_points.1 + elements * rounds.1,
+        ),
+        least: sum([wipc, preconditioning.0, times(round, rounds.0), after]),
+        most: sum([wipc, preconditioning.1, times(round, rounds.1), after]),
+    }
+}
+
+/// One round of `t`'s rounds with each point costing `per_point`: what a round past the plan
+/// adds to it.
+pub fn test_round(t: &dyn PtsTest, c: &Config, per_point: Duration) -> Duration {
+    let timing = Timing {
+        write_bytes_per_sec: 1e9,
+        per_point,
+    };
+    plan_one(t, c, timing).round
+}
+
+/// One round of a preconditioning loop `p` with each point costing `per_point`.
+pub fn precondition_round(c: &Config, p: &Preconditioning, per_point: Duration) -> Duration {
+    times(c.element_time.saturating_add(per_point), p.per_round)
 }
 
 /// The whole run, at the least and the most.
@@ -109,19 +163,7 @@ pub fn total(planned: &[Planned]) -> (Duration, Duration) {
     )
 }
 
-/// `3 d 4 h`, `4 h 40 min`, `56 min`, `12 s`, `0.25 s`.
-pub fn clock(d: Duration) -> String {
-    let s = d.as_secs();
-    match (s / 86400, s % 86400 / 3600, s % 3600 / 60, s % 60) {
-        (0, 0, 0, 0) if !d.is_zero() => format!("{:.2} s", d.as_secs_f64()),
-        (0, 0, 0, s) => format!("{s} s"),
-        (0, 0, m, _) => format!("{m} min"),
-        (0, h, 0, _) => format!("{h} h"),
-        (0, h, m, _) => format!("{h} h {m} min"),
-        (days, 0, _, _) => format!("{days} d"),
-        (days, h, _, _) => format!("{days} d {h} h"),
-    }
-}
+pub use iolab_results::pts::clock;
 
 /// A capacity or size as the specification counts them: decimal units (`2TB`, `375G`,
 /// `500gb`: powers of 1000), binary only where said (`4TiB`, `16MiB`: powers of 1024); a
@@ -192,7 +234,7 @@ mod tests {
     #[test]
     fn a_375_gb_drive_at_full_duration_plans_the_specs_hours() {
         let c = enterprise(375_000_000_000);
-        let p = plan(&crate::tests::all(), &c, 2e9);
+        let p = plan(&crate::tests::all(), &c, Timing::assumed(2e9));
         let by = |n: &str| p.iter().find(|x| x.name == n).unwrap().clone();
         let iops = by("iops");
         assert_eq!((iops.elements, iops.rounds), (56, (5, 25)));

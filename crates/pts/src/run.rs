@@ -14,7 +14,8 @@ use iolab_suite::SuiteError;
 
 use crate::config::Config;
 use crate::element::{Element, ElementJob, Measure, Measured};
-use crate::steady::Joint;
+use crate::estimate::Estimate;
+use crate::steady::{Joint, Tracked};
 use crate::tests::{Interval, Phase, PtsTest, Rounds, Step};
 
 /// What one test did.
@@ -200,9 +201,14 @@ impl TestRun {
 /// Runs `t` on the configured target. A signal stops it where it is: what it measured so
 /// far is kept and returned, marked [`TestRun::interrupted`], with the state it left the
 /// target in (`SuiteError::Interrupted` is never returned from here).
-pub fn run_test(t: &dyn PtsTest, c: &Config, ex: &mut Executor<'_>) -> Result<TestRun, SuiteError> {
+pub fn run_test(
+    t: &dyn PtsTest,
+    c: &Config,
+    ex: &mut Executor<'_>,
+    est: &mut Estimate<'_>,
+) -> Result<TestRun, SuiteError> {
     let mut run = TestRun::empty(t, c);
-    match run_into(&mut run, t, c, ex) {
+    match run_into(&mut run, t, c, &mut Ctx { ex, est }) {
         Ok(()) => Ok(run),
         Err(SuiteError::Interrupted) => {
             run.interrupted = Some(run.left_in());
@@ -215,25 +221,31 @@ pub fn run_test(t: &dyn PtsTest, c: &Config, ex: &mut Executor<'_>) -> Result<Te
 /// A stage of a test: `Err(why)` when the target cannot serve it (the test stops there).
 type Served<T> = Result<Result<T, String>, SuiteError>;
 
+/// What a test's stages run with: the executor its points run on, and the plan kept.
+struct Ctx<'x, 'e, 'p> {
+    ex: &'x mut Executor<'e>,
+    est: &'x mut Estimate<'p>,
+}
+
 /// [`run_test`]'s work, filling `run` as it goes so that an interruption keeps it.
 fn run_into(
     run: &mut TestRun,
     t: &dyn PtsTest,
     c: &Config,
-    ex: &mut Executor<'_>,
+    cx: &mut Ctx<'_, '_, '_>,
 ) -> Result<(), SuiteError> {
     if iolab_runner::signal::received().is_some() {
         return Err(SuiteError::Interrupted);
     }
     let stages = [
-        purge_stage as fn(&mut TestRun, &dyn PtsTest, &Config, &mut Executor<'_>) -> Served<()>,
+        purge_stage as fn(&mut TestRun, &dyn PtsTest, &Config, &mut Ctx<'_, '_, '_>) -> Served<()>,
         wipc_stage,
         preconditioning_stage,
         rounds_stage,
         after_stage,
     ];
     for stage in stages {
-        if let Err(why) = stage(run, t, c, ex)? {
+        if let Err(why) = stage(run, t, c, cx)? {
             run.unavailable = Some(why);
             return Ok(());
         }
@@ -246,9 +258,9 @@ fn purge_stage(
     run: &mut TestRun,
     _: &dyn PtsTest,
     c: &Config,
-    ex: &mut Executor<'_>,
+    cx: &mut Ctx<'_, '_, '_>,
 ) -> Served<()> {
-    let p = match crate::purge::purge(c, &mut ex.consent) {
+    let p = match crate::purge::purge(c, &mut cx.ex.consent) {
         Ok(p) => p,
         Err(why) => return Ok(Err(why)),
     };
@@ -262,7 +274,13 @@ fn purge_stage(
 
 /// Workload-independent preconditioning: the active range written twice in the test's
 /// sequential stimulus.
-fn wipc_stage(run: &mut TestRun, t: &dyn PtsTest, c: &Config, ex: &mut Executor<'_>) -> Served<()> {
+fn wipc_stage(
+    run: &mut TestRun,
+    t: &dyn PtsTest,
+    c: &Config,
+    cx: &mut Ctx<'_, '_, '_>,
+) -> Served<()> {
+    let ex = &mut *cx.ex;
     let Some(e) = t.wipc(c) else {
         return Ok(Ok(()));
     };
@@ -293,11 +311,12 @@ fn preconditioning_stage(
     run: &mut TestRun,
     t: &dyn PtsTest,
     c: &Config,
-    ex: &mut Executor<'_>,
+    cx: &mut Ctx<'_, '_, '_>,
 ) -> Served<()> {
     let Some(p) = t.preconditioning(c) else {
         return Ok(Ok(()));
     };
+    let ex = &mut *cx.ex;
     run.stage = Stage::Preconditioning;
     let e = p.element;
     let tracked = match p.tracked {
@@ -328,6 +347,19 @@ fn preconditioning_stage(
         values.push(pick.map_or(0.0, |m| m.iops));
         let steady = c.rule.judge(&values);
         let done = steady.reached;
+        let what = format!("{} preconditioning", t.name());
+        let why = crate::steady::unsteady_why(
+            &c.rule,
+            &[Tracked {
+                label: "IOPS".into(),
+                values: Vec::new(),
+                window: steady.window.clone(),
+                reached: done,
+            }],
+        );
+        let round_time = crate::plan::precondition_round(c, &p, ex.progress.per_point);
+        cx.est
+            .round_ends(ex, (&what, &why), (r, max), done, round_time);
         run.preconditioning = Some(Loop {
             stimulus: e.label(),
             intervals_a_round: p.per_round,
@@ -347,8 +379,9 @@ fn rounds_stage(
     run: &mut TestRun,
     t: &dyn PtsTest,
     c: &Config,
-    ex: &mut Executor<'_>,
+    cx: &mut Ctx<'_, '_, '_>,
 ) -> Served<()> {
+    let ex = &mut *cx.ex;
     run.stage = Stage::Rounds;
     let (max, bytes, series) = match t.rounds(c) {
         Rounds::ToSteadyState => (c.rule.max_rounds, u64::MAX, false),
@@ -400,6 +433,13 @@ fn rounds_stage(
         run.steady = c.rule.judge_all(&labels, &values);
         // A series runs at least one window's rounds before its bytes can end it.
         let enough = written >= bytes && r >= c.rule.window;
+        if !series {
+            let round_time = crate::plan::test_round(t, c, ex.progress.per_point);
+            let why = crate::steady::unsteady_why(&c.rule, &run.steady.variables);
+            let round = (r, max);
+            cx.est
+                .round_ends(ex, (t.name(), &why), round, run.steady.reached, round_time);
+        }
         if (!series && run.steady.reached) || enough {
             break;
         }
@@ -413,8 +453,9 @@ fn after_stage(
     run: &mut TestRun,
     t: &dyn PtsTest,
     c: &Config,
-    ex: &mut Executor<'_>,
+    cx: &mut Ctx<'_, '_, '_>,
 ) -> Served<()> {
+    let ex = &mut *cx.ex;
     run.stage = Stage::After;
     for phase in t.after(c, &run.rounds, run.steady.window) {
         match run_phase(t, c, ex, &phase)? {
@@ -450,6 +491,8 @@ fn run_phase(
         });
         // Host idle: no I/O from iolab while the drive may work for itself; a signal ends it.
         idle(step.idle_after)?;
+        // Idle is planned time: the live line counts it down as it passes.
+        ex.progress.done += step.idle_after;
     }
     Ok(Ok(PhaseRun {
         name: phase.name.clone(),

@@ -361,6 +361,9 @@ pub fn summary(doc: &PtsDocument) -> String {
         p.write_cache.as_ref().map_or("", |w| w.during.name()),
         p.data_pattern
     );
+    if let Some(plan) = &p.plan {
+        let _ = writeln!(out, "plan: {}\n", plan.words());
+    }
     for t in &doc.tests {
         out.push_str(&test_summary(t));
     }

@@ -55,6 +55,86 @@ pub struct Header {
     pub firmware: Option<String>,
     pub write_cache: Option<WriteCache>,
     pub run_id: i64,
+    /// The plan and how the run kept it (`None`: a document from before iolab kept it).
+    pub plan: Option<PlanDoc>,
+}
+
+/// `3 d 4 h`, `4 h 40 min`, `56 min`, `12 s`, `0.25 s`.
+pub fn clock(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match (s / 86400, s % 86400 / 3600, s % 3600 / 60, s % 60) {
+        (0, 0, 0, 0) if !d.is_zero() => format!("{:.2} s", d.as_secs_f64()),
+        (0, 0, 0, s) => format!("{s} s"),
+        (0, 0, m, _) => format!("{m} min"),
+        (0, h, 0, _) => format!("{h} h"),
+        (0, h, m, _) => format!("{h} h {m} min"),
+        (days, 0, _, _) => format!("{days} d"),
+        (days, h, _, _) => format!("{days} d {h} h"),
+    }
+}
+
+impl PlanDoc {
+    /// The plan as kept, in one sentence (the report header's and `show`'s).
+    pub fn words(&self) -> String {
+        let d = |s: f64| clock(std::time::Duration::from_secs_f64(s.max(0.0)));
+        let mut w = format!(
+            "planned before the run: {} to {} (writes assumed at {:.0} MB/s, points free)",
+            d(self.assumed_s[0]),
+            d(self.assumed_s[1]),
+            self.assumed_write_rate / 1e6
+        );
+        if let Some(e) = self.estimate_s {
+            w.push_str(&format!(
+                "; planned again after {} at the measured pace ({}, {:.0} ms a point beyond \
+                 its running time): about {}",
+                d(self.estimated_after_s),
+                match self.write_rate {
+                    Some(r) => format!("writes at {:.0} MB/s", r / 1e6),
+                    None => "nothing written by then".into(),
+                },
+                self.per_point_ms,
+                d(e)
+            ));
+        }
+        if self.grown_rounds > 0 {
+            w.push_str(&format!(
+                "; {} round(s) past the first window that could be steady grew it",
+                self.grown_rounds
+            ));
+        }
+        if self.took_s > 0.0 {
+            w.push_str(&format!("; took {}", d(self.took_s)));
+            if let Some(e) = self.estimate_s.filter(|e| *e > 0.0) {
+                w.push_str(&format!(
+                    " ({:+.0} % of the estimate)",
+                    (self.took_s / e - 1.0) * 100.0
+                ));
+            }
+        }
+        w
+    }
+}
+
+/// The run's plan as it was kept: assumed before the first I/O, planned again at the pace
+/// the first points measured, grown a round at a time where a test was not steady, and what
+/// the run took.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PlanDoc {
+    /// Before the run: the least and the most, at the assumed write rate, points free.
+    pub assumed_s: [f64; 2],
+    pub assumed_write_rate: f64,
+    /// The whole run as planned again once the first points were measured, and when.
+    pub estimate_s: Option<f64>,
+    pub estimated_after_s: f64,
+    /// The measured write rate (`None`: nothing written by then) and each point's cost
+    /// beyond its running time.
+    pub write_rate: Option<f64>,
+    pub per_point_ms: f64,
+    /// Rounds past the first window that could be steady, each growing the plan.
+    pub grown_rounds: usize,
+    /// What the run took, from its first test's start to its last's end.
+    pub took_s: f64,
 }
 
 /// The demand-intensity test's settings.

@@ -177,6 +177,7 @@ impl Executor<'_> {
             return Err(SuiteError::Interrupted);
         }
         let planned = point_plan(&spec, total_bytes);
+        let began = std::time::Instant::now();
         let mut jobs = match prepare(std::slice::from_ref(&spec), consent) {
             Ok(j) => j,
             Err(e) if e.is_bad_input() => {
@@ -227,7 +228,7 @@ impl Executor<'_> {
             stop.store(true, Ordering::Relaxed);
             r
         });
-        self.progress.done += planned;
+        self.progress.done += planned + self.progress.per_point;
         self.progress.step_done += 1;
         let mut outcome = match result {
             Ok(o) => o,
@@ -263,6 +264,15 @@ impl Executor<'_> {
             .next()
             .ok_or_else(|| SuiteError::Other(format!("point '{label}' produced no report")))?;
         self.measured += 1;
+        // Its phase (ramp included, as its plan counts it) and the bytes it wrote.
+        let written = report
+            .dir(iolab_results::Direction::Write)
+            .map_or(0, |w| w.bytes);
+        self.progress.pace.note(
+            began.elapsed(),
+            Duration::from_nanos(report.elapsed_ns.max(report.runtime_ns)),
+            written,
+        );
         Ok(Point::Done(Box::new(report)))
     }
 }

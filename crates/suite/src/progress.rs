@@ -12,6 +12,48 @@ use iolab_runner::LiveCounters;
 
 pub use iolab_runner::progress::clock_time;
 
+/// What the points run so far took on this machine: their wall time from set-up to saved
+/// result, the part of it spent doing I/O, and the bytes written: the pace a plan made before
+/// the run can only assume, measured.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Pace {
+    pub points: usize,
+    pub wall: Duration,
+    pub running: Duration,
+    /// Bytes written, and the running time of the points that wrote them.
+    pub written: u64,
+    pub writing: Duration,
+}
+
+impl Pace {
+    /// One point: `wall` from its set-up to its result saved, `running` its I/O's runtime,
+    /// `written` its bytes written.
+    pub fn note(&mut self, wall: Duration, running: Duration, written: u64) {
+        self.points += 1;
+        self.wall += wall;
+        self.running += running;
+        if written > 0 {
+            self.written += written;
+            self.writing += running;
+        }
+    }
+
+    /// The time a point costs beyond its running time (opening, laying out, threads, saving
+    /// the result), on average.
+    pub fn per_point(&self) -> Duration {
+        match self.points {
+            0 => Duration::ZERO,
+            n => self.wall.saturating_sub(self.running) / n as u32,
+        }
+    }
+
+    /// Bytes written per second while writing; `None` before any write.
+    pub fn write_rate(&self) -> Option<f64> {
+        (self.written > 0 && !self.writing.is_zero())
+            .then(|| self.written as f64 / self.writing.as_secs_f64())
+    }
+}
+
 /// The suite's plan and how far it has got.
 #[derive(Debug)]
 pub struct Progress {
@@ -24,6 +66,11 @@ pub struct Progress {
     pub step: String,
     pub step_points: usize,
     pub step_done: usize,
+    /// The points' measured pace so far.
+    pub pace: Pace,
+    /// Counted into `done` with every point: its measured cost beyond its running time, so
+    /// that a plan which includes it counts down at the rate the run goes.
+    pub per_point: Duration,
     line: ProgressLine,
 }
 
@@ -41,7 +88,23 @@ impl Progress {
             step: String::new(),
             step_points: 0,
             step_done: 0,
+            pace: Pace::default(),
+            per_point: Duration::ZERO,
             line,
+        }
+    }
+
+    /// A new whole plan (a re-estimate from what the run measured): the time left is
+    /// `planned` less what is done.
+    pub fn replan(&mut self, planned: Duration) {
+        self.planned = planned;
+        self.line.set_plan(Some(planned));
+    }
+
+    /// A line above the progress line (a re-estimate and its reason).
+    pub fn say_above(&self, text: &str) {
+        if self.enabled {
+            self.line.say_above(text);
         }
     }
 

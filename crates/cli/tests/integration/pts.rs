@@ -130,6 +130,7 @@ fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confi
         "the quick suite takes minutes"
     );
     let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    check_plan_kept(&v["pts"]["plan"], &window);
     assert_eq!(
         v["pts"]["disclaimer"],
         "PTS-style run by iolab: not a certified SNIA result"
@@ -266,6 +267,7 @@ fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confi
             "write saturation in decimal GB"
         );
     }
+    crate::pts_pages::check_report_pages(&page, &v);
     // zram's 4 KiB blocks: the 0.5 KiB elements are left out, and said to be.
     let iops = &tests[0];
     assert_eq!(iops["left_out"].as_array().unwrap().len(), 7);
@@ -311,6 +313,41 @@ fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confi
             &format!("pts {median:.0} against run {single:.0}")
         ),
         "pts {median:.0} against run {single:.0}"
+    );
+}
+
+/// The plan keeps its word: planned again at the pace the first points measured (within
+/// the first test's first round), it is within 20 % of what the run took, on a quiet
+/// machine; every round past the first steady window is counted.
+fn check_plan_kept(plan: &Value, window: &crate::support::Window) {
+    let est = plan["estimate_s"].as_f64().expect("a re-estimate");
+    let took = plan["took_s"].as_f64().unwrap();
+    let after = plan["estimated_after_s"].as_f64().unwrap();
+    assert!(
+        after > 0.0 && after < 30.0,
+        "re-estimated after {after} s: {plan}"
+    );
+    assert!(plan["per_point_ms"].as_f64().unwrap() > 0.0, "{plan}");
+    assert!(
+        plan["write_rate"].as_f64().is_some(),
+        "the write rate measured: {plan}"
+    );
+    let [least, most] = [0, 1].map(|i| plan["assumed_s"][i].as_f64().unwrap());
+    assert!(least > 0.0 && least < most, "{plan}");
+    let ratio = est / took;
+    println!(
+        "the plan: assumed {least:.0}-{most:.0} s, about {est:.0} s after {after:.1} s, took \
+         {took:.0} s ({ratio:.2}), {} round(s) grew it",
+        plan["grown_rounds"]
+    );
+    assert!(
+        crate::support::holds_or_busy_in(
+            (0.8..=1.2).contains(&ratio),
+            Some(window),
+            "the plan's word",
+            &format!("about {est:.0} s, took {took:.0} s")
+        ),
+        "about {est:.0} s, took {took:.0} s: {plan}"
     );
 }
 

@@ -214,8 +214,12 @@ fn compare_says_slower_at_half_the_rate_and_fails_if_worse() {
 
     // Worse on a named percentile only when it is: half the rate does not lengthen p99 by
     // 500 %.
+    // On a busy machine the repeats' p99 scatter so far that the interval holds a 500 % loss:
+    // "cannot tell" (3) is then the honest answer, never "worse" (1).
     let out = iolab(&["compare", &fast, &slow, "--fail-if-worse", "p99=500"]);
-    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let told = out.code == 0
+        || (out.code == 3 && crate::support::holds_or_busy(false, "p99 within 500 % told apart"));
+    assert!(told, "exit {}: {}{}", out.code, out.stdout, out.stderr);
     let out = iolab(&["compare", &fast, &slow, "--fail-if-worse", "fast=5"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stderr.lines().count() <= 3, "{}", out.stderr);

@@ -298,7 +298,7 @@ impl Drop for Browser {
     }
 }
 
-fn base64_decode(s: &str) -> Result<Vec<u8>, String> {
+pub fn base64_decode(s: &str) -> Result<Vec<u8>, String> {
     let val = |c: u8| -> Result<u32, String> {
         Ok(match c {
             b'A'..=b'Z' => (c - b'A') as u32,
