@@ -106,6 +106,10 @@ pub struct PtsArgs {
     /// (disabled for PTS-E, enabled for PTS-C): not comparable, and said so
     #[arg(long = "keep-write-cache")]
     pub keep_write_cache: bool,
+    /// The test sponsor every report page's header names (who had the drive tested), as
+    /// the specification's report header has it; not known to iolab otherwise
+    #[arg(long, value_name = "NAME")]
+    pub sponsor: Option<String>,
     /// Print the plan at the specification's durations and stop
     #[arg(long)]
     pub plan: bool,
@@ -310,7 +314,12 @@ fn plan_text(tests: &[&'static dyn PtsTest], c: &Config, rate: f64) -> String {
         ));
     }
     let (least, most) = total(&planned);
-    s.push_str(&format!("  total: {} to {}\n", clock(least), clock(most)));
+    s.push_str(&format!(
+        "  total: {} to {} (from every test steady in its first window to every test running \
+         its last round; the run plans again at the pace it measures in its first points)\n",
+        clock(least),
+        clock(most)
+    ));
     s
 }
 
@@ -428,6 +437,7 @@ pub fn run(a: &PtsArgs) -> Result<ExitCode, CliError> {
     let status = status_of(&runs, failed.is_some());
     let mut pts = header(&c, run_id, &dut, &cache);
     pts.plan = Some(kept);
+    pts.sponsor = a.sponsor.clone();
     let doc = PtsDocument {
         pts,
         tests: runs.iter().map(|r| r.to_doc(&c)).collect(),
@@ -540,6 +550,7 @@ fn header(
         write_cache: Some(cache.clone()),
         run_id,
         plan: None,
+        sponsor: None,
     }
 }
 

@@ -111,6 +111,7 @@ fn header(r: &RunData, pts: &Header, t: &TestDoc, id: &str) -> String {
          <tr><th>preconditioning</th><td>workload independent: {}; workload dependent: {}</td></tr>\
          <tr><th>test parameters</th><td>{} · elements of {} s · libaio, direct</td></tr>\
          <tr><th>tracked</th><td>{}</td></tr>\
+         <tr><th>test sponsor</th><td>{}</td></tr>\
          </tbody></table>",
         esc(id),
         esc(&dut.model.clone().unwrap_or_else(|| r.device_named())),
@@ -160,6 +161,9 @@ fn header(r: &RunData, pts: &Header, t: &TestDoc, id: &str) -> String {
         esc(&outstanding(pts, t)),
         pts.element_time_s,
         esc(&t.tracked),
+        pts.sponsor
+            .as_deref()
+            .map_or("not given (iolab pts --sponsor NAME)".to_string(), esc),
     );
     if let Some(p) = &pts.plan {
         let _ = write!(

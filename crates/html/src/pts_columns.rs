@@ -18,7 +18,7 @@ const TALL: f64 = 250.0;
 
 /// Ticks for a linear axis from 0 to at least `hi`: a step of 1, 2 or 5 × 10ⁿ, 4 to 8 of them.
 pub fn linear_ticks(hi: f64) -> Vec<f64> {
-    if !(hi > 0.0) || !hi.is_finite() {
+    if !hi.is_finite() || hi <= 0.0 {
         return vec![0.0, 1.0];
     }
     let raw = hi / 5.0;

@@ -85,6 +85,9 @@ impl<'a> Estimate<'a> {
     /// measured so far.
     pub fn test_begins(&mut self, ex: &mut Executor<'_>, i: usize) {
         self.current = i;
+        if self.doc.estimate_s.is_none() && ex.progress.pace.points >= PACE_AFTER {
+            self.first_estimate(ex);
+        }
         let t = self.timing(&ex.progress.pace);
         ex.progress.per_point = t.per_point;
         let left = total(&plan(&self.tests[i..], self.c, t)).0;

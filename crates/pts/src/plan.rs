@@ -245,14 +245,12 @@ mod tests {
         assert_eq!(by("tp-128k").elements, 2);
         assert_eq!(by("tp-1024k").elements, 2);
         let wsat = by("wsat");
-        assert_eq!((wsat.elements, wsat.rounds), (1, (1440, 1440)));
+        // 24 hours of one-minute rounds, or 4 × 375 GB at 2 GB/s (12 min 30 s: 13 rounds).
+        assert_eq!((wsat.elements, wsat.rounds), (1, (13, 1440)));
         assert_eq!(clock(wsat.most), "1 d");
         assert_eq!(wsat.wipc, Duration::ZERO);
-        assert!(
-            wsat.least < Duration::from_secs(13 * 60),
-            "{:?}",
-            wsat.least
-        );
+        // Whole rounds: the 13th ends the series.
+        assert_eq!(wsat.least, Duration::from_secs(13 * 60));
         // Host idle recovery: 5 to 25 rounds of 30 minutes, then 15 h 30 min of wait states.
         let hir = by("hir");
         assert_eq!(clock(hir.after), "15 h 30 min");
@@ -275,6 +273,44 @@ mod tests {
         let (least, most) = total(&p);
         assert!(least < most);
         assert!(clock(most).contains(" d "), "{}", clock(most));
+    }
+
+    /// The measured pace counts: each point's cost once per point, at the least and the
+    /// most; the elements a 4 KiB drive cannot run are not planned.
+    #[test]
+    fn a_plan_at_the_measured_pace_counts_every_point() {
+        let mut c = enterprise(375_000_000_000);
+        let free = plan(&crate::tests::all(), &c, Timing::assumed(2e9));
+        let paced = Timing {
+            write_bytes_per_sec: 2e9,
+            per_point: Duration::from_millis(10),
+        };
+        let costly = plan(&crate::tests::all(), &c, paced);
+        for (f, p) in free.iter().zip(&costly) {
+            assert_eq!(f.points, p.points, "{}", f.name);
+            assert_eq!(
+                p.least - f.least,
+                paced.per_point * p.points.0 as u32,
+                "{}",
+                f.name
+            );
+            assert_eq!(
+                p.most - f.most,
+                paced.per_point * p.points.1 as u32,
+                "{}",
+                f.name
+            );
+        }
+        let iops = &free[0];
+        // A WIPC, 56 elements a round, 5 to 25 rounds.
+        assert_eq!(iops.points, (1 + 56 * 5, 1 + 56 * 25));
+        c.logical_block = 4096;
+        let four_k = plan(&crate::tests::all(), &c, Timing::assumed(2e9));
+        assert_eq!(four_k[0].elements, 49, "the 0.5 KiB elements left out");
+        assert_eq!(
+            test_round(crate::tests::all()[0], &c, Duration::ZERO),
+            c.element_time * 49
+        );
     }
 
     #[test]

@@ -353,7 +353,7 @@ fn preconditioning_stage(
             &[Tracked {
                 label: "IOPS".into(),
                 values: Vec::new(),
-                window: steady.window.clone(),
+                window: steady.window,
                 reached: done,
             }],
         );
@@ -433,13 +433,12 @@ fn rounds_stage(
         run.steady = c.rule.judge_all(&labels, &values);
         // A series runs at least one window's rounds before its bytes can end it.
         let enough = written >= bytes && r >= c.rule.window;
-        if !series {
-            let round_time = crate::plan::test_round(t, c, ex.progress.per_point);
-            let why = crate::steady::unsteady_why(&c.rule, &run.steady.variables);
-            let round = (r, max);
-            cx.est
-                .round_ends(ex, (t.name(), &why), round, run.steady.reached, round_time);
-        }
+        // A series has no steady state to wait for: its rounds never grow the plan.
+        let round_time = crate::plan::test_round(t, c, ex.progress.per_point);
+        let why = crate::steady::unsteady_why(&c.rule, &run.steady.variables);
+        let settled = series || run.steady.reached;
+        cx.est
+            .round_ends(ex, (t.name(), &why), (r, max), settled, round_time);
         if (!series && run.steady.reached) || enough {
             break;
         }

@@ -141,6 +141,25 @@ fn least_squares_slope(y: &[f64]) -> f64 {
     sxy / sxx
 }
 
+/// Why the last window of `vars` is not steady, in words: each unsteady variable's
+/// excursions beside the rule's limits.
+pub fn unsteady_why(rule: &Rule, vars: &[Tracked]) -> String {
+    let why: Vec<String> = vars
+        .iter()
+        .filter_map(|v| v.window.as_ref().filter(|w| !w.steady).map(|w| (v, w)))
+        .map(|(v, w)| {
+            format!(
+                "{}: data excursion {:.1} % (limit {} %), slope excursion {:.1} % (limit {} %)",
+                v.label, w.range_pct, rule.range_pct, w.slope_excursion_pct, rule.slope_pct
+            )
+        })
+        .collect();
+    match why.is_empty() {
+        true => "not every variable steady in the same window".into(),
+        false => why.join("; "),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,24 +273,5 @@ mod tests {
         // The stored shape itself (what older documents hold).
         let json = serde_json::to_string(&s).unwrap();
         assert!(json.contains(r#""rounds":[21,25]"#), "{json}");
-    }
-}
-
-/// Why the last window of `vars` is not steady, in words: each unsteady variable's
-/// excursions beside the rule's limits.
-pub fn unsteady_why(rule: &Rule, vars: &[Tracked]) -> String {
-    let why: Vec<String> = vars
-        .iter()
-        .filter_map(|v| v.window.as_ref().filter(|w| !w.steady).map(|w| (v, w)))
-        .map(|(v, w)| {
-            format!(
-                "{}: data excursion {:.1} % (limit {} %), slope excursion {:.1} % (limit {} %)",
-                v.label, w.range_pct, rule.range_pct, w.slope_excursion_pct, rule.slope_pct
-            )
-        })
-        .collect();
-    match why.is_empty() {
-        true => "not every variable steady in the same window".into(),
-        false => why.join("; "),
     }
 }

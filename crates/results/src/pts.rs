@@ -57,6 +57,8 @@ pub struct Header {
     pub run_id: i64,
     /// The plan and how the run kept it (`None`: a document from before iolab kept it).
     pub plan: Option<PlanDoc>,
+    /// The test sponsor the operator named (`--sponsor`), for the report header.
+    pub sponsor: Option<String>,
 }
 
 /// `3 d 4 h`, `4 h 40 min`, `56 min`, `12 s`, `0.25 s`.

@@ -590,10 +590,11 @@ fn the_plan_for_a_2_tb_drive_has_the_specs_hours_and_a_total() {
         line("tp-128k")
     );
     assert!(line("lat").contains("9 element(s) a round, 5 to 25 rounds, then 20 min"));
-    // Write saturation: 24 hours, or 8 TB written at 2 GB/s (1 h 6 min), whichever first.
+    // Write saturation: 24 hours, or 8 TB written at 2 GB/s (1 h 6 min 40 s: the 67th
+    // one-minute round ends it), whichever first.
     assert!(
         line("wsat").contains(
-            "0 s of preconditioning, 1 element(s) a round, 1440 rounds: 1 h 6 min to 1 d"
+            "0 s of preconditioning, 1 element(s) a round, 67 to 1440 rounds: 1 h 7 min to 1 d"
         ),
         "{}",
         line("wsat")

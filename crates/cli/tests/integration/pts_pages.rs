@@ -340,15 +340,3 @@ fn ticks_read_as_their_units() {
         .iter()
         .any(|r| r.ids.contains(&"pts-iops-3d".to_string())));
 }
-
-#[test]
-fn tmp_pages_of_a_stored_run() {
-    let (Ok(p), Ok(j)) = (
-        std::env::var("IOLAB_TMP_PAGE"),
-        std::env::var("IOLAB_TMP_JSON"),
-    ) else {
-        return;
-    };
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(j).unwrap()).unwrap();
-    check_report_pages(Path::new(&p), &v);
-}
