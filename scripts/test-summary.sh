@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The closing summary of scripts/test.sh: given cargo test's output (LOG) and its exit status,
-# prints the totals and then, last, every failing test by name with its panic message; exits
-# with that status.
+# prints the totals, each failing test's panic message and then, last, every failing test by
+# name; exits with that status.
 set -u
 log=$1
 status=${2:-0}
@@ -19,9 +19,8 @@ awk '
 [ "$status" = 0 ] && exit 0
 failed=$(grep -E '^test .* \.\.\. FAILED( <[0-9.]+s>)?$' "$log" | sed -E 's/^test (.*) \.\.\. FAILED( <[0-9.]+s>)?$/\1/' | sort -u)
 if [ -n "$failed" ]; then
-  echo "iolab tests FAILED:"
-  printf '  %s\n' $failed
-  # Each failure's panic message (its first 20 lines), last, where a shortened log keeps it.
+  # Each failure's panic message (its first 20 lines) first, then the names, last, where a
+  # shortened log keeps them.
   for t in $failed; do
     echo "--- $t:"
     awk -v want="$t" '
@@ -31,6 +30,8 @@ if [ -n "$failed" ]; then
       inside && on && shown < 20 { print "    " $0; shown++ }
     ' "$log"
   done
+  echo "iolab tests FAILED:"
+  printf '  %s\n' $failed
 else
   echo "iolab tests FAILED: cargo test exited with status $status (a build or doc-test error; see above)"
 fi

@@ -12,7 +12,7 @@ use std::time::Duration;
 use anyhow::anyhow;
 use clap::Args;
 use iolab_pts::estimate::Estimate;
-use iolab_pts::plan::{clock, parse_capacity, parse_rate, plan, total, Timing};
+use iolab_pts::plan::{clock, expected, parse_capacity, parse_rate, plan, total, Timing};
 use iolab_pts::tests::PtsTest;
 use iolab_pts::{
     run_test, Choices, Config, DataPattern, DirthChoice, Profile, TestRun, DISCLAIMER,
@@ -315,8 +315,9 @@ fn plan_text(tests: &[&'static dyn PtsTest], c: &Config, rate: f64) -> String {
     }
     let (least, most) = total(&planned);
     s.push_str(&format!(
-        "  total: {} to {} (from every test steady in its first window to every test running \
-         its last round; the run plans again at the pace it measures in its first points)\n",
+        "  total: about {} ({} if every test is steady in its first window, {} if every test \
+         runs its last round; the run plans again at the pace it measures in its first points)\n",
+        clock(expected(&planned)),
         clock(least),
         clock(most)
     ));
@@ -569,7 +570,7 @@ fn run_tests(
     // again at the pace the first points measure, and grown a round at a time past it.
     let assumed = Timing::assumed(a.rate.unwrap_or(PLAN_WRITE_RATE));
     let mut est = Estimate::new(tests, c, assumed, !a.quiet);
-    let least = est.least();
+    let least = est.expected();
     let mut sink = std::io::sink();
     let mut ex = Executor {
         store,
@@ -587,7 +588,9 @@ fn run_tests(
     let mut runs: Vec<TestRun> = Vec::new();
     for (i, t) in tests.iter().enumerate() {
         est.test_begins(&mut ex, i);
-        match run_test(*t, c, &mut ex, &mut est) {
+        let ran = run_test(*t, c, &mut ex, &mut est);
+        est.test_ends(&ex);
+        match ran {
             Ok(mut r) => {
                 if let Some(d) = &cache.departs {
                     r.not_comparable.push(d.clone());

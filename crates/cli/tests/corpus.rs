@@ -26,9 +26,23 @@ fn iolab_runs_the_corpus_as_fio() {
         .expect("python3 runs");
     let table = String::from_utf8_lossy(&out.stdout);
     eprintln!("{table}");
+    // The summary and the rows of the files that failed first, where a shortened log keeps
+    // them; the whole table after.
+    let summary: Vec<&str> = table.lines().rev().take(2).collect();
+    let failed: Vec<&str> = summary
+        .iter()
+        .find_map(|l| l.split("not as they should: ").nth(1))
+        .map(|names| names.split(", ").collect())
+        .unwrap_or_default();
+    let rows: Vec<&str> = table
+        .lines()
+        .filter(|l| failed.iter().any(|n| l.starts_with(&format!("| {n} |"))))
+        .collect();
     assert!(
         out.status.success(),
-        "a file fio runs did not run in iolab as it should:\n{table}\n{}",
+        "a file fio runs did not run in iolab as it should:\n{}\n{}\n{}\n{table}",
+        rows.join("\n"),
+        summary.join("\n"),
         String::from_utf8_lossy(&out.stderr)
     );
     let last = table.lines().last().unwrap_or("");

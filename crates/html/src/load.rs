@@ -59,6 +59,12 @@ pub fn section(runs: &[RunData]) -> Option<Section> {
             for line in said {
                 caveats.push_str(&run_note(runs, r, "caveat", line));
             }
+            // The objective no load met: the terminal says so, and so does the page, where
+            // its mark would have been.
+            if let (Some(slo), None) = (&data.slo, &c.slo) {
+                let line = format!("{}: not met at any load", slo.label);
+                caveats.push_str(&run_note(runs, r, "caveat", &line));
+            }
             tables.push_str(&points_table(runs, r, &c.points));
         }
         if series.is_empty() {

@@ -74,7 +74,32 @@ fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
             }
         }
     }
+    // A range narrower than 1-2-5's steps (four IOPS lines within 20 % of each other) shows
+    // none of them: then evenly spaced ticks inside it, as a linear axis would have.
+    if out.iter().filter(|&&v| v >= lo && v <= hi).count() < 2 {
+        return even_ticks(lo, hi);
+    }
     out
+}
+
+/// About four ticks at round steps (1, 2 or 5 times a power of ten) inside `lo..=hi`; the
+/// range widened by a fifth each way where it is a single value.
+fn even_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let (lo, hi) = if hi > lo {
+        (lo, hi)
+    } else {
+        (lo / 1.2, hi * 1.2)
+    };
+    let raw = (hi - lo) / 4.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|&s| s >= raw)
+        .unwrap_or(10.0 * mag);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last).map(|k| k as f64 * step).collect()
 }
 
 /// The plotly axis for `a` over the values drawn on it (already [`coord`]-ed).
@@ -566,6 +591,16 @@ mod tests {
             .iter()
             .all(|t| (t.log10() - t.log10().round()).abs() < 1e-9));
         assert_eq!(Format::Nanos.tick(2e6), "2 ms");
+    }
+
+    #[test]
+    fn a_narrow_log_range_gets_even_ticks_inside_it() {
+        // 4.1k to 4.9k IOPS: no 1-2-5 tick falls inside, so plotly would draw none.
+        let t = log_ticks(4100.0, 4900.0);
+        assert_eq!(t, [4200.0, 4400.0, 4600.0, 4800.0]);
+        // A single value: ticks around it.
+        let t = log_ticks(1000.0, 1000.0);
+        assert!(t.len() >= 2 && t.iter().any(|&v| v < 1000.0) && t.iter().any(|&v| v > 1000.0));
     }
 
     #[test]

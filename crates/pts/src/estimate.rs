@@ -1,18 +1,21 @@
 //! The plan kept while the run goes. Before the first I/O the plan can only assume the
 //! machine's pace (writes at 1 GB/s or `--rate`, points free of cost); once the first round
 //! is done the run has measured both, and the time left is planned again from the same
-//! durations the run uses at that pace: said once, and kept on the live line. A test whose
-//! rounds run past the first window that could be steady grows the plan a round at a time,
-//! saying why (the window that was not steady), so a long run is never a silent one.
+//! durations the run uses at that pace: said once, and kept on the live line. Each test to
+//! steady state is expected halfway between its first window and its last round; one that
+//! is steady sooner gives the rounds it did not need back to the plan, and one still not
+//! steady at its expected rounds grows the plan a round at a time, saying why (the window's
+//! excursions against the rule's limits), so a long run is never a silent one.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use iolab_results::pts::PlanDoc;
+use iolab_results::pts::{PlanDoc, TestPlan};
 use iolab_suite::exec::Executor;
 use iolab_suite::progress::Pace;
 
 use crate::config::Config;
-use crate::plan::{clock, plan, total, Timing};
+use crate::plan::{clock, expected, expected_rounds, plan, total, Timing};
 use crate::tests::PtsTest;
 
 /// Points measured before their pace stands for the run's.
@@ -24,10 +27,14 @@ pub struct Estimate<'a> {
     c: &'a Config,
     assumed: Timing,
     began: Instant,
+    test_began: Instant,
     /// The test under way.
     current: usize,
     /// Said on stderr besides the live line (not `--quiet`).
     loud: bool,
+    /// The rounds each loop under way is planned for now (a test's rounds, its
+    /// preconditioning loop's), by the name it is said by.
+    budgets: HashMap<String, f64>,
     doc: PlanDoc,
 }
 
@@ -39,25 +46,29 @@ impl<'a> Estimate<'a> {
         assumed: Timing,
         loud: bool,
     ) -> Estimate<'a> {
-        let (least, most) = total(&plan(tests, c, assumed));
+        let planned = plan(tests, c, assumed);
+        let (least, most) = total(&planned);
         Estimate {
             tests,
             c,
             assumed,
             began: Instant::now(),
+            test_began: Instant::now(),
             current: 0,
             loud,
+            budgets: HashMap::new(),
             doc: PlanDoc {
                 assumed_s: [least.as_secs_f64(), most.as_secs_f64()],
+                assumed_expected_s: expected(&planned).as_secs_f64(),
                 assumed_write_rate: assumed.write_bytes_per_sec,
                 ..PlanDoc::default()
             },
         }
     }
 
-    /// The shortest the run can take at the assumed pace (the live line's first plan).
-    pub fn least(&self) -> Duration {
-        Duration::from_secs_f64(self.doc.assumed_s[0])
+    /// The run as expected at the assumed pace (the live line's first plan).
+    pub fn expected(&self) -> Duration {
+        Duration::from_secs_f64(self.doc.assumed_expected_s)
     }
 
     /// The pace measured so far, the assumed one where too little is measured.
@@ -90,14 +101,31 @@ impl<'a> Estimate<'a> {
         }
         let t = self.timing(&ex.progress.pace);
         ex.progress.per_point = t.per_point;
-        let left = total(&plan(&self.tests[i..], self.c, t)).0;
-        ex.progress.replan(ex.progress.done + left);
+        let planned = plan(&self.tests[i..], self.c, t);
+        ex.progress.replan(ex.progress.done + expected(&planned));
+        self.budgets.clear();
+        self.doc.tests.push(TestPlan {
+            name: self.tests[i].name().into(),
+            planned_s: planned.first().map_or(0.0, |p| p.expected.as_secs_f64()),
+            took_s: 0.0,
+            points: ex.progress.pace.points,
+        });
+        self.test_began = Instant::now();
+    }
+
+    /// The test under way is over: what it took.
+    pub fn test_ends(&mut self, ex: &Executor<'_>) {
+        if let Some(t) = self.doc.tests.last_mut() {
+            t.took_s = self.test_began.elapsed().as_secs_f64();
+            t.points = ex.progress.pace.points - t.points;
+        }
     }
 
     /// A round of the current test (or of its preconditioning loop, `what`) is over: `r` of
-    /// at most `max`, `steady` or not, `why` not in words. The first round of the run
-    /// plans the rest at the measured pace (said once); a round past the first window that
-    /// could be steady, and not steady, grows the plan by one round.
+    /// at most `max`, `steady` or not (a series: always), `why` not in words. The first
+    /// round of the run plans the rest at the measured pace (said once). A loop steady
+    /// before its expected rounds gives the rest back; one not steady at them grows the plan
+    /// by a round, said with why.
     pub fn round_ends(
         &mut self,
         ex: &mut Executor<'_>,
@@ -109,20 +137,44 @@ impl<'a> Estimate<'a> {
         if self.doc.estimate_s.is_none() && ex.progress.pace.points >= PACE_AFTER {
             self.first_estimate(ex);
         }
-        if !steady && r >= self.c.rule.window && r < max {
-            let grown = ex.progress.planned + round;
-            ex.progress.replan(grown);
+        if self.series_round(what) {
+            return;
+        }
+        let expected = expected_rounds(self.c).min(max as f64);
+        let budget = self.budgets.entry(what.to_string()).or_insert(expected);
+        let r = r as f64;
+        if steady {
+            // Steady (or a series' round): the rounds planned beyond this one are not run.
+            if r < *budget {
+                let back = round.mul_f64(*budget - r);
+                ex.progress.replan(ex.progress.planned.saturating_sub(back));
+                *budget = r;
+            }
+            return;
+        }
+        if r >= *budget && r < max as f64 {
+            let grow = round.mul_f64(r + 1.0 - *budget);
+            *budget = r + 1.0;
+            ex.progress.replan(ex.progress.planned + grow);
             self.doc.grown_rounds += 1;
             self.say(
                 ex,
                 &format!(
                     "iolab pts: {what}: not steady after round {r} ({why}): round {} of at most \
                      {max} follows, the plan grows by {}",
-                    r + 1,
-                    clock(round)
+                    r + 1.0,
+                    clock(grow)
                 ),
             );
         }
+    }
+
+    /// A series' rounds are planned as they are (its bytes or its rounds end it, never a
+    /// steady state): they neither give back nor grow the plan.
+    fn series_round(&self, what: &str) -> bool {
+        self.tests.get(self.current).is_some_and(|t| {
+            t.name() == what && matches!(t.rounds(self.c), crate::tests::Rounds::Series { .. })
+        })
     }
 
     /// The time left planned at the pace the run measured in its first points, and said.
@@ -131,7 +183,7 @@ impl<'a> Estimate<'a> {
         let t = self.timing(&pace);
         // The current test from where it stands (its plan less what is done of it), and
         // every test after it.
-        let here = total(&plan(&self.tests[self.current..], self.c, t)).0;
+        let here = expected(&plan(&self.tests[self.current..], self.c, t));
         // The points done so far were counted free of cost (the assumed pace): counted now.
         let done = ex.progress.done + t.per_point * pace.points as u32;
         let done_here = done.saturating_sub(self.planned_before(self.current, t));
@@ -147,8 +199,9 @@ impl<'a> Estimate<'a> {
             ex,
             &format!(
                 "iolab pts: measured in the first {}: writes at {}, {:.0} ms a point beyond its \
-                 running time: the run takes about {} in all (each test stopping at its first \
-                 steady window; every round past one adds to it, said as it comes)",
+                 running time: the run takes about {} in all (each test to steady state \
+                 expected halfway between its first window and its last round; the live line \
+                 follows the rounds as they come)",
                 clock(elapsed),
                 match pace.write_rate() {
                     Some(r) => format!("{:.0} MB/s", r / 1e6),
@@ -163,9 +216,9 @@ impl<'a> Estimate<'a> {
         );
     }
 
-    /// The planned time of the tests before test `i` at timing `t` (none, for the first).
+    /// The expected time of the tests before test `i` at timing `t` (none, for the first).
     fn planned_before(&self, i: usize, t: Timing) -> Duration {
-        total(&plan(&self.tests[..i], self.c, t)).0
+        expected(&plan(&self.tests[..i], self.c, t))
     }
 
     /// The run is over: the plan as it was kept, and what the run took.

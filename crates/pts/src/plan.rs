@@ -53,6 +53,16 @@ pub struct Planned {
     pub points: (usize, usize),
     pub least: Duration,
     pub most: Duration,
+    /// What the test is expected to take: halfway between its least and its most for a
+    /// test to steady state (before its rounds, nothing tells where between them it stops),
+    /// the least for a series (its bytes at the rate end it, or its fixed rounds).
+    pub expected: Duration,
+}
+
+/// The rounds a test to steady state is expected to take before any is run: halfway
+/// between the first window that can be steady and the rule's last round.
+pub fn expected_rounds(c: &Config) -> f64 {
+    (c.rule.window + c.rule.max_rounds) as f64 / 2.0
 }
 
 /// Seconds as a duration, `Duration::MAX` past what one holds (a plan at 1 byte/s of a
@@ -137,6 +147,18 @@ fn plan_one(t: &dyn PtsTest, c: &Config, timing: Timing) -> Planned {
         ),
         least: sum([wipc, preconditioning.0, times(round, rounds.0), after]),
         most: sum([wipc, preconditioning.1, times(round, rounds.1), after]),
+        expected: Duration::ZERO,
+    }
+    .with_expected(matches!(t.rounds(c), Rounds::ToSteadyState))
+}
+
+impl Planned {
+    fn with_expected(mut self, to_steady_state: bool) -> Planned {
+        self.expected = match to_steady_state {
+            true => self.least + (self.most.saturating_sub(self.least)) / 2,
+            false => self.least,
+        };
+        self
     }
 }
 
@@ -161,6 +183,11 @@ pub fn total(planned: &[Planned]) -> (Duration, Duration) {
         sum(planned.iter().map(|p| p.least)),
         sum(planned.iter().map(|p| p.most)),
     )
+}
+
+/// The whole run as expected.
+pub fn expected(planned: &[Planned]) -> Duration {
+    sum(planned.iter().map(|p| p.expected))
 }
 
 pub use iolab_results::pts::clock;

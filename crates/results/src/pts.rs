@@ -80,7 +80,9 @@ impl PlanDoc {
     pub fn words(&self) -> String {
         let d = |s: f64| clock(std::time::Duration::from_secs_f64(s.max(0.0)));
         let mut w = format!(
-            "planned before the run: {} to {} (writes assumed at {:.0} MB/s, points free)",
+            "planned before the run: about {} ({} to {}; writes assumed at {:.0} MB/s, points \
+             free)",
+            d(self.assumed_expected_s),
             d(self.assumed_s[0]),
             d(self.assumed_s[1]),
             self.assumed_write_rate / 1e6
@@ -100,7 +102,7 @@ impl PlanDoc {
         }
         if self.grown_rounds > 0 {
             w.push_str(&format!(
-                "; {} round(s) past the first window that could be steady grew it",
+                "; {} round(s) past a test's expected rounds grew it",
                 self.grown_rounds
             ));
         }
@@ -125,6 +127,8 @@ impl PlanDoc {
 pub struct PlanDoc {
     /// Before the run: the least and the most, at the assumed write rate, points free.
     pub assumed_s: [f64; 2],
+    /// ... and as expected (each test to steady state halfway between the two).
+    pub assumed_expected_s: f64,
     pub assumed_write_rate: f64,
     /// The whole run as planned again once the first points were measured, and when.
     pub estimate_s: Option<f64>,
@@ -137,6 +141,20 @@ pub struct PlanDoc {
     pub grown_rounds: usize,
     /// What the run took, from its first test's start to its last's end.
     pub took_s: f64,
+    /// Each test as planned when it began (at the pace measured by then, steady in its
+    /// first window) and what it took: where a run's time went.
+    pub tests: Vec<TestPlan>,
+}
+
+/// One test's planned and taken time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TestPlan {
+    pub name: String,
+    pub planned_s: f64,
+    pub took_s: f64,
+    /// Points it ran.
+    pub points: usize,
 }
 
 /// The demand-intensity test's settings.

@@ -370,14 +370,22 @@ fn a_quick_review_on_the_scratch_file_keeps_every_step() {
     );
     assert!(out.stderr.contains("report written to"), "{}", out.stderr);
     check_review_report(&page, db);
-    // The objective's point is marked on the load chart: a VM disk meets p99 ≤ 50 ms at a
-    // light load.
+    // The objective's point is marked on the load chart (a VM disk meets p99 ≤ 50 ms at a
+    // light load when the machine is quiet), or the page says what the terminal said: that no
+    // load met it, or that no point of the curve could be drawn.
     let html = std::fs::read_to_string(&page).unwrap();
-    assert!(
-        html.contains("p99:50ms: ") || html.contains("no point of this curve is drawn"),
-        "no objective mark on the load chart, and no note why"
-    );
     assert!(out.stdout.contains("- p99:50ms: "), "{}", out.stdout);
+    if out.stdout.contains("- p99:50ms: not met at any load") {
+        assert!(
+            html.contains("p99:50ms: not met at any load"),
+            "the terminal says the objective was not met; the page does not"
+        );
+    } else {
+        assert!(
+            html.contains("p99:50ms: ") || html.contains("no point of this curve is drawn"),
+            "no objective mark on the load chart, and no note why"
+        );
+    }
     assert!(out.stderr.contains("saved as run 1 in"), "{}", out.stderr);
     let run = show(db, 1);
     check_complete_review(&run, &out.stdout);
