@@ -15,7 +15,7 @@ use iolab_pts::estimate::Estimate;
 use iolab_pts::plan::{clock, expected, parse_capacity, parse_rate, plan, total, Timing};
 use iolab_pts::tests::PtsTest;
 use iolab_pts::{
-    run_test, Choices, Config, DataPattern, DirthChoice, Profile, TestRun, DISCLAIMER,
+    run_test, Choices, Config, DataPattern, DirthChoice, Profile, TestRun, WsatWorkload, DISCLAIMER,
 };
 use iolab_store::{RunStatus, Store};
 use iolab_suite::progress::Progress;
@@ -102,6 +102,14 @@ pub struct PtsArgs {
     /// DIRTH's response-time ceiling for its maximum-IOPS point [default: 5ms]
     #[arg(long = "dirth-ceiling", value_name = "TIME", value_parser = parse_time)]
     pub dirth_ceiling: Option<Duration>,
+    /// Write saturation's stimulus: write-intensive (random 4 KiB writes, the required one)
+    /// or one of PTS 2.0's optional workloads: oltp (random 8 KiB, 65 % reads), vod
+    /// (sequential 128 KiB, 90 % reads), metadata (sequential 0.5 KiB, 50 % reads; needs a
+    /// 512-byte logical block), cbw (the composite block sizes and ranges, all writes)
+    /// [default: write-intensive]
+    #[arg(long = "wsat-workload", value_name = "WORKLOAD",
+          value_parser = clap::builder::PossibleValuesParser::new(WsatWorkload::ALL.map(|(n, _)| n)))]
+    pub wsat_workload: Option<String>,
     /// Leave the drive's volatile write cache as found instead of setting the profile's
     /// (disabled for PTS-E, enabled for PTS-C): not comparable, and said so
     #[arg(long = "keep-write-cache")]
@@ -184,6 +192,7 @@ fn choices(a: &PtsArgs) -> Choices {
             bs: a.dirth_bs.unwrap_or(d.bs),
             ceiling: a.dirth_ceiling.unwrap_or(d.ceiling),
         }),
+        wsat: a.wsat_workload.as_deref().and_then(WsatWorkload::named),
         keep_write_cache: a.keep_write_cache,
     }
 }

@@ -139,6 +139,17 @@ fn axis(a: &Axis, drawn: &[f64]) -> PAxis {
             p.type_(AxisType::Linear).tick_values(vals).tick_text(text)
         }
     };
+    // Counted things (rounds, threads) over a short span: a tick at each whole number, never
+    // at round 6.5.
+    let whole = drawn.iter().all(|v| v.fract() == 0.0);
+    if matches!(a.scale, ScaleKind::Linear | ScaleKind::LinearFit)
+        && a.format == Format::Plain
+        && whole
+        && lo.is_finite()
+        && hi - lo <= 20.0
+    {
+        p = p.dtick(1.0);
+    }
     match (a.scale, a.format) {
         (ScaleKind::Log2 | ScaleKind::Nines, _) => p,
         (ScaleKind::Log10, _) if lo.is_finite() && lo > 0.0 => p,

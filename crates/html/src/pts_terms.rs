@@ -79,12 +79,25 @@ fn own(test: &str) -> &'static [(&'static str, &'static str)] {
                 "the slowest I/O of the element",
             ),
         ],
-        "wsat" => &[(
-            "Write saturation",
-            "4 KiB random writes from the purged drive, one element a round, with no \
-                 steady-state criterion: a series, plotted against time and against the data \
-                 written (total GB written, TGBW)",
-        )],
+        "wsat" => &[
+            (
+                "Write saturation",
+                "one workload (4 KiB random writes unless another of PTS 2.0's optional \
+                 workloads was chosen: the tracked variable names it) from the purged drive, \
+                 one element a round, with no steady-state criterion: a series, plotted \
+                 against time and against the data written (total GB written, TGBW)",
+            ),
+            (
+                "Drive fills",
+                "the data written so far divided by the active range: 1 is the active range \
+                 written once over",
+            ),
+            (
+                "Response times",
+                "each element's average (ART), 99.999th percentile (the maximum in an \
+                 element of fewer than 100,000 I/Os) and maximum (MRT)",
+            ),
+        ],
         "hir" => &[(
             "Wait state",
             "idle time inserted between write bursts; each wait state is followed by \

@@ -91,6 +91,69 @@ impl Default for DirthChoice {
     }
 }
 
+/// Write saturation's stimulus: the required 4 KiB random writes, or one of PTS 2.0's
+/// optional workloads (as the 2.0 public implementation names and defines them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WsatWorkload {
+    /// Random 4 KiB, 100 % writes: the specification's required stimulus.
+    #[default]
+    WriteIntensive,
+    /// Mixed or OLTP: random 8 KiB, 65 % reads.
+    Oltp,
+    /// Video on demand: sequential 128 KiB, 90 % reads.
+    Vod,
+    /// Metadata: sequential 0.5 KiB, 50 % reads.
+    Metadata,
+    /// The composite block-size workload (CBW's sizes and access ranges), 100 % writes.
+    Composite,
+}
+
+impl WsatWorkload {
+    /// Every workload, by the name `--wsat-workload` takes.
+    pub const ALL: [(&'static str, WsatWorkload); 5] = [
+        ("write-intensive", WsatWorkload::WriteIntensive),
+        ("oltp", WsatWorkload::Oltp),
+        ("vod", WsatWorkload::Vod),
+        ("metadata", WsatWorkload::Metadata),
+        ("cbw", WsatWorkload::Composite),
+    ];
+
+    /// The workload `name` stands for.
+    pub fn named(name: &str) -> Option<WsatWorkload> {
+        Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, w)| *w)
+    }
+
+    /// Its element at `threads` × `depth`.
+    pub fn element(self, threads: u32, depth: u32) -> crate::element::Element {
+        let (read_pct, bs, random, composite) = match self {
+            WsatWorkload::WriteIntensive => (0, 4096, true, false),
+            WsatWorkload::Oltp => (65, 8192, true, false),
+            WsatWorkload::Vod => (90, 128 << 10, false, false),
+            WsatWorkload::Metadata => (50, 512, false, false),
+            WsatWorkload::Composite => (0, 4096, true, true),
+        };
+        crate::element::Element {
+            read_pct,
+            bs,
+            random,
+            threads,
+            depth,
+            composite,
+        }
+    }
+
+    /// What its tracked IOPS are called on the pages: `4 KiB random write IOPS`.
+    pub fn tracked(self) -> &'static str {
+        match self {
+            WsatWorkload::WriteIntensive => "4 KiB random write IOPS",
+            WsatWorkload::Oltp => "8 KiB random 65/35 IOPS (OLTP)",
+            WsatWorkload::Vod => "128 KiB sequential 90/10 IOPS (video on demand)",
+            WsatWorkload::Metadata => "0.5 KiB sequential 50/50 IOPS (metadata)",
+            WsatWorkload::Composite => "composite block size write IOPS (CBW)",
+        }
+    }
+}
+
 /// The operator's choices, each `None` for the specification's (or the profile's) default.
 #[derive(Debug, Clone, Default)]
 pub struct Choices {
@@ -101,6 +164,8 @@ pub struct Choices {
     pub active_range_pct: Option<u32>,
     pub data_pattern: Option<DataPattern>,
     pub dirth: Option<DirthChoice>,
+    /// Write saturation's stimulus (the required one unless named).
+    pub wsat: Option<WsatWorkload>,
     /// Leave the drive's volatile write cache as it is instead of setting the profile's.
     pub keep_write_cache: bool,
 }
@@ -126,6 +191,7 @@ pub struct Config {
     pub depth: u32,
     pub data_pattern: DataPattern,
     pub dirth: DirthChoice,
+    pub wsat: WsatWorkload,
     pub keep_write_cache: bool,
     pub rule: Rule,
     /// The target's logical block size: elements below it (0.5 KiB on a 4 KiB-formatted
@@ -181,6 +247,7 @@ impl Config {
             depth: choices.depth.unwrap_or(d),
             data_pattern: choices.data_pattern.unwrap_or(DataPattern::Random),
             dirth: choices.dirth.unwrap_or_default(),
+            wsat: choices.wsat.unwrap_or_default(),
             keep_write_cache: choices.keep_write_cache,
             rule: Rule {
                 max_rounds: if quick { QUICK_MAX_ROUNDS } else { 25 },

@@ -28,7 +28,7 @@ pub mod steady;
 pub mod tests;
 pub mod text;
 
-pub use config::{Choices, Config, DataPattern, DirthChoice, Profile};
+pub use config::{Choices, Config, DataPattern, DirthChoice, Profile, WsatWorkload};
 pub use run::{run_test, TestRun};
 
 /// What every page and document of a PTS run says of itself.

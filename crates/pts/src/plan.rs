@@ -274,10 +274,12 @@ mod tests {
         let wsat = by("wsat");
         // 24 hours of one-minute rounds, or 4 × 375 GB at 2 GB/s (12 min 30 s: 13 rounds).
         assert_eq!((wsat.elements, wsat.rounds), (1, (13, 1440)));
-        assert_eq!(clock(wsat.most), "1 d");
+        // Then 2.0's 20-minute response-time histogram.
+        assert_eq!(clock(wsat.after), "20 min");
+        assert_eq!(wsat.most, Duration::from_secs(24 * 3600 + 20 * 60));
         assert_eq!(wsat.wipc, Duration::ZERO);
         // Whole rounds: the 13th ends the series.
-        assert_eq!(wsat.least, Duration::from_secs(13 * 60));
+        assert_eq!(wsat.least, Duration::from_secs(13 * 60 + 20 * 60));
         // Host idle recovery: 5 to 25 rounds of 30 minutes, then 15 h 30 min of wait states.
         let hir = by("hir");
         assert_eq!(clock(hir.after), "15 h 30 min");

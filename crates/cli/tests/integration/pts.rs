@@ -207,6 +207,8 @@ fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confi
     }
     check_header(&v["pts"]);
     check_latency_histogram(&tests[3]);
+    // Write saturation ends with 2.0's histogram too.
+    check_latency_histogram(&tests[4]);
     check_host_idle_recovery(&tests[5]);
     check_cross_stimulus(&tests[6]);
     check_demand_intensity(&tests[7], &tests[8]);
@@ -240,6 +242,9 @@ fn a_quick_pts_on_zram_runs_every_test_to_a_steady_state_decision_the_rule_confi
             "pts-lat-max",
             "pts-lat-histograms",
             "pts-wsat-written",
+            "pts-wsat-fills",
+            "pts-wsat-fills-rt",
+            "pts-wsat-histograms",
             "pts-hir-recovery",
             "pts-xsr-recovery",
             "pts-cbw-demand",
@@ -591,10 +596,11 @@ fn the_plan_for_a_2_tb_drive_has_the_specs_hours_and_a_total() {
     );
     assert!(line("lat").contains("9 element(s) a round, 5 to 25 rounds, then 20 min"));
     // Write saturation: 24 hours, or 8 TB written at 2 GB/s (1 h 6 min 40 s: the 67th
-    // one-minute round ends it), whichever first.
+    // one-minute round ends it), whichever first; then 2.0's 20-minute histogram.
     assert!(
         line("wsat").contains(
-            "0 s of preconditioning, 1 element(s) a round, 67 to 1440 rounds: 1 h 7 min to 1 d"
+            "0 s of preconditioning, 1 element(s) a round, 67 to 1440 rounds, then 20 min: \
+             1 h 27 min to 1 d"
         ),
         "{}",
         line("wsat")
@@ -715,6 +721,66 @@ fn bad_input_is_one_line_and_exit_2() {
         vec![7u8; 1 << 20],
         "nothing written"
     );
+}
+
+/// Write saturation with one of PTS 2.0's optional workloads: its element and tracked
+/// variable are the workload's, the 20-minute histogram follows; a workload the target's
+/// logical block cannot take is refused before any write, in one line.
+#[test]
+fn write_saturation_runs_an_optional_workload_and_refuses_one_the_block_cannot_take() {
+    let Some(z) = on_zram() else { return };
+    let (dev, db_arg) = (z.dev.as_str(), z.db_arg.as_str());
+    let out = iolab(&[
+        "pts",
+        dev,
+        "--allow-destroy",
+        "--quick",
+        "--quiet",
+        "--tests",
+        "wsat",
+        "--wsat-workload",
+        "oltp",
+        "--output-format=json",
+        db_arg,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let t = &v["tests"][0];
+    assert_eq!(t["name"], "wsat");
+    let e = &t["rounds"][0]["elements"][0]["element"];
+    assert_eq!(
+        (
+            e["bs"].as_u64(),
+            e["read_pct"].as_u64(),
+            e["random"].as_bool()
+        ),
+        (Some(8192), Some(65), Some(true)),
+        "{e}"
+    );
+    assert_eq!(t["tracked"], "8 KiB random 65/35 IOPS (OLTP)");
+    check_latency_histogram(t);
+    // zram's logical block is 4 KiB: metadata's 0.5 KiB writes cannot run on it.
+    let out = iolab(&[
+        "pts",
+        dev,
+        "--allow-destroy",
+        "--quick",
+        "--tests",
+        "wsat",
+        "--wsat-workload",
+        "metadata",
+        db_arg,
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("wsat: 512-byte transfers are not a multiple of the target's 4096-byte"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+    let out = iolab(&["pts", dev, "--plan", "--wsat-workload", "nope"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
 }
 
 /// `compare` of two quick PTS runs: a verdict for each test's tracked variable and each of

@@ -63,7 +63,9 @@ const AXES: &str = r#"(() => Array.from(document.querySelectorAll('div.chart')).
              range: (a.range || []).map(r => a.type === 'log' ? Math.pow(10, r) : r),
              lo: Math.min(...data), hi: Math.max(...data) };
   });
-  return { id: div.id, axes };
+  const t = div.querySelector('.gtitle');
+  const b = t ? t.getBBox() : { x: 0, width: 0 };
+  return { id: div.id, axes, title_from: b.x, title_to: b.x + b.width, width: fl.width || 0 };
 }))()"#;
 
 /// What a tick label measures.
@@ -119,6 +121,16 @@ fn expected_kind(title: &str) -> Kind {
 fn check_units(charts: &Value) {
     for c in charts.as_array().unwrap() {
         let id = c["id"].as_str().unwrap();
+        // The title within the chart's width: none cut at its ends.
+        let (from, to, width) = (
+            c["title_from"].as_f64().unwrap_or(0.0),
+            c["title_to"].as_f64().unwrap_or(0.0),
+            c["width"].as_f64().unwrap_or(0.0),
+        );
+        assert!(
+            from >= -1.0 && to <= width + 1.0,
+            "{id}: the title spans {from:.0}..{to:.0} px of a {width:.0} px chart"
+        );
         for a in c["axes"].as_array().unwrap() {
             let title = a["title"].as_str().unwrap();
             let want = expected_kind(title);
@@ -206,6 +218,13 @@ fn check_figures(charts: &Value, run: &Value) {
         .sum::<f64>()
         / 1e9;
     near(range(charts, "pts-wsat-written", 0).1, gb, "GB written");
+    // Drive fills: the same bytes over the active range's.
+    let region = run["pts"]["region_bytes"].as_f64().unwrap();
+    near(
+        range(charts, "pts-wsat-fills", 0).1,
+        gb * 1e9 / region,
+        "drive fills",
+    );
     // Time (s): rounds of one element time.
     let secs = run["pts"]["element_time_s"].as_f64().unwrap();
     let rounds = wsat["rounds"].as_array().unwrap().len() as f64;

@@ -1,10 +1,13 @@
-//! Write saturation: continuous 4 KiB random writes from the purged drive, one-element rounds
-//! (a minute each at full duration), for 24 hours or until four times the active range is
-//! written, whichever comes first (`--quick`: 40 rounds or four times its region), plotted
-//! against time and against bytes written (decimal GB, as the specification counts
-//! capacities). The specification sets no steady-state criterion for it: none is claimed.
+//! Write saturation: one workload from the purged drive, one-element rounds (a minute each
+//! at full duration), for 24 hours or until four times the active range is written, whichever
+//! comes first (`--quick`: 40 rounds or four times its region), plotted against time, against
+//! bytes written (decimal GB, as the specification counts capacities) and against drive
+//! fills. The workload is the required 4 KiB random writes or one of PTS 2.0's optional ones
+//! (`--wsat-workload`). The specification sets no steady-state criterion for it: none is
+//! claimed. After the rounds, PTS 2.0's response-time histogram: 4 KiB random writes at T1Q1
+//! for 20 minutes (`--quick`: 20 element times), as the latency test's.
 
-use super::{figure_of, random_writes_4k, PtsTest, Rounds};
+use super::{figure_of, random_writes_4k, Phase, PtsTest, Rounds, Step};
 use crate::config::Config;
 use crate::element::{Element, Measured};
 
@@ -18,13 +21,13 @@ impl PtsTest for WriteSaturation {
         "pts-wsat"
     }
     fn title(&self) -> &'static str {
-        "Write saturation: continuous 4 KiB random writes"
+        "Write saturation: one workload, continuously, from the purged drive"
     }
     fn round(&self, c: &Config) -> Vec<Element> {
-        vec![random_writes_4k(c.threads, c.depth)]
+        vec![c.wsat.element(c.threads, c.depth)]
     }
-    fn tracked_labels(&self, _: &Config) -> Vec<String> {
-        vec!["4 KiB random write IOPS".into()]
+    fn tracked_labels(&self, c: &Config) -> Vec<String> {
+        vec![c.wsat.tracked().into()]
     }
     fn tracked(&self, _: &Config, round: &[Measured]) -> Vec<f64> {
         vec![figure_of(round, |_| true, |m| m.iops)]
@@ -41,5 +44,19 @@ impl PtsTest for WriteSaturation {
             rounds,
             bytes: c.region.saturating_mul(4),
         }
+    }
+    fn after(&self, c: &Config, _: &[Vec<Measured>], _: Option<[usize; 2]>) -> Vec<Phase> {
+        let time = match c.quick {
+            true => c.element_time * 20,
+            false => std::time::Duration::from_secs(20 * 60),
+        };
+        vec![Phase {
+            name: "response-time histogram: 4 KiB random writes at T1Q1".into(),
+            steps: vec![Step {
+                histogram: true,
+                role: "histogram",
+                ..Step::plain(random_writes_4k(1, 1), time)
+            }],
+        }]
     }
 }
