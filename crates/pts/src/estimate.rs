@@ -122,10 +122,10 @@ impl<'a> Estimate<'a> {
     }
 
     /// A round of the current test (or of its preconditioning loop, `what`) is over: `r` of
-    /// at most `max`, `steady` or not (a series: always), `why` not in words. The first
-    /// round of the run plans the rest at the measured pace (said once). A loop steady
-    /// before its expected rounds gives the rest back; one not steady at them grows the plan
-    /// by a round, said with why.
+    /// at most `max`, `steady` or not, `why` not in words. The first round of the run plans
+    /// the rest at the measured pace (said once). A loop steady before its expected rounds
+    /// gives the rest back; one not steady at them grows the plan by a round, said with why;
+    /// a series' rounds leave the plan as it is.
     pub fn round_ends(
         &mut self,
         ex: &mut Executor<'_>,
@@ -144,7 +144,7 @@ impl<'a> Estimate<'a> {
         let budget = self.budgets.entry(what.to_string()).or_insert(expected);
         let r = r as f64;
         if steady {
-            // Steady (or a series' round): the rounds planned beyond this one are not run.
+            // Steady: the rounds planned beyond this one are not run.
             if r < *budget {
                 let back = round.mul_f64(*budget - r);
                 ex.progress.replan(ex.progress.planned.saturating_sub(back));

@@ -133,6 +133,8 @@ fn plan_one(t: &dyn PtsTest, c: &Config, timing: Timing) -> Planned {
         }
     };
     let fixed = usize::from(t.wipc(c).is_some()) + after_points;
+    let least = sum([wipc, preconditioning.0, times(round, rounds.0), after]);
+    let most = sum([wipc, preconditioning.1, times(round, rounds.1), after]);
     Planned {
         name: t.name(),
         elements,
@@ -145,20 +147,12 @@ fn plan_one(t: &dyn PtsTest, c: &Config, timing: Timing) -> Planned {
             fixed + pc_points.0 + elements * rounds.0,
             fixed + pc_points.1 + elements * rounds.1,
         ),
-        least: sum([wipc, preconditioning.0, times(round, rounds.0), after]),
-        most: sum([wipc, preconditioning.1, times(round, rounds.1), after]),
-        expected: Duration::ZERO,
-    }
-    .with_expected(matches!(t.rounds(c), Rounds::ToSteadyState))
-}
-
-impl Planned {
-    fn with_expected(mut self, to_steady_state: bool) -> Planned {
-        self.expected = match to_steady_state {
-            true => self.least + (self.most.saturating_sub(self.least)) / 2,
-            false => self.least,
-        };
-        self
+        least,
+        most,
+        expected: match t.rounds(c) {
+            Rounds::ToSteadyState => least + most.saturating_sub(least) / 2,
+            Rounds::Series { .. } => least,
+        },
     }
 }
 

@@ -141,8 +141,8 @@ pub struct PlanDoc {
     pub grown_rounds: usize,
     /// What the run took, from its first test's start to its last's end.
     pub took_s: f64,
-    /// Each test as planned when it began (at the pace measured by then, steady in its
-    /// first window) and what it took: where a run's time went.
+    /// Each test as expected when it began (at the pace measured by then) and what it
+    /// took: where a run's time went.
     pub tests: Vec<TestPlan>,
 }
 

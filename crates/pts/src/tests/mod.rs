@@ -203,6 +203,23 @@ pub(crate) fn random_writes_4k(threads: u32, depth: u32) -> Element {
     }
 }
 
+/// The response-time histogram the latency test and PTS 2.0's write saturation end with:
+/// 4 KiB random writes at T1Q1 for 20 minutes (`--quick`: 20 element times).
+pub(crate) fn histogram_phase(c: &Config) -> Phase {
+    let time = match c.quick {
+        true => c.element_time * 20,
+        false => Duration::from_secs(20 * 60),
+    };
+    Phase {
+        name: "response-time histogram: 4 KiB random writes at T1Q1".into(),
+        steps: vec![Step {
+            histogram: true,
+            role: "histogram",
+            ..Step::plain(random_writes_4k(1, 1), time)
+        }],
+    }
+}
+
 /// One figure of the element of `round` that `want` picks (0 when absent).
 pub(crate) fn figure_of(
     round: &[Measured],

@@ -7,7 +7,7 @@
 //! claimed. After the rounds, PTS 2.0's response-time histogram: 4 KiB random writes at T1Q1
 //! for 20 minutes (`--quick`: 20 element times), as the latency test's.
 
-use super::{figure_of, random_writes_4k, Phase, PtsTest, Rounds, Step};
+use super::{figure_of, histogram_phase, Phase, PtsTest, Rounds};
 use crate::config::Config;
 use crate::element::{Element, Measured};
 
@@ -46,17 +46,6 @@ impl PtsTest for WriteSaturation {
         }
     }
     fn after(&self, c: &Config, _: &[Vec<Measured>], _: Option<[usize; 2]>) -> Vec<Phase> {
-        let time = match c.quick {
-            true => c.element_time * 20,
-            false => std::time::Duration::from_secs(20 * 60),
-        };
-        vec![Phase {
-            name: "response-time histogram: 4 KiB random writes at T1Q1".into(),
-            steps: vec![Step {
-                histogram: true,
-                role: "histogram",
-                ..Step::plain(random_writes_4k(1, 1), time)
-            }],
-        }]
+        vec![histogram_phase(c)]
     }
 }
